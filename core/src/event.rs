@@ -1,0 +1,298 @@
+//! Events (K9): every change to a [`Ledger`](crate::Ledger) is one typed, serializable [`Event`].
+//!
+//! An event carries both sides of its change, so the log can be replayed forward
+//! ([`Ledger::redo`](crate::Ledger::redo)) or undone backward (how refused actions are rolled back).
+
+use crate::clock::{Clock, Scope};
+use crate::id::{AmountId, Key, Owner, PermanentId, TrackId, ZoneId};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why a change happened.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Cause {
+    /// Setting up the game.
+    Setup,
+    /// A player's action; `code` is ruleset-defined (typically the action's variant).
+    Action {
+        /// Who acted.
+        player: Owner,
+        /// Which action, in the ruleset's numbering.
+        code: u16,
+    },
+    /// A ruleset effect that is not a player's action (a triggered ability, a scoring step...).
+    Effect(u16),
+    /// The kernel's upkeep when a scope of the clock ended (K10).
+    Upkeep(Scope),
+    /// A state-based check (K1.4, K11).
+    StateCheck,
+}
+
+/// Which way a charge track changed (K3).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum ChargeOp {
+    /// Voluntarily spent (K3.2).
+    Spend,
+    /// Lost (K3.3).
+    Lose,
+    /// Recovered (K3.4).
+    Recover,
+    /// Recurrence at a scope end (K3.5), either sign.
+    Recur,
+}
+
+/// How tokens moved (K4).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum TokenOp {
+    /// Created in a zone at setup: `from` and `to` are the same zone.
+    Stock,
+    /// Moved from one zone to another (K4.1).
+    Move,
+    /// Gained from reinforcements (K4.2).
+    Gain,
+    /// Meant for a one-per-owner zone that already held one, sent to reinforcements instead (K4.3).
+    Bounce,
+    /// Taken from a fallback source because reinforcements were empty (K4.4).
+    Fallback,
+}
+
+/// A pending choice: the owner must bring a measured count down by `excess` (K6).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Demand {
+    /// What is over its limit (owner, ruleset kind, subject).
+    pub key: Key,
+    /// How many must go.
+    pub excess: u32,
+}
+
+/// What changed. Each variant holds what is needed to apply it again or to undo it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Change {
+    /// K1.1: an amount rose; `lost` is what the cap refused.
+    Gain {
+        /// The amount.
+        amount: AmountId,
+        /// Value before.
+        before: i64,
+        /// Value after.
+        after: i64,
+        /// Excess lost to the cap.
+        lost: u64,
+    },
+    /// K1.2: a voluntary spend.
+    Spend {
+        /// The amount.
+        amount: AmountId,
+        /// Value before.
+        before: i64,
+        /// Value after.
+        after: i64,
+    },
+    /// K1.3: a mandatory payment; `shortfall` is what could not be paid.
+    Pay {
+        /// The amount.
+        amount: AmountId,
+        /// Value before.
+        before: i64,
+        /// Value after.
+        after: i64,
+        /// What the floor prevented from being paid.
+        shortfall: u64,
+    },
+    /// A ruleset set an amount directly (for example a track position chosen by a player).
+    Set {
+        /// The amount.
+        amount: AmountId,
+        /// Value before.
+        before: i64,
+        /// Value after.
+        after: i64,
+    },
+    /// K2: the amount's scope ended; it emptied or reset to its start.
+    Expire {
+        /// The amount.
+        amount: AmountId,
+        /// Value before.
+        before: i64,
+        /// Value after (the floor, or the start value for a resetting amount).
+        after: i64,
+    },
+    /// K1.4: the cap changed; a value above the new cap was clamped in the same change.
+    Cap {
+        /// The amount.
+        amount: AmountId,
+        /// Cap before.
+        before: Option<i64>,
+        /// Cap after.
+        after: Option<i64>,
+        /// Value before.
+        value_before: i64,
+        /// Value after (clamped).
+        value_after: i64,
+    },
+    /// K1.5: the amount reached its floor. Observable only: changes nothing.
+    Floor {
+        /// The amount.
+        amount: AmountId,
+        /// The floor it reached.
+        at: i64,
+    },
+    /// K3: active charges changed.
+    Charges {
+        /// The track.
+        track: TrackId,
+        /// How.
+        op: ChargeOp,
+        /// Active charges before.
+        before: u32,
+        /// Active charges after.
+        after: u32,
+    },
+    /// K3.7: a capacity source was added to (`added`) or removed from a track, at position `index` of
+    /// the ledger's source list. Added capacity arrives active; active charges above a lowered limit go.
+    Capacity {
+        /// The source, naming its track.
+        source: crate::spec::Contribution,
+        /// Added or removed.
+        added: bool,
+        /// Position in the ledger's list of sources.
+        index: u32,
+        /// Active charges before.
+        active_before: u32,
+        /// Active charges after.
+        active_after: u32,
+    },
+    /// K4: `n` of `owner`'s tokens went from `from` to `to`.
+    Tokens {
+        /// Whose tokens.
+        owner: Owner,
+        /// How they moved.
+        op: TokenOp,
+        /// Source zone.
+        from: ZoneId,
+        /// Destination zone.
+        to: ZoneId,
+        /// How many.
+        n: u32,
+    },
+    /// K5: a permanent was exhausted (`true`) or readied (`false`).
+    Exhaust {
+        /// The permanent.
+        permanent: PermanentId,
+        /// Its state after the change.
+        exhausted: bool,
+    },
+    /// K6: a demand was raised (`raised`) or satisfied, at position `index` of the pending list.
+    Demand {
+        /// The demand.
+        demand: Demand,
+        /// Its position in the pending list.
+        index: u16,
+        /// Raised or satisfied.
+        raised: bool,
+    },
+    /// Draws from the game's RNG (replaying them keeps the generator in step).
+    Random {
+        /// How many 64-bit draws.
+        draws: u32,
+    },
+    /// K10: a scope of the clock ended.
+    Scope {
+        /// The scope that ended.
+        scope: Scope,
+        /// The clock before.
+        before: Clock,
+        /// The clock after.
+        after: Clock,
+    },
+}
+
+/// One change to a ledger: which resource, what changed, and why.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Event {
+    /// The resource (owner, kind, subject). For token moves, the destination zone's key.
+    pub key: Key,
+    /// What changed.
+    pub change: Change,
+    /// Why.
+    pub cause: Cause,
+}
+
+impl Event {
+    /// The `(before, after)` values of an amount or track change, if the event is one.
+    pub fn values(&self) -> Option<(i64, i64)> {
+        match self.change {
+            Change::Gain { before, after, .. }
+            | Change::Spend { before, after, .. }
+            | Change::Pay { before, after, .. }
+            | Change::Set { before, after, .. }
+            | Change::Expire { before, after, .. } => Some((before, after)),
+            Change::Cap {
+                value_before,
+                value_after,
+                ..
+            } => Some((value_before, value_after)),
+            Change::Charges { before, after, .. } => Some((i64::from(before), i64::from(after))),
+            Change::Capacity {
+                active_before,
+                active_after,
+                ..
+            } => Some((i64::from(active_before), i64::from(active_after))),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let k = &self.key;
+        write!(f, "{} kind {} #{}: ", k.owner, k.kind.0, k.subject)?;
+        match self.change {
+            Change::Gain { before, after, lost, .. } => {
+                write!(f, "gain {before} -> {after}")?;
+                if lost > 0 {
+                    write!(f, " ({lost} lost to the cap)")?;
+                }
+                Ok(())
+            }
+            Change::Spend { before, after, .. } => write!(f, "spend {before} -> {after}"),
+            Change::Pay { before, after, shortfall, .. } => {
+                write!(f, "pay {before} -> {after}")?;
+                if shortfall > 0 {
+                    write!(f, " ({shortfall} short)")?;
+                }
+                Ok(())
+            }
+            Change::Set { before, after, .. } => write!(f, "set {before} -> {after}"),
+            Change::Expire { before, after, .. } => write!(f, "expire {before} -> {after}"),
+            Change::Cap { before, after, value_before, value_after, .. } => {
+                write!(f, "cap {before:?} -> {after:?}, value {value_before} -> {value_after}")
+            }
+            Change::Floor { at, .. } => write!(f, "reached floor {at}"),
+            Change::Charges { op, before, after, .. } => write!(f, "charges {op:?} {before} -> {after}"),
+            Change::Capacity { source, added, active_before, active_after, .. } => write!(
+                f,
+                "{} {} charge(s) of capacity from source {}, active {active_before} -> {active_after}",
+                if added { "added" } else { "removed" },
+                source.capacity,
+                source.source
+            ),
+            Change::Tokens { owner, op, from, to, n } => {
+                write!(f, "{n} token(s) of {owner} {op:?} {from} -> {to}")
+            }
+            Change::Exhaust { exhausted, .. } => {
+                f.write_str(if exhausted { "exhausted" } else { "readied" })
+            }
+            Change::Demand { demand, raised, .. } => {
+                if raised {
+                    write!(f, "must discard {}", demand.excess)
+                } else {
+                    write!(f, "limit satisfied")
+                }
+            }
+            Change::Scope { scope, .. } => write!(f, "end of {scope}"),
+            Change::Random { draws } => write!(f, "{draws} random draw(s)"),
+        }?;
+        write!(f, " [{:?}]", self.cause)
+    }
+}

@@ -1,0 +1,1243 @@
+//! The [`Ledger`]: every resource of one game, the clock, the RNG, and the log of what changed.
+
+use crate::clock::{Clock, Scope};
+use crate::error::Refusal;
+use crate::event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};
+use crate::id::{AmountId, Key, Owner, PermanentId, TrackId, ZoneId};
+use crate::rng::GameRng;
+use crate::spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
+use serde::{Deserialize, Serialize};
+
+/// What a gain did (K1.1, K4.2).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Gained {
+    /// How much arrived.
+    pub gained: u64,
+    /// How much was lost to the cap, or could not be gained for want of reinforcements.
+    pub lost: u64,
+}
+
+/// What a mandatory payment did (K1.3).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Paid {
+    /// How much was paid.
+    pub paid: u64,
+    /// How much could not be paid: the amount is at its floor.
+    pub shortfall: u64,
+}
+
+/// Where a token placed "from reinforcements" came from (K4.3, K4.4).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Placement {
+    /// From reinforcements to the zone.
+    FromReserve,
+    /// Reinforcements were empty; it came from the fallback pool.
+    FromFallback,
+    /// The zone already held one of the owner's tokens: the token is (or stays) in reinforcements.
+    Bounced,
+}
+
+/// One part of an atomic cost (K8).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Part {
+    /// Voluntarily spend `n` of an amount (K1.2).
+    Spend(AmountId, u64),
+    /// Spend `k` active charges (K3.2).
+    Charges(TrackId, u32),
+    /// Recover `k` charges, required to succeed (a cost whose effect must resolve, K3.4).
+    Recover(TrackId, u32),
+    /// Move `n` of `owner`'s tokens between zones (K4.1).
+    Tokens {
+        /// Whose tokens.
+        owner: Owner,
+        /// From.
+        from: ZoneId,
+        /// To.
+        to: ZoneId,
+        /// How many.
+        n: u32,
+    },
+    /// Exhaust a ready permanent (K5).
+    Exhaust(PermanentId),
+}
+
+/// A position in the event log, taken by [`Ledger::begin`]; [`Ledger::rollback`] returns to it.
+#[derive(Clone, Debug)]
+#[must_use = "a transaction must be committed or rolled back"]
+pub struct Mark {
+    events: usize,
+    rng: GameRng,
+}
+
+/// A broken kernel invariant, found by [`Ledger::check_invariants`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invariant broken: {0}")]
+pub struct Violation(pub String);
+
+/// Every resource of one game: amounts, charge tracks, token zones, permanents, pending choices, the clock
+/// and the seeded RNG. Each change is recorded as an [`Event`] in the log until [`Ledger::take_events`].
+///
+/// ```
+/// use coffer_core::{AmountSpec, Cause, Key, Kind, Ledger, Owner, Refusal};
+///
+/// let mut ledger = Ledger::new(2, 7);
+/// let treasury = ledger.add_amount(AmountSpec::new(Key::new(Owner(0), Kind(0), 0)).cap(20)).unwrap();
+/// let gained = ledger.gain(treasury, 25, Cause::Setup).unwrap();
+/// assert_eq!((gained.gained, gained.lost), (20, 5)); // K1.1: the excess is lost and reported
+/// let refused = ledger.spend(treasury, 21, Cause::Setup);
+/// assert!(matches!(refused, Err(Refusal::Insufficient { need: 21, have: 20, .. })));
+/// assert_eq!(ledger.value(treasury), 20); // a refusal changes nothing
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ledger {
+    owners: u16,
+    amounts: Vec<Amount>,
+    tracks: Vec<Track>,
+    contributions: Vec<Contribution>,
+    zones: Vec<Zone>,
+    /// Token counts, `zone * owners + owner`.
+    tokens: Vec<u32>,
+    /// Each owner's total tokens (K4 conservation).
+    supply: Vec<u32>,
+    /// Each owner's reinforcements zone, if it has tokens.
+    reserve: Vec<Option<ZoneId>>,
+    permanents: Vec<Permanent>,
+    pending: Vec<Demand>,
+    clock: Clock,
+    rng: GameRng,
+    #[serde(skip)]
+    log: Vec<Event>,
+    #[serde(skip)]
+    depth: u32,
+}
+
+impl PartialEq for Ledger {
+    /// Two ledgers are equal when their states are; the event logs are not compared.
+    fn eq(&self, other: &Ledger) -> bool {
+        self.owners == other.owners
+            && self.amounts == other.amounts
+            && self.tracks == other.tracks
+            && self.contributions == other.contributions
+            && self.zones == other.zones
+            && self.tokens == other.tokens
+            && self.supply == other.supply
+            && self.reserve == other.reserve
+            && self.permanents == other.permanents
+            && self.pending == other.pending
+            && self.clock == other.clock
+            && self.rng == other.rng
+    }
+}
+
+fn missing(what: &'static str, index: u32) -> Refusal {
+    Refusal::NoSuchResource { what: std::borrow::Cow::Borrowed(what), index }
+}
+
+impl Ledger {
+    /// An empty ledger for `owners` players, with the RNG seeded by `seed`.
+    pub fn new(owners: u16, seed: u64) -> Ledger {
+        Ledger {
+            owners,
+            amounts: Vec::new(),
+            tracks: Vec::new(),
+            contributions: Vec::new(),
+            zones: Vec::new(),
+            tokens: Vec::new(),
+            supply: vec![0; usize::from(owners)],
+            reserve: vec![None; usize::from(owners)],
+            permanents: Vec::new(),
+            pending: Vec::new(),
+            clock: Clock::default(),
+            rng: GameRng::new(seed),
+            log: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    /// How many players own things here.
+    pub fn owners(&self) -> u16 {
+        self.owners
+    }
+
+    // ----- the log and transactions (K8, K9) -----
+
+    #[inline]
+    fn emit(&mut self, key: Key, change: Change, cause: Cause) {
+        let event = Event { key, change, cause };
+        if self.depth == 0 {
+            publish(&event);
+        }
+        self.log.push(event);
+    }
+
+    /// Events recorded since the last call, oldest first; the log is left empty.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// Events recorded and not yet taken.
+    pub fn events(&self) -> &[Event] {
+        &self.log
+    }
+
+    /// Moves the recorded events to the end of `out`, leaving the log empty but keeping its memory.
+    pub fn drain_events_into(&mut self, out: &mut Vec<Event>) {
+        out.append(&mut self.log);
+    }
+
+    /// Opens a transaction: until [`commit`](Self::commit) or [`rollback`](Self::rollback), changes are
+    /// recorded but not yet published to `tracing`. Transactions nest.
+    pub fn begin(&mut self) -> Mark {
+        self.depth += 1;
+        Mark {
+            events: self.log.len(),
+            rng: self.rng.clone(),
+        }
+    }
+
+    /// Keeps the transaction's changes; the outermost commit publishes their events to `tracing`.
+    pub fn commit(&mut self, mark: Mark) {
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth == 0 {
+            for event in &self.log[mark.events.min(self.log.len())..] {
+                publish(event);
+            }
+        }
+    }
+
+    /// Undoes every change since `mark`, newest first, and forgets their events: the ledger is equal
+    /// (same state hash) to what it was at [`begin`](Self::begin) (K8).
+    pub fn rollback(&mut self, mark: Mark) {
+        self.depth = self.depth.saturating_sub(1);
+        while self.log.len() > mark.events {
+            if let Some(event) = self.log.pop() {
+                self.undo(&event);
+            }
+        }
+        self.rng = mark.rng;
+    }
+
+    /// Runs `f` as one transaction: all its changes stay, or (on `Err`) none do.
+    pub fn atomically<T, E>(&mut self, f: impl FnOnce(&mut Ledger) -> Result<T, E>) -> Result<T, E> {
+        let mark = self.begin();
+        match f(self) {
+            Ok(value) => {
+                self.commit(mark);
+                Ok(value)
+            }
+            Err(error) => {
+                self.rollback(mark);
+                Err(error)
+            }
+        }
+    }
+
+    /// Applies an event forward, as if the change happened again: replaying a game's events, in order, on
+    /// the ledger as it was before them rebuilds the same state (K9). The event is not logged.
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`] for an event that names something this ledger does not have.
+    pub fn redo(&mut self, event: &Event) -> Result<(), Refusal> {
+        self.check_target(&event.change)?;
+        self.apply_change(&event.change, true);
+        Ok(())
+    }
+
+    fn check_target(&self, change: &Change) -> Result<(), Refusal> {
+        let ok = match *change {
+            Change::Gain { amount, .. }
+            | Change::Spend { amount, .. }
+            | Change::Pay { amount, .. }
+            | Change::Set { amount, .. }
+            | Change::Expire { amount, .. }
+            | Change::Cap { amount, .. }
+            | Change::Floor { amount, .. } => amount.index() < self.amounts.len(),
+            Change::Charges { track, .. } => track.index() < self.tracks.len(),
+            Change::Capacity { source, added, index, .. } => {
+                source.track.index() < self.tracks.len()
+                    && if added {
+                        (index as usize) <= self.contributions.len()
+                    } else {
+                        (index as usize) < self.contributions.len()
+                    }
+            }
+            Change::Tokens { owner, from, to, .. } => {
+                owner.0 < self.owners && from.index() < self.zones.len() && to.index() < self.zones.len()
+            }
+            Change::Exhaust { permanent, .. } => permanent.index() < self.permanents.len(),
+            Change::Demand { index, raised, .. } => {
+                if raised {
+                    usize::from(index) <= self.pending.len()
+                } else {
+                    usize::from(index) < self.pending.len()
+                }
+            }
+            Change::Scope { .. } => true,
+            Change::Random { .. } => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Refusal::Invalid(format!("event does not fit this ledger: {change:?}")))
+        }
+    }
+
+    fn undo(&mut self, event: &Event) {
+        self.apply_change(&event.change, false);
+    }
+
+    /// Sets the state to the change's "after" side (`forward`) or its "before" side.
+    fn apply_change(&mut self, change: &Change, forward: bool) {
+        let pick = |before: i64, after: i64| if forward { after } else { before };
+        match *change {
+            Change::Gain { amount, before, after, .. }
+            | Change::Spend { amount, before, after }
+            | Change::Pay { amount, before, after, .. }
+            | Change::Set { amount, before, after }
+            | Change::Expire { amount, before, after } => {
+                self.amounts[amount.index()].value = pick(before, after);
+            }
+            Change::Cap { amount, before, after, value_before, value_after } => {
+                let a = &mut self.amounts[amount.index()];
+                a.cap = if forward { after } else { before };
+                a.value = pick(value_before, value_after);
+            }
+            Change::Floor { .. } => {}
+            Change::Charges { track, before, after, .. } => {
+                self.tracks[track.index()].active = if forward { after } else { before };
+            }
+            Change::Capacity { source, added, index, active_before, active_after } => {
+                let t = &mut self.tracks[source.track.index()];
+                if added == forward {
+                    t.limit += source.capacity;
+                    self.contributions.insert(index as usize, source);
+                } else {
+                    t.limit -= source.capacity;
+                    self.contributions.remove(index as usize);
+                }
+                t.active = if forward { active_after } else { active_before };
+            }
+            Change::Tokens { owner, op, from, to, n } => {
+                let o = usize::from(self.owners);
+                let (src, dst) = if forward { (from, to) } else { (to, from) };
+                if op == TokenOp::Stock {
+                    let cell = &mut self.tokens[to.index() * o + owner.index()];
+                    let total = &mut self.supply[owner.index()];
+                    if forward {
+                        *cell += n;
+                        *total += n;
+                    } else {
+                        *cell -= n;
+                        *total -= n;
+                    }
+                } else {
+                    self.tokens[src.index() * o + owner.index()] -= n;
+                    self.tokens[dst.index() * o + owner.index()] += n;
+                }
+            }
+            Change::Exhaust { permanent, exhausted } => {
+                self.permanents[permanent.index()].exhausted = if forward { exhausted } else { !exhausted };
+            }
+            Change::Demand { demand, index, raised } => {
+                let index = usize::from(index);
+                if raised == forward {
+                    self.pending.insert(index, demand);
+                } else {
+                    self.pending.remove(index);
+                }
+            }
+            Change::Scope { before, after, .. } => {
+                self.clock = if forward { after } else { before };
+            }
+            Change::Random { draws } => {
+                if forward {
+                    for _ in 0..draws {
+                        self.rng.next_u64();
+                    }
+                }
+                // Backward: `rollback` restores the RNG from its mark.
+            }
+        }
+    }
+
+    // ----- amounts (K1, K2) -----
+
+    /// Creates an amount.
+    ///
+    /// # Errors
+    /// [`Refusal::Invalid`] when the start lies outside `[floor, cap]`, or the cap is below the floor.
+    pub fn add_amount(&mut self, spec: AmountSpec) -> Result<AmountId, Refusal> {
+        if let Some(cap) = spec.cap {
+            if cap < spec.floor {
+                return Err(Refusal::Invalid(format!(
+                    "cap {cap} below floor {} for {:?}",
+                    spec.floor, spec.key
+                )));
+            }
+        }
+        if spec.start < spec.floor || spec.cap.is_some_and(|c| spec.start > c) {
+            return Err(Refusal::Invalid(format!(
+                "start {} outside [{}, {:?}] for {:?}",
+                spec.start, spec.floor, spec.cap, spec.key
+            )));
+        }
+        let id = AmountId(index_u32(self.amounts.len())?);
+        self.amounts.push(Amount {
+            key: spec.key,
+            value: spec.start,
+            floor: spec.floor,
+            cap: spec.cap,
+            lifetime: spec.lifetime,
+            on_expiry: if spec.resets { spec.start } else { spec.floor },
+        });
+        Ok(id)
+    }
+
+    /// The amount behind a handle.
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`] for a handle from another ledger.
+    pub fn amount(&self, id: AmountId) -> Result<&Amount, Refusal> {
+        self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))
+    }
+
+    /// The value of an amount; 0 for a handle this ledger does not have.
+    #[inline]
+    pub fn value(&self, id: AmountId) -> i64 {
+        self.amounts.get(id.index()).map_or(0, |a| a.value)
+    }
+
+    /// Every amount, in creation order (handles are their indices).
+    pub fn amounts(&self) -> &[Amount] {
+        &self.amounts
+    }
+
+    /// K1.1: gains `n`; the value rises to at most the cap and the excess is lost and reported.
+    ///
+    /// # Errors
+    /// [`Refusal::Overflow`] when an uncapped value would leave `i64`.
+    #[inline]
+    pub fn gain(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<Gained, Refusal> {
+        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        if n == 0 {
+            return Ok(Gained::default());
+        }
+        let before = a.value;
+        let (after, lost) = match a.cap {
+            Some(cap) => {
+                let room = cap.abs_diff(before);
+                let gained = n.min(room);
+                (before + gained as i64, n - gained)
+            }
+            None => {
+                let after = i64::try_from(n)
+                    .ok()
+                    .and_then(|n| before.checked_add(n))
+                    .ok_or(Refusal::Overflow { op: std::borrow::Cow::Borrowed("gain"), n, key: a.key })?;
+                (after, 0)
+            }
+        };
+        let key = a.key;
+        self.amounts[id.index()].value = after;
+        self.emit(key, Change::Gain { amount: id, before, after, lost }, cause);
+        Ok(Gained { gained: n - lost, lost })
+    }
+
+    /// K1.2: voluntarily spends `n`: refused, changing nothing, if `n` exceeds what is above the floor.
+    ///
+    /// # Errors
+    /// [`Refusal::Insufficient`] when short.
+    #[inline]
+    pub fn spend(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<(), Refusal> {
+        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        let have = a.available();
+        if n > have {
+            return Err(Refusal::Insufficient { key: a.key, need: n, have });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let (key, before, floor) = (a.key, a.value, a.floor);
+        let after = before - n as i64;
+        self.amounts[id.index()].value = after;
+        self.emit(key, Change::Spend { amount: id, before, after }, cause);
+        if after == floor {
+            self.emit(key, Change::Floor { amount: id, at: floor }, cause);
+        }
+        Ok(())
+    }
+
+    /// K1.3: a mandatory payment of `n`: pays what it can, ending at the floor, and reports the shortfall.
+    ///
+    /// # Errors
+    /// Only [`Refusal::NoSuchResource`].
+    #[inline]
+    pub fn pay(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<Paid, Refusal> {
+        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        if n == 0 {
+            return Ok(Paid::default());
+        }
+        let paid = n.min(a.available());
+        let (key, before, floor) = (a.key, a.value, a.floor);
+        let after = before - paid as i64;
+        let shortfall = n - paid;
+        self.amounts[id.index()].value = after;
+        self.emit(key, Change::Pay { amount: id, before, after, shortfall }, cause);
+        if after == floor && before != floor {
+            self.emit(key, Change::Floor { amount: id, at: floor }, cause);
+        }
+        Ok(Paid { paid, shortfall })
+    }
+
+    /// Sets an amount to `value` (a track position a rule chooses), which must lie in `[floor, cap]`.
+    ///
+    /// # Errors
+    /// [`Refusal::Invalid`] outside the bounds.
+    pub fn set(&mut self, id: AmountId, value: i64, cause: Cause) -> Result<(), Refusal> {
+        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        if value < a.floor || a.cap.is_some_and(|c| value > c) {
+            return Err(Refusal::Invalid(format!(
+                "{value} outside [{}, {:?}] for {:?}",
+                a.floor, a.cap, a.key
+            )));
+        }
+        let (key, before, floor) = (a.key, a.value, a.floor);
+        if before == value {
+            return Ok(());
+        }
+        self.amounts[id.index()].value = value;
+        self.emit(key, Change::Set { amount: id, before, after: value }, cause);
+        if value == floor {
+            self.emit(key, Change::Floor { amount: id, at: floor }, cause);
+        }
+        Ok(())
+    }
+
+    /// K1.4: changes the cap (`None` removes it); a value above the new cap is clamped at once, in the
+    /// same event.
+    ///
+    /// # Errors
+    /// [`Refusal::Invalid`] for a cap below the floor.
+    pub fn set_cap(&mut self, id: AmountId, cap: Option<i64>, cause: Cause) -> Result<(), Refusal> {
+        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        if cap.is_some_and(|c| c < a.floor) {
+            return Err(Refusal::Invalid(format!("cap {cap:?} below floor {} for {:?}", a.floor, a.key)));
+        }
+        if cap == a.cap {
+            return Ok(());
+        }
+        let (key, before, value_before, floor) = (a.key, a.cap, a.value, a.floor);
+        let value_after = cap.map_or(value_before, |c| value_before.min(c));
+        let am = &mut self.amounts[id.index()];
+        am.cap = cap;
+        am.value = value_after;
+        self.emit(
+            key,
+            Change::Cap { amount: id, before, after: cap, value_before, value_after },
+            Cause::StateCheck,
+        );
+        let _ = cause;
+        if value_after == floor && value_before != floor {
+            self.emit(key, Change::Floor { amount: id, at: floor }, Cause::StateCheck);
+        }
+        Ok(())
+    }
+
+    /// K7: pays a cost of `need` split over several amounts in the payer's allocation, as one step.
+    /// Every part is a voluntary spend; the allocation must sum to `need` and each holder must afford its
+    /// part (parts on the same holder add up).
+    ///
+    /// # Errors
+    /// [`Refusal::BadAllocation`] or [`Refusal::Insufficient`]; nothing changes.
+    pub fn spend_split(
+        &mut self,
+        allocation: &[(AmountId, u64)],
+        need: u64,
+        cause: Cause,
+    ) -> Result<(), Refusal> {
+        let sum = allocation.iter().try_fold(0u64, |s, &(_, n)| s.checked_add(n));
+        if sum != Some(need) {
+            return Err(Refusal::BadAllocation { sum: sum.unwrap_or(u64::MAX), need });
+        }
+        for (i, &(id, _)) in allocation.iter().enumerate() {
+            if allocation[..i].iter().any(|&(other, _)| other == id) {
+                continue;
+            }
+            let total = allocation
+                .iter()
+                .filter(|&&(other, _)| other == id)
+                .map(|&(_, n)| n)
+                .sum::<u64>();
+            let a = self.amount(id)?;
+            if total > a.available() {
+                return Err(Refusal::Insufficient { key: a.key, need: total, have: a.available() });
+            }
+        }
+        for &(id, n) in allocation {
+            self.spend(id, n, cause)?;
+        }
+        Ok(())
+    }
+
+    // ----- charge tracks (K3) -----
+
+    /// Creates a charge track with its own card as first capacity source (K3.1: all charges active).
+    ///
+    /// # Errors
+    /// Only when the ledger is full (2^32 tracks).
+    pub fn add_track(&mut self, spec: TrackSpec) -> Result<TrackId, Refusal> {
+        let id = TrackId(index_u32(self.tracks.len())?);
+        self.tracks.push(Track {
+            key: spec.key,
+            limit: spec.limit,
+            active: spec.limit,
+            recurs_at: spec.recurs_at,
+            recurrence: spec.policy,
+            unrecoverable: spec.unrecoverable,
+        });
+        self.contributions.push(Contribution {
+            track: id,
+            source: spec.key.subject,
+            capacity: spec.limit,
+            recurrence: spec.recurrence,
+        });
+        Ok(id)
+    }
+
+    /// The track behind a handle.
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`].
+    pub fn track(&self, id: TrackId) -> Result<&Track, Refusal> {
+        self.tracks.get(id.index()).ok_or(missing(TrackId::WHAT, id.0))
+    }
+
+    /// Every track, in creation order.
+    pub fn tracks(&self) -> &[Track] {
+        &self.tracks
+    }
+
+    /// Active charges of a track; 0 for a handle this ledger does not have.
+    #[inline]
+    pub fn active(&self, id: TrackId) -> u32 {
+        self.tracks.get(id.index()).map_or(0, |t| t.active)
+    }
+
+    #[inline]
+    fn set_active(&mut self, id: TrackId, after: u32, op: ChargeOp, cause: Cause) {
+        let t = &mut self.tracks[id.index()];
+        let before = t.active;
+        if before == after {
+            return;
+        }
+        t.active = after;
+        let key = t.key;
+        self.emit(key, Change::Charges { track: id, op, before, after }, cause);
+    }
+
+    /// K3.2: spends `k` charges, all or nothing.
+    ///
+    /// # Errors
+    /// [`Refusal::InsufficientCharges`] unless `k` are active.
+    #[inline]
+    pub fn spend_charges(&mut self, id: TrackId, k: u32, cause: Cause) -> Result<(), Refusal> {
+        let t = self.track(id)?;
+        if k > t.active {
+            return Err(Refusal::InsufficientCharges { key: t.key, need: k, active: t.active });
+        }
+        let after = t.active - k;
+        self.set_active(id, after, ChargeOp::Spend, cause);
+        Ok(())
+    }
+
+    /// K3.3: loses up to `k` charges; returns how many flipped.
+    ///
+    /// # Errors
+    /// Only [`Refusal::NoSuchResource`].
+    #[inline]
+    pub fn lose_charges(&mut self, id: TrackId, k: u32, cause: Cause) -> Result<u32, Refusal> {
+        let t = self.track(id)?;
+        let lost = k.min(t.active);
+        let after = t.active - lost;
+        self.set_active(id, after, ChargeOp::Lose, cause);
+        Ok(lost)
+    }
+
+    /// K3.4: recovers up to `k` charges; returns how many flipped (0, a reported no-op, when all are
+    /// active).
+    ///
+    /// # Errors
+    /// [`Refusal::Unrecoverable`] for a track marked "cannot be recovered" (K3.6).
+    #[inline]
+    pub fn recover_charges(&mut self, id: TrackId, k: u32, cause: Cause) -> Result<u32, Refusal> {
+        let t = self.track(id)?;
+        if t.unrecoverable {
+            return Err(Refusal::Unrecoverable { key: t.key });
+        }
+        let got = k.min(t.limit - t.active);
+        let after = t.active + got;
+        self.set_active(id, after, ChargeOp::Recover, cause);
+        Ok(got)
+    }
+
+    /// K3.4 as a cost: recovers exactly `k` charges or refuses ("a cost that needs it cannot be paid").
+    ///
+    /// # Errors
+    /// [`Refusal::NothingToRecover`] when fewer than `k` are inactive; [`Refusal::Unrecoverable`].
+    pub fn recover_exactly(&mut self, id: TrackId, k: u32, cause: Cause) -> Result<(), Refusal> {
+        let t = self.track(id)?;
+        if t.unrecoverable {
+            return Err(Refusal::Unrecoverable { key: t.key });
+        }
+        if t.limit - t.active < k {
+            return Err(Refusal::NothingToRecover { key: t.key, limit: t.limit });
+        }
+        self.recover_charges(id, k, cause).map(|_| ())
+    }
+
+    /// K3.7: adds a capacity source to a shared track. The added charges arrive active.
+    ///
+    /// # Errors
+    /// [`Refusal::Overflow`] past `u32::MAX` charges.
+    pub fn add_capacity(
+        &mut self,
+        id: TrackId,
+        source: u32,
+        capacity: u32,
+        recurrence: i32,
+        cause: Cause,
+    ) -> Result<(), Refusal> {
+        let t = *self.track(id)?;
+        let after = t.limit.checked_add(capacity).ok_or(Refusal::Overflow {
+            op: std::borrow::Cow::Borrowed("add capacity"),
+            n: u64::from(capacity),
+            key: t.key,
+        })?;
+        let _ = after;
+        let source = Contribution { track: id, source, capacity, recurrence };
+        let index = index_u32(self.contributions.len())?;
+        let change = Change::Capacity {
+            source,
+            added: true,
+            index,
+            active_before: t.active,
+            active_after: t.active + capacity,
+        };
+        self.apply_change(&change, true);
+        self.emit(t.key, change, cause);
+        Ok(())
+    }
+
+    /// K3.7: removes every capacity source `source` gave a track (an upgrade discarded). Active charges
+    /// above the lowered limit are removed. Returns the capacity removed.
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`].
+    pub fn remove_capacity(&mut self, id: TrackId, source: u32, cause: Cause) -> Result<u32, Refusal> {
+        let key = self.track(id)?.key;
+        let mut removed = 0;
+        while let Some(index) = self.contributions.iter().position(|c| c.track == id && c.source == source) {
+            let c = self.contributions[index];
+            let t = self.tracks[id.index()];
+            let change = Change::Capacity {
+                source: c,
+                added: false,
+                index: index as u32,
+                active_before: t.active,
+                active_after: t.active.min(t.limit - c.capacity),
+            };
+            self.apply_change(&change, true);
+            self.emit(key, change, cause);
+            removed += c.capacity;
+        }
+        Ok(removed)
+    }
+
+    /// The capacity sources feeding a track, in the order they were added.
+    pub fn contributions(&self, id: TrackId) -> impl Iterator<Item = &Contribution> {
+        self.contributions.iter().filter(move |c| c.track == id)
+    }
+
+    /// The recurrence a track has now, from its sources and policy (K3.5, K3.7).
+    pub fn recurrence(&self, id: TrackId) -> i32 {
+        let Some(t) = self.tracks.get(id.index()) else { return 0 };
+        match t.recurrence {
+            Recurrence::Fixed(r) => r,
+            Recurrence::Sum => self.contributions(id).map(|c| c.recurrence).sum(),
+            Recurrence::Max => self.contributions(id).map(|c| c.recurrence).max().unwrap_or(0),
+        }
+    }
+
+    // ----- tokens (K4) -----
+
+    /// Creates a token zone.
+    ///
+    /// # Errors
+    /// Only when the ledger is full.
+    pub fn add_zone(&mut self, zone: Zone) -> Result<ZoneId, Refusal> {
+        let id = ZoneId(index_u32(self.zones.len())?);
+        self.zones.push(zone);
+        self.tokens.extend(std::iter::repeat_n(0, usize::from(self.owners)));
+        Ok(id)
+    }
+
+    /// The zone behind a handle.
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`].
+    pub fn zone(&self, id: ZoneId) -> Result<&Zone, Refusal> {
+        self.zones.get(id.index()).ok_or(missing(ZoneId::WHAT, id.0))
+    }
+
+    /// Every zone, in creation order.
+    pub fn zones(&self) -> &[Zone] {
+        &self.zones
+    }
+
+    /// Gives `owner` a supply: `n` tokens created in `reserve`, which becomes the owner's reinforcements.
+    /// Setup only; the owner's total then never changes (K4).
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`], or [`Refusal::Invalid`] for a non-player owner.
+    pub fn stock(&mut self, owner: Owner, reserve: ZoneId, n: u32, cause: Cause) -> Result<(), Refusal> {
+        self.zone(reserve)?;
+        if owner.0 >= self.owners {
+            return Err(Refusal::Invalid(format!("{owner} is not one of {} owners", self.owners)));
+        }
+        self.supply[owner.index()].checked_add(n).ok_or(Refusal::Overflow {
+            op: std::borrow::Cow::Borrowed("stock"),
+            n: u64::from(n),
+            key: self.zones[reserve.index()].key,
+        })?;
+        self.reserve[owner.index()] = Some(reserve);
+        let o = usize::from(self.owners);
+        self.tokens[reserve.index() * o + owner.index()] += n;
+        self.supply[owner.index()] += n;
+        let key = self.zones[reserve.index()].key;
+        self.emit(key, Change::Tokens { owner, op: TokenOp::Stock, from: reserve, to: reserve, n }, cause);
+        Ok(())
+    }
+
+    /// How many of `owner`'s tokens are in `zone` (0 for unknown handles).
+    #[inline]
+    pub fn tokens(&self, zone: ZoneId, owner: Owner) -> u32 {
+        let o = usize::from(self.owners);
+        if owner.0 >= self.owners {
+            return 0;
+        }
+        self.tokens.get(zone.index() * o + owner.index()).copied().unwrap_or(0)
+    }
+
+    /// The owner's reinforcements zone.
+    pub fn reserve(&self, owner: Owner) -> Option<ZoneId> {
+        self.reserve.get(owner.index()).copied().flatten()
+    }
+
+    /// The owner's total number of tokens, over all zones.
+    pub fn supply(&self, owner: Owner) -> u32 {
+        self.supply.get(owner.index()).copied().unwrap_or(0)
+    }
+
+    fn owner_reserve(&self, owner: Owner) -> Result<ZoneId, Refusal> {
+        self.reserve(owner)
+            .ok_or_else(|| Refusal::Invalid(format!("{owner} has no token supply")))
+    }
+
+    #[inline]
+    fn shift(&mut self, owner: Owner, op: TokenOp, from: ZoneId, to: ZoneId, n: u32, cause: Cause) {
+        let o = usize::from(self.owners);
+        self.tokens[from.index() * o + owner.index()] -= n;
+        self.tokens[to.index() * o + owner.index()] += n;
+        let key = self.zones[to.index()].key;
+        self.emit(key, Change::Tokens { owner, op, from, to, n }, cause);
+    }
+
+    /// K4.1: moves `n` of `owner`'s tokens. K4.3: a token for a one-per-owner zone that already holds one
+    /// of the owner's tokens (or a second token in the same move) goes to reinforcements instead; the
+    /// returned count says how many were sent there.
+    ///
+    /// # Errors
+    /// [`Refusal::NotEnoughTokens`] when `from` holds fewer than `n`.
+    pub fn move_tokens(
+        &mut self,
+        owner: Owner,
+        from: ZoneId,
+        to: ZoneId,
+        n: u32,
+        cause: Cause,
+    ) -> Result<u32, Refusal> {
+        let src = *self.zone(from)?;
+        let dst = *self.zone(to)?;
+        let reserve = self.owner_reserve(owner)?;
+        let have = self.tokens(from, owner);
+        if n > have {
+            return Err(Refusal::NotEnoughTokens { owner, zone: src.key, need: n, have });
+        }
+        if n == 0 || from == to {
+            return Ok(0);
+        }
+        let placed = if dst.one_per_owner { u32::from(self.tokens(to, owner) == 0).min(n) } else { n };
+        let bounced = n - placed;
+        if placed > 0 {
+            self.shift(owner, TokenOp::Move, from, to, placed, cause);
+        }
+        if bounced > 0 {
+            self.shift(owner, TokenOp::Bounce, from, reserve, bounced, cause);
+        }
+        Ok(bounced)
+    }
+
+    /// K4.2: gains up to `n` tokens from the owner's reinforcements into `to`; what reinforcements lack is
+    /// reported in [`Gained::lost`], not refused.
+    ///
+    /// # Errors
+    /// [`Refusal::Invalid`] for an owner without supply.
+    pub fn gain_tokens(&mut self, owner: Owner, to: ZoneId, n: u32, cause: Cause) -> Result<Gained, Refusal> {
+        self.zone(to)?;
+        let reserve = self.owner_reserve(owner)?;
+        let got = n.min(self.tokens(reserve, owner));
+        if got > 0 && reserve != to {
+            self.shift(owner, TokenOp::Gain, reserve, to, got, cause);
+        }
+        Ok(Gained { gained: u64::from(got), lost: u64::from(n - got) })
+    }
+
+    /// K4.3/K4.4: places one of `owner`'s tokens in `to` from reinforcements. If `to` is one-per-owner and
+    /// already holds one, the token goes to (stays in) reinforcements. If reinforcements are empty, it comes
+    /// from `fallback` (a pool the owner chose).
+    ///
+    /// # Errors
+    /// [`Refusal::NotEnoughTokens`] when reinforcements and the fallback are both empty.
+    pub fn place_from_reserve(
+        &mut self,
+        owner: Owner,
+        to: ZoneId,
+        fallback: Option<ZoneId>,
+        cause: Cause,
+    ) -> Result<Placement, Refusal> {
+        let dst = *self.zone(to)?;
+        let reserve = self.owner_reserve(owner)?;
+        if dst.one_per_owner && self.tokens(to, owner) > 0 {
+            // The token would go straight back to reinforcements: report it, move nothing.
+            self.emit(dst.key, Change::Tokens { owner, op: TokenOp::Bounce, from: reserve, to: reserve, n: 0 }, cause);
+            return Ok(Placement::Bounced);
+        }
+        if self.tokens(reserve, owner) > 0 {
+            self.shift(owner, TokenOp::Move, reserve, to, 1, cause);
+            return Ok(Placement::FromReserve);
+        }
+        match fallback {
+            Some(pool) => {
+                let src = *self.zone(pool)?;
+                if self.tokens(pool, owner) == 0 {
+                    return Err(Refusal::NotEnoughTokens { owner, zone: src.key, need: 1, have: 0 });
+                }
+                self.shift(owner, TokenOp::Fallback, pool, to, 1, cause);
+                Ok(Placement::FromFallback)
+            }
+            None => Err(Refusal::NotEnoughTokens {
+                owner,
+                zone: self.zones[reserve.index()].key,
+                need: 1,
+                have: 0,
+            }),
+        }
+    }
+
+    // ----- permanents (K5) -----
+
+    /// Creates a ready permanent; `ready_at` readies it automatically when that scope ends.
+    ///
+    /// # Errors
+    /// Only when the ledger is full.
+    pub fn add_permanent(&mut self, key: Key, ready_at: Option<Scope>) -> Result<PermanentId, Refusal> {
+        let id = PermanentId(index_u32(self.permanents.len())?);
+        self.permanents.push(Permanent { key, exhausted: false, ready_at });
+        Ok(id)
+    }
+
+    /// The permanent behind a handle.
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`].
+    pub fn permanent(&self, id: PermanentId) -> Result<&Permanent, Refusal> {
+        self.permanents.get(id.index()).ok_or(missing(PermanentId::WHAT, id.0))
+    }
+
+    /// Every permanent, in creation order.
+    pub fn permanents(&self) -> &[Permanent] {
+        &self.permanents
+    }
+
+    /// Whether a permanent is exhausted (false for unknown handles).
+    #[inline]
+    pub fn is_exhausted(&self, id: PermanentId) -> bool {
+        self.permanents.get(id.index()).is_some_and(|p| p.exhausted)
+    }
+
+    /// K5: activates (exhausts) a ready permanent.
+    ///
+    /// # Errors
+    /// [`Refusal::Exhausted`] if it already is.
+    #[inline]
+    pub fn activate(&mut self, id: PermanentId, cause: Cause) -> Result<(), Refusal> {
+        let p = self.permanent(id)?;
+        if p.exhausted {
+            return Err(Refusal::Exhausted { key: p.key });
+        }
+        let key = p.key;
+        self.permanents[id.index()].exhausted = true;
+        self.emit(key, Change::Exhaust { permanent: id, exhausted: true }, cause);
+        Ok(())
+    }
+
+    /// K5: readies a permanent (nothing happens if it is ready).
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`].
+    pub fn ready(&mut self, id: PermanentId, cause: Cause) -> Result<(), Refusal> {
+        let p = self.permanent(id)?;
+        if p.exhausted {
+            let key = p.key;
+            self.permanents[id.index()].exhausted = false;
+            self.emit(key, Change::Exhaust { permanent: id, exhausted: false }, cause);
+        }
+        Ok(())
+    }
+
+    /// K5: readies every exhausted permanent of `owner` (a Ready Phase).
+    pub fn ready_owner(&mut self, owner: Owner, cause: Cause) {
+        for i in 0..self.permanents.len() {
+            let p = self.permanents[i];
+            if p.key.owner == owner && p.exhausted {
+                self.permanents[i].exhausted = false;
+                self.emit(p.key, Change::Exhaust { permanent: PermanentId(i as u32), exhausted: false }, cause);
+            }
+        }
+    }
+
+    // ----- limits checked at a boundary (K6) -----
+
+    /// K6: compares a measured count with its limit. Over the limit, a [`Demand`] for the excess is raised
+    /// (or updated) and the owner must choose what goes; at or under it, a pending demand is satisfied.
+    /// Returns the excess still pending.
+    pub fn check_limit(&mut self, key: Key, measured: u64, max: u64, cause: Cause) -> u32 {
+        let excess = u32::try_from(measured.saturating_sub(max)).unwrap_or(u32::MAX);
+        let at = self.pending.iter().position(|d| d.key == key);
+        match at {
+            Some(i) if self.pending[i].excess == excess => {}
+            Some(i) => {
+                let old = self.pending[i];
+                self.emit(key, Change::Demand { demand: old, index: i as u16, raised: false }, cause);
+                self.pending.remove(i);
+                if excess > 0 {
+                    let demand = Demand { key, excess };
+                    self.pending.insert(i, demand);
+                    self.emit(key, Change::Demand { demand, index: i as u16, raised: true }, cause);
+                }
+            }
+            None if excess > 0 => {
+                let demand = Demand { key, excess };
+                let i = self.pending.len();
+                self.pending.push(demand);
+                self.emit(key, Change::Demand { demand, index: i as u16, raised: true }, cause);
+            }
+            None => {}
+        }
+        excess
+    }
+
+    /// Choices that must be made before anything else, oldest first (K6).
+    pub fn pending(&self) -> &[Demand] {
+        &self.pending
+    }
+
+    /// K6: refuses while a choice is pending for anybody, naming the first.
+    ///
+    /// # Errors
+    /// [`Refusal::AwaitingChoice`].
+    #[inline]
+    pub fn ensure_nothing_pending(&self) -> Result<(), Refusal> {
+        match self.pending.first() {
+            None => Ok(()),
+            Some(d) => Err(Refusal::AwaitingChoice { owner: d.key.owner, key: d.key, excess: d.excess }),
+        }
+    }
+
+    // ----- atomic costs (K8) -----
+
+    /// K8: pays a cost of several parts whole or not at all.
+    ///
+    /// # Errors
+    /// The first part's refusal; nothing changes.
+    pub fn pay_cost(&mut self, parts: &[Part], cause: Cause) -> Result<(), Refusal> {
+        self.atomically(|l| {
+            for part in parts {
+                match *part {
+                    Part::Spend(id, n) => l.spend(id, n, cause)?,
+                    Part::Charges(id, k) => l.spend_charges(id, k, cause)?,
+                    Part::Recover(id, k) => l.recover_exactly(id, k, cause)?,
+                    Part::Tokens { owner, from, to, n } => {
+                        l.move_tokens(owner, from, to, n, cause)?;
+                    }
+                    Part::Exhaust(id) => l.activate(id, cause)?,
+                }
+            }
+            Ok(())
+        })
+    }
+
+    // ----- the clock (K10) and state-based checks (K11) -----
+
+    /// Where the clock stands.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// K10: ends `scope` (and every scope inside it) and runs the kernel's upkeep, in this order:
+    /// 1. amounts whose lifetime ends empty to their floor (or reset to their start), in creation order;
+    /// 2. tracks recurring at this scope recover (r > 0) or lose (r < 0) `|r|` charges, in creation order;
+    ///    a track that cannot be recovered does not recover;
+    /// 3. permanents that ready at this scope ready;
+    /// 4. the clock advances.
+    ///
+    /// Limit checks (K6) and ruleset hooks follow, in the ruleset, after this returns.
+    pub fn end_scope(&mut self, scope: Scope) {
+        let cause = Cause::Upkeep(scope);
+        for i in 0..self.amounts.len() {
+            let a = self.amounts[i];
+            if a.lifetime != Scope::Game && a.lifetime.ends_with(scope) && a.value != a.on_expiry {
+                self.amounts[i].value = a.on_expiry;
+                self.emit(
+                    a.key,
+                    Change::Expire { amount: AmountId(i as u32), before: a.value, after: a.on_expiry },
+                    cause,
+                );
+            }
+        }
+        for i in 0..self.tracks.len() {
+            let t = self.tracks[i];
+            if !t.recurs_at.ends_with(scope) {
+                continue;
+            }
+            let id = TrackId(i as u32);
+            let r = self.recurrence(id);
+            let after = if r > 0 && !t.unrecoverable {
+                t.active.saturating_add(r.unsigned_abs()).min(t.limit)
+            } else if r < 0 {
+                t.active.saturating_sub(r.unsigned_abs())
+            } else {
+                t.active
+            };
+            self.set_active(id, after, ChargeOp::Recur, cause);
+        }
+        for i in 0..self.permanents.len() {
+            let p = self.permanents[i];
+            if p.exhausted && p.ready_at.is_some_and(|s| s.ends_with(scope)) {
+                self.permanents[i].exhausted = false;
+                self.emit(p.key, Change::Exhaust { permanent: PermanentId(i as u32), exhausted: false }, cause);
+            }
+        }
+        let before = self.clock;
+        let after = before.after(scope);
+        self.clock = after;
+        self.emit(Key::new(Owner::GAME, crate::Kind(u16::MAX), 0), Change::Scope { scope, before, after }, cause);
+    }
+
+    /// K11: state-based checks. Calls `react` with every event recorded from position `from` of the log on,
+    /// including the events `react` itself causes, until none is left; returns the log's length at the end.
+    /// Events are visited in the order they happened.
+    ///
+    /// # Errors
+    /// The first error `react` returns, or [`Refusal::Invalid`] if more than `max_rounds` events were
+    /// visited (a rule that never settles).
+    pub fn settle<E: From<Refusal>>(
+        &mut self,
+        from: usize,
+        max_rounds: usize,
+        mut react: impl FnMut(&mut Ledger, Event) -> Result<(), E>,
+    ) -> Result<usize, E> {
+        let mut at = from;
+        let mut visited = 0usize;
+        while at < self.log.len() {
+            let event = self.log[at];
+            at += 1;
+            visited += 1;
+            if visited > max_rounds {
+                return Err(Refusal::Invalid(format!(
+                    "state-based checks did not settle after {max_rounds} events"
+                ))
+                .into());
+            }
+            react(self, event)?;
+        }
+        Ok(at)
+    }
+
+    // ----- randomness -----
+
+    /// A uniform integer in `0..n` from the game's RNG, recorded as an event so that replays agree.
+    pub fn random_below(&mut self, n: u64, cause: Cause) -> u64 {
+        let v = self.rng.below(n);
+        self.emit(Key::new(Owner::GAME, crate::Kind(u16::MAX), 0), Change::Random { draws: 1 }, cause);
+        v
+    }
+
+    /// Shuffles `items` with the game's RNG, recorded as one event.
+    pub fn shuffle<T>(&mut self, items: &mut [T], cause: Cause) {
+        self.rng.shuffle(items);
+        let draws = u32::try_from(items.len().saturating_sub(1)).unwrap_or(u32::MAX);
+        if draws > 0 {
+            self.emit(Key::new(Owner::GAME, crate::Kind(u16::MAX), 0), Change::Random { draws }, cause);
+        }
+    }
+
+    // ----- invariants -----
+
+    /// Checks every kernel invariant: floors and caps (K1), `0 <= active <= limit` and limits equal to the
+    /// sum of capacity sources (K3), per-owner token conservation (K4).
+    ///
+    /// # Errors
+    /// The first [`Violation`] found.
+    pub fn check_invariants(&self) -> Result<(), Violation> {
+        for a in &self.amounts {
+            if a.value < a.floor || a.cap.is_some_and(|c| a.value > c) {
+                return Err(Violation(format!(
+                    "{:?} = {} outside [{}, {:?}]",
+                    a.key, a.value, a.floor, a.cap
+                )));
+            }
+        }
+        for (i, t) in self.tracks.iter().enumerate() {
+            if t.active > t.limit {
+                return Err(Violation(format!("{:?}: {} active of {}", t.key, t.active, t.limit)));
+            }
+            let sum: u64 = self.contributions(TrackId(i as u32)).map(|c| u64::from(c.capacity)).sum();
+            if sum != u64::from(t.limit) {
+                return Err(Violation(format!("{:?}: limit {} but sources sum to {sum}", t.key, t.limit)));
+            }
+        }
+        let o = usize::from(self.owners);
+        for owner in 0..o {
+            let held: u64 = (0..self.zones.len()).map(|z| u64::from(self.tokens[z * o + owner])).sum();
+            if held != u64::from(self.supply[owner]) {
+                return Err(Violation(format!(
+                    "p{owner} owns {} tokens but {held} are in zones",
+                    self.supply[owner]
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn index_u32(len: usize) -> Result<u32, Refusal> {
+    u32::try_from(len).map_err(|_| Refusal::Invalid("ledger is full".into()))
+}
+
+/// K9: every committed event is also a `tracing` event (target `coffer::event`, level DEBUG).
+#[inline]
+fn publish(event: &Event) {
+    tracing::debug!(target: "coffer::event", owner = %event.key.owner, kind = event.key.kind.0,
+        subject = event.key.subject, change = ?event.change, cause = ?event.cause, "resource changed");
+}

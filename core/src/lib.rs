@@ -1,0 +1,67 @@
+//! # coffer-core
+//!
+//! Coffer's resource kernel and plugin API. Depend on this crate to write a ruleset (a game module);
+//! to host games, you probably want `coffer-host` instead.
+//!
+//! The kernel is a [`Ledger`]: bounded amounts (K1) with lifetimes (K2), two-faced charge tracks (K3),
+//! finite token supplies (K4), exhaustion (K5), limits that wait for a choice (K6), split and atomic
+//! costs (K7, K8), a typed [`Event`] for every change (K9), the clock's upkeep (K10) and state-based
+//! checks (K11). It knows no game: rulesets give meaning to its [`Kind`]s.
+//!
+//! ```
+//! use coffer_core::{AmountSpec, Cause, Key, Kind, Ledger, Owner, Scope};
+//!
+//! let mut ledger = Ledger::new(1, 0);
+//! let me = Owner(0);
+//! // A Resource Pool amount that empties at the end of every phase (K2).
+//! let votes = ledger.add_amount(AmountSpec::new(Key::new(me, Kind(1), 0)).lasts(Scope::Phase)).unwrap();
+//! ledger.gain(votes, 3, Cause::Setup).unwrap();
+//! ledger.end_scope(Scope::Phase);
+//! assert_eq!(ledger.value(votes), 0);
+//! ```
+//!
+//! Rulesets implement [`Ruleset`] and register with [`plugin!`]; the host drives them as
+//! [`DynRuleset`] / [`DynGame`], the same way whether they were linked statically or loaded at runtime.
+
+mod clock;
+mod error;
+mod event;
+mod hash;
+mod id;
+mod ledger;
+mod plugin;
+mod rng;
+mod spec;
+
+pub use clock::{Clock, Scope};
+pub use error::Refusal;
+pub use event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};
+pub use hash::{StateHash, state_hash};
+pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
+pub use ledger::{Gained, Ledger, Mark, Paid, Part, Placement, Violation};
+pub use plugin::{
+    ActionError, Adapter, Description, Doc, DynGame, DynRuleset, Format, Outcome, ResourceView, Ruleset,
+    Setup, SetupError, StaticRuleset, static_rulesets,
+};
+pub use rng::GameRng;
+pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
+
+#[doc(hidden)]
+pub use inventory;
+
+/// Registers one or more rulesets: statically (through `inventory`) for a host that links the crate, and
+/// (in the crate's `cdylib` build) exported for hosts that load it at runtime.
+///
+/// ```ignore
+/// coffer_core::plugin!(MyRuleset::new());
+/// ```
+#[macro_export]
+macro_rules! plugin {
+    ($($ruleset:expr),+ $(,)?) => {
+        $(
+            $crate::inventory::submit! {
+                $crate::StaticRuleset::new(|| $crate::Adapter::shared($ruleset))
+            }
+        )+
+    };
+}

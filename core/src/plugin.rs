@@ -1,0 +1,711 @@
+//! The plugin API: the [`Ruleset`] trait a game module implements, and the object-safe [`DynRuleset`] /
+//! [`DynGame`] pair the host drives, statically linked or loaded at runtime alike.
+//!
+//! # Lifecycle
+//! 1. A plugin crate implements [`Ruleset`] and invokes [`plugin!`](crate::plugin) once. That registers the
+//!    ruleset statically (`inventory`) and exports it from the crate's `cdylib` build.
+//! 2. The host finds it (statically, or by loading the library) as an `Arc<dyn DynRuleset>`.
+//! 3. [`DynRuleset::new_game`] starts a game from players, seed and JSON configuration; the host then asks
+//!    for legal actions and applies them, by index on the hot path or from a user's JSON.
+//! 4. Each applied action is one kernel transaction: a refused action leaves the kernel state as it was.
+//!
+//! ```
+//! use coffer_core::*;
+//! use serde::{Deserialize, Serialize};
+//!
+//! /// A one-resource game: each player may add 1 to a treasury capped at 3; first to 3 wins.
+//! struct Coins;
+//!
+//! #[derive(Clone, Debug, Serialize, Deserialize)]
+//! struct State { ledger: Ledger, purse: Vec<AmountId> }
+//!
+//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+//! enum Action { Take }
+//!
+//! impl Ruleset for Coins {
+//!     type State = State;
+//!     type Action = Action;
+//!     type Config = ();
+//!     fn describe(&self) -> Description {
+//!         Description::new("coins", "0.1.0", "take coins until you have three")
+//!     }
+//!     fn new_game(&self, players: u16, seed: u64, _: &()) -> Result<State, SetupError> {
+//!         let mut ledger = Ledger::new(players, seed);
+//!         let purse = (0..players)
+//!             .map(|p| ledger.add_amount(AmountSpec::new(Key::new(Owner(p), Kind(0), 0)).cap(3)))
+//!             .collect::<Result<_, _>>()?;
+//!         Ok(State { ledger, purse })
+//!     }
+//!     fn legal_actions(&self, s: &State, p: Owner, out: &mut Vec<Action>) {
+//!         if self.outcome(s) == Outcome::Ongoing { out.push(Action::Take) }
+//!     }
+//!     fn apply(&self, s: &mut State, p: Owner, _: &Action) -> Result<(), ActionError> {
+//!         if self.outcome(s) != Outcome::Ongoing { return Err(ActionError::GameOver) }
+//!         s.ledger.gain(s.purse[p.index()], 1, Cause::Action { player: p, code: 0 })?;
+//!         Ok(())
+//!     }
+//!     fn ledger<'s>(&self, s: &'s State) -> &'s Ledger { &s.ledger }
+//!     fn ledger_mut<'s>(&self, s: &'s mut State) -> &'s mut Ledger { &mut s.ledger }
+//!     fn outcome(&self, s: &State) -> Outcome {
+//!         let winners: Vec<Owner> = (0..s.ledger.owners()).map(Owner)
+//!             .filter(|p| s.ledger.value(s.purse[p.index()]) == 3).collect();
+//!         if winners.is_empty() { Outcome::Ongoing } else { Outcome::Finished { winners, scores: vec![] } }
+//!     }
+//! }
+//!
+//! let coins = Adapter::shared(Coins);
+//! let mut game = coins.new_game(&Setup::new(2, 42)).unwrap();
+//! assert_eq!(game.legal_actions(Owner(0)), 1);
+//! game.apply_json(Owner(0), r#""Take""#).unwrap();
+//! assert_eq!(game.events().len(), 1);
+//! assert!(matches!(game.apply_json(Owner(0), r#""Give""#), Err(ActionError::Malformed(_))));
+//! ```
+
+use crate::error::Refusal;
+use crate::event::Event;
+use crate::hash::{StateHash, state_hash};
+use crate::id::{Key, Owner};
+use crate::ledger::{Ledger, Violation};
+use crate::clock::Scope;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// Documentation of one named thing a ruleset has: a resource, an action, an option.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Doc {
+    /// Its name.
+    pub name: String,
+    /// What it is, in a sentence or two.
+    pub doc: String,
+    /// An example (an action's JSON) or a default (an option's value); `null` when not applicable.
+    #[serde(default)]
+    pub value: serde_json::Value,
+}
+
+impl Doc {
+    /// A doc without example.
+    pub fn new(name: impl Into<String>, doc: impl Into<String>) -> Doc {
+        Doc { name: name.into(), doc: doc.into(), value: serde_json::Value::Null }
+    }
+    /// A doc with an example or default value.
+    pub fn with(name: impl Into<String>, doc: impl Into<String>, value: serde_json::Value) -> Doc {
+        Doc { name: name.into(), doc: doc.into(), value }
+    }
+}
+
+/// What a ruleset is: its id and version, and what it offers (shown by `coffer describe`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Description {
+    /// Stable id, e.g. `charges`.
+    pub id: String,
+    /// Semantic version of the ruleset.
+    pub version: String,
+    /// One line: what game this is.
+    pub summary: String,
+    /// Fewest players.
+    pub min_players: u16,
+    /// Most players.
+    pub max_players: u16,
+    /// Phases of a turn or round, in order.
+    pub phases: Vec<String>,
+    /// Resources it tracks.
+    pub resources: Vec<Doc>,
+    /// Actions, each with a JSON example.
+    pub actions: Vec<Doc>,
+    /// Configuration options, each with its default.
+    pub options: Vec<Doc>,
+}
+
+impl Description {
+    /// A description with no phases, resources, actions or options yet, for 2 to 8 players.
+    pub fn new(id: impl Into<String>, version: impl Into<String>, summary: impl Into<String>) -> Description {
+        Description {
+            id: id.into(),
+            version: version.into(),
+            summary: summary.into(),
+            min_players: 2,
+            max_players: 8,
+            phases: Vec::new(),
+            resources: Vec::new(),
+            actions: Vec::new(),
+            options: Vec::new(),
+        }
+    }
+
+    /// The registry key, `id@version`.
+    pub fn key(&self) -> String {
+        format!("{}@{}", self.id, self.version)
+    }
+}
+
+/// How a game finished, or that it has not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// Still being played.
+    Ongoing,
+    /// Over.
+    Finished {
+        /// Who won (several on a shared win, none on a draw).
+        winners: Vec<Owner>,
+        /// Final scores per player, when the ruleset keeps score.
+        scores: Vec<i64>,
+    },
+}
+
+/// Why an action was refused. The game is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ActionError {
+    /// The action's JSON could not be read as one of this ruleset's actions.
+    #[error("malformed action: {0}")]
+    Malformed(String),
+    /// The player index is not in the game.
+    #[error("player {player} is not in this {players}-player game")]
+    NoSuchPlayer {
+        /// The player asked.
+        player: u16,
+        /// How many play.
+        players: u16,
+    },
+    /// The player may not act now.
+    #[error("it is not {player}'s turn to act: {reason}")]
+    NotYourTurn {
+        /// Who tried.
+        player: Owner,
+        /// Whose turn or what is awaited.
+        reason: String,
+    },
+    /// The rules forbid the action now.
+    #[error("illegal action: {0}")]
+    Illegal(String),
+    /// A legal-action index past the end of the list.
+    #[error("no legal action #{index}: {player} has {count}")]
+    NoSuchLegalAction {
+        /// Who acted.
+        player: Owner,
+        /// The index asked.
+        index: usize,
+        /// How many legal actions there are.
+        count: usize,
+    },
+    /// The kernel refused a part of it (a cost that could not be paid...).
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// The plugin panicked while applying it; the game is unchanged and the plugin is no longer called.
+    #[error("the plugin panicked: {0}")]
+    Panicked(String),
+    /// The plugin panicked earlier and is no longer called.
+    #[error("ruleset '{0}' is poisoned (it panicked earlier) and is no longer called")]
+    Poisoned(String),
+}
+
+/// Why a game could not be started or restored.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// A player count the ruleset does not support.
+    #[error("{got} players: this ruleset takes {min} to {max}")]
+    Players {
+        /// Asked.
+        got: u16,
+        /// Fewest.
+        min: u16,
+        /// Most.
+        max: u16,
+    },
+    /// The configuration is not valid for this ruleset.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// Content (cards, ships, factions) failed validation.
+    #[error("invalid content: {0}")]
+    Content(String),
+    /// A snapshot could not be read, or does not describe a valid state.
+    #[error("invalid snapshot: {0}")]
+    Snapshot(String),
+    /// The kernel refused a setup step.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The plugin panicked.
+    #[error("the plugin panicked: {0}")]
+    Panicked(String),
+    /// The plugin panicked earlier and is no longer called.
+    #[error("ruleset '{0}' is poisoned (it panicked earlier) and is no longer called")]
+    Poisoned(String),
+}
+
+/// How a state is written out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum Format {
+    /// JSON (human-readable).
+    Json,
+    /// postcard (compact binary).
+    Binary,
+}
+
+/// What starting a game takes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Setup {
+    /// Number of players.
+    pub players: u16,
+    /// Seed of the game's RNG.
+    pub seed: u64,
+    /// Ruleset configuration as JSON; `null` or `{}` for the defaults.
+    pub config: serde_json::Value,
+}
+
+impl Setup {
+    /// Players and seed, default configuration.
+    pub fn new(players: u16, seed: u64) -> Setup {
+        Setup { players, seed, config: serde_json::Value::Null }
+    }
+    /// With a configuration.
+    pub fn config(mut self, config: serde_json::Value) -> Setup {
+        self.config = config;
+        self
+    }
+}
+
+/// One resource as `coffer show` draws it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ResourceView {
+    /// A bounded amount.
+    Amount {
+        /// Display name.
+        label: String,
+        /// Owner.
+        owner: Owner,
+        /// Value.
+        value: i64,
+        /// Floor.
+        floor: i64,
+        /// Cap.
+        cap: Option<i64>,
+        /// Lifetime scope.
+        lifetime: Scope,
+    },
+    /// A charge track.
+    Charges {
+        /// Display name.
+        label: String,
+        /// Owner.
+        owner: Owner,
+        /// Active charges.
+        active: u32,
+        /// Limit.
+        limit: u32,
+        /// Cannot be recovered.
+        unrecoverable: bool,
+    },
+    /// A token zone with each owner's count.
+    Tokens {
+        /// Display name.
+        label: String,
+        /// The zone's owner.
+        owner: Owner,
+        /// Face shown here.
+        face: u8,
+        /// Tokens per owner (index = owner), zeros included.
+        counts: Vec<u32>,
+    },
+    /// A permanent's readiness.
+    Permanent {
+        /// Display name.
+        label: String,
+        /// Owner.
+        owner: Owner,
+        /// Exhausted.
+        exhausted: bool,
+    },
+}
+
+/// A game module: its rules over kernel primitives. Implement this, then register it with
+/// [`plugin!`](crate::plugin).
+///
+/// Contract:
+/// - `legal_actions` is complete: every action it lists applies, and every action that applies is listed.
+/// - `apply` validates before it changes the ruleset's own state; kernel changes are rolled back by the
+///   adapter when it returns `Err`, so a refused action leaves the whole state (and its hash) unchanged.
+/// - The state holds no `HashMap`/`HashSet` (state hashes encode it canonically) and draws randomness only
+///   from its ledger.
+pub trait Ruleset: Send + Sync + 'static {
+    /// The whole state of one game, kernel ledger included.
+    type State: Clone + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// One player action, read from JSON by serde.
+    type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// Configuration; `Default` gives the documented defaults. Use `#[serde(default, deny_unknown_fields)]`.
+    type Config: Clone + fmt::Debug + Default + Serialize + DeserializeOwned + Send + Sync + 'static;
+
+    /// Id, version and documentation.
+    fn describe(&self) -> Description;
+
+    /// A new game.
+    ///
+    /// # Errors
+    /// [`SetupError`] for an unsupported player count or invalid configuration or content.
+    fn new_game(&self, players: u16, seed: u64, config: &Self::Config) -> Result<Self::State, SetupError>;
+
+    /// Appends every action `player` may take now to `out` (which arrives empty).
+    fn legal_actions(&self, state: &Self::State, player: Owner, out: &mut Vec<Self::Action>);
+
+    /// Applies an action.
+    ///
+    /// # Errors
+    /// [`ActionError`] when refused; see the trait's contract.
+    fn apply(&self, state: &mut Self::State, player: Owner, action: &Self::Action) -> Result<(), ActionError>;
+
+    /// The state's kernel ledger.
+    fn ledger<'s>(&self, state: &'s Self::State) -> &'s Ledger;
+
+    /// The state's kernel ledger, mutably.
+    fn ledger_mut<'s>(&self, state: &'s mut Self::State) -> &'s mut Ledger;
+
+    /// Whether and how the game ended.
+    fn outcome(&self, state: &Self::State) -> Outcome;
+
+    /// What `player` may see (`None`: an observer who sees only public information... or everything, as
+    /// the ruleset documents). Defaults to the whole state.
+    fn view(&self, state: &Self::State, player: Option<Owner>) -> serde_json::Value {
+        let _ = player;
+        serde_json::to_value(state).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// A display name for a resource of the ledger.
+    fn label(&self, state: &Self::State, key: Key) -> String {
+        let _ = state;
+        format!("{} kind {} #{}", key.owner, key.kind.0, key.subject)
+    }
+
+    /// Checks the kernel's invariants and the ruleset's own.
+    ///
+    /// # Errors
+    /// The first [`Violation`].
+    fn check_invariants(&self, state: &Self::State) -> Result<(), Violation> {
+        self.ledger(state).check_invariants()
+    }
+}
+
+/// A ruleset as the host sees it: object-safe, identical for static and runtime-loaded plugins.
+pub trait DynRuleset: Send + Sync {
+    /// Id, version and documentation.
+    fn description(&self) -> &Description;
+
+    /// A new game.
+    ///
+    /// # Errors
+    /// [`SetupError`].
+    fn new_game(&self, setup: &Setup) -> Result<Box<dyn DynGame>, SetupError>;
+
+    /// A game from a [`DynGame::snapshot`].
+    ///
+    /// # Errors
+    /// [`SetupError::Snapshot`] for bytes that are not a valid state of this ruleset.
+    fn restore(&self, format: Format, bytes: &[u8]) -> Result<Box<dyn DynGame>, SetupError>;
+}
+
+/// A running game as the host sees it.
+pub trait DynGame: Send {
+    /// Number of players.
+    fn players(&self) -> u16;
+
+    /// Lists `player`'s legal actions (cached until the next change) and returns how many there are.
+    fn legal_actions(&mut self, player: Owner) -> usize;
+
+    /// The JSON of legal action `index` of the last [`legal_actions`](Self::legal_actions) call.
+    fn legal_action_json(&self, index: usize) -> Option<String>;
+
+    /// Applies legal action `index` of `player` (the hot path: no text).
+    ///
+    /// # Errors
+    /// [`ActionError`]; the game is unchanged.
+    fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError>;
+
+    /// Applies an action given as JSON.
+    ///
+    /// # Errors
+    /// [`ActionError`]; the game is unchanged.
+    fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError>;
+
+    /// The events of the last applied action.
+    fn events(&mut self) -> &[Event];
+
+    /// The stable hash of the whole state.
+    fn state_hash(&self) -> StateHash;
+
+    /// The whole state, written out.
+    ///
+    /// # Errors
+    /// [`SetupError::Snapshot`] if it cannot be written.
+    fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError>;
+
+    /// Whether and how the game ended.
+    fn outcome(&self) -> Outcome;
+
+    /// What `player` may see.
+    fn view(&self, player: Option<Owner>) -> serde_json::Value;
+
+    /// Every resource, labelled, for display.
+    fn resources(&self) -> Vec<ResourceView>;
+
+    /// Kernel and ruleset invariants.
+    ///
+    /// # Errors
+    /// The first [`Violation`].
+    fn check_invariants(&self) -> Result<(), Violation>;
+
+    /// An independent copy.
+    fn clone_game(&self) -> Box<dyn DynGame>;
+
+    /// The in-process state, for serializing with any serde format; `None` for a runtime-loaded game,
+    /// whose state lives in the plugin (use [`snapshot`](Self::snapshot)).
+    fn state(&self) -> Option<&dyn erased_serde::Serialize>;
+}
+
+/// Wraps a typed [`Ruleset`] as a [`DynRuleset`].
+pub struct Adapter<R: Ruleset> {
+    ruleset: Arc<R>,
+    description: Description,
+}
+
+impl<R: Ruleset> Adapter<R> {
+    /// The adapter, shared.
+    pub fn shared(ruleset: R) -> Arc<dyn DynRuleset> {
+        let description = ruleset.describe();
+        Arc::new(Adapter { ruleset: Arc::new(ruleset), description })
+    }
+
+    fn game(&self, state: R::State, players: u16) -> Box<dyn DynGame> {
+        Box::new(Game::<R> {
+            ruleset: Arc::clone(&self.ruleset),
+            id: Arc::from(self.description.id.as_str()),
+            state,
+            players,
+            legal: Vec::new(),
+            legal_for: None,
+            events: Vec::new(),
+        })
+    }
+}
+
+impl<R: Ruleset> DynRuleset for Adapter<R> {
+    fn description(&self) -> &Description {
+        &self.description
+    }
+
+    fn new_game(&self, setup: &Setup) -> Result<Box<dyn DynGame>, SetupError> {
+        let (min, max) = (self.description.min_players, self.description.max_players);
+        if setup.players < min || setup.players > max {
+            return Err(SetupError::Players { got: setup.players, min, max });
+        }
+        let config: R::Config = if setup.config.is_null() {
+            R::Config::default()
+        } else {
+            serde_json::from_value(setup.config.clone()).map_err(|e| SetupError::Config(e.to_string()))?
+        };
+        let mut state = self.ruleset.new_game(setup.players, setup.seed, &config)?;
+        self.ruleset.ledger_mut(&mut state).take_events();
+        Ok(self.game(state, setup.players))
+    }
+
+    fn restore(&self, format: Format, bytes: &[u8]) -> Result<Box<dyn DynGame>, SetupError> {
+        let state: R::State = match format {
+            Format::Json => serde_json::from_slice(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?,
+            Format::Binary => postcard::from_bytes(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?,
+        };
+        self.ruleset
+            .check_invariants(&state)
+            .map_err(|v| SetupError::Snapshot(v.to_string()))?;
+        let players = self.ruleset.ledger(&state).owners();
+        Ok(self.game(state, players))
+    }
+}
+
+struct Game<R: Ruleset> {
+    ruleset: Arc<R>,
+    id: Arc<str>,
+    state: R::State,
+    players: u16,
+    legal: Vec<R::Action>,
+    legal_for: Option<Owner>,
+    events: Vec<Event>,
+}
+
+impl<R: Ruleset> Game<R> {
+    fn check_player(&self, player: Owner) -> Result<(), ActionError> {
+        if player.0 >= self.players {
+            return Err(ActionError::NoSuchPlayer { player: player.0, players: self.players });
+        }
+        Ok(())
+    }
+
+    fn apply_action(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
+        let mark = self.ruleset.ledger_mut(&mut self.state).begin();
+        match self.ruleset.apply(&mut self.state, player, action) {
+            Ok(()) => {
+                let ledger = self.ruleset.ledger_mut(&mut self.state);
+                ledger.commit(mark);
+                self.events.clear();
+                ledger.drain_events_into(&mut self.events);
+                self.legal_for = None;
+                Ok(())
+            }
+            Err(e) => {
+                self.ruleset.ledger_mut(&mut self.state).rollback(mark);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<R: Ruleset> DynGame for Game<R> {
+    fn players(&self) -> u16 {
+        self.players
+    }
+
+    fn legal_actions(&mut self, player: Owner) -> usize {
+        if self.legal_for != Some(player) {
+            self.legal.clear();
+            if player.0 < self.players {
+                self.ruleset.legal_actions(&self.state, player, &mut self.legal);
+            }
+            self.legal_for = Some(player);
+        }
+        self.legal.len()
+    }
+
+    fn legal_action_json(&self, index: usize) -> Option<String> {
+        self.legal.get(index).and_then(|a| serde_json::to_string(a).ok())
+    }
+
+    fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError> {
+        self.check_player(player)?;
+        let count = self.legal_actions(player);
+        let Some(action) = self.legal.get(index).cloned() else {
+            return Err(ActionError::NoSuchLegalAction { player, index, count });
+        };
+        self.apply_action(player, &action)
+    }
+
+    fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
+        self.check_player(player)?;
+        let action: R::Action =
+            serde_json::from_str(json).map_err(|e| ActionError::Malformed(format!("{e} in {json}")))?;
+        self.apply_action(player, &action)
+    }
+
+    fn events(&mut self) -> &[Event] {
+        &self.events
+    }
+
+    fn state_hash(&self) -> StateHash {
+        state_hash(&self.state)
+    }
+
+    fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
+        match format {
+            Format::Json => serde_json::to_vec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string())),
+            Format::Binary => postcard::to_stdvec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string())),
+        }
+    }
+
+    fn outcome(&self) -> Outcome {
+        self.ruleset.outcome(&self.state)
+    }
+
+    fn view(&self, player: Option<Owner>) -> serde_json::Value {
+        self.ruleset.view(&self.state, player)
+    }
+
+    fn resources(&self) -> Vec<ResourceView> {
+        let r = &*self.ruleset;
+        let s = &self.state;
+        let l = r.ledger(s);
+        let mut out = Vec::new();
+        for a in l.amounts() {
+            out.push(ResourceView::Amount {
+                label: r.label(s, a.key()),
+                owner: a.key().owner,
+                value: a.value(),
+                floor: a.floor(),
+                cap: a.cap(),
+                lifetime: a.lifetime(),
+            });
+        }
+        for t in l.tracks() {
+            out.push(ResourceView::Charges {
+                label: r.label(s, t.key()),
+                owner: t.key().owner,
+                active: t.active(),
+                limit: t.limit(),
+                unrecoverable: t.unrecoverable(),
+            });
+        }
+        for (z, zone) in l.zones().iter().enumerate() {
+            let id = crate::id::ZoneId(z as u32);
+            out.push(ResourceView::Tokens {
+                label: r.label(s, zone.key),
+                owner: zone.key.owner,
+                face: zone.face,
+                counts: (0..l.owners()).map(|o| l.tokens(id, Owner(o))).collect(),
+            });
+        }
+        for p in l.permanents() {
+            out.push(ResourceView::Permanent {
+                label: r.label(s, p.key()),
+                owner: p.key().owner,
+                exhausted: p.exhausted(),
+            });
+        }
+        out
+    }
+
+    fn check_invariants(&self) -> Result<(), Violation> {
+        self.ruleset.check_invariants(&self.state)
+    }
+
+    fn clone_game(&self) -> Box<dyn DynGame> {
+        Box::new(Game::<R> {
+            ruleset: Arc::clone(&self.ruleset),
+            id: Arc::clone(&self.id),
+            state: self.state.clone(),
+            players: self.players,
+            legal: Vec::new(),
+            legal_for: None,
+            events: Vec::new(),
+        })
+    }
+
+    fn state(&self) -> Option<&dyn erased_serde::Serialize> {
+        Some(&self.state)
+    }
+}
+
+/// A statically linked ruleset, registered by [`plugin!`](crate::plugin) through `inventory`.
+pub struct StaticRuleset {
+    build: fn() -> Arc<dyn DynRuleset>,
+}
+
+impl StaticRuleset {
+    /// A registration from a constructor.
+    pub const fn new(build: fn() -> Arc<dyn DynRuleset>) -> StaticRuleset {
+        StaticRuleset { build }
+    }
+
+    /// Builds the ruleset.
+    pub fn build(&self) -> Arc<dyn DynRuleset> {
+        (self.build)()
+    }
+}
+
+inventory::collect!(StaticRuleset);
+
+/// Every ruleset registered in this binary (or, inside a plugin library, in that library).
+///
+/// A plugin crate that nothing names is not linked: name it (`use coffer_charges as _;`).
+pub fn static_rulesets() -> Vec<Arc<dyn DynRuleset>> {
+    inventory::iter::<StaticRuleset>.into_iter().map(StaticRuleset::build).collect()
+}

@@ -1,0 +1,1 @@
+//! Hosts Coffer games.

@@ -1,0 +1,2 @@
+//! The `coffer` command.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Coffer ruleset `story-acts`.

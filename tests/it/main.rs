@@ -1,0 +1,1 @@
+//! Cross-crate tests: one binary, one module per topic.
