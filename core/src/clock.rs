@@ -24,7 +24,13 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, outer to inner.
-    pub const ALL: [Scope; 5] = [Scope::Game, Scope::Act, Scope::Turn, Scope::Phase, Scope::Step];
+    pub const ALL: [Scope; 5] = [
+        Scope::Game,
+        Scope::Act,
+        Scope::Turn,
+        Scope::Phase,
+        Scope::Step,
+    ];
 
     /// Whether ending `ended` ends this scope too (this scope is `ended` or lies inside it).
     #[inline]

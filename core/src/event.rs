@@ -187,7 +187,7 @@ pub enum Change {
         /// The demand.
         demand: Demand,
         /// Its position in the pending list.
-        index: u16,
+        index: u32,
         /// Raised or satisfied.
         raised: bool,
     },
@@ -248,7 +248,12 @@ impl fmt::Display for Event {
         let k = &self.key;
         write!(f, "{} kind {} #{}: ", k.owner, k.kind.0, k.subject)?;
         match self.change {
-            Change::Gain { before, after, lost, .. } => {
+            Change::Gain {
+                before,
+                after,
+                lost,
+                ..
+            } => {
                 write!(f, "gain {before} -> {after}")?;
                 if lost > 0 {
                     write!(f, " ({lost} lost to the cap)")?;
@@ -256,7 +261,12 @@ impl fmt::Display for Event {
                 Ok(())
             }
             Change::Spend { before, after, .. } => write!(f, "spend {before} -> {after}"),
-            Change::Pay { before, after, shortfall, .. } => {
+            Change::Pay {
+                before,
+                after,
+                shortfall,
+                ..
+            } => {
                 write!(f, "pay {before} -> {after}")?;
                 if shortfall > 0 {
                     write!(f, " ({shortfall} short)")?;
@@ -265,19 +275,42 @@ impl fmt::Display for Event {
             }
             Change::Set { before, after, .. } => write!(f, "set {before} -> {after}"),
             Change::Expire { before, after, .. } => write!(f, "expire {before} -> {after}"),
-            Change::Cap { before, after, value_before, value_after, .. } => {
-                write!(f, "cap {before:?} -> {after:?}, value {value_before} -> {value_after}")
+            Change::Cap {
+                before,
+                after,
+                value_before,
+                value_after,
+                ..
+            } => {
+                write!(
+                    f,
+                    "cap {before:?} -> {after:?}, value {value_before} -> {value_after}"
+                )
             }
             Change::Floor { at, .. } => write!(f, "reached floor {at}"),
-            Change::Charges { op, before, after, .. } => write!(f, "charges {op:?} {before} -> {after}"),
-            Change::Capacity { source, added, active_before, active_after, .. } => write!(
+            Change::Charges {
+                op, before, after, ..
+            } => write!(f, "charges {op:?} {before} -> {after}"),
+            Change::Capacity {
+                source,
+                added,
+                active_before,
+                active_after,
+                ..
+            } => write!(
                 f,
                 "{} {} charge(s) of capacity from source {}, active {active_before} -> {active_after}",
                 if added { "added" } else { "removed" },
                 source.capacity,
                 source.source
             ),
-            Change::Tokens { owner, op, from, to, n } => {
+            Change::Tokens {
+                owner,
+                op,
+                from,
+                to,
+                n,
+            } => {
                 write!(f, "{n} token(s) of {owner} {op:?} {from} -> {to}")
             }
             Change::Exhaust { exhausted, .. } => {

@@ -5,7 +5,9 @@ use crate::error::Refusal;
 use crate::event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};
 use crate::id::{AmountId, Key, Owner, PermanentId, TrackId, ZoneId};
 use crate::rng::GameRng;
-use crate::spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
+use crate::spec::{
+    Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone,
+};
 use serde::{Deserialize, Serialize};
 
 /// What a gain did (K1.1, K4.2).
@@ -67,6 +69,12 @@ pub enum Part {
 pub struct Mark {
     events: usize,
     rng: GameRng,
+    /// Table lengths: resources created inside the transaction (not logged as events) are dropped again.
+    amounts: usize,
+    tracks: usize,
+    contributions: usize,
+    zones: usize,
+    permanents: usize,
 }
 
 /// A broken kernel invariant, found by [`Ledger::check_invariants`].
@@ -89,6 +97,7 @@ pub struct Violation(pub String);
 /// assert_eq!(ledger.value(treasury), 20); // a refusal changes nothing
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "LedgerData")]
 pub struct Ledger {
     owners: u16,
     amounts: Vec<Amount>,
@@ -111,6 +120,48 @@ pub struct Ledger {
     depth: u32,
 }
 
+/// The serialized form of a [`Ledger`], checked (structure and invariants) before it becomes one, so a
+/// damaged snapshot is a clear error rather than a panic later.
+#[derive(Deserialize)]
+struct LedgerData {
+    owners: u16,
+    amounts: Vec<Amount>,
+    tracks: Vec<Track>,
+    contributions: Vec<Contribution>,
+    zones: Vec<Zone>,
+    tokens: Vec<u32>,
+    supply: Vec<u32>,
+    reserve: Vec<Option<ZoneId>>,
+    permanents: Vec<Permanent>,
+    pending: Vec<Demand>,
+    clock: Clock,
+    rng: GameRng,
+}
+
+impl TryFrom<LedgerData> for Ledger {
+    type Error = Violation;
+    fn try_from(d: LedgerData) -> Result<Ledger, Violation> {
+        let ledger = Ledger {
+            owners: d.owners,
+            amounts: d.amounts,
+            tracks: d.tracks,
+            contributions: d.contributions,
+            zones: d.zones,
+            tokens: d.tokens,
+            supply: d.supply,
+            reserve: d.reserve,
+            permanents: d.permanents,
+            pending: d.pending,
+            clock: d.clock,
+            rng: d.rng,
+            log: Vec::new(),
+            depth: 0,
+        };
+        ledger.check_invariants()?;
+        Ok(ledger)
+    }
+}
+
 impl PartialEq for Ledger {
     /// Two ledgers are equal when their states are; the event logs are not compared.
     fn eq(&self, other: &Ledger) -> bool {
@@ -130,7 +181,10 @@ impl PartialEq for Ledger {
 }
 
 fn missing(what: &'static str, index: u32) -> Refusal {
-    Refusal::NoSuchResource { what: std::borrow::Cow::Borrowed(what), index }
+    Refusal::NoSuchResource {
+        what: std::borrow::Cow::Borrowed(what),
+        index,
+    }
 }
 
 impl Ledger {
@@ -192,6 +246,11 @@ impl Ledger {
         Mark {
             events: self.log.len(),
             rng: self.rng.clone(),
+            amounts: self.amounts.len(),
+            tracks: self.tracks.len(),
+            contributions: self.contributions.len(),
+            zones: self.zones.len(),
+            permanents: self.permanents.len(),
         }
     }
 
@@ -206,7 +265,12 @@ impl Ledger {
     }
 
     /// Undoes every change since `mark`, newest first, and forgets their events: the ledger is equal
-    /// (same state hash) to what it was at [`begin`](Self::begin) (K8).
+    /// (same state hash) to what it was at [`begin`](Self::begin) (K8). Amounts, tracks, zones and
+    /// permanents created inside the transaction are removed again.
+    ///
+    /// Events taken out of the log inside the transaction ([`take_events`](Self::take_events),
+    /// [`drain_events_into`](Self::drain_events_into)) can no longer be undone: take events only after the
+    /// outermost commit.
     pub fn rollback(&mut self, mark: Mark) {
         self.depth = self.depth.saturating_sub(1);
         while self.log.len() > mark.events {
@@ -215,10 +279,19 @@ impl Ledger {
             }
         }
         self.rng = mark.rng;
+        self.amounts.truncate(mark.amounts);
+        self.tracks.truncate(mark.tracks);
+        self.contributions.truncate(mark.contributions);
+        self.zones.truncate(mark.zones);
+        self.tokens.truncate(mark.zones * usize::from(self.owners));
+        self.permanents.truncate(mark.permanents);
     }
 
     /// Runs `f` as one transaction: all its changes stay, or (on `Err`) none do.
-    pub fn atomically<T, E>(&mut self, f: impl FnOnce(&mut Ledger) -> Result<T, E>) -> Result<T, E> {
+    pub fn atomically<T, E>(
+        &mut self,
+        f: impl FnOnce(&mut Ledger) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mark = self.begin();
         match f(self) {
             Ok(value) => {
@@ -236,49 +309,149 @@ impl Ledger {
     /// the ledger as it was before them rebuilds the same state (K9). The event is not logged.
     ///
     /// # Errors
-    /// [`Refusal::NoSuchResource`] for an event that names something this ledger does not have.
+    /// [`Refusal::Invalid`] for an event that does not fit this ledger: it names something the ledger does
+    /// not have, its "before" side is not the current state, or its "after" side breaks a bound. Nothing
+    /// changes then.
     pub fn redo(&mut self, event: &Event) -> Result<(), Refusal> {
         self.check_target(&event.change)?;
         self.apply_change(&event.change, true);
         Ok(())
     }
 
+    /// Whether `change` can be applied forward here: it names resources this ledger has, its "before" side
+    /// is the current state, and its "after" side respects every bound. So a replayed log either rebuilds
+    /// the state exactly or stops at the first event that does not fit, never panicking or breaking K1-K4.
     fn check_target(&self, change: &Change) -> Result<(), Refusal> {
+        let in_bounds = |a: &Amount, v: i64| v >= a.floor && a.cap.is_none_or(|c| v <= c);
         let ok = match *change {
-            Change::Gain { amount, .. }
-            | Change::Spend { amount, .. }
-            | Change::Pay { amount, .. }
-            | Change::Set { amount, .. }
-            | Change::Expire { amount, .. }
-            | Change::Cap { amount, .. }
-            | Change::Floor { amount, .. } => amount.index() < self.amounts.len(),
-            Change::Charges { track, .. } => track.index() < self.tracks.len(),
-            Change::Capacity { source, added, index, .. } => {
-                source.track.index() < self.tracks.len()
-                    && if added {
-                        (index as usize) <= self.contributions.len()
+            Change::Gain {
+                amount,
+                before,
+                after,
+                ..
+            }
+            | Change::Spend {
+                amount,
+                before,
+                after,
+            }
+            | Change::Pay {
+                amount,
+                before,
+                after,
+                ..
+            }
+            | Change::Set {
+                amount,
+                before,
+                after,
+            }
+            | Change::Expire {
+                amount,
+                before,
+                after,
+            } => self
+                .amounts
+                .get(amount.index())
+                .is_some_and(|a| a.value == before && in_bounds(a, after)),
+            Change::Cap {
+                amount,
+                before,
+                after,
+                value_before,
+                value_after,
+            } => self.amounts.get(amount.index()).is_some_and(|a| {
+                a.cap == before
+                    && a.value == value_before
+                    && after.is_none_or(|c| c >= a.floor)
+                    && in_bounds(&Amount { cap: after, ..*a }, value_after)
+            }),
+            Change::Floor { amount, at } => self
+                .amounts
+                .get(amount.index())
+                .is_some_and(|a| a.floor == at),
+            Change::Charges {
+                track,
+                before,
+                after,
+                ..
+            } => self
+                .tracks
+                .get(track.index())
+                .is_some_and(|t| t.active == before && after <= t.limit),
+            Change::Capacity {
+                source,
+                added,
+                index,
+                active_before,
+                active_after,
+            } => {
+                let index = index as usize;
+                self.tracks.get(source.track.index()).is_some_and(|t| {
+                    t.active == active_before
+                        && if added {
+                            index <= self.contributions.len()
+                                && t.limit
+                                    .checked_add(source.capacity)
+                                    .is_some_and(|l| active_after <= l)
+                        } else {
+                            self.contributions.get(index) == Some(&source)
+                                && active_after <= t.limit - source.capacity
+                        }
+                })
+            }
+            Change::Tokens {
+                owner,
+                op,
+                from,
+                to,
+                n,
+            } => {
+                let o = usize::from(self.owners);
+                owner.0 < self.owners
+                    && from.index() < self.zones.len()
+                    && to.index() < self.zones.len()
+                    && if op == TokenOp::Stock {
+                        from == to
+                            && n > 0
+                            && self.reserve[owner.index()].is_none_or(|r| r == to)
+                            && self.supply[owner.index()].checked_add(n).is_some()
                     } else {
-                        (index as usize) < self.contributions.len()
+                        self.tokens[from.index() * o + owner.index()] >= n
                     }
             }
-            Change::Tokens { owner, from, to, .. } => {
-                owner.0 < self.owners && from.index() < self.zones.len() && to.index() < self.zones.len()
-            }
-            Change::Exhaust { permanent, .. } => permanent.index() < self.permanents.len(),
-            Change::Demand { index, raised, .. } => {
+            Change::Exhaust {
+                permanent,
+                exhausted,
+            } => self
+                .permanents
+                .get(permanent.index())
+                .is_some_and(|p| p.exhausted != exhausted),
+            Change::Demand {
+                demand,
+                index,
+                raised,
+            } => {
+                let index = index as usize;
                 if raised {
-                    usize::from(index) <= self.pending.len()
+                    index <= self.pending.len()
                 } else {
-                    usize::from(index) < self.pending.len()
+                    self.pending.get(index) == Some(&demand)
                 }
             }
-            Change::Scope { .. } => true,
+            Change::Scope {
+                scope,
+                before,
+                after,
+            } => self.clock == before && before.after(scope) == after,
             Change::Random { .. } => true,
         };
         if ok {
             Ok(())
         } else {
-            Err(Refusal::Invalid(format!("event does not fit this ledger: {change:?}")))
+            Err(Refusal::Invalid(format!(
+                "event does not fit this ledger: {change:?}"
+            )))
         }
     }
 
@@ -290,23 +463,62 @@ impl Ledger {
     fn apply_change(&mut self, change: &Change, forward: bool) {
         let pick = |before: i64, after: i64| if forward { after } else { before };
         match *change {
-            Change::Gain { amount, before, after, .. }
-            | Change::Spend { amount, before, after }
-            | Change::Pay { amount, before, after, .. }
-            | Change::Set { amount, before, after }
-            | Change::Expire { amount, before, after } => {
+            Change::Gain {
+                amount,
+                before,
+                after,
+                ..
+            }
+            | Change::Spend {
+                amount,
+                before,
+                after,
+            }
+            | Change::Pay {
+                amount,
+                before,
+                after,
+                ..
+            }
+            | Change::Set {
+                amount,
+                before,
+                after,
+            }
+            | Change::Expire {
+                amount,
+                before,
+                after,
+            } => {
                 self.amounts[amount.index()].value = pick(before, after);
             }
-            Change::Cap { amount, before, after, value_before, value_after } => {
+            Change::Cap {
+                amount,
+                before,
+                after,
+                value_before,
+                value_after,
+            } => {
                 let a = &mut self.amounts[amount.index()];
                 a.cap = if forward { after } else { before };
                 a.value = pick(value_before, value_after);
             }
             Change::Floor { .. } => {}
-            Change::Charges { track, before, after, .. } => {
+            Change::Charges {
+                track,
+                before,
+                after,
+                ..
+            } => {
                 self.tracks[track.index()].active = if forward { after } else { before };
             }
-            Change::Capacity { source, added, index, active_before, active_after } => {
+            Change::Capacity {
+                source,
+                added,
+                index,
+                active_before,
+                active_after,
+            } => {
                 let t = &mut self.tracks[source.track.index()];
                 if added == forward {
                     t.limit += source.capacity;
@@ -317,10 +529,17 @@ impl Ledger {
                 }
                 t.active = if forward { active_after } else { active_before };
             }
-            Change::Tokens { owner, op, from, to, n } => {
+            Change::Tokens {
+                owner,
+                op,
+                from,
+                to,
+                n,
+            } => {
                 let o = usize::from(self.owners);
                 let (src, dst) = if forward { (from, to) } else { (to, from) };
                 if op == TokenOp::Stock {
+                    // A supply is never empty (`stock` refuses 0), so "has a reserve" is "has tokens".
                     let cell = &mut self.tokens[to.index() * o + owner.index()];
                     let total = &mut self.supply[owner.index()];
                     if forward {
@@ -330,16 +549,25 @@ impl Ledger {
                         *cell -= n;
                         *total -= n;
                     }
+                    self.reserve[owner.index()] = (*total > 0).then_some(to);
                 } else {
                     self.tokens[src.index() * o + owner.index()] -= n;
                     self.tokens[dst.index() * o + owner.index()] += n;
                 }
             }
-            Change::Exhaust { permanent, exhausted } => {
-                self.permanents[permanent.index()].exhausted = if forward { exhausted } else { !exhausted };
+            Change::Exhaust {
+                permanent,
+                exhausted,
+            } => {
+                self.permanents[permanent.index()].exhausted =
+                    if forward { exhausted } else { !exhausted };
             }
-            Change::Demand { demand, index, raised } => {
-                let index = usize::from(index);
+            Change::Demand {
+                demand,
+                index,
+                raised,
+            } => {
+                let index = index as usize;
                 if raised == forward {
                     self.pending.insert(index, demand);
                 } else {
@@ -398,7 +626,9 @@ impl Ledger {
     /// # Errors
     /// [`Refusal::NoSuchResource`] for a handle from another ledger.
     pub fn amount(&self, id: AmountId) -> Result<&Amount, Refusal> {
-        self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))
+        self.amounts
+            .get(id.index())
+            .ok_or(missing(AmountId::WHAT, id.0))
     }
 
     /// The value of an amount; 0 for a handle this ledger does not have.
@@ -418,7 +648,10 @@ impl Ledger {
     /// [`Refusal::Overflow`] when an uncapped value would leave `i64`.
     #[inline]
     pub fn gain(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<Gained, Refusal> {
-        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        let a = self
+            .amounts
+            .get(id.index())
+            .ok_or(missing(AmountId::WHAT, id.0))?;
         if n == 0 {
             return Ok(Gained::default());
         }
@@ -427,20 +660,34 @@ impl Ledger {
             Some(cap) => {
                 let room = cap.abs_diff(before);
                 let gained = n.min(room);
-                (before + gained as i64, n - gained)
+                // `before + gained <= cap`: the sum fits even when `gained` does not fit an i64.
+                (before.wrapping_add_unsigned(gained), n - gained)
             }
             None => {
-                let after = i64::try_from(n)
-                    .ok()
-                    .and_then(|n| before.checked_add(n))
-                    .ok_or(Refusal::Overflow { op: std::borrow::Cow::Borrowed("gain"), n, key: a.key })?;
+                let after = before.checked_add_unsigned(n).ok_or(Refusal::Overflow {
+                    op: std::borrow::Cow::Borrowed("gain"),
+                    n,
+                    key: a.key,
+                })?;
                 (after, 0)
             }
         };
         let key = a.key;
         self.amounts[id.index()].value = after;
-        self.emit(key, Change::Gain { amount: id, before, after, lost }, cause);
-        Ok(Gained { gained: n - lost, lost })
+        self.emit(
+            key,
+            Change::Gain {
+                amount: id,
+                before,
+                after,
+                lost,
+            },
+            cause,
+        );
+        Ok(Gained {
+            gained: n - lost,
+            lost,
+        })
     }
 
     /// K1.2: voluntarily spends `n`: refused, changing nothing, if `n` exceeds what is above the floor.
@@ -449,20 +696,43 @@ impl Ledger {
     /// [`Refusal::Insufficient`] when short.
     #[inline]
     pub fn spend(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<(), Refusal> {
-        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        let a = self
+            .amounts
+            .get(id.index())
+            .ok_or(missing(AmountId::WHAT, id.0))?;
         let have = a.available();
         if n > have {
-            return Err(Refusal::Insufficient { key: a.key, need: n, have });
+            return Err(Refusal::Insufficient {
+                key: a.key,
+                need: n,
+                have,
+            });
         }
         if n == 0 {
             return Ok(());
         }
         let (key, before, floor) = (a.key, a.value, a.floor);
-        let after = before - n as i64;
+        // `n <= before - floor`, so the difference fits even when `n` does not fit an i64.
+        let after = before.wrapping_sub_unsigned(n);
         self.amounts[id.index()].value = after;
-        self.emit(key, Change::Spend { amount: id, before, after }, cause);
+        self.emit(
+            key,
+            Change::Spend {
+                amount: id,
+                before,
+                after,
+            },
+            cause,
+        );
         if after == floor {
-            self.emit(key, Change::Floor { amount: id, at: floor }, cause);
+            self.emit(
+                key,
+                Change::Floor {
+                    amount: id,
+                    at: floor,
+                },
+                cause,
+            );
         }
         Ok(())
     }
@@ -473,18 +743,37 @@ impl Ledger {
     /// Only [`Refusal::NoSuchResource`].
     #[inline]
     pub fn pay(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<Paid, Refusal> {
-        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        let a = self
+            .amounts
+            .get(id.index())
+            .ok_or(missing(AmountId::WHAT, id.0))?;
         if n == 0 {
             return Ok(Paid::default());
         }
         let paid = n.min(a.available());
         let (key, before, floor) = (a.key, a.value, a.floor);
-        let after = before - paid as i64;
+        let after = before.wrapping_sub_unsigned(paid);
         let shortfall = n - paid;
         self.amounts[id.index()].value = after;
-        self.emit(key, Change::Pay { amount: id, before, after, shortfall }, cause);
+        self.emit(
+            key,
+            Change::Pay {
+                amount: id,
+                before,
+                after,
+                shortfall,
+            },
+            cause,
+        );
         if after == floor && before != floor {
-            self.emit(key, Change::Floor { amount: id, at: floor }, cause);
+            self.emit(
+                key,
+                Change::Floor {
+                    amount: id,
+                    at: floor,
+                },
+                cause,
+            );
         }
         Ok(Paid { paid, shortfall })
     }
@@ -494,7 +783,10 @@ impl Ledger {
     /// # Errors
     /// [`Refusal::Invalid`] outside the bounds.
     pub fn set(&mut self, id: AmountId, value: i64, cause: Cause) -> Result<(), Refusal> {
-        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        let a = self
+            .amounts
+            .get(id.index())
+            .ok_or(missing(AmountId::WHAT, id.0))?;
         if value < a.floor || a.cap.is_some_and(|c| value > c) {
             return Err(Refusal::Invalid(format!(
                 "{value} outside [{}, {:?}] for {:?}",
@@ -506,9 +798,24 @@ impl Ledger {
             return Ok(());
         }
         self.amounts[id.index()].value = value;
-        self.emit(key, Change::Set { amount: id, before, after: value }, cause);
+        self.emit(
+            key,
+            Change::Set {
+                amount: id,
+                before,
+                after: value,
+            },
+            cause,
+        );
         if value == floor {
-            self.emit(key, Change::Floor { amount: id, at: floor }, cause);
+            self.emit(
+                key,
+                Change::Floor {
+                    amount: id,
+                    at: floor,
+                },
+                cause,
+            );
         }
         Ok(())
     }
@@ -519,9 +826,15 @@ impl Ledger {
     /// # Errors
     /// [`Refusal::Invalid`] for a cap below the floor.
     pub fn set_cap(&mut self, id: AmountId, cap: Option<i64>, cause: Cause) -> Result<(), Refusal> {
-        let a = self.amounts.get(id.index()).ok_or(missing(AmountId::WHAT, id.0))?;
+        let a = self
+            .amounts
+            .get(id.index())
+            .ok_or(missing(AmountId::WHAT, id.0))?;
         if cap.is_some_and(|c| c < a.floor) {
-            return Err(Refusal::Invalid(format!("cap {cap:?} below floor {} for {:?}", a.floor, a.key)));
+            return Err(Refusal::Invalid(format!(
+                "cap {cap:?} below floor {} for {:?}",
+                a.floor, a.key
+            )));
         }
         if cap == a.cap {
             return Ok(());
@@ -533,12 +846,24 @@ impl Ledger {
         am.value = value_after;
         self.emit(
             key,
-            Change::Cap { amount: id, before, after: cap, value_before, value_after },
-            Cause::StateCheck,
+            Change::Cap {
+                amount: id,
+                before,
+                after: cap,
+                value_before,
+                value_after,
+            },
+            cause,
         );
-        let _ = cause;
         if value_after == floor && value_before != floor {
-            self.emit(key, Change::Floor { amount: id, at: floor }, Cause::StateCheck);
+            self.emit(
+                key,
+                Change::Floor {
+                    amount: id,
+                    at: floor,
+                },
+                Cause::StateCheck,
+            );
         }
         Ok(())
     }
@@ -555,9 +880,14 @@ impl Ledger {
         need: u64,
         cause: Cause,
     ) -> Result<(), Refusal> {
-        let sum = allocation.iter().try_fold(0u64, |s, &(_, n)| s.checked_add(n));
+        let sum = allocation
+            .iter()
+            .try_fold(0u64, |s, &(_, n)| s.checked_add(n));
         if sum != Some(need) {
-            return Err(Refusal::BadAllocation { sum: sum.unwrap_or(u64::MAX), need });
+            return Err(Refusal::BadAllocation {
+                sum: sum.unwrap_or(u64::MAX),
+                need,
+            });
         }
         for (i, &(id, _)) in allocation.iter().enumerate() {
             if allocation[..i].iter().any(|&(other, _)| other == id) {
@@ -570,7 +900,11 @@ impl Ledger {
                 .sum::<u64>();
             let a = self.amount(id)?;
             if total > a.available() {
-                return Err(Refusal::Insufficient { key: a.key, need: total, have: a.available() });
+                return Err(Refusal::Insufficient {
+                    key: a.key,
+                    need: total,
+                    have: a.available(),
+                });
             }
         }
         for &(id, n) in allocation {
@@ -609,7 +943,9 @@ impl Ledger {
     /// # Errors
     /// [`Refusal::NoSuchResource`].
     pub fn track(&self, id: TrackId) -> Result<&Track, Refusal> {
-        self.tracks.get(id.index()).ok_or(missing(TrackId::WHAT, id.0))
+        self.tracks
+            .get(id.index())
+            .ok_or(missing(TrackId::WHAT, id.0))
     }
 
     /// Every track, in creation order.
@@ -632,7 +968,16 @@ impl Ledger {
         }
         t.active = after;
         let key = t.key;
-        self.emit(key, Change::Charges { track: id, op, before, after }, cause);
+        self.emit(
+            key,
+            Change::Charges {
+                track: id,
+                op,
+                before,
+                after,
+            },
+            cause,
+        );
     }
 
     /// K3.2: spends `k` charges, all or nothing.
@@ -643,7 +988,11 @@ impl Ledger {
     pub fn spend_charges(&mut self, id: TrackId, k: u32, cause: Cause) -> Result<(), Refusal> {
         let t = self.track(id)?;
         if k > t.active {
-            return Err(Refusal::InsufficientCharges { key: t.key, need: k, active: t.active });
+            return Err(Refusal::InsufficientCharges {
+                key: t.key,
+                need: k,
+                active: t.active,
+            });
         }
         let after = t.active - k;
         self.set_active(id, after, ChargeOp::Spend, cause);
@@ -690,7 +1039,10 @@ impl Ledger {
             return Err(Refusal::Unrecoverable { key: t.key });
         }
         if t.limit - t.active < k {
-            return Err(Refusal::NothingToRecover { key: t.key, limit: t.limit });
+            return Err(Refusal::NothingToRecover {
+                key: t.key,
+                limit: t.limit,
+            });
         }
         self.recover_charges(id, k, cause).map(|_| ())
     }
@@ -714,7 +1066,12 @@ impl Ledger {
             key: t.key,
         })?;
         let _ = after;
-        let source = Contribution { track: id, source, capacity, recurrence };
+        let source = Contribution {
+            track: id,
+            source,
+            capacity,
+            recurrence,
+        };
         let index = index_u32(self.contributions.len())?;
         let change = Change::Capacity {
             source,
@@ -733,10 +1090,19 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::NoSuchResource`].
-    pub fn remove_capacity(&mut self, id: TrackId, source: u32, cause: Cause) -> Result<u32, Refusal> {
+    pub fn remove_capacity(
+        &mut self,
+        id: TrackId,
+        source: u32,
+        cause: Cause,
+    ) -> Result<u32, Refusal> {
         let key = self.track(id)?.key;
         let mut removed = 0;
-        while let Some(index) = self.contributions.iter().position(|c| c.track == id && c.source == source) {
+        while let Some(index) = self
+            .contributions
+            .iter()
+            .position(|c| c.track == id && c.source == source)
+        {
             let c = self.contributions[index];
             let t = self.tracks[id.index()];
             let change = Change::Capacity {
@@ -760,11 +1126,19 @@ impl Ledger {
 
     /// The recurrence a track has now, from its sources and policy (K3.5, K3.7).
     pub fn recurrence(&self, id: TrackId) -> i32 {
-        let Some(t) = self.tracks.get(id.index()) else { return 0 };
+        let Some(t) = self.tracks.get(id.index()) else {
+            return 0;
+        };
         match t.recurrence {
             Recurrence::Fixed(r) => r,
-            Recurrence::Sum => self.contributions(id).map(|c| c.recurrence).sum(),
-            Recurrence::Max => self.contributions(id).map(|c| c.recurrence).max().unwrap_or(0),
+            Recurrence::Sum => self
+                .contributions(id)
+                .fold(0i32, |s, c| s.saturating_add(c.recurrence)),
+            Recurrence::Max => self
+                .contributions(id)
+                .map(|c| c.recurrence)
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -777,7 +1151,8 @@ impl Ledger {
     pub fn add_zone(&mut self, zone: Zone) -> Result<ZoneId, Refusal> {
         let id = ZoneId(index_u32(self.zones.len())?);
         self.zones.push(zone);
-        self.tokens.extend(std::iter::repeat_n(0, usize::from(self.owners)));
+        self.tokens
+            .extend(std::iter::repeat_n(0, usize::from(self.owners)));
         Ok(id)
     }
 
@@ -786,7 +1161,9 @@ impl Ledger {
     /// # Errors
     /// [`Refusal::NoSuchResource`].
     pub fn zone(&self, id: ZoneId) -> Result<&Zone, Refusal> {
-        self.zones.get(id.index()).ok_or(missing(ZoneId::WHAT, id.0))
+        self.zones
+            .get(id.index())
+            .ok_or(missing(ZoneId::WHAT, id.0))
     }
 
     /// Every zone, in creation order.
@@ -795,26 +1172,51 @@ impl Ledger {
     }
 
     /// Gives `owner` a supply: `n` tokens created in `reserve`, which becomes the owner's reinforcements.
-    /// Setup only; the owner's total then never changes (K4).
+    /// Setup only; the owner's total then never changes (K4). Stocking again adds to the same reserve.
     ///
     /// # Errors
-    /// [`Refusal::NoSuchResource`], or [`Refusal::Invalid`] for a non-player owner.
-    pub fn stock(&mut self, owner: Owner, reserve: ZoneId, n: u32, cause: Cause) -> Result<(), Refusal> {
-        self.zone(reserve)?;
+    /// [`Refusal::NoSuchResource`]; [`Refusal::Invalid`] for a non-player owner, `n == 0`, or a reserve
+    /// other than the owner's existing one; [`Refusal::Overflow`] past `u32::MAX` tokens.
+    pub fn stock(
+        &mut self,
+        owner: Owner,
+        reserve: ZoneId,
+        n: u32,
+        cause: Cause,
+    ) -> Result<(), Refusal> {
+        let key = self.zone(reserve)?.key;
         if owner.0 >= self.owners {
-            return Err(Refusal::Invalid(format!("{owner} is not one of {} owners", self.owners)));
+            return Err(Refusal::Invalid(format!(
+                "{owner} is not one of {} owners",
+                self.owners
+            )));
         }
-        self.supply[owner.index()].checked_add(n).ok_or(Refusal::Overflow {
-            op: std::borrow::Cow::Borrowed("stock"),
-            n: u64::from(n),
-            key: self.zones[reserve.index()].key,
-        })?;
-        self.reserve[owner.index()] = Some(reserve);
-        let o = usize::from(self.owners);
-        self.tokens[reserve.index() * o + owner.index()] += n;
-        self.supply[owner.index()] += n;
-        let key = self.zones[reserve.index()].key;
-        self.emit(key, Change::Tokens { owner, op: TokenOp::Stock, from: reserve, to: reserve, n }, cause);
+        if n == 0 {
+            return Err(Refusal::Invalid(format!(
+                "a supply of 0 tokens for {owner} in {reserve}"
+            )));
+        }
+        if let Some(existing) = self.reserve[owner.index()].filter(|&z| z != reserve) {
+            return Err(Refusal::Invalid(format!(
+                "{owner}'s reinforcements are {existing}, not {reserve}"
+            )));
+        }
+        self.supply[owner.index()]
+            .checked_add(n)
+            .ok_or(Refusal::Overflow {
+                op: std::borrow::Cow::Borrowed("stock"),
+                n: u64::from(n),
+                key,
+            })?;
+        let change = Change::Tokens {
+            owner,
+            op: TokenOp::Stock,
+            from: reserve,
+            to: reserve,
+            n,
+        };
+        self.apply_change(&change, true);
+        self.emit(key, change, cause);
         Ok(())
     }
 
@@ -825,7 +1227,10 @@ impl Ledger {
         if owner.0 >= self.owners {
             return 0;
         }
-        self.tokens.get(zone.index() * o + owner.index()).copied().unwrap_or(0)
+        self.tokens
+            .get(zone.index() * o + owner.index())
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The owner's reinforcements zone.
@@ -849,7 +1254,17 @@ impl Ledger {
         self.tokens[from.index() * o + owner.index()] -= n;
         self.tokens[to.index() * o + owner.index()] += n;
         let key = self.zones[to.index()].key;
-        self.emit(key, Change::Tokens { owner, op, from, to, n }, cause);
+        self.emit(
+            key,
+            Change::Tokens {
+                owner,
+                op,
+                from,
+                to,
+                n,
+            },
+            cause,
+        );
     }
 
     /// K4.1: moves `n` of `owner`'s tokens. K4.3: a token for a one-per-owner zone that already holds one
@@ -871,12 +1286,21 @@ impl Ledger {
         let reserve = self.owner_reserve(owner)?;
         let have = self.tokens(from, owner);
         if n > have {
-            return Err(Refusal::NotEnoughTokens { owner, zone: src.key, need: n, have });
+            return Err(Refusal::NotEnoughTokens {
+                owner,
+                zone: src.key,
+                need: n,
+                have,
+            });
         }
         if n == 0 || from == to {
             return Ok(0);
         }
-        let placed = if dst.one_per_owner { u32::from(self.tokens(to, owner) == 0).min(n) } else { n };
+        let placed = if dst.one_per_owner {
+            u32::from(self.tokens(to, owner) == 0).min(n)
+        } else {
+            n
+        };
         let bounced = n - placed;
         if placed > 0 {
             self.shift(owner, TokenOp::Move, from, to, placed, cause);
@@ -888,18 +1312,33 @@ impl Ledger {
     }
 
     /// K4.2: gains up to `n` tokens from the owner's reinforcements into `to`; what reinforcements lack is
-    /// reported in [`Gained::lost`], not refused.
+    /// reported in [`Gained::lost`], not refused. K4.3: a one-per-owner zone takes at most one of the
+    /// owner's tokens; the others stay in reinforcements and are reported in [`Gained::lost`] too.
     ///
     /// # Errors
     /// [`Refusal::Invalid`] for an owner without supply.
-    pub fn gain_tokens(&mut self, owner: Owner, to: ZoneId, n: u32, cause: Cause) -> Result<Gained, Refusal> {
-        self.zone(to)?;
+    pub fn gain_tokens(
+        &mut self,
+        owner: Owner,
+        to: ZoneId,
+        n: u32,
+        cause: Cause,
+    ) -> Result<Gained, Refusal> {
+        let dst = *self.zone(to)?;
         let reserve = self.owner_reserve(owner)?;
-        let got = n.min(self.tokens(reserve, owner));
+        let room = if dst.one_per_owner {
+            u32::from(self.tokens(to, owner) == 0)
+        } else {
+            u32::MAX
+        };
+        let got = n.min(self.tokens(reserve, owner)).min(room);
         if got > 0 && reserve != to {
             self.shift(owner, TokenOp::Gain, reserve, to, got, cause);
         }
-        Ok(Gained { gained: u64::from(got), lost: u64::from(n - got) })
+        Ok(Gained {
+            gained: u64::from(got),
+            lost: u64::from(n - got),
+        })
     }
 
     /// K4.3/K4.4: places one of `owner`'s tokens in `to` from reinforcements. If `to` is one-per-owner and
@@ -919,7 +1358,17 @@ impl Ledger {
         let reserve = self.owner_reserve(owner)?;
         if dst.one_per_owner && self.tokens(to, owner) > 0 {
             // The token would go straight back to reinforcements: report it, move nothing.
-            self.emit(dst.key, Change::Tokens { owner, op: TokenOp::Bounce, from: reserve, to: reserve, n: 0 }, cause);
+            self.emit(
+                dst.key,
+                Change::Tokens {
+                    owner,
+                    op: TokenOp::Bounce,
+                    from: reserve,
+                    to: reserve,
+                    n: 0,
+                },
+                cause,
+            );
             return Ok(Placement::Bounced);
         }
         if self.tokens(reserve, owner) > 0 {
@@ -930,7 +1379,12 @@ impl Ledger {
             Some(pool) => {
                 let src = *self.zone(pool)?;
                 if self.tokens(pool, owner) == 0 {
-                    return Err(Refusal::NotEnoughTokens { owner, zone: src.key, need: 1, have: 0 });
+                    return Err(Refusal::NotEnoughTokens {
+                        owner,
+                        zone: src.key,
+                        need: 1,
+                        have: 0,
+                    });
                 }
                 self.shift(owner, TokenOp::Fallback, pool, to, 1, cause);
                 Ok(Placement::FromFallback)
@@ -950,9 +1404,17 @@ impl Ledger {
     ///
     /// # Errors
     /// Only when the ledger is full.
-    pub fn add_permanent(&mut self, key: Key, ready_at: Option<Scope>) -> Result<PermanentId, Refusal> {
+    pub fn add_permanent(
+        &mut self,
+        key: Key,
+        ready_at: Option<Scope>,
+    ) -> Result<PermanentId, Refusal> {
         let id = PermanentId(index_u32(self.permanents.len())?);
-        self.permanents.push(Permanent { key, exhausted: false, ready_at });
+        self.permanents.push(Permanent {
+            key,
+            exhausted: false,
+            ready_at,
+        });
         Ok(id)
     }
 
@@ -961,7 +1423,9 @@ impl Ledger {
     /// # Errors
     /// [`Refusal::NoSuchResource`].
     pub fn permanent(&self, id: PermanentId) -> Result<&Permanent, Refusal> {
-        self.permanents.get(id.index()).ok_or(missing(PermanentId::WHAT, id.0))
+        self.permanents
+            .get(id.index())
+            .ok_or(missing(PermanentId::WHAT, id.0))
     }
 
     /// Every permanent, in creation order.
@@ -987,7 +1451,14 @@ impl Ledger {
         }
         let key = p.key;
         self.permanents[id.index()].exhausted = true;
-        self.emit(key, Change::Exhaust { permanent: id, exhausted: true }, cause);
+        self.emit(
+            key,
+            Change::Exhaust {
+                permanent: id,
+                exhausted: true,
+            },
+            cause,
+        );
         Ok(())
     }
 
@@ -1000,7 +1471,14 @@ impl Ledger {
         if p.exhausted {
             let key = p.key;
             self.permanents[id.index()].exhausted = false;
-            self.emit(key, Change::Exhaust { permanent: id, exhausted: false }, cause);
+            self.emit(
+                key,
+                Change::Exhaust {
+                    permanent: id,
+                    exhausted: false,
+                },
+                cause,
+            );
         }
         Ok(())
     }
@@ -1011,7 +1489,14 @@ impl Ledger {
             let p = self.permanents[i];
             if p.key.owner == owner && p.exhausted {
                 self.permanents[i].exhausted = false;
-                self.emit(p.key, Change::Exhaust { permanent: PermanentId(i as u32), exhausted: false }, cause);
+                self.emit(
+                    p.key,
+                    Change::Exhaust {
+                        permanent: PermanentId(i as u32),
+                        exhausted: false,
+                    },
+                    cause,
+                );
             }
         }
     }
@@ -1028,19 +1513,43 @@ impl Ledger {
             Some(i) if self.pending[i].excess == excess => {}
             Some(i) => {
                 let old = self.pending[i];
-                self.emit(key, Change::Demand { demand: old, index: i as u16, raised: false }, cause);
+                self.emit(
+                    key,
+                    Change::Demand {
+                        demand: old,
+                        index: i as u32,
+                        raised: false,
+                    },
+                    cause,
+                );
                 self.pending.remove(i);
                 if excess > 0 {
                     let demand = Demand { key, excess };
                     self.pending.insert(i, demand);
-                    self.emit(key, Change::Demand { demand, index: i as u16, raised: true }, cause);
+                    self.emit(
+                        key,
+                        Change::Demand {
+                            demand,
+                            index: i as u32,
+                            raised: true,
+                        },
+                        cause,
+                    );
                 }
             }
             None if excess > 0 => {
                 let demand = Demand { key, excess };
                 let i = self.pending.len();
                 self.pending.push(demand);
-                self.emit(key, Change::Demand { demand, index: i as u16, raised: true }, cause);
+                self.emit(
+                    key,
+                    Change::Demand {
+                        demand,
+                        index: i as u32,
+                        raised: true,
+                    },
+                    cause,
+                );
             }
             None => {}
         }
@@ -1060,7 +1569,11 @@ impl Ledger {
     pub fn ensure_nothing_pending(&self) -> Result<(), Refusal> {
         match self.pending.first() {
             None => Ok(()),
-            Some(d) => Err(Refusal::AwaitingChoice { owner: d.key.owner, key: d.key, excess: d.excess }),
+            Some(d) => Err(Refusal::AwaitingChoice {
+                owner: d.key.owner,
+                key: d.key,
+                excess: d.excess,
+            }),
         }
     }
 
@@ -1106,11 +1619,20 @@ impl Ledger {
         let cause = Cause::Upkeep(scope);
         for i in 0..self.amounts.len() {
             let a = self.amounts[i];
-            if a.lifetime != Scope::Game && a.lifetime.ends_with(scope) && a.value != a.on_expiry {
-                self.amounts[i].value = a.on_expiry;
+            // A resetting amount whose cap was lowered below its start resets to the cap (K1.4).
+            let target = a
+                .cap
+                .map_or(a.on_expiry, |c| a.on_expiry.min(c))
+                .max(a.floor);
+            if a.lifetime != Scope::Game && a.lifetime.ends_with(scope) && a.value != target {
+                self.amounts[i].value = target;
                 self.emit(
                     a.key,
-                    Change::Expire { amount: AmountId(i as u32), before: a.value, after: a.on_expiry },
+                    Change::Expire {
+                        amount: AmountId(i as u32),
+                        before: a.value,
+                        after: target,
+                    },
                     cause,
                 );
             }
@@ -1135,13 +1657,28 @@ impl Ledger {
             let p = self.permanents[i];
             if p.exhausted && p.ready_at.is_some_and(|s| s.ends_with(scope)) {
                 self.permanents[i].exhausted = false;
-                self.emit(p.key, Change::Exhaust { permanent: PermanentId(i as u32), exhausted: false }, cause);
+                self.emit(
+                    p.key,
+                    Change::Exhaust {
+                        permanent: PermanentId(i as u32),
+                        exhausted: false,
+                    },
+                    cause,
+                );
             }
         }
         let before = self.clock;
         let after = before.after(scope);
         self.clock = after;
-        self.emit(Key::new(Owner::GAME, crate::Kind(u16::MAX), 0), Change::Scope { scope, before, after }, cause);
+        self.emit(
+            Key::new(Owner::GAME, crate::Kind(u16::MAX), 0),
+            Change::Scope {
+                scope,
+                before,
+                after,
+            },
+            cause,
+        );
     }
 
     /// K11: state-based checks. Calls `react` with every event recorded from position `from` of the log on,
@@ -1179,7 +1716,11 @@ impl Ledger {
     /// A uniform integer in `0..n` from the game's RNG, recorded as an event so that replays agree.
     pub fn random_below(&mut self, n: u64, cause: Cause) -> u64 {
         let v = self.rng.below(n);
-        self.emit(Key::new(Owner::GAME, crate::Kind(u16::MAX), 0), Change::Random { draws: 1 }, cause);
+        self.emit(
+            Key::new(Owner::GAME, crate::Kind(u16::MAX), 0),
+            Change::Random { draws: 1 },
+            cause,
+        );
         v
     }
 
@@ -1188,11 +1729,62 @@ impl Ledger {
         self.rng.shuffle(items);
         let draws = u32::try_from(items.len().saturating_sub(1)).unwrap_or(u32::MAX);
         if draws > 0 {
-            self.emit(Key::new(Owner::GAME, crate::Kind(u16::MAX), 0), Change::Random { draws }, cause);
+            self.emit(
+                Key::new(Owner::GAME, crate::Kind(u16::MAX), 0),
+                Change::Random { draws },
+                cause,
+            );
         }
     }
 
     // ----- invariants -----
+
+    /// The tables agree with each other, so that no handle stored in the ledger indexes out of bounds.
+    fn check_structure(&self) -> Result<(), Violation> {
+        let o = usize::from(self.owners);
+        if self.supply.len() != o || self.reserve.len() != o {
+            return Err(Violation(format!(
+                "{} owners but {} supplies and {} reserves",
+                self.owners,
+                self.supply.len(),
+                self.reserve.len()
+            )));
+        }
+        if Some(self.tokens.len()) != self.zones.len().checked_mul(o) {
+            return Err(Violation(format!(
+                "{} token counts for {} zones of {} owners",
+                self.tokens.len(),
+                self.zones.len(),
+                self.owners
+            )));
+        }
+        if let Some(c) = self
+            .contributions
+            .iter()
+            .find(|c| c.track.index() >= self.tracks.len())
+        {
+            return Err(Violation(format!(
+                "capacity source {} feeds missing {}",
+                c.source, c.track
+            )));
+        }
+        for (owner, (reserve, supply)) in self.reserve.iter().zip(&self.supply).enumerate() {
+            if reserve.is_some_and(|z| z.index() >= self.zones.len())
+                || reserve.is_some() != (*supply > 0)
+            {
+                return Err(Violation(format!(
+                    "p{owner} has {supply} tokens and reserve {reserve:?}"
+                )));
+            }
+        }
+        if let Some(a) = self.amounts.iter().find(|a| a.on_expiry < a.floor) {
+            return Err(Violation(format!(
+                "{:?} expires to {} below its floor {}",
+                a.key, a.on_expiry, a.floor
+            )));
+        }
+        Ok(())
+    }
 
     /// Checks every kernel invariant: floors and caps (K1), `0 <= active <= limit` and limits equal to the
     /// sum of capacity sources (K3), per-owner token conservation (K4).
@@ -1200,6 +1792,7 @@ impl Ledger {
     /// # Errors
     /// The first [`Violation`] found.
     pub fn check_invariants(&self) -> Result<(), Violation> {
+        self.check_structure()?;
         for a in &self.amounts {
             if a.value < a.floor || a.cap.is_some_and(|c| a.value > c) {
                 return Err(Violation(format!(
@@ -1210,16 +1803,27 @@ impl Ledger {
         }
         for (i, t) in self.tracks.iter().enumerate() {
             if t.active > t.limit {
-                return Err(Violation(format!("{:?}: {} active of {}", t.key, t.active, t.limit)));
+                return Err(Violation(format!(
+                    "{:?}: {} active of {}",
+                    t.key, t.active, t.limit
+                )));
             }
-            let sum: u64 = self.contributions(TrackId(i as u32)).map(|c| u64::from(c.capacity)).sum();
+            let sum: u64 = self
+                .contributions(TrackId(i as u32))
+                .map(|c| u64::from(c.capacity))
+                .sum();
             if sum != u64::from(t.limit) {
-                return Err(Violation(format!("{:?}: limit {} but sources sum to {sum}", t.key, t.limit)));
+                return Err(Violation(format!(
+                    "{:?}: limit {} but sources sum to {sum}",
+                    t.key, t.limit
+                )));
             }
         }
         let o = usize::from(self.owners);
         for owner in 0..o {
-            let held: u64 = (0..self.zones.len()).map(|z| u64::from(self.tokens[z * o + owner])).sum();
+            let held: u64 = (0..self.zones.len())
+                .map(|z| u64::from(self.tokens[z * o + owner]))
+                .sum();
             if held != u64::from(self.supply[owner]) {
                 return Err(Violation(format!(
                     "p{owner} owns {} tokens but {held} are in zones",
