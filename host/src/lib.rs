@@ -1,11 +1,25 @@
 //! # coffer-host
 //!
 //! Hosts Coffer games: a [`Registry`] of rulesets (statically linked or loaded at runtime from plugin
-//! libraries), a `Host` running many games of different rulesets at once, verified save files,
-//! terminal rendering of resources, and the `coffer` command built on all of them.
+//! libraries), a [`Host`] running many games of different rulesets at once, verified [save files](save),
+//! terminal [rendering](render) of resources, and the `coffer` command built on all of them.
 //!
 //! Use this crate to run games; to write a ruleset, depend on `coffer-core` instead.
+//!
+//! ```
+//! use coffer_host::{Host, Registry};
+//! // Rulesets come from linked plugin crates (`Registry::with_static`) or plugin libraries loaded at runtime.
+//! let host = Host::new(Registry::with_static().unwrap());
+//! for entry in host.registry().iter() {
+//!     println!("{} ({})", entry.key(), entry.origin);
+//! }
+//! ```
 
+pub mod host;
 pub mod registry;
+pub mod render;
+pub mod save;
 
+pub use host::{GameId, Host, HostError, HostedGame, LoggedAction};
 pub use registry::{Entry, Origin, Registry, RegistryError};
+pub use save::{SaveError, SaveFile};

@@ -1,0 +1,354 @@
+//! The [`Host`]: many games of different rulesets in one process, each locked on its own, and the
+//! [`HostedGame`] that remembers how a game was set up and every action applied to it.
+
+use crate::registry::{Registry, RegistryError};
+use coffer_core::{
+    ActionError, DynGame, DynRuleset, Event, Outcome, Owner, Setup, SetupError, StateHash,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+
+/// One applied action as the log records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoggedAction {
+    /// Who acted (player index).
+    pub player: u16,
+    /// The action, as the ruleset reads it.
+    pub action: serde_json::Value,
+    /// The state hash right after this action, so a replay can name the first action that diverges.
+    #[serde(with = "crate::save::hex_hash")]
+    pub hash: StateHash,
+}
+
+/// Why the host refused something. A refused action leaves the game unchanged.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// The ruleset name did not resolve.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// The ruleset refused to start the game.
+    #[error("cannot start a game of '{ruleset}'")]
+    Setup {
+        /// The ruleset key.
+        ruleset: String,
+        /// Why.
+        #[source]
+        source: SetupError,
+    },
+    /// The ruleset refused an action; the game is unchanged.
+    #[error("player {player} cannot play {action}")]
+    Action {
+        /// Who acted.
+        player: u16,
+        /// The action as given.
+        action: String,
+        /// Why it was refused.
+        #[source]
+        source: ActionError,
+    },
+    /// No game has that id.
+    #[error("no game {0} in this host")]
+    NoSuchGame(GameId),
+    /// A thread panicked while it held this game; the game may be half-changed and is not used again.
+    #[error("game {0} is poisoned: a thread panicked while using it")]
+    Poisoned(GameId),
+}
+
+/// A game together with how it was set up and its action log: everything a save file records.
+pub struct HostedGame {
+    ruleset: Arc<dyn DynRuleset>,
+    key: String,
+    setup: Setup,
+    log: Vec<LoggedAction>,
+    game: Box<dyn DynGame>,
+}
+
+impl fmt::Debug for HostedGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostedGame")
+            .field("ruleset", &self.key)
+            .field("setup", &self.setup)
+            .field("actions", &self.log.len())
+            .field("hash", &self.game.state_hash())
+            .finish()
+    }
+}
+
+impl HostedGame {
+    /// Starts a new game of `ruleset`.
+    ///
+    /// # Errors
+    /// [`HostError::Setup`] when the ruleset refuses the players, seed or configuration.
+    pub fn start(ruleset: Arc<dyn DynRuleset>, setup: Setup) -> Result<HostedGame, HostError> {
+        let key = ruleset.description().key();
+        let game = ruleset
+            .new_game(&setup)
+            .map_err(|source| HostError::Setup {
+                ruleset: key.clone(),
+                source,
+            })?;
+        Ok(HostedGame {
+            ruleset,
+            key,
+            setup,
+            log: Vec::new(),
+            game,
+        })
+    }
+
+    /// Assembles a game from parts already checked against each other (used when loading a save).
+    pub(crate) fn from_parts(
+        ruleset: Arc<dyn DynRuleset>,
+        setup: Setup,
+        log: Vec<LoggedAction>,
+        game: Box<dyn DynGame>,
+    ) -> HostedGame {
+        let key = ruleset.description().key();
+        HostedGame {
+            ruleset,
+            key,
+            setup,
+            log,
+            game,
+        }
+    }
+
+    /// The ruleset.
+    pub fn ruleset(&self) -> &Arc<dyn DynRuleset> {
+        &self.ruleset
+    }
+
+    /// The ruleset's key, `id@version`.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Players, seed and configuration the game started from.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// Every action applied so far, in order.
+    pub fn log(&self) -> &[LoggedAction] {
+        &self.log
+    }
+
+    /// The running game, read-only.
+    pub fn game(&self) -> &dyn DynGame {
+        &*self.game
+    }
+
+    /// The state hash now.
+    pub fn state_hash(&self) -> StateHash {
+        self.game.state_hash()
+    }
+
+    /// The outcome now.
+    pub fn outcome(&self) -> Outcome {
+        self.game.outcome()
+    }
+
+    /// The JSON of every legal action of `player` now (empty for a player not in the game).
+    pub fn legal_actions(&mut self, player: u16) -> Vec<String> {
+        let count = self.game.legal_actions(Owner(player));
+        (0..count)
+            .filter_map(|i| self.game.legal_action_json(i))
+            .collect()
+    }
+
+    /// How many legal actions `player` has now.
+    pub fn legal_count(&mut self, player: u16) -> usize {
+        self.game.legal_actions(Owner(player))
+    }
+
+    /// Applies an action given as JSON, logs it, and returns its events.
+    ///
+    /// # Errors
+    /// [`HostError::Action`] with the ruleset's typed reason; the game and the log are unchanged.
+    pub fn apply_json(&mut self, player: u16, json: &str) -> Result<&[Event], HostError> {
+        let refused = |source| HostError::Action {
+            player,
+            action: json.trim().to_owned(),
+            source,
+        };
+        self.game.apply_json(Owner(player), json).map_err(refused)?;
+        // The ruleset read it, so it is JSON; keep it as a value so the save file embeds it.
+        let action = serde_json::from_str(json)
+            .unwrap_or_else(|_| serde_json::Value::String(json.to_owned()));
+        self.log.push(LoggedAction {
+            player,
+            action,
+            hash: self.game.state_hash(),
+        });
+        Ok(self.game.events())
+    }
+
+    /// Applies legal action `index` of `player` (the hot path), logs it, and returns its events.
+    ///
+    /// # Errors
+    /// [`HostError::Action`]; the game and the log are unchanged.
+    pub fn apply_legal(&mut self, player: u16, index: usize) -> Result<&[Event], HostError> {
+        let count = self.game.legal_actions(Owner(player));
+        let json = self.game.legal_action_json(index);
+        let shown = json
+            .clone()
+            .unwrap_or_else(|| format!("legal action #{index} of {count}"));
+        self.game
+            .apply_legal(Owner(player), index)
+            .map_err(|source| HostError::Action {
+                player,
+                action: shown,
+                source,
+            })?;
+        let action = json
+            .and_then(|j| serde_json::from_str(&j).ok())
+            .unwrap_or(serde_json::Value::Null);
+        self.log.push(LoggedAction {
+            player,
+            action,
+            hash: self.game.state_hash(),
+        });
+        Ok(self.game.events())
+    }
+}
+
+/// A game's id within one [`Host`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+pub struct GameId(pub u64);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// Many games of different rulesets at once. `Send + Sync`: share it between threads (`Arc<Host>` or a
+/// scoped borrow); each game has its own lock, so games advance in parallel.
+///
+/// ```
+/// use coffer_host::{Host, Registry};
+/// let host = Host::new(Registry::new());
+/// assert!(host.start("chess", coffer_core::Setup::new(2, 1)).is_err());
+/// assert!(host.ids().is_empty());
+/// ```
+pub struct Host {
+    registry: Registry,
+    games: RwLock<BTreeMap<GameId, Arc<Mutex<HostedGame>>>>,
+    next: AtomicU64,
+}
+
+impl fmt::Debug for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Host")
+            .field("registry", &self.registry)
+            .field("games", &self.ids())
+            .finish()
+    }
+}
+
+impl Host {
+    /// A host with no game, serving the rulesets of `registry`.
+    pub fn new(registry: Registry) -> Host {
+        Host {
+            registry,
+            games: RwLock::new(BTreeMap::new()),
+            next: AtomicU64::new(1),
+        }
+    }
+
+    /// The rulesets this host serves.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Starts a game of `ruleset` (`id` or `id@version`).
+    ///
+    /// # Errors
+    /// [`HostError::Registry`] for an unknown or ambiguous ruleset, [`HostError::Setup`] when it refuses.
+    pub fn start(&self, ruleset: &str, setup: Setup) -> Result<GameId, HostError> {
+        let entry = self.registry.get(ruleset)?;
+        let game = HostedGame::start(Arc::clone(&entry.ruleset), setup)?;
+        Ok(self.insert(game))
+    }
+
+    /// Adds a game (for example one loaded from a save file) and returns its id.
+    pub fn insert(&self, game: HostedGame) -> GameId {
+        let id = GameId(self.next.fetch_add(1, Ordering::Relaxed));
+        self.write().insert(id, Arc::new(Mutex::new(game)));
+        id
+    }
+
+    /// Removes a game and returns its handle (threads holding it may finish with it).
+    ///
+    /// # Errors
+    /// [`HostError::NoSuchGame`].
+    pub fn remove(&self, id: GameId) -> Result<Arc<Mutex<HostedGame>>, HostError> {
+        self.write().remove(&id).ok_or(HostError::NoSuchGame(id))
+    }
+
+    /// The ids of every game, in order.
+    pub fn ids(&self) -> Vec<GameId> {
+        self.read().keys().copied().collect()
+    }
+
+    /// The shared handle of a game; lock it to use it.
+    ///
+    /// # Errors
+    /// [`HostError::NoSuchGame`].
+    pub fn game(&self, id: GameId) -> Result<Arc<Mutex<HostedGame>>, HostError> {
+        self.read()
+            .get(&id)
+            .cloned()
+            .ok_or(HostError::NoSuchGame(id))
+    }
+
+    /// Runs `f` with game `id` locked. Other games stay available to other threads meanwhile.
+    ///
+    /// # Errors
+    /// [`HostError::NoSuchGame`], or [`HostError::Poisoned`] when a thread panicked holding it.
+    pub fn with_game<T>(
+        &self,
+        id: GameId,
+        f: impl FnOnce(&mut HostedGame) -> T,
+    ) -> Result<T, HostError> {
+        let game = self.game(id)?;
+        let mut guard: MutexGuard<'_, HostedGame> =
+            game.lock().map_err(|_| HostError::Poisoned(id))?;
+        Ok(f(&mut guard))
+    }
+
+    /// Applies an action given as JSON to game `id` and returns its events.
+    ///
+    /// # Errors
+    /// As [`with_game`](Self::with_game) and [`HostedGame::apply_json`].
+    pub fn apply_json(&self, id: GameId, player: u16, json: &str) -> Result<Vec<Event>, HostError> {
+        self.with_game(id, |g| g.apply_json(player, json).map(<[Event]>::to_vec))?
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<GameId, Arc<Mutex<HostedGame>>>> {
+        // The map is only ever changed by a single insert or remove, which cannot leave it half-done.
+        self.games.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, BTreeMap<GameId, Arc<Mutex<HostedGame>>>> {
+        self.games.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        check::<Host>();
+        send::<HostedGame>();
+    }
+}
