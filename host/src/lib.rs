@@ -19,6 +19,7 @@ pub mod host;
 pub mod registry;
 pub mod render;
 pub mod save;
+pub mod simulate;
 
 pub use host::{GameId, Host, HostError, HostedGame, LoggedAction};
 pub use registry::{Entry, Origin, Registry, RegistryError};

@@ -1,0 +1,1334 @@
+//! Random playouts with invariant checking under load (`coffer simulate`), and the shrinking of a found
+//! violation into a minimal `coffer play` script.
+//!
+//! Everything here drives an `Arc<dyn DynRuleset>` only, so a statically linked ruleset and one loaded at
+//! runtime are simulated by exactly the same code.
+//!
+//! # What one game does
+//! Game `i` of a run starts from seed `seed + i` (wrapping) and, unless [`SimOptions::players`] fixes it, a
+//! player count drawn from that seed within the ruleset's range. A separate generator seeded from the same
+//! seed makes the playout's choices, so the game's own RNG is never disturbed. At each step:
+//!
+//! 1. **Choice of a legal action**: players are visited in a random order (a lazy Fisher-Yates shuffle) and
+//!    the first one with at least one legal action acts; among its actions one is drawn uniformly. This is
+//!    uniform over *the players who can act*, then uniform over *that player's actions* (not uniform over
+//!    all (player, action) pairs), and costs on average about half the players' enumerations per step.
+//! 2. **Illegal attempts**: with probability [`SimOptions::illegal_share`], instead of a legal action the
+//!    playout tries one of: malformed JSON, an unknown action type, a legal action's JSON applied by another
+//!    player, an out-of-range player index, the legal action with a number changed to an extreme value
+//!    (huge, negative, fractional, one past the end...), or a legal-action index past the end of the list.
+//!    Every refusal must leave the state hash unchanged; an attempt that is accepted must be in the acting
+//!    player's legal list (otherwise the enumeration is incomplete); a plugin panic is always a violation.
+//! 3. After every applied action: [`DynGame::check_invariants`] (the kernel's caps, floors, charge bounds
+//!    and per-owner token totals, plus the ruleset's own invariants).
+//! 4. Every [`SimOptions::check_every`] actions and at the end of the game: a clone has the same state
+//!    hash; a JSON and a binary snapshot, restored by [`DynRuleset::restore`], have the same hash; and a
+//!    replica game, started fresh from the same setup and fed the log (each legal action as its JSON,
+//!    through [`DynGame::apply_json`]), has the same hash.
+//!
+//! The game stops when its outcome is [`Outcome::Finished`] (a finished game must list no legal action),
+//! when nobody has a legal action, or after [`SimOptions::max_actions`] applied actions.
+//!
+//! # Violations
+//! A game stops at its first violation. Its log is turned into a `coffer play` script (JSON Lines of
+//! `{"player":P,"action":{...}}`), shrunk by delta debugging while [`check_script`] still finds a violation
+//! of the same kind, and written to [`SimOptions::repro_dir`]. [`check_script`] (`coffer simulate ID
+//! --check-script FILE`) re-runs such a script with every check after every line; `coffer play ... --keep-going`
+//! re-runs it too.
+//!
+//! ```
+//! # use coffer_core::*;
+//! # use serde::{Deserialize, Serialize};
+//! # struct Coins;
+//! # #[derive(Clone, Debug, Serialize, Deserialize)]
+//! # struct State { ledger: Ledger, purse: Vec<AmountId> }
+//! # #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+//! # enum Action { Take }
+//! # impl Ruleset for Coins {
+//! #     type State = State; type Action = Action; type Config = ();
+//! #     fn describe(&self) -> Description { Description::new("coins", "0.1.0", "take coins") }
+//! #     fn new_game(&self, players: u16, seed: u64, _: &()) -> Result<State, SetupError> {
+//! #         let mut ledger = Ledger::new(players, seed);
+//! #         let purse = (0..players)
+//! #             .map(|p| ledger.add_amount(AmountSpec::new(Key::new(Owner(p), Kind(0), 0)).cap(3)))
+//! #             .collect::<Result<_, _>>()?;
+//! #         Ok(State { ledger, purse })
+//! #     }
+//! #     fn legal_actions(&self, s: &State, _: Owner, out: &mut Vec<Action>) {
+//! #         if self.outcome(s) == Outcome::Ongoing { out.push(Action::Take) }
+//! #     }
+//! #     fn apply(&self, s: &mut State, p: Owner, _: &Action) -> Result<(), ActionError> {
+//! #         if self.outcome(s) != Outcome::Ongoing { return Err(ActionError::GameOver) }
+//! #         s.ledger.gain(s.purse[p.index()], 1, Cause::Action { player: p, code: 0 })?;
+//! #         Ok(())
+//! #     }
+//! #     fn ledger<'s>(&self, s: &'s State) -> &'s Ledger { &s.ledger }
+//! #     fn ledger_mut<'s>(&self, s: &'s mut State) -> &'s mut Ledger { &mut s.ledger }
+//! #     fn outcome(&self, s: &State) -> Outcome {
+//! #         let winners: Vec<Owner> = (0..s.ledger.owners()).map(Owner)
+//! #             .filter(|p| s.ledger.value(s.purse[p.index()]) == 3).collect();
+//! #         if winners.is_empty() { Outcome::Ongoing } else { Outcome::Finished { winners, scores: vec![] } }
+//! #     }
+//! # }
+//! use coffer_host::simulate::{self, SimOptions};
+//!
+//! let ruleset = Adapter::shared(Coins); // or a ruleset loaded at runtime
+//! let options = SimOptions { games: 50, seed: 7, ..SimOptions::default() };
+//! let report = simulate::run(&ruleset, &options, &indicatif::ProgressBar::hidden());
+//! assert_eq!(report.games, 50);
+//! assert!(report.violations.is_empty(), "{report}");
+//! ```
+
+use coffer_core::{
+    ActionError, DynGame, DynRuleset, Format, GameRng, Outcome, Owner, Setup, StateHash,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::io::IsTerminal as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What a simulation run does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimOptions {
+    /// How many games to play.
+    pub games: u64,
+    /// Game `i` is seeded with `seed + i` (wrapping).
+    pub seed: u64,
+    /// Players per game; `None` draws a count from each game's seed within the ruleset's range.
+    pub players: Option<u16>,
+    /// Ruleset configuration for every game (`null` for the defaults).
+    pub config: Value,
+    /// Most applied actions per game.
+    pub max_actions: u64,
+    /// Worker threads (games run in parallel inside this process); at least 1.
+    pub threads: usize,
+    /// Share of steps that try an illegal or malformed action instead of a legal one, in `0.0..=0.9`.
+    pub illegal_share: f64,
+    /// Interval, in applied actions, of the expensive checks (clone, snapshots, replay); at least 1.
+    pub check_every: u64,
+    /// The run stops early once this many games have found a violation.
+    pub max_violations: usize,
+    /// Where reproducing scripts are written.
+    pub repro_dir: PathBuf,
+    /// Most [`check_script`] runs spent shrinking one violation.
+    pub shrink_budget: usize,
+}
+
+impl Default for SimOptions {
+    /// 100 games from seed 0, up to 1,000 actions each, one thread, 10% illegal attempts, expensive
+    /// checks every 64 actions, stop after 10 violations, scripts in the system's temporary directory.
+    fn default() -> SimOptions {
+        SimOptions {
+            games: 100,
+            seed: 0,
+            players: None,
+            config: Value::Null,
+            max_actions: 1_000,
+            threads: 1,
+            illegal_share: 0.1,
+            check_every: 64,
+            max_violations: 10,
+            repro_dir: std::env::temp_dir(),
+            shrink_budget: 400,
+        }
+    }
+}
+
+/// What went wrong. Each kind names the action (as JSON) or check that showed it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ViolationKind {
+    /// The game could not be started with a supported player count.
+    #[error("setup with {players} players failed: {error}")]
+    SetupFailed {
+        /// Players asked.
+        players: u16,
+        /// The error.
+        error: String,
+    },
+    /// A kernel or ruleset invariant is broken.
+    #[error("{0}")]
+    Invariant(String),
+    /// A refused action changed the state.
+    #[error(
+        "refused action {action} changed the state hash {before} -> {after} (refusal: {error})"
+    )]
+    RefusalChangedState {
+        /// The action (JSON, or a description for a bad legal-action index).
+        action: String,
+        /// The refusal.
+        error: String,
+        /// Hash before.
+        before: StateHash,
+        /// Hash after.
+        after: StateHash,
+    },
+    /// An action that is not in the player's legal list was accepted: the enumeration is incomplete.
+    #[error("{player} was not listed {action} but it applied")]
+    UnlistedAccepted {
+        /// Who acted.
+        player: Owner,
+        /// The action's JSON.
+        action: String,
+    },
+    /// A listed legal action was refused: the enumeration lists something that does not apply.
+    #[error("{player}'s listed action {action} was refused: {error}")]
+    ListedRefused {
+        /// Who acted.
+        player: Owner,
+        /// The action's JSON.
+        action: String,
+        /// The refusal.
+        error: String,
+    },
+    /// A clone has another state hash.
+    #[error("clone has hash {clone}, the game {original}")]
+    CloneDiffers {
+        /// The game's hash.
+        original: StateHash,
+        /// The clone's.
+        clone: StateHash,
+    },
+    /// A snapshot could not be written or restored, or its restored game has another hash.
+    #[error("{format:?} snapshot round-trip: {problem}")]
+    Snapshot {
+        /// Which format.
+        format: Format,
+        /// What happened.
+        problem: String,
+    },
+    /// Replaying the log on a fresh game diverged.
+    #[error("replaying the log on a fresh game: {0}")]
+    Replay(String),
+    /// The game is over, yet a player still has legal actions.
+    #[error("the game is finished ({outcome:?}) but {player} still has {count} legal action(s)")]
+    FinishedWithLegalActions {
+        /// The outcome.
+        outcome: Outcome,
+        /// Who has actions.
+        player: Owner,
+        /// How many.
+        count: usize,
+    },
+    /// The list of a player who is not in the game is not empty.
+    #[error("{player} is not in the game but has {count} legal action(s)")]
+    GhostHasActions {
+        /// The player asked.
+        player: Owner,
+        /// How many actions were listed.
+        count: usize,
+    },
+    /// The ruleset panicked.
+    #[error("the ruleset panicked: {0}")]
+    Panicked(String),
+}
+
+impl ViolationKind {
+    /// A short stable name of the kind, used in script file names.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ViolationKind::SetupFailed { .. } => "setup-failed",
+            ViolationKind::Invariant(_) => "invariant",
+            ViolationKind::RefusalChangedState { .. } => "refusal-changed-state",
+            ViolationKind::UnlistedAccepted { .. } => "unlisted-accepted",
+            ViolationKind::ListedRefused { .. } => "listed-refused",
+            ViolationKind::CloneDiffers { .. } => "clone-differs",
+            ViolationKind::Snapshot { .. } => "snapshot",
+            ViolationKind::Replay(_) => "replay",
+            ViolationKind::FinishedWithLegalActions { .. } => "finished-with-legal-actions",
+            ViolationKind::GhostHasActions { .. } => "ghost-has-actions",
+            ViolationKind::Panicked(_) => "panicked",
+        }
+    }
+}
+
+/// One line of a `coffer play` script: `{"player":0,"action":{...}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptLine {
+    /// Who acts (may be out of range in a reproducing script).
+    pub player: u16,
+    /// The action's JSON. Malformed text found by a simulation is kept as a JSON string, which is just as
+    /// malformed as an action.
+    pub action: Value,
+}
+
+impl ScriptLine {
+    /// The text applied for this line: the action value written as JSON.
+    pub fn action_text(&self) -> String {
+        self.action.to_string()
+    }
+}
+
+/// Where in a script a violation shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptViolation {
+    /// Index of the line (0-based) after which the violation showed; `None` before the first line.
+    pub line: Option<usize>,
+    /// What.
+    pub kind: ViolationKind,
+}
+
+/// A violation found by [`run`], with what reproduces it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// Index of the game in the run.
+    pub game: u64,
+    /// Its seed.
+    pub seed: u64,
+    /// Its players.
+    pub players: u16,
+    /// Actions applied before the violation showed.
+    pub after_actions: u64,
+    /// What.
+    pub kind: ViolationKind,
+    /// The reproducing script, when one could be written.
+    pub script: Option<PathBuf>,
+    /// Lines in that script (after shrinking).
+    pub script_lines: usize,
+    /// Lines before shrinking.
+    pub original_lines: usize,
+    /// Whether the written script reproduces the violation under [`check_script`].
+    pub reproduced: bool,
+    /// Why no script was written, if none was.
+    pub script_error: Option<String>,
+}
+
+impl fmt::Display for Found {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "game {} (seed {}, {} players) after {} actions: {}",
+            self.game, self.seed, self.players, self.after_actions, self.kind
+        )?;
+        match (&self.script, &self.script_error) {
+            (Some(path), _) => write!(
+                f,
+                "\n    script ({} of {} lines{}): {}",
+                self.script_lines,
+                self.original_lines,
+                if self.reproduced {
+                    ""
+                } else {
+                    ", does NOT reproduce"
+                },
+                path.display()
+            ),
+            (None, Some(e)) => write!(f, "\n    no script: {e}"),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+/// What one worker thread did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadReport {
+    /// Games it played.
+    pub games: u64,
+    /// Actions it applied.
+    pub actions: u64,
+    /// Time it spent playing.
+    pub busy: Duration,
+}
+
+/// The result of [`run`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// The ruleset's `id@version`.
+    pub ruleset: String,
+    /// Games played.
+    pub games: u64,
+    /// Legal actions applied (accepted illegal attempts are not counted here).
+    pub actions: u64,
+    /// Illegal or malformed actions tried.
+    pub attempts: u64,
+    /// Of those, refused (each checked to leave the state hash unchanged).
+    pub refusals: u64,
+    /// Games that ended finished, stuck (nobody could act) or at the action limit.
+    pub finished: u64,
+    /// Games in which nobody could act before the end.
+    pub stuck: u64,
+    /// Games stopped by the action limit.
+    pub at_limit: u64,
+    /// Rounds of expensive checks (clone, snapshots, replay).
+    pub deep_checks: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Each thread's share.
+    pub per_thread: Vec<ThreadReport>,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// Every violation found.
+    pub violations: Vec<Found>,
+}
+
+impl Report {
+    /// Applied actions per second of wall-clock time, all threads together, checks included.
+    pub fn actions_per_second(&self) -> f64 {
+        per_second(self.actions, self.elapsed)
+    }
+
+    /// Whether no violation was found.
+    pub fn is_clean(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+fn per_second(n: u64, time: Duration) -> f64 {
+    let secs = time.as_secs_f64();
+    if secs > 0.0 { n as f64 / secs } else { 0.0 }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "ruleset:     {}", self.ruleset)?;
+        writeln!(
+            f,
+            "games:       {} ({} finished, {} stuck, {} at the action limit)",
+            self.games, self.finished, self.stuck, self.at_limit
+        )?;
+        writeln!(f, "actions:     {}", self.actions)?;
+        writeln!(
+            f,
+            "illegal:     {} tried, {} refused",
+            self.attempts, self.refusals
+        )?;
+        writeln!(f, "deep checks: {}", self.deep_checks)?;
+        writeln!(
+            f,
+            "throughput:  {:.0} actions/s with {} thread(s) in {:.2}s (every check included)",
+            self.actions_per_second(),
+            self.threads,
+            self.elapsed.as_secs_f64()
+        )?;
+        for (i, t) in self.per_thread.iter().enumerate() {
+            writeln!(
+                f,
+                "  thread {i}: {} games, {} actions, {:.0} actions/s busy",
+                t.games,
+                t.actions,
+                per_second(t.actions, t.busy)
+            )?;
+        }
+        if self.violations.is_empty() {
+            write!(f, "violations:  none")
+        } else {
+            write!(f, "violations:  {}", self.violations.len())?;
+            for v in &self.violations {
+                write!(f, "\n  {v}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A progress bar counting games, drawn on standard error only when it is a terminal.
+pub fn progress_bar(games: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+// ----- the hot path: choosing and applying a random legal action -----
+
+/// Picks who acts and which of their legal actions, as the module docs describe: players in a random
+/// order, the first with a legal action acts, an action drawn uniformly from its list. Afterwards the
+/// game's cached list is that player's, so [`DynGame::apply_legal`] does not enumerate again.
+///
+/// `order` is scratch space (any content). Returns `None` when nobody has a legal action.
+#[inline]
+pub fn pick_legal(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    order: &mut Vec<u16>,
+) -> Option<(Owner, usize)> {
+    let players = game.players();
+    order.clear();
+    order.extend(0..players);
+    let n = order.len();
+    for k in 0..n {
+        let j = k + rng.below((n - k) as u64) as usize;
+        order.swap(k, j);
+        let player = Owner(order[k]);
+        let count = game.legal_actions(player);
+        if count > 0 {
+            return Some((player, rng.below(count as u64) as usize));
+        }
+    }
+    None
+}
+
+/// One random playout without checks: applies random legal actions (chosen by [`pick_legal`]) until nobody
+/// can act or `max_actions` were applied, and returns how many were. This is what the benchmarks time.
+///
+/// # Errors
+/// The refusal of a listed action (a broken enumeration), with how many actions were applied before it.
+pub fn playout(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    max_actions: u64,
+) -> Result<u64, (u64, ActionError)> {
+    let mut order = Vec::with_capacity(usize::from(game.players()));
+    let mut applied = 0;
+    while applied < max_actions {
+        let Some((player, index)) = pick_legal(game, rng, &mut order) else {
+            break;
+        };
+        game.apply_legal(player, index).map_err(|e| (applied, e))?;
+        applied += 1;
+    }
+    Ok(applied)
+}
+
+// ----- a run -----
+
+/// Runs `options.games` random playouts of `ruleset` on `options.threads` threads, checking everything the
+/// module docs list, and reports. `progress` advances by one per game (use [`progress_bar`], or
+/// `ProgressBar::hidden()`).
+pub fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions, progress: &ProgressBar) -> Report {
+    let threads = options.threads.max(1);
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+    let start = Instant::now();
+    let totals: Vec<Tally> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut tally = Tally::default();
+                    let began = Instant::now();
+                    while !stop.load(Ordering::Relaxed) {
+                        let game = next.fetch_add(1, Ordering::Relaxed);
+                        if game >= options.games {
+                            break;
+                        }
+                        if let Some(v) = simulate_game(ruleset, options, game, &mut tally) {
+                            let mut all = found.lock().unwrap_or_else(|p| p.into_inner());
+                            all.push(v);
+                            if all.len() >= options.max_violations.max(1) {
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        progress.inc(1);
+                    }
+                    tally.thread.busy = began.elapsed();
+                    tally
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let elapsed = start.elapsed();
+    progress.finish_and_clear();
+    let mut report = Report {
+        ruleset: ruleset.description().key(),
+        threads,
+        elapsed,
+        ..Report::default()
+    };
+    for t in totals {
+        report.games += t.thread.games;
+        report.actions += t.thread.actions;
+        report.attempts += t.attempts;
+        report.refusals += t.refusals;
+        report.finished += t.finished;
+        report.stuck += t.stuck;
+        report.at_limit += t.at_limit;
+        report.deep_checks += t.deep_checks;
+        report.per_thread.push(t.thread);
+    }
+    let mut violations = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    violations.sort_by_key(|v| v.game);
+    report.violations = violations;
+    report
+}
+
+/// One thread's counts.
+#[derive(Default)]
+struct Tally {
+    thread: ThreadReport,
+    attempts: u64,
+    refusals: u64,
+    finished: u64,
+    stuck: u64,
+    at_limit: u64,
+    deep_checks: u64,
+}
+
+/// One entry of a game's log: what was applied (or, last, the attempt that showed a violation).
+#[derive(Clone, Debug)]
+enum Step {
+    /// Legal action `index` of `player`'s list at that point.
+    Legal { player: u16, index: u32 },
+    /// An action given as text.
+    Text { player: u16, text: String },
+}
+
+/// The game's player count: fixed, or drawn from the seed within the ruleset's range.
+fn players_for(ruleset: &dyn DynRuleset, options: &SimOptions, seed: u64) -> u16 {
+    if let Some(p) = options.players {
+        return p;
+    }
+    let d = ruleset.description();
+    let (min, max) = (d.min_players, d.max_players.max(d.min_players));
+    let span = u64::from(max - min) + 1;
+    let mut rng = GameRng::new(seed ^ 0x5EED_0F9A_11E5);
+    min + rng.below(span) as u16
+}
+
+fn simulate_game(
+    ruleset: &Arc<dyn DynRuleset>,
+    options: &SimOptions,
+    game: u64,
+    tally: &mut Tally,
+) -> Option<Found> {
+    let seed = options.seed.wrapping_add(game);
+    let players = players_for(&**ruleset, options, seed);
+    let setup = Setup::new(players, seed).config(options.config.clone());
+    let mut log: Vec<Step> = Vec::new();
+    let mut actions = 0u64;
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        play(ruleset, options, &setup, tally, &mut log, &mut actions)
+    }));
+    tally.thread.games += 1;
+    tally.thread.actions += actions;
+    let kind = match outcome {
+        Ok(Ok(())) => return None,
+        Ok(Err(kind)) => kind,
+        Err(panic) => ViolationKind::Panicked(panic_message(&*panic)),
+    };
+    Some(report_violation(
+        ruleset, options, game, &setup, &log, actions, kind,
+    ))
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-text panic".to_string()
+    }
+}
+
+fn plugin_panic(e: &ActionError) -> Option<ViolationKind> {
+    match e {
+        ActionError::Panicked(m) | ActionError::Poisoned(m) => {
+            Some(ViolationKind::Panicked(m.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// Plays one game to its end, or to its first violation.
+fn play(
+    ruleset: &Arc<dyn DynRuleset>,
+    options: &SimOptions,
+    setup: &Setup,
+    tally: &mut Tally,
+    log: &mut Vec<Step>,
+    actions: &mut u64,
+) -> Result<(), ViolationKind> {
+    let mut game = ruleset
+        .new_game(setup)
+        .map_err(|e| ViolationKind::SetupFailed {
+            players: setup.players,
+            error: e.to_string(),
+        })?;
+    let mut replica = Replica::new(&**ruleset, setup)?;
+    let mut rng = GameRng::new(setup.seed ^ 0xC0FF_EE00_51A7_0001);
+    let mut order = Vec::with_capacity(usize::from(setup.players));
+    let share = options.illegal_share.clamp(0.0, 0.9);
+    let threshold = (share * (u64::MAX as f64)) as u64;
+    let every = options.check_every.max(1);
+    game.check_invariants()
+        .map_err(|v| ViolationKind::Invariant(v.to_string()))?;
+    deep_check(&**ruleset, &mut *game, &mut replica, log)?;
+    tally.deep_checks += 1;
+    loop {
+        if *actions >= options.max_actions {
+            tally.at_limit += 1;
+            break;
+        }
+        let outcome = game.outcome();
+        if outcome != Outcome::Ongoing {
+            for p in 0..setup.players {
+                let count = game.legal_actions(Owner(p));
+                if count > 0 {
+                    return Err(ViolationKind::FinishedWithLegalActions {
+                        outcome,
+                        player: Owner(p),
+                        count,
+                    });
+                }
+            }
+            tally.finished += 1;
+            break;
+        }
+        let Some((player, index)) = pick_legal(&mut *game, &mut rng, &mut order) else {
+            tally.stuck += 1;
+            break;
+        };
+        if threshold > 0 && rng.next_u64() < threshold {
+            tally.attempts += 1;
+            match attempt(&mut *game, &mut rng, player, index, log)? {
+                Attempted::Refused => tally.refusals += 1,
+                Attempted::Accepted => game
+                    .check_invariants()
+                    .map_err(|v| ViolationKind::Invariant(v.to_string()))?,
+            }
+            continue;
+        }
+        if let Err(e) = game.apply_legal(player, index) {
+            if let Some(v) = plugin_panic(&e) {
+                return Err(v);
+            }
+            let action = game.legal_action_json(index).unwrap_or_default();
+            log.push(Step::Legal {
+                player: player.0,
+                index: index as u32,
+            });
+            return Err(ViolationKind::ListedRefused {
+                player,
+                action,
+                error: e.to_string(),
+            });
+        }
+        log.push(Step::Legal {
+            player: player.0,
+            index: index as u32,
+        });
+        *actions += 1;
+        game.check_invariants()
+            .map_err(|v| ViolationKind::Invariant(v.to_string()))?;
+        if *actions % every == 0 {
+            deep_check(&**ruleset, &mut *game, &mut replica, log)?;
+            tally.deep_checks += 1;
+        }
+    }
+    deep_check(&**ruleset, &mut *game, &mut replica, log)?;
+    tally.deep_checks += 1;
+    Ok(())
+}
+
+enum Attempted {
+    Refused,
+    Accepted,
+}
+
+/// Extreme values that replace a number of a legal action.
+const EXTREMES: [&str; 12] = [
+    "-1",
+    "-9223372036854775808",
+    "18446744073709551615",
+    "18446744073709551616",
+    "4294967296",
+    "65536",
+    "256",
+    "1e300",
+    "0.5",
+    "-0",
+    "9007199254740993",
+    "0",
+];
+
+/// Malformed texts.
+const GARBAGE: [&str; 9] = [
+    "",
+    "{",
+    "[1,2",
+    "null",
+    "\"\"",
+    "{}",
+    "{\"type\":}",
+    "not json",
+    "[]",
+];
+
+/// Tries one illegal or malformed action for or near `player` (who has legal action `index`).
+fn attempt(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    player: Owner,
+    index: usize,
+    log: &mut Vec<Step>,
+) -> Result<Attempted, ViolationKind> {
+    let players = game.players();
+    let legal_json = game
+        .legal_action_json(index)
+        .unwrap_or_else(|| "null".to_string());
+    let count = game.legal_actions(player);
+    let (actor, text): (Owner, String) = match rng.below(6) {
+        0 => {
+            // Malformed: a truncated legal action, or garbage.
+            let text = if rng.below(2) == 0 && legal_json.len() > 1 {
+                let mut cut = rng.below(legal_json.len() as u64 - 1) as usize + 1;
+                while !legal_json.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                legal_json[..cut].to_string()
+            } else {
+                GARBAGE[rng.below(GARBAGE.len() as u64) as usize].to_string()
+            };
+            (player, text)
+        }
+        1 => (player, unknown_type(&legal_json)),
+        2 if players > 1 => {
+            // A legal action of `player`, by someone else.
+            let other = (player.0 + 1 + rng.below(u64::from(players) - 1) as u16) % players;
+            (Owner(other), legal_json)
+        }
+        3 => {
+            // A player who is not in the game.
+            let ghost = match rng.below(3) {
+                0 => players,
+                1 => players.saturating_add(1 + rng.below(5) as u16),
+                _ => u16::MAX,
+            };
+            let listed = game.legal_actions(Owner(ghost));
+            if listed > 0 {
+                return Err(ViolationKind::GhostHasActions {
+                    player: Owner(ghost),
+                    count: listed,
+                });
+            }
+            (Owner(ghost), legal_json)
+        }
+        4 => match mutate_number(&legal_json, rng) {
+            Some(text) => (player, text),
+            None => (player, unknown_type(&legal_json)),
+        },
+        _ => {
+            // A legal-action index past the end of the list.
+            let bad = match rng.below(3) {
+                0 => count,
+                1 => count + 1 + rng.below(10) as usize,
+                _ => usize::MAX,
+            };
+            let before = game.state_hash();
+            return match game.apply_legal(player, bad) {
+                Ok(()) => Err(ViolationKind::UnlistedAccepted {
+                    player,
+                    action: format!("legal-action index {bad} of {count}"),
+                }),
+                Err(e) => {
+                    if let Some(v) = plugin_panic(&e) {
+                        return Err(v);
+                    }
+                    let after = game.state_hash();
+                    if after != before {
+                        return Err(ViolationKind::RefusalChangedState {
+                            action: format!("legal-action index {bad} of {count}"),
+                            error: e.to_string(),
+                            before,
+                            after,
+                        });
+                    }
+                    Ok(Attempted::Refused)
+                }
+            };
+        }
+    };
+    let listed = listed_json(game, actor);
+    let before = game.state_hash();
+    let result = game.apply_json(actor, &text);
+    match result {
+        Ok(()) => {
+            log.push(Step::Text {
+                player: actor.0,
+                text: text.clone(),
+            });
+            let accepted: Option<Value> = serde_json::from_str(&text).ok();
+            if accepted.is_some_and(|a| listed.contains(&a)) {
+                Ok(Attempted::Accepted)
+            } else {
+                Err(ViolationKind::UnlistedAccepted {
+                    player: actor,
+                    action: text,
+                })
+            }
+        }
+        Err(e) => {
+            if let Some(v) = plugin_panic(&e) {
+                log.push(Step::Text {
+                    player: actor.0,
+                    text,
+                });
+                return Err(v);
+            }
+            let after = game.state_hash();
+            if after != before {
+                log.push(Step::Text {
+                    player: actor.0,
+                    text: text.clone(),
+                });
+                return Err(ViolationKind::RefusalChangedState {
+                    action: text,
+                    error: e.to_string(),
+                    before,
+                    after,
+                });
+            }
+            let as_value: Option<Value> = serde_json::from_str(&text).ok();
+            if as_value.is_some_and(|a| listed.contains(&a)) {
+                log.push(Step::Text {
+                    player: actor.0,
+                    text: text.clone(),
+                });
+                return Err(ViolationKind::ListedRefused {
+                    player: actor,
+                    action: text,
+                    error: e.to_string(),
+                });
+            }
+            Ok(Attempted::Refused)
+        }
+    }
+}
+
+/// Every legal action of `player`, as JSON values.
+fn listed_json(game: &mut dyn DynGame, player: Owner) -> Vec<Value> {
+    let n = game.legal_actions(player);
+    (0..n)
+        .filter_map(|i| game.legal_action_json(i))
+        .filter_map(|j| serde_json::from_str(&j).ok())
+        .collect()
+}
+
+/// The action with its type replaced by one no ruleset has.
+fn unknown_type(json: &str) -> String {
+    const UNKNOWN: &str = "no_such_action_in_any_ruleset";
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(mut map)) if map.contains_key("type") => {
+            map.insert("type".into(), Value::String(UNKNOWN.into()));
+            Value::Object(map).to_string()
+        }
+        Ok(Value::Object(mut map)) if map.len() == 1 => {
+            // Externally tagged enum: {"variant": {...}}.
+            let inner = map
+                .values_mut()
+                .next()
+                .map(std::mem::take)
+                .unwrap_or(Value::Null);
+            let mut out = serde_json::Map::new();
+            out.insert(UNKNOWN.into(), inner);
+            Value::Object(out).to_string()
+        }
+        _ => format!("{{\"type\":\"{UNKNOWN}\"}}"),
+    }
+}
+
+/// The action with one of its numbers replaced by an extreme value; `None` if it has no number.
+fn mutate_number(json: &str, rng: &mut GameRng) -> Option<String> {
+    let mut value: Value = serde_json::from_str(json).ok()?;
+    let mut numbers = 0usize;
+    count_numbers(&value, &mut numbers);
+    if numbers == 0 {
+        return None;
+    }
+    let target = rng.below(numbers as u64) as usize;
+    let extreme = EXTREMES[rng.below(EXTREMES.len() as u64) as usize];
+    let replacement: Value = serde_json::from_str(extreme).ok()?;
+    let mut seen = 0usize;
+    replace_number(&mut value, target, &mut seen, &replacement);
+    Some(value.to_string())
+}
+
+fn count_numbers(value: &Value, n: &mut usize) {
+    match value {
+        Value::Number(_) => *n += 1,
+        Value::Array(items) => items.iter().for_each(|v| count_numbers(v, n)),
+        Value::Object(map) => map.values().for_each(|v| count_numbers(v, n)),
+        _ => {}
+    }
+}
+
+fn replace_number(value: &mut Value, target: usize, seen: &mut usize, with: &Value) {
+    match value {
+        Value::Number(_) => {
+            if *seen == target {
+                *value = with.clone();
+            }
+            *seen += 1;
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| replace_number(v, target, seen, with)),
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|v| replace_number(v, target, seen, with)),
+        _ => {}
+    }
+}
+
+// ----- the expensive checks -----
+
+/// A game started fresh from the same setup, fed the log as JSON: its hash must match the game's.
+struct Replica {
+    game: Box<dyn DynGame>,
+    fed: usize,
+}
+
+impl Replica {
+    fn new(ruleset: &dyn DynRuleset, setup: &Setup) -> Result<Replica, ViolationKind> {
+        let game = ruleset
+            .new_game(setup)
+            .map_err(|e| ViolationKind::SetupFailed {
+                players: setup.players,
+                error: e.to_string(),
+            })?;
+        Ok(Replica { game, fed: 0 })
+    }
+
+    /// Applies the log's entries it has not seen yet.
+    fn catch_up(&mut self, log: &[Step]) -> Result<(), ViolationKind> {
+        for step in &log[self.fed..] {
+            let (player, text) = match step {
+                Step::Legal { player, index } => {
+                    let p = Owner(*player);
+                    let count = self.game.legal_actions(p);
+                    let text = self
+                        .game
+                        .legal_action_json(*index as usize)
+                        .ok_or_else(|| {
+                            ViolationKind::Replay(format!(
+                                "{p} has {count} legal actions, the log chose #{index}"
+                            ))
+                        })?;
+                    (p, text)
+                }
+                Step::Text { player, text } => (Owner(*player), text.clone()),
+            };
+            self.game
+                .apply_json(player, &text)
+                .map_err(|e| ViolationKind::Replay(format!("{player} {text} was refused: {e}")))?;
+        }
+        self.fed = log.len();
+        Ok(())
+    }
+}
+
+/// Clone, JSON and binary snapshots, and replay of the log all give the game's hash.
+fn deep_check(
+    ruleset: &dyn DynRuleset,
+    game: &mut dyn DynGame,
+    replica: &mut Replica,
+    log: &[Step],
+) -> Result<(), ViolationKind> {
+    let original = game.state_hash();
+    let clone = game.clone_game().state_hash();
+    if clone != original {
+        return Err(ViolationKind::CloneDiffers { original, clone });
+    }
+    for format in [Format::Json, Format::Binary] {
+        let problem = |p: String| ViolationKind::Snapshot { format, problem: p };
+        let bytes = game
+            .snapshot(format)
+            .map_err(|e| problem(format!("writing: {e}")))?;
+        let restored = ruleset
+            .restore(format, &bytes)
+            .map_err(|e| problem(format!("restoring: {e}")))?;
+        let hash = restored.state_hash();
+        if hash != original {
+            return Err(problem(format!(
+                "restored hash {hash}, the game {original}"
+            )));
+        }
+    }
+    replica.catch_up(log)?;
+    let replayed = replica.game.state_hash();
+    if replayed != original {
+        return Err(ViolationKind::Replay(format!(
+            "after {} log entries the replica has hash {replayed}, the game {original}",
+            log.len()
+        )));
+    }
+    Ok(())
+}
+
+// ----- scripts: checking, shrinking, writing -----
+
+/// Re-runs a `coffer play` script with every check after every line: refused lines must leave the hash
+/// unchanged (and are otherwise skipped, so that a shrunk script stays meaningful), accepted lines must be
+/// listed legal actions, invariants must hold, and clone, snapshots and replay must agree.
+///
+/// Returns the first violation, or `None` if the script shows none.
+pub fn check_script(
+    ruleset: &dyn DynRuleset,
+    setup: &Setup,
+    script: &[ScriptLine],
+) -> Option<ScriptViolation> {
+    let mut last = None;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        check_lines(ruleset, setup, script, &mut last)
+    }));
+    let kind = match result {
+        Ok(Ok(())) => return None,
+        Ok(Err(kind)) => kind,
+        Err(panic) => ViolationKind::Panicked(panic_message(&*panic)),
+    };
+    Some(ScriptViolation { line: last, kind })
+}
+
+fn check_lines(
+    ruleset: &dyn DynRuleset,
+    setup: &Setup,
+    script: &[ScriptLine],
+    last: &mut Option<usize>,
+) -> Result<(), ViolationKind> {
+    let mut game = ruleset
+        .new_game(setup)
+        .map_err(|e| ViolationKind::SetupFailed {
+            players: setup.players,
+            error: e.to_string(),
+        })?;
+    let mut replica = Replica::new(ruleset, setup)?;
+    let mut accepted: Vec<Step> = Vec::new();
+    game.check_invariants()
+        .map_err(|v| ViolationKind::Invariant(v.to_string()))?;
+    deep_check(ruleset, &mut *game, &mut replica, &accepted)?;
+    for (i, line) in script.iter().enumerate() {
+        *last = Some(i);
+        let player = Owner(line.player);
+        let text = line.action_text();
+        let listed = listed_json(&mut *game, player);
+        if player.0 >= game.players() && !listed.is_empty() {
+            return Err(ViolationKind::GhostHasActions {
+                player,
+                count: listed.len(),
+            });
+        }
+        let before = game.state_hash();
+        match game.apply_json(player, &text) {
+            Ok(()) => {
+                if !listed.contains(&line.action) {
+                    return Err(ViolationKind::UnlistedAccepted {
+                        player,
+                        action: text,
+                    });
+                }
+                accepted.push(Step::Text {
+                    player: line.player,
+                    text,
+                });
+                game.check_invariants()
+                    .map_err(|v| ViolationKind::Invariant(v.to_string()))?;
+                deep_check(ruleset, &mut *game, &mut replica, &accepted)?;
+            }
+            Err(e) => {
+                if let Some(v) = plugin_panic(&e) {
+                    return Err(v);
+                }
+                let after = game.state_hash();
+                if after != before {
+                    return Err(ViolationKind::RefusalChangedState {
+                        action: text,
+                        error: e.to_string(),
+                        before,
+                        after,
+                    });
+                }
+                if listed.contains(&line.action) {
+                    return Err(ViolationKind::ListedRefused {
+                        player,
+                        action: text,
+                        error: e.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    let outcome = game.outcome();
+    if outcome != Outcome::Ongoing {
+        for p in 0..game.players() {
+            let count = game.legal_actions(Owner(p));
+            if count > 0 {
+                return Err(ViolationKind::FinishedWithLegalActions {
+                    outcome,
+                    player: Owner(p),
+                    count,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Turns a game's log into script lines: legal-action indices become their JSON (replayed on a fresh game).
+fn to_script(
+    ruleset: &dyn DynRuleset,
+    setup: &Setup,
+    log: &[Step],
+) -> Result<Vec<ScriptLine>, String> {
+    let mut game = ruleset.new_game(setup).map_err(|e| e.to_string())?;
+    let mut lines = Vec::with_capacity(log.len());
+    for (i, step) in log.iter().enumerate() {
+        let last = i + 1 == log.len();
+        let (player, text) = match step {
+            Step::Legal { player, index } => {
+                game.legal_actions(Owner(*player));
+                let text = game.legal_action_json(*index as usize).ok_or_else(|| {
+                    format!("entry {i}: legal action #{index} of p{player} no longer exists")
+                })?;
+                (*player, text)
+            }
+            Step::Text { player, text } => (*player, text.clone()),
+        };
+        let action = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
+        lines.push(ScriptLine { player, action });
+        if !last {
+            // Entries before the last were accepted in the simulation; a refusal here means the replay
+            // diverged, which the checks report on their own.
+            let _ = game.apply_json(Owner(player), &text);
+        }
+    }
+    Ok(lines)
+}
+
+/// Shrinks `script` by delta debugging (ddmin): removes chunks of lines while [`check_script`] still finds a
+/// violation of the same kind, spending at most `budget` runs. Returns the smallest script found.
+pub fn shrink(
+    ruleset: &dyn DynRuleset,
+    setup: &Setup,
+    script: Vec<ScriptLine>,
+    kind: &ViolationKind,
+    budget: usize,
+) -> Vec<ScriptLine> {
+    let same = |candidate: &[ScriptLine]| {
+        check_script(ruleset, setup, candidate).is_some_and(|v| v.kind.name() == kind.name())
+    };
+    let mut current = script;
+    let mut runs = 0usize;
+    let mut chunks = 2usize;
+    while current.len() >= 2 && runs < budget {
+        let size = current.len().div_ceil(chunks);
+        let mut reduced = false;
+        let mut start = 0;
+        while start < current.len() && runs < budget {
+            let end = (start + size).min(current.len());
+            let candidate: Vec<ScriptLine> = current[..start]
+                .iter()
+                .chain(&current[end..])
+                .cloned()
+                .collect();
+            runs += 1;
+            if same(&candidate) {
+                current = candidate;
+                chunks = chunks.saturating_sub(1).max(2);
+                reduced = true;
+                break;
+            }
+            start = end;
+        }
+        if !reduced {
+            if chunks >= current.len() {
+                break;
+            }
+            chunks = (chunks * 2).min(current.len());
+        }
+    }
+    if current.len() == 1 && runs < budget && same(&[]) {
+        current.clear();
+    }
+    current
+}
+
+/// Writes script lines as JSON Lines.
+///
+/// # Errors
+/// The I/O error, with the path.
+pub fn write_script(path: &Path, script: &[ScriptLine]) -> std::io::Result<()> {
+    let mut text = String::new();
+    for line in script {
+        text.push_str(&serde_json::to_string(line).map_err(std::io::Error::other)?);
+        text.push('\n');
+    }
+    std::fs::write(path, text)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Reads a script written as JSON Lines; blank lines are skipped.
+///
+/// # Errors
+/// A message naming the line that could not be read.
+pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("line {}: {e}: {l}", i + 1)))
+        .collect()
+}
+
+fn report_violation(
+    ruleset: &Arc<dyn DynRuleset>,
+    options: &SimOptions,
+    game: u64,
+    setup: &Setup,
+    log: &[Step],
+    actions: u64,
+    kind: ViolationKind,
+) -> Found {
+    let mut found = Found {
+        game,
+        seed: setup.seed,
+        players: setup.players,
+        after_actions: actions,
+        kind,
+        script: None,
+        script_lines: 0,
+        original_lines: log.len(),
+        reproduced: false,
+        script_error: None,
+    };
+    let script = match to_script(&**ruleset, setup, log) {
+        Ok(s) => s,
+        Err(e) => {
+            found.script_error = Some(e);
+            return found;
+        }
+    };
+    let reproduces = check_script(&**ruleset, setup, &script)
+        .is_some_and(|v| v.kind.name() == found.kind.name());
+    let script = if reproduces {
+        shrink(
+            &**ruleset,
+            setup,
+            script,
+            &found.kind,
+            options.shrink_budget,
+        )
+    } else {
+        script
+    };
+    found.reproduced = reproduces;
+    found.script_lines = script.len();
+    let id = &ruleset.description().id;
+    let path = options.repro_dir.join(format!(
+        "coffer-repro-{id}-seed{}-p{}-{}.jsonl",
+        setup.seed,
+        setup.players,
+        found.kind.name()
+    ));
+    match write_script(&path, &script) {
+        Ok(()) => found.script = Some(path),
+        Err(e) => found.script_error = Some(e.to_string()),
+    }
+    found
+}
