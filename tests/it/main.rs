@@ -1,1 +1,2 @@
 //! Cross-crate tests: one binary, one module per topic.
+mod simulate;

@@ -1,0 +1,420 @@
+//! `coffer_host::simulate`: random playouts find no violation in correct rulesets (a small test ruleset and
+//! the three built-in ones, statically linked and runtime-loaded), and do find, shrink and write a
+//! reproducing script for each kind of deliberately broken ruleset.
+
+use coffer_core::{
+    ActionError, Adapter, AmountId, AmountSpec, Cause, Description, DynRuleset, Key, Kind, Ledger,
+    Outcome, Owner, Ruleset, Setup, SetupError, Violation,
+};
+use coffer_host::Registry;
+use coffer_host::simulate::{self, Report, ScriptLine, SimOptions, ViolationKind};
+use indicatif::ProgressBar;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+// Link the built-in plugin crates so that their rulesets are registered statically.
+use coffer_charges as _;
+use coffer_command_tokens as _;
+use coffer_story_acts as _;
+
+/// A deliberate defect of the test ruleset.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bug {
+    /// None: a correct ruleset.
+    None,
+    /// Every refused `take` first bumps a counter of the ruleset's own state.
+    RefusalChangesState,
+    /// `take` is accepted from any player, though only the player to move has it listed.
+    AcceptsUnlisted,
+    /// A ruleset invariant breaks once player 0 has taken exactly 2 coins three times.
+    InvariantAfterThreeTwos,
+}
+
+/// A race to ten coins: on your turn, take 1 to 3 coins (into a purse capped at 10) or pass.
+struct Race {
+    bug: Bug,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct RaceState {
+    ledger: Ledger,
+    purse: Vec<AmountId>,
+    turn: u16,
+    twos: u32,
+    refusals: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum RaceAction {
+    Take { n: u8 },
+    Pass,
+}
+
+impl Race {
+    fn shared(bug: Bug) -> Arc<dyn DynRuleset> {
+        Adapter::shared(Race { bug })
+    }
+}
+
+impl Ruleset for Race {
+    type State = RaceState;
+    type Action = RaceAction;
+    type Config = ();
+
+    fn describe(&self) -> Description {
+        let mut d = Description::new(
+            format!("race-{:?}", self.bug).to_lowercase(),
+            "0.1.0",
+            "race to ten coins",
+        );
+        d.max_players = 4;
+        d
+    }
+
+    fn new_game(&self, players: u16, seed: u64, _: &()) -> Result<RaceState, SetupError> {
+        let mut ledger = Ledger::new(players, seed);
+        let purse = (0..players)
+            .map(|p| ledger.add_amount(AmountSpec::new(Key::new(Owner(p), Kind(0), 0)).cap(10)))
+            .collect::<Result<_, _>>()?;
+        Ok(RaceState {
+            ledger,
+            purse,
+            turn: 0,
+            twos: 0,
+            refusals: 0,
+        })
+    }
+
+    fn legal_actions(&self, s: &RaceState, p: Owner, out: &mut Vec<RaceAction>) {
+        if self.outcome(s) == Outcome::Ongoing && p.0 == s.turn {
+            out.extend((1..=3).map(|n| RaceAction::Take { n }));
+            out.push(RaceAction::Pass);
+        }
+    }
+
+    fn apply(&self, s: &mut RaceState, p: Owner, a: &RaceAction) -> Result<(), ActionError> {
+        let bugged_take =
+            matches!(a, RaceAction::Take { .. }) && self.bug == Bug::RefusalChangesState;
+        let refuse = |s: &mut RaceState, e: ActionError| {
+            if bugged_take {
+                s.refusals += 1;
+            }
+            Err(e)
+        };
+        if self.outcome(s) != Outcome::Ongoing {
+            return refuse(s, ActionError::GameOver);
+        }
+        let anyone = self.bug == Bug::AcceptsUnlisted && matches!(a, RaceAction::Take { .. });
+        if p.0 != s.turn && !anyone {
+            return refuse(
+                s,
+                ActionError::NotYourTurn {
+                    player: p,
+                    reason: format!("p{} moves", s.turn),
+                },
+            );
+        }
+        if let RaceAction::Take { n } = *a {
+            if !(1..=3).contains(&n) {
+                return refuse(s, ActionError::Illegal(format!("take {n}: 1 to 3 coins")));
+            }
+            s.ledger.gain(
+                s.purse[p.index()],
+                u64::from(n),
+                Cause::Action { player: p, code: 0 },
+            )?;
+            if p.0 == 0 && n == 2 {
+                s.twos += 1;
+            }
+        }
+        s.turn = (s.turn + 1) % s.ledger.owners();
+        Ok(())
+    }
+
+    fn ledger<'s>(&self, s: &'s RaceState) -> &'s Ledger {
+        &s.ledger
+    }
+
+    fn ledger_mut<'s>(&self, s: &'s mut RaceState) -> &'s mut Ledger {
+        &mut s.ledger
+    }
+
+    fn outcome(&self, s: &RaceState) -> Outcome {
+        let winners: Vec<Owner> = (0..s.ledger.owners())
+            .map(Owner)
+            .filter(|p| s.ledger.value(s.purse[p.index()]) == 10)
+            .collect();
+        if winners.is_empty() {
+            Outcome::Ongoing
+        } else {
+            Outcome::Finished {
+                winners,
+                scores: vec![],
+            }
+        }
+    }
+
+    fn check_invariants(&self, s: &RaceState) -> Result<(), Violation> {
+        s.ledger.check_invariants()?;
+        if self.bug == Bug::InvariantAfterThreeTwos && s.twos >= 3 {
+            return Err(Violation(format!("p0 took two coins {} times", s.twos)));
+        }
+        Ok(())
+    }
+}
+
+fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions) -> Report {
+    simulate::run(ruleset, options, &ProgressBar::hidden())
+}
+
+fn options(dir: &tempfile::TempDir) -> SimOptions {
+    SimOptions {
+        repro_dir: dir.path().to_path_buf(),
+        ..SimOptions::default()
+    }
+}
+
+/// A run of a broken race that must find `name` violations; returns the first one's script.
+fn first_script(bug: Bug, name: &str, players: Option<u16>) -> (Report, Vec<ScriptLine>, Setup) {
+    let dir = tempfile::tempdir().unwrap();
+    let ruleset = Race::shared(bug);
+    let report = run(
+        &ruleset,
+        &SimOptions {
+            games: 20,
+            players,
+            max_violations: 3,
+            ..options(&dir)
+        },
+    );
+    assert!(!report.is_clean(), "{bug:?} went unnoticed:\n{report}");
+    let found = &report.violations[0];
+    assert_eq!(found.kind.name(), name, "{report}");
+    assert!(found.reproduced, "{report}");
+    let path = found.script.as_ref().expect("a script was written");
+    let script = simulate::parse_script(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(script.len(), found.script_lines);
+    assert!(script.len() <= found.original_lines);
+    let setup = Setup::new(found.players, found.seed);
+    // The written script, re-run from its seed, shows the same kind of violation.
+    let again = simulate::check_script(&*ruleset, &setup, &script)
+        .expect("the script reproduces the violation");
+    assert_eq!(again.kind.name(), name);
+    (report, script, setup)
+}
+
+#[test]
+fn correct_race_shows_no_violation_and_counts_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(
+        &Race::shared(Bug::None),
+        &SimOptions {
+            games: 300,
+            seed: 11,
+            ..options(&dir)
+        },
+    );
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(report.games, 300);
+    assert!(report.actions > 300 * 5, "{report}");
+    assert!(
+        report.attempts > report.actions / 20,
+        "about 10% of steps are illegal attempts: {report}"
+    );
+    // Some attempts (a legal action mutated into another legal one) may apply; most are refused.
+    assert!(report.refusals > report.attempts / 2, "{report}");
+    assert_eq!(
+        report.finished + report.stuck + report.at_limit,
+        300,
+        "{report}"
+    );
+    assert!(
+        report.finished > 250,
+        "races end when someone has ten coins: {report}"
+    );
+    assert!(
+        report.deep_checks >= 2 * 300,
+        "deep checks at the start and the end of each game: {report}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no script for a clean run"
+    );
+}
+
+#[test]
+fn threads_play_the_same_games_as_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let ruleset = Race::shared(Bug::None);
+    let one = run(
+        &ruleset,
+        &SimOptions {
+            games: 200,
+            seed: 5,
+            threads: 1,
+            ..options(&dir)
+        },
+    );
+    let two = run(
+        &ruleset,
+        &SimOptions {
+            games: 200,
+            seed: 5,
+            threads: 2,
+            ..options(&dir)
+        },
+    );
+    assert_eq!(
+        (one.games, one.actions, one.attempts, one.refusals),
+        (two.games, two.actions, two.attempts, two.refusals)
+    );
+    assert_eq!(two.threads, 2);
+    assert_eq!(two.per_thread.len(), 2);
+    assert_eq!(two.per_thread.iter().map(|t| t.games).sum::<u64>(), 200);
+    assert_eq!(
+        two.per_thread.iter().map(|t| t.actions).sum::<u64>(),
+        two.actions
+    );
+}
+
+#[test]
+fn max_actions_bounds_each_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(
+        &Race::shared(Bug::None),
+        &SimOptions {
+            games: 10,
+            max_actions: 3,
+            ..options(&dir)
+        },
+    );
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(report.at_limit, 10, "{report}");
+    assert_eq!(report.actions, 30, "{report}");
+}
+
+#[test]
+fn a_refusal_that_changes_state_is_found_and_its_script_shrunk() {
+    let (_, script, _) = first_script(Bug::RefusalChangesState, "refusal-changed-state", Some(2));
+    // A refused `take` suffices: an out-of-range count (one line), or a take out of turn (after p0's move,
+    // or by p1 at once). Delta debugging leaves a 1-minimal script: at most those two lines.
+    assert!((1..=2).contains(&script.len()), "{script:?}");
+    assert_eq!(script.last().unwrap().action["type"], "take", "{script:?}");
+}
+
+#[test]
+fn an_accepted_unlisted_action_is_found_and_its_script_shrunk() {
+    let (_, script, setup) = first_script(Bug::AcceptsUnlisted, "unlisted-accepted", Some(3));
+    assert_eq!(script.len(), 1, "{script:?}");
+    assert_ne!(
+        script[0].player, 0,
+        "player 0 moves first, so only another player's take is unlisted"
+    );
+    assert!(setup.players == 3);
+}
+
+#[test]
+fn a_broken_ruleset_invariant_is_found_and_shrunk_to_the_needed_moves() {
+    let (report, script, _) = first_script(Bug::InvariantAfterThreeTwos, "invariant", Some(2));
+    // p0 takes 2 three times; p1 must move in between (any move): five lines, and no fewer will do.
+    assert_eq!(script.len(), 5, "{script:?}\n{report}");
+    for (i, line) in script.iter().enumerate() {
+        assert_eq!(line.player, (i % 2) as u16, "{script:?}");
+    }
+    for line in script.iter().step_by(2) {
+        assert_eq!(line.action, serde_json::json!({"type": "take", "n": 2}));
+    }
+    assert!(report.violations[0].original_lines > 5, "{report}");
+}
+
+#[test]
+fn a_clean_script_shows_no_violation_and_refused_lines_are_skipped() {
+    let ruleset = Race::shared(Bug::None);
+    let script = simulate::parse_script(
+        "{\"player\":0,\"action\":{\"type\":\"take\",\"n\":3}}\n\n\
+         {\"player\":0,\"action\":{\"type\":\"take\",\"n\":3}}\n\
+         {\"player\":1,\"action\":{\"type\":\"take\",\"n\":9}}\n\
+         {\"player\":1,\"action\":\"{not json\"}\n\
+         {\"player\":7,\"action\":{\"type\":\"pass\"}}\n\
+         {\"player\":1,\"action\":{\"type\":\"pass\"}}\n",
+    )
+    .unwrap();
+    assert_eq!(script.len(), 6);
+    assert_eq!(
+        simulate::check_script(&*ruleset, &Setup::new(2, 1), &script),
+        None
+    );
+    let broken = Race::shared(Bug::RefusalChangesState);
+    let v = simulate::check_script(&*broken, &Setup::new(2, 1), &script).expect("a violation");
+    assert_eq!(v.line, Some(1), "the second line is the first refused take");
+    assert!(
+        matches!(v.kind, ViolationKind::RefusalChangedState { .. }),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn a_script_line_that_cannot_be_read_is_reported_with_its_number() {
+    let e = simulate::parse_script("{\"player\":0,\"action\":{}}\n{\"player\":-1}\n").unwrap_err();
+    assert!(e.starts_with("line 2:"), "{e}");
+}
+
+// ----- the built-in rulesets -----
+
+/// Actions each built-in ruleset must be checked for, per mode (issue 7: at least 100,000).
+const BUILT_IN_ACTIONS: u64 = 100_000;
+
+fn built_in(id: &str) -> Arc<dyn DynRuleset> {
+    let registry = Registry::with_static().expect("no duplicate static rulesets");
+    match registry.get(id) {
+        Ok(entry) => Arc::clone(&entry.ruleset),
+        Err(e) => panic!("built-in ruleset {id} is not linked: {e}"),
+    }
+}
+
+/// Plays games of `ruleset` until at least [`BUILT_IN_ACTIONS`] actions were applied; no violation allowed.
+fn simulate_at_least_100k(ruleset: &Arc<dyn DynRuleset>) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let mut total = Report::default();
+    let mut seed = 0u64;
+    while total.actions < BUILT_IN_ACTIONS {
+        let report = run(
+            ruleset,
+            &SimOptions {
+                games: 50,
+                seed,
+                max_actions: 2_000,
+                threads: 2,
+                ..options(&dir)
+            },
+        );
+        assert!(report.is_clean(), "{report}");
+        assert!(
+            report.actions > 0,
+            "no action was applied in 50 games: {report}"
+        );
+        total.games += report.games;
+        total.actions += report.actions;
+        total.attempts += report.attempts;
+        total.refusals += report.refusals;
+        seed += 50;
+    }
+    assert!(total.refusals > 0, "illegal attempts were refused");
+    total
+}
+
+#[test]
+fn story_acts_static_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k(&built_in("story-acts"));
+}
+
+#[test]
+fn charges_static_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k(&built_in("charges"));
+}
+
+#[test]
+fn command_tokens_static_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k(&built_in("command-tokens"));
+}
