@@ -23,6 +23,8 @@
 //! Rulesets implement [`Ruleset`] and register with [`plugin!`]; the host drives them as
 //! [`DynRuleset`] / [`DynGame`], the same way whether they were linked statically or loaded at runtime.
 
+#[allow(unsafe_code)]
+pub mod abi;
 mod clock;
 mod error;
 mod event;
@@ -40,8 +42,8 @@ pub use hash::{StateHash, state_hash};
 pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
 pub use ledger::{Gained, Ledger, Mark, Paid, Part, Placement, Violation};
 pub use plugin::{
-    ActionError, Adapter, Description, Doc, DynGame, DynRuleset, Format, Outcome, ResourceView, Ruleset,
-    Setup, SetupError, StaticRuleset, static_rulesets,
+    ActionError, Adapter, Description, Doc, DynGame, DynRuleset, Format, Outcome, ResourceView,
+    Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
 };
 pub use rng::GameRng;
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
@@ -50,7 +52,11 @@ pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, T
 pub use inventory;
 
 /// Registers one or more rulesets: statically (through `inventory`) for a host that links the crate, and
-/// (in the crate's `cdylib` build) exported for hosts that load it at runtime.
+/// exported for hosts that load the crate's `cdylib` at runtime.
+///
+/// Invoke it once per crate (list every ruleset of the crate in that one call): it exports the crate's
+/// [`abi::Declaration`] under the symbol `coffer_plugin_<crate name>` (see [`abi`]), which a second
+/// invocation would define twice.
 ///
 /// ```ignore
 /// coffer_core::plugin!(MyRuleset::new());
@@ -63,5 +69,11 @@ macro_rules! plugin {
                 $crate::StaticRuleset::new(|| $crate::Adapter::shared($ruleset))
             }
         )+
+        const _: () = {
+            /// The runtime-loading declaration of this crate (see `coffer_core::abi`).
+            #[allow(unsafe_code)]
+            #[unsafe(export_name = concat!("coffer_plugin_", env!("CARGO_CRATE_NAME")))]
+            pub static COFFER_PLUGIN_DECLARATION: $crate::abi::Declaration = $crate::abi::Declaration::CURRENT;
+        };
     };
 }

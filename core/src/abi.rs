@@ -1,0 +1,906 @@
+//! The exporting side of Coffer's C ABI: what every plugin `cdylib` exports so a host can load it at runtime.
+//!
+//! # What crosses the boundary
+//! Only `#[repr(C)]` data, `extern "C"` functions and byte buffers. No Rust trait object, `Box`, `String`,
+//! `Vec` or `TypeId` crosses: the host and the plugin each have their own copy of `coffer-core`, `std`,
+//! `serde` and `tracing`, and their layouts are not promised to agree.
+//!
+//! # The declaration symbol
+//! [`plugin!`](crate::plugin) exports one [`Declaration`] per crate under the name
+//! `coffer_plugin_<crate name>` (e.g. `coffer_plugin_coffer_charges` for the library
+//! `libcoffer_charges.so`). The per-crate name lets several plugin rlibs be linked into one binary without a
+//! duplicate-symbol error, and lets the host derive the symbol from the library's file name. The
+//! declaration starts with a fixed [`Header`] (magic number, ABI version, the declaration's own size), then
+//! the core version (semver), the rustc version and the panic strategy, then a pointer to the [`VTable`].
+//! The host reads the header first and the rest only when the header matches, and calls nothing before the
+//! versions were checked.
+//!
+//! # The functions
+//! The [`VTable`] holds non-generic `extern "C"` functions defined here. Inside a plugin library, they look
+//! up that library's own rulesets through its own `inventory` ([`crate::static_rulesets`]) and hand out
+//! opaque [`GameHandle`]s. Every function returns a [`Status`] and writes its result to out-parameters:
+//! - the hot path (legal-action count, apply a legal action by index) passes integers only;
+//! - descriptions, setups, JSON actions, views and errors cross as JSON bytes; events, outcomes and
+//!   resource views as postcard bytes; snapshots as the bytes of the requested [`Format`].
+//!
+//! Every function body runs under `catch_unwind`: a panic returns [`PANICKED`] with the panic message and
+//! never unwinds into the host. A panic while applying an action leaves the game as it was before the
+//! action: the plugin keeps a checkpoint (a clone, refreshed every [`CHECKPOINT_EVERY`] actions) and the
+//! actions applied since, and rebuilds the game from them.
+//!
+//! # Memory
+//! Memory is freed by the side that allocated it: a [`Buf`] or [`GameHandle`] handed out by the plugin is
+//! freed with the plugin's own [`VTable::free_buf`] / [`VTable::free_game`]; what the host passes in is
+//! borrowed for the duration of the call.
+//!
+//! # Never unloaded
+//! A host never unloads a plugin library (`dlclose`): thread-local destructors registered by the plugin's
+//! copy of `std` would run code that is gone, `'static` data the host still refers to (descriptions it
+//! copied are fine, function pointers are not) would dangle, and the plugin's `tracing` dispatcher holds
+//! the host's callbacks. A process loads each library once and keeps it until exit.
+//!
+//! # Logging
+//! [`VTable::init`] receives a [`LogSink`] from the host; the plugin installs a forwarding subscriber in its
+//! own copy of `tracing`, so events emitted inside the plugin (level, target, message and fields) reach the
+//! host's subscriber. Levels above the sink's `max_level` are filtered in the plugin at no cost.
+
+use crate::Owner;
+use crate::event::Event;
+use crate::plugin::{ActionError, DynGame, DynRuleset, Format, Setup, SetupError};
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::AtomicU8;
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
+pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
+/// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
+pub const ABI_VERSION: u32 = 1;
+/// The version of `coffer-core` this side was built with.
+pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The `rustc --version` this side was built with.
+pub const RUSTC_VERSION: &str = env!("COFFER_RUSTC_VERSION");
+/// The panic strategy this side was built with: `unwind` or `abort`.
+pub const PANIC_STRATEGY: &str = if cfg!(panic = "unwind") {
+    "unwind"
+} else {
+    "abort"
+};
+/// How many actions a plugin-side game applies between two checkpoints (see the module docs).
+pub const CHECKPOINT_EVERY: usize = 1024;
+
+/// The prefix of the declaration symbol; the crate name (as in the library's file name) follows.
+pub const SYMBOL_PREFIX: &str = "coffer_plugin_";
+
+/// What a function returns.
+pub type Status = u32;
+/// Success: the out-parameters hold the result.
+pub const OK: Status = 0;
+/// Refused: the out buffer holds the error (JSON of [`ActionError`] or [`SetupError`], or a message).
+pub const REFUSED: Status = 1;
+/// The plugin panicked: the out buffer holds the panic message (UTF-8).
+pub const PANICKED: Status = 2;
+
+/// A borrowed UTF-8 string: a pointer and a length.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct StrRef {
+    /// The first byte.
+    pub ptr: *const u8,
+    /// The length in bytes.
+    pub len: usize,
+}
+
+impl StrRef {
+    /// Borrows a `'static` string.
+    pub const fn from_static(s: &'static str) -> StrRef {
+        StrRef {
+            ptr: s.as_ptr(),
+            len: s.len(),
+        }
+    }
+
+    /// Borrows a string for the duration of a call.
+    pub fn new(s: &str) -> StrRef {
+        StrRef {
+            ptr: s.as_ptr(),
+            len: s.len(),
+        }
+    }
+
+    /// The string, or `None` if it is longer than `max` bytes or not UTF-8.
+    ///
+    /// # Safety
+    /// `ptr` must point to `len` readable bytes that stay valid for `'a`.
+    pub unsafe fn to_str<'a>(self, max: usize) -> Option<&'a str> {
+        if self.len > max || (self.ptr.is_null() && self.len > 0) {
+            return None;
+        }
+        if self.len == 0 {
+            return Some("");
+        }
+        // SAFETY: the caller promises `len` readable bytes at `ptr` for 'a; checked non-null above.
+        let bytes = unsafe { std::slice::from_raw_parts(self.ptr, self.len) };
+        std::str::from_utf8(bytes).ok()
+    }
+}
+
+/// The fixed start of every declaration, readable whatever the ABI version.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Header {
+    /// [`MAGIC`].
+    pub magic: u64,
+    /// [`ABI_VERSION`] of the plugin.
+    pub abi_version: u32,
+    /// `size_of::<Declaration>()` in the plugin.
+    pub size: u32,
+}
+
+/// The one exported symbol of a plugin library (see the module docs).
+#[repr(C)]
+#[derive(Debug)]
+pub struct Declaration {
+    /// Magic number, ABI version, size.
+    pub header: Header,
+    /// [`CORE_VERSION`] of the plugin.
+    pub core_version: StrRef,
+    /// [`RUSTC_VERSION`] of the plugin.
+    pub rustc_version: StrRef,
+    /// [`PANIC_STRATEGY`] of the plugin.
+    pub panic_strategy: StrRef,
+    /// The plugin's functions.
+    pub vtable: *const VTable,
+}
+
+// SAFETY: a declaration is immutable data: pointers to 'static strings and to a 'static table of function
+// pointers, never written after construction.
+unsafe impl Sync for Declaration {}
+
+impl Declaration {
+    /// The declaration of this build of `coffer-core`, as [`plugin!`](crate::plugin) exports it.
+    pub const CURRENT: Declaration = Declaration {
+        header: Header {
+            magic: MAGIC,
+            abi_version: ABI_VERSION,
+            size: std::mem::size_of::<Declaration>() as u32,
+        },
+        core_version: StrRef::from_static(CORE_VERSION),
+        rustc_version: StrRef::from_static(RUSTC_VERSION),
+        panic_strategy: StrRef::from_static(PANIC_STRATEGY),
+        vtable: &VTABLE,
+    };
+}
+
+/// Bytes handed out by the plugin; the host copies them and gives them back to [`VTable::free_buf`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct Buf {
+    /// The first byte (dangling when empty).
+    pub ptr: *mut u8,
+    /// Bytes written.
+    pub len: usize,
+    /// Bytes allocated.
+    pub cap: usize,
+}
+
+impl Buf {
+    /// A buffer that owns nothing.
+    pub const EMPTY: Buf = Buf {
+        ptr: std::ptr::null_mut(),
+        len: 0,
+        cap: 0,
+    };
+
+    fn from_vec(v: Vec<u8>) -> Buf {
+        let mut v = std::mem::ManuallyDrop::new(v);
+        Buf {
+            ptr: v.as_mut_ptr(),
+            len: v.len(),
+            cap: v.capacity(),
+        }
+    }
+
+    /// The bytes.
+    ///
+    /// # Safety
+    /// The buffer must come from the plugin (or be [`Buf::EMPTY`]) and not have been freed.
+    pub unsafe fn as_slice(&self) -> &[u8] {
+        if self.ptr.is_null() || self.len == 0 {
+            return &[];
+        }
+        // SAFETY: a non-empty buffer was built by `from_vec` from a live Vec of `len` initialised bytes.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// An opaque game owned by the plugin.
+#[repr(C)]
+pub struct GameHandle {
+    _private: [u8; 0],
+}
+
+/// Where a plugin sends its `tracing` events: the host's callbacks.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LogSink {
+    /// Passed back to `log` unchanged (the host's per-library context).
+    pub ctx: *const c_void,
+    /// The most verbose level the host wants: 0 off, 1 error, 2 warn, 3 info, 4 debug, 5 trace.
+    pub max_level: u8,
+    /// Receives one event: its level (1-5), target and rendered message with fields.
+    pub log: extern "C" fn(ctx: *const c_void, level: u8, target: StrRef, message: StrRef),
+}
+
+/// The functions of a plugin library. Every pointer argument must be valid for the call; every out buffer
+/// must be freed with `free_buf`, every game with `free_game`.
+#[repr(C)]
+pub struct VTable {
+    /// Installs the log forwarder (or updates its level). `sink` is copied.
+    pub init: extern "C" fn(sink: *const LogSink, out: *mut Buf) -> Status,
+    /// How many rulesets the library registers.
+    pub ruleset_count: extern "C" fn(count: *mut usize, out: *mut Buf) -> Status,
+    /// The JSON of ruleset `index`'s [`Description`](crate::Description).
+    pub describe: extern "C" fn(index: usize, out: *mut Buf) -> Status,
+    /// A new game from the JSON of a [`Setup`]; on refusal `out` holds the JSON of a [`SetupError`].
+    pub new_game: extern "C" fn(
+        index: usize,
+        setup: *const u8,
+        len: usize,
+        game: *mut *mut GameHandle,
+        out: *mut Buf,
+    ) -> Status,
+    /// A game from a snapshot (`format` 0 JSON, 1 binary); on refusal `out` holds a [`SetupError`] JSON.
+    pub restore: extern "C" fn(
+        index: usize,
+        format: u8,
+        bytes: *const u8,
+        len: usize,
+        game: *mut *mut GameHandle,
+        out: *mut Buf,
+    ) -> Status,
+    /// Frees a game.
+    pub free_game: extern "C" fn(game: *mut GameHandle),
+    /// Frees a buffer.
+    pub free_buf: extern "C" fn(buf: *mut Buf),
+    /// The number of players.
+    pub players: extern "C" fn(game: *const GameHandle, players: *mut u16, out: *mut Buf) -> Status,
+    /// Lists `player`'s legal actions (cached in the plugin) and writes how many.
+    pub legal_actions: extern "C" fn(
+        game: *mut GameHandle,
+        player: u16,
+        count: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
+    /// The JSON of listed legal action `index`; [`REFUSED`] with an empty buffer when there is none.
+    pub legal_action_json:
+        extern "C" fn(game: *const GameHandle, index: usize, out: *mut Buf) -> Status,
+    /// Applies legal action `index`; on refusal `out` holds the JSON of an [`ActionError`].
+    pub apply_legal:
+        extern "C" fn(game: *mut GameHandle, player: u16, index: usize, out: *mut Buf) -> Status,
+    /// Applies an action from its JSON; on refusal `out` holds the JSON of an [`ActionError`].
+    pub apply_json: extern "C" fn(
+        game: *mut GameHandle,
+        player: u16,
+        json: *const u8,
+        len: usize,
+        out: *mut Buf,
+    ) -> Status,
+    /// The postcard encoding of the last action's events (`Vec<Event>`).
+    pub events: extern "C" fn(game: *mut GameHandle, out: *mut Buf) -> Status,
+    /// The state hash.
+    pub state_hash: extern "C" fn(game: *const GameHandle, hash: *mut u64, out: *mut Buf) -> Status,
+    /// The snapshot bytes (`format` 0 JSON, 1 binary); on refusal `out` holds a [`SetupError`] JSON.
+    pub snapshot: extern "C" fn(game: *const GameHandle, format: u8, out: *mut Buf) -> Status,
+    /// The postcard encoding of the [`Outcome`](crate::Outcome).
+    pub outcome: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
+    /// The JSON view of `player` (negative: an observer).
+    pub view: extern "C" fn(game: *const GameHandle, player: i32, out: *mut Buf) -> Status,
+    /// The postcard encoding of the `Vec<ResourceView>`.
+    pub resources: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
+    /// [`OK`], or [`REFUSED`] with the violation's message.
+    pub check_invariants: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
+    /// An independent copy of the game.
+    pub clone_game:
+        extern "C" fn(game: *const GameHandle, copy: *mut *mut GameHandle, out: *mut Buf) -> Status,
+}
+
+/// The functions of this build, pointed to by [`Declaration::CURRENT`].
+pub static VTABLE: VTable = VTable {
+    init,
+    ruleset_count,
+    describe,
+    new_game,
+    restore,
+    free_game,
+    free_buf,
+    players,
+    legal_actions,
+    legal_action_json,
+    apply_legal,
+    apply_json,
+    events,
+    state_hash,
+    snapshot,
+    outcome,
+    view,
+    resources,
+    check_invariants,
+    clone_game,
+};
+
+/// The format's code on the wire.
+pub fn format_code(format: Format) -> u8 {
+    match format {
+        Format::Json => 0,
+        Format::Binary => 1,
+    }
+}
+
+fn format_from(code: u8) -> Option<Format> {
+    match code {
+        0 => Some(Format::Json),
+        1 => Some(Format::Binary),
+        _ => None,
+    }
+}
+
+/// The message of a panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with a non-text payload".to_owned()
+    }
+}
+
+/// What one call produces: success with bytes, a refusal with bytes, or a panic.
+enum Reply {
+    Ok(Vec<u8>),
+    Refused(Vec<u8>),
+}
+
+/// Runs `f` under `catch_unwind` and writes its bytes to `out`.
+fn guard(out: *mut Buf, f: impl FnOnce() -> Reply) -> Status {
+    let (status, bytes) = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Reply::Ok(bytes)) => (OK, bytes),
+        Ok(Reply::Refused(bytes)) => (REFUSED, bytes),
+        Err(payload) => (PANICKED, panic_message(&*payload).into_bytes()),
+    };
+    if !out.is_null() {
+        // SAFETY: the host passes a valid, writable `Buf` (see `VTable`); a null `out` is skipped.
+        unsafe {
+            out.write(if bytes.is_empty() {
+                Buf::EMPTY
+            } else {
+                Buf::from_vec(bytes)
+            })
+        };
+    }
+    status
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_else(|e| format!("\"{e}\"").into_bytes())
+}
+
+fn rulesets() -> &'static [Arc<dyn DynRuleset>] {
+    static RULESETS: OnceLock<Vec<Arc<dyn DynRuleset>>> = OnceLock::new();
+    RULESETS.get_or_init(crate::static_rulesets)
+}
+
+fn ruleset(index: usize) -> Result<&'static Arc<dyn DynRuleset>, Reply> {
+    rulesets().get(index).ok_or_else(|| {
+        Reply::Refused(json(&SetupError::Config(format!(
+            "no ruleset #{index} in this library"
+        ))))
+    })
+}
+
+/// An action applied since the last checkpoint, to rebuild the game after a panic.
+enum Logged {
+    Legal(Owner, usize),
+    Json(Owner, String),
+}
+
+/// A game as the plugin keeps it: the live game, a checkpoint and the actions since.
+struct PluginGame {
+    game: Box<dyn DynGame>,
+    checkpoint: Box<dyn DynGame>,
+    log: Vec<Logged>,
+}
+
+impl PluginGame {
+    fn new(game: Box<dyn DynGame>) -> PluginGame {
+        let checkpoint = game.clone_game();
+        PluginGame {
+            game,
+            checkpoint,
+            log: Vec::new(),
+        }
+    }
+
+    fn into_handle(self) -> *mut GameHandle {
+        Box::into_raw(Box::new(self)).cast()
+    }
+
+    /// Applies through `f`; on success logs the action, on a panic rebuilds the game as it was and resumes
+    /// the panic (so the caller reports it).
+    fn apply(
+        &mut self,
+        logged: Logged,
+        f: impl FnOnce(&mut dyn DynGame) -> Result<(), ActionError>,
+    ) -> Result<(), ActionError> {
+        match catch_unwind(AssertUnwindSafe(|| f(&mut *self.game))) {
+            Ok(Ok(())) => {
+                self.log.push(logged);
+                if self.log.len() >= CHECKPOINT_EVERY {
+                    self.checkpoint = self.game.clone_game();
+                    self.log.clear();
+                }
+                Ok(())
+            }
+            Ok(Err(e)) => Err(e),
+            Err(payload) => {
+                self.rebuild();
+                std::panic::resume_unwind(payload)
+            }
+        }
+    }
+
+    /// The game as it was before the action that panicked: the checkpoint plus the actions since.
+    fn rebuild(&mut self) {
+        let mut game = self.checkpoint.clone_game();
+        for logged in &self.log {
+            let replayed = match logged {
+                Logged::Legal(player, index) => game.apply_legal(*player, *index),
+                Logged::Json(player, json) => game.apply_json(*player, json),
+            };
+            debug_assert!(replayed.is_ok(), "a logged action replays");
+        }
+        self.game = game;
+    }
+}
+
+/// # Safety
+/// `game` must be a live handle from this library.
+unsafe fn game_ref<'a>(game: *const GameHandle) -> &'a PluginGame {
+    // SAFETY: handles are `Box<PluginGame>` pointers from `into_handle`, live until `free_game`.
+    unsafe { &*game.cast::<PluginGame>() }
+}
+
+/// # Safety
+/// `game` must be a live handle from this library, used by one thread at a time.
+unsafe fn game_mut<'a>(game: *mut GameHandle) -> &'a mut PluginGame {
+    // SAFETY: as `game_ref`; the host serialises calls on one game (`DynGame` methods take `&mut self`).
+    unsafe { &mut *game.cast::<PluginGame>() }
+}
+
+/// # Safety
+/// `ptr` must point to `len` readable bytes (or be anything when `len` is 0).
+unsafe fn bytes_in<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 || ptr.is_null() {
+        return &[];
+    }
+    // SAFETY: the caller passes `len` readable bytes at `ptr`, borrowed for the call.
+    unsafe { std::slice::from_raw_parts(ptr, len) }
+}
+
+extern "C" fn init(sink: *const LogSink, out: *mut Buf) -> Status {
+    guard(out, || {
+        if sink.is_null() {
+            return Reply::Refused(b"no log sink".to_vec());
+        }
+        // SAFETY: the host passes a valid `LogSink`, which is plain data and is copied here.
+        let sink = unsafe { *sink };
+        forward::install(sink);
+        Reply::Ok(Vec::new())
+    })
+}
+
+extern "C" fn ruleset_count(count: *mut usize, out: *mut Buf) -> Status {
+    guard(out, || {
+        let n = rulesets().len();
+        // SAFETY: the host passes a writable `usize`.
+        unsafe { count.write(n) };
+        Reply::Ok(Vec::new())
+    })
+}
+
+extern "C" fn describe(index: usize, out: *mut Buf) -> Status {
+    guard(out, || match ruleset(index) {
+        Ok(r) => Reply::Ok(json(r.description())),
+        Err(reply) => reply,
+    })
+}
+
+fn write_game(slot: *mut *mut GameHandle, made: Result<Box<dyn DynGame>, SetupError>) -> Reply {
+    match made {
+        Ok(game) => {
+            // SAFETY: the host passes a writable handle slot.
+            unsafe { slot.write(PluginGame::new(game).into_handle()) };
+            Reply::Ok(Vec::new())
+        }
+        Err(e) => Reply::Refused(json(&e)),
+    }
+}
+
+extern "C" fn new_game(
+    index: usize,
+    setup: *const u8,
+    len: usize,
+    game: *mut *mut GameHandle,
+    out: *mut Buf,
+) -> Status {
+    guard(out, || {
+        let r = match ruleset(index) {
+            Ok(r) => r,
+            Err(reply) => return reply,
+        };
+        // SAFETY: the host passes `len` readable bytes of JSON.
+        let bytes = unsafe { bytes_in(setup, len) };
+        let setup: Setup = match serde_json::from_slice(bytes) {
+            Ok(s) => s,
+            Err(e) => return Reply::Refused(json(&SetupError::Config(e.to_string()))),
+        };
+        write_game(game, r.new_game(&setup))
+    })
+}
+
+extern "C" fn restore(
+    index: usize,
+    format: u8,
+    bytes: *const u8,
+    len: usize,
+    game: *mut *mut GameHandle,
+    out: *mut Buf,
+) -> Status {
+    guard(out, || {
+        let r = match ruleset(index) {
+            Ok(r) => r,
+            Err(reply) => return reply,
+        };
+        let Some(format) = format_from(format) else {
+            return Reply::Refused(json(&SetupError::Snapshot(format!(
+                "unknown format code {format}"
+            ))));
+        };
+        // SAFETY: the host passes `len` readable bytes.
+        let bytes = unsafe { bytes_in(bytes, len) };
+        write_game(game, r.restore(format, bytes))
+    })
+}
+
+extern "C" fn free_game(game: *mut GameHandle) {
+    if game.is_null() {
+        return;
+    }
+    // A panic in a Drop impl must not unwind into the host; the memory is then leaked.
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the handle came from `into_handle` and the host frees it once.
+        drop(unsafe { Box::from_raw(game.cast::<PluginGame>()) });
+    }));
+}
+
+extern "C" fn free_buf(buf: *mut Buf) {
+    if buf.is_null() {
+        return;
+    }
+    // SAFETY: the host passes a `Buf` this library filled, once; it is reset to empty below.
+    let b = unsafe { std::ptr::replace(buf, Buf::EMPTY) };
+    if !b.ptr.is_null() && b.cap > 0 {
+        // SAFETY: ptr/len/cap come from a Vec<u8> leaked by `Buf::from_vec` in this library.
+        drop(unsafe { Vec::from_raw_parts(b.ptr, b.len, b.cap) });
+    }
+}
+
+extern "C" fn players(game: *const GameHandle, players: *mut u16, out: *mut Buf) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle, a writable u16.
+        unsafe { players.write(game_ref(game).game.players()) };
+        Reply::Ok(Vec::new())
+    })
+}
+
+extern "C" fn legal_actions(
+    game: *mut GameHandle,
+    player: u16,
+    count: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle used by one thread.
+        let g = unsafe { game_mut(game) };
+        let n = g.game.legal_actions(Owner(player));
+        // SAFETY: the host passes a writable usize.
+        unsafe { count.write(n) };
+        Reply::Ok(Vec::new())
+    })
+}
+
+extern "C" fn legal_action_json(game: *const GameHandle, index: usize, out: *mut Buf) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle.
+        match unsafe { game_ref(game) }.game.legal_action_json(index) {
+            Some(s) => Reply::Ok(s.into_bytes()),
+            None => Reply::Refused(Vec::new()),
+        }
+    })
+}
+
+extern "C" fn apply_legal(
+    game: *mut GameHandle,
+    player: u16,
+    index: usize,
+    out: *mut Buf,
+) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle used by one thread.
+        let g = unsafe { game_mut(game) };
+        let p = Owner(player);
+        match g.apply(Logged::Legal(p, index), |game| game.apply_legal(p, index)) {
+            Ok(()) => Reply::Ok(Vec::new()),
+            Err(e) => Reply::Refused(json(&e)),
+        }
+    })
+}
+
+extern "C" fn apply_json(
+    game: *mut GameHandle,
+    player: u16,
+    text: *const u8,
+    len: usize,
+    out: *mut Buf,
+) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle used by one thread.
+        let g = unsafe { game_mut(game) };
+        // SAFETY: the host passes `len` readable bytes.
+        let bytes = unsafe { bytes_in(text, len) };
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Reply::Refused(json(&ActionError::Malformed(
+                "the action is not UTF-8".to_owned(),
+            )));
+        };
+        let p = Owner(player);
+        match g.apply(Logged::Json(p, text.to_owned()), |game| {
+            game.apply_json(p, text)
+        }) {
+            Ok(()) => Reply::Ok(Vec::new()),
+            Err(e) => Reply::Refused(json(&e)),
+        }
+    })
+}
+
+extern "C" fn events(game: *mut GameHandle, out: *mut Buf) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle used by one thread.
+        let g = unsafe { game_mut(game) };
+        let events: &[Event] = g.game.events();
+        match postcard::to_stdvec(events) {
+            Ok(bytes) => Reply::Ok(bytes),
+            Err(e) => Reply::Refused(e.to_string().into_bytes()),
+        }
+    })
+}
+
+extern "C" fn state_hash(game: *const GameHandle, hash: *mut u64, out: *mut Buf) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle; a writable u64.
+        unsafe { hash.write(game_ref(game).game.state_hash().0) };
+        Reply::Ok(Vec::new())
+    })
+}
+
+extern "C" fn snapshot(game: *const GameHandle, format: u8, out: *mut Buf) -> Status {
+    guard(out, || {
+        let Some(format) = format_from(format) else {
+            return Reply::Refused(json(&SetupError::Snapshot(format!(
+                "unknown format code {format}"
+            ))));
+        };
+        // SAFETY: a live handle.
+        match unsafe { game_ref(game) }.game.snapshot(format) {
+            Ok(bytes) => Reply::Ok(bytes),
+            Err(e) => Reply::Refused(json(&e)),
+        }
+    })
+}
+
+extern "C" fn outcome(game: *const GameHandle, out: *mut Buf) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle.
+        let outcome = unsafe { game_ref(game) }.game.outcome();
+        match postcard::to_stdvec(&outcome) {
+            Ok(bytes) => Reply::Ok(bytes),
+            Err(e) => Reply::Refused(e.to_string().into_bytes()),
+        }
+    })
+}
+
+extern "C" fn view(game: *const GameHandle, player: i32, out: *mut Buf) -> Status {
+    guard(out, || {
+        let player = u16::try_from(player).ok().map(Owner);
+        // SAFETY: a live handle.
+        Reply::Ok(json(&unsafe { game_ref(game) }.game.view(player)))
+    })
+}
+
+extern "C" fn resources(game: *const GameHandle, out: *mut Buf) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle.
+        let resources = unsafe { game_ref(game) }.game.resources();
+        match postcard::to_stdvec(&resources) {
+            Ok(bytes) => Reply::Ok(bytes),
+            Err(e) => Reply::Refused(e.to_string().into_bytes()),
+        }
+    })
+}
+
+extern "C" fn check_invariants(game: *const GameHandle, out: *mut Buf) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle.
+        match unsafe { game_ref(game) }.game.check_invariants() {
+            Ok(()) => Reply::Ok(Vec::new()),
+            Err(v) => Reply::Refused(v.0.into_bytes()),
+        }
+    })
+}
+
+extern "C" fn clone_game(
+    game: *const GameHandle,
+    copy: *mut *mut GameHandle,
+    out: *mut Buf,
+) -> Status {
+    guard(out, || {
+        // SAFETY: a live handle.
+        let cloned = unsafe { game_ref(game) }.game.clone_game();
+        // SAFETY: the host passes a writable handle slot.
+        unsafe { copy.write(PluginGame::new(cloned).into_handle()) };
+        Reply::Ok(Vec::new())
+    })
+}
+
+/// The plugin-side `tracing` subscriber that forwards every event to the host's [`LogSink`].
+mod forward {
+    use super::{LogSink, StrRef};
+    use std::fmt::Write as _;
+    use std::sync::atomic::Ordering;
+    use tracing::field::{Field, Visit};
+    use tracing::level_filters::LevelFilter;
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::subscriber::Interest;
+    use tracing::{Event, Level, Metadata};
+
+    pub(super) fn install(sink: LogSink) {
+        super::LEVEL.store(sink.max_level.min(5), Ordering::Relaxed);
+        *super::SINK.write().unwrap_or_else(|e| e.into_inner()) = Some(sink);
+        if !super::INSTALLED.swap(true, Ordering::AcqRel) {
+            let _ = tracing::subscriber::set_global_default(Forwarder);
+        }
+        tracing::callsite::rebuild_interest_cache();
+    }
+
+    fn level_code(level: &Level) -> u8 {
+        match *level {
+            Level::ERROR => 1,
+            Level::WARN => 2,
+            Level::INFO => 3,
+            Level::DEBUG => 4,
+            _ => 5,
+        }
+    }
+
+    struct Forwarder;
+
+    impl Forwarder {
+        fn wanted(meta: &Metadata<'_>) -> bool {
+            level_code(meta.level()) <= super::LEVEL.load(Ordering::Relaxed)
+        }
+    }
+
+    #[derive(Default)]
+    struct Message {
+        message: String,
+        fields: String,
+    }
+
+    impl Visit for Message {
+        fn record_str(&mut self, field: &Field, value: &str) {
+            if field.name() == "message" {
+                self.message.push_str(value);
+            } else {
+                let _ = write!(self.fields, " {}={value}", field.name());
+            }
+        }
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                let _ = write!(self.message, "{value:?}");
+            } else {
+                let _ = write!(self.fields, " {}={value:?}", field.name());
+            }
+        }
+    }
+
+    impl tracing::Subscriber for Forwarder {
+        fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+            if Self::wanted(meta) {
+                Interest::always()
+            } else {
+                Interest::never()
+            }
+        }
+        fn enabled(&self, meta: &Metadata<'_>) -> bool {
+            Self::wanted(meta)
+        }
+        fn max_level_hint(&self) -> Option<LevelFilter> {
+            Some(match super::LEVEL.load(Ordering::Relaxed) {
+                0 => LevelFilter::OFF,
+                1 => LevelFilter::ERROR,
+                2 => LevelFilter::WARN,
+                3 => LevelFilter::INFO,
+                4 => LevelFilter::DEBUG,
+                _ => LevelFilter::TRACE,
+            })
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let guard = super::SINK.read().unwrap_or_else(|e| e.into_inner());
+            let Some(sink) = *guard else { return };
+            let mut m = Message::default();
+            event.record(&mut m);
+            m.message.push_str(&m.fields);
+            let meta = event.metadata();
+            (sink.log)(
+                sink.ctx,
+                level_code(meta.level()),
+                StrRef::new(meta.target()),
+                StrRef::new(&m.message),
+            );
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+static INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static SINK: RwLock<Option<LogSink>> = RwLock::new(None);
+
+// SAFETY: a sink is plain data; the host promises its callback and context are usable from any thread for
+// the life of the process.
+unsafe impl Send for LogSink {}
+// SAFETY: as above; a sink is never mutated through a shared reference.
+unsafe impl Sync for LogSink {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declaration_header_is_stable() {
+        let d = Declaration::CURRENT;
+        assert_eq!(d.header.magic, MAGIC);
+        assert_eq!(d.header.abi_version, ABI_VERSION);
+        assert_eq!(d.header.size as usize, std::mem::size_of::<Declaration>());
+        assert_eq!(std::mem::offset_of!(Declaration, header), 0);
+        assert_eq!(std::mem::size_of::<Header>(), 16);
+    }
+
+    #[test]
+    fn panics_become_status_codes_with_the_message() {
+        let mut out = Buf::EMPTY;
+        let status = guard(&mut out, || panic!("boom {}", 7));
+        assert_eq!(status, PANICKED);
+        // SAFETY: `out` was filled by `guard` in this library.
+        assert_eq!(unsafe { out.as_slice() }, b"boom 7");
+        free_buf(&mut out);
+        assert!(out.ptr.is_null());
+    }
+}
