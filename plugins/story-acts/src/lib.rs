@@ -1,1 +1,564 @@
-//! Coffer ruleset `story-acts`.
+//! Coffer ruleset `story-acts`: the Story/Act card game's resources (Currency, Votes, EV, CP, Story Points)
+//! and its Acts, on the kernel's primitives.
+//!
+//! ```
+//! use coffer_core::{Adapter, Owner, Setup};
+//! use coffer_story_acts::StoryActs;
+//!
+//! let ruleset = Adapter::shared(StoryActs::new());
+//! let mut game = ruleset.new_game(&Setup::new(2, 7)).unwrap();
+//! assert!(game.legal_actions(Owner(0)) > 0);
+//! game.apply_json(Owner(0), r#"{"type":"end_turn"}"#).unwrap();
+//! ```
+
+pub mod actions;
+pub mod cards;
+pub mod scoring;
+pub mod state;
+
+pub use actions::{Action, CpSplit, Why};
+pub use cards::{CardDb, CardDef, CardError, CardType, Deed, Effect};
+pub use scoring::{ScoreLines, act_winner, score_lines};
+pub use state::{
+    ActResult, AwardTo, Band, Card, Config, FactorDef, Phase, PoliticalTie, Rules, Seat, State,
+    Zone,
+};
+
+use coffer_core::{
+    ActionError, AmountSpec, Cause, Description, Doc, Key, Ledger, Outcome, Owner, Scope,
+    SetupError, TrackSpec, Violation,
+};
+use serde_json::json;
+use state::{key, kind};
+use std::sync::Arc;
+
+/// The ruleset id.
+pub const ID: &str = "story-acts";
+
+/// The `story-acts` ruleset.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StoryActs;
+
+impl StoryActs {
+    /// The ruleset.
+    pub fn new() -> StoryActs {
+        StoryActs
+    }
+}
+
+coffer_core::plugin!(StoryActs::new());
+
+/// Every configuration option: name and documentation (the defaults come from [`Config::default`]).
+pub const OPTIONS: &[(&str, &str)] = &[
+    (
+        "treasury_cap",
+        "S1: the Treasury cap; Currency gained above it is lost, from every source.",
+    ),
+    (
+        "starting_currency",
+        "Currency each player starts with (at most the cap).",
+    ),
+    (
+        "starting_hand",
+        "Cards each player draws before the first turn.",
+    ),
+    ("draw_per_turn", "S10: cards drawn in each Draw Phase."),
+    (
+        "hand_limit",
+        "S10: hand size checked at the End Phase; the player chooses the discards (K6).",
+    ),
+    (
+        "votes_per_factor_step",
+        "S5 (assumption): committed Votes per Galactic Factor step (at least 1).",
+    ),
+    (
+        "political_tie",
+        "S4 (assumption): \"nobody\" or \"active_player\" controls on a tie of standing Vote.",
+    ),
+    (
+        "award_sp",
+        "S11 (assumption): SP of each self-inflicted award (empty Treasury; own Character Falls or is destroyed).",
+    ),
+    (
+        "award_to",
+        "S11 (assumption): \"each_opponent\", \"next_player\" or \"nobody\" receives the award.",
+    ),
+    (
+        "act3_winner_wins",
+        "S12 (assumption): with 3+ players and nobody on two wins after Act 3, the Act 3 winner wins; false: players with most Act wins share the win.",
+    ),
+    (
+        "catch_up_currency",
+        "S16 (assumption): Currency each player who did not win the Act gains (capped by S1).",
+    ),
+    (
+        "factors",
+        "S17 (assumption): the Galactic Factors, each {name, min, max, start}.",
+    ),
+    ("restore_cost", "S14: Currency a Restore costs."),
+    (
+        "fall_flips_homeworld",
+        "Assumption: a Prime Character's Fall flips its owner's Homeworld off its Prime face.",
+    ),
+    (
+        "shuffle_decks",
+        "Whether decks are shuffled at setup with the game's seeded RNG.",
+    ),
+    (
+        "homeworlds",
+        "Homeworld card ids, player i gets entry i modulo the list's length.",
+    ),
+    (
+        "deck",
+        "Card ids of each player's deck; null: one copy of every non-Homeworld card.",
+    ),
+    (
+        "cards",
+        "Inline card definitions replacing the embedded starter set; null: the starter set.",
+    ),
+];
+
+/// Every action: name, documentation and a JSON example.
+pub fn action_docs() -> Vec<Doc> {
+    vec![
+        Doc::with(
+            "deploy",
+            "S3: deploy a card from hand paying its Currency cost (a Maneuver: also its Vote cost, its CP cost split as `cp` = [[card, cp], ...] in ascending card order, and a `target` when its effect needs one). Slow, except Fast Maneuvers.",
+            json!({"type": "deploy", "card": 3}),
+        ),
+        Doc::with(
+            "commit_votes",
+            "S5: activate a card to put its printed Votes in the Resource Pool; it leaves standing Vote until it readies. Fast: any player, any main phase.",
+            json!({"type": "commit_votes", "card": 0}),
+        ),
+        Doc::with(
+            "add_ev",
+            "S6: activate a permanent printing \"Add N EV\" to put N EV in the Resource Pool.",
+            json!({"type": "add_ev", "card": 12}),
+        ),
+        Doc::with(
+            "push_factor",
+            "S5: move a Galactic Factor `steps` steps up or down, paying committed Votes.",
+            json!({"type": "push_factor", "factor": 0, "up": true, "steps": 2}),
+        ),
+        Doc::with(
+            "use_ability",
+            "S8: a Character's \"-X CP:\" ability, paid from its own CP; once per turn, own main phase.",
+            json!({"type": "use_ability", "card": 5}),
+        ),
+        Doc::with(
+            "move",
+            "S15: move a ready unit to an adjacent Band (activates it).",
+            json!({"type": "move", "card": 5, "to": "space"}),
+        ),
+        Doc::with(
+            "capture",
+            "S14: a ready unit in a Surface Band captures an undefended Surface Location there; it becomes Contested.",
+            json!({"type": "capture", "location": 40, "unit": 5}),
+        ),
+        Doc::with(
+            "restore",
+            "S14: pay the Restore cost; the Contested Surface Location you control is uncontested again.",
+            json!({"type": "restore", "location": 40}),
+        ),
+        Doc::with(
+            "advance_storyline",
+            "Advance your Storyline one step, paying its EV per step from the Resource Pool.",
+            json!({"type": "advance_storyline", "card": 9}),
+        ),
+        Doc::with(
+            "complete_storyline",
+            "S12: complete your Storyline with every step done: the Act ends at once and is scored.",
+            json!({"type": "complete_storyline", "card": 9}),
+        ),
+        Doc::with(
+            "discard",
+            "S10/K6: while over the hand limit at the End Phase, discard a card of your choice (the only legal action then).",
+            json!({"type": "discard", "card": 14}),
+        ),
+        Doc::with(
+            "end_turn",
+            "End the main phase: End Phase (hand limit), then the next player's Ready, Income and Draw Phases.",
+            json!({"type": "end_turn"}),
+        ),
+    ]
+}
+
+fn config_error(msg: String) -> SetupError {
+    SetupError::Config(msg)
+}
+
+impl StoryActs {
+    fn setup(&self, players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
+        if !(2..=4).contains(&players) {
+            return Err(SetupError::Players {
+                got: players,
+                min: 2,
+                max: 4,
+            });
+        }
+        let mut cfg = config.clone();
+        if cfg.votes_per_factor_step == 0 {
+            return Err(config_error(
+                "votes_per_factor_step must be at least 1, got 0".into(),
+            ));
+        }
+        if cfg.starting_currency > cfg.treasury_cap {
+            return Err(config_error(format!(
+                "starting_currency {} is above treasury_cap {}",
+                cfg.starting_currency, cfg.treasury_cap
+            )));
+        }
+        if cfg.factors.len() > 255 {
+            return Err(config_error(format!(
+                "{} factors: at most 255",
+                cfg.factors.len()
+            )));
+        }
+        for (i, f) in cfg.factors.iter().enumerate() {
+            if f.name.trim().is_empty() {
+                return Err(config_error(format!("factor #{i} has an empty name")));
+            }
+            if cfg.factors[..i].iter().any(|g| g.name == f.name) {
+                return Err(config_error(format!("factor '{}' is listed twice", f.name)));
+            }
+            if !(f.min <= f.start && f.start <= f.max) {
+                return Err(config_error(format!(
+                    "factor '{}': start {} outside [{}, {}]",
+                    f.name, f.start, f.min, f.max
+                )));
+            }
+        }
+        let names: Vec<String> = cfg.factors.iter().map(|f| f.name.clone()).collect();
+        let db = match cfg.cards.take() {
+            Some(cards) => CardDb::new(cards, &names),
+            None => CardDb::starter(&names),
+        }
+        .map_err(|e| SetupError::Content(e.to_string()))?;
+        if cfg.homeworlds.is_empty() {
+            return Err(config_error("homeworlds is empty".into()));
+        }
+        let mut homeworlds = Vec::new();
+        for id in &cfg.homeworlds {
+            let def = db
+                .find(id)
+                .ok_or_else(|| config_error(format!("unknown homeworld '{id}'")))?;
+            let d = db.get(def);
+            if d.card_type != CardType::Homeworld {
+                return Err(config_error(format!(
+                    "'{id}' is a {:?}, not a Homeworld",
+                    d.card_type
+                )));
+            }
+            for p in &d.preferred {
+                let f = cfg.factors.iter().find(|f| f.name == p.factor);
+                if let Some(f) = f.filter(|f| p.value < f.min || p.value > f.max) {
+                    return Err(SetupError::Content(format!(
+                        "card '{id}': field 'preferred': {} = {} outside [{}, {}]",
+                        p.factor, p.value, f.min, f.max
+                    )));
+                }
+            }
+            homeworlds.push(def);
+        }
+        let deck: Vec<u16> = match &cfg.deck {
+            Some(ids) => ids
+                .iter()
+                .map(|id| {
+                    let def = db
+                        .find(id)
+                        .ok_or_else(|| config_error(format!("unknown deck card '{id}'")))?;
+                    if db.get(def).card_type == CardType::Homeworld {
+                        return Err(config_error(format!("deck card '{id}' is a Homeworld")));
+                    }
+                    Ok(def)
+                })
+                .collect::<Result<_, _>>()?,
+            None => (0..db.cards().len() as u16)
+                .filter(|&d| db.get(d).card_type != CardType::Homeworld)
+                .collect(),
+        };
+        let per_player = deck.len() + 1;
+        if per_player * usize::from(players) > usize::from(u16::MAX) {
+            return Err(config_error(format!(
+                "decks of {} cards are too large",
+                deck.len()
+            )));
+        }
+
+        let mut ledger = Ledger::new(players, seed);
+        let mut seats = Vec::new();
+        let mut cards = Vec::new();
+        let mut decks = Vec::new();
+        let mut hands = Vec::new();
+        for p in 0..players {
+            let o = Owner(p);
+            let treasury = ledger.add_amount(
+                AmountSpec::new(Key::new(o, kind::TREASURY, 0))
+                    .cap(i64::from(cfg.treasury_cap))
+                    .start(i64::from(cfg.starting_currency)),
+            )?;
+            let votes = ledger
+                .add_amount(AmountSpec::new(Key::new(o, kind::VOTES, 0)).lasts(Scope::Phase))?;
+            let ev =
+                ledger.add_amount(AmountSpec::new(Key::new(o, kind::EV, 0)).lasts(Scope::Phase))?;
+            let sp =
+                ledger.add_amount(AmountSpec::new(Key::new(o, kind::SP, 0)).lasts(Scope::Act))?;
+            let act_wins = ledger.add_amount(AmountSpec::new(Key::new(o, kind::ACT_WINS, 0)))?;
+            let hw_def = homeworlds[usize::from(p) % homeworlds.len()];
+            let homeworld = cards.len() as u16;
+            let mut own = Vec::with_capacity(deck.len());
+            for (j, &def) in std::iter::once(&hw_def).chain(deck.iter()).enumerate() {
+                let idx = cards.len() as u32;
+                let d = db.get(def);
+                let perm = if matches!(d.card_type, CardType::Maneuver | CardType::Storyline) {
+                    None
+                } else {
+                    Some(ledger.add_permanent(key(p, kind::CARD, idx), None)?)
+                };
+                let cp =
+                    match d.cp {
+                        Some(v) => Some(ledger.add_amount(
+                            AmountSpec::new(key(p, kind::CP, idx)).start(i64::from(v)),
+                        )?),
+                        None => None,
+                    };
+                let ability = match d.ability {
+                    Some(_) => Some(ledger.add_track(
+                        TrackSpec::new(key(p, kind::ABILITY, idx), 1).recurring(1, Scope::Turn),
+                    )?),
+                    None => None,
+                };
+                let is_hw = j == 0;
+                cards.push(Card {
+                    def,
+                    owner: p,
+                    controller: p,
+                    zone: if is_hw { Zone::Play } else { Zone::Deck },
+                    band: if is_hw {
+                        Some(Band::Planetary(p))
+                    } else {
+                        None
+                    },
+                    perm,
+                    cp,
+                    ability,
+                    progress: 0,
+                    contested: false,
+                    fallen: false,
+                    committed: false,
+                });
+                if !is_hw {
+                    own.push(idx as u16);
+                }
+            }
+            // Top of the deck is its end: reverse so that an unshuffled deck draws in listed order.
+            own.reverse();
+            if cfg.shuffle_decks {
+                ledger.shuffle(&mut own, Cause::Setup);
+            }
+            hands.push(Vec::with_capacity(own.len()));
+            decks.push(own);
+            seats.push(Seat {
+                treasury,
+                votes,
+                ev,
+                sp,
+                act_wins,
+                homeworld,
+                prime_face: true,
+            });
+        }
+        let mut factors = Vec::new();
+        for (i, f) in cfg.factors.iter().enumerate() {
+            factors.push(
+                ledger.add_amount(
+                    AmountSpec::new(Key::new(Owner::GAME, kind::FACTOR, i as u32))
+                        .floor(f.min)
+                        .cap(f.max)
+                        .start(f.start),
+                )?,
+            );
+        }
+        let starting_hand = cfg.starting_hand;
+        let mut state = State {
+            rules: Arc::new(Rules { config: cfg, db }),
+            ledger,
+            seats,
+            factors,
+            cards,
+            decks,
+            hands,
+            active: 0,
+            phase: Phase::Ready,
+            act: 1,
+            results: Vec::new(),
+            winners: None,
+        };
+        for p in 0..players {
+            state.draw(p, starting_hand);
+        }
+        state.start_turn()?;
+        Ok(state)
+    }
+}
+
+impl coffer_core::Ruleset for StoryActs {
+    type State = State;
+    type Action = Action;
+    type Config = Config;
+
+    fn describe(&self) -> Description {
+        let mut d = Description::new(
+            ID,
+            env!("CARGO_PKG_VERSION"),
+            "The Story/Act card game: Currency, Votes, EV, Character Points and Story Points over two or three Acts",
+        );
+        d.min_players = 2;
+        d.max_players = 4;
+        d.phases = ["ready", "income", "draw", "main", "end"]
+            .map(String::from)
+            .to_vec();
+        d.resources = vec![
+            Doc::new(
+                "treasury",
+                "S1: Currency, 0..=treasury_cap (20); excess gains are lost, voluntary spends refused when short, required costs drain to 0.",
+            ),
+            Doc::new(
+                "votes",
+                "S5/S7: committed Votes in the Resource Pool; empty at the end of every phase.",
+            ),
+            Doc::new(
+                "ev",
+                "S6/S7: EV in the Resource Pool; empty at the end of every phase.",
+            ),
+            Doc::new(
+                "sp",
+                "S11/S12: Story Points, public, counted at the end of each Act then reset.",
+            ),
+            Doc::new(
+                "cp",
+                "S8: Character Points per card with a printed CP; floor 0, no maximum.",
+            ),
+            Doc::new("act_wins", "S12: Acts won; two win the game."),
+            Doc::new(
+                "factor",
+                "S17: Galactic Factors, each bounded by its configured min and max.",
+            ),
+            Doc::new(
+                "card",
+                "K5/S9: each permanent is ready or activated; activated cards ready in the Ready Phase.",
+            ),
+            Doc::new(
+                "ability",
+                "S8: a \"-X CP:\" ability's once-per-turn use (one charge, recovered at each turn's end).",
+            ),
+        ];
+        d.actions = action_docs();
+        let defaults = serde_json::to_value(Config::default()).unwrap_or_default();
+        d.options = OPTIONS
+            .iter()
+            .map(|(name, doc)| {
+                Doc::with(
+                    *name,
+                    *doc,
+                    defaults.get(*name).cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        d
+    }
+
+    fn new_game(&self, players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
+        self.setup(players, seed, config)
+    }
+
+    fn legal_actions(&self, state: &State, player: Owner, out: &mut Vec<Action>) {
+        actions::legal(state, player.0, out);
+    }
+
+    fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
+        state.check(player.0, action)?;
+        state.execute(player.0, action)?;
+        Ok(())
+    }
+
+    fn ledger<'s>(&self, state: &'s State) -> &'s Ledger {
+        &state.ledger
+    }
+
+    fn ledger_mut<'s>(&self, state: &'s mut State) -> &'s mut Ledger {
+        &mut state.ledger
+    }
+
+    fn outcome(&self, state: &State) -> Outcome {
+        match &state.winners {
+            None => Outcome::Ongoing,
+            Some(w) => Outcome::Finished {
+                winners: w.iter().map(|&p| Owner(p)).collect(),
+                scores: (0..state.players()).map(|p| state.act_wins(p)).collect(),
+            },
+        }
+    }
+
+    fn label(&self, state: &State, key: Key) -> String {
+        let who = key.owner;
+        let card = || {
+            state.cards.get(key.subject as usize).map_or_else(
+                || format!("#{}", key.subject),
+                |c| state.rules.db.get(c.def).name.clone(),
+            )
+        };
+        match key.kind {
+            kind::TREASURY => format!("{who} treasury"),
+            kind::VOTES => format!("{who} pool votes"),
+            kind::EV => format!("{who} pool EV"),
+            kind::SP => format!("{who} story points"),
+            kind::CP => format!("{who} CP of {} (#{})", card(), key.subject),
+            kind::ACT_WINS => format!("{who} acts won"),
+            kind::FACTOR => state
+                .config()
+                .factors
+                .get(key.subject as usize)
+                .map_or_else(
+                    || format!("factor #{}", key.subject),
+                    |f| format!("factor {}", f.name),
+                ),
+            kind::CARD => format!("{who} {} (#{})", card(), key.subject),
+            kind::ABILITY => format!("{who} ability of {} (#{})", card(), key.subject),
+            kind::HAND => format!("{who} hand"),
+            _ => format!("{who} kind {} #{}", key.kind.0, key.subject),
+        }
+    }
+
+    fn check_invariants(&self, state: &State) -> Result<(), Violation> {
+        state.ledger.check_invariants()?;
+        if !(1..=3).contains(&state.act) || state.results.len() + 1 < usize::from(state.act) {
+            return Err(Violation(format!(
+                "act {} with {} results",
+                state.act,
+                state.results.len()
+            )));
+        }
+        for (p, hand) in state.hands.iter().enumerate() {
+            for &c in hand {
+                let card = state.cards.get(usize::from(c));
+                if card.is_none_or(|c| c.zone != Zone::Hand || usize::from(c.owner) != p) {
+                    return Err(Violation(format!(
+                        "p{p}'s hand holds card {c} that is not in their hand"
+                    )));
+                }
+            }
+        }
+        let cap = i64::from(state.config().treasury_cap);
+        for p in 0..state.players() {
+            if !(0..=cap).contains(&state.treasury(p)) {
+                return Err(Violation(format!(
+                    "p{p} treasury {} outside [0, {cap}]",
+                    state.treasury(p)
+                )));
+            }
+        }
+        Ok(())
+    }
+}

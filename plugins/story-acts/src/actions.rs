@@ -1,0 +1,1073 @@
+//! Player actions: the serde `Action` enum, their validation (pure, shared by `apply` and the legal-action
+//! list), their effects, and the turn structure (Ready, Income, Draw, Main, End).
+
+use crate::cards::{CardType, Deed, Effect, MAX_CP_COST, RewardTo};
+use crate::scoring;
+use crate::state::{AwardTo, Band, Phase, State, Zone, effect, kind};
+use coffer_core::{ActionError, Cause, Change, Key, Owner, Part, Refusal, Scope};
+use serde::{Deserialize, Serialize};
+
+/// A CP cost split over permanents (S8, K7): `[[card, cp], ...]`, cards in ascending order, each once, each
+/// part at least 1.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(try_from = "Vec<(u16, u16)>", into = "Vec<(u16, u16)>")]
+pub struct CpSplit {
+    len: u8,
+    parts: [(u16, u16); MAX_CP_COST as usize],
+}
+
+impl CpSplit {
+    /// The parts, `(card, cp)`.
+    pub fn parts(&self) -> &[(u16, u16)] {
+        &self.parts[..usize::from(self.len)]
+    }
+
+    /// Whether no CP is paid.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The total CP.
+    pub fn total(&self) -> u32 {
+        self.parts().iter().map(|&(_, n)| u32::from(n)).sum()
+    }
+
+    fn push(&mut self, card: u16, n: u16) {
+        self.parts[usize::from(self.len)] = (card, n);
+        self.len += 1;
+    }
+
+    fn pop(&mut self) {
+        self.len -= 1;
+        self.parts[usize::from(self.len)] = (0, 0);
+    }
+}
+
+impl TryFrom<Vec<(u16, u16)>> for CpSplit {
+    type Error = String;
+    fn try_from(v: Vec<(u16, u16)>) -> Result<CpSplit, String> {
+        if v.len() > MAX_CP_COST as usize {
+            return Err(format!(
+                "a CP split has at most {MAX_CP_COST} parts, got {}",
+                v.len()
+            ));
+        }
+        let mut s = CpSplit::default();
+        for (card, n) in v {
+            s.push(card, n);
+        }
+        Ok(s)
+    }
+}
+
+impl From<CpSplit> for Vec<(u16, u16)> {
+    fn from(s: CpSplit) -> Vec<(u16, u16)> {
+        s.parts().to_vec()
+    }
+}
+
+/// One player action. JSON: `{"type":"deploy","card":3}`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// S3: deploy (or, for a Maneuver, play) a card from hand, paying its Currency cost; a Maneuver also pays
+    /// its Vote cost and its CP cost split as `cp` says, and names a `target` when its effect needs one.
+    Deploy {
+        /// The card instance, in hand.
+        card: u16,
+        /// The target card of a targeted effect.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<u16>,
+        /// The CP cost's split.
+        #[serde(default, skip_serializing_if = "CpSplit::is_empty")]
+        cp: CpSplit,
+    },
+    /// S5: activate a card to commit its printed Votes to the Resource Pool (a Fast action).
+    CommitVotes {
+        /// The card instance.
+        card: u16,
+    },
+    /// S6: activate a permanent printing "Add N EV".
+    AddEv {
+        /// The card instance.
+        card: u16,
+    },
+    /// S5: push a Galactic Factor `steps` steps up or down, paying committed Votes.
+    PushFactor {
+        /// Factor index.
+        factor: u8,
+        /// Up (`true`) or down.
+        up: bool,
+        /// Steps.
+        steps: u8,
+    },
+    /// S8: use a Character's "-X CP:" ability, paid from its own CP, once per turn.
+    UseAbility {
+        /// The card instance.
+        card: u16,
+    },
+    /// S15: move a ready unit to an adjacent Band (activates it).
+    Move {
+        /// The unit.
+        card: u16,
+        /// The Band.
+        to: Band,
+    },
+    /// S14: a ready unit in a Surface Band captures a Surface Location there that another player controls
+    /// and none of that player's units defends; it becomes Contested.
+    Capture {
+        /// The Surface Location.
+        location: u16,
+        /// The capturing unit.
+        unit: u16,
+    },
+    /// S14: pay the Restore cost to make a Contested Surface Location you control uncontested.
+    Restore {
+        /// The Surface Location.
+        location: u16,
+    },
+    /// Advance a Storyline one step, paying its EV per step.
+    AdvanceStoryline {
+        /// The Storyline.
+        card: u16,
+    },
+    /// S12: complete a Storyline whose steps are all done: the Act ends at once.
+    CompleteStoryline {
+        /// The Storyline.
+        card: u16,
+    },
+    /// S10/K6: discard a card from hand while over the hand limit at the End Phase.
+    Discard {
+        /// The card instance, in hand.
+        card: u16,
+    },
+    /// End the main phase: the End Phase checks the hand limit, then the next player's turn begins.
+    EndTurn,
+}
+
+impl Action {
+    /// The action's code in `Cause::Action`.
+    pub fn code(&self) -> u16 {
+        match self {
+            Action::Deploy { .. } => 0,
+            Action::CommitVotes { .. } => 1,
+            Action::AddEv { .. } => 2,
+            Action::PushFactor { .. } => 3,
+            Action::UseAbility { .. } => 4,
+            Action::Move { .. } => 5,
+            Action::Capture { .. } => 6,
+            Action::Restore { .. } => 7,
+            Action::AdvanceStoryline { .. } => 8,
+            Action::CompleteStoryline { .. } => 9,
+            Action::Discard { .. } => 10,
+            Action::EndTurn => 11,
+        }
+    }
+}
+
+/// Why an action is not legal; cheap to build (no text) so the legal-action list can test candidates.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Why {
+    /// The game is over.
+    Over,
+    /// Wrong player or phase for this timing.
+    Turn(u16, &'static str),
+    /// A hand-limit discard is pending.
+    Pending(PendingChoice),
+    /// A rule forbids it; the number is the offending input.
+    Rule(&'static str, i64),
+    /// A cost cannot be paid: `(what, need, have)`.
+    Short(Key, u64, u64),
+}
+
+/// The pending demand's data (Refusal is not `Copy`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PendingChoice {
+    owner: Owner,
+    key: Key,
+    excess: u32,
+}
+
+impl From<Why> for ActionError {
+    fn from(w: Why) -> ActionError {
+        match w {
+            Why::Over => ActionError::GameOver,
+            Why::Turn(p, reason) => ActionError::NotYourTurn {
+                player: Owner(p),
+                reason: reason.to_string(),
+            },
+            Why::Pending(r) => ActionError::Refused(Refusal::AwaitingChoice {
+                owner: r.owner,
+                key: r.key,
+                excess: r.excess,
+            }),
+            Why::Rule(msg, v) => ActionError::Illegal(format!("{msg} (got {v})")),
+            Why::Short(key, need, have) => {
+                ActionError::Refused(Refusal::Insufficient { key, need, have })
+            }
+        }
+    }
+}
+
+fn rule(ok: bool, msg: &'static str, v: impl Into<i64>) -> Result<(), Why> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Why::Rule(msg, v.into()))
+    }
+}
+
+fn afford(s: &State, id: coffer_core::AmountId, need: u64) -> Result<(), Why> {
+    let a = s
+        .ledger
+        .amount(id)
+        .map_err(|_| Why::Rule("no such amount", 0))?;
+    if need > a.available() {
+        Err(Why::Short(a.key(), need, a.available()))
+    } else {
+        Ok(())
+    }
+}
+
+impl State {
+    fn card_of(&self, card: u16, p: u16, zone: Zone) -> Result<&crate::state::Card, Why> {
+        let c = self
+            .cards
+            .get(usize::from(card))
+            .ok_or(Why::Rule("no such card", i64::from(card)))?;
+        rule(
+            c.zone == zone,
+            if zone == Zone::Hand {
+                "card is not in a hand"
+            } else {
+                "card is not in play"
+            },
+            card,
+        )?;
+        let whose = if zone == Zone::Hand {
+            c.owner
+        } else {
+            c.controller
+        };
+        rule(whose == p, "card belongs to another player", card)?;
+        Ok(c)
+    }
+
+    fn slow(&self, p: u16) -> Result<(), Why> {
+        if p != self.active {
+            return Err(Why::Turn(p, "a slow action needs your own turn"));
+        }
+        if self.phase != Phase::Main {
+            return Err(Why::Turn(p, "only in the main phase"));
+        }
+        Ok(())
+    }
+
+    fn fast(&self, p: u16) -> Result<(), Why> {
+        if self.phase != Phase::Main {
+            return Err(Why::Turn(p, "only in a main phase"));
+        }
+        Ok(())
+    }
+
+    /// Checks an action without changing anything; `Ok` exactly when [`State::execute`] will apply it.
+    ///
+    /// # Errors
+    /// Why it is not legal now.
+    pub fn check(&self, p: u16, a: &Action) -> Result<(), Why> {
+        if self.winners.is_some() {
+            return Err(Why::Over);
+        }
+        rule(p < self.players(), "no such player", p)?;
+        if let Action::Discard { card } = *a {
+            let Some(d) = self.ledger.pending().first() else {
+                return Err(Why::Rule(
+                    "nothing to discard: the hand limit is met",
+                    i64::from(card),
+                ));
+            };
+            if d.key.owner != Owner(p) {
+                return Err(Why::Turn(p, "another player must discard first"));
+            }
+            self.card_of(card, p, Zone::Hand)?;
+            return Ok(());
+        }
+        if let Some(d) = self.ledger.pending().first() {
+            return Err(Why::Pending(PendingChoice {
+                owner: d.key.owner,
+                key: d.key,
+                excess: d.excess,
+            }));
+        }
+        let cfg = self.config();
+        match *a {
+            Action::Deploy { card, target, cp } => {
+                let c = self.card_of(card, p, Zone::Hand)?;
+                let d = self.rules.db.get(c.def);
+                if d.card_type == CardType::Maneuver && d.fast {
+                    self.fast(p)?;
+                } else {
+                    self.slow(p)?;
+                }
+                afford(self, self.seats[usize::from(p)].treasury, u64::from(d.cost))?;
+                let seat = &self.seats[usize::from(p)];
+                match d.effect.and_then(Effect::target) {
+                    Some(own) => {
+                        let t =
+                            target.ok_or(Why::Rule("this card needs a target", i64::from(card)))?;
+                        let tc = self
+                            .cards
+                            .get(usize::from(t))
+                            .ok_or(Why::Rule("no such target", i64::from(t)))?;
+                        rule(
+                            tc.zone == Zone::Play && tc.cp.is_some(),
+                            "target is not a card with CP in play",
+                            t,
+                        )?;
+                        rule(
+                            (tc.controller == p) == own,
+                            "target has the wrong controller",
+                            t,
+                        )?;
+                    }
+                    None => rule(
+                        target.is_none(),
+                        "this card takes no target",
+                        target.unwrap_or(0),
+                    )?,
+                }
+                if d.card_type == CardType::Maneuver {
+                    afford(self, seat.votes, u64::from(d.vote_cost))?;
+                    if d.requires_control {
+                        rule(
+                            self.political_control() == Some(p),
+                            "needs political control",
+                            p,
+                        )?;
+                    }
+                }
+                rule(
+                    cp.total() == d.cp_cost,
+                    "the CP split must sum to the card's CP cost",
+                    cp.total(),
+                )?;
+                let mut last: Option<u16> = None;
+                for &(h, n) in cp.parts() {
+                    rule(n > 0, "each part of a CP split must be at least 1", n)?;
+                    rule(
+                        last.is_none_or(|l| h > l),
+                        "CP split cards must be distinct and ascending",
+                        h,
+                    )?;
+                    last = Some(h);
+                    let hc = self.card_of(h, p, Zone::Play)?;
+                    let id = hc.cp.ok_or(Why::Rule("card has no CP", i64::from(h)))?;
+                    afford(self, id, u64::from(n))?;
+                }
+                Ok(())
+            }
+            Action::CommitVotes { card } => {
+                self.fast(p)?;
+                let c = self.card_of(card, p, Zone::Play)?;
+                rule(
+                    self.rules.db.get(c.def).votes > 0,
+                    "card prints no Votes",
+                    card,
+                )?;
+                self.ready_perm(card)
+            }
+            Action::AddEv { card } => {
+                self.slow(p)?;
+                let c = self.card_of(card, p, Zone::Play)?;
+                rule(
+                    self.rules.db.get(c.def).ev > 0,
+                    "card prints no \"Add N EV\"",
+                    card,
+                )?;
+                self.ready_perm(card)
+            }
+            Action::PushFactor { factor, up, steps } => {
+                self.slow(p)?;
+                let f = usize::from(factor);
+                rule(f < self.factors.len(), "no such Galactic Factor", factor)?;
+                rule(steps > 0, "push at least one step", steps)?;
+                let def = &cfg.factors[f];
+                let v = self.factor(f);
+                let room = if up { def.max - v } else { v - def.min };
+                rule(
+                    i64::from(steps) <= room,
+                    "the factor's track has no room for that many steps",
+                    steps,
+                )?;
+                let need = u64::from(steps) * u64::from(cfg.votes_per_factor_step);
+                afford(self, self.seats[usize::from(p)].votes, need)
+            }
+            Action::UseAbility { card } => {
+                self.slow(p)?;
+                let c = self.card_of(card, p, Zone::Play)?;
+                let ab = self
+                    .rules
+                    .db
+                    .get(c.def)
+                    .ability
+                    .ok_or(Why::Rule("card has no \"-X CP:\" ability", i64::from(card)))?;
+                let track = c
+                    .ability
+                    .ok_or(Why::Rule("card has no ability track", i64::from(card)))?;
+                if self.ledger.active(track) == 0 {
+                    return Err(Why::Rule(
+                        "the ability was already used this turn",
+                        i64::from(card),
+                    ));
+                }
+                afford(
+                    self,
+                    c.cp.ok_or(Why::Rule("card has no CP", i64::from(card)))?,
+                    u64::from(ab.cp),
+                )
+            }
+            Action::Move { card, to } => {
+                self.slow(p)?;
+                let c = self.card_of(card, p, Zone::Play)?;
+                rule(
+                    self.rules.db.get(c.def).card_type.is_unit(),
+                    "only units move",
+                    card,
+                )?;
+                self.ready_perm(card)?;
+                rule(
+                    to.player().is_none_or(|q| q < self.players()),
+                    "no such Band",
+                    to.player().unwrap_or(0),
+                )?;
+                let from = c
+                    .band
+                    .ok_or(Why::Rule("card is in no Band", i64::from(card)))?;
+                rule(
+                    self.is_adjacent(from, to),
+                    "the Band is not adjacent",
+                    to.player().map_or(-1, i64::from),
+                )
+            }
+            Action::Capture { location, unit } => {
+                self.slow(p)?;
+                let u = self.card_of(unit, p, Zone::Play)?;
+                rule(
+                    self.rules.db.get(u.def).card_type.is_unit(),
+                    "only units capture",
+                    unit,
+                )?;
+                self.ready_perm(unit)?;
+                let Some(Band::Surface(q)) = u.band else {
+                    return Err(Why::Rule(
+                        "the unit is not in a Surface Band",
+                        i64::from(unit),
+                    ));
+                };
+                let l = self
+                    .cards
+                    .get(usize::from(location))
+                    .ok_or(Why::Rule("no such card", i64::from(location)))?;
+                let ld = self.rules.db.get(l.def);
+                rule(
+                    l.zone == Zone::Play && ld.card_type == CardType::Location,
+                    "not a Location in play",
+                    location,
+                )?;
+                rule(
+                    l.band == Some(Band::Surface(q)),
+                    "the Location is not in the unit's Surface Band",
+                    location,
+                )?;
+                rule(l.controller != p, "you already control it", location)?;
+                let defended = self.cards.iter().any(|d| {
+                    d.zone == Zone::Play
+                        && d.controller == l.controller
+                        && d.band == Some(Band::Surface(q))
+                        && self.rules.db.get(d.def).card_type.is_unit()
+                });
+                rule(
+                    !defended,
+                    "its controller has a unit in that Band",
+                    location,
+                )
+            }
+            Action::Restore { location } => {
+                self.slow(p)?;
+                let l = self.card_of(location, p, Zone::Play)?;
+                rule(l.contested, "the Location is not Contested", location)?;
+                afford(
+                    self,
+                    self.seats[usize::from(p)].treasury,
+                    u64::from(cfg.restore_cost),
+                )
+            }
+            Action::AdvanceStoryline { card } => {
+                self.slow(p)?;
+                let c = self.card_of(card, p, Zone::Play)?;
+                let d = self.rules.db.get(c.def);
+                rule(d.card_type == CardType::Storyline, "not a Storyline", card)?;
+                rule(u32::from(c.progress) < d.steps, "every step is done", card)?;
+                afford(
+                    self,
+                    self.seats[usize::from(p)].ev,
+                    u64::from(d.ev_per_step),
+                )
+            }
+            Action::CompleteStoryline { card } => {
+                self.slow(p)?;
+                let c = self.card_of(card, p, Zone::Play)?;
+                let d = self.rules.db.get(c.def);
+                rule(d.card_type == CardType::Storyline, "not a Storyline", card)?;
+                rule(
+                    u32::from(c.progress) >= d.steps,
+                    "the Storyline has steps left",
+                    c.progress,
+                )
+            }
+            Action::EndTurn => self.slow(p),
+            Action::Discard { .. } => Ok(()),
+        }
+    }
+
+    fn ready_perm(&self, card: u16) -> Result<(), Why> {
+        let c = &self.cards[usize::from(card)];
+        let perm = c
+            .perm
+            .ok_or(Why::Rule("card cannot be activated", i64::from(card)))?;
+        rule(!self.ledger.is_exhausted(perm), "card is exhausted", card)
+    }
+
+    /// Applies an action that [`State::check`] accepted.
+    ///
+    /// # Errors
+    /// A kernel refusal (never expected after a successful check; the adapter rolls the ledger back).
+    pub fn execute(&mut self, p: u16, a: &Action) -> Result<(), Refusal> {
+        let from = self.ledger.events().len();
+        let cause = Cause::Action {
+            player: Owner(p),
+            code: a.code(),
+        };
+        let seat = self.seats[usize::from(p)];
+        let mut act_over: Option<u16> = None;
+        match *a {
+            Action::Deploy { card, target, cp } => {
+                let d = self.def(card).clone_costs();
+                if d.maneuver {
+                    self.ledger.pay_cost(
+                        &[
+                            Part::Spend(seat.treasury, u64::from(d.cost)),
+                            Part::Spend(seat.votes, u64::from(d.vote_cost)),
+                        ],
+                        cause,
+                    )?;
+                } else {
+                    self.ledger.spend(seat.treasury, u64::from(d.cost), cause)?;
+                }
+                if !cp.is_empty() {
+                    let mut alloc = [(seat.treasury, 0u64); MAX_CP_COST as usize];
+                    let parts = cp.parts();
+                    for (i, &(h, n)) in parts.iter().enumerate() {
+                        let id = self.cards[usize::from(h)]
+                            .cp
+                            .ok_or_else(|| Refusal::Invalid(format!("card {h} has no CP")))?;
+                        alloc[i] = (id, u64::from(n));
+                    }
+                    self.ledger
+                        .spend_split(&alloc[..parts.len()], u64::from(cp.total()), cause)?;
+                }
+                let hand = &mut self.hands[usize::from(p)];
+                if let Some(i) = hand.iter().position(|&h| h == card) {
+                    hand.remove(i);
+                }
+                let band = self.deploy_band(self.def(card), p);
+                let c = &mut self.cards[usize::from(card)];
+                c.controller = p;
+                if d.maneuver {
+                    c.zone = Zone::Discard;
+                    if let Some(e) = d.effect {
+                        self.resolve(p, e, target, cause)?;
+                    }
+                } else {
+                    c.zone = Zone::Play;
+                    c.band = band;
+                }
+            }
+            Action::CommitVotes { card } => {
+                self.activate(card, cause)?;
+                let votes = self.def(card).votes;
+                self.ledger.gain(seat.votes, u64::from(votes), cause)?;
+                self.cards[usize::from(card)].committed = true;
+                self.deed(card, Deed::CommitVotes)?;
+            }
+            Action::AddEv { card } => {
+                self.activate(card, cause)?;
+                let ev = self.def(card).ev;
+                self.ledger.gain(seat.ev, u64::from(ev), cause)?;
+                self.cards[usize::from(card)].committed = false;
+                self.deed(card, Deed::AddEv)?;
+            }
+            Action::PushFactor { factor, up, steps } => {
+                let need = u64::from(steps) * u64::from(self.config().votes_per_factor_step);
+                self.ledger.spend(seat.votes, need, cause)?;
+                let f = usize::from(factor);
+                let v = self.factor(f);
+                let after = if up {
+                    v + i64::from(steps)
+                } else {
+                    v - i64::from(steps)
+                };
+                self.ledger.set(self.factors[f], after, cause)?;
+            }
+            Action::UseAbility { card } => {
+                let c = self.cards[usize::from(card)];
+                let ab = self
+                    .def(card)
+                    .ability
+                    .ok_or_else(|| Refusal::Invalid(format!("card {card} has no ability")))?;
+                let (Some(track), Some(cp)) = (c.ability, c.cp) else {
+                    return Err(Refusal::Invalid(format!(
+                        "card {card} has no ability track or CP"
+                    )));
+                };
+                self.ledger.pay_cost(
+                    &[Part::Charges(track, 1), Part::Spend(cp, u64::from(ab.cp))],
+                    cause,
+                )?;
+                self.resolve(p, ab.effect, None, cause)?;
+            }
+            Action::Move { card, to } => {
+                self.activate(card, cause)?;
+                let c = &mut self.cards[usize::from(card)];
+                c.band = Some(to);
+                c.committed = false;
+                self.deed(card, Deed::Move)?;
+            }
+            Action::Capture { location, unit } => {
+                self.activate(unit, cause)?;
+                self.cards[usize::from(unit)].committed = false;
+                let l = &mut self.cards[usize::from(location)];
+                l.controller = p;
+                l.contested = true;
+                self.deed(unit, Deed::Capture)?;
+            }
+            Action::Restore { location } => {
+                self.ledger
+                    .spend(seat.treasury, u64::from(self.config().restore_cost), cause)?;
+                self.cards[usize::from(location)].contested = false;
+            }
+            Action::AdvanceStoryline { card } => {
+                let per = self.def(card).ev_per_step;
+                self.ledger.spend(seat.ev, u64::from(per), cause)?;
+                self.cards[usize::from(card)].progress += 1;
+            }
+            Action::CompleteStoryline { card } => act_over = Some(card),
+            Action::Discard { card } => {
+                let hand = &mut self.hands[usize::from(p)];
+                if let Some(i) = hand.iter().position(|&h| h == card) {
+                    hand.remove(i);
+                }
+                self.cards[usize::from(card)].zone = Zone::Discard;
+                if self.check_hand(p) == 0 {
+                    self.finish_turn()?;
+                }
+            }
+            Action::EndTurn => {
+                self.ledger.end_scope(Scope::Phase);
+                self.phase = Phase::End;
+                if self.check_hand(p) == 0 {
+                    self.finish_turn()?;
+                }
+            }
+        }
+        self.settle(from)?;
+        if let Some(card) = act_over {
+            scoring::end_act(self, p, card)?;
+        }
+        Ok(())
+    }
+
+    fn activate(&mut self, card: u16, cause: Cause) -> Result<(), Refusal> {
+        let perm = self.cards[usize::from(card)]
+            .perm
+            .ok_or_else(|| Refusal::Invalid(format!("card {card} cannot be activated")))?;
+        self.ledger.activate(perm, cause)
+    }
+
+    /// S8: a card's aligned ability raises its CP, its Penalties lower it (Morality Penalties).
+    fn deed(&mut self, card: u16, deed: Deed) -> Result<(), Refusal> {
+        let c = self.cards[usize::from(card)];
+        let Some(cp) = c.cp else { return Ok(()) };
+        let d = self.def(card);
+        let (aligned, penalty) = (d.aligned, d.penalty);
+        if let Some(t) = aligned.filter(|t| t.on == deed) {
+            self.ledger
+                .gain(cp, u64::from(t.cp), Cause::Effect(effect::ALIGNED))?;
+        }
+        if let Some(t) = penalty.filter(|t| t.on == deed) {
+            self.ledger
+                .pay(cp, u64::from(t.cp), Cause::Effect(effect::MORALITY))?;
+        }
+        Ok(())
+    }
+
+    fn resolve(
+        &mut self,
+        p: u16,
+        e: Effect,
+        target: Option<u16>,
+        cause: Cause,
+    ) -> Result<(), Refusal> {
+        let seat = self.seats[usize::from(p)];
+        match e {
+            Effect::GainCurrency(n) => {
+                self.ledger.gain(seat.treasury, u64::from(n), cause)?;
+            }
+            Effect::OpponentsPay(n) => {
+                for q in 0..self.players() {
+                    if q != p {
+                        self.ledger.pay(
+                            self.seats[usize::from(q)].treasury,
+                            u64::from(n),
+                            cause,
+                        )?;
+                    }
+                }
+            }
+            Effect::AddVotes(n) => {
+                self.ledger.gain(seat.votes, u64::from(n), cause)?;
+            }
+            Effect::AddEv(n) => {
+                self.ledger.gain(seat.ev, u64::from(n), cause)?;
+            }
+            Effect::DrawCards(n) => self.draw(p, n),
+            Effect::DrainCp(n) | Effect::GainCp(n) => {
+                let t = target.ok_or_else(|| Refusal::Invalid("effect needs a target".into()))?;
+                let cp = self.cards[usize::from(t)]
+                    .cp
+                    .ok_or_else(|| Refusal::Invalid(format!("card {t} has no CP")))?;
+                if matches!(e, Effect::DrainCp(_)) {
+                    self.ledger.pay(cp, u64::from(n), cause)?;
+                } else {
+                    self.ledger.gain(cp, u64::from(n), cause)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Draws up to `n` cards from the top of `p`'s deck (an empty deck gives nothing).
+    pub fn draw(&mut self, p: u16, n: u32) {
+        for _ in 0..n {
+            let Some(card) = self.decks[usize::from(p)].pop() else {
+                return;
+            };
+            self.cards[usize::from(card)].zone = Zone::Hand;
+            self.hands[usize::from(p)].push(card);
+        }
+    }
+
+    /// S10/K6: checks `p`'s hand against the limit; returns the excess still to discard.
+    fn check_hand(&mut self, p: u16) -> u32 {
+        let n = self.hands[usize::from(p)].len() as u64;
+        let max = u64::from(self.config().hand_limit);
+        self.ledger.check_limit(
+            Key::new(Owner(p), kind::HAND, 0),
+            n,
+            max,
+            Cause::Upkeep(Scope::Phase),
+        )
+    }
+
+    /// Ends the End Phase and the turn, then starts the next player's turn.
+    fn finish_turn(&mut self) -> Result<(), Refusal> {
+        self.ledger.end_scope(Scope::Phase);
+        self.ledger.end_scope(Scope::Turn);
+        self.active = (self.active + 1) % self.players();
+        self.start_turn()
+    }
+
+    /// Runs the Ready (S9), Income (S2) and Draw (S10) phases of the active player's turn, each closed with
+    /// the kernel clock, and opens the main phase.
+    pub fn start_turn(&mut self) -> Result<(), Refusal> {
+        let p = self.active;
+        let from = self.ledger.events().len();
+        self.phase = Phase::Ready;
+        self.ledger
+            .ready_owner(Owner(p), Cause::Upkeep(Scope::Phase));
+        self.ledger.end_scope(Scope::Phase);
+        self.phase = Phase::Income;
+        let income = self.income(p);
+        self.ledger.gain(
+            self.seats[usize::from(p)].treasury,
+            income,
+            Cause::Effect(effect::INCOME),
+        )?;
+        self.ledger.end_scope(Scope::Phase);
+        self.phase = Phase::Draw;
+        self.draw(p, self.config().draw_per_turn);
+        self.ledger.end_scope(Scope::Phase);
+        self.phase = Phase::Main;
+        self.settle(from)
+    }
+
+    /// K11: reacts to what reached a floor (K1.5) since log position `from`: an empty Treasury gives the S11
+    /// award; a card at 0 CP is destroyed, or Falls if Morality Penalties took a Prime Character there (S8).
+    pub fn settle(&mut self, from: usize) -> Result<(), Refusal> {
+        let rules = &self.rules;
+        let cards = &mut self.cards;
+        let seats = &mut self.seats;
+        self.ledger.settle(from, 10_000, |l, ev| {
+            let Change::Floor { .. } = ev.change else {
+                return Ok::<(), Refusal>(());
+            };
+            let who = ev.key.owner;
+            if ev.key.kind == kind::TREASURY {
+                award(
+                    l,
+                    seats,
+                    rules.config.award_to,
+                    rules.config.award_sp,
+                    who.0,
+                )?;
+            } else if ev.key.kind == kind::CP {
+                let i = ev.key.subject as usize;
+                let c = cards[i];
+                // State-based: only a card in play still at 0 CP is affected.
+                if c.zone != Zone::Play || c.cp.is_some_and(|cp| l.value(cp) != 0) {
+                    return Ok(());
+                }
+                let d = rules.db.get(c.def);
+                let morality = ev.cause == Cause::Effect(effect::MORALITY);
+                let own = morality
+                    || matches!(ev.cause, Cause::Action { player, .. } if player.0 == c.controller);
+                if morality && d.prime && !c.fallen {
+                    cards[i].fallen = true;
+                    if let Some(cp) = c.cp {
+                        l.set(cp, i64::from(d.fallen_cp), Cause::Effect(effect::FALL))?;
+                    }
+                    if rules.config.fall_flips_homeworld {
+                        seats[usize::from(c.owner)].prime_face = false;
+                    }
+                } else {
+                    cards[i].zone = Zone::Discard;
+                    cards[i].band = None;
+                }
+                if own {
+                    award(
+                        l,
+                        seats,
+                        rules.config.award_to,
+                        rules.config.award_sp,
+                        c.controller,
+                    )?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+/// S11: the self-inflicted award for `who`'s empty Treasury or own Character's Fall or destruction.
+fn award(
+    l: &mut coffer_core::Ledger,
+    seats: &[crate::state::Seat],
+    to: AwardTo,
+    sp: u32,
+    who: u16,
+) -> Result<(), Refusal> {
+    let n = seats.len() as u16;
+    let cause = Cause::Effect(effect::AWARD);
+    match to {
+        AwardTo::Nobody => {}
+        AwardTo::NextPlayer => {
+            l.gain(seats[usize::from((who + 1) % n)].sp, u64::from(sp), cause)?;
+        }
+        AwardTo::EachOpponent => {
+            for q in 0..n {
+                if q != who {
+                    l.gain(seats[usize::from(q)].sp, u64::from(sp), cause)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The cost-relevant part of a card definition (copied so the state can be borrowed mutably).
+#[derive(Clone, Copy)]
+struct Costs {
+    maneuver: bool,
+    cost: u32,
+    vote_cost: u32,
+    effect: Option<Effect>,
+}
+
+trait CloneCosts {
+    fn clone_costs(&self) -> Costs;
+}
+
+impl CloneCosts for crate::cards::CardDef {
+    fn clone_costs(&self) -> Costs {
+        Costs {
+            maneuver: self.card_type == CardType::Maneuver,
+            cost: self.cost,
+            vote_cost: self.vote_cost,
+            effect: self.effect,
+        }
+    }
+}
+
+/// Appends every legal action of `p` to `out` (the legal-action list: candidates filtered by [`State::check`]).
+pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
+    if s.winners.is_some() || p >= s.players() {
+        return;
+    }
+    let mut push = |a: Action| {
+        if s.check(p, &a).is_ok() {
+            out.push(a);
+        }
+    };
+    if let Some(d) = s.ledger.pending().first() {
+        if d.key.owner == Owner(p) {
+            for &card in &s.hands[usize::from(p)] {
+                push(Action::Discard { card });
+            }
+        }
+        return;
+    }
+    if s.phase != Phase::Main {
+        return;
+    }
+    let mine = p == s.active;
+    for &card in &s.hands[usize::from(p)] {
+        let d = s.def(card);
+        if !mine && !(d.card_type == CardType::Maneuver && d.fast) {
+            continue;
+        }
+        let mut each_target = |target: Option<u16>| {
+            if d.cp_cost == 0 {
+                push(Action::Deploy {
+                    card,
+                    target,
+                    cp: CpSplit::default(),
+                });
+            } else {
+                let mut split = CpSplit::default();
+                splits(s, p, 0, d.cp_cost, &mut split, &mut |cp| {
+                    push(Action::Deploy { card, target, cp })
+                });
+            }
+        };
+        match d.effect.and_then(Effect::target) {
+            None => each_target(None),
+            Some(_) => {
+                for (t, c) in s.cards.iter().enumerate() {
+                    if c.zone == Zone::Play && c.cp.is_some() {
+                        each_target(Some(t as u16));
+                    }
+                }
+            }
+        }
+    }
+    for (i, c) in s.cards.iter().enumerate() {
+        if c.zone != Zone::Play || c.controller != p {
+            continue;
+        }
+        let card = i as u16;
+        let d = s.rules.db.get(c.def);
+        if d.votes > 0 {
+            push(Action::CommitVotes { card });
+        }
+        if !mine {
+            continue;
+        }
+        if d.ev > 0 {
+            push(Action::AddEv { card });
+        }
+        if d.ability.is_some() {
+            push(Action::UseAbility { card });
+        }
+        match d.card_type {
+            CardType::Storyline => {
+                push(Action::AdvanceStoryline { card });
+                push(Action::CompleteStoryline { card });
+            }
+            CardType::Location if c.contested => push(Action::Restore { location: card }),
+            t if t.is_unit() => {
+                if let Some(b) = c.band {
+                    s.adjacent(b, |to| push(Action::Move { card, to }));
+                    if let Band::Surface(_) = b {
+                        for (l, lc) in s.cards.iter().enumerate() {
+                            if lc.zone == Zone::Play && lc.band == Some(b) && lc.controller != p {
+                                push(Action::Capture {
+                                    location: l as u16,
+                                    unit: card,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if mine {
+        let votes = s.pool_votes(p);
+        if votes > 0 {
+            for f in 0..s.factors.len() {
+                for up in [true, false] {
+                    for steps in 1..=u8::try_from(votes.min(255)).unwrap_or(255) {
+                        let a = Action::PushFactor {
+                            factor: f as u8,
+                            up,
+                            steps,
+                        };
+                        if s.check(p, &a).is_err() {
+                            break;
+                        }
+                        push(a);
+                    }
+                }
+            }
+        }
+        push(Action::EndTurn);
+    }
+}
+
+/// Enumerates every canonical CP split of `left` over `p`'s permanents with CP, from card `start` on.
+fn splits(
+    s: &State,
+    p: u16,
+    start: usize,
+    left: u32,
+    split: &mut CpSplit,
+    f: &mut dyn FnMut(CpSplit),
+) {
+    if left == 0 {
+        f(*split);
+        return;
+    }
+    for i in start..s.cards.len() {
+        let c = &s.cards[i];
+        if c.zone != Zone::Play || c.controller != p {
+            continue;
+        }
+        let Some(cp) = c.cp else { continue };
+        let have = u32::try_from(s.ledger.value(cp).max(0)).unwrap_or(u32::MAX);
+        for n in 1..=left.min(have) {
+            split.push(i as u16, n as u16);
+            splits(s, p, i + 1, left - n, split, f);
+            split.pop();
+        }
+    }
+}
+
+/// Who receives a Storyline's reward.
+pub fn reward_recipients(to: RewardTo, completer: u16, q: u16) -> bool {
+    match to {
+        RewardTo::Completer => q == completer,
+        RewardTo::EachOpponent => q != completer,
+    }
+}

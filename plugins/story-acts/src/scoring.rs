@@ -1,0 +1,152 @@
+//! End of an Act: the S13 scoring table, the Act's winner (S12), the catch-up (S16) and the game's end.
+
+use crate::actions::reward_recipients;
+use crate::cards::CardType;
+use crate::state::{ActResult, Band, State, Zone, effect};
+use coffer_core::{Cause, Refusal, Scope};
+use serde::{Deserialize, Serialize};
+
+/// One player's score lines at the end of an Act (S13), each already rounded down on its own.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct ScoreLines {
+    /// (a) Galactic Factors at the Homeworld's preferred value: 1 SP each.
+    pub factors: u64,
+    /// (b) uncontested Surface Locations controlled: 1 SP per two.
+    pub surface: u64,
+    /// (c) units in opponents' Bands (Planetary counts two): 1 SP per two.
+    pub units: u64,
+    /// (d) the Storyline that ended the Act: its reward, to the player it names.
+    pub storyline: u64,
+    /// (e) Homeworld on its Prime face: 1 SP.
+    pub prime: u64,
+}
+
+impl ScoreLines {
+    /// The sum of the lines (the S11 awards are already in the player's SP).
+    pub fn total(&self) -> u64 {
+        self.factors + self.surface + self.units + self.storyline + self.prime
+    }
+}
+
+/// S13 for player `p`; `ended_by` is `(completer, storyline card)` when a Storyline ended the Act.
+pub fn score_lines(s: &State, p: u16, ended_by: Option<(u16, u16)>) -> ScoreLines {
+    let seat = &s.seats[usize::from(p)];
+    let hw = s.def(seat.homeworld);
+    let cfg = s.config();
+    let factors = hw
+        .preferred
+        .iter()
+        .filter(|pref| {
+            cfg.factors
+                .iter()
+                .position(|f| f.name == pref.factor)
+                .is_some_and(|i| s.factor(i) == pref.value)
+        })
+        .count() as u64;
+    let mut surface = 0u64;
+    let mut depth = 0u64;
+    for c in &s.cards {
+        if c.zone != Zone::Play || c.controller != p {
+            continue;
+        }
+        let d = s.rules.db.get(c.def);
+        match (d.card_type, c.band) {
+            (CardType::Location, Some(Band::Surface(_))) if !c.contested => surface += 1,
+            (CardType::Character | CardType::GroundUnit, Some(b))
+            | (CardType::Spacecraft, Some(b))
+                if !(d.card_type == CardType::Spacecraft && d.capital) =>
+            {
+                match b {
+                    Band::Surface(q) if q != p => depth += 1,
+                    Band::Planetary(q) if q != p => depth += 2,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    let storyline = match ended_by {
+        Some((completer, card)) => {
+            let d = s.def(card);
+            if reward_recipients(d.reward_to, completer, p) {
+                u64::from(d.reward)
+            } else {
+                0
+            }
+        }
+        None => 0,
+    };
+    ScoreLines {
+        factors,
+        surface: surface / 2,
+        units: depth / 2,
+        storyline,
+        prime: u64::from(seat.prime_face),
+    }
+}
+
+/// S12: the Act's winner from the players' SP: most SP; a tie goes to the active player, or, if the active
+/// player is not among the tied, to the first tied player after them in turn order.
+pub fn act_winner(scores: &[i64], active: u16) -> u16 {
+    let best = scores.iter().copied().max().unwrap_or(0);
+    let n = scores.len() as u16;
+    (0..n)
+        .map(|k| (active + k) % n)
+        .find(|&q| scores[usize::from(q)] == best)
+        .unwrap_or(active)
+}
+
+/// Ends the current Act at once (S12): scores it (S13), records the winner, gives the catch-up (S16), resets
+/// SP through the kernel clock (`Scope::Act`), and either ends the game or starts the next Act with the
+/// next player's turn.
+///
+/// # Errors
+/// A kernel refusal (not expected).
+pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refusal> {
+    let n = s.players();
+    let cause = Cause::Effect(effect::SCORING);
+    for p in 0..n {
+        let lines = score_lines(s, p, Some((completer, storyline)));
+        s.ledger
+            .gain(s.seats[usize::from(p)].sp, lines.total(), cause)?;
+    }
+    let scores: Vec<i64> = (0..n).map(|p| s.sp(p)).collect();
+    let winner = act_winner(&scores, s.active);
+    s.ledger.gain(
+        s.seats[usize::from(winner)].act_wins,
+        1,
+        Cause::Effect(effect::ACT_WON),
+    )?;
+    s.results.push(ActResult {
+        act: s.act,
+        scores,
+        winner,
+        active: s.active,
+    });
+    let card = &mut s.cards[usize::from(storyline)];
+    card.zone = Zone::Discard;
+    let catch_up = u64::from(s.config().catch_up_currency);
+    for p in (0..n).filter(|&p| p != winner) {
+        s.ledger.gain(
+            s.seats[usize::from(p)].treasury,
+            catch_up,
+            Cause::Effect(effect::CATCH_UP),
+        )?;
+    }
+    s.ledger.end_scope(Scope::Act);
+    if s.act_wins(winner) >= 2 {
+        s.winners = Some(vec![winner]);
+    } else if s.act >= 3 {
+        s.winners = Some(if s.config().act3_winner_wins {
+            vec![winner]
+        } else {
+            let most = (0..n).map(|p| s.act_wins(p)).max().unwrap_or(0);
+            (0..n).filter(|&p| s.act_wins(p) == most).collect()
+        });
+    } else {
+        s.act += 1;
+        s.active = (s.active + 1) % n;
+        s.start_turn()?;
+    }
+    Ok(())
+}

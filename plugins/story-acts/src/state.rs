@@ -1,0 +1,507 @@
+//! The configuration (every RULES.md assumption is an option), the game state, Bands and card instances.
+
+use crate::cards::{CardDb, CardDef, CardType, LocationKind};
+use coffer_core::{AmountId, Kind, Ledger, Owner, PermanentId, TrackId};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Ledger kinds of this ruleset's resources.
+pub mod kind {
+    use coffer_core::Kind;
+    /// A player's Treasury (S1).
+    pub const TREASURY: Kind = Kind(0);
+    /// Committed Votes in the Resource Pool (S5, S7).
+    pub const VOTES: Kind = Kind(1);
+    /// EV in the Resource Pool (S6, S7).
+    pub const EV: Kind = Kind(2);
+    /// Story Points (S11, S12).
+    pub const SP: Kind = Kind(3);
+    /// A card's Character Points (S8); subject = card instance.
+    pub const CP: Kind = Kind(4);
+    /// Acts won (S12).
+    pub const ACT_WINS: Kind = Kind(5);
+    /// A Galactic Factor (S17); owner = game, subject = factor index.
+    pub const FACTOR: Kind = Kind(6);
+    /// A card's readiness (K5); subject = card instance.
+    pub const CARD: Kind = Kind(7);
+    /// A "-X CP:" ability's once-per-turn use (S8); subject = card instance.
+    pub const ABILITY: Kind = Kind(8);
+    /// The hand-size limit (S10, K6); subject 0.
+    pub const HAND: Kind = Kind(9);
+}
+
+/// Effect codes used as `Cause::Effect(code)`.
+pub mod effect {
+    /// Morality Penalties (S8).
+    pub const MORALITY: u16 = 1;
+    /// An aligned ability (S8).
+    pub const ALIGNED: u16 = 2;
+    /// Income (S2).
+    pub const INCOME: u16 = 3;
+    /// End-of-Act scoring (S13).
+    pub const SCORING: u16 = 4;
+    /// End-of-Act catch-up (S16).
+    pub const CATCH_UP: u16 = 5;
+    /// A self-inflicted award (S11).
+    pub const AWARD: u16 = 6;
+    /// A Fall resetting a Character's CP (S8).
+    pub const FALL: u16 = 7;
+    /// An Act won (S12).
+    pub const ACT_WON: u16 = 8;
+}
+
+/// Who gets control when the highest standing Votes tie (S4).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PoliticalTie {
+    /// Nobody controls (the RULES.md assumption).
+    #[default]
+    Nobody,
+    /// The active player, if among the tied.
+    ActivePlayer,
+}
+
+/// Who receives the self-inflicted awards (S11).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AwardTo {
+    /// Each opponent of the player (the RULES.md assumption).
+    #[default]
+    EachOpponent,
+    /// The next player in turn order.
+    NextPlayer,
+    /// Nobody: no award.
+    Nobody,
+}
+
+/// A Galactic Factor: a named integer on a bounded track (S17).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactorDef {
+    /// Name.
+    pub name: String,
+    /// Lowest value.
+    pub min: i64,
+    /// Highest value.
+    pub max: i64,
+    /// Starting value.
+    pub start: i64,
+}
+
+/// The default Galactic Factors.
+pub fn default_factors() -> Vec<FactorDef> {
+    ["order", "prosperity", "war"]
+        .into_iter()
+        .map(|n| FactorDef {
+            name: n.to_string(),
+            min: -3,
+            max: 3,
+            start: 0,
+        })
+        .collect()
+}
+
+/// The ruleset's configuration. `Default` gives the documented defaults.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// S1: the Treasury cap.
+    pub treasury_cap: u32,
+    /// Currency each player starts with.
+    pub starting_currency: u32,
+    /// Cards each player draws before the first turn.
+    pub starting_hand: u32,
+    /// S10: cards drawn in each Draw Phase.
+    pub draw_per_turn: u32,
+    /// S10: the hand size checked at the End Phase.
+    pub hand_limit: u32,
+    /// S5 (assumption): committed Votes per Galactic Factor step.
+    pub votes_per_factor_step: u32,
+    /// S4 (assumption): who controls on a tie of standing Vote.
+    pub political_tie: PoliticalTie,
+    /// S11 (assumption): SP of each self-inflicted award.
+    pub award_sp: u32,
+    /// S11 (assumption): who receives the awards.
+    pub award_to: AwardTo,
+    /// S12 (assumption): with 3+ players and nobody on two wins after Act 3, the winner of Act 3 wins the
+    /// game; when false, every player with the most Act wins shares the win.
+    pub act3_winner_wins: bool,
+    /// S16 (assumption): Currency each player who did not win an Act gains (capped by S1).
+    pub catch_up_currency: u32,
+    /// S17 (assumption): the Galactic Factors.
+    pub factors: Vec<FactorDef>,
+    /// Currency a Restore costs (S14).
+    pub restore_cost: u32,
+    /// Assumption: a Prime Character's Fall flips its owner's Homeworld off its Prime face.
+    pub fall_flips_homeworld: bool,
+    /// Whether decks are shuffled at setup (with the game's seeded RNG).
+    pub shuffle_decks: bool,
+    /// Homeworld card ids, given to players in turn (player i gets entry i modulo the list's length).
+    pub homeworlds: Vec<String>,
+    /// Card ids of each player's deck; `null`: one copy of every non-Homeworld card.
+    pub deck: Option<Vec<String>>,
+    /// Inline card definitions replacing the starter set; `null`: the starter set.
+    pub cards: Option<Vec<CardDef>>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            treasury_cap: 20,
+            starting_currency: 4,
+            starting_hand: 5,
+            draw_per_turn: 1,
+            hand_limit: 7,
+            votes_per_factor_step: 1,
+            political_tie: PoliticalTie::Nobody,
+            award_sp: 1,
+            award_to: AwardTo::EachOpponent,
+            act3_winner_wins: true,
+            catch_up_currency: 3,
+            factors: default_factors(),
+            restore_cost: 2,
+            fall_flips_homeworld: true,
+            shuffle_decks: true,
+            homeworlds: vec!["coruscant".to_string(), "korriban".to_string()],
+            deck: None,
+            cards: None,
+        }
+    }
+}
+
+/// A game's fixed rules: its configuration and validated cards (shared, never changed during play).
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Rules {
+    /// The configuration (with `cards` moved into `db`).
+    pub config: Config,
+    /// The cards.
+    pub db: CardDb,
+}
+
+/// A Band (S15): the shared Space Band, or a player's Surface or Planetary Band.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Band {
+    /// The shared Space Band.
+    Space,
+    /// A player's Surface Band.
+    Surface(u16),
+    /// A player's Planetary Band.
+    Planetary(u16),
+}
+
+impl Band {
+    /// The player whose Band it is (none for Space).
+    pub fn player(self) -> Option<u16> {
+        match self {
+            Band::Space => None,
+            Band::Surface(p) | Band::Planetary(p) => Some(p),
+        }
+    }
+}
+
+/// Where a card is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Zone {
+    /// In its owner's deck.
+    Deck,
+    /// In its owner's hand.
+    Hand,
+    /// In play.
+    Play,
+    /// In the discard pile (played Maneuvers, completed Storylines, destroyed cards).
+    Discard,
+}
+
+/// One physical card of the game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Card {
+    /// Its definition number.
+    pub def: u16,
+    /// Who owns it.
+    pub owner: u16,
+    /// Who controls it (differs from the owner for a captured Surface Location).
+    pub controller: u16,
+    /// Where it is.
+    pub zone: Zone,
+    /// Its Band while in play (units and Locations).
+    pub band: Option<Band>,
+    /// Its readiness (K5), for permanents.
+    pub perm: Option<PermanentId>,
+    /// Its CP (S8), for cards with printed CP.
+    pub cp: Option<AmountId>,
+    /// Its "-X CP:" ability's once-per-turn use (a 1-charge track recovering at each turn's end).
+    pub ability: Option<TrackId>,
+    /// Storyline progress.
+    pub progress: u16,
+    /// A captured Surface Location not yet Restored (S14).
+    pub contested: bool,
+    /// A Prime Character that has Fallen.
+    pub fallen: bool,
+    /// Its last activation committed its Votes (S5): it then leaves standing Vote until it readies.
+    pub committed: bool,
+}
+
+/// The phase a turn is in. Ready, Income and Draw run on their own at the start of a turn.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Ready Phase (S9).
+    Ready,
+    /// Income Phase (S2).
+    Income,
+    /// Draw Phase (S10).
+    Draw,
+    /// The main phase: the active player acts; anybody may play Fast actions.
+    Main,
+    /// End Phase (S10): waiting for a discard down to the hand limit.
+    End,
+}
+
+/// Per-player kernel handles.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Seat {
+    /// Treasury (S1).
+    pub treasury: AmountId,
+    /// Resource Pool Votes (S5, S7).
+    pub votes: AmountId,
+    /// Resource Pool EV (S6, S7).
+    pub ev: AmountId,
+    /// Story Points (S11), lifetime one Act.
+    pub sp: AmountId,
+    /// Acts won (S12).
+    pub act_wins: AmountId,
+    /// The Homeworld's card instance.
+    pub homeworld: u16,
+    /// Whether the Homeworld shows its Prime face.
+    pub prime_face: bool,
+}
+
+/// Result of one Act.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ActResult {
+    /// Act number, from 1.
+    pub act: u8,
+    /// Each player's SP at the count.
+    pub scores: Vec<i64>,
+    /// Who won it.
+    pub winner: u16,
+    /// Who was active when it ended.
+    pub active: u16,
+}
+
+/// The whole state of a game.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    /// Configuration and cards.
+    pub rules: Arc<Rules>,
+    /// Every resource.
+    pub ledger: Ledger,
+    /// Per-player handles.
+    pub seats: Vec<Seat>,
+    /// Galactic Factors (S17), in configuration order.
+    pub factors: Vec<AmountId>,
+    /// Every card instance.
+    pub cards: Vec<Card>,
+    /// Each player's deck, top last.
+    pub decks: Vec<Vec<u16>>,
+    /// Each player's hand, in draw order.
+    pub hands: Vec<Vec<u16>>,
+    /// Whose turn it is.
+    pub active: u16,
+    /// The turn's phase.
+    pub phase: Phase,
+    /// The current Act (1, 2, 3).
+    pub act: u8,
+    /// Results of ended Acts.
+    pub results: Vec<ActResult>,
+    /// Winners, once the game is over.
+    pub winners: Option<Vec<u16>>,
+}
+
+impl State {
+    /// A card's definition.
+    #[inline]
+    pub fn def(&self, card: u16) -> &CardDef {
+        self.rules.db.get(self.cards[usize::from(card)].def)
+    }
+
+    /// The configuration.
+    #[inline]
+    pub fn config(&self) -> &Config {
+        &self.rules.config
+    }
+
+    /// A player's Treasury.
+    pub fn treasury(&self, p: u16) -> i64 {
+        self.ledger.value(self.seats[usize::from(p)].treasury)
+    }
+
+    /// A player's Story Points this Act.
+    pub fn sp(&self, p: u16) -> i64 {
+        self.ledger.value(self.seats[usize::from(p)].sp)
+    }
+
+    /// A player's Acts won.
+    pub fn act_wins(&self, p: u16) -> i64 {
+        self.ledger.value(self.seats[usize::from(p)].act_wins)
+    }
+
+    /// A player's committed Votes in the Resource Pool.
+    pub fn pool_votes(&self, p: u16) -> i64 {
+        self.ledger.value(self.seats[usize::from(p)].votes)
+    }
+
+    /// A player's EV in the Resource Pool.
+    pub fn pool_ev(&self, p: u16) -> i64 {
+        self.ledger.value(self.seats[usize::from(p)].ev)
+    }
+
+    /// A card's CP (0 for cards without).
+    pub fn cp(&self, card: u16) -> i64 {
+        self.cards[usize::from(card)]
+            .cp
+            .map_or(0, |a| self.ledger.value(a))
+    }
+
+    /// A Galactic Factor's value.
+    pub fn factor(&self, f: usize) -> i64 {
+        self.ledger.value(self.factors[f])
+    }
+
+    /// Whether a card is exhausted (activated).
+    pub fn exhausted(&self, card: u16) -> bool {
+        self.cards[usize::from(card)]
+            .perm
+            .is_some_and(|p| self.ledger.is_exhausted(p))
+    }
+
+    /// Number of players.
+    pub fn players(&self) -> u16 {
+        self.seats.len() as u16
+    }
+
+    /// Whether a Band holds a Surface Location (in play, whoever controls it).
+    pub fn surface_occupied(&self, p: u16) -> bool {
+        self.cards.iter().any(|c| {
+            c.zone == Zone::Play
+                && c.band == Some(Band::Surface(p))
+                && self.rules.db.get(c.def).card_type == CardType::Location
+        })
+    }
+
+    /// S15: the Bands adjacent to `band`, skipping an empty Surface Band; calls `f` for each.
+    pub fn adjacent(&self, band: Band, mut f: impl FnMut(Band)) {
+        match band {
+            Band::Space => {
+                for q in 0..self.players() {
+                    f(if self.surface_occupied(q) {
+                        Band::Surface(q)
+                    } else {
+                        Band::Planetary(q)
+                    });
+                }
+            }
+            Band::Surface(q) => {
+                f(Band::Space);
+                f(Band::Planetary(q));
+            }
+            Band::Planetary(q) => {
+                f(if self.surface_occupied(q) {
+                    Band::Surface(q)
+                } else {
+                    Band::Space
+                });
+            }
+        }
+    }
+
+    /// Whether `a` and `b` are adjacent (S15).
+    pub fn is_adjacent(&self, a: Band, b: Band) -> bool {
+        let mut found = false;
+        self.adjacent(a, |x| found |= x == b);
+        found
+    }
+
+    /// S4: a player's standing Vote: printed Votes of cards they control in play; Characters and Ground
+    /// Units only while ready; any card whose Votes are committed (S5) not until it readies.
+    pub fn standing_vote(&self, p: u16) -> u64 {
+        let mut sum = 0u64;
+        for c in &self.cards {
+            if c.zone != Zone::Play || c.controller != p {
+                continue;
+            }
+            let d = self.rules.db.get(c.def);
+            if d.votes == 0 {
+                continue;
+            }
+            let exhausted = c.perm.is_some_and(|id| self.ledger.is_exhausted(id));
+            let counts = if matches!(d.card_type, CardType::Character | CardType::GroundUnit) {
+                !exhausted
+            } else {
+                !(exhausted && c.committed)
+            };
+            if counts {
+                sum += u64::from(d.votes);
+            }
+        }
+        sum
+    }
+
+    /// S4: the player in political control: most standing Vote; a tie per [`Config::political_tie`].
+    pub fn political_control(&self) -> Option<u16> {
+        let mut best = 0u64;
+        let mut who: Option<u16> = None;
+        let mut tied = false;
+        let mut active_tops = false;
+        for p in 0..self.players() {
+            let v = self.standing_vote(p);
+            if who.is_none() || v > best {
+                best = v;
+                who = Some(p);
+                tied = false;
+            } else if v == best {
+                tied = true;
+            }
+        }
+        if tied {
+            if self.config().political_tie == PoliticalTie::ActivePlayer {
+                active_tops = self.standing_vote(self.active) == best;
+            }
+            return active_tops.then_some(self.active);
+        }
+        who
+    }
+
+    /// Income a player gains in their Income Phase (S2): their Homeworld, Planetary and Surface Locations.
+    pub fn income(&self, p: u16) -> u64 {
+        self.cards
+            .iter()
+            .filter(|c| c.zone == Zone::Play && c.controller == p)
+            .map(|c| self.rules.db.get(c.def))
+            .filter(|d| matches!(d.card_type, CardType::Homeworld | CardType::Location))
+            .map(|d| u64::from(d.income))
+            .sum()
+    }
+
+    /// The Band a card deploys to.
+    pub fn deploy_band(&self, def: &CardDef, p: u16) -> Option<Band> {
+        match def.card_type {
+            CardType::Location => match def.location {
+                Some(LocationKind::Surface) => Some(Band::Surface(p)),
+                _ => Some(Band::Planetary(p)),
+            },
+            CardType::Homeworld | CardType::Character | CardType::GroundUnit => {
+                Some(Band::Planetary(p))
+            }
+            CardType::Spacecraft => Some(Band::Space),
+            _ => None,
+        }
+    }
+}
+
+/// A kernel key for a player's resource.
+pub fn key(p: u16, k: Kind, subject: u32) -> coffer_core::Key {
+    coffer_core::Key::new(Owner(p), k, subject)
+}

@@ -1,0 +1,126 @@
+//! Test helpers: games with chosen decks, a transaction harness like the host's adapter, card placement.
+
+use coffer_core::ActionError;
+use coffer_core::{Owner, Ruleset, StateHash, state_hash};
+use coffer_story_acts::{Action, Band, Config, State, StoryActs, Zone};
+
+pub use coffer_story_acts::Action as A;
+
+/// A game of `players` with unshuffled decks listing `deck` (the first ids are drawn first).
+pub fn game_with(players: u16, deck: &[&str], tweak: impl FnOnce(&mut Config)) -> State {
+    let mut cfg = Config {
+        shuffle_decks: false,
+        starting_hand: 0,
+        ..Config::default()
+    };
+    cfg.deck = Some(deck.iter().map(|s| s.to_string()).collect());
+    tweak(&mut cfg);
+    StoryActs::new().new_game(players, 1, &cfg).expect("setup")
+}
+
+/// A two-player game whose decks are `deck`, nothing in hand, default options otherwise.
+pub fn game(deck: &[&str]) -> State {
+    game_with(2, deck, |_| {})
+}
+
+/// Applies an action as the host does: one kernel transaction, rolled back on refusal.
+pub fn apply(s: &mut State, p: u16, a: Action) -> Result<(), ActionError> {
+    let r = StoryActs::new();
+    let mark = s.ledger.begin();
+    match r.apply(s, Owner(p), &a) {
+        Ok(()) => {
+            s.ledger.commit(mark);
+            Ok(())
+        }
+        Err(e) => {
+            s.ledger.rollback(mark);
+            Err(e)
+        }
+    }
+}
+
+/// Applies an action that must succeed.
+#[track_caller]
+pub fn ok(s: &mut State, p: u16, a: Action) {
+    if let Err(e) = apply(s, p, a) {
+        panic!("{a:?} by p{p} refused: {e}");
+    }
+}
+
+/// Applies an action that must be refused, and checks the state hash did not change.
+#[track_caller]
+pub fn refused(s: &mut State, p: u16, a: Action) -> ActionError {
+    let before = hash(s);
+    let e = apply(s, p, a).expect_err("action should be refused");
+    assert_eq!(hash(s), before, "a refused action changed the state: {e}");
+    e
+}
+
+/// The state's stable hash.
+pub fn hash(s: &State) -> StateHash {
+    state_hash(s)
+}
+
+/// The legal actions of `p`.
+pub fn legal(s: &State, p: u16) -> Vec<Action> {
+    let mut out = Vec::new();
+    StoryActs::new().legal_actions(s, Owner(p), &mut out);
+    out
+}
+
+/// A card instance of `id` owned by `p` that is still in the deck or hand.
+#[track_caller]
+pub fn find(s: &State, p: u16, id: &str) -> u16 {
+    let def = s.rules.db.find(id).expect("card id");
+    s.cards
+        .iter()
+        .position(|c| c.def == def && c.owner == p && matches!(c.zone, Zone::Deck | Zone::Hand))
+        .unwrap_or_else(|| panic!("no {id} of p{p} left in deck or hand")) as u16
+}
+
+/// Moves a card of `p` from the deck into the hand.
+pub fn to_hand(s: &mut State, p: u16, id: &str) -> u16 {
+    let c = find(s, p, id);
+    if s.cards[usize::from(c)].zone == Zone::Deck {
+        s.decks[usize::from(p)].retain(|&x| x != c);
+        s.cards[usize::from(c)].zone = Zone::Hand;
+        s.hands[usize::from(p)].push(c);
+    }
+    c
+}
+
+/// Puts a card of `p` into play in its deploy Band (test setup, no cost paid).
+pub fn to_play(s: &mut State, p: u16, id: &str) -> u16 {
+    let c = find(s, p, id);
+    s.decks[usize::from(p)].retain(|&x| x != c);
+    s.hands[usize::from(p)].retain(|&x| x != c);
+    let band = s.deploy_band(s.def(c), p);
+    let card = &mut s.cards[usize::from(c)];
+    card.zone = Zone::Play;
+    card.band = band;
+    c
+}
+
+/// Puts a unit of `p` into play in `band`.
+pub fn to_band(s: &mut State, p: u16, id: &str, band: Band) -> u16 {
+    let c = to_play(s, p, id);
+    s.cards[usize::from(c)].band = Some(band);
+    c
+}
+
+/// Sets a player's Treasury (test setup).
+pub fn set_treasury(s: &mut State, p: u16, v: i64) {
+    let id = s.seats[usize::from(p)].treasury;
+    s.ledger
+        .set(id, v, coffer_core::Cause::Setup)
+        .expect("set treasury");
+    s.ledger.take_events();
+}
+
+/// Ends `p`'s turn and the next player's, so that `p` is active again (2 players, no hand limit issue).
+pub fn round(s: &mut State) {
+    let p = s.active;
+    ok(s, p, A::EndTurn);
+    let q = s.active;
+    ok(s, q, A::EndTurn);
+}

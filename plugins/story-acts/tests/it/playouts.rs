@@ -1,0 +1,154 @@
+//! Random playouts: every listed legal action applies, every unlisted action is refused with the state hash
+//! unchanged (the legal-action list is complete and sound), and invariants hold throughout.
+
+use coffer_core::{Adapter, DynGame, Outcome, Owner, Setup};
+use coffer_story_acts::{Action, Band, CpSplit, StoryActs};
+use proptest::prelude::*;
+
+fn band() -> impl Strategy<Value = Band> {
+    prop_oneof![
+        Just(Band::Space),
+        (0u16..4).prop_map(Band::Surface),
+        (0u16..4).prop_map(Band::Planetary)
+    ]
+}
+
+fn split() -> impl Strategy<Value = CpSplit> {
+    proptest::collection::vec((0u16..80, 0u16..4), 0..3)
+        .prop_map(|v| CpSplit::try_from(v).expect("at most 4 parts"))
+}
+
+/// Any value of the Action type, with card numbers around the real range.
+fn action() -> impl Strategy<Value = Action> {
+    let card = 0u16..80;
+    prop_oneof![
+        (card.clone(), proptest::option::of(0u16..80), split())
+            .prop_map(|(card, target, cp)| Action::Deploy { card, target, cp }),
+        card.clone().prop_map(|card| Action::CommitVotes { card }),
+        card.clone().prop_map(|card| Action::AddEv { card }),
+        (0u8..4, any::<bool>(), 0u8..5).prop_map(|(factor, up, steps)| Action::PushFactor {
+            factor,
+            up,
+            steps
+        }),
+        card.clone().prop_map(|card| Action::UseAbility { card }),
+        (card.clone(), band()).prop_map(|(card, to)| Action::Move { card, to }),
+        (card.clone(), card.clone())
+            .prop_map(|(location, unit)| Action::Capture { location, unit }),
+        card.clone()
+            .prop_map(|location| Action::Restore { location }),
+        card.clone()
+            .prop_map(|card| Action::AdvanceStoryline { card }),
+        card.clone()
+            .prop_map(|card| Action::CompleteStoryline { card }),
+        card.prop_map(|card| Action::Discard { card }),
+        Just(Action::EndTurn),
+    ]
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    Legal { player: u16, pick: usize },
+    Random { player: u16, action: Action },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0u16..4, any::<usize>()).prop_map(|(player, pick)| Step::Legal { player, pick }),
+        1 => (0u16..4, action()).prop_map(|(player, action)| Step::Random { player, action }),
+    ]
+}
+
+fn listed(game: &mut Box<dyn DynGame>, player: Owner) -> Vec<String> {
+    let n = game.legal_actions(player);
+    (0..n)
+        .map(|i| game.legal_action_json(i).expect("listed"))
+        .collect()
+}
+
+fn run(players: u16, seed: u64, steps: &[Step]) -> Result<(), TestCaseError> {
+    let ruleset = Adapter::shared(StoryActs::new());
+    let mut game = ruleset.new_game(&Setup::new(players, seed)).expect("setup");
+    for s in steps {
+        if game.outcome() != Outcome::Ongoing {
+            break;
+        }
+        match s {
+            Step::Legal { player, pick } => {
+                // Prefer whoever has something to do: the active player or a pending discard.
+                let mut p = Owner(player % players);
+                if game.legal_actions(p) == 0 {
+                    p = (0..players)
+                        .map(Owner)
+                        .find(|&q| game.legal_actions(q) > 0)
+                        .expect("someone can act");
+                }
+                let n = game.legal_actions(p);
+                let json = game.legal_action_json(pick % n).expect("listed");
+                let r = game.apply_legal(p, pick % n);
+                prop_assert!(r.is_ok(), "listed action {json} by {p} refused: {:?}", r);
+            }
+            Step::Random { player, action } => {
+                let p = Owner(player % players);
+                let json = serde_json::to_string(action).expect("json");
+                let is_listed = listed(&mut game, p).contains(&json);
+                let before = game.state_hash();
+                let r = game.apply_json(p, &json);
+                if is_listed {
+                    prop_assert!(r.is_ok(), "listed action {json} by {p} refused: {:?}", r);
+                } else {
+                    prop_assert!(r.is_err(), "unlisted action {json} by {p} was applied");
+                    prop_assert_eq!(
+                        game.state_hash(),
+                        before,
+                        "refused {} changed the state",
+                        json
+                    );
+                }
+            }
+        }
+        let inv = game.check_invariants();
+        prop_assert!(inv.is_ok(), "{:?}", inv);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn legal_actions_are_complete_and_sound(players in 2u16..5, seed in any::<u64>(), steps in proptest::collection::vec(step(), 1..400)) {
+        run(players, seed, &steps)?;
+    }
+}
+
+/// Long uniform playouts reach the end of Acts: the enumeration also holds deep into a game.
+#[test]
+fn long_random_playouts_finish_acts_and_keep_invariants() {
+    let ruleset = Adapter::shared(StoryActs::new());
+    let mut acts_ended = 0;
+    for seed in 0..6u64 {
+        let mut game = ruleset.new_game(&Setup::new(2, seed)).expect("setup");
+        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for _ in 0..4000 {
+            if game.outcome() != Outcome::Ongoing {
+                break;
+            }
+            let p = (0..2)
+                .map(Owner)
+                .find(|&q| game.legal_actions(q) > 0)
+                .expect("someone can act");
+            let n = game.legal_actions(p);
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            // Prefer anything over ending the turn, so Storylines get completed.
+            let pick = (rng as usize) % n;
+            game.apply_legal(p, pick).expect("listed action applies");
+            game.check_invariants().expect("invariants");
+        }
+        let view = game.view(None);
+        acts_ended += view["results"].as_array().map_or(0, Vec::len);
+    }
+    assert!(acts_ended > 0, "no Act ended in 6 random games");
+}
