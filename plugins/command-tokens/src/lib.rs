@@ -1,1 +1,338 @@
-//! Coffer ruleset `command-tokens`.
+//! Coffer ruleset `command-tokens`: Twilight Imperium 4 command tokens, pools and reinforcements (clauses
+//! T1-T9), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
+//!
+//! ```
+//! use coffer_command_tokens::CommandTokens;
+//! use coffer_core::{Adapter, Owner, Setup};
+//!
+//! let ruleset = Adapter::shared(CommandTokens::new());
+//! let mut game = ruleset.new_game(&Setup::new(3, 1)).unwrap();
+//! // The speaker (p0) picks Leadership in the strategy phase.
+//! game.apply_json(Owner(0), r#"{"type":"pick","card":0}"#).unwrap();
+//! assert!(game.check_invariants().is_ok());
+//! ```
+
+mod actions;
+pub mod content;
+mod state;
+
+pub use actions::Action;
+pub use content::{
+    Content, ContentError, ContentOverride, Effect, Faction, Law, ShipClass, StrategyCard,
+};
+pub use state::{
+    COMMAND_TOKENS, Config, Flow, Handles, MAX_PLAYERS, MIN_PLAYERS, NOBODY, Phase, Pool, Rules,
+    ShipsConfig, State, Step, SystemConfig, SystemInfo, default_galaxy, face, kind,
+};
+
+use coffer_core::{
+    ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Violation,
+};
+use serde_json::json;
+
+/// The ruleset. Holds the embedded content, parsed and validated once.
+pub struct CommandTokens {
+    content: Result<Content, ContentError>,
+}
+
+impl CommandTokens {
+    /// The ruleset with the embedded content (`data/*.json`).
+    pub fn new() -> CommandTokens {
+        CommandTokens {
+            content: Content::embedded(),
+        }
+    }
+}
+
+impl Default for CommandTokens {
+    fn default() -> CommandTokens {
+        CommandTokens::new()
+    }
+}
+
+fn action_docs() -> Vec<Doc> {
+    vec![
+        Doc::with(
+            "pick",
+            "Strategy phase: take a strategy card nobody holds (index into the card list).",
+            json!({"type":"pick","card":0}),
+        ),
+        Doc::with(
+            "tactical",
+            "T4: spend a tactic token and place it in a system (index into the galaxy) that holds none of your tokens; others' tokens do not block. Production follows.",
+            json!({"type":"tactical","system":3}),
+        ),
+        Doc::with(
+            "produce",
+            "Production of the tactical action: one ship of a class (index into the ship list) from your ship reinforcements into the activated system, at most `production` per action.",
+            json!({"type":"produce","class":2}),
+        ),
+        Doc::with(
+            "done",
+            "Ends production and the tactical action; T7 is checked.",
+            json!({"type":"done"}),
+        ),
+        Doc::with(
+            "strategic",
+            "Resolve the primary of a strategy card you hold and have not used; then each other player may resolve its secondary.",
+            json!({"type":"strategic","card":0}),
+        ),
+        Doc::with(
+            "pass",
+            "Pass for the rest of the action phase, once every card you hold is used.",
+            json!({"type":"pass"}),
+        ),
+        Doc::with(
+            "gain",
+            "T2: put one gained command token in the pool of your choice (tactic, fleet, strategy).",
+            json!({"type":"gain","pool":"fleet"}),
+        ),
+        Doc::with(
+            "buy",
+            "T9 (Leadership): spend influence for one token per 3; the excess is wasted; no more tokens than reinforcements hold.",
+            json!({"type":"buy","influence":7}),
+        ),
+        Doc::with(
+            "secondary",
+            "T5: resolve the secondary of the card just played, spending its cost in strategy tokens (to reinforcements); Leadership's costs none.",
+            json!({"type":"secondary"}),
+        ),
+        Doc::with(
+            "decline",
+            "Decline the secondary.",
+            json!({"type":"decline"}),
+        ),
+        Doc::with(
+            "diplomacy",
+            "Diplomacy primary: choose a system other than Mecatol Rex; each other player places a token there from reinforcements (T3, T6).",
+            json!({"type":"diplomacy","system":2}),
+        ),
+        Doc::with(
+            "fallback",
+            "T3: your reinforcements are empty and a token must be placed from them: choose the pool it comes from.",
+            json!({"type":"fallback","pool":"strategy"}),
+        ),
+        Doc::with(
+            "remove_token",
+            "Warfare primary: remove one of your command tokens from the board to reinforcements.",
+            json!({"type":"remove_token","system":3}),
+        ),
+        Doc::with(
+            "place",
+            "Construction secondary: place a token from reinforcements in a system (T6: where you have one, it goes back to reinforcements and the structure is still placed); `fallback` names the pool when reinforcements are empty (T3).",
+            json!({"type":"place","system":4}),
+        ),
+        Doc::with(
+            "redistribute",
+            "Status phase and Warfare: the new tactic/fleet/strategy counts, summing to the tokens on your command sheet.",
+            json!({"type":"redistribute","tactic":4,"fleet":4,"strategy":2}),
+        ),
+        Doc::with(
+            "remove_ship",
+            "T7/K6: remove one non-fighter ship over the fleet limit to reinforcements; the only legal action while a limit is exceeded.",
+            json!({"type":"remove_ship","system":1,"class":3}),
+        ),
+    ]
+}
+
+fn option_docs() -> Vec<Doc> {
+    let d = Config::default();
+    vec![
+        Doc::with(
+            "rounds",
+            "Rounds played; the game then ends and each player scores the tokens on their command sheet.",
+            json!(d.rounds),
+        ),
+        Doc::with(
+            "factions",
+            "Faction id per player; empty: the first factions of data/factions.json in order (letnev, sol, hacan, jolnar, xxcha, mentak, arborec, saar).",
+            json!(d.factions),
+        ),
+        Doc::with(
+            "laws",
+            "Laws in play from the start, e.g. [\"fleet-regulations\"].",
+            json!(d.laws),
+        ),
+        Doc::with(
+            "galaxy",
+            "Systems: [{\"id\":\"18\",\"no_diplomacy\":true,\"ships\":[{\"player\":0,\"class\":\"carrier\",\"count\":2}]}]; empty: Mecatol Rex (18), one home system per player with the faction's starting fleet, then one empty system per player (19, 20, ...).",
+            json!(d.galaxy),
+        ),
+        Doc::with(
+            "influence",
+            "Influence each player has each round for Leadership; unspent influence is lost at the round's end.",
+            json!(d.influence),
+        ),
+        Doc::with(
+            "influence_per_player",
+            "Influence per player, overriding `influence` when not empty.",
+            json!(d.influence_per_player),
+        ),
+        Doc::with(
+            "production",
+            "Most ships one tactical action produces.",
+            json!(d.production),
+        ),
+        Doc::with(
+            "cards_per_player",
+            "Strategy cards each player picks; 0: 2 with 3-4 players, 1 with 5-8.",
+            json!(d.cards_per_player),
+        ),
+        Doc::with(
+            "content",
+            "Inline content replacing embedded lists: {\"ships\":[...],\"strategy_cards\":[...],\"factions\":[...],\"laws\":[...]}.",
+            json!(d.content),
+        ),
+    ]
+}
+
+impl Ruleset for CommandTokens {
+    type State = State;
+    type Action = Action;
+    type Config = Config;
+
+    fn describe(&self) -> Description {
+        let mut d = Description::new(
+            "command-tokens",
+            env!("CARGO_PKG_VERSION"),
+            "Twilight Imperium 4 command tokens: tactic, fleet and strategy pools, reinforcements, the fleet limit",
+        );
+        d.min_players = MIN_PLAYERS as u16;
+        d.max_players = MAX_PLAYERS as u16;
+        d.phases = vec!["strategy".into(), "action".into(), "status".into()];
+        d.resources = vec![
+            Doc::new(
+                "reinforcements",
+                "Each player's command tokens off the sheet and off the board (16 tokens in all per player, T1).",
+            ),
+            Doc::new(
+                "tactic pool",
+                "Tokens spent for tactical actions (faction side up).",
+            ),
+            Doc::new(
+                "fleet pool",
+                "Tokens that cap non-fighter ships per system (ship side up); never spent for actions.",
+            ),
+            Doc::new(
+                "strategy pool",
+                "Tokens spent for secondaries (faction side up).",
+            ),
+            Doc::new(
+                "system",
+                "One zone per system: at most one command token per player (T6).",
+            ),
+            Doc::new(
+                "ships",
+                "Ship pieces per player: in reinforcements per class, and per system and class.",
+            ),
+            Doc::new(
+                "influence",
+                "Per player per round, spent on Leadership; resets at the round's end.",
+            ),
+            Doc::new(
+                "structures",
+                "Structures placed by Construction, per player.",
+            ),
+            Doc::new(
+                "strategy card",
+                "Exhausted once its strategic action is done; readied at the round's end.",
+            ),
+        ];
+        d.actions = action_docs();
+        d.options = option_docs();
+        d
+    }
+
+    fn new_game(&self, players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
+        let content = match &config.content {
+            Some(over) => Content::with_override(over),
+            None => self.content.clone(),
+        }
+        .map_err(|e| SetupError::Content(e.to_string()))?;
+        State::new(players, seed, config, &content)
+    }
+
+    #[inline]
+    fn legal_actions(&self, state: &State, player: Owner, out: &mut Vec<Action>) {
+        state.legal_actions(player, out);
+    }
+
+    #[inline]
+    fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
+        state.apply(player, action)
+    }
+
+    fn ledger<'s>(&self, state: &'s State) -> &'s Ledger {
+        &state.ledger
+    }
+
+    fn ledger_mut<'s>(&self, state: &'s mut State) -> &'s mut Ledger {
+        &mut state.ledger
+    }
+
+    fn outcome(&self, state: &State) -> Outcome {
+        if state.flow.phase != Phase::Over || !state.ledger.pending().is_empty() {
+            return Outcome::Ongoing;
+        }
+        let scores: Vec<i64> = (0..state.players())
+            .map(|p| i64::from(state.sheet(p)))
+            .collect();
+        let best = scores.iter().copied().max().unwrap_or(0);
+        let winners = (0..state.players())
+            .filter(|&p| scores[usize::from(p)] == best)
+            .map(|p| Owner(u16::from(p)))
+            .collect();
+        Outcome::Finished { winners, scores }
+    }
+
+    fn label(&self, state: &State, key: Key) -> String {
+        let r = &state.rules;
+        let classes = r.class_count().max(1);
+        match key.kind {
+            kind::REINFORCEMENTS => "reinforcements".into(),
+            kind::TACTIC => "tactic pool".into(),
+            kind::FLEET => "fleet pool".into(),
+            kind::STRATEGY => "strategy pool".into(),
+            kind::SYSTEM => {
+                format!(
+                    "system {}",
+                    r.systems
+                        .get(key.subject as usize)
+                        .map_or("?", |s| s.id.as_str())
+                )
+            }
+            kind::SHIP_RESERVE => {
+                format!(
+                    "{} reinforcements",
+                    r.classes
+                        .get(key.subject as usize)
+                        .map_or("?", |c| c.name.as_str())
+                )
+            }
+            kind::SHIPS => {
+                let (s, c) = (
+                    key.subject as usize / classes,
+                    key.subject as usize % classes,
+                );
+                format!(
+                    "{} in system {}",
+                    r.classes.get(c).map_or("?", |c| c.name.as_str()),
+                    r.systems.get(s).map_or("?", |s| s.id.as_str())
+                )
+            }
+            kind::INFLUENCE => format!("{} influence", key.owner),
+            kind::STRUCTURES => format!("{} structures", key.owner),
+            kind::CARD => r
+                .cards
+                .get(key.subject as usize)
+                .map_or("strategy card ?".into(), |c| c.name.clone()),
+            _ => format!("{} kind {} #{}", key.owner, key.kind.0, key.subject),
+        }
+    }
+
+    fn check_invariants(&self, state: &State) -> Result<(), Violation> {
+        state.check_invariants()
+    }
+}
+
+coffer_core::plugin!(CommandTokens::new());

@@ -1,0 +1,983 @@
+//! Actions: the JSON-readable [`Action`] enum, legal-action enumeration and `apply`, with the flow of the
+//! round (strategy, action and status phases) and the card effects they drive.
+
+use crate::content::Effect;
+use crate::state::{NOBODY, Phase, Pool, State, Step};
+use coffer_core::{ActionError, Cause, Owner, Refusal};
+use serde::{Deserialize, Serialize};
+
+/// One player action. JSON reads `{"type":"tactical","system":3}`. Systems, ship classes and strategy
+/// cards are indices into the galaxy, `data/ships.json` and `data/strategy_cards.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Strategy phase: take a strategy card nobody holds.
+    Pick {
+        /// Card index.
+        card: u8,
+    },
+    /// Tactical action (T4): spend a tactic token and place it in a system without one of your tokens.
+    Tactical {
+        /// System index.
+        system: u16,
+    },
+    /// Production in the activated system: one ship of a class from your ship reinforcements.
+    Produce {
+        /// Ship-class index.
+        class: u8,
+    },
+    /// Ends production (and the tactical action).
+    Done,
+    /// Strategic action: resolve the primary of a strategy card you hold and have not used.
+    Strategic {
+        /// Card index.
+        card: u8,
+    },
+    /// Pass for the rest of the action phase (only once every card you hold is used).
+    Pass,
+    /// Put one gained token into a pool (T2).
+    Gain {
+        /// The pool.
+        pool: Pool,
+    },
+    /// Spend influence for tokens, one per 3 (T9); the excess is wasted.
+    Buy {
+        /// Influence spent.
+        influence: u32,
+    },
+    /// Resolve the secondary of the card just played, paying its cost in strategy tokens (T5).
+    Secondary,
+    /// Decline the secondary.
+    Decline,
+    /// Diplomacy: the system where each other player places a token.
+    Diplomacy {
+        /// System index.
+        system: u16,
+    },
+    /// The pool a token placed "from reinforcements" comes from when reinforcements are empty (T3).
+    Fallback {
+        /// The pool.
+        pool: Pool,
+    },
+    /// Warfare: remove one of your tokens from the board.
+    RemoveToken {
+        /// System index.
+        system: u16,
+    },
+    /// Construction secondary: place a token from reinforcements in a system (T3, T6).
+    Place {
+        /// System index.
+        system: u16,
+        /// The pool it comes from if reinforcements are empty (T3); omitted otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<Pool>,
+    },
+    /// Redistribute every command-sheet token among the three pools (status phase, Warfare).
+    Redistribute {
+        /// Tactic pool.
+        tactic: u8,
+        /// Fleet pool.
+        fleet: u8,
+        /// Strategy pool.
+        strategy: u8,
+    },
+    /// T7/K6: remove one ship over the fleet limit to reinforcements (the only legal action while pending).
+    RemoveShip {
+        /// System index.
+        system: u16,
+        /// Ship-class index.
+        class: u8,
+    },
+}
+
+impl Action {
+    /// The action's code in events' [`Cause::Action`].
+    pub fn code(&self) -> u16 {
+        match self {
+            Action::Pick { .. } => 0,
+            Action::Tactical { .. } => 1,
+            Action::Produce { .. } => 2,
+            Action::Done => 3,
+            Action::Strategic { .. } => 4,
+            Action::Pass => 5,
+            Action::Gain { .. } => 6,
+            Action::Buy { .. } => 7,
+            Action::Secondary => 8,
+            Action::Decline => 9,
+            Action::Diplomacy { .. } => 10,
+            Action::Fallback { .. } => 11,
+            Action::RemoveToken { .. } => 12,
+            Action::Place { .. } => 13,
+            Action::Redistribute { .. } => 14,
+            Action::RemoveShip { .. } => 15,
+        }
+    }
+}
+
+fn illegal(message: String) -> ActionError {
+    ActionError::Illegal(message)
+}
+
+impl State {
+    /// Appends every action `player` may take now.
+    pub fn legal_actions(&self, player: Owner, out: &mut Vec<Action>) {
+        let Some(actor) = self.actor() else { return };
+        if player.0 != u16::from(actor) {
+            return;
+        }
+        let p = actor;
+        if let Some(first) = self.ledger.pending().first() {
+            let owner = first.key.owner;
+            for d in self
+                .ledger
+                .pending()
+                .iter()
+                .filter(|d| d.key.owner == owner)
+            {
+                let s = d.key.subject as usize;
+                for &c in &self.rules.fleet_classes {
+                    if self.ships(p, s, usize::from(c)) > 0 {
+                        out.push(Action::RemoveShip {
+                            system: s as u16,
+                            class: c,
+                        });
+                    }
+                }
+            }
+            return;
+        }
+        let f = &self.flow;
+        let systems = self.rules.system_count();
+        match f.step {
+            Step::Over => {}
+            Step::Pick => {
+                for c in 0..self.rules.cards.len() {
+                    if f.holder[c] == NOBODY {
+                        out.push(Action::Pick { card: c as u8 });
+                    }
+                }
+            }
+            Step::Turn => {
+                if self.pool(p, Pool::Tactic) > 0 {
+                    for s in 0..systems {
+                        if !self.has_token(p, s) {
+                            out.push(Action::Tactical { system: s as u16 });
+                        }
+                    }
+                }
+                let mut all_used = true;
+                for c in 0..self.rules.cards.len() {
+                    if f.holder[c] == p && !self.ledger.is_exhausted(self.h.cards[c]) {
+                        out.push(Action::Strategic { card: c as u8 });
+                        all_used = false;
+                    }
+                }
+                if all_used {
+                    out.push(Action::Pass);
+                }
+            }
+            Step::Produce => {
+                if f.built < self.rules.production {
+                    for c in 0..self.rules.class_count() {
+                        if self.ship_reserve(p, c) > 0 {
+                            out.push(Action::Produce { class: c as u8 });
+                        }
+                    }
+                }
+                out.push(Action::Done);
+            }
+            Step::Gain => {
+                for pool in Pool::ALL {
+                    if self.may_gain_into(p, pool) {
+                        out.push(Action::Gain { pool });
+                    }
+                }
+            }
+            Step::Buy => {
+                let most = self.most_influence_to_spend(p);
+                for influence in 0..=most {
+                    out.push(Action::Buy { influence });
+                }
+            }
+            Step::Secondary => {
+                if self.pool(p, Pool::Strategy) >= self.secondary_cost() {
+                    out.push(Action::Secondary);
+                }
+                out.push(Action::Decline);
+            }
+            Step::Target => {
+                for s in 0..systems {
+                    if !self.rules.systems[s].no_diplomacy {
+                        out.push(Action::Diplomacy { system: s as u16 });
+                    }
+                }
+            }
+            Step::Fallback => {
+                for pool in Pool::ALL {
+                    if self.pool(p, pool) > 0 {
+                        out.push(Action::Fallback { pool });
+                    }
+                }
+            }
+            Step::Remove => {
+                for s in 0..systems {
+                    if self.has_token(p, s) {
+                        out.push(Action::RemoveToken { system: s as u16 });
+                    }
+                }
+            }
+            Step::Place => {
+                let reserve = self.reinforcements(p) > 0;
+                for s in 0..systems {
+                    if reserve || self.has_token(p, s) || self.sheet(p) == 0 {
+                        out.push(Action::Place {
+                            system: s as u16,
+                            fallback: None,
+                        });
+                    } else {
+                        for pool in Pool::ALL {
+                            if self.pool(p, pool) > 0 {
+                                out.push(Action::Place {
+                                    system: s as u16,
+                                    fallback: Some(pool),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            Step::Redistribute => {
+                let total = self.sheet(p) as u8;
+                let fleet_max = self.rules.fleet_pool_max.map_or(total, |m| m.min(total));
+                for tactic in 0..=total {
+                    for fleet in 0..=fleet_max.min(total - tactic) {
+                        out.push(Action::Redistribute {
+                            tactic,
+                            fleet,
+                            strategy: total - tactic - fleet,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a gained token of `player` may go into `pool` (T2; a law's fleet-pool maximum).
+    #[inline]
+    fn may_gain_into(&self, player: u8, pool: Pool) -> bool {
+        pool != Pool::Fleet
+            || self
+                .rules
+                .fleet_pool_max
+                .is_none_or(|m| self.pool(player, Pool::Fleet) < u32::from(m))
+    }
+
+    /// The most influence `player` may spend in a buy: what they have, and no more tokens than their
+    /// reinforcements hold (T3: a token that cannot be gained cannot be bought).
+    #[inline]
+    fn most_influence_to_spend(&self, player: u8) -> u32 {
+        let rate = u64::from(self.flow.rate.max(1));
+        let by_reserve = u64::from(self.reinforcements(player)) * rate + (rate - 1);
+        self.influence(player)
+            .min(by_reserve)
+            .min(u64::from(u32::MAX)) as u32
+    }
+
+    /// Strategy tokens the current card's secondary costs (T5).
+    #[inline]
+    fn secondary_cost(&self) -> u32 {
+        u32::from(self.rules.cards[usize::from(self.flow.card)].secondary_cost)
+    }
+
+    /// Applies `action` for `player`. On `Err` the flow is restored here and the adapter rolls the ledger
+    /// back, so a refusal changes nothing.
+    ///
+    /// # Errors
+    /// [`ActionError`] naming why.
+    pub fn apply(&mut self, player: Owner, action: &Action) -> Result<(), ActionError> {
+        let saved = self.flow;
+        let result = self.apply_inner(player, action);
+        if result.is_err() {
+            self.flow = saved;
+        }
+        result
+    }
+
+    fn apply_inner(&mut self, player: Owner, action: &Action) -> Result<(), ActionError> {
+        if player.0 >= u16::from(self.players()) {
+            return Err(ActionError::NoSuchPlayer {
+                player: player.0,
+                players: u16::from(self.players()),
+            });
+        }
+        let cause = Cause::Action {
+            player,
+            code: action.code(),
+        };
+        // A fleet-limit choice (K6) is resolved even after the last round ends: the game finishes once
+        // nothing is pending.
+        if let Action::RemoveShip { system, class } = *action {
+            return self.remove_ship(player, system, class, cause);
+        }
+        if self.flow.phase == Phase::Over {
+            return Err(ActionError::GameOver);
+        }
+        self.ledger.ensure_nothing_pending()?;
+        let actor = self.actor().unwrap_or(NOBODY);
+        if player.0 != u16::from(actor) {
+            return Err(ActionError::NotYourTurn {
+                player,
+                reason: format!("p{actor} must choose ({:?} step)", self.flow.step),
+            });
+        }
+        let p = actor;
+        let step = self.flow.step;
+        let wrong = || illegal(format!("{action:?} is not possible in the {step:?} step"));
+        match (step, *action) {
+            (Step::Pick, Action::Pick { card }) => self.pick(p, card),
+            (Step::Turn, Action::Tactical { system }) => self.tactical(p, system, cause),
+            (Step::Turn, Action::Strategic { card }) => self.strategic(p, card, cause),
+            (Step::Turn, Action::Pass) => self.pass(p, cause),
+            (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
+            (Step::Produce, Action::Done) => {
+                self.recheck_fleet(p, cause);
+                self.end_turn(cause);
+                Ok(())
+            }
+            (Step::Gain, Action::Gain { pool }) => self.gain(p, pool, cause),
+            (Step::Buy, Action::Buy { influence }) => self.buy(p, influence, cause),
+            (Step::Secondary, Action::Secondary) => self.secondary(p, cause),
+            (Step::Secondary, Action::Decline) => {
+                self.flow.cursor += 1;
+                self.next_secondary(cause);
+                Ok(())
+            }
+            (Step::Target, Action::Diplomacy { system }) => self.diplomacy(system, cause),
+            (Step::Fallback, Action::Fallback { pool }) => self.fallback(p, pool, cause),
+            (Step::Remove, Action::RemoveToken { system }) => self.remove_token(p, system, cause),
+            (Step::Place, Action::Place { system, fallback }) => {
+                self.place(p, system, fallback, cause)
+            }
+            (
+                Step::Redistribute,
+                Action::Redistribute {
+                    tactic,
+                    fleet,
+                    strategy,
+                },
+            ) => self.redistribute(p, [tactic, fleet, strategy], cause),
+            _ => Err(wrong()),
+        }
+    }
+
+    fn system_index(&self, system: u16) -> Result<usize, ActionError> {
+        let s = usize::from(system);
+        if s >= self.rules.system_count() {
+            return Err(illegal(format!(
+                "no system #{system}: the galaxy has {}",
+                self.rules.system_count()
+            )));
+        }
+        Ok(s)
+    }
+
+    // ----- strategy phase -----
+
+    fn pick(&mut self, p: u8, card: u8) -> Result<(), ActionError> {
+        let c = usize::from(card);
+        if c >= self.rules.cards.len() {
+            return Err(illegal(format!(
+                "no strategy card #{card}: there are {}",
+                self.rules.cards.len()
+            )));
+        }
+        if self.flow.holder[c] != NOBODY {
+            return Err(illegal(format!(
+                "strategy card #{card} is held by p{}",
+                self.flow.holder[c]
+            )));
+        }
+        self.flow.holder[c] = p;
+        self.flow.picks += 1;
+        if self.flow.picks == self.players() * self.rules.cards_per_player {
+            self.start_action_phase();
+        }
+        Ok(())
+    }
+
+    fn start_action_phase(&mut self) {
+        self.ledger.end_scope(coffer_core::Scope::Phase);
+        let n = usize::from(self.players());
+        let mut initiative = [u8::MAX; crate::state::MAX_PLAYERS];
+        for (c, card) in self.rules.cards.iter().enumerate() {
+            let h = self.flow.holder[c];
+            if h != NOBODY {
+                let i = &mut initiative[usize::from(h)];
+                *i = (*i).min(card.initiative);
+            }
+        }
+        let mut order = [0u8; crate::state::MAX_PLAYERS];
+        for (i, o) in order.iter_mut().enumerate().take(n) {
+            *o = i as u8;
+        }
+        order[..n].sort_by_key(|&p| (initiative[usize::from(p)], p));
+        self.flow.order = order;
+        self.flow.phase = Phase::Action;
+        self.flow.step = Step::Turn;
+        self.flow.passed = 0;
+        self.flow.turn = order[0];
+    }
+
+    // ----- action phase -----
+
+    fn tactical(&mut self, p: u8, system: u16, cause: Cause) -> Result<(), ActionError> {
+        let s = self.system_index(system)?;
+        if self.pool(p, Pool::Tactic) == 0 {
+            return Err(illegal(format!("p{p} has no token in the tactic pool")));
+        }
+        if self.has_token(p, s) {
+            return Err(illegal(format!(
+                "system #{system} already holds a command token of p{p}"
+            )));
+        }
+        self.ledger.move_tokens(
+            Owner(u16::from(p)),
+            self.h.pools[Pool::Tactic.index()],
+            self.h.systems[s],
+            1,
+            cause,
+        )?;
+        self.flow.step = Step::Produce;
+        self.flow.system = system;
+        self.flow.built = 0;
+        Ok(())
+    }
+
+    fn produce(&mut self, p: u8, class: u8, cause: Cause) -> Result<(), ActionError> {
+        let c = usize::from(class);
+        if c >= self.rules.class_count() {
+            return Err(illegal(format!(
+                "no ship class #{class}: there are {}",
+                self.rules.class_count()
+            )));
+        }
+        if self.flow.built >= self.rules.production {
+            return Err(illegal(format!(
+                "p{p} already produced {} ships this action",
+                self.flow.built
+            )));
+        }
+        let s = usize::from(self.flow.system);
+        let n = self.rules.class_count();
+        self.ledger.move_tokens(
+            Owner(u16::from(p)),
+            self.h.ship_reserve[c],
+            self.h.ships[s * n + c],
+            1,
+            cause,
+        )?;
+        self.flow.built += 1;
+        Ok(())
+    }
+
+    fn strategic(&mut self, p: u8, card: u8, cause: Cause) -> Result<(), ActionError> {
+        let c = usize::from(card);
+        if c >= self.rules.cards.len() || self.flow.holder[c] != p {
+            return Err(illegal(format!("p{p} does not hold strategy card #{card}")));
+        }
+        self.ledger.activate(self.h.cards[c], cause)?;
+        self.flow.card = card;
+        self.flow.resolver = p;
+        self.flow.secondary = false;
+        self.flow.effect = 0;
+        self.run_effects(cause);
+        Ok(())
+    }
+
+    fn pass(&mut self, p: u8, cause: Cause) -> Result<(), ActionError> {
+        for c in 0..self.rules.cards.len() {
+            if self.flow.holder[c] == p && !self.ledger.is_exhausted(self.h.cards[c]) {
+                return Err(illegal(format!(
+                    "p{p} cannot pass before the strategic action of card #{c}"
+                )));
+            }
+        }
+        self.flow.passed |= 1 << p;
+        self.end_turn(cause);
+        Ok(())
+    }
+
+    fn end_turn(&mut self, cause: Cause) {
+        let n = usize::from(self.players());
+        let order = self.flow.order;
+        let at = order[..n]
+            .iter()
+            .position(|&q| q == self.flow.turn)
+            .unwrap_or(0);
+        for k in 1..=n {
+            let q = order[(at + k) % n];
+            if self.flow.passed & (1 << q) == 0 {
+                self.flow.turn = q;
+                self.flow.step = Step::Turn;
+                return;
+            }
+        }
+        self.start_status(cause);
+    }
+
+    // ----- card effects -----
+
+    /// Resolves the card's effects from `flow.effect` on until one waits for a choice.
+    fn run_effects(&mut self, cause: Cause) {
+        let rules = std::sync::Arc::clone(&self.rules);
+        loop {
+            let effects = rules.effects(self.flow.card, self.flow.secondary);
+            let Some(&effect) = effects.get(usize::from(self.flow.effect)) else {
+                self.finish_resolution(cause);
+                return;
+            };
+            self.flow.effect += 1;
+            let p = self.flow.resolver;
+            match effect {
+                Effect::Gain { tokens } => {
+                    if self.enter_gain(p, tokens, cause) {
+                        return;
+                    }
+                }
+                Effect::Buy {
+                    influence_per_token,
+                } => {
+                    self.flow.rate = influence_per_token;
+                    self.flow.step = Step::Buy;
+                    return;
+                }
+                Effect::Redistribute => {
+                    self.flow.step = Step::Redistribute;
+                    return;
+                }
+                Effect::RemoveBoardToken => {
+                    if self.board_tokens(p) > 0 {
+                        self.flow.step = Step::Remove;
+                        return;
+                    }
+                }
+                Effect::OthersPlaceToken => {
+                    if rules.systems.iter().any(|s| !s.no_diplomacy) {
+                        self.flow.step = Step::Target;
+                        return;
+                    }
+                }
+                Effect::PlaceToken => {
+                    self.flow.step = Step::Place;
+                    return;
+                }
+                Effect::Structures { count } => {
+                    // Cannot fail: a persistent amount without a cap, and count <= 100 (validated).
+                    let _ = self.ledger.gain(
+                        self.h.structures[usize::from(p)],
+                        u64::from(count),
+                        cause,
+                    );
+                }
+            }
+        }
+    }
+
+    fn finish_resolution(&mut self, cause: Cause) {
+        if self.flow.secondary {
+            self.flow.cursor += 1;
+        } else {
+            self.flow.cursor = 1;
+        }
+        self.next_secondary(cause);
+    }
+
+    fn next_secondary(&mut self, cause: Cause) {
+        if self.flow.cursor >= self.players() {
+            self.end_turn(cause);
+        } else {
+            self.flow.step = Step::Secondary;
+        }
+    }
+
+    /// T2/T3: starts gaining `n` tokens, one pool choice each; with empty reinforcements nothing is gained
+    /// (K4.2, reported in `forfeited`). Returns whether a choice is awaited.
+    fn enter_gain(&mut self, p: u8, n: u8, cause: Cause) -> bool {
+        if n == 0 {
+            return false;
+        }
+        if self.reinforcements(p) == 0 {
+            self.forfeit(p, n, cause);
+            return false;
+        }
+        self.flow.resolver = p;
+        self.flow.left = n;
+        self.flow.step = Step::Gain;
+        true
+    }
+
+    fn forfeit(&mut self, p: u8, n: u8, cause: Cause) {
+        // K4.2: asks the kernel, which gains what reinforcements hold (nothing here) and reports the rest.
+        let lost = self
+            .ledger
+            .gain_tokens(
+                Owner(u16::from(p)),
+                self.h.pools[Pool::Tactic.index()],
+                u32::from(n),
+                cause,
+            )
+            .map_or(u64::from(n), |g| g.lost);
+        let f = &mut self.flow.forfeited[usize::from(p)];
+        *f = f.saturating_add(lost as u16);
+    }
+
+    fn gain(&mut self, p: u8, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+        if !self.may_gain_into(p, pool) {
+            return Err(illegal(format!(
+                "p{p}'s fleet pool is at the law's maximum"
+            )));
+        }
+        let got =
+            self.ledger
+                .gain_tokens(Owner(u16::from(p)), self.h.pools[pool.index()], 1, cause)?;
+        if got.gained == 0 {
+            return Err(illegal(format!(
+                "p{p} has no token in reinforcements to gain"
+            )));
+        }
+        self.flow.left -= 1;
+        if self.flow.left > 0 && self.reinforcements(p) == 0 {
+            let rest = self.flow.left;
+            self.forfeit(p, rest, cause);
+            self.flow.left = 0;
+        }
+        if self.flow.left == 0 {
+            self.after_gain(cause);
+        }
+        Ok(())
+    }
+
+    fn after_gain(&mut self, cause: Cause) {
+        if self.flow.phase == Phase::Status {
+            self.flow.step = Step::Redistribute;
+        } else {
+            self.run_effects(cause);
+        }
+    }
+
+    fn buy(&mut self, p: u8, influence: u32, cause: Cause) -> Result<(), ActionError> {
+        let have = self.influence(p);
+        if u64::from(influence) > have {
+            return Err(illegal(format!(
+                "p{p} has {have} influence, not {influence}"
+            )));
+        }
+        let tokens = influence / self.flow.rate.max(1);
+        if tokens > self.reinforcements(p) {
+            return Err(illegal(format!(
+                "{influence} influence buys {tokens} tokens but p{p} has {} in reinforcements",
+                self.reinforcements(p)
+            )));
+        }
+        if influence > 0 {
+            self.ledger.spend(
+                self.h.influence[usize::from(p)],
+                u64::from(influence),
+                cause,
+            )?;
+        }
+        if !self.enter_gain(p, tokens as u8, cause) {
+            self.run_effects(cause);
+        }
+        Ok(())
+    }
+
+    fn secondary(&mut self, q: u8, cause: Cause) -> Result<(), ActionError> {
+        let cost = self.secondary_cost();
+        if self.pool(q, Pool::Strategy) < cost {
+            return Err(illegal(format!(
+                "p{q} has {} strategy tokens, the secondary costs {cost}",
+                self.pool(q, Pool::Strategy)
+            )));
+        }
+        if cost > 0 {
+            // T5: the spent token goes to reinforcements.
+            self.ledger.move_tokens(
+                Owner(u16::from(q)),
+                self.h.pools[Pool::Strategy.index()],
+                self.h.reinforcements,
+                cost,
+                cause,
+            )?;
+        }
+        self.flow.resolver = q;
+        self.flow.secondary = true;
+        self.flow.effect = 0;
+        self.run_effects(cause);
+        Ok(())
+    }
+
+    fn diplomacy(&mut self, system: u16, cause: Cause) -> Result<(), ActionError> {
+        let s = self.system_index(system)?;
+        if self.rules.systems[s].no_diplomacy {
+            return Err(illegal(format!(
+                "Diplomacy cannot choose system #{system} ({})",
+                self.rules.systems[s].id
+            )));
+        }
+        self.flow.target = system;
+        self.flow.others = 1;
+        self.diplomacy_next(cause);
+        Ok(())
+    }
+
+    /// Places a token of each other player in Diplomacy's system, from reinforcements (T3), where one
+    /// already is to reinforcements (T6), or waits for the player's choice of a pool (T3 fallback).
+    fn diplomacy_next(&mut self, cause: Cause) {
+        let n = self.players();
+        let s = usize::from(self.flow.target);
+        while self.flow.others < n {
+            let q = (self.flow.resolver + self.flow.others) % n;
+            if self.has_token(q, s) || self.reinforcements(q) > 0 {
+                // Cannot fail: reinforcements hold a token, or the zone bounces it (T6).
+                let _ = self.ledger.place_from_reserve(
+                    Owner(u16::from(q)),
+                    self.h.systems[s],
+                    None,
+                    cause,
+                );
+            } else if self.sheet(q) > 0 {
+                self.flow.step = Step::Fallback;
+                return;
+            }
+            self.flow.others += 1;
+        }
+        self.run_effects(cause);
+    }
+
+    fn fallback(&mut self, q: u8, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+        let s = usize::from(self.flow.target);
+        self.ledger.place_from_reserve(
+            Owner(u16::from(q)),
+            self.h.systems[s],
+            Some(self.h.pools[pool.index()]),
+            cause,
+        )?;
+        if pool == Pool::Fleet {
+            self.recheck_fleet(q, cause);
+        }
+        self.flow.others += 1;
+        self.diplomacy_next(cause);
+        Ok(())
+    }
+
+    fn remove_token(&mut self, p: u8, system: u16, cause: Cause) -> Result<(), ActionError> {
+        let s = self.system_index(system)?;
+        if !self.has_token(p, s) {
+            return Err(illegal(format!(
+                "p{p} has no command token in system #{system}"
+            )));
+        }
+        self.ledger.move_tokens(
+            Owner(u16::from(p)),
+            self.h.systems[s],
+            self.h.reinforcements,
+            1,
+            cause,
+        )?;
+        self.run_effects(cause);
+        Ok(())
+    }
+
+    fn place(
+        &mut self,
+        p: u8,
+        system: u16,
+        fallback: Option<Pool>,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let s = self.system_index(system)?;
+        let owner = Owner(u16::from(p));
+        let direct = self.reinforcements(p) > 0 || self.has_token(p, s);
+        match fallback {
+            None if direct => {
+                self.ledger
+                    .place_from_reserve(owner, self.h.systems[s], None, cause)?;
+            }
+            None if self.sheet(p) == 0 => {} // no token anywhere to place: nothing happens
+            None => {
+                return Err(illegal(format!(
+                    "p{p}'s reinforcements are empty: name the pool the token comes from"
+                )));
+            }
+            Some(pool) if direct => {
+                return Err(illegal(format!(
+                    "p{p} places from reinforcements or into a system holding their token: no fallback ({pool:?})"
+                )));
+            }
+            Some(pool) => {
+                self.ledger.place_from_reserve(
+                    owner,
+                    self.h.systems[s],
+                    Some(self.h.pools[pool.index()]),
+                    cause,
+                )?;
+                if pool == Pool::Fleet {
+                    self.recheck_fleet(p, cause);
+                }
+            }
+        }
+        self.run_effects(cause);
+        Ok(())
+    }
+
+    fn redistribute(&mut self, p: u8, want: [u8; 3], cause: Cause) -> Result<(), ActionError> {
+        let total = self.sheet(p);
+        let sum: u32 = want.iter().map(|&x| u32::from(x)).sum();
+        if sum != total {
+            return Err(illegal(format!(
+                "redistribution {want:?} sums to {sum}, but p{p} has {total} on the sheet"
+            )));
+        }
+        if let Some(m) = self.rules.fleet_pool_max {
+            if want[1] > m {
+                return Err(illegal(format!(
+                    "a fleet pool of {} is over the law's maximum of {m}",
+                    want[1]
+                )));
+            }
+        }
+        let owner = Owner(u16::from(p));
+        let have = [
+            self.pool(p, Pool::Tactic),
+            self.pool(p, Pool::Fleet),
+            self.pool(p, Pool::Strategy),
+        ];
+        // Move surpluses into deficits, pool by pool.
+        for from in 0..3 {
+            let mut surplus = have[from].saturating_sub(u32::from(want[from]));
+            for to in 0..3 {
+                if surplus == 0 {
+                    break;
+                }
+                let current = self.ledger.tokens(self.h.pools[to], owner);
+                let deficit = u32::from(want[to]).saturating_sub(current);
+                if to == from || deficit == 0 {
+                    continue;
+                }
+                let k = surplus.min(deficit);
+                self.ledger
+                    .move_tokens(owner, self.h.pools[from], self.h.pools[to], k, cause)?;
+                surplus -= k;
+            }
+        }
+        self.recheck_fleet(p, cause);
+        if self.flow.phase == Phase::Status {
+            self.flow.status += 1;
+            self.next_status_player(cause);
+        } else {
+            self.run_effects(cause);
+        }
+        Ok(())
+    }
+
+    fn remove_ship(
+        &mut self,
+        player: Owner,
+        system: u16,
+        class: u8,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let s = self.system_index(system)?;
+        let p = player.0 as u8;
+        let key = State::limit_key(p, s);
+        let Some(first) = self.ledger.pending().first() else {
+            return Err(illegal("no fleet-limit choice is pending".into()));
+        };
+        if first.key.owner != player {
+            return Err(Refusal::AwaitingChoice {
+                owner: first.key.owner,
+                key: first.key,
+                excess: first.excess,
+            }
+            .into());
+        }
+        if !self.ledger.pending().iter().any(|d| d.key == key) {
+            return Err(illegal(format!(
+                "p{p} is not over the fleet limit in system #{system}"
+            )));
+        }
+        let c = usize::from(class);
+        if c >= self.rules.class_count() || !self.rules.classes[c].fleet {
+            return Err(illegal(format!(
+                "ship class #{class} does not count toward the fleet limit"
+            )));
+        }
+        let n = self.rules.class_count();
+        self.ledger.move_tokens(
+            player,
+            self.h.ships[s * n + c],
+            self.h.ship_reserve[c],
+            1,
+            cause,
+        )?;
+        let (measured, max) = (
+            u64::from(self.fleet_ships(p, s)),
+            u64::from(self.fleet_limit(p)),
+        );
+        self.ledger.check_limit(key, measured, max, cause);
+        Ok(())
+    }
+
+    // ----- status phase -----
+
+    fn start_status(&mut self, cause: Cause) {
+        self.ledger.end_scope(coffer_core::Scope::Phase);
+        // T8: every token on the board returns to reinforcements.
+        for p in 0..self.players() {
+            for s in 0..self.rules.system_count() {
+                if self.has_token(p, s) {
+                    // Cannot fail: the system holds the token.
+                    let _ = self.ledger.move_tokens(
+                        Owner(u16::from(p)),
+                        self.h.systems[s],
+                        self.h.reinforcements,
+                        1,
+                        cause,
+                    );
+                }
+            }
+        }
+        self.flow.phase = Phase::Status;
+        self.flow.status = 0;
+        self.next_status_player(cause);
+    }
+
+    fn next_status_player(&mut self, cause: Cause) {
+        let n = self.players();
+        if self.flow.status >= n {
+            self.end_round();
+            return;
+        }
+        let q = (self.flow.speaker + self.flow.status) % n;
+        self.flow.resolver = q;
+        let tokens = self.rules.status_tokens[usize::from(q)];
+        if !self.enter_gain(q, tokens, cause) {
+            self.flow.step = Step::Redistribute;
+        }
+    }
+
+    fn end_round(&mut self) {
+        self.ledger.end_scope(coffer_core::Scope::Act);
+        self.flow.holder = [NOBODY; crate::content::MAX_CARDS];
+        self.flow.picks = 0;
+        self.flow.passed = 0;
+        if self.ledger.clock().act >= u32::from(self.rules.rounds) {
+            self.flow.phase = Phase::Over;
+            self.flow.step = Step::Over;
+        } else {
+            self.flow.phase = Phase::Strategy;
+            self.flow.step = Step::Pick;
+        }
+    }
+}

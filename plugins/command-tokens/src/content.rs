@@ -1,0 +1,434 @@
+//! Content as data: ship classes, strategy cards (with their token effects), factions and laws, parsed from
+//! the JSON files embedded from `data/` (or given inline in the configuration) and validated on load.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Why content could not be loaded. Messages name the file, the entry and the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ContentError {
+    /// The JSON could not be read.
+    #[error("{file}: {message}")]
+    Parse {
+        /// Which content list.
+        file: &'static str,
+        /// The parser's message (with line and column).
+        message: String,
+    },
+    /// An entry is not valid.
+    #[error("{file}: entry '{entry}', field '{field}': {message}")]
+    Invalid {
+        /// Which content list.
+        file: &'static str,
+        /// The entry's id (or its position when it has no usable id).
+        entry: String,
+        /// The offending field.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn invalid(
+    file: &'static str,
+    entry: &str,
+    field: &'static str,
+    message: impl Into<String>,
+) -> ContentError {
+    ContentError::Invalid {
+        file,
+        entry: entry.to_owned(),
+        field,
+        message: message.into(),
+    }
+}
+
+/// A class of ship, with the number of plastic pieces each player has of it (its reinforcements).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShipClass {
+    /// Stable id, e.g. `cruiser`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Whether the class counts toward the fleet-pool limit (T7: every ship but fighters does).
+    pub fleet: bool,
+    /// Pieces of this class each player owns.
+    pub reinforcements: u32,
+}
+
+/// One token effect of a strategy card, resolved in order by the player resolving the card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "effect", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Effect {
+    /// Gain `tokens` command tokens, each into a pool of the player's choice (T2, T3 limits).
+    Gain {
+        /// How many.
+        tokens: u8,
+    },
+    /// Spend any amount of influence for one token per `influence_per_token` (the excess is wasted, T9).
+    Buy {
+        /// Influence per token (3 on Leadership).
+        influence_per_token: u32,
+    },
+    /// Redistribute the command-sheet tokens among the three pools (Warfare).
+    Redistribute,
+    /// Remove one of the player's command tokens from the board to reinforcements, if any (Warfare).
+    RemoveBoardToken,
+    /// Choose a system; each other player places a token there from reinforcements (Diplomacy; T3, T6).
+    OthersPlaceToken,
+    /// Place one of the player's tokens from reinforcements in a system of their choice (Construction
+    /// secondary; T3, T6).
+    PlaceToken,
+    /// Place `count` structures (PDS or space docks), counted per player (Construction).
+    Structures {
+        /// How many.
+        count: u32,
+    },
+}
+
+/// A strategy card: initiative, primary and secondary effects, and what the secondary costs (T5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrategyCard {
+    /// Stable id, e.g. `leadership`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Initiative number: lower acts first in the action phase.
+    pub initiative: u8,
+    /// Effects of the primary ability, in order.
+    pub primary: Vec<Effect>,
+    /// Effects of the secondary ability, in order.
+    pub secondary: Vec<Effect>,
+    /// Strategy tokens a secondary costs (1; Leadership's costs 0, T5).
+    pub secondary_cost: u8,
+}
+
+/// A faction and its token modifiers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Faction {
+    /// Stable id, e.g. `sol`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Added to the fleet-pool count for the per-system ship limit (Letnev's Armada: 2).
+    #[serde(default)]
+    pub fleet_limit_bonus: u8,
+    /// Extra tokens gained in the status phase (Sol's Versatile: 1).
+    #[serde(default)]
+    pub status_phase_tokens: u8,
+    /// Ships in the home system at the start (default galaxy), by ship-class id.
+    #[serde(default)]
+    pub starting_fleet: BTreeMap<String, u32>,
+}
+
+/// A law in play and its token modifiers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Law {
+    /// Stable id, e.g. `fleet-regulations`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Most tokens a fleet pool may hold (Fleet Regulations: 4).
+    #[serde(default)]
+    pub fleet_pool_max: Option<u8>,
+}
+
+/// Every content list; a `None` list in a configuration keeps the embedded one.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContentOverride {
+    /// Replaces `data/ships.json`.
+    pub ships: Option<Vec<ShipClass>>,
+    /// Replaces `data/strategy_cards.json`.
+    pub strategy_cards: Option<Vec<StrategyCard>>,
+    /// Replaces `data/factions.json`.
+    pub factions: Option<Vec<Faction>>,
+    /// Replaces `data/laws.json`.
+    pub laws: Option<Vec<Law>>,
+}
+
+/// Validated content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Content {
+    /// Ship classes (at most [`MAX_CLASSES`]).
+    pub ships: Vec<ShipClass>,
+    /// Strategy cards (at most [`MAX_CARDS`]).
+    pub strategy_cards: Vec<StrategyCard>,
+    /// Factions.
+    pub factions: Vec<Faction>,
+    /// Laws.
+    pub laws: Vec<Law>,
+}
+
+/// Most ship classes content may define.
+pub const MAX_CLASSES: usize = 8;
+/// Most strategy cards content may define.
+pub const MAX_CARDS: usize = 16;
+
+const SHIPS: &str = include_str!("../data/ships.json");
+const CARDS: &str = include_str!("../data/strategy_cards.json");
+const FACTIONS: &str = include_str!("../data/factions.json");
+const LAWS: &str = include_str!("../data/laws.json");
+
+fn parse<T: serde::de::DeserializeOwned>(
+    file: &'static str,
+    text: &str,
+) -> Result<T, ContentError> {
+    serde_json::from_str(text).map_err(|e| ContentError::Parse {
+        file,
+        message: e.to_string(),
+    })
+}
+
+fn check_id(
+    file: &'static str,
+    index: usize,
+    id: &str,
+    seen: &mut Vec<String>,
+) -> Result<(), ContentError> {
+    let entry = if id.is_empty() {
+        format!("#{index}")
+    } else {
+        id.to_owned()
+    };
+    if id.trim().is_empty() {
+        return Err(invalid(file, &entry, "id", "must not be empty"));
+    }
+    if seen.iter().any(|s| s == id) {
+        return Err(invalid(file, &entry, "id", "appears twice"));
+    }
+    seen.push(id.to_owned());
+    Ok(())
+}
+
+impl Content {
+    /// The embedded content (`data/*.json`).
+    ///
+    /// # Errors
+    /// [`ContentError`] if an embedded file is invalid (a build defect, covered by a test).
+    pub fn embedded() -> Result<Content, ContentError> {
+        Content::with_override(&ContentOverride::default())
+    }
+
+    /// The embedded content with some lists replaced.
+    ///
+    /// # Errors
+    /// [`ContentError`] naming the file, entry and field of the first problem.
+    pub fn with_override(over: &ContentOverride) -> Result<Content, ContentError> {
+        let ships = match &over.ships {
+            Some(v) => v.clone(),
+            None => parse("ships.json", SHIPS)?,
+        };
+        let strategy_cards = match &over.strategy_cards {
+            Some(v) => v.clone(),
+            None => parse("strategy_cards.json", CARDS)?,
+        };
+        let factions = match &over.factions {
+            Some(v) => v.clone(),
+            None => parse("factions.json", FACTIONS)?,
+        };
+        let laws = match &over.laws {
+            Some(v) => v.clone(),
+            None => parse("laws.json", LAWS)?,
+        };
+        let content = Content {
+            ships,
+            strategy_cards,
+            factions,
+            laws,
+        };
+        content.validate()?;
+        Ok(content)
+    }
+
+    /// Parses one content list from JSON text, for tests and tools (`file` is one of `ships.json`,
+    /// `strategy_cards.json`, `factions.json`, `laws.json`) and validates the whole content with it.
+    ///
+    /// # Errors
+    /// [`ContentError`].
+    pub fn with_file(file: &str, text: &str) -> Result<Content, ContentError> {
+        let mut over = ContentOverride::default();
+        match file {
+            "ships.json" => over.ships = Some(parse("ships.json", text)?),
+            "strategy_cards.json" => {
+                over.strategy_cards = Some(parse("strategy_cards.json", text)?)
+            }
+            "factions.json" => over.factions = Some(parse("factions.json", text)?),
+            "laws.json" => over.laws = Some(parse("laws.json", text)?),
+            other => {
+                return Err(ContentError::Parse {
+                    file: "content",
+                    message: format!("unknown content file '{other}'"),
+                });
+            }
+        }
+        Content::with_override(&over)
+    }
+
+    fn validate(&self) -> Result<(), ContentError> {
+        const F: &str = "ships.json";
+        if self.ships.is_empty() || self.ships.len() > MAX_CLASSES {
+            return Err(invalid(
+                F,
+                "-",
+                "ships",
+                format!("needs 1 to {MAX_CLASSES} classes, got {}", self.ships.len()),
+            ));
+        }
+        let mut seen = Vec::new();
+        for (i, s) in self.ships.iter().enumerate() {
+            check_id(F, i, &s.id, &mut seen)?;
+            if s.reinforcements > 1000 {
+                return Err(invalid(
+                    F,
+                    &s.id,
+                    "reinforcements",
+                    format!("{} is more than 1000", s.reinforcements),
+                ));
+            }
+        }
+        const C: &str = "strategy_cards.json";
+        if self.strategy_cards.is_empty() || self.strategy_cards.len() > MAX_CARDS {
+            return Err(invalid(
+                C,
+                "-",
+                "strategy_cards",
+                format!(
+                    "needs 1 to {MAX_CARDS} cards, got {}",
+                    self.strategy_cards.len()
+                ),
+            ));
+        }
+        let mut seen = Vec::new();
+        let mut initiatives = Vec::new();
+        for (i, c) in self.strategy_cards.iter().enumerate() {
+            check_id(C, i, &c.id, &mut seen)?;
+            if initiatives.contains(&c.initiative) {
+                return Err(invalid(
+                    C,
+                    &c.id,
+                    "initiative",
+                    format!("{} is used by another card", c.initiative),
+                ));
+            }
+            initiatives.push(c.initiative);
+            if c.secondary_cost > 16 {
+                return Err(invalid(
+                    C,
+                    &c.id,
+                    "secondary_cost",
+                    format!("{} is more than 16", c.secondary_cost),
+                ));
+            }
+            for (field, list) in [("primary", &c.primary), ("secondary", &c.secondary)] {
+                if list.len() > 8 {
+                    return Err(invalid(
+                        C,
+                        &c.id,
+                        field,
+                        format!("{} effects, at most 8", list.len()),
+                    ));
+                }
+                for e in list {
+                    match *e {
+                        Effect::Gain { tokens } if tokens == 0 || tokens > 16 => {
+                            return Err(invalid(
+                                C,
+                                &c.id,
+                                field,
+                                format!("gain of {tokens} tokens: 1 to 16"),
+                            ));
+                        }
+                        Effect::Buy {
+                            influence_per_token: 0,
+                        } => {
+                            return Err(invalid(
+                                C,
+                                &c.id,
+                                field,
+                                "buy needs influence_per_token >= 1",
+                            ));
+                        }
+                        Effect::Structures { count } if count > 100 => {
+                            return Err(invalid(
+                                C,
+                                &c.id,
+                                field,
+                                format!("{count} structures, at most 100"),
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        const FA: &str = "factions.json";
+        let mut seen = Vec::new();
+        for (i, f) in self.factions.iter().enumerate() {
+            check_id(FA, i, &f.id, &mut seen)?;
+            if f.fleet_limit_bonus > 16 {
+                return Err(invalid(
+                    FA,
+                    &f.id,
+                    "fleet_limit_bonus",
+                    format!("{} is more than 16", f.fleet_limit_bonus),
+                ));
+            }
+            if f.status_phase_tokens > 16 {
+                return Err(invalid(
+                    FA,
+                    &f.id,
+                    "status_phase_tokens",
+                    format!("{} is more than 16", f.status_phase_tokens),
+                ));
+            }
+            for (class, &n) in &f.starting_fleet {
+                let Some(s) = self.ships.iter().find(|s| &s.id == class) else {
+                    return Err(invalid(
+                        FA,
+                        &f.id,
+                        "starting_fleet",
+                        format!("unknown ship class '{class}'"),
+                    ));
+                };
+                if n > s.reinforcements {
+                    return Err(invalid(
+                        FA,
+                        &f.id,
+                        "starting_fleet",
+                        format!("{n} {class} but only {} exist", s.reinforcements),
+                    ));
+                }
+            }
+        }
+        const L: &str = "laws.json";
+        let mut seen = Vec::new();
+        for (i, l) in self.laws.iter().enumerate() {
+            check_id(L, i, &l.id, &mut seen)?;
+            if l.fleet_pool_max.is_some_and(|m| m > 16) {
+                return Err(invalid(L, &l.id, "fleet_pool_max", "more than 16"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The faction with this id.
+    pub fn faction(&self, id: &str) -> Option<&Faction> {
+        self.factions.iter().find(|f| f.id == id)
+    }
+
+    /// The law with this id.
+    pub fn law(&self, id: &str) -> Option<&Law> {
+        self.laws.iter().find(|l| l.id == id)
+    }
+
+    /// The index of the ship class with this id.
+    pub fn class(&self, id: &str) -> Option<usize> {
+        self.ships.iter().position(|s| s.id == id)
+    }
+}

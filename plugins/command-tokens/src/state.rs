@@ -1,0 +1,878 @@
+//! The game state: configuration, the per-game rules resolved from content, the kernel ledger with its
+//! token zones (command tokens and ships), and the flow of the round (whose decision it is).
+
+use crate::content::{Content, ContentOverride, Effect, MAX_CARDS, ShipClass, StrategyCard};
+use coffer_core::{
+    AmountId, AmountSpec, Cause, Key, Ledger, Owner, PermanentId, Scope, SetupError, Violation,
+    Zone, ZoneId,
+};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Most players (T: 3 to 8).
+pub const MAX_PLAYERS: usize = 8;
+/// Fewest players.
+pub const MIN_PLAYERS: usize = 3;
+/// Command tokens each player owns (T1).
+pub const COMMAND_TOKENS: u32 = 16;
+/// Marks a strategy card nobody holds.
+pub const NOBODY: u8 = u8::MAX;
+
+/// Resource kinds, as keys and events report them.
+pub mod kind {
+    use coffer_core::Kind;
+    /// A player's reinforcements (command tokens).
+    pub const REINFORCEMENTS: Kind = Kind(0);
+    /// Tactic pools.
+    pub const TACTIC: Kind = Kind(1);
+    /// Fleet pools.
+    pub const FLEET: Kind = Kind(2);
+    /// Strategy pools.
+    pub const STRATEGY: Kind = Kind(3);
+    /// Command tokens in a system (subject: system index).
+    pub const SYSTEM: Kind = Kind(4);
+    /// Ship reinforcements (subject: class index).
+    pub const SHIP_RESERVE: Kind = Kind(5);
+    /// Ships in a system (subject: system index * classes + class).
+    pub const SHIPS: Kind = Kind(6);
+    /// A player's influence for the round.
+    pub const INFLUENCE: Kind = Kind(7);
+    /// A player's structures.
+    pub const STRUCTURES: Kind = Kind(8);
+    /// A strategy card (exhausted once its strategic action is done).
+    pub const CARD: Kind = Kind(9);
+    /// The fleet-pool limit of a player in a system (subject: system index), as a K6 demand.
+    pub const FLEET_LIMIT: Kind = Kind(10);
+}
+
+/// Token faces (K4.5): tactic and strategy tokens show the faction, fleet tokens the ship (T1).
+pub mod face {
+    /// Faction symbol up.
+    pub const FACTION: u8 = 1;
+    /// Ship silhouette up.
+    pub const SHIP: u8 = 2;
+}
+
+/// One of the three pools of a command sheet.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pool {
+    /// Spent for tactical actions.
+    Tactic,
+    /// Limits ships per system; never spent for actions.
+    Fleet,
+    /// Spent for secondaries.
+    Strategy,
+}
+
+impl Pool {
+    /// The three pools, in sheet order.
+    pub const ALL: [Pool; 3] = [Pool::Tactic, Pool::Fleet, Pool::Strategy];
+
+    /// Position in [`Pool::ALL`].
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Ships of one class a player has in a system at the start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShipsConfig {
+    /// The player.
+    pub player: u16,
+    /// Ship-class id (see `data/ships.json`).
+    pub class: String,
+    /// How many.
+    pub count: u32,
+}
+
+/// One system of the galaxy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemConfig {
+    /// Its id (a tile number or a name).
+    pub id: String,
+    /// Ships in it at the start.
+    #[serde(default)]
+    pub ships: Vec<ShipsConfig>,
+    /// Diplomacy cannot choose it (Mecatol Rex).
+    #[serde(default)]
+    pub no_diplomacy: bool,
+}
+
+/// Configuration; every field has a documented default (see the README).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Rounds played before the game ends (default 3).
+    pub rounds: u16,
+    /// Faction id per player; empty: the first factions of `data/factions.json` in order.
+    pub factions: Vec<String>,
+    /// Laws in play from the start (default none; e.g. `fleet-regulations`).
+    pub laws: Vec<String>,
+    /// The galaxy; empty: the default galaxy (Mecatol Rex, one home system per player with the faction's
+    /// starting fleet, and as many empty systems as players).
+    pub galaxy: Vec<SystemConfig>,
+    /// Influence each player has each round (default 6); unspent influence is lost at the round's end.
+    pub influence: u32,
+    /// Per-player influence, overriding `influence` when not empty.
+    pub influence_per_player: Vec<u32>,
+    /// Most ships produced by one tactical action (default 2).
+    pub production: u8,
+    /// Strategy cards each player picks; 0 (default): 2 with 3 or 4 players, 1 with more.
+    pub cards_per_player: u8,
+    /// Inline content replacing embedded lists (default none).
+    pub content: Option<ContentOverride>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            rounds: 3,
+            factions: Vec::new(),
+            laws: Vec::new(),
+            galaxy: Vec::new(),
+            influence: 6,
+            influence_per_player: Vec::new(),
+            production: 2,
+            cards_per_player: 0,
+            content: None,
+        }
+    }
+}
+
+/// A system as the game knows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SystemInfo {
+    /// Its id.
+    pub id: String,
+    /// Diplomacy cannot choose it.
+    pub no_diplomacy: bool,
+}
+
+/// The rules of one game, resolved from configuration and content at setup; never changes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    /// Rounds before the end.
+    pub rounds: u16,
+    /// Ships per tactical action.
+    pub production: u8,
+    /// Strategy cards per player.
+    pub cards_per_player: u8,
+    /// Ship classes.
+    pub classes: Vec<ShipClass>,
+    /// Indices of the classes that count toward the fleet limit.
+    pub fleet_classes: Vec<u8>,
+    /// Strategy cards.
+    pub cards: Vec<StrategyCard>,
+    /// Systems.
+    pub systems: Vec<SystemInfo>,
+    /// Faction id per player.
+    pub factions: Vec<String>,
+    /// Fleet-limit bonus per player (Letnev).
+    pub fleet_bonus: Vec<u8>,
+    /// Tokens gained in the status phase per player (2, plus Sol's 1).
+    pub status_tokens: Vec<u8>,
+    /// Most fleet-pool tokens (Fleet Regulations), if a law says so.
+    pub fleet_pool_max: Option<u8>,
+    /// Laws in play.
+    pub laws: Vec<String>,
+}
+
+/// The phases of a round.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Players pick strategy cards.
+    Strategy,
+    /// Players take turns: tactical, strategic, pass.
+    Action,
+    /// Tokens come back, are gained and redistributed.
+    Status,
+    /// The game is over.
+    Over,
+}
+
+/// The decision the game waits for (besides a pending fleet-limit choice, which comes first).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// A strategy card pick.
+    Pick,
+    /// A turn of the action phase: tactical, strategic or pass.
+    Turn,
+    /// Production in the activated system, until `done`.
+    Produce,
+    /// Choosing the pool of each gained token (T2).
+    Gain,
+    /// Spending influence for tokens (T9).
+    Buy,
+    /// Choosing Diplomacy's system.
+    Target,
+    /// Another player chooses the pool a placed token comes from (T3).
+    Fallback,
+    /// Choosing a board token to remove (Warfare).
+    Remove,
+    /// Choosing the system for a placed token (Construction secondary).
+    Place,
+    /// Redistributing the command sheet.
+    Redistribute,
+    /// Another player resolves or declines a secondary (T5).
+    Secondary,
+    /// Nothing: the game is over.
+    Over,
+}
+
+/// Where the round stands. `Copy`, so an action that fails half-way restores it whole.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Flow {
+    /// The phase.
+    pub phase: Phase,
+    /// The decision awaited.
+    pub step: Step,
+    /// The speaker (picks first, status phase order).
+    pub speaker: u8,
+    /// Picks made this strategy phase.
+    pub picks: u8,
+    /// Holder of each strategy card this round ([`NOBODY`] if none).
+    pub holder: [u8; MAX_CARDS],
+    /// Action-phase order: players by their lowest initiative.
+    pub order: [u8; MAX_PLAYERS],
+    /// Bit per player who has passed.
+    pub passed: u8,
+    /// Whose turn it is in the action phase.
+    pub turn: u8,
+    /// The strategy card being resolved.
+    pub card: u8,
+    /// The player resolving effects (the active player, a secondary's player, the status player).
+    pub resolver: u8,
+    /// Resolving the secondary (not the primary).
+    pub secondary: bool,
+    /// Next effect of the card's list.
+    pub effect: u8,
+    /// Secondary cursor: offset from the active player.
+    pub cursor: u8,
+    /// Diplomacy cursor: offset from the resolver.
+    pub others: u8,
+    /// Diplomacy's system.
+    pub target: u16,
+    /// Tokens still to gain.
+    pub left: u8,
+    /// Influence per bought token.
+    pub rate: u32,
+    /// The activated system.
+    pub system: u16,
+    /// Ships produced in this tactical action.
+    pub built: u8,
+    /// Status-phase position (from the speaker).
+    pub status: u8,
+    /// Tokens a player could not gain for want of reinforcements (T3), reported here.
+    pub forfeited: [u16; MAX_PLAYERS],
+}
+
+/// Handles into the ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handles {
+    /// Command-token reinforcements (one zone, counts per player).
+    pub reinforcements: ZoneId,
+    /// The tactic, fleet and strategy pools.
+    pub pools: [ZoneId; 3],
+    /// One one-per-owner zone per system.
+    pub systems: Vec<ZoneId>,
+    /// Ship reinforcements per class.
+    pub ship_reserve: Vec<ZoneId>,
+    /// Ships per system and class: `system * classes + class`.
+    pub ships: Vec<ZoneId>,
+    /// Influence per player.
+    pub influence: Vec<AmountId>,
+    /// Structures per player.
+    pub structures: Vec<AmountId>,
+    /// Strategy cards.
+    pub cards: Vec<PermanentId>,
+}
+
+/// The whole state of one game.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    /// The kernel ledger: every token, ship, amount and card.
+    pub ledger: Ledger,
+    /// The rules of this game.
+    pub rules: Arc<Rules>,
+    /// Handles into the ledger.
+    pub h: Handles,
+    /// Where the round stands.
+    pub flow: Flow,
+}
+
+fn cfg(message: impl Into<String>) -> SetupError {
+    SetupError::Config(message.into())
+}
+
+impl Rules {
+    /// Resolves the rules of a game from its configuration and content.
+    ///
+    /// # Errors
+    /// [`SetupError::Config`] or [`SetupError::Content`] naming the offending entry.
+    pub fn resolve(
+        players: u16,
+        config: &Config,
+        content: &Content,
+    ) -> Result<(Rules, Vec<SystemConfig>), SetupError> {
+        let n = usize::from(players);
+        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
+            return Err(SetupError::Players {
+                got: players,
+                min: MIN_PLAYERS as u16,
+                max: MAX_PLAYERS as u16,
+            });
+        }
+        if config.rounds == 0 || config.rounds > 1000 {
+            return Err(cfg(format!("rounds: {} is not in 1..=1000", config.rounds)));
+        }
+        if config.production > 20 {
+            return Err(cfg(format!(
+                "production: {} is more than 20",
+                config.production
+            )));
+        }
+        let cards_per_player = match config.cards_per_player {
+            0 if n <= 4 => 2,
+            0 => 1,
+            c => c,
+        };
+        if usize::from(cards_per_player) * n > content.strategy_cards.len() {
+            return Err(cfg(format!(
+                "cards_per_player: {cards_per_player} cards for each of {n} players, but only {} strategy cards",
+                content.strategy_cards.len()
+            )));
+        }
+        let factions: Vec<String> = if config.factions.is_empty() {
+            if content.factions.len() < n {
+                return Err(cfg(format!(
+                    "factions: {n} players but only {} factions",
+                    content.factions.len()
+                )));
+            }
+            content.factions[..n].iter().map(|f| f.id.clone()).collect()
+        } else {
+            if config.factions.len() != n {
+                return Err(cfg(format!(
+                    "factions: {} given for {n} players",
+                    config.factions.len()
+                )));
+            }
+            for (i, f) in config.factions.iter().enumerate() {
+                if content.faction(f).is_none() {
+                    return Err(cfg(format!("factions[{i}]: unknown faction '{f}'")));
+                }
+                if config.factions[..i].contains(f) {
+                    return Err(cfg(format!("factions[{i}]: '{f}' is taken twice")));
+                }
+            }
+            config.factions.clone()
+        };
+        let mut fleet_pool_max: Option<u8> = None;
+        for (i, l) in config.laws.iter().enumerate() {
+            let Some(law) = content.law(l) else {
+                return Err(cfg(format!("laws[{i}]: unknown law '{l}'")));
+            };
+            if let Some(m) = law.fleet_pool_max {
+                if m < 3 {
+                    return Err(cfg(format!(
+                        "laws[{i}]: '{l}' caps the fleet pool at {m}, below the starting 3"
+                    )));
+                }
+                fleet_pool_max = Some(fleet_pool_max.map_or(m, |x| x.min(m)));
+            }
+        }
+        if !config.influence_per_player.is_empty() && config.influence_per_player.len() != n {
+            return Err(cfg(format!(
+                "influence_per_player: {} values for {n} players",
+                config.influence_per_player.len()
+            )));
+        }
+        let influence = if config.influence_per_player.is_empty() {
+            &[config.influence][..]
+        } else {
+            &config.influence_per_player
+        };
+        if let Some(v) = influence.iter().find(|&&v| v > 1_000_000) {
+            return Err(cfg(format!("influence: {v} is more than 1000000")));
+        }
+        let galaxy = if config.galaxy.is_empty() {
+            default_galaxy(&factions, content)
+        } else {
+            config.galaxy.clone()
+        };
+        if galaxy.len() > 200 {
+            return Err(cfg(format!(
+                "galaxy: {} systems, at most 200",
+                galaxy.len()
+            )));
+        }
+        for (i, s) in galaxy.iter().enumerate() {
+            if s.id.trim().is_empty() {
+                return Err(cfg(format!("galaxy[{i}].id: must not be empty")));
+            }
+            if galaxy[..i].iter().any(|o| o.id == s.id) {
+                return Err(cfg(format!("galaxy[{i}].id: '{}' appears twice", s.id)));
+            }
+            for (j, sh) in s.ships.iter().enumerate() {
+                if usize::from(sh.player) >= n {
+                    return Err(cfg(format!(
+                        "galaxy[{i}].ships[{j}].player: {} is not in a {n}-player game",
+                        sh.player
+                    )));
+                }
+                if content.class(&sh.class).is_none() {
+                    return Err(cfg(format!(
+                        "galaxy[{i}].ships[{j}].class: unknown ship class '{}'",
+                        sh.class
+                    )));
+                }
+            }
+        }
+        let rules = Rules {
+            rounds: config.rounds,
+            production: config.production,
+            cards_per_player,
+            classes: content.ships.clone(),
+            fleet_classes: (0..content.ships.len())
+                .filter(|&c| content.ships[c].fleet)
+                .map(|c| c as u8)
+                .collect(),
+            cards: content.strategy_cards.clone(),
+            systems: galaxy
+                .iter()
+                .map(|s| SystemInfo {
+                    id: s.id.clone(),
+                    no_diplomacy: s.no_diplomacy,
+                })
+                .collect(),
+            fleet_bonus: factions
+                .iter()
+                .map(|f| content.faction(f).map_or(0, |f| f.fleet_limit_bonus))
+                .collect(),
+            status_tokens: factions
+                .iter()
+                .map(|f| 2 + content.faction(f).map_or(0, |f| f.status_phase_tokens))
+                .collect(),
+            factions,
+            fleet_pool_max,
+            laws: config.laws.clone(),
+        };
+        Ok((rules, galaxy))
+    }
+
+    /// Number of systems.
+    #[inline]
+    pub fn system_count(&self) -> usize {
+        self.systems.len()
+    }
+
+    /// Number of ship classes.
+    #[inline]
+    pub fn class_count(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// The effects of the card being resolved.
+    #[inline]
+    pub fn effects(&self, card: u8, secondary: bool) -> &[Effect] {
+        let c = &self.cards[usize::from(card)];
+        if secondary { &c.secondary } else { &c.primary }
+    }
+}
+
+/// The default galaxy: Mecatol Rex (`18`, not a Diplomacy target), each player's home system with their
+/// faction's starting fleet, and one empty system per player (`19`, `20`, ...).
+pub fn default_galaxy(factions: &[String], content: &Content) -> Vec<SystemConfig> {
+    let mut galaxy = vec![SystemConfig {
+        id: "18".into(),
+        ships: Vec::new(),
+        no_diplomacy: true,
+    }];
+    for (p, f) in factions.iter().enumerate() {
+        let ships = content
+            .faction(f)
+            .map(|fa| {
+                fa.starting_fleet
+                    .iter()
+                    .map(|(class, &count)| ShipsConfig {
+                        player: p as u16,
+                        class: class.clone(),
+                        count,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        galaxy.push(SystemConfig {
+            id: format!("home-{f}"),
+            ships,
+            no_diplomacy: false,
+        });
+    }
+    for i in 0..factions.len() {
+        galaxy.push(SystemConfig {
+            id: (19 + i).to_string(),
+            ships: Vec::new(),
+            no_diplomacy: false,
+        });
+    }
+    galaxy
+}
+
+impl State {
+    /// A new game at the start of round 1's strategy phase (T1 layout).
+    ///
+    /// # Errors
+    /// [`SetupError`] for a bad player count, configuration or content.
+    pub fn new(
+        players: u16,
+        seed: u64,
+        config: &Config,
+        content: &Content,
+    ) -> Result<State, SetupError> {
+        let (rules, galaxy) = Rules::resolve(players, config, content)?;
+        let n = usize::from(players);
+        let mut l = Ledger::new(players, seed);
+        let g = Owner::GAME;
+        let reinforcements = l.add_zone(Zone::new(Key::new(g, kind::REINFORCEMENTS, 0)))?;
+        let pools = [
+            l.add_zone(Zone::new(Key::new(g, kind::TACTIC, 0)).face(face::FACTION))?,
+            l.add_zone(Zone::new(Key::new(g, kind::FLEET, 0)).face(face::SHIP))?,
+            l.add_zone(Zone::new(Key::new(g, kind::STRATEGY, 0)).face(face::FACTION))?,
+        ];
+        let s_count = rules.system_count();
+        let c_count = rules.class_count();
+        let mut systems = Vec::with_capacity(s_count);
+        for s in 0..s_count {
+            systems.push(
+                l.add_zone(
+                    Zone::new(Key::new(g, kind::SYSTEM, s as u32))
+                        .one_per_owner()
+                        .face(face::FACTION),
+                )?,
+            );
+        }
+        let mut ship_reserve = Vec::with_capacity(c_count);
+        for c in 0..c_count {
+            ship_reserve.push(l.add_zone(Zone::new(Key::new(g, kind::SHIP_RESERVE, c as u32)))?);
+        }
+        let mut ships = Vec::with_capacity(s_count * c_count);
+        for i in 0..s_count * c_count {
+            ships.push(l.add_zone(Zone::new(Key::new(g, kind::SHIPS, i as u32)))?);
+        }
+        // Ships first: each player's ship pieces are stocked in the galaxy and in the ship reserves. The
+        // command tokens are stocked last, so that the command reinforcements become the player's
+        // reinforcements for `gain_tokens` / `place_from_reserve` (K4.2-K4.4); ships only ever move with
+        // `move_tokens`. The kernel's per-owner conservation covers tokens and ships together; the ruleset's
+        // own invariant checks each of the two supplies (16 command tokens; each class's pieces) apart.
+        for p in 0..n {
+            let owner = Owner(p as u16);
+            let mut placed = vec![0u32; c_count];
+            for (si, sys) in galaxy.iter().enumerate() {
+                for sh in sys.ships.iter().filter(|sh| usize::from(sh.player) == p) {
+                    let c = content.class(&sh.class).unwrap_or(0);
+                    placed[c] = placed[c].saturating_add(sh.count);
+                    if placed[c] > rules.classes[c].reinforcements {
+                        return Err(cfg(format!(
+                            "galaxy[{si}].ships: player {p} has {} {} but only {} exist",
+                            placed[c], sh.class, rules.classes[c].reinforcements
+                        )));
+                    }
+                    if sh.count > 0 {
+                        l.stock(owner, ships[si * c_count + c], sh.count, Cause::Setup)?;
+                    }
+                }
+            }
+            for c in 0..c_count {
+                let rest = rules.classes[c].reinforcements - placed[c];
+                if rest > 0 {
+                    l.stock(owner, ship_reserve[c], rest, Cause::Setup)?;
+                }
+            }
+            // T1: 16 tokens, 8 in reinforcements, 3 tactic, 3 fleet, 2 strategy.
+            l.stock(owner, reinforcements, COMMAND_TOKENS, Cause::Setup)?;
+            l.move_tokens(owner, reinforcements, pools[0], 3, Cause::Setup)?;
+            l.move_tokens(owner, reinforcements, pools[1], 3, Cause::Setup)?;
+            l.move_tokens(owner, reinforcements, pools[2], 2, Cause::Setup)?;
+        }
+        let influence_of = |p: usize| {
+            if config.influence_per_player.is_empty() {
+                config.influence
+            } else {
+                config.influence_per_player[p]
+            }
+        };
+        let mut influence = Vec::with_capacity(n);
+        let mut structures = Vec::with_capacity(n);
+        for p in 0..n {
+            let owner = Owner(p as u16);
+            influence.push(
+                l.add_amount(
+                    AmountSpec::new(Key::new(owner, kind::INFLUENCE, 0))
+                        .start(i64::from(influence_of(p)))
+                        .lasts(Scope::Act)
+                        .resets(),
+                )?,
+            );
+            structures.push(l.add_amount(AmountSpec::new(Key::new(owner, kind::STRUCTURES, 0)))?);
+        }
+        let mut cards = Vec::with_capacity(rules.cards.len());
+        for c in 0..rules.cards.len() {
+            cards.push(l.add_permanent(Key::new(g, kind::CARD, c as u32), Some(Scope::Act))?);
+        }
+        let h = Handles {
+            reinforcements,
+            pools,
+            systems,
+            ship_reserve,
+            ships,
+            influence,
+            structures,
+            cards,
+        };
+        let flow = Flow {
+            phase: Phase::Strategy,
+            step: Step::Pick,
+            speaker: 0,
+            picks: 0,
+            holder: [NOBODY; MAX_CARDS],
+            order: [0; MAX_PLAYERS],
+            passed: 0,
+            turn: 0,
+            card: 0,
+            resolver: 0,
+            secondary: false,
+            effect: 0,
+            cursor: 0,
+            others: 0,
+            target: 0,
+            left: 0,
+            rate: 1,
+            system: 0,
+            built: 0,
+            status: 0,
+            forfeited: [0; MAX_PLAYERS],
+        };
+        let mut state = State {
+            ledger: l,
+            rules: Arc::new(rules),
+            h,
+            flow,
+        };
+        for p in 0..n {
+            state.recheck_fleet(p as u8, Cause::Setup);
+        }
+        Ok(state)
+    }
+
+    /// Number of players.
+    #[inline]
+    pub fn players(&self) -> u8 {
+        self.ledger.owners() as u8
+    }
+
+    /// `player`'s tokens in a pool.
+    #[inline]
+    pub fn pool(&self, player: u8, pool: Pool) -> u32 {
+        self.ledger
+            .tokens(self.h.pools[pool.index()], Owner(u16::from(player)))
+    }
+
+    /// `player`'s tokens in reinforcements.
+    #[inline]
+    pub fn reinforcements(&self, player: u8) -> u32 {
+        self.ledger
+            .tokens(self.h.reinforcements, Owner(u16::from(player)))
+    }
+
+    /// `player`'s tokens on the command sheet (the three pools).
+    #[inline]
+    pub fn sheet(&self, player: u8) -> u32 {
+        self.pool(player, Pool::Tactic)
+            + self.pool(player, Pool::Fleet)
+            + self.pool(player, Pool::Strategy)
+    }
+
+    /// Whether `player` has a command token in `system`.
+    #[inline]
+    pub fn has_token(&self, player: u8, system: usize) -> bool {
+        self.ledger
+            .tokens(self.h.systems[system], Owner(u16::from(player)))
+            > 0
+    }
+
+    /// `player`'s command tokens on the board.
+    pub fn board_tokens(&self, player: u8) -> u32 {
+        let o = Owner(u16::from(player));
+        self.h
+            .systems
+            .iter()
+            .map(|&z| self.ledger.tokens(z, o))
+            .sum()
+    }
+
+    /// `player`'s ships of `class` in `system`.
+    #[inline]
+    pub fn ships(&self, player: u8, system: usize, class: usize) -> u32 {
+        self.ledger.tokens(
+            self.h.ships[system * self.rules.class_count() + class],
+            Owner(u16::from(player)),
+        )
+    }
+
+    /// `player`'s ships of `class` in reinforcements.
+    #[inline]
+    pub fn ship_reserve(&self, player: u8, class: usize) -> u32 {
+        self.ledger
+            .tokens(self.h.ship_reserve[class], Owner(u16::from(player)))
+    }
+
+    /// `player`'s non-fighter ships (classes that count toward the fleet limit) in `system`.
+    #[inline]
+    pub fn fleet_ships(&self, player: u8, system: usize) -> u32 {
+        let base = system * self.rules.class_count();
+        let o = Owner(u16::from(player));
+        self.rules
+            .fleet_classes
+            .iter()
+            .map(|&c| self.ledger.tokens(self.h.ships[base + usize::from(c)], o))
+            .sum()
+    }
+
+    /// T7: the most non-fighter ships `player` may have in a system: fleet-pool tokens plus the faction's
+    /// bonus (Letnev +2).
+    #[inline]
+    pub fn fleet_limit(&self, player: u8) -> u32 {
+        self.pool(player, Pool::Fleet) + u32::from(self.rules.fleet_bonus[usize::from(player)])
+    }
+
+    /// `player`'s influence left this round.
+    #[inline]
+    pub fn influence(&self, player: u8) -> u64 {
+        self.ledger
+            .value(self.h.influence[usize::from(player)])
+            .max(0) as u64
+    }
+
+    /// `player`'s structures.
+    pub fn structures(&self, player: u8) -> i64 {
+        self.ledger.value(self.h.structures[usize::from(player)])
+    }
+
+    /// The key of `player`'s fleet-limit demand in `system`.
+    #[inline]
+    pub fn limit_key(player: u8, system: usize) -> Key {
+        Key::new(Owner(u16::from(player)), kind::FLEET_LIMIT, system as u32)
+    }
+
+    /// T7 via K6: checks `player`'s ships against the fleet limit in every system; an excess raises (or
+    /// updates) a demand the player must resolve before anything else; compliance satisfies it.
+    pub fn recheck_fleet(&mut self, player: u8, cause: Cause) {
+        let max = u64::from(self.fleet_limit(player));
+        for s in 0..self.rules.system_count() {
+            let measured = u64::from(self.fleet_ships(player, s));
+            if measured > max || !self.ledger.pending().is_empty() {
+                self.ledger
+                    .check_limit(State::limit_key(player, s), measured, max, cause);
+            }
+        }
+    }
+
+    /// The player whose decision the game waits for, if any: the owner of the first pending fleet-limit
+    /// demand, else the player the current step belongs to.
+    pub fn actor(&self) -> Option<u8> {
+        if let Some(d) = self.ledger.pending().first() {
+            return Some(d.key.owner.0 as u8);
+        }
+        let f = &self.flow;
+        let n = self.players();
+        Some(match f.step {
+            Step::Over => return None,
+            Step::Pick => (f.speaker + f.picks % n) % n,
+            Step::Turn | Step::Produce => f.turn,
+            Step::Gain
+            | Step::Buy
+            | Step::Target
+            | Step::Remove
+            | Step::Place
+            | Step::Redistribute => f.resolver,
+            Step::Fallback => (f.resolver + f.others) % n,
+            Step::Secondary => (f.turn + f.cursor) % n,
+        })
+    }
+
+    /// Checks the kernel's invariants and the ruleset's: each player's 16 command tokens (T1) and ship pieces
+    /// are conserved apart, a system holds at most one token per player, the fleet pool respects a law's
+    /// maximum, and every ship excess over the fleet limit is a pending demand of exactly that size (T7).
+    ///
+    /// # Errors
+    /// The first [`Violation`].
+    pub fn check_invariants(&self) -> Result<(), Violation> {
+        self.ledger.check_invariants()?;
+        let n = self.players();
+        for p in 0..n {
+            let o = Owner(u16::from(p));
+            if self.ledger.reserve(o) != Some(self.h.reinforcements) {
+                return Err(Violation(format!(
+                    "p{p}'s reinforcements are not the command reinforcements"
+                )));
+            }
+            let command = self.reinforcements(p) + self.sheet(p) + self.board_tokens(p);
+            if command != COMMAND_TOKENS {
+                return Err(Violation(format!(
+                    "p{p} has {command} command tokens, not {COMMAND_TOKENS}"
+                )));
+            }
+            for (s, &z) in self.h.systems.iter().enumerate() {
+                if self.ledger.tokens(z, o) > 1 {
+                    return Err(Violation(format!(
+                        "p{p} has {} tokens in system {s}",
+                        self.ledger.tokens(z, o)
+                    )));
+                }
+            }
+            for c in 0..self.rules.class_count() {
+                let total: u32 = self.ship_reserve(p, c)
+                    + (0..self.rules.system_count())
+                        .map(|s| self.ships(p, s, c))
+                        .sum::<u32>();
+                if total != self.rules.classes[c].reinforcements {
+                    return Err(Violation(format!(
+                        "p{p} has {total} {} pieces, not {}",
+                        self.rules.classes[c].id, self.rules.classes[c].reinforcements
+                    )));
+                }
+            }
+            if let Some(m) = self.rules.fleet_pool_max {
+                if self.pool(p, Pool::Fleet) > u32::from(m) {
+                    return Err(Violation(format!(
+                        "p{p}'s fleet pool holds {} over the law's {m}",
+                        self.pool(p, Pool::Fleet)
+                    )));
+                }
+            }
+            let max = self.fleet_limit(p);
+            for s in 0..self.rules.system_count() {
+                let ships = self.fleet_ships(p, s);
+                let key = State::limit_key(p, s);
+                let pending = self
+                    .ledger
+                    .pending()
+                    .iter()
+                    .find(|d| d.key == key)
+                    .map_or(0, |d| d.excess);
+                if ships.saturating_sub(max) != pending {
+                    return Err(Violation(format!(
+                        "p{p} has {ships} ships in system {s} with a fleet limit of {max}, but {pending} pending"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
