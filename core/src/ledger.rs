@@ -369,7 +369,7 @@ impl Ledger {
             Change::Floor { amount, at } => self
                 .amounts
                 .get(amount.index())
-                .is_some_and(|a| a.floor == at),
+                .is_some_and(|a| a.floor == at && a.value == at),
             Change::Charges {
                 track,
                 before,

@@ -6,8 +6,36 @@ use serde::{Deserialize, Serialize};
 
 /// A seeded PCG generator that is part of the game state: cloned, serialized and hashed with it, so a seed
 /// and an action log always replay to the same state.
+///
+/// It serializes as its 128-bit state split into two `u64` halves `[high, low]`: a `u128` does not fit
+/// `serde_json::Value` (nor most JSON readers), and every game state holds one of these.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "[u64; 2]", try_from = "[u64; 2]")]
 pub struct GameRng(Pcg64Mcg);
+
+impl From<GameRng> for [u64; 2] {
+    fn from(rng: GameRng) -> [u64; 2] {
+        // Pcg64Mcg serializes as a struct holding only its u128 state; postcard encodes such a struct
+        // exactly as the bare u128, so the state can be read back without access to private fields.
+        let state = postcard::to_allocvec(&rng.0)
+            .ok()
+            .and_then(|bytes| postcard::from_bytes::<u128>(&bytes).ok())
+            .unwrap_or(1);
+        [(state >> 64) as u64, state as u64]
+    }
+}
+
+impl TryFrom<[u64; 2]> for GameRng {
+    type Error = String;
+    fn try_from([high, low]: [u64; 2]) -> Result<GameRng, String> {
+        let state = (u128::from(high) << 64) | u128::from(low);
+        if state & 1 == 0 {
+            // A multiplicative congruential generator's state is always odd.
+            return Err(format!("random generator state [{high}, {low}] is even"));
+        }
+        Ok(GameRng(Pcg64Mcg::new(state)))
+    }
+}
 
 impl GameRng {
     /// A generator from a seed. The same seed always gives the same sequence, on every platform.

@@ -1,0 +1,140 @@
+//! K1.6 hostile inputs: JSON numbers out of range, damaged snapshots, extreme values everywhere.
+
+use crate::{assert_refused, hash, key};
+use coffer_core::{AmountSpec, Cause, Key, Ledger, Owner, Scope, TrackSpec, Zone};
+
+#[test]
+fn k1_6_json_negative_or_huge_numbers_are_clear_errors() {
+    let good = r#"{"key":{"owner":0,"kind":1,"subject":2},"limit":3,"recurrence":-1,"policy":"Sum","recurs_at":"Phase","unrecoverable":false}"#;
+    let spec: TrackSpec = serde_json::from_str(good).unwrap();
+    assert_eq!(spec.limit, 3);
+    for (bad, shows) in [
+        (good.replace(r#""limit":3"#, r#""limit":-1"#), "-1"),
+        (
+            good.replace(r#""limit":3"#, r#""limit":4294967296"#),
+            "4294967296",
+        ),
+        (
+            good.replace(r#""limit":3"#, r#""limit":1e30"#),
+            "floating point",
+        ),
+        (good.replace(r#""subject":2"#, r#""subject":-7"#), "-7"),
+        (good.replace(r#""owner":0"#, r#""owner":65536"#), "65536"),
+        (
+            good.replace(r#""recurrence":-1"#, r#""recurrence":2147483648"#),
+            "2147483648",
+        ),
+        (good.replace(r#""limit":3"#, r#""limit":"3""#), "string"),
+    ] {
+        let err = serde_json::from_str::<TrackSpec>(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(shows), "{bad} gave {err}");
+    }
+    let err = serde_json::from_str::<Key>(r#"{"owner":0,"kind":-1,"subject":0}"#).unwrap_err();
+    assert!(err.to_string().contains("-1"), "{err}");
+    let err = serde_json::from_str::<AmountSpec>(
+        r#"{"key":{"owner":0,"kind":0,"subject":0},"start":9223372036854775808,"floor":0,"cap":null,"lifetime":"Game","resets":false}"#,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("9223372036854775808"), "{err}");
+    let err = serde_json::from_str::<Zone>(
+        r#"{"key":{"owner":0,"kind":0,"subject":0},"one_per_owner":false,"face":256}"#,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("256"), "{err}");
+}
+
+fn sample() -> Ledger {
+    let mut l = Ledger::new(2, 5);
+    let a = l.add_amount(AmountSpec::new(key(0, 1, 0)).cap(10)).unwrap();
+    l.gain(a, 7, Cause::Setup).unwrap();
+    l.add_track(TrackSpec::new(key(0, 2, 0), 3)).unwrap();
+    let z = l.add_zone(Zone::new(key(0, 3, 0))).unwrap();
+    l.stock(Owner(0), z, 4, Cause::Setup).unwrap();
+    l.take_events();
+    l
+}
+
+#[test]
+fn k1_6_snapshots_round_trip_and_keep_the_hash() {
+    let l = sample();
+    let json = serde_json::to_string(&l).unwrap();
+    let back: Ledger = serde_json::from_str(&json).unwrap();
+    assert_eq!(hash(&back), hash(&l));
+    let bytes = postcard::to_allocvec(&l).unwrap();
+    let back: Ledger = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(hash(&back), hash(&l));
+}
+
+#[test]
+fn k1_6_damaged_snapshots_are_clear_errors_not_panics() {
+    let json = serde_json::to_value(sample()).unwrap();
+    let damage = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = json.clone();
+        f(&mut v);
+        serde_json::from_value::<Ledger>(v)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = damage(&|v| v["amounts"][0]["value"] = 11.into());
+    assert!(e.contains("11"), "{e}");
+    let e = damage(&|v| v["tracks"][0]["active"] = 4.into());
+    assert!(e.contains("4 active of 3"), "{e}");
+    let e = damage(&|v| v["tokens"] = serde_json::json!([4]));
+    assert!(e.contains("token counts"), "{e}");
+    let e = damage(&|v| v["tokens"][0] = 3.into());
+    assert!(e.contains("owns 4 tokens but 3"), "{e}");
+    let e = damage(&|v| v["supply"] = serde_json::json!([4]));
+    assert!(e.contains("supplies"), "{e}");
+    let e = damage(&|v| v["reserve"][0] = 9.into());
+    assert!(e.contains("reserve"), "{e}");
+    let e = damage(&|v| v["contributions"][0]["track"] = 5.into());
+    assert!(e.contains("missing"), "{e}");
+    let e = damage(&|v| v["contributions"][0]["capacity"] = 2.into());
+    assert!(e.contains("limit 3 but sources sum to 2"), "{e}");
+    let e = damage(&|v| v["amounts"][0]["cap"] = (-1).into());
+    assert!(e.contains("outside"), "{e}");
+    let e = damage(&|v| v["owners"] = (-1).into());
+    assert!(e.contains("-1"), "{e}");
+    // Truncated binary snapshots are errors too.
+    let bytes = postcard::to_allocvec(&sample()).unwrap();
+    for cut in 0..bytes.len() {
+        assert!(postcard::from_bytes::<Ledger>(&bytes[..cut]).is_err());
+    }
+}
+
+#[test]
+fn k1_6_extreme_values_everywhere_are_ok_or_refused() {
+    let mut l = Ledger::new(u16::MAX, u64::MAX);
+    let a = l
+        .add_amount(
+            AmountSpec::new(key(u16::MAX, u16::MAX, u32::MAX))
+                .floor(i64::MIN)
+                .start(i64::MAX),
+        )
+        .unwrap();
+    assert_refused(&mut l, |l| l.gain(a, 1, Cause::Effect(u16::MAX)));
+    l.spend(a, u64::MAX, Cause::Setup).unwrap();
+    assert_eq!(l.value(a), i64::MIN);
+    let t = l
+        .add_track(TrackSpec::new(key(0, 0, 0), u32::MAX).recurring(i32::MIN, Scope::Step))
+        .unwrap();
+    l.spend_charges(t, u32::MAX, Cause::Setup).unwrap();
+    assert_refused(&mut l, |l| l.spend_charges(t, 1, Cause::Setup));
+    assert_eq!(l.recover_charges(t, 5, Cause::Setup).unwrap(), 5);
+    l.end_scope(Scope::Step);
+    assert_eq!(
+        l.active(t),
+        0,
+        "a recurrence of i32::MIN loses everything without wrapping"
+    );
+    assert_eq!(
+        l.recover_charges(t, u32::MAX, Cause::Setup).unwrap(),
+        u32::MAX
+    );
+    assert!(l.random_below(u64::MAX, Cause::Setup) < u64::MAX);
+    assert_eq!(l.random_below(0, Cause::Setup), 0);
+    l.check_invariants().unwrap();
+}

@@ -1,0 +1,40 @@
+//! Integration tests of the resource kernel, one module per topic, each test named after the clause of
+//! RULES.md (K1-K11) it proves.
+
+mod amounts;
+mod charges;
+mod clock;
+mod costs;
+mod events;
+mod inputs;
+mod props;
+mod tokens;
+
+use coffer_core::{Key, Kind, Ledger, Owner, StateHash, state_hash};
+
+/// A key for owner `o`, kind `k`, subject `s`.
+pub fn key(o: u16, k: u16, s: u32) -> Key {
+    Key::new(Owner(o), Kind(k), s)
+}
+
+/// The ledger's state hash.
+pub fn hash(ledger: &Ledger) -> StateHash {
+    state_hash(ledger)
+}
+
+/// Asserts that `f` is refused and leaves the ledger as it was: same hash, no new event (K8).
+#[track_caller]
+pub fn assert_refused<T: std::fmt::Debug>(
+    ledger: &mut Ledger,
+    f: impl FnOnce(&mut Ledger) -> Result<T, coffer_core::Refusal>,
+) -> coffer_core::Refusal {
+    let before = hash(ledger);
+    let events = ledger.events().len();
+    let result = f(ledger);
+    assert_eq!(hash(ledger), before, "a refusal changed the state");
+    assert_eq!(ledger.events().len(), events, "a refusal emitted an event");
+    match result {
+        Err(refusal) => refusal,
+        Ok(v) => panic!("expected a refusal, got Ok({v:?})"),
+    }
+}

@@ -1,0 +1,260 @@
+//! K4 finite token supplies.
+
+use crate::{assert_refused, key};
+use coffer_core::{Cause, Change, Ledger, Owner, Placement, Refusal, TokenOp, Zone, ZoneId};
+
+/// Two owners; each has reinforcements with `stock` tokens; a shared pool and a one-per-owner system.
+struct Board {
+    l: Ledger,
+    reserve: [ZoneId; 2],
+    pool: [ZoneId; 2],
+    system: ZoneId,
+}
+
+fn board(stock: u32) -> Board {
+    let mut l = Ledger::new(2, 0);
+    let reserve = [
+        l.add_zone(Zone::new(key(0, 1, 0))).unwrap(),
+        l.add_zone(Zone::new(key(1, 1, 0))).unwrap(),
+    ];
+    let pool = [
+        l.add_zone(Zone::new(key(0, 2, 0)).face(1)).unwrap(),
+        l.add_zone(Zone::new(key(1, 2, 0)).face(1)).unwrap(),
+    ];
+    let system = l
+        .add_zone(Zone::new(key(u16::MAX, 3, 7)).one_per_owner())
+        .unwrap();
+    for o in 0..2 {
+        l.stock(Owner(o), reserve[usize::from(o)], stock, Cause::Setup)
+            .unwrap();
+    }
+    l.take_events();
+    Board {
+        l,
+        reserve,
+        pool,
+        system,
+    }
+}
+
+fn total(l: &Ledger, owner: Owner) -> u32 {
+    (0..l.zones().len())
+        .map(|z| l.tokens(zone_id(z), owner))
+        .sum()
+}
+
+/// The zone handle with index `z` (handles are serialized as their index).
+fn zone_id(z: usize) -> ZoneId {
+    serde_json::from_str(&z.to_string()).unwrap()
+}
+
+#[test]
+fn k4_1_move_more_than_the_source_holds_is_refused() {
+    let mut b = board(3);
+    let p0 = Owner(0);
+    b.l.move_tokens(p0, b.reserve[0], b.pool[0], 2, Cause::Setup)
+        .unwrap();
+    let r = assert_refused(&mut b.l, |l| {
+        l.move_tokens(p0, b.pool[0], b.pool[1], 3, Cause::Setup)
+    });
+    assert_eq!(
+        r,
+        Refusal::NotEnoughTokens {
+            owner: p0,
+            zone: key(0, 2, 0),
+            need: 3,
+            have: 2
+        }
+    );
+    // Another owner's tokens are not ours to move.
+    assert_refused(&mut b.l, |l| {
+        l.move_tokens(Owner(1), b.pool[0], b.pool[1], 1, Cause::Setup)
+    });
+    assert_refused(&mut b.l, |l| {
+        l.move_tokens(p0, b.reserve[0], b.pool[0], u32::MAX, Cause::Setup)
+    });
+    b.l.move_tokens(p0, b.pool[0], b.pool[1], 2, Cause::Setup)
+        .unwrap();
+    assert_eq!(
+        (b.l.tokens(b.pool[0], p0), b.l.tokens(b.pool[1], p0)),
+        (0, 2),
+        "a pool of any owner"
+    );
+}
+
+#[test]
+fn k4_owner_totals_never_change() {
+    let mut b = board(5);
+    let p0 = Owner(0);
+    b.l.move_tokens(p0, b.reserve[0], b.pool[0], 3, Cause::Setup)
+        .unwrap();
+    b.l.move_tokens(p0, b.pool[0], b.system, 2, Cause::Setup)
+        .unwrap();
+    b.l.gain_tokens(p0, b.pool[1], 9, Cause::Setup).unwrap();
+    b.l.place_from_reserve(p0, b.system, Some(b.pool[1]), Cause::Setup)
+        .unwrap();
+    assert_eq!(total(&b.l, p0), 5);
+    assert_eq!(b.l.supply(p0), 5);
+    b.l.check_invariants().unwrap();
+}
+
+#[test]
+fn k4_2_gain_comes_from_reinforcements_only_and_a_lack_is_reported() {
+    let mut b = board(2);
+    let p0 = Owner(0);
+    let g = b.l.gain_tokens(p0, b.pool[0], 3, Cause::Setup).unwrap();
+    assert_eq!((g.gained, g.lost), (2, 1));
+    assert_eq!(b.l.tokens(b.pool[0], p0), 2);
+    assert!(matches!(
+        b.l.events()[0].change,
+        Change::Tokens {
+            op: TokenOp::Gain,
+            n: 2,
+            ..
+        }
+    ));
+    let before = crate::hash(&b.l);
+    let g = b.l.gain_tokens(p0, b.pool[0], 1, Cause::Setup).unwrap();
+    assert_eq!(
+        (g.gained, g.lost),
+        (0, 1),
+        "nothing gained, reported, not an error"
+    );
+    assert_eq!(crate::hash(&b.l), before);
+}
+
+#[test]
+fn k4_3_one_per_owner_zone_sends_a_second_token_to_reinforcements() {
+    let mut b = board(4);
+    let p0 = Owner(0);
+    b.l.move_tokens(p0, b.reserve[0], b.pool[0], 3, Cause::Setup)
+        .unwrap();
+    let bounced =
+        b.l.move_tokens(p0, b.pool[0], b.system, 2, Cause::Setup)
+            .unwrap();
+    assert_eq!(bounced, 1);
+    assert_eq!(
+        (
+            b.l.tokens(b.system, p0),
+            b.l.tokens(b.pool[0], p0),
+            b.l.tokens(b.reserve[0], p0)
+        ),
+        (1, 1, 2)
+    );
+    assert!(b.l.events().iter().any(|e| matches!(
+        e.change,
+        Change::Tokens {
+            op: TokenOp::Bounce,
+            n: 1,
+            ..
+        }
+    )));
+    assert_eq!(
+        b.l.move_tokens(p0, b.pool[0], b.system, 1, Cause::Setup)
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        (b.l.tokens(b.system, p0), b.l.tokens(b.reserve[0], p0)),
+        (1, 3)
+    );
+    assert_eq!(
+        b.l.place_from_reserve(p0, b.system, None, Cause::Setup)
+            .unwrap(),
+        Placement::Bounced
+    );
+    assert_eq!(b.l.tokens(b.system, p0), 1);
+    let g = b.l.gain_tokens(p0, b.system, 2, Cause::Setup).unwrap();
+    assert_eq!((g.gained, g.lost), (0, 2));
+    // Another owner may still place one there.
+    assert_eq!(
+        b.l.place_from_reserve(Owner(1), b.system, None, Cause::Setup)
+            .unwrap(),
+        Placement::FromReserve
+    );
+    assert_eq!(b.l.tokens(b.system, Owner(1)), 1);
+    b.l.check_invariants().unwrap();
+}
+
+#[test]
+fn k4_3_gain_into_a_one_per_owner_zone_takes_one() {
+    let mut b = board(4);
+    let g =
+        b.l.gain_tokens(Owner(0), b.system, 3, Cause::Setup)
+            .unwrap();
+    assert_eq!((g.gained, g.lost), (1, 2));
+    assert_eq!(b.l.tokens(b.system, Owner(0)), 1);
+}
+
+#[test]
+fn k4_4_fallback_source_when_reinforcements_are_empty() {
+    let mut b = board(1);
+    let p0 = Owner(0);
+    b.l.move_tokens(p0, b.reserve[0], b.pool[0], 1, Cause::Setup)
+        .unwrap();
+    let r = assert_refused(&mut b.l, |l| {
+        l.place_from_reserve(p0, b.system, None, Cause::Setup)
+    });
+    assert!(
+        matches!(
+            r,
+            Refusal::NotEnoughTokens {
+                need: 1,
+                have: 0,
+                ..
+            }
+        ),
+        "{r}"
+    );
+    assert_refused(&mut b.l, |l| {
+        l.place_from_reserve(p0, b.system, Some(b.pool[1]), Cause::Setup)
+    });
+    let placed =
+        b.l.place_from_reserve(p0, b.system, Some(b.pool[0]), Cause::Setup)
+            .unwrap();
+    assert_eq!(placed, Placement::FromFallback);
+    assert_eq!(
+        (b.l.tokens(b.system, p0), b.l.tokens(b.pool[0], p0)),
+        (1, 0)
+    );
+    assert!(matches!(
+        b.l.events().last().unwrap().change,
+        Change::Tokens {
+            op: TokenOp::Fallback,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn k4_5_a_zone_gives_its_tokens_a_face() {
+    let b = board(1);
+    assert_eq!(b.l.zone(b.pool[0]).unwrap().face, 1);
+    assert_eq!(b.l.zone(b.reserve[0]).unwrap().face, 0);
+    assert!(b.l.zone(b.system).unwrap().one_per_owner);
+}
+
+#[test]
+fn k4_supplies_are_set_up_once_per_owner() {
+    let mut b = board(2);
+    let r = assert_refused(&mut b.l, |l| l.stock(Owner(0), b.pool[0], 1, Cause::Setup));
+    assert!(r.to_string().contains("reinforcements"), "{r}");
+    assert_refused(&mut b.l, |l| {
+        l.stock(Owner(2), b.reserve[0], 1, Cause::Setup)
+    });
+    assert_refused(&mut b.l, |l| {
+        l.stock(Owner::GAME, b.reserve[0], 1, Cause::Setup)
+    });
+    assert_refused(&mut b.l, |l| {
+        l.stock(Owner(0), b.reserve[0], u32::MAX, Cause::Setup)
+    });
+    b.l.stock(Owner(0), b.reserve[0], 3, Cause::Setup).unwrap();
+    assert_eq!(b.l.supply(Owner(0)), 5);
+    let mut l = Ledger::new(1, 0);
+    let z = l.add_zone(Zone::new(key(0, 1, 0))).unwrap();
+    let r = assert_refused(&mut l, |l| l.stock(Owner(0), z, 0, Cause::Setup));
+    assert!(r.to_string().contains("0 tokens"), "{r}");
+    // An owner without a supply cannot move or gain tokens.
+    assert_refused(&mut l, |l| l.gain_tokens(Owner(0), z, 1, Cause::Setup));
+    assert_refused(&mut l, |l| l.move_tokens(Owner(0), z, z, 0, Cause::Setup));
+}
