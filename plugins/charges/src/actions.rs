@@ -1,0 +1,1139 @@
+//! The actions of a `charges` game: their JSON form, who may take them when (one validation shared by
+//! `apply` and legal-action enumeration), and what they do on the ledger.
+
+use crate::content::{Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, Timing};
+use crate::state::{Attack, AttackStep, CardKind, Stage, State};
+use coffer_core::{ActionError, Cause, Owner, Part, Refusal, Scope, TrackId};
+use serde::{Deserialize, Serialize};
+
+/// Most hits (and, separately, crits) one `suffer_damage` input may carry.
+pub const MAX_EFFECT_DAMAGE: u8 = 2;
+
+/// Which charges of a ship an effect names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ChargeRef {
+    /// The ship's shared Force track.
+    Force,
+    /// The ship's shared shield track.
+    Shield,
+    /// The ship's shared energy track.
+    Energy,
+    /// The standard charges of card `n` (0: the ship card, 1..: upgrades in squad order).
+    Card(u8),
+}
+
+/// An action of the ship action bar modelled here (Reload has its own action).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShipAction {
+    /// Gain a focus token.
+    Focus,
+    /// Gain an evade token.
+    Evade,
+}
+
+/// A player action. JSON: `{"type":"plan","ship":0,"maneuver":"white"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Planning: set a ship's dial to a maneuver of this colour (purple needs an active Force).
+    Plan {
+        /// Ship index.
+        ship: u8,
+        /// Maneuver colour.
+        maneuver: Color,
+    },
+    /// Use card `card`'s ability, paying its standard charges (C2, C3).
+    UseAbility {
+        /// Ship index.
+        ship: u8,
+        /// Card index (0: ship card).
+        card: u8,
+    },
+    /// Activation: reveal and execute the planned maneuver.
+    Execute {
+        /// Ship index.
+        ship: u8,
+    },
+    /// Activation: perform a focus or evade action (purple costs one Force, red gives stress).
+    Perform {
+        /// Ship index.
+        ship: u8,
+        /// Which action.
+        action: ShipAction,
+    },
+    /// Activation: the Reload action (C11).
+    Reload {
+        /// Ship index.
+        ship: u8,
+        /// The torpedo, missile or device upgrade to reload.
+        card: u8,
+    },
+    /// Ends the ship's turn in the System, Activation or Engagement Phase.
+    Pass {
+        /// Ship index.
+        ship: u8,
+    },
+    /// Engagement: attack an enemy ship with the primary weapon (0) or an ordnance upgrade.
+    Attack {
+        /// Attacking ship.
+        ship: u8,
+        /// Defending ship.
+        target: u8,
+        /// 0: primary weapon; n: upgrade card n (spends one of its charges).
+        weapon: u8,
+    },
+    /// The attacker's dice results (an input: no dice physics).
+    AttackDice {
+        /// Hit results.
+        hits: u8,
+        /// Critical hit results.
+        crits: u8,
+        /// Focus results.
+        focus: u8,
+    },
+    /// The defender's dice results.
+    DefenceDice {
+        /// Evade results.
+        evades: u8,
+        /// Focus results.
+        focus: u8,
+    },
+    /// At a dice step: spend one Force to change one focus result to a hit (attack) or evade (defence).
+    SpendForce,
+    /// At a dice step: spend a focus token to change every focus result.
+    SpendFocus,
+    /// At the defence dice step: spend an evade token to add an evade result.
+    SpendEvade,
+    /// Ends the current dice step, or the player's End Phase.
+    Done,
+    /// An effect: the ship suffers damage (shields first, hits before crits, C9).
+    SufferDamage {
+        /// Ship index.
+        ship: u8,
+        /// Hit damage.
+        hits: u8,
+        /// Critical damage.
+        crits: u8,
+    },
+    /// An effect: deal the ship a damage card, ignoring shields (C9).
+    DealDamageCard {
+        /// Ship index.
+        ship: u8,
+        /// Faceup (critical) or facedown.
+        faceup: bool,
+    },
+    /// An effect: the ship gains a stress token (a huge ship then spends an energy to remove it, C10).
+    GainStress {
+        /// Ship index.
+        ship: u8,
+    },
+    /// An effect: the ship loses one charge of these (C2).
+    Lose {
+        /// Ship index.
+        ship: u8,
+        /// Which charges.
+        charges: ChargeRef,
+    },
+    /// An effect: the ship recovers one charge of these (C4).
+    Recover {
+        /// Ship index.
+        ship: u8,
+        /// Which charges.
+        charges: ChargeRef,
+    },
+}
+
+impl Action {
+    fn code(&self) -> u16 {
+        match self {
+            Action::Plan { .. } => 0,
+            Action::UseAbility { .. } => 1,
+            Action::Execute { .. } => 2,
+            Action::Perform { .. } => 3,
+            Action::Reload { .. } => 4,
+            Action::Pass { .. } => 5,
+            Action::Attack { .. } => 6,
+            Action::AttackDice { .. } => 7,
+            Action::DefenceDice { .. } => 8,
+            Action::SpendForce => 9,
+            Action::SpendFocus => 10,
+            Action::SpendEvade => 11,
+            Action::Done => 12,
+            Action::SufferDamage { .. } => 13,
+            Action::DealDamageCard { .. } => 14,
+            Action::GainStress { .. } => 15,
+            Action::Lose { .. } => 16,
+            Action::Recover { .. } => 17,
+        }
+    }
+}
+
+/// Who is to act now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// The game is over.
+    Over,
+    /// Planning: every player with unplanned ships.
+    Planning,
+    /// The ship whose turn it is in the System, Activation or Engagement Phase.
+    Ship(usize),
+    /// The attacker of the attack in progress.
+    Attacker(usize),
+    /// The defender of the attack in progress.
+    Defender(usize),
+    /// End Phase: every player not yet done.
+    End,
+}
+
+/// Why an action is refused (static reason; `apply` adds the action to the message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Why(pub &'static str, pub bool);
+
+fn illegal(reason: &'static str) -> Why {
+    Why(reason, false)
+}
+
+fn not_yours(reason: &'static str) -> Why {
+    Why(reason, true)
+}
+
+/// The ship whose turn it is in `phase`: lowest initiative first (System, Activation), highest first
+/// (Engagement); ties go to the lower player, then the lower ship index.
+pub fn current_ship(s: &State) -> Option<usize> {
+    let phase = s.phase();
+    let mut best: Option<(usize, (i16, u16))> = None;
+    for (i, ship) in s.ships.iter().enumerate() {
+        if s.ledger.is_exhausted(ship.turn) || !s.alive(i) {
+            continue;
+        }
+        let init = i16::from(ship.initiative);
+        let key = (if phase == 3 { -init } else { init }, ship.owner.0);
+        if best.is_none_or(|(_, k)| key < k) {
+            best = Some((i, key));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// Who is to act.
+pub fn turn(s: &State) -> Turn {
+    if s.winners.is_some() {
+        return Turn::Over;
+    }
+    match s.phase() {
+        0 => Turn::Planning,
+        1..=3 => match s.attack {
+            Some(a) if matches!(a.step, AttackStep::Roll | AttackStep::Modify) => {
+                Turn::Attacker(usize::from(a.attacker))
+            }
+            Some(a) => Turn::Defender(usize::from(a.defender)),
+            None => current_ship(s).map_or(Turn::Over, Turn::Ship),
+        },
+        _ => Turn::End,
+    }
+}
+
+fn track_of(s: &State, ship: usize, r: ChargeRef) -> Option<TrackId> {
+    let sh = &s.ships[ship];
+    match r {
+        ChargeRef::Force => sh.force,
+        ChargeRef::Shield => sh.shields,
+        ChargeRef::Energy => sh.energy,
+        ChargeRef::Card(c) => sh.cards.get(usize::from(c)).and_then(|c| c.track),
+    }
+}
+
+fn ship_ok(s: &State, ship: u8) -> Result<usize, Why> {
+    let i = usize::from(ship);
+    if i >= s.ships.len() {
+        return Err(illegal("no such ship"));
+    }
+    if !s.alive(i) {
+        return Err(illegal("that ship is destroyed"));
+    }
+    Ok(i)
+}
+
+fn my_ship_turn(s: &State, p: Owner, ship: u8, phase: u32) -> Result<usize, Why> {
+    let i = ship_ok(s, ship)?;
+    if s.phase() != phase {
+        return Err(illegal("not in this phase"));
+    }
+    if turn(s) != Turn::Ship(i) {
+        return Err(not_yours("it is not this ship's turn"));
+    }
+    if s.ships[i].owner != p {
+        return Err(not_yours("that ship is not yours"));
+    }
+    Ok(i)
+}
+
+fn action_available(stage: Stage) -> Result<(), Why> {
+    if !stage.executed {
+        return Err(illegal("the ship has not executed its maneuver yet"));
+    }
+    if stage.acted && !stage.bonus {
+        return Err(illegal("the ship has already performed its action"));
+    }
+    Ok(())
+}
+
+fn stressed(s: &State, ship: usize) -> bool {
+    s.ledger.value(s.ships[ship].stress) > 0
+}
+
+/// Checks an action without changing anything: the one rule book for both `apply` and `legal_actions`.
+pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
+    if s.winners.is_some() {
+        return Err(illegal("the game is over"));
+    }
+    if p.index() >= s.done.len() {
+        return Err(not_yours("no such player"));
+    }
+    match *a {
+        Action::Plan { ship, maneuver } => {
+            let i = ship_ok(s, ship)?;
+            if turn(s) != Turn::Planning {
+                return Err(illegal("not in the Planning Phase"));
+            }
+            let sh = &s.ships[i];
+            if sh.owner != p {
+                return Err(not_yours("that ship is not yours"));
+            }
+            if sh.planned.is_some() {
+                return Err(illegal("that ship already has a maneuver"));
+            }
+            if maneuver == Color::Purple && s.active(sh.force) == 0 {
+                return Err(illegal("a purple maneuver needs an active Force (C8)"));
+            }
+            Ok(())
+        }
+        Action::UseAbility { ship, card } => {
+            let i = ship_ok(s, ship)?;
+            let sh = &s.ships[i];
+            let c = sh
+                .cards
+                .get(usize::from(card))
+                .ok_or(illegal("no such card on that ship"))?;
+            let ab = c.ability.ok_or(illegal("that card has no ability"))?;
+            match ab.timing {
+                Timing::System => {
+                    my_ship_turn(s, p, ship, 1)?;
+                }
+                Timing::Reveal => {
+                    my_ship_turn(s, p, ship, 2)?;
+                    if sh.stage.executed {
+                        return Err(illegal("the dial was already revealed and executed"));
+                    }
+                }
+                Timing::Action => {
+                    my_ship_turn(s, p, ship, 2)?;
+                    action_available(sh.stage)?;
+                }
+                Timing::AfterAction => {
+                    my_ship_turn(s, p, ship, 2)?;
+                    if !sh.stage.acted || sh.stage.bonus {
+                        return Err(illegal("only after the ship performs its action"));
+                    }
+                }
+                Timing::End => {
+                    if turn(s) != Turn::End {
+                        return Err(illegal("not in the End Phase"));
+                    }
+                    if sh.owner != p {
+                        return Err(not_yours("that ship is not yours"));
+                    }
+                    if s.ledger.is_exhausted(s.done[p.index()]) {
+                        return Err(illegal("you are done with this End Phase"));
+                    }
+                }
+            }
+            if s.ledger.is_exhausted(c.used) {
+                return Err(illegal("that ability was already used this round"));
+            }
+            // C3: every charge available to the effect is inactive -> it cannot be spent.
+            if s.active(c.track) < u32::from(ab.cost) {
+                return Err(illegal("not enough active charges on that card (C3)"));
+            }
+            match ab.effect {
+                Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(illegal(
+                    "every shield is active: the effect cannot resolve, so its cost cannot be paid (C3)",
+                )),
+                Effect::RecoverShield
+                    if sh
+                        .shields
+                        .is_some_and(|t| s.ledger.track(t).is_ok_and(|t| t.unrecoverable())) =>
+                {
+                    Err(illegal("shields cannot be recovered"))
+                }
+                Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(illegal(
+                    "no facedown damage card to repair: the cost cannot be paid",
+                )),
+                Effect::ExtraAction
+                    if stressed(s, i)
+                        || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
+                            .contains(&Some(Color::White)) =>
+                {
+                    Err(illegal(
+                        "no white action can be performed as red (stressed or no action)",
+                    ))
+                }
+                _ => Ok(()),
+            }
+        }
+        Action::Execute { ship } => {
+            let i = my_ship_turn(s, p, ship, 2)?;
+            if s.ships[i].stage.executed {
+                return Err(illegal("the maneuver was already executed"));
+            }
+            Ok(())
+        }
+        Action::Perform { ship, action } => {
+            let i = my_ship_turn(s, p, ship, 2)?;
+            let sh = &s.ships[i];
+            action_available(sh.stage)?;
+            let color = match action {
+                ShipAction::Focus => sh.actions.focus,
+                ShipAction::Evade => sh.actions.evade,
+            }
+            .ok_or(illegal("that action is not on the ship's action bar"))?;
+            check_action_color(s, i, color)
+        }
+        Action::Reload { ship, card } => {
+            let i = my_ship_turn(s, p, ship, 2)?;
+            let sh = &s.ships[i];
+            action_available(sh.stage)?;
+            let color = sh
+                .actions
+                .reload
+                .ok_or(illegal("Reload is not on the ship's action bar"))?;
+            check_action_color(s, i, color)?;
+            let c = sh
+                .cards
+                .get(usize::from(card))
+                .ok_or(illegal("no such card on that ship"))?;
+            if !matches!(c.kind, CardKind::Upgrade(slot) if slot.reloadable()) {
+                return Err(illegal(
+                    "only a torpedo, missile or device upgrade can be reloaded (C11)",
+                ));
+            }
+            let t = c.track.ok_or(illegal("that upgrade has no charge"))?;
+            let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
+            if t.unrecoverable() {
+                return Err(illegal("that card's charge cannot be recovered (C11)"));
+            }
+            if t.inactive() == 0 {
+                return Err(illegal(
+                    "that upgrade is at its limit: nothing to reload (C11)",
+                ));
+            }
+            Ok(())
+        }
+        Action::Pass { ship } => {
+            let phase = s.phase();
+            if !(1..=3).contains(&phase) {
+                return Err(illegal("nothing to pass in this phase"));
+            }
+            let i = my_ship_turn(s, p, ship, phase)?;
+            if phase == 2 && !s.ships[i].stage.executed {
+                return Err(illegal("the ship must execute its maneuver first"));
+            }
+            Ok(())
+        }
+        Action::Attack {
+            ship,
+            target,
+            weapon,
+        } => {
+            let i = my_ship_turn(s, p, ship, 3)?;
+            let sh = &s.ships[i];
+            if s.ledger.value(sh.disarm) > 0 {
+                return Err(illegal("a disarmed ship cannot attack"));
+            }
+            let t = ship_ok(s, target)?;
+            if s.ships[t].owner == p {
+                return Err(illegal("the target is friendly"));
+            }
+            if weapon == 0 {
+                if sh.attack == 0 {
+                    return Err(illegal("the ship has no primary weapon"));
+                }
+            } else {
+                let c = sh
+                    .cards
+                    .get(usize::from(weapon))
+                    .ok_or(illegal("no such card on that ship"))?;
+                if c.attack == 0 {
+                    return Err(illegal("that card has no attack"));
+                }
+                if c.track.is_some() && s.active(c.track) == 0 {
+                    return Err(illegal("that weapon has no active charge (C3)"));
+                }
+            }
+            Ok(())
+        }
+        Action::AttackDice { hits, crits, focus } => {
+            let Turn::Attacker(i) = turn(s) else {
+                return Err(illegal("no attack awaits its dice"));
+            };
+            let at = s.attack.ok_or(illegal("no attack"))?;
+            if at.step != AttackStep::Roll {
+                return Err(illegal("the attack dice are already rolled"));
+            }
+            if s.ships[i].owner != p {
+                return Err(not_yours("the attacker rolls the attack dice"));
+            }
+            if u16::from(hits) + u16::from(crits) + u16::from(focus) > u16::from(at.dice) {
+                return Err(illegal("more results than attack dice"));
+            }
+            Ok(())
+        }
+        Action::DefenceDice { evades, focus } => {
+            let Turn::Defender(i) = turn(s) else {
+                return Err(illegal("no defence awaits its dice"));
+            };
+            let at = s.attack.ok_or(illegal("no attack"))?;
+            if at.step != AttackStep::DefenceRoll {
+                return Err(illegal("not at the defence dice step"));
+            }
+            if s.ships[i].owner != p {
+                return Err(not_yours("the defender rolls the defence dice"));
+            }
+            if u16::from(evades) + u16::from(focus) > u16::from(s.ships[i].agility) {
+                return Err(illegal("more results than defence dice"));
+            }
+            Ok(())
+        }
+        Action::SpendForce | Action::SpendFocus | Action::SpendEvade => {
+            let (i, at) = modify_step(s, p)?;
+            let sh = &s.ships[i];
+            let attacking = at.step == AttackStep::Modify;
+            let focus_results = if attacking {
+                at.focus
+            } else {
+                at.defence_focus
+            };
+            match a {
+                Action::SpendForce => {
+                    if focus_results == 0 {
+                        return Err(illegal(
+                            "no focus result to change: the Force cannot be spent (C3)",
+                        ));
+                    }
+                    if s.active(sh.force) == 0 {
+                        return Err(illegal("no active Force (C3)"));
+                    }
+                }
+                Action::SpendFocus => {
+                    if focus_results == 0 {
+                        return Err(illegal("no focus result to change"));
+                    }
+                    if s.ledger.value(sh.focus) == 0 {
+                        return Err(illegal("no focus token"));
+                    }
+                }
+                _ => {
+                    if attacking {
+                        return Err(illegal("evade tokens are spent while defending"));
+                    }
+                    if s.ledger.value(sh.evade) == 0 {
+                        return Err(illegal("no evade token"));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Action::Done => match turn(s) {
+            Turn::End => {
+                if s.ledger.is_exhausted(s.done[p.index()]) {
+                    return Err(illegal("you are already done with this End Phase"));
+                }
+                Ok(())
+            }
+            _ => modify_step(s, p).map(|_| ()),
+        },
+        Action::SufferDamage { ship, hits, crits } => {
+            effect_turn(s, p)?;
+            ship_ok(s, ship)?;
+            if hits > MAX_EFFECT_DAMAGE || crits > MAX_EFFECT_DAMAGE || hits + crits == 0 {
+                return Err(illegal("an effect deals 1..=2 hits and 0..=2 crits"));
+            }
+            Ok(())
+        }
+        Action::DealDamageCard { ship, .. } | Action::GainStress { ship } => {
+            effect_turn(s, p)?;
+            ship_ok(s, ship).map(|_| ())
+        }
+        Action::Lose { ship, charges } => {
+            effect_turn(s, p)?;
+            let i = ship_ok(s, ship)?;
+            track_of(s, i, charges).ok_or(illegal("the ship has no such charges"))?;
+            Ok(())
+        }
+        Action::Recover { ship, charges } => {
+            effect_turn(s, p)?;
+            let i = ship_ok(s, ship)?;
+            let t = track_of(s, i, charges).ok_or(illegal("the ship has no such charges"))?;
+            let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
+            if t.unrecoverable() {
+                return Err(illegal("this card's charge cannot be recovered (C11)"));
+            }
+            if t.inactive() == 0 {
+                return Err(illegal(
+                    "every charge of that card is active: it cannot recover (C4)",
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_action_color(s: &State, i: usize, color: Color) -> Result<(), Why> {
+    let sh = &s.ships[i];
+    let bonus = sh.stage.acted;
+    if bonus && color != Color::White {
+        return Err(illegal(
+            "the extra action must be a white action (it is treated as red)",
+        ));
+    }
+    let effective = if bonus { Color::Red } else { color };
+    match effective {
+        Color::Purple if s.active(sh.force) == 0 => {
+            Err(illegal("a purple action costs one Force (C8)"))
+        }
+        Color::Red if stressed(s, i) => Err(illegal("a stressed ship cannot perform a red action")),
+        _ => Ok(()),
+    }
+}
+
+fn modify_step(s: &State, p: Owner) -> Result<(usize, Attack), Why> {
+    let at = s.attack.ok_or(illegal("no attack in progress"))?;
+    let i = match at.step {
+        AttackStep::Modify => usize::from(at.attacker),
+        AttackStep::DefenceModify => usize::from(at.defender),
+        _ => return Err(illegal("the dice are not rolled yet")),
+    };
+    if s.ships[i].owner != p {
+        return Err(not_yours("the other player modifies these dice"));
+    }
+    Ok((i, at))
+}
+
+fn effect_turn(s: &State, p: Owner) -> Result<(), Why> {
+    match turn(s) {
+        Turn::Ship(i) if s.ships[i].owner == p => Ok(()),
+        Turn::Ship(_) => Err(not_yours(
+            "effects are entered by the player whose ship has its turn",
+        )),
+        _ => Err(illegal(
+            "effects are entered on a ship's turn in the System, Activation or Engagement Phase",
+        )),
+    }
+}
+
+fn cause(p: Owner, a: &Action) -> Cause {
+    Cause::Action {
+        player: p,
+        code: a.code(),
+    }
+}
+
+/// C9: one point of damage: an active shield first, else a damage card (faceup for a crit).
+fn damage_point(s: &mut State, i: usize, crit: bool, c: Cause) -> Result<(), Refusal> {
+    let sh = &s.ships[i];
+    if s.active(sh.shields) > 0 {
+        if let Some(t) = sh.shields {
+            s.ledger.lose_charges(t, 1, c)?;
+        }
+        return Ok(());
+    }
+    let card = if crit { sh.faceup } else { sh.facedown };
+    s.ledger.gain(card, 1, c)?;
+    Ok(())
+}
+
+/// C9: suffer damage: hits before crits, each against shields first.
+pub fn suffer(s: &mut State, i: usize, hits: u8, crits: u8, c: Cause) -> Result<(), Refusal> {
+    for _ in 0..hits {
+        damage_point(s, i, false, c)?;
+    }
+    for _ in 0..crits {
+        damage_point(s, i, true, c)?;
+    }
+    Ok(())
+}
+
+/// Gains one stress; C10: a huge ship then must spend one energy to remove it, if able (automatic).
+pub fn gain_stress(s: &mut State, i: usize, c: Cause) -> Result<(), Refusal> {
+    let sh = &s.ships[i];
+    s.ledger.gain(sh.stress, 1, c)?;
+    if sh.huge && s.active(sh.energy) > 0 {
+        if let Some(e) = sh.energy {
+            s.ledger
+                .pay_cost(&[Part::Charges(e, 1), Part::Spend(sh.stress, 1)], c)?;
+        }
+    }
+    Ok(())
+}
+
+/// Pays an action's colour: purple spends one Force, red (or an extra action) gains stress.
+fn pay_action_color(s: &mut State, i: usize, color: Color, c: Cause) -> Result<(), Refusal> {
+    let effective = if s.ships[i].stage.acted {
+        Color::Red
+    } else {
+        color
+    };
+    match effective {
+        Color::Purple => {
+            if let Some(f) = s.ships[i].force {
+                s.ledger.spend_charges(f, 1, c)?;
+            }
+            Ok(())
+        }
+        Color::Red => gain_stress(s, i, c),
+        _ => Ok(()),
+    }
+}
+
+fn after_action(stage: &mut Stage) {
+    if stage.acted {
+        stage.bonus = false;
+    } else {
+        stage.acted = true;
+    }
+}
+
+/// Applies a validated action. Ledger changes first; the ruleset's own fields change last, so a kernel
+/// refusal (rolled back by the adapter) leaves everything as it was.
+pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
+    validate(s, p, a).map_err(|Why(reason, theirs)| {
+        if theirs {
+            ActionError::NotYourTurn {
+                player: p,
+                reason: format!("{reason}: {}", json(a)),
+            }
+        } else {
+            ActionError::Illegal(format!("{reason}: {}", json(a)))
+        }
+    })?;
+    let c = cause(p, a);
+    match *a {
+        Action::Plan { ship, maneuver } => {
+            s.ships[usize::from(ship)].planned = Some(maneuver);
+        }
+        Action::UseAbility { ship, card } => {
+            let i = usize::from(ship);
+            let sh = &s.ships[i];
+            let cd = sh.cards[usize::from(card)];
+            let Some(ab) = cd.ability else {
+                return Err(ActionError::Illegal("no ability".into()));
+            };
+            let mut parts = [Part::Exhaust(cd.used); 3];
+            let mut n = 1;
+            if let Some(t) = cd.track {
+                parts[n] = Part::Charges(t, u32::from(ab.cost));
+                n += 1;
+            }
+            if let (Effect::RecoverShield, Some(t)) = (ab.effect, sh.shields) {
+                parts[n] = Part::Recover(t, 1);
+                n += 1;
+            }
+            // K8: the charge, the exhaustion and the recovery are paid whole or not at all.
+            s.ledger.pay_cost(&parts[..n], c)?;
+            let (facedown, disarm) = (sh.facedown, sh.disarm);
+            if ab.effect == Effect::RepairFacedown {
+                s.ledger.spend(facedown, 1, c)?;
+            }
+            if ab.disarm {
+                s.ledger.gain(disarm, 1, c)?;
+            }
+            let stage = &mut s.ships[i].stage;
+            match (ab.timing, ab.effect) {
+                (_, Effect::ExtraAction) => stage.bonus = true,
+                (Timing::Action, _) => after_action(stage),
+                _ => {}
+            }
+        }
+        Action::Execute { ship } => {
+            let i = usize::from(ship);
+            let sh = &s.ships[i];
+            let (stress, force, energy, huge) = (sh.stress, sh.force, sh.energy, sh.huge);
+            let planned = sh.planned.unwrap_or(Color::White);
+            // Assumption: a purple maneuver whose Force is gone by now is executed as red.
+            let color = if planned == Color::Purple && s.active(force) == 0 {
+                Color::Red
+            } else {
+                planned
+            };
+            match color {
+                Color::Blue => {
+                    if s.ledger.value(stress) > 0 {
+                        s.ledger.spend(stress, 1, c)?;
+                    }
+                }
+                Color::White => {}
+                Color::Purple => {
+                    if let Some(f) = force {
+                        s.ledger.spend_charges(f, 1, c)?;
+                    }
+                }
+                Color::Red => {
+                    // C10: a huge ship with energy loses one energy instead of gaining stress.
+                    match energy {
+                        Some(e) if huge && s.ledger.active(e) > 0 => {
+                            s.ledger.lose_charges(e, 1, c)?;
+                        }
+                        _ => gain_stress(s, i, c)?,
+                    }
+                }
+            }
+            s.ships[i].stage.executed = true;
+        }
+        Action::Perform { ship, action } => {
+            let i = usize::from(ship);
+            let sh = &s.ships[i];
+            let (color, token) = match action {
+                ShipAction::Focus => (sh.actions.focus, sh.focus),
+                ShipAction::Evade => (sh.actions.evade, sh.evade),
+            };
+            pay_action_color(s, i, color.unwrap_or(Color::White), c)?;
+            s.ledger.gain(token, 1, c)?;
+            after_action(&mut s.ships[i].stage);
+        }
+        Action::Reload { ship, card } => {
+            let i = usize::from(ship);
+            let sh = &s.ships[i];
+            let color = sh.actions.reload.unwrap_or(Color::White);
+            let (track, disarm) = (sh.cards[usize::from(card)].track, sh.disarm);
+            pay_action_color(s, i, color, c)?;
+            if let Some(t) = track {
+                s.ledger.recover_exactly(t, 1, c)?;
+            }
+            s.ledger.gain(disarm, 1, c)?;
+            after_action(&mut s.ships[i].stage);
+        }
+        Action::Pass { ship } => {
+            let i = usize::from(ship);
+            s.ledger.activate(s.ships[i].turn, c)?;
+            s.ships[i].stage = Stage::default();
+        }
+        Action::Attack {
+            ship,
+            target,
+            weapon,
+        } => {
+            let i = usize::from(ship);
+            let sh = &s.ships[i];
+            let dice = if weapon == 0 {
+                sh.attack
+            } else {
+                let cd = sh.cards[usize::from(weapon)];
+                if let Some(t) = cd.track {
+                    s.ledger.spend_charges(t, 1, c)?;
+                }
+                cd.attack
+            };
+            s.attack = Some(Attack {
+                attacker: ship,
+                defender: target,
+                dice: dice.min(MAX_ATTACK_DICE),
+                step: AttackStep::Roll,
+                hits: 0,
+                crits: 0,
+                focus: 0,
+                evades: 0,
+                defence_focus: 0,
+            });
+        }
+        Action::AttackDice { hits, crits, focus } => {
+            if let Some(at) = s.attack.as_mut() {
+                at.hits = hits;
+                at.crits = crits;
+                at.focus = focus;
+                at.step = AttackStep::Modify;
+            }
+        }
+        Action::DefenceDice { evades, focus } => {
+            if let Some(at) = s.attack.as_mut() {
+                at.evades = evades.min(MAX_AGILITY);
+                at.defence_focus = focus;
+                at.step = AttackStep::DefenceModify;
+            }
+        }
+        Action::SpendForce | Action::SpendFocus | Action::SpendEvade => {
+            let Some(mut at) = s.attack else {
+                return Err(ActionError::Illegal("no attack".into()));
+            };
+            let attacking = at.step == AttackStep::Modify;
+            let i = usize::from(if attacking { at.attacker } else { at.defender });
+            let sh = &s.ships[i];
+            match a {
+                Action::SpendForce => {
+                    if let Some(f) = sh.force {
+                        s.ledger.spend_charges(f, 1, c)?;
+                    }
+                    if attacking {
+                        at.focus -= 1;
+                        at.hits += 1;
+                    } else {
+                        at.defence_focus -= 1;
+                        at.evades += 1;
+                    }
+                }
+                Action::SpendFocus => {
+                    s.ledger.spend(sh.focus, 1, c)?;
+                    if attacking {
+                        at.hits += at.focus;
+                        at.focus = 0;
+                    } else {
+                        at.evades += at.defence_focus;
+                        at.defence_focus = 0;
+                    }
+                }
+                _ => {
+                    s.ledger.spend(sh.evade, 1, c)?;
+                    at.evades += 1;
+                }
+            }
+            s.attack = Some(at);
+        }
+        Action::Done => match s.attack {
+            Some(mut at) if at.step == AttackStep::Modify => {
+                at.step = AttackStep::DefenceRoll;
+                s.attack = Some(at);
+            }
+            Some(at) => {
+                // Evade results cancel hits first, then crits; the rest is suffered (C9).
+                let cancel_hits = at.evades.min(at.hits);
+                let cancel_crits = (at.evades - cancel_hits).min(at.crits);
+                let (hits, crits) = (at.hits - cancel_hits, at.crits - cancel_crits);
+                suffer(s, usize::from(at.defender), hits, crits, c)?;
+                let attacker = usize::from(at.attacker);
+                s.ledger.activate(s.ships[attacker].turn, c)?;
+                s.attack = None;
+            }
+            None => {
+                s.ledger.activate(s.done[p.index()], c)?;
+            }
+        },
+        Action::SufferDamage { ship, hits, crits } => suffer(s, usize::from(ship), hits, crits, c)?,
+        Action::DealDamageCard { ship, faceup } => {
+            let sh = &s.ships[usize::from(ship)];
+            s.ledger
+                .gain(if faceup { sh.faceup } else { sh.facedown }, 1, c)?;
+        }
+        Action::GainStress { ship } => gain_stress(s, usize::from(ship), c)?,
+        Action::Lose { ship, charges } => {
+            if let Some(t) = track_of(s, usize::from(ship), charges) {
+                s.ledger.lose_charges(t, 1, c)?;
+            }
+        }
+        Action::Recover { ship, charges } => {
+            if let Some(t) = track_of(s, usize::from(ship), charges) {
+                s.ledger.recover_exactly(t, 1, c)?;
+            }
+        }
+    }
+    advance(s);
+    Ok(())
+}
+
+fn json(a: &Action) -> String {
+    serde_json::to_string(a).unwrap_or_else(|_| format!("{a:?}"))
+}
+
+/// Moves the clock on while nobody has anything to do: ends phases, and ends the round with the End
+/// Phase's upkeep (C6/C7 order) and the win check.
+pub fn advance(s: &mut State) {
+    loop {
+        if s.winners.is_some() {
+            return;
+        }
+        match s.phase() {
+            0 => {
+                let all = (0..s.ships.len()).all(|i| !s.alive(i) || s.ships[i].planned.is_some());
+                if !all {
+                    return;
+                }
+                s.ledger.end_scope(Scope::Phase);
+            }
+            1..=3 => {
+                if s.attack.is_some() || current_ship(s).is_some() {
+                    return;
+                }
+                s.ledger.end_scope(Scope::Phase);
+            }
+            _ => {
+                let waiting = (0..s.done.len()).any(|p| {
+                    !s.ledger.is_exhausted(s.done[p])
+                        && (0..s.ships.len()).any(|i| s.ships[i].owner.index() == p && s.alive(i))
+                });
+                if waiting {
+                    return;
+                }
+                end_round(s);
+            }
+        }
+    }
+}
+
+/// The End Phase after every End-Phase ability: the kernel's upkeep at the end of the round removes the
+/// circular tokens (focus, evade, disarm) and then applies recurring and negative recurring charges
+/// (C6, C7, C8, C9, C10), readies the per-round permanents; then the win check.
+fn end_round(s: &mut State) {
+    s.ledger.end_scope(Scope::Act);
+    for sh in &mut s.ships {
+        sh.planned = None;
+        sh.stage = Stage::default();
+    }
+    let players = s.done.len();
+    let mut alive = [0u32; 8];
+    for i in 0..s.ships.len() {
+        if s.alive(i) {
+            alive[s.ships[i].owner.index().min(7)] += 1;
+        }
+    }
+    let standing = alive[..players.min(8)].iter().filter(|&&n| n > 0).count();
+    if standing <= 1 || s.rounds() >= s.max_rounds {
+        let best = alive.iter().copied().max().unwrap_or(0);
+        s.winners = Some(
+            (0..players)
+                .filter(|&p| best > 0 && alive[p.min(7)] == best)
+                .map(|p| Owner(p as u16))
+                .collect(),
+        );
+    }
+}
+
+const MANEUVERS: [Color; 4] = [Color::Blue, Color::White, Color::Red, Color::Purple];
+const REFS: [ChargeRef; 3] = [ChargeRef::Force, ChargeRef::Shield, ChargeRef::Energy];
+
+/// Every action `p` may take now (complete and sound: each candidate passes [`validate`]).
+pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
+    let mut push = |a: Action| {
+        if validate(s, p, &a).is_ok() {
+            out.push(a);
+        }
+    };
+    match turn(s) {
+        Turn::Over => {}
+        Turn::Planning => {
+            for (i, sh) in s.ships.iter().enumerate() {
+                if sh.owner == p && sh.planned.is_none() {
+                    for m in MANEUVERS {
+                        push(Action::Plan {
+                            ship: i as u8,
+                            maneuver: m,
+                        });
+                    }
+                }
+            }
+        }
+        Turn::Ship(i) => {
+            let sh = &s.ships[i];
+            if sh.owner != p {
+                return;
+            }
+            let ship = i as u8;
+            for c in 0..sh.cards.len() as u8 {
+                push(Action::UseAbility { ship, card: c });
+            }
+            match s.phase() {
+                2 => {
+                    push(Action::Execute { ship });
+                    push(Action::Perform {
+                        ship,
+                        action: ShipAction::Focus,
+                    });
+                    push(Action::Perform {
+                        ship,
+                        action: ShipAction::Evade,
+                    });
+                    for c in 1..sh.cards.len() as u8 {
+                        push(Action::Reload { ship, card: c });
+                    }
+                }
+                3 => {
+                    for t in 0..s.ships.len() as u8 {
+                        for w in 0..sh.cards.len() as u8 {
+                            push(Action::Attack {
+                                ship,
+                                target: t,
+                                weapon: w,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+            push(Action::Pass { ship });
+            for j in 0..s.ships.len() {
+                if !s.alive(j) {
+                    continue;
+                }
+                let ship = j as u8;
+                for hits in 0..=MAX_EFFECT_DAMAGE {
+                    for crits in 0..=MAX_EFFECT_DAMAGE {
+                        if hits + crits > 0 {
+                            push(Action::SufferDamage { ship, hits, crits });
+                        }
+                    }
+                }
+                push(Action::DealDamageCard {
+                    ship,
+                    faceup: false,
+                });
+                push(Action::DealDamageCard { ship, faceup: true });
+                push(Action::GainStress { ship });
+                let cards = s.ships[j].cards.len() as u8;
+                for r in REFS.into_iter().chain((0..cards).map(ChargeRef::Card)) {
+                    push(Action::Lose { ship, charges: r });
+                    push(Action::Recover { ship, charges: r });
+                }
+            }
+        }
+        Turn::Attacker(_) | Turn::Defender(_) => {
+            let Some(at) = s.attack else { return };
+            match at.step {
+                AttackStep::Roll => {
+                    for hits in 0..=at.dice {
+                        for crits in 0..=at.dice - hits {
+                            for focus in 0..=at.dice - hits - crits {
+                                push(Action::AttackDice { hits, crits, focus });
+                            }
+                        }
+                    }
+                }
+                AttackStep::DefenceRoll => {
+                    let dice = s.ships[usize::from(at.defender)].agility;
+                    for evades in 0..=dice {
+                        for focus in 0..=dice - evades {
+                            push(Action::DefenceDice { evades, focus });
+                        }
+                    }
+                }
+                _ => {
+                    push(Action::SpendForce);
+                    push(Action::SpendFocus);
+                    push(Action::SpendEvade);
+                    push(Action::Done);
+                }
+            }
+        }
+        Turn::End => {
+            for (i, sh) in s.ships.iter().enumerate() {
+                if sh.owner == p && s.alive(i) {
+                    for c in 0..sh.cards.len() as u8 {
+                        push(Action::UseAbility {
+                            ship: i as u8,
+                            card: c,
+                        });
+                    }
+                }
+            }
+            push(Action::Done);
+        }
+    }
+}

@@ -1,0 +1,451 @@
+//! Ship (pilot) and upgrade cards as data: the JSON format, its validation, and the built-in sample set.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// The built-in sample set (`data/ships.json`), embedded at build time.
+pub const BUILTIN: &str = include_str!("../data/ships.json");
+
+/// Most attack dice a weapon may roll.
+pub const MAX_ATTACK_DICE: u8 = 6;
+/// Most defence dice (agility) a ship may roll.
+pub const MAX_AGILITY: u8 = 4;
+/// Most upgrades one ship may carry.
+pub const MAX_UPGRADES: usize = 7;
+/// Most ships one player may field.
+pub const MAX_SHIPS_PER_PLAYER: usize = 4;
+
+/// A printed charge value with its recurring symbols (negative: negative recurring, C7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Charge {
+    /// The printed limit.
+    pub value: u8,
+    /// Recurring symbols: positive recovers that many per End Phase, negative loses that many.
+    #[serde(default)]
+    pub recurs: i8,
+}
+
+/// Ship base size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Size {
+    /// Small base.
+    Small,
+    /// Medium base.
+    Medium,
+    /// Large base.
+    Large,
+    /// Huge ship (epic): energy, recurring shields.
+    Huge,
+}
+
+/// Difficulty colour of a maneuver or an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Color {
+    /// Blue: removes one stress (maneuvers only).
+    Blue,
+    /// White: no cost.
+    White,
+    /// Red: the ship gains a stress token (a huge ship with energy loses one energy instead, C10).
+    Red,
+    /// Purple: costs one Force (C8).
+    Purple,
+}
+
+/// Upgrade slot type; torpedo, missile and device upgrades can be reloaded (C11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Slot {
+    /// Torpedo (reloadable).
+    Torpedo,
+    /// Missile (reloadable).
+    Missile,
+    /// Device (reloadable).
+    Device,
+    /// Astromech.
+    Astromech,
+    /// Crew.
+    Crew,
+    /// Gunner.
+    Gunner,
+    /// Modification.
+    Modification,
+    /// Configuration.
+    Configuration,
+    /// Illicit.
+    Illicit,
+    /// Title.
+    Title,
+    /// Talent.
+    Talent,
+    /// Force power.
+    ForcePower,
+    /// Cargo (huge ships).
+    Cargo,
+}
+
+impl Slot {
+    /// Whether Reload can recover this upgrade's charges (C11).
+    pub fn reloadable(self) -> bool {
+        matches!(self, Slot::Torpedo | Slot::Missile | Slot::Device)
+    }
+}
+
+/// When a card ability may be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Timing {
+    /// During the System Phase, on the ship's turn.
+    System,
+    /// After the ship reveals its dial, before it executes the maneuver (Activation Phase).
+    Reveal,
+    /// As the ship's action (Activation Phase).
+    Action,
+    /// After the ship performs an action (Activation Phase).
+    AfterAction,
+    /// During the End Phase, before circular tokens are removed.
+    End,
+}
+
+/// What a card ability does once its cost is paid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Nothing further is modelled (dropping a bomb...): the charge spent is the point.
+    #[default]
+    None,
+    /// Recover one shield; payable only when a shield is inactive (C3).
+    RecoverShield,
+    /// Repair one facedown damage card; payable only with a facedown damage card.
+    RepairFacedown,
+    /// Perform one more action, treated as red.
+    ExtraAction,
+}
+
+/// A card ability paid with that card's own standard charges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ability {
+    /// When it may be used.
+    pub timing: Timing,
+    /// Standard charges of this card it spends.
+    #[serde(default = "one")]
+    pub cost: u8,
+    /// What it does.
+    #[serde(default)]
+    pub effect: Effect,
+    /// The ship also gains a disarm token (R2 Astromech).
+    #[serde(default)]
+    pub disarm: bool,
+}
+
+fn one() -> u8 {
+    1
+}
+
+/// The action bar, reduced to the actions this ruleset models, each with its colour (absent: not on the bar).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionBar {
+    /// Focus action.
+    #[serde(default)]
+    pub focus: Option<Color>,
+    /// Evade action.
+    #[serde(default)]
+    pub evade: Option<Color>,
+    /// Reload action (C11).
+    #[serde(default)]
+    pub reload: Option<Color>,
+}
+
+/// A pilot: a ship card.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pilot {
+    /// Unique id used by squads.
+    pub id: String,
+    /// Printed name.
+    pub name: String,
+    /// Ship type.
+    pub ship: String,
+    /// Base size.
+    pub size: Size,
+    /// Initiative (activation ascending, engagement descending).
+    pub initiative: u8,
+    /// Primary attack dice.
+    pub attack: u8,
+    /// Defence dice.
+    pub agility: u8,
+    /// Hull: damage cards that destroy it.
+    pub hull: u8,
+    /// Shields (blue); recurring only on huge ships (C9).
+    #[serde(default)]
+    pub shields: Charge,
+    /// Force (purple).
+    #[serde(default)]
+    pub force: Charge,
+    /// Energy (pink), huge ships only (C10).
+    #[serde(default)]
+    pub energy: Charge,
+    /// Standard charges (gold) on the ship card.
+    #[serde(default)]
+    pub charges: Charge,
+    /// "This card's charge cannot be recovered" (C11, K3.6).
+    #[serde(default)]
+    pub unrecoverable: bool,
+    /// Action bar.
+    #[serde(default)]
+    pub actions: ActionBar,
+    /// The pilot ability paid with the ship card's charges.
+    #[serde(default)]
+    pub ability: Option<Ability>,
+}
+
+/// An upgrade card.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upgrade {
+    /// Unique id used by squads.
+    pub id: String,
+    /// Printed name.
+    pub name: String,
+    /// Slot type.
+    pub slot: Slot,
+    /// Standard charges (gold), kept on this upgrade card (C5).
+    #[serde(default)]
+    pub charges: Charge,
+    /// "This card's charge cannot be recovered".
+    #[serde(default)]
+    pub unrecoverable: bool,
+    /// Shield capacity it adds to the ship's shield track (C5).
+    #[serde(default)]
+    pub shields: Charge,
+    /// Force capacity it adds to the ship's Force track (C5, C8).
+    #[serde(default)]
+    pub force: Charge,
+    /// Energy capacity it adds to a huge ship's energy track (C5, C10).
+    #[serde(default)]
+    pub energy: Charge,
+    /// Attack dice of its ordnance attack (spends one of its charges when it has charges).
+    #[serde(default)]
+    pub attack: Option<u8>,
+    /// Ability paid with its charges.
+    #[serde(default)]
+    pub ability: Option<Ability>,
+    /// May only be equipped on a huge ship.
+    #[serde(default)]
+    pub huge_only: bool,
+}
+
+/// A set of cards: every pilot and upgrade a squad may name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Content {
+    /// Pilots.
+    pub pilots: Vec<Pilot>,
+    /// Upgrades.
+    pub upgrades: Vec<Upgrade>,
+}
+
+/// Content that failed to parse or validate.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ContentError {
+    /// Not valid JSON for the format.
+    #[error("cannot read card content: {0}")]
+    Parse(String),
+    /// An entry with a bad field.
+    #[error("card '{entry}': field '{field}': {reason}")]
+    Invalid {
+        /// The entry's id.
+        entry: String,
+        /// The offending field.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two entries share an id.
+    #[error("card id '{0}' is defined twice")]
+    Duplicate(String),
+}
+
+fn bad(entry: &str, field: &'static str, reason: impl Into<String>) -> ContentError {
+    ContentError::Invalid {
+        entry: entry.to_owned(),
+        field,
+        reason: reason.into(),
+    }
+}
+
+fn check_charge(
+    entry: &str,
+    field: &'static str,
+    c: Charge,
+    signed: bool,
+) -> Result<(), ContentError> {
+    if c.recurs.unsigned_abs() > c.value {
+        return Err(bad(
+            entry,
+            field,
+            format!("{} recurring symbol(s) on a limit of {}", c.recurs, c.value),
+        ));
+    }
+    if !signed && c.recurs < 0 {
+        return Err(bad(
+            entry,
+            field,
+            format!(
+                "negative recurrence {} is only for standard charges",
+                c.recurs
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_ability(entry: &str, a: Option<Ability>, charges: Charge) -> Result<(), ContentError> {
+    let Some(a) = a else { return Ok(()) };
+    if a.cost == 0 || a.cost > charges.value {
+        return Err(bad(
+            entry,
+            "ability.cost",
+            format!("cost {} needs 1..={} charges", a.cost, charges.value),
+        ));
+    }
+    if (a.effect == Effect::ExtraAction) != (a.timing == Timing::AfterAction) {
+        return Err(bad(
+            entry,
+            "ability.effect",
+            "extra_action goes with timing after_action, and only it",
+        ));
+    }
+    Ok(())
+}
+
+impl Content {
+    /// The built-in sample set.
+    ///
+    /// # Errors
+    /// Only if the embedded file is broken (a test guards it).
+    pub fn builtin() -> Result<Content, ContentError> {
+        Content::from_json(BUILTIN)
+    }
+
+    /// Parses and validates content.
+    ///
+    /// # Errors
+    /// [`ContentError`] naming the entry and field.
+    pub fn from_json(json: &str) -> Result<Content, ContentError> {
+        let content: Content =
+            serde_json::from_str(json).map_err(|e| ContentError::Parse(e.to_string()))?;
+        content.validate()?;
+        Ok(content)
+    }
+
+    /// Checks every entry.
+    ///
+    /// # Errors
+    /// The first [`ContentError`].
+    pub fn validate(&self) -> Result<(), ContentError> {
+        let mut ids: Vec<&str> = Vec::new();
+        for p in &self.pilots {
+            let e = p.id.as_str();
+            if e.is_empty() {
+                return Err(bad(e, "id", "empty id"));
+            }
+            if ids.contains(&e) {
+                return Err(ContentError::Duplicate(p.id.clone()));
+            }
+            ids.push(e);
+            if p.hull == 0 {
+                return Err(bad(e, "hull", "hull must be at least 1"));
+            }
+            if p.attack > MAX_ATTACK_DICE {
+                return Err(bad(
+                    e,
+                    "attack",
+                    format!("{} dice; at most {MAX_ATTACK_DICE}", p.attack),
+                ));
+            }
+            if p.agility > MAX_AGILITY {
+                return Err(bad(
+                    e,
+                    "agility",
+                    format!("{} dice; at most {MAX_AGILITY}", p.agility),
+                ));
+            }
+            check_charge(e, "shields", p.shields, false)?;
+            check_charge(e, "force", p.force, false)?;
+            check_charge(e, "energy", p.energy, false)?;
+            check_charge(e, "charges", p.charges, true)?;
+            let huge = p.size == Size::Huge;
+            if p.shields.recurs != 0 && !huge {
+                return Err(bad(
+                    e,
+                    "shields.recurs",
+                    "only huge ships have recurring shields (C9)",
+                ));
+            }
+            if p.energy.value != 0 && !huge {
+                return Err(bad(e, "energy", "only huge ships have energy (C10)"));
+            }
+            if p.unrecoverable && p.charges.value == 0 {
+                return Err(bad(e, "unrecoverable", "the card has no standard charge"));
+            }
+            check_ability(e, p.ability, p.charges)?;
+        }
+        ids.clear();
+        for u in &self.upgrades {
+            let e = u.id.as_str();
+            if e.is_empty() {
+                return Err(bad(e, "id", "empty id"));
+            }
+            if ids.contains(&e) {
+                return Err(ContentError::Duplicate(u.id.clone()));
+            }
+            ids.push(e);
+            check_charge(e, "charges", u.charges, true)?;
+            check_charge(e, "force", u.force, false)?;
+            if u.shields.recurs != 0 {
+                return Err(bad(
+                    e,
+                    "shields.recurs",
+                    "only a huge ship's card has recurring shields (C9)",
+                ));
+            }
+            if u.energy.recurs != 0 {
+                return Err(bad(
+                    e,
+                    "energy.recurs",
+                    "energy recurs only per the ship card (C10)",
+                ));
+            }
+            if u.unrecoverable && u.charges.value == 0 {
+                return Err(bad(e, "unrecoverable", "the card has no standard charge"));
+            }
+            if let Some(d) = u.attack {
+                if d == 0 || d > MAX_ATTACK_DICE {
+                    return Err(bad(
+                        e,
+                        "attack",
+                        format!("{d} dice; need 1..={MAX_ATTACK_DICE}"),
+                    ));
+                }
+            }
+            check_ability(e, u.ability, u.charges)?;
+        }
+        Ok(())
+    }
+
+    /// The pilot with this id.
+    pub fn pilot(&self, id: &str) -> Option<&Pilot> {
+        self.pilots.iter().find(|p| p.id == id)
+    }
+
+    /// The upgrade with this id.
+    pub fn upgrade(&self, id: &str) -> Option<&Upgrade> {
+        self.upgrades.iter().find(|u| u.id == id)
+    }
+}

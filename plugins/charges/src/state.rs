@@ -1,0 +1,505 @@
+//! The state of a `charges` game: ships with their cards and kernel handles, the attack in progress, the
+//! configuration, and how a squad is set up on the kernel's ledger.
+
+use crate::content::{
+    Ability, ActionBar, Color, Content, ContentError, MAX_SHIPS_PER_PLAYER, MAX_UPGRADES, Size,
+    Slot,
+};
+use coffer_core::{
+    AmountId, AmountSpec, Cause, Key, Kind, Ledger, Owner, PermanentId, Recurrence, Scope,
+    SetupError, TrackId, TrackSpec,
+};
+use serde::{Deserialize, Serialize};
+
+/// Kernel kinds used by this ruleset.
+pub mod kind {
+    use coffer_core::Kind;
+    /// Shield track (blue), one per ship.
+    pub const SHIELD: Kind = Kind(1);
+    /// Force track (purple), one per ship.
+    pub const FORCE: Kind = Kind(2);
+    /// Energy track (pink), huge ships.
+    pub const ENERGY: Kind = Kind(3);
+    /// Standard charges (gold) of one card; subject `ship * 16 + card`.
+    pub const CHARGE: Kind = Kind(4);
+    /// Focus tokens (circular, removed at the End Phase).
+    pub const FOCUS: Kind = Kind(5);
+    /// Evade tokens (circular).
+    pub const EVADE: Kind = Kind(6);
+    /// Disarm tokens (circular).
+    pub const DISARM: Kind = Kind(7);
+    /// Stress tokens (not circular: kept at the End Phase).
+    pub const STRESS: Kind = Kind(8);
+    /// Facedown damage cards.
+    pub const FACEDOWN: Kind = Kind(9);
+    /// Faceup damage cards.
+    pub const FACEUP: Kind = Kind(10);
+    /// A ship's turn in the current phase (exhausted once it has had it; readies at every phase end).
+    pub const TURN: Kind = Kind(11);
+    /// A card's ability (exhausted once used; readies at the end of the round).
+    pub const USED: Kind = Kind(12);
+    /// A player's End Phase (exhausted once the player is done; readies at the end of the round).
+    pub const DONE: Kind = Kind(13);
+}
+
+/// The subject of a card's resources: `ship * 16 + card`.
+pub fn card_subject(ship: usize, card: usize) -> u32 {
+    (ship * 16 + card) as u32
+}
+
+/// How Force recovers in the End Phase (C8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForceRecovery {
+    /// Current rules: the highest recurring count among the cards granting Force.
+    #[default]
+    Highest,
+    /// Older reading: recover exactly one Force.
+    One,
+}
+
+/// One ship of a squad: a pilot and its upgrades, by id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShipChoice {
+    /// Pilot id.
+    pub pilot: String,
+    /// Upgrade ids, in order (card 1, 2, ...).
+    #[serde(default)]
+    pub upgrades: Vec<String>,
+}
+
+impl ShipChoice {
+    /// A ship from ids.
+    pub fn new(pilot: &str, upgrades: &[&str]) -> ShipChoice {
+        ShipChoice {
+            pilot: pilot.to_owned(),
+            upgrades: upgrades.iter().map(|u| (*u).to_owned()).collect(),
+        }
+    }
+}
+
+/// The game configuration. `Default` gives the documented defaults.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// One squad per player.
+    pub squads: Vec<Vec<ShipChoice>>,
+    /// Force recovery reading (C8).
+    pub force_recovery: ForceRecovery,
+    /// The game ends after this many rounds if no player has been eliminated.
+    pub max_rounds: u32,
+    /// Replaces the built-in cards with inline content.
+    pub content: Option<Content>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            squads: vec![
+                vec![ShipChoice::new(
+                    "luke-skywalker",
+                    &["proton-torpedoes", "r2-astromech"],
+                )],
+                vec![ShipChoice::new("darth-vader", &["homing-missiles"])],
+            ],
+            force_recovery: ForceRecovery::Highest,
+            max_rounds: 12,
+            content: None,
+        }
+    }
+}
+
+/// What a card on a ship is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CardKind {
+    /// The ship (pilot) card: card 0.
+    Ship,
+    /// An upgrade in this slot.
+    Upgrade(Slot),
+}
+
+/// A card on a ship, with its kernel handles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Card {
+    /// Ship card or upgrade.
+    pub kind: CardKind,
+    /// Its own standard charges (C5), if it has any.
+    pub track: Option<TrackId>,
+    /// Exhausted once its ability was used this round.
+    pub used: PermanentId,
+    /// Its ability.
+    pub ability: Option<Ability>,
+    /// Ordnance attack dice (0: no attack).
+    pub attack: u8,
+}
+
+/// The planned maneuver's colour (no geometry is modelled).
+pub type Maneuver = Color;
+
+/// Where the ship whose turn it is stands in its activation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage {
+    /// The maneuver was executed.
+    pub executed: bool,
+    /// An action was performed.
+    pub acted: bool,
+    /// One more action is allowed (treated as red).
+    pub bonus: bool,
+}
+
+/// A ship in play.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ship {
+    /// Owner.
+    pub owner: Owner,
+    /// Pilot id (for display).
+    pub pilot: String,
+    /// Initiative.
+    pub initiative: u8,
+    /// Primary attack dice.
+    pub attack: u8,
+    /// Defence dice.
+    pub agility: u8,
+    /// Hull.
+    pub hull: u8,
+    /// Huge ship.
+    pub huge: bool,
+    /// Action bar.
+    pub actions: ActionBar,
+    /// Card 0 is the ship card, then upgrades.
+    pub cards: Vec<Card>,
+    /// Shared shield track (C5), if any capacity.
+    pub shields: Option<TrackId>,
+    /// Shared Force track.
+    pub force: Option<TrackId>,
+    /// Shared energy track.
+    pub energy: Option<TrackId>,
+    /// Focus tokens.
+    pub focus: AmountId,
+    /// Evade tokens.
+    pub evade: AmountId,
+    /// Disarm tokens.
+    pub disarm: AmountId,
+    /// Stress tokens.
+    pub stress: AmountId,
+    /// Facedown damage cards.
+    pub facedown: AmountId,
+    /// Faceup damage cards.
+    pub faceup: AmountId,
+    /// Its turn in the current phase.
+    pub turn: PermanentId,
+    /// Planned maneuver for this round.
+    pub planned: Option<Maneuver>,
+    /// Activation progress.
+    pub stage: Stage,
+}
+
+/// Which dice step an attack is at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AttackStep {
+    /// The attacker enters the attack dice.
+    Roll,
+    /// The attacker modifies them.
+    Modify,
+    /// The defender enters the defence dice.
+    DefenceRoll,
+    /// The defender modifies them.
+    DefenceModify,
+}
+
+/// The attack in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attack {
+    /// Attacking ship.
+    pub attacker: u8,
+    /// Defending ship.
+    pub defender: u8,
+    /// Attack dice rolled.
+    pub dice: u8,
+    /// Step.
+    pub step: AttackStep,
+    /// Hit results.
+    pub hits: u8,
+    /// Critical hit results.
+    pub crits: u8,
+    /// Attack focus results.
+    pub focus: u8,
+    /// Evade results.
+    pub evades: u8,
+    /// Defence focus results.
+    pub defence_focus: u8,
+}
+
+/// The whole state of one game.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    /// Every resource.
+    pub ledger: Ledger,
+    /// Ships, by index.
+    pub ships: Vec<Ship>,
+    /// Each player's End Phase permanent.
+    pub done: Vec<PermanentId>,
+    /// The attack in progress.
+    pub attack: Option<Attack>,
+    /// Rounds after which the game ends.
+    pub max_rounds: u32,
+    /// Set once the game is over: the winners (empty: a draw).
+    pub winners: Option<Vec<Owner>>,
+}
+
+impl State {
+    /// Damage cards a ship holds.
+    pub fn damage(&self, ship: usize) -> i64 {
+        let s = &self.ships[ship];
+        self.ledger.value(s.facedown) + self.ledger.value(s.faceup)
+    }
+
+    /// Whether a ship is still in play (fewer damage cards than hull).
+    pub fn alive(&self, ship: usize) -> bool {
+        self.damage(ship) < i64::from(self.ships[ship].hull)
+    }
+
+    /// Active charges of an optional track (0 without one).
+    pub fn active(&self, track: Option<TrackId>) -> u32 {
+        track.map_or(0, |t| self.ledger.active(t))
+    }
+
+    /// Inactive charges of an optional track.
+    pub fn inactive(&self, track: Option<TrackId>) -> u32 {
+        track
+            .and_then(|t| self.ledger.track(t).ok())
+            .map_or(0, |t| t.inactive())
+    }
+
+    /// The current phase: 0 planning, 1 system, 2 activation, 3 engagement, 4 end.
+    pub fn phase(&self) -> u32 {
+        self.ledger.clock().phase
+    }
+
+    /// Rounds completed.
+    pub fn rounds(&self) -> u32 {
+        self.ledger.clock().act
+    }
+}
+
+fn config_error(e: impl std::fmt::Display) -> SetupError {
+    SetupError::Config(e.to_string())
+}
+
+fn content_error(e: ContentError) -> SetupError {
+    SetupError::Content(e.to_string())
+}
+
+/// Builds a game: every ship's tracks, tokens and permanents on a new ledger.
+///
+/// # Errors
+/// [`SetupError`] for bad content, an unknown id, a squad that does not fit, or a player count without squad.
+pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
+    let builtin;
+    let content = match &config.content {
+        Some(c) => {
+            c.validate().map_err(content_error)?;
+            c
+        }
+        None => {
+            builtin = Content::builtin().map_err(content_error)?;
+            &builtin
+        }
+    };
+    if config.squads.len() != usize::from(players) {
+        return Err(config_error(format!(
+            "{} squad(s) given for {players} players; give one squad per player in `squads`",
+            config.squads.len()
+        )));
+    }
+    if config.max_rounds == 0 {
+        return Err(config_error(
+            "max_rounds 0: a game needs at least one round",
+        ));
+    }
+    let mut ledger = Ledger::new(players, seed);
+    let mut ships = Vec::new();
+    let policy = match config.force_recovery {
+        ForceRecovery::Highest => Recurrence::Max,
+        ForceRecovery::One => Recurrence::Fixed(1),
+    };
+    for (p, squad) in config.squads.iter().enumerate() {
+        let owner = Owner(p as u16);
+        if squad.is_empty() || squad.len() > MAX_SHIPS_PER_PLAYER {
+            return Err(config_error(format!(
+                "squad of player {p} has {} ships; give 1..={MAX_SHIPS_PER_PLAYER}",
+                squad.len()
+            )));
+        }
+        for choice in squad {
+            let i = ships.len();
+            let pilot = content.pilot(&choice.pilot).ok_or_else(|| {
+                config_error(format!(
+                    "squad of player {p}: unknown pilot '{}'",
+                    choice.pilot
+                ))
+            })?;
+            if choice.upgrades.len() > MAX_UPGRADES {
+                return Err(config_error(format!(
+                    "squad of player {p}: '{}' has {} upgrades; at most {MAX_UPGRADES}",
+                    choice.pilot,
+                    choice.upgrades.len()
+                )));
+            }
+            let huge = pilot.size == Size::Huge;
+            let mut upgrades = Vec::new();
+            for id in &choice.upgrades {
+                let u = content.upgrade(id).ok_or_else(|| {
+                    config_error(format!("squad of player {p}: unknown upgrade '{id}'"))
+                })?;
+                if (u.huge_only || u.energy.value > 0) && !huge {
+                    return Err(config_error(format!(
+                        "squad of player {p}: upgrade '{id}' needs a huge ship, '{}' is not",
+                        choice.pilot
+                    )));
+                }
+                upgrades.push(u);
+            }
+            let ship_key = |k: Kind| Key::new(owner, k, i as u32);
+            // Shared tracks (C5, K3.7): the ship card's printed value, then each upgrade's capacity.
+            let shared = |ledger: &mut Ledger,
+                          k: Kind,
+                          printed: crate::content::Charge,
+                          policy: Recurrence,
+                          part: fn(&crate::content::Upgrade) -> crate::content::Charge|
+             -> Result<Option<TrackId>, SetupError> {
+                let total: u32 = u32::from(printed.value)
+                    + upgrades
+                        .iter()
+                        .map(|u| u32::from(part(u).value))
+                        .sum::<u32>();
+                if total == 0 {
+                    return Ok(None);
+                }
+                let spec = TrackSpec::new(ship_key(k), u32::from(printed.value))
+                    .recurring(i32::from(printed.recurs), Scope::Act)
+                    .policy(policy);
+                let t = ledger.add_track(spec)?;
+                for (c, u) in upgrades.iter().enumerate() {
+                    let add = part(u);
+                    if add.value > 0 {
+                        ledger.add_capacity(
+                            t,
+                            card_subject(i, c + 1),
+                            u32::from(add.value),
+                            i32::from(add.recurs),
+                            Cause::Setup,
+                        )?;
+                    }
+                }
+                Ok(Some(t))
+            };
+            let shields = shared(
+                &mut ledger,
+                kind::SHIELD,
+                pilot.shields,
+                Recurrence::Sum,
+                |u| u.shields,
+            )?;
+            let force = shared(&mut ledger, kind::FORCE, pilot.force, policy, |u| u.force)?;
+            // C10: energy recovers only per the ship card's recurring symbols.
+            let energy = shared(
+                &mut ledger,
+                kind::ENERGY,
+                pilot.energy,
+                Recurrence::Fixed(i32::from(pilot.energy.recurs)),
+                |u| u.energy,
+            )?;
+            let mut cards = Vec::new();
+            let own = |ledger: &mut Ledger,
+                       c: usize,
+                       charge: crate::content::Charge,
+                       unrecoverable: bool|
+             -> Result<Option<TrackId>, SetupError> {
+                if charge.value == 0 {
+                    return Ok(None);
+                }
+                let mut spec = TrackSpec::new(
+                    Key::new(owner, kind::CHARGE, card_subject(i, c)),
+                    u32::from(charge.value),
+                )
+                .recurring(i32::from(charge.recurs), Scope::Act);
+                if unrecoverable {
+                    spec = spec.unrecoverable();
+                }
+                Ok(Some(ledger.add_track(spec)?))
+            };
+            let track = own(&mut ledger, 0, pilot.charges, pilot.unrecoverable)?;
+            let used = ledger.add_permanent(
+                Key::new(owner, kind::USED, card_subject(i, 0)),
+                Some(Scope::Act),
+            )?;
+            cards.push(Card {
+                kind: CardKind::Ship,
+                track,
+                used,
+                ability: pilot.ability,
+                attack: 0,
+            });
+            for (c, u) in upgrades.iter().enumerate() {
+                let track = own(&mut ledger, c + 1, u.charges, u.unrecoverable)?;
+                let used = ledger.add_permanent(
+                    Key::new(owner, kind::USED, card_subject(i, c + 1)),
+                    Some(Scope::Act),
+                )?;
+                cards.push(Card {
+                    kind: CardKind::Upgrade(u.slot),
+                    track,
+                    used,
+                    ability: u.ability,
+                    attack: u.attack.unwrap_or(0),
+                });
+            }
+            let circular = |ledger: &mut Ledger, k: Kind| {
+                ledger.add_amount(AmountSpec::new(ship_key(k)).lasts(Scope::Act))
+            };
+            let focus = circular(&mut ledger, kind::FOCUS)?;
+            let evade = circular(&mut ledger, kind::EVADE)?;
+            let disarm = circular(&mut ledger, kind::DISARM)?;
+            let stress = ledger.add_amount(AmountSpec::new(ship_key(kind::STRESS)))?;
+            let facedown = ledger.add_amount(AmountSpec::new(ship_key(kind::FACEDOWN)))?;
+            let faceup = ledger.add_amount(AmountSpec::new(ship_key(kind::FACEUP)))?;
+            let turn = ledger.add_permanent(ship_key(kind::TURN), Some(Scope::Phase))?;
+            ships.push(Ship {
+                owner,
+                pilot: pilot.id.clone(),
+                initiative: pilot.initiative,
+                attack: pilot.attack,
+                agility: pilot.agility,
+                hull: pilot.hull,
+                huge,
+                actions: pilot.actions,
+                cards,
+                shields,
+                force,
+                energy,
+                focus,
+                evade,
+                disarm,
+                stress,
+                facedown,
+                faceup,
+                turn,
+                planned: None,
+                stage: Stage::default(),
+            });
+        }
+    }
+    let done = (0..players)
+        .map(|p| ledger.add_permanent(Key::new(Owner(p), kind::DONE, 0), Some(Scope::Act)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(State {
+        ledger,
+        ships,
+        done,
+        attack: None,
+        max_rounds: config.max_rounds,
+        winners: None,
+    })
+}
