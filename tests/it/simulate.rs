@@ -398,8 +398,27 @@ fn simulate_at_least_100k(ruleset: &Arc<dyn DynRuleset>) -> Report {
         total.actions += report.actions;
         total.attempts += report.attempts;
         total.refusals += report.refusals;
+        total.finished += report.finished;
+        total.stuck += report.stuck;
+        total.at_limit += report.at_limit;
+        total.deep_checks += report.deep_checks;
+        total.elapsed += report.elapsed;
         seed += 50;
     }
+    println!(
+        "{}: {} games, {} actions, {} illegal attempts ({} refused), {} deep checks; {} finished, {} stuck, \
+         {} at the limit; {:.2}s",
+        ruleset.description().key(),
+        total.games,
+        total.actions,
+        total.attempts,
+        total.refusals,
+        total.deep_checks,
+        total.finished,
+        total.stuck,
+        total.at_limit,
+        total.elapsed.as_secs_f64()
+    );
     assert!(total.refusals > 0, "illegal attempts were refused");
     total
 }
