@@ -329,6 +329,23 @@ pub static VTABLE: VTable = VTable {
     clone_game,
 };
 
+/// Whether a plugin built with core `plugin` may be loaded by a host built with core `host`: both parse as
+/// semver and each is caret-compatible with the other (same major version, or same minor below 1.0), so
+/// the event and error encodings that cross the boundary agree.
+pub fn core_compatible(host: &str, plugin: &str) -> bool {
+    let (Ok(h), Ok(p)) = (semver::Version::parse(host), semver::Version::parse(plugin)) else {
+        return false;
+    };
+    let caret =
+        |v: &semver::Version| semver::VersionReq::parse(&format!("^{}.{}.0", v.major, v.minor));
+    match (caret(&h), caret(&p)) {
+        (Ok(hr), Ok(pr)) => {
+            hr.matches(&p) && pr.matches(&h) && h.pre.is_empty() == p.pre.is_empty()
+        }
+        _ => false,
+    }
+}
+
 /// The format's code on the wire.
 pub fn format_code(format: Format) -> u8 {
     match format {
@@ -891,6 +908,16 @@ mod tests {
         assert_eq!(d.header.size as usize, std::mem::size_of::<Declaration>());
         assert_eq!(std::mem::offset_of!(Declaration, header), 0);
         assert_eq!(std::mem::size_of::<Header>(), 16);
+    }
+
+    #[test]
+    fn core_versions_are_compatible_within_a_caret_range() {
+        assert!(core_compatible("0.1.0", "0.1.7"));
+        assert!(core_compatible("1.2.0", "1.0.3"));
+        assert!(!core_compatible("0.1.0", "0.2.0"));
+        assert!(!core_compatible("0.1.0", "0.0.1-fixture"));
+        assert!(!core_compatible("1.0.0", "2.0.0"));
+        assert!(!core_compatible("0.1.0", "not a version"));
     }
 
     #[test]

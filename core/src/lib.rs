@@ -51,6 +51,9 @@ pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, T
 #[doc(hidden)]
 pub use inventory;
 
+/// The `erased-serde` crate, re-exported because [`DynGame::state`] names its `Serialize` trait.
+pub use erased_serde;
+
 /// Registers one or more rulesets: statically (through `inventory`) for a host that links the crate, and
 /// exported for hosts that load the crate's `cdylib` at runtime.
 ///

@@ -16,6 +16,7 @@
 //! ```
 
 pub mod host;
+pub mod loader;
 pub mod registry;
 pub mod render;
 pub mod save;
