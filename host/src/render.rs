@@ -76,7 +76,8 @@ fn tokens(counts: &[u32]) -> String {
     if held.is_empty() {
         "empty".to_owned()
     } else {
-        format!("{total} tokens ({})", held.join(", "))
+        let plural = if total == 1 { "" } else { "s" };
+        format!("{total} token{plural} ({})", held.join(", "))
     }
 }
 

@@ -22,6 +22,7 @@ use crate::host::{HostedGame, LoggedAction};
 use crate::registry::Registry;
 use coffer_core::{ActionError, DynRuleset, Format, Owner, Setup, SetupError, StateHash};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,7 +42,7 @@ pub struct RulesetRef {
 
 /// A save file's contents. Build one with [`SaveFile::from_game`], write it with [`SaveFile::write`],
 /// read one with [`SaveFile::read`] and check it with [`SaveFile::restore`] (or do both with [`load`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SaveFile {
     /// Save format version ([`FORMAT_VERSION`]).
@@ -56,8 +57,9 @@ pub struct SaveFile {
     pub config: serde_json::Value,
     /// Every applied action, in order.
     pub log: Vec<LoggedAction>,
-    /// The state as the ruleset writes it in JSON.
-    pub snapshot: serde_json::Value,
+    /// The state exactly as the ruleset wrote it in JSON (kept verbatim: a state may hold integers wider
+    /// than a JSON reader's doubles, such as a 128-bit RNG state).
+    pub snapshot: Box<RawValue>,
     /// The state hash of `snapshot`.
     #[serde(with = "hex_hash")]
     pub state_hash: StateHash,
@@ -256,7 +258,8 @@ impl SaveFile {
                 });
             }
         }
-        serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut reader = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut reader).map_err(|e| {
             let field = e.path().to_string();
             SaveError::Field {
                 field: if field == "." {

@@ -1,0 +1,810 @@
+//! The `coffer` command: argument parsing (clap) and one function per subcommand.
+//!
+//! The command links no ruleset: every ruleset comes from plugin libraries loaded at runtime from the
+//! directories the user names (`--plugin-dir`, `COFFER_PLUGIN_PATH`), optionally pinned by a lock file.
+
+use crate::host::HostedGame;
+use crate::registry::Registry;
+use crate::render;
+use crate::save::SaveFile;
+use anyhow::{Context as _, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use coffer_core::{GameRng, Setup};
+use serde::Deserialize;
+use serde_json::json;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Rulesets are plugin libraries (lib<name>.so, .dylib or .dll) loaded at runtime from the directories given by
+--plugin-dir and by COFFER_PLUGIN_PATH (separated by ':'). Build the bundled ones with
+`cargo build --release --workspace`, then pass `--plugin-dir target/release`.
+
+Exit status: 0 on success, 1 when a command fails (a refused action, a damaged save file...), 2 on a usage
+error. Libraries that cannot be loaded are reported as warnings and skipped.
+
+Examples:
+  coffer --plugin-dir target/release rulesets
+  coffer --plugin-dir target/release new charges --players 2 --seed 7 -o game.json
+  coffer --plugin-dir target/release act game.json --player 0 '{\"type\":\"pass\"}'
+  coffer --plugin-dir target/release show game.json
+  coffer --plugin-dir target/release demo --scripts plugins";
+
+/// The command line of `coffer`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "coffer",
+    version,
+    about = "Run games of tabletop rulesets loaded at runtime from plugin libraries",
+    after_long_help = AFTER_HELP
+)]
+pub struct Cli {
+    /// Options shared by every subcommand.
+    #[command(flatten)]
+    pub global: Global,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, clap::Args)]
+pub struct Global {
+    /// Load ruleset plugin libraries from DIR (repeatable; COFFER_PLUGIN_PATH adds more, ':'-separated).
+    #[arg(long = "plugin-dir", value_name = "DIR", global = true)]
+    pub plugin_dirs: Vec<PathBuf>,
+    /// Lock file pinning the SHA-256 of each library allowed to load; others are refused.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub lock: Option<PathBuf>,
+    /// Output format: `text` for people, `json` for programs (one JSON document on stdout).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, global = true)]
+    pub format: OutputFormat,
+    /// More log output on stderr (-v: info, -vv: debug, -vvv: trace). RUST_LOG, when set, takes precedence.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+}
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Human-readable text.
+    Text,
+    /// One JSON document on stdout.
+    Json,
+}
+
+/// Players, seed and configuration of a new game.
+#[derive(Debug, clap::Args)]
+pub struct NewGame {
+    /// The ruleset: `ID` or `ID@VERSION` (see `coffer rulesets`).
+    #[arg(value_name = "ID")]
+    pub ruleset: String,
+    /// Number of players.
+    #[arg(long, short = 'p', value_name = "N")]
+    pub players: u16,
+    /// Seed of the game's random number generator; the same seed and actions always give the same game.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// JSON file with the ruleset's configuration (see `coffer describe ID` for the options).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+#[non_exhaustive]
+pub enum Command {
+    /// List the loaded rulesets with their version and the library they came from.
+    Rulesets,
+    /// Describe a ruleset: phases, resources, actions (with JSON examples) and configuration options.
+    Describe {
+        /// The ruleset: `ID` or `ID@VERSION`.
+        #[arg(value_name = "ID")]
+        ruleset: String,
+        /// Print the description as JSON (same as `--format json`).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start a new game and write its save file.
+    New {
+        /// The game to start.
+        #[command(flatten)]
+        game: NewGame,
+        /// Save file to write.
+        #[arg(short, long, value_name = "GAME")]
+        output: PathBuf,
+        /// Replace the save file if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Apply one action to a saved game and rewrite the save.
+    ///
+    /// The save is rewritten atomically. A refused action prints the ruleset's reason, exits with status 1
+    /// and leaves the file byte-identical.
+    Act {
+        /// The save file.
+        #[arg(value_name = "GAME")]
+        game: PathBuf,
+        /// The acting player's index (0-based).
+        #[arg(long, value_name = "P")]
+        player: u16,
+        /// The action as JSON, e.g. '{"type":"pass"}' (see `coffer describe ID` or `coffer legal GAME`).
+        #[arg(value_name = "ACTION_JSON")]
+        action: String,
+    },
+    /// Play a scripted game from a JSON Lines file.
+    ///
+    /// Each line is `{"player": 0, "action": {...}}`; blank lines are skipped. Prints each action's events,
+    /// then the outcome and state hash. Stops with exit status 1 at the first refused action unless
+    /// `--keep-going`.
+    Play {
+        /// The game to start.
+        #[command(flatten)]
+        game: NewGame,
+        /// The script (JSON Lines).
+        #[arg(long, value_name = "FILE.jsonl")]
+        script: PathBuf,
+        /// Also write the final game to this save file.
+        #[arg(short, long, value_name = "GAME")]
+        output: Option<PathBuf>,
+        /// Report refused actions and go on with the next line (the exit status is still 1 if any was refused).
+        #[arg(long)]
+        keep_going: bool,
+    },
+    /// Draw every resource of a saved game, grouped by owner, and the outcome.
+    ///
+    /// Capped amounts are bars (`[#####.....] 5/10`), charge tracks filled/empty marks (`●●○ 2/3`), token
+    /// zones counts per owner, permanents ready (●) or exhausted (○).
+    Show {
+        /// The save file.
+        #[arg(value_name = "GAME")]
+        game: PathBuf,
+    },
+    /// Re-apply a saved game's action log from scratch and verify the state hashes.
+    ///
+    /// Prints ok, or the first divergence (a refused action or the first hash that differs) and exits 1.
+    Replay {
+        /// The save file.
+        #[arg(value_name = "GAME")]
+        game: PathBuf,
+    },
+    /// List a player's legal actions in a saved game, as JSON ready for `coffer act`.
+    Legal {
+        /// The save file.
+        #[arg(value_name = "GAME")]
+        game: PathBuf,
+        /// The player's index (0-based).
+        #[arg(long, value_name = "P")]
+        player: u16,
+    },
+    /// Play a short game of every loaded ruleset and show the final resources and outcome.
+    ///
+    /// With `--scripts DIR`, plays the first `DIR/<id>/examples/*.jsonl` script of each ruleset (by file
+    /// name); without one, or with no script for a ruleset, a seeded random playout of legal actions.
+    Demo {
+        /// Directory holding one folder per ruleset id with an `examples/` folder of scripts
+        /// (e.g. the repository's `plugins`).
+        #[arg(long, value_name = "DIR")]
+        scripts: Option<PathBuf>,
+        /// Most actions in a random playout.
+        #[arg(long, default_value_t = 40, value_name = "N")]
+        actions: usize,
+        /// Seed of each game and of the random playout.
+        #[arg(long, default_value_t = 1, value_name = "S")]
+        seed: u64,
+    },
+    // `coffer simulate` (many seeded playouts in parallel) lives in its own module, `simulate.rs`.
+}
+
+/// A line of a `coffer play` script.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptLine {
+    player: u16,
+    action: serde_json::Value,
+}
+
+/// Runs the command line of this process and returns its exit status: 0 success, 1 failure, 2 usage
+/// error. Errors are printed once, with their whole chain.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors to stderr with status 2.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    init_tracing(cli.global.verbose);
+    match run(&cli) {
+        Ok(Status::Success) => ExitCode::SUCCESS,
+        Ok(Status::Failure) => ExitCode::from(1),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Whether a command that ran to its end succeeded (a failure already printed its reason).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Exit 0.
+    Success,
+    /// Exit 1.
+    Failure,
+}
+
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Runs one parsed command line.
+///
+/// # Errors
+/// Whatever made the command fail, with context.
+pub fn run(cli: &Cli) -> anyhow::Result<Status> {
+    let registry = load_registry(&cli.global)?;
+    let format = cli.global.format;
+    match &cli.command {
+        Command::Rulesets => rulesets(&registry, &cli.global),
+        Command::Describe { ruleset, json } => describe(
+            &registry,
+            ruleset,
+            if *json { OutputFormat::Json } else { format },
+        ),
+        Command::New {
+            game,
+            output,
+            force,
+        } => new(&registry, game, output, *force, format),
+        Command::Act {
+            game,
+            player,
+            action,
+        } => act(&registry, game, *player, action, format),
+        Command::Play {
+            game,
+            script,
+            output,
+            keep_going,
+        } => play(
+            &registry,
+            game,
+            script,
+            output.as_deref(),
+            *keep_going,
+            format,
+        ),
+        Command::Show { game } => show(&registry, game, format),
+        Command::Replay { game } => replay(&registry, game, format),
+        Command::Legal { game, player } => legal(&registry, game, *player, format),
+        Command::Demo {
+            scripts,
+            actions,
+            seed,
+        } => demo(&registry, &cli.global, scripts.as_deref(), *actions, *seed),
+    }
+}
+
+/// The plugin directories: `--plugin-dir` ones first, then those of `COFFER_PLUGIN_PATH`.
+pub fn plugin_dirs(global: &Global) -> Vec<PathBuf> {
+    let mut dirs = global.plugin_dirs.clone();
+    dirs.extend(crate::loader::plugin_dirs_from_env());
+    dirs
+}
+
+/// Loads every plugin library of the plugin directories (pinned by `--lock` when given); each library
+/// that fails is reported on stderr as a warning and skipped.
+///
+/// # Errors
+/// Only an unreadable or invalid lock file: with pinning asked for, nothing loads unpinned.
+pub fn load_registry(global: &Global) -> anyhow::Result<Registry> {
+    let lock = match &global.lock {
+        Some(path) => Some(crate::loader::LockFile::read(path)?),
+        None => None,
+    };
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&plugin_dirs(global), lock.as_ref());
+    for err in report.errors {
+        eprintln!("warning: skipped: {:#}", anyhow::Error::new(err));
+    }
+    for (key, path) in &report.loaded {
+        tracing::info!(ruleset = %key, library = %path.display(), "loaded");
+    }
+    Ok(registry)
+}
+
+fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn no_rulesets_hint(global: &Global) -> String {
+    let dirs = plugin_dirs(global);
+    let searched = if dirs.is_empty() {
+        "no plugin directory was given".to_owned()
+    } else {
+        format!(
+            "searched {}",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!(
+        "no ruleset is loaded ({searched}); build the plugins with `cargo build --release --workspace` and pass \
+         `--plugin-dir target/release` (or set {})",
+        crate::loader::PLUGIN_PATH_ENV
+    )
+}
+
+fn rulesets(registry: &Registry, global: &Global) -> anyhow::Result<Status> {
+    if global.format == OutputFormat::Json {
+        let list: Vec<_> = registry
+            .iter()
+            .map(|e| {
+                let d = e.ruleset.description();
+                json!({"id": d.id, "version": d.version, "summary": d.summary, "origin": e.origin.to_string()})
+            })
+            .collect();
+        print_json(&serde_json::Value::Array(list))?;
+        return Ok(Status::Success);
+    }
+    if registry.is_empty() {
+        println!("{}", no_rulesets_hint(global));
+        return Ok(Status::Success);
+    }
+    for e in registry.iter() {
+        let d = e.ruleset.description();
+        println!("{:<28} {}  ({})", e.key(), d.summary, e.origin);
+    }
+    Ok(Status::Success)
+}
+
+fn describe(registry: &Registry, name: &str, format: OutputFormat) -> anyhow::Result<Status> {
+    let entry = registry.get(name)?;
+    let d = entry.ruleset.description();
+    if format == OutputFormat::Json {
+        print_json(&serde_json::to_value(d)?)?;
+        return Ok(Status::Success);
+    }
+    println!("{} — {}", d.key(), d.summary);
+    println!("players: {} to {}", d.min_players, d.max_players);
+    println!("loaded from: {}", entry.origin);
+    if !d.phases.is_empty() {
+        println!("\nphases:\n  {}", d.phases.join(" → "));
+    }
+    let section = |title: &str, docs: &[coffer_core::Doc], value_label: &str| {
+        if docs.is_empty() {
+            return;
+        }
+        println!("\n{title}:");
+        for doc in docs {
+            println!("  {}: {}", doc.name, doc.doc);
+            if !doc.value.is_null() {
+                println!("      {value_label}{}", doc.value);
+            }
+        }
+    };
+    section("resources", &d.resources, "");
+    section("actions", &d.actions, "e.g. ");
+    section("configuration options", &d.options, "default: ");
+    Ok(Status::Success)
+}
+
+fn read_config(path: Option<&Path>) -> anyhow::Result<serde_json::Value> {
+    let Some(path) = path else {
+        return Ok(serde_json::Value::Null);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config file {}", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("config file {} is not valid JSON", path.display()))
+}
+
+fn start(registry: &Registry, game: &NewGame) -> anyhow::Result<HostedGame> {
+    let entry = registry.get(&game.ruleset)?;
+    let setup = Setup {
+        players: game.players,
+        seed: game.seed,
+        config: read_config(game.config.as_deref())?,
+    };
+    Ok(HostedGame::start(entry.ruleset.clone(), setup)?)
+}
+
+fn load(registry: &Registry, path: &Path) -> anyhow::Result<HostedGame> {
+    crate::save::load(path, registry)
+        .with_context(|| format!("cannot load game {}", path.display()))
+}
+
+fn summary_line(game: &HostedGame) -> String {
+    let setup = game.setup();
+    format!(
+        "{}: {} players, seed {}, {} actions, state hash {}",
+        game.key(),
+        setup.players,
+        setup.seed,
+        game.log().len(),
+        game.state_hash()
+    )
+}
+
+fn new(
+    registry: &Registry,
+    game: &NewGame,
+    output: &Path,
+    force: bool,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    if output.exists() && !force {
+        bail!(
+            "{} already exists; pass --force to replace it",
+            output.display()
+        );
+    }
+    let hosted = start(registry, game)?;
+    crate::save::save(&hosted, output)?;
+    if format == OutputFormat::Json {
+        print_json(
+            &json!({"game": output, "ruleset": hosted.key(), "state_hash": hosted.state_hash().to_string()}),
+        )?;
+    } else {
+        println!(
+            "new game {} written to {}",
+            summary_line(&hosted),
+            output.display()
+        );
+    }
+    Ok(Status::Success)
+}
+
+fn act(
+    registry: &Registry,
+    path: &Path,
+    player: u16,
+    action: &str,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    let mut game = load(registry, path)?;
+    let events = game.apply_json(player, action)?.to_vec();
+    crate::save::save(&game, path)?;
+    if format == OutputFormat::Json {
+        print_json(&json!({
+            "events": events,
+            "outcome": game.outcome(),
+            "state_hash": game.state_hash().to_string(),
+        }))?;
+    } else {
+        print!("{}", render::events(&events, 2));
+        println!("outcome: {}", render::outcome(&game.outcome()));
+    }
+    Ok(Status::Success)
+}
+
+/// One step of a played script, for `--format json`.
+fn step_json(
+    line: usize,
+    player: u16,
+    action: &serde_json::Value,
+    result: Result<&[coffer_core::Event], String>,
+) -> serde_json::Value {
+    match result {
+        Ok(events) => json!({"line": line, "player": player, "action": action, "events": events}),
+        Err(error) => json!({"line": line, "player": player, "action": action, "error": error}),
+    }
+}
+
+/// Reads a script: `(line number, player, action)` for every non-blank line.
+fn read_script(path: &Path) -> anyhow::Result<Vec<(usize, u16, serde_json::Value)>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read script {}", path.display()))?;
+    let mut steps = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let step: ScriptLine = serde_json::from_str(line).with_context(|| {
+            format!(
+                "{}:{}: expected {{\"player\": N, \"action\": {{...}}}}, found {line}",
+                path.display(),
+                i + 1
+            )
+        })?;
+        steps.push((i + 1, step.player, step.action));
+    }
+    Ok(steps)
+}
+
+/// Plays script steps on a game; prints as it goes in text mode. Returns the JSON steps and whether any
+/// was refused.
+fn play_steps(
+    game: &mut HostedGame,
+    script: &Path,
+    steps: &[(usize, u16, serde_json::Value)],
+    keep_going: bool,
+    format: OutputFormat,
+) -> (Vec<serde_json::Value>, bool) {
+    let mut out = Vec::new();
+    let mut refused = false;
+    for (line, player, action) in steps {
+        let text = action.to_string();
+        match game.apply_json(*player, &text) {
+            Ok(events) => {
+                if format == OutputFormat::Text {
+                    println!("{}:{line} p{player} {text}", script.display());
+                    print!("{}", render::events(events, 2));
+                }
+                out.push(step_json(*line, *player, action, Ok(events)));
+            }
+            Err(err) => {
+                let message = format!("{:#}", anyhow::Error::new(err));
+                eprintln!("error: {}:{line}: {message}", script.display());
+                out.push(step_json(*line, *player, action, Err(message)));
+                refused = true;
+                if !keep_going {
+                    break;
+                }
+            }
+        }
+    }
+    (out, refused)
+}
+
+fn play(
+    registry: &Registry,
+    game: &NewGame,
+    script: &Path,
+    output: Option<&Path>,
+    keep_going: bool,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    let steps = read_script(script)?;
+    let mut hosted = start(registry, game)?;
+    let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format);
+    if let Some(output) = output {
+        crate::save::save(&hosted, output)?;
+    }
+    if format == OutputFormat::Json {
+        print_json(&json!({
+            "ruleset": hosted.key(),
+            "steps": json_steps,
+            "outcome": hosted.outcome(),
+            "state_hash": hosted.state_hash().to_string(),
+        }))?;
+    } else {
+        println!("outcome: {}", render::outcome(&hosted.outcome()));
+        println!("state hash: {}", hosted.state_hash());
+    }
+    Ok(if refused {
+        Status::Failure
+    } else {
+        Status::Success
+    })
+}
+
+fn show(registry: &Registry, path: &Path, format: OutputFormat) -> anyhow::Result<Status> {
+    let game = load(registry, path)?;
+    let views = game.game().resources();
+    if format == OutputFormat::Json {
+        print_json(&json!({
+            "ruleset": game.key(),
+            "players": game.setup().players,
+            "actions": game.log().len(),
+            "resources": views,
+            "outcome": game.outcome(),
+            "state_hash": game.state_hash().to_string(),
+        }))?;
+    } else {
+        println!("{}", summary_line(&game));
+        print!("{}", render::resources(&views));
+        println!("outcome: {}", render::outcome(&game.outcome()));
+    }
+    Ok(Status::Success)
+}
+
+fn replay(registry: &Registry, path: &Path, format: OutputFormat) -> anyhow::Result<Status> {
+    let save =
+        SaveFile::read(path).with_context(|| format!("cannot read game {}", path.display()))?;
+    let result = save.replay(registry);
+    let json_out = |ok: bool, detail: String| json!({"ok": ok, "actions": save.log.len(), "state_hash": save.state_hash.to_string(), "detail": detail});
+    match result {
+        Ok(_) => {
+            if format == OutputFormat::Json {
+                print_json(&json_out(true, String::new()))?;
+            } else {
+                println!(
+                    "ok: {} actions replayed to state hash {}",
+                    save.log.len(),
+                    save.state_hash
+                );
+            }
+            Ok(Status::Success)
+        }
+        Err(err) => {
+            let detail = format!("{:#}", anyhow::Error::new(err));
+            if format == OutputFormat::Json {
+                print_json(&json_out(false, detail.clone()))?;
+            }
+            eprintln!("error: {}: {detail}", path.display());
+            Ok(Status::Failure)
+        }
+    }
+}
+
+fn legal(
+    registry: &Registry,
+    path: &Path,
+    player: u16,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    let mut game = load(registry, path)?;
+    if player >= game.setup().players {
+        bail!(
+            "player {player} is not in this {}-player game",
+            game.setup().players
+        );
+    }
+    let actions = game.legal_actions(player);
+    if format == OutputFormat::Json {
+        let values: Vec<serde_json::Value> = actions
+            .iter()
+            .map(|a| serde_json::from_str(a).unwrap_or(serde_json::Value::String(a.clone())))
+            .collect();
+        print_json(&serde_json::Value::Array(values))?;
+    } else if actions.is_empty() {
+        println!(
+            "player {player} has no legal action now (outcome: {})",
+            render::outcome(&game.outcome())
+        );
+    } else {
+        for action in &actions {
+            println!("{action}");
+        }
+    }
+    Ok(Status::Success)
+}
+
+/// The first script (by name) in `DIR/<id>/examples/*.jsonl`.
+fn demo_script(scripts: &Path, id: &str) -> anyhow::Result<Option<PathBuf>> {
+    let dir = scripts.join(id).join("examples");
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    found.sort();
+    Ok(found.into_iter().next())
+}
+
+/// A seeded random playout of at most `max` legal actions (chosen by index); each round offers the move
+/// to players in turn, starting after the last one who acted.
+fn random_playout(
+    game: &mut HostedGame,
+    max: usize,
+    seed: u64,
+    format: OutputFormat,
+) -> anyhow::Result<Vec<serde_json::Value>> {
+    let mut rng = GameRng::new(seed);
+    let players = game.setup().players;
+    let mut next = 0u16;
+    let mut steps = Vec::new();
+    for step in 0..max {
+        if game.outcome() != coffer_core::Outcome::Ongoing {
+            break;
+        }
+        let mover = (0..players)
+            .map(|k| (next + k) % players)
+            .find(|p| game.legal_count(*p) > 0);
+        let Some(player) = mover else { break };
+        let count = game.legal_count(player);
+        let index = usize::try_from(rng.below(count as u64)).unwrap_or(0);
+        let events = game
+            .apply_legal(player, index)
+            .with_context(|| {
+                format!("random playout step {step}: a listed legal action was refused")
+            })?
+            .to_vec();
+        let action = game
+            .log()
+            .last()
+            .map(|l| l.action.clone())
+            .unwrap_or_default();
+        if format == OutputFormat::Text {
+            println!("p{player} {action}");
+            print!("{}", render::events(&events, 2));
+        }
+        steps.push(json!({"player": player, "action": action, "events": events}));
+        next = (player + 1) % players;
+    }
+    Ok(steps)
+}
+
+fn demo(
+    registry: &Registry,
+    global: &Global,
+    scripts: Option<&Path>,
+    actions: usize,
+    seed: u64,
+) -> anyhow::Result<Status> {
+    if registry.is_empty() {
+        bail!("{}", no_rulesets_hint(global));
+    }
+    let format = global.format;
+    let mut status = Status::Success;
+    let mut reports = Vec::new();
+    for entry in registry.iter() {
+        let d = entry.ruleset.description();
+        let players = d.min_players.max(2).min(d.max_players);
+        let mut game = HostedGame::start(entry.ruleset.clone(), Setup::new(players, seed))?;
+        if format == OutputFormat::Text {
+            println!("=== {} ({}) — {}", d.key(), entry.origin, d.summary);
+        }
+        let script = match scripts {
+            Some(dir) => demo_script(dir, &d.id)?,
+            None => None,
+        };
+        let (source, steps, refused) = match &script {
+            Some(path) => {
+                if format == OutputFormat::Text {
+                    println!("script {}, {players} players, seed {seed}", path.display());
+                }
+                let lines = read_script(path)?;
+                let (steps, refused) = play_steps(&mut game, path, &lines, false, format);
+                (path.display().to_string(), steps, refused)
+            }
+            None => {
+                if format == OutputFormat::Text {
+                    println!(
+                        "random playout of up to {actions} legal actions, {players} players, seed {seed}"
+                    );
+                }
+                (
+                    "random playout".to_owned(),
+                    random_playout(&mut game, actions, seed, format)?,
+                    false,
+                )
+            }
+        };
+        if refused {
+            status = Status::Failure;
+        }
+        let views = game.game().resources();
+        if format == OutputFormat::Text {
+            println!("--- final resources after {} actions", game.log().len());
+            print!("{}", render::resources(&views));
+            println!("outcome: {}\n", render::outcome(&game.outcome()));
+        } else {
+            reports.push(json!({
+                "ruleset": d.key(),
+                "source": source,
+                "steps": steps,
+                "resources": views,
+                "outcome": game.outcome(),
+                "state_hash": game.state_hash().to_string(),
+            }));
+        }
+    }
+    if format == OutputFormat::Json {
+        print_json(&serde_json::Value::Array(reports))?;
+    }
+    Ok(status)
+}

@@ -1,0 +1,7 @@
+//! The host crate's integration tests: registry, host, save files, rendering, and the `coffer` command.
+
+mod fixture;
+mod host;
+mod registry;
+mod render;
+mod save;
