@@ -15,6 +15,7 @@
 //! }
 //! ```
 
+pub mod cli;
 pub mod host;
 pub mod loader;
 pub mod registry;
