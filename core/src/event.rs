@@ -44,7 +44,8 @@ pub enum ChargeOp {
 /// How tokens moved (K4).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum TokenOp {
-    /// Created in a zone at setup: `from` and `to` are the same zone.
+    /// Created in zone `to` at setup, which becomes the owner's reinforcements; `from` is the owner's
+    /// reinforcements before (`to` when it had none), so that the change can be undone.
     Stock,
     /// Moved from one zone to another (K4.1).
     Move,

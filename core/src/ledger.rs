@@ -412,9 +412,8 @@ impl Ledger {
                     && from.index() < self.zones.len()
                     && to.index() < self.zones.len()
                     && if op == TokenOp::Stock {
-                        from == to
-                            && n > 0
-                            && self.reserve[owner.index()].is_none_or(|r| r == to)
+                        n > 0
+                            && self.reserve[owner.index()].unwrap_or(to) == from
                             && self.supply[owner.index()].checked_add(n).is_some()
                     } else {
                         self.tokens[from.index() * o + owner.index()] >= n
@@ -539,17 +538,19 @@ impl Ledger {
                 let o = usize::from(self.owners);
                 let (src, dst) = if forward { (from, to) } else { (to, from) };
                 if op == TokenOp::Stock {
-                    // A supply is never empty (`stock` refuses 0), so "has a reserve" is "has tokens".
+                    // `to` becomes the reserve; `from` was the reserve before (`to` when there was none).
+                    // A supply is never empty (`stock` refuses 0), so "had a reserve" is "had tokens".
                     let cell = &mut self.tokens[to.index() * o + owner.index()];
                     let total = &mut self.supply[owner.index()];
                     if forward {
                         *cell += n;
                         *total += n;
+                        self.reserve[owner.index()] = Some(to);
                     } else {
                         *cell -= n;
                         *total -= n;
+                        self.reserve[owner.index()] = (*total > 0).then_some(from);
                     }
-                    self.reserve[owner.index()] = (*total > 0).then_some(to);
                 } else {
                     self.tokens[src.index() * o + owner.index()] -= n;
                     self.tokens[dst.index() * o + owner.index()] += n;
@@ -1172,11 +1173,12 @@ impl Ledger {
     }
 
     /// Gives `owner` a supply: `n` tokens created in `reserve`, which becomes the owner's reinforcements.
-    /// Setup only; the owner's total then never changes (K4). Stocking again adds to the same reserve.
+    /// Setup only; the owner's total then never changes (K4). Stocking several zones (tokens that start on
+    /// the board, then the reinforcements) makes the last one the reinforcements.
     ///
     /// # Errors
-    /// [`Refusal::NoSuchResource`]; [`Refusal::Invalid`] for a non-player owner, `n == 0`, or a reserve
-    /// other than the owner's existing one; [`Refusal::Overflow`] past `u32::MAX` tokens.
+    /// [`Refusal::NoSuchResource`]; [`Refusal::Invalid`] for a non-player owner or `n == 0`;
+    /// [`Refusal::Overflow`] past `u32::MAX` tokens.
     pub fn stock(
         &mut self,
         owner: Owner,
@@ -1196,11 +1198,6 @@ impl Ledger {
                 "a supply of 0 tokens for {owner} in {reserve}"
             )));
         }
-        if let Some(existing) = self.reserve[owner.index()].filter(|&z| z != reserve) {
-            return Err(Refusal::Invalid(format!(
-                "{owner}'s reinforcements are {existing}, not {reserve}"
-            )));
-        }
         self.supply[owner.index()]
             .checked_add(n)
             .ok_or(Refusal::Overflow {
@@ -1211,7 +1208,7 @@ impl Ledger {
         let change = Change::Tokens {
             owner,
             op: TokenOp::Stock,
-            from: reserve,
+            from: self.reserve[owner.index()].unwrap_or(reserve),
             to: reserve,
             n,
         };

@@ -235,10 +235,18 @@ fn k4_5_a_zone_gives_its_tokens_a_face() {
 }
 
 #[test]
-fn k4_supplies_are_set_up_once_per_owner() {
+fn k4_supplies_are_stocked_for_players_only_and_never_overflow() {
     let mut b = board(2);
-    let r = assert_refused(&mut b.l, |l| l.stock(Owner(0), b.pool[0], 1, Cause::Setup));
-    assert!(r.to_string().contains("reinforcements"), "{r}");
+    // Tokens that start on the board: stocking another zone makes it the reinforcements, and undoing
+    // that stock (rollback or a replay) restores the previous ones.
+    let before = crate::hash(&b.l);
+    let mark = b.l.begin();
+    b.l.stock(Owner(0), b.pool[0], 1, Cause::Setup).unwrap();
+    assert_eq!(b.l.reserve(Owner(0)), Some(b.pool[0]));
+    assert_eq!(b.l.supply(Owner(0)), 3);
+    b.l.rollback(mark);
+    assert_eq!(b.l.reserve(Owner(0)), Some(b.reserve[0]));
+    assert_eq!(crate::hash(&b.l), before);
     assert_refused(&mut b.l, |l| {
         l.stock(Owner(2), b.reserve[0], 1, Cause::Setup)
     });
