@@ -1,1 +1,273 @@
-//! placeholder
+//! S8 Character Points, S9 activation and readying.
+
+use crate::common::*;
+use coffer_core::{ActionError, Change};
+use coffer_story_acts::{Band, CpSplit, Zone};
+
+fn split(parts: &[(u16, u16)]) -> CpSplit {
+    CpSplit::try_from(parts.to_vec()).expect("split")
+}
+
+#[test]
+fn s8_cp_starts_at_the_printed_value() {
+    let mut s = game(&["militia"]);
+    let ch = to_play(&mut s, 0, "chancellor");
+    let sc = to_play(&mut s, 0, "scholar");
+    assert_eq!((s.cp(ch), s.cp(sc)), (3, 3));
+}
+
+#[test]
+fn s8_aligned_actions_raise_cp_without_maximum() {
+    let mut s = game_with(2, &["militia"], |c| c.hand_limit = 100);
+    let senator = to_play(&mut s, 0, "senator");
+    for turn in 0..25 {
+        ok(&mut s, 0, A::CommitVotes { card: senator });
+        assert_eq!(s.cp(senator), 2 + turn + 1);
+        round(&mut s);
+    }
+    let cp = s.cards[usize::from(senator)].cp.expect("cp");
+    assert_eq!(
+        s.ledger.amount(cp).expect("amount").cap(),
+        None,
+        "no maximum"
+    );
+}
+
+#[test]
+fn s8_penalties_lower_cp_and_zero_destroys_a_non_prime_character() {
+    let mut s = game(&["militia"]);
+    let hunter = to_play(&mut s, 0, "bounty_hunter"); // cp 2, Penalties: move -1
+    ok(
+        &mut s,
+        0,
+        A::Move {
+            card: hunter,
+            to: Band::Space,
+        },
+    );
+    assert_eq!(s.cp(hunter), 1);
+    round(&mut s);
+    ok(
+        &mut s,
+        0,
+        A::Move {
+            card: hunter,
+            to: Band::Planetary(1),
+        },
+    );
+    assert_eq!(s.cp(hunter), 0, "never below 0");
+    assert_eq!(
+        s.cards[usize::from(hunter)].zone,
+        Zone::Discard,
+        "destroyed at 0"
+    );
+}
+
+#[test]
+fn s8_morality_penalties_to_zero_make_a_prime_character_fall() {
+    let mut s = game(&["militia"]);
+    let apprentice = to_play(&mut s, 0, "dark_apprentice"); // Prime, cp 1, Penalties: commit -1, fallen_cp 1
+    assert!(s.seats[0].prime_face);
+    ok(&mut s, 0, A::CommitVotes { card: apprentice });
+    let c = s.cards[usize::from(apprentice)];
+    assert_eq!(
+        c.zone,
+        Zone::Play,
+        "a Prime Character Falls instead of being destroyed"
+    );
+    assert!(c.fallen);
+    assert_eq!(s.cp(apprentice), 1, "its fallen CP");
+    assert!(
+        !s.seats[0].prime_face,
+        "the Fall flips the Homeworld off its Prime face (assumption)"
+    );
+    assert!(
+        s.ledger
+            .events()
+            .iter()
+            .any(|e| matches!(e.change, Change::Floor { .. })),
+        "the kernel's floor event (K1.5) drove the Fall"
+    );
+    // Fallen, it is destroyed the next time.
+    round(&mut s);
+    ok(&mut s, 0, A::CommitVotes { card: apprentice });
+    assert_eq!(s.cards[usize::from(apprentice)].zone, Zone::Discard);
+}
+
+#[test]
+fn s8_fall_flipping_the_homeworld_is_configurable() {
+    let mut s = game_with(2, &["militia"], |c| c.fall_flips_homeworld = false);
+    let apprentice = to_play(&mut s, 0, "dark_apprentice");
+    ok(&mut s, 0, A::CommitVotes { card: apprentice });
+    assert!(s.cards[usize::from(apprentice)].fallen);
+    assert!(s.seats[0].prime_face);
+}
+
+#[test]
+fn s8_a_prime_character_brought_to_zero_other_than_by_morality_is_destroyed() {
+    let mut s = game(&["militia"]);
+    let knight = to_play(&mut s, 0, "jedi_knight"); // Prime, cp 2
+    ok(&mut s, 0, A::EndTurn);
+    let temptation = to_hand(&mut s, 1, "temptation"); // drain 2 CP of an opponent's card
+    ok(
+        &mut s,
+        1,
+        A::Deploy {
+            card: temptation,
+            target: Some(knight),
+            cp: Default::default(),
+        },
+    );
+    let c = s.cards[usize::from(knight)];
+    assert_eq!((c.zone, c.fallen), (Zone::Discard, false));
+}
+
+#[test]
+fn s8_cp_cost_may_be_split_across_permanents() {
+    let mut s = game(&["militia"]);
+    let senator = to_play(&mut s, 0, "senator"); // cp 2
+    let scholar = to_play(&mut s, 0, "scholar"); // cp 3
+    let card = to_hand(&mut s, 0, "sacrifice"); // cp_cost 2: gain 5
+    let listed: Vec<CpSplit> = legal(&s, 0)
+        .into_iter()
+        .filter_map(|a| match a {
+            A::Deploy { card: c, cp, .. } if c == card => Some(cp),
+            _ => None,
+        })
+        .collect();
+    let (a, b) = (senator.min(scholar), senator.max(scholar));
+    for want in [split(&[(a, 2)]), split(&[(a, 1), (b, 1)]), split(&[(b, 2)])] {
+        assert!(listed.contains(&want), "{want:?} not in {listed:?}");
+    }
+    assert_eq!(listed.len(), 3);
+    ok(
+        &mut s,
+        0,
+        A::Deploy {
+            card,
+            target: None,
+            cp: split(&[(a, 1), (b, 1)]),
+        },
+    );
+    assert_eq!((s.cp(senator), s.cp(scholar)), (1, 2), "1 CP from each");
+}
+
+#[test]
+fn s8_cp_split_must_sum_to_the_cost_and_each_part_be_affordable() {
+    let mut s = game(&["militia"]);
+    let senator = to_play(&mut s, 0, "senator"); // cp 2
+    let scholar = to_play(&mut s, 0, "scholar"); // cp 3
+    let card = to_hand(&mut s, 0, "sacrifice");
+    let (a, b) = (senator.min(scholar), senator.max(scholar));
+    for bad in [
+        split(&[(a, 1)]),
+        split(&[(a, 1), (b, 2)]),
+        split(&[(b, 1), (a, 1)]),
+        split(&[(a, 1), (a, 1)]),
+        split(&[(a, 0), (b, 2)]),
+    ] {
+        refused(
+            &mut s,
+            0,
+            A::Deploy {
+                card,
+                target: None,
+                cp: bad,
+            },
+        );
+    }
+    // A holder short of its part.
+    let hw = s.seats[0].homeworld;
+    refused(
+        &mut s,
+        0,
+        A::Deploy {
+            card,
+            target: None,
+            cp: split(&[(hw, 2)]),
+        },
+    );
+    let apprentice = to_play(&mut s, 0, "dark_apprentice"); // cp 1
+    let e = refused(
+        &mut s,
+        0,
+        A::Deploy {
+            card,
+            target: None,
+            cp: split(&[(apprentice, 2)]),
+        },
+    );
+    assert!(matches!(e, ActionError::Refused(_)), "{e}");
+}
+
+#[test]
+fn s8_cp_ability_is_paid_from_that_character_once_per_turn() {
+    let mut s = game(&["militia"]);
+    let smuggler = to_play(&mut s, 0, "smuggler"); // cp 2, -1 CP: add 2 EV
+    ok(&mut s, 0, A::UseAbility { card: smuggler });
+    assert_eq!((s.cp(smuggler), s.pool_ev(0)), (1, 2));
+    let e = refused(&mut s, 0, A::UseAbility { card: smuggler });
+    assert!(e.to_string().contains("already used"), "{e}");
+    assert!(!legal(&s, 0).contains(&A::UseAbility { card: smuggler }));
+    round(&mut s);
+    ok(&mut s, 0, A::UseAbility { card: smuggler });
+    assert_eq!(s.cp(smuggler), 0);
+    assert_eq!(
+        s.cards[usize::from(smuggler)].zone,
+        Zone::Discard,
+        "paid down to 0: destroyed"
+    );
+}
+
+#[test]
+fn s8_cp_ability_refused_when_that_character_is_short() {
+    let mut s = game(&["militia"]);
+    let chancellor = to_play(&mut s, 0, "chancellor"); // cp 3, -2 CP: gain 3
+    let _senator = to_play(&mut s, 0, "senator"); // other CP does not help
+    ok(&mut s, 0, A::UseAbility { card: chancellor });
+    round(&mut s);
+    let e = refused(&mut s, 0, A::UseAbility { card: chancellor });
+    assert!(e.to_string().contains("cannot spend 2"), "{e}");
+}
+
+#[test]
+fn s8_cp_ability_is_slow_only() {
+    let mut s = game(&["militia"]);
+    let smuggler = to_play(&mut s, 0, "smuggler");
+    ok(&mut s, 0, A::EndTurn);
+    assert!(!legal(&s, 0).contains(&A::UseAbility { card: smuggler }));
+    let e = refused(&mut s, 0, A::UseAbility { card: smuggler });
+    assert!(matches!(e, ActionError::NotYourTurn { .. }), "{e}");
+}
+
+#[test]
+fn s9_activated_cards_ready_in_the_ready_phase_and_not_before() {
+    let mut s = game(&["militia"]);
+    let squad = to_play(&mut s, 0, "clone_squad");
+    ok(&mut s, 0, A::CommitVotes { card: squad });
+    assert!(s.exhausted(squad));
+    let e = refused(
+        &mut s,
+        0,
+        A::Move {
+            card: squad,
+            to: Band::Space,
+        },
+    );
+    assert!(e.to_string().contains("exhausted"), "{e}");
+    ok(&mut s, 0, A::EndTurn);
+    assert!(
+        s.exhausted(squad),
+        "p1's Ready Phase readies only p1's cards"
+    );
+    ok(&mut s, 1, A::EndTurn);
+    assert!(!s.exhausted(squad));
+    ok(
+        &mut s,
+        0,
+        A::Move {
+            card: squad,
+            to: Band::Space,
+        },
+    );
+}

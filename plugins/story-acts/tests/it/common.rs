@@ -6,14 +6,23 @@ use coffer_story_acts::{Action, Band, Config, State, StoryActs, Zone};
 
 pub use coffer_story_acts::Action as A;
 
-/// A game of `players` with unshuffled decks listing `deck` (the first ids are drawn first).
+/// A game of `players` with unshuffled decks: `deck` first (drawn first), then one copy of every other
+/// starter card; nobody holds cards before the first Draw Phase.
 pub fn game_with(players: u16, deck: &[&str], tweak: impl FnOnce(&mut Config)) -> State {
     let mut cfg = Config {
         shuffle_decks: false,
         starting_hand: 0,
         ..Config::default()
     };
-    cfg.deck = Some(deck.iter().map(|s| s.to_string()).collect());
+    let names: Vec<String> = cfg.factors.iter().map(|f| f.name.clone()).collect();
+    let db = coffer_story_acts::CardDb::starter(&names).expect("starter set");
+    let mut ids: Vec<String> = deck.iter().map(|s| s.to_string()).collect();
+    for c in db.cards() {
+        if c.card_type != coffer_story_acts::CardType::Homeworld {
+            ids.push(c.id.clone());
+        }
+    }
+    cfg.deck = Some(ids);
     tweak(&mut cfg);
     StoryActs::new().new_game(players, 1, &cfg).expect("setup")
 }
