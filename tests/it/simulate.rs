@@ -6,8 +6,8 @@ use coffer_core::{
     ActionError, Adapter, AmountId, AmountSpec, Cause, Description, DynRuleset, Key, Kind, Ledger,
     Outcome, Owner, Ruleset, Setup, SetupError, Violation,
 };
-use coffer_host::Registry;
 use coffer_host::simulate::{self, Report, ScriptLine, SimOptions, ViolationKind};
+use coffer_host::{Registry, loader};
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -423,6 +423,26 @@ fn simulate_at_least_100k(ruleset: &Arc<dyn DynRuleset>) -> Report {
     total
 }
 
+/// The built-in ruleset `id` loaded at runtime from its plugin library, built by cargo beside this test
+/// binary (`target/<profile>/deps/libcoffer_<id>.so`).
+fn runtime(id: &str) -> Arc<dyn DynRuleset> {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let deps = exe.parent().expect("the test binary's directory");
+    let file = format!(
+        "{}coffer_{}{}",
+        std::env::consts::DLL_PREFIX,
+        id.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    );
+    let path = deps.join(&file);
+    let rulesets = loader::load_library(&path, None)
+        .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
+    rulesets
+        .into_iter()
+        .find(|r| r.description().id == id)
+        .unwrap_or_else(|| panic!("{} holds no ruleset {id}", path.display()))
+}
+
 #[test]
 fn story_acts_static_100k_random_actions_show_no_violation() {
     simulate_at_least_100k(&built_in("story-acts"));
@@ -436,4 +456,35 @@ fn charges_static_100k_random_actions_show_no_violation() {
 #[test]
 fn command_tokens_static_100k_random_actions_show_no_violation() {
     simulate_at_least_100k(&built_in("command-tokens"));
+}
+
+#[test]
+fn story_acts_runtime_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k(&runtime("story-acts"));
+}
+
+#[test]
+fn charges_runtime_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k(&runtime("charges"));
+}
+
+#[test]
+fn command_tokens_runtime_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k(&runtime("command-tokens"));
+}
+
+#[test]
+fn static_and_runtime_rulesets_play_identical_simulations() {
+    let dir = tempfile::tempdir().unwrap();
+    for id in ["story-acts", "charges", "command-tokens"] {
+        let opts = SimOptions { games: 8, seed: 1_000, max_actions: 300, ..options(&dir) };
+        let s = run(&built_in(id), &opts);
+        let r = run(&runtime(id), &opts);
+        assert!(s.is_clean() && r.is_clean(), "{s}\n{r}");
+        assert_eq!(
+            (s.games, s.actions, s.attempts, s.refusals, s.finished, s.stuck, s.at_limit),
+            (r.games, r.actions, r.attempts, r.refusals, r.finished, r.stuck, r.at_limit),
+            "{id}: static\n{s}\nruntime\n{r}"
+        );
+    }
 }
