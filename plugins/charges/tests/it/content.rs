@@ -1,0 +1,90 @@
+//! The card data: the built-in set loads, has what the issue asks for, and bad entries are named.
+
+use coffer_charges::content::{Content, Size};
+use serde_json::json;
+
+#[test]
+fn builtin_set_loads_and_covers_the_required_cards() {
+    let c = Content::builtin().unwrap();
+    assert!(c.pilots.len() + c.upgrades.len() >= 20);
+    assert!(
+        c.upgrades.iter().any(|u| u.charges.recurs < 0),
+        "a negative-recurring card"
+    );
+    assert!(
+        c.upgrades.iter().any(|u| u.unrecoverable),
+        "an unrecoverable card"
+    );
+    assert!(
+        c.pilots
+            .iter()
+            .any(|p| p.size == Size::Huge && p.energy.value > 0),
+        "a huge ship"
+    );
+    assert!(
+        c.pilots.iter().any(|p| p.force.value > 0) && c.upgrades.iter().any(|u| u.force.value > 0)
+    );
+    assert!(
+        c.pilots.iter().any(|p| p.charges.value > 0),
+        "a ship card with standard charges"
+    );
+}
+
+fn err(content: serde_json::Value) -> String {
+    Content::from_json(&content.to_string())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn bad_entries_are_named_with_their_field() {
+    let e = err(
+        json!({"pilots": [], "upgrades": [{"id": "t", "name": "T", "slot": "torpedo",
+        "charges": {"value": 1, "recurs": 2}}]}),
+    );
+    assert!(e.contains("'t'") && e.contains("charges"), "{e}");
+    let e = err(
+        json!({"pilots": [], "upgrades": [{"id": "t", "name": "T", "slot": "torpedo", "attack": 9}]}),
+    );
+    assert!(e.contains("attack") && e.contains('9'), "{e}");
+    let e = err(
+        json!({"pilots": [], "upgrades": [{"id": "t", "name": "T", "slot": "torpedo",
+        "ability": {"timing": "system", "cost": 1}}]}),
+    );
+    assert!(e.contains("ability.cost"), "{e}");
+    let e = err(json!({"pilots": [], "upgrades": [{"id": "t", "name": "T", "slot": "warp"}]}));
+    assert!(e.contains("warp"), "{e}");
+    let u = json!({"id": "t", "name": "T", "slot": "torpedo"});
+    let e = err(json!({"pilots": [], "upgrades": [u, u]}));
+    assert!(e.contains("twice"), "{e}");
+    let e = err(
+        json!({"pilots": [{"id": "p", "name": "P", "ship": "S", "size": "small", "initiative": 1,
+        "attack": 2, "agility": 2, "hull": 0}], "upgrades": []}),
+    );
+    assert!(e.contains("'p'") && e.contains("hull"), "{e}");
+}
+
+#[test]
+fn squads_name_unknown_ids() {
+    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
+    let config = json!({"squads": [[{"pilot": "nobody"}], [{"pilot": "darth-vader"}]]});
+    let e = rs
+        .new_game(&coffer_core::Setup::new(2, 1).config(config))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("nobody"), "{e}");
+    let config = json!({"squads": [[{"pilot": "darth-vader", "upgrades": ["flux"]}], [{"pilot": "darth-vader"}]]});
+    let e = rs
+        .new_game(&coffer_core::Setup::new(2, 1).config(config))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("flux"), "{e}");
+    let e = rs
+        .new_game(&coffer_core::Setup::new(3, 1))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("squads"), "{e}");
+}

@@ -1,0 +1,166 @@
+//! Random playouts: every listed action applies (through `DynGame::apply_legal`), and random actions that
+//! are not listed are refused with the state hash unchanged (enumeration complete and sound).
+
+use coffer_charges::content::Color;
+use coffer_charges::{Action, ChargeRef, Charges, ShipAction};
+use coffer_core::{Adapter, DynGame, Owner, Setup};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+fn configs() -> Vec<Value> {
+    vec![
+        Value::Null,
+        json!({"squads": [
+            [{"pilot": "alderaanian-guard", "upgrades": ["quick-release-locks", "shield-upgrade"]}],
+            [{"pilot": "scimitar-squadron-pilot", "upgrades": ["proton-bombs", "conner-nets", "cluster-missiles"]},
+             {"pilot": "anakin-skywalker", "upgrades": ["maul"]}]
+        ], "max_rounds": 4}),
+        json!({"squads": [
+            [{"pilot": "poe-dameron", "upgrades": ["r5-astromech", "ion-torpedoes"]},
+             {"pilot": "academy-pilot", "upgrades": ["intercept-booster"]}],
+            [{"pilot": "darth-vader", "upgrades": ["discord-missiles"]},
+             {"pilot": "luke-skywalker", "upgrades": ["r2-d2", "kanan-jarrus"]}]
+        ], "force_recovery": "one", "max_rounds": 3}),
+    ]
+}
+
+fn arb_action() -> impl Strategy<Value = Action> {
+    (0u8..18, 0u8..5, 0u8..5, 0u8..4, 0u8..4).prop_map(|(v, a, b, c, d)| {
+        let color = [Color::Blue, Color::White, Color::Red, Color::Purple][usize::from(c)];
+        let r = [
+            ChargeRef::Force,
+            ChargeRef::Shield,
+            ChargeRef::Energy,
+            ChargeRef::Card(b),
+        ][usize::from(d)];
+        match v {
+            0 => Action::Plan {
+                ship: a,
+                maneuver: color,
+            },
+            1 => Action::UseAbility { ship: a, card: b },
+            2 => Action::Execute { ship: a },
+            3 => Action::Perform {
+                ship: a,
+                action: if c % 2 == 0 {
+                    ShipAction::Focus
+                } else {
+                    ShipAction::Evade
+                },
+            },
+            4 => Action::Reload { ship: a, card: b },
+            5 => Action::Pass { ship: a },
+            6 => Action::Attack {
+                ship: a,
+                target: b,
+                weapon: c,
+            },
+            7 => Action::AttackDice {
+                hits: a,
+                crits: b,
+                focus: c,
+            },
+            8 => Action::DefenceDice {
+                evades: a,
+                focus: b,
+            },
+            9 => Action::SpendForce,
+            10 => Action::SpendFocus,
+            11 => Action::SpendEvade,
+            12 => Action::Done,
+            13 => Action::SufferDamage {
+                ship: a,
+                hits: b,
+                crits: c,
+            },
+            14 => Action::DealDamageCard {
+                ship: a,
+                faceup: c % 2 == 0,
+            },
+            15 => Action::GainStress { ship: a },
+            16 => Action::Lose {
+                ship: a,
+                charges: r,
+            },
+            _ => Action::Recover {
+                ship: a,
+                charges: r,
+            },
+        }
+    })
+}
+
+fn listed(game: &mut Box<dyn DynGame>, p: Owner) -> Vec<Action> {
+    let n = game.legal_actions(p);
+    (0..n)
+        .map(|i| serde_json::from_str(&game.legal_action_json(i).unwrap()).unwrap())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn playouts_listed_actions_apply_and_unlisted_are_refused(
+        config in 0usize..3,
+        seed in any::<u64>(),
+        picks in prop::collection::vec((any::<u16>(), any::<u16>(), arb_action(), any::<bool>()), 1..400),
+    ) {
+        let rs = Adapter::shared(Charges::new());
+        let mut game = rs.new_game(&Setup::new(2, seed).config(configs()[config].clone())).unwrap();
+        for (pp, pick, random, try_random) in picks {
+            let players: Vec<Owner> = (0..2).map(Owner).filter(|&p| game.legal_actions(p) > 0).collect();
+            if players.is_empty() {
+                prop_assert!(game.outcome() != coffer_core::Outcome::Ongoing, "nobody can act in an ongoing game");
+                break;
+            }
+            let p = players[usize::from(pp) % players.len()];
+            if try_random {
+                let legal = listed(&mut game, p);
+                let before = game.state_hash();
+                let result = game.apply_json(p, &serde_json::to_string(&random).unwrap());
+                if legal.contains(&random) {
+                    prop_assert!(result.is_ok(), "listed {:?} refused: {:?}", random, result);
+                } else {
+                    prop_assert!(result.is_err(), "unlisted {:?} applied", random);
+                    prop_assert_eq!(before, game.state_hash());
+                    continue;
+                }
+            } else {
+                let n = game.legal_actions(p);
+                let i = usize::from(pick) % n;
+                let json = game.legal_action_json(i).unwrap();
+                let result = game.apply_legal(p, i);
+                prop_assert!(result.is_ok(), "listed {} refused: {:?}", json, result);
+            }
+            prop_assert!(game.check_invariants().is_ok(), "{:?}", game.check_invariants());
+        }
+    }
+}
+
+#[test]
+fn a_random_playout_finishes_within_max_rounds() {
+    let rs = Adapter::shared(Charges::new());
+    let mut game = rs
+        .new_game(&Setup::new(2, 3).config(json!({"max_rounds": 2})))
+        .unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..100_000 {
+        let players: Vec<Owner> = (0..2)
+            .map(Owner)
+            .filter(|&p| game.legal_actions(p) > 0)
+            .collect();
+        let Some(&p) = players.get((x % 2) as usize % players.len().max(1)) else {
+            break;
+        };
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let n = game.legal_actions(p);
+        game.apply_legal(p, (x % n as u64) as usize).unwrap();
+    }
+    assert!(matches!(
+        game.outcome(),
+        coffer_core::Outcome::Finished { .. }
+    ));
+}
