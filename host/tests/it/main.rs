@@ -1,5 +1,6 @@
 //! The host crate's integration tests: registry, host, save files, rendering, and the `coffer` command.
 
+mod cli;
 mod fixture;
 mod host;
 mod registry;

@@ -1,0 +1,770 @@
+//! The `coffer` command end to end, with the real plugins loaded at runtime from their cdylibs.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The bundled rulesets and the library file each one is built into.
+const PLUGINS: [(&str, &str); 3] = [
+    ("charges", "coffer_charges"),
+    ("command-tokens", "coffer_command_tokens"),
+    ("story-acts", "coffer_story_acts"),
+];
+
+/// A directory holding exactly the three plugin libraries, copied from `target/<profile>/deps` where cargo
+/// builds the dev-dependencies' cdylibs (that directory also holds proc-macro libraries, which are not
+/// plugins). Fails loudly when a library is missing: these tests never skip.
+fn plugin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let deps = exe.parent().expect("target/<profile>/deps");
+        let dir = deps
+            .parent()
+            .expect("target/<profile>")
+            .join("coffer-it-plugins");
+        std::fs::create_dir_all(&dir).unwrap();
+        for (_, name) in PLUGINS {
+            let file = format!(
+                "{}{name}{}",
+                std::env::consts::DLL_PREFIX,
+                std::env::consts::DLL_SUFFIX
+            );
+            let from = deps.join(&file);
+            assert!(
+                from.is_file(),
+                "plugin library {} is missing: coffer-host's dev-dependencies should have built it",
+                from.display()
+            );
+            std::fs::copy(&from, dir.join(&file)).unwrap();
+        }
+        dir
+    })
+}
+
+/// What a run printed and returned.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+    }
+}
+
+/// Runs `coffer` with no plugin directory.
+fn bare(args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_coffer"))
+        .args(args)
+        .env_remove("COFFER_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("coffer runs");
+    Run {
+        code: out.status.code().expect("an exit code"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// Runs `coffer --plugin-dir <the plugins> ARGS`.
+fn coffer(args: &[&str]) -> Run {
+    let dir = plugin_dir().to_str().unwrap().to_owned();
+    let mut all = vec!["--plugin-dir", &dir];
+    all.extend_from_slice(args);
+    bare(&all)
+}
+
+fn ok(run: Run) -> Run {
+    assert_eq!(
+        run.code, 0,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    run
+}
+
+fn players(id: &str) -> &'static str {
+    if id == "command-tokens" { "3" } else { "2" }
+}
+
+/// Starts a game of `id` in `dir`.
+fn new_game(dir: &Path, id: &str) -> PathBuf {
+    let path = dir.join(format!("{id}.json"));
+    ok(coffer(&[
+        "new",
+        id,
+        "--players",
+        players(id),
+        "--seed",
+        "5",
+        "-o",
+        path.to_str().unwrap(),
+    ]));
+    path
+}
+
+/// The first player with a legal action, and that action.
+fn first_legal(game: &Path, players: u16) -> (u16, Value) {
+    for p in 0..players {
+        let run = ok(coffer(&[
+            "--format",
+            "json",
+            "legal",
+            game.to_str().unwrap(),
+            "--player",
+            &p.to_string(),
+        ]));
+        if let Some(action) = run.json().as_array().unwrap().first() {
+            return (p, action.clone());
+        }
+    }
+    panic!("no player has a legal action in {}", game.display());
+}
+
+#[test]
+fn rulesets_lists_every_runtime_loaded_plugin() {
+    let run = ok(coffer(&["rulesets"]));
+    for (id, _) in PLUGINS {
+        assert!(
+            run.stdout.contains(&format!("{id}@0.1.0")),
+            "{}",
+            run.stdout
+        );
+    }
+    assert!(run.stdout.contains("(library "), "{}", run.stdout);
+    let list = ok(coffer(&["--format", "json", "rulesets"])).json();
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["charges", "command-tokens", "story-acts"]);
+}
+
+#[test]
+fn the_command_links_no_ruleset_and_says_how_to_get_them() {
+    let run = bare(&["rulesets"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains("no ruleset is loaded"),
+        "{}",
+        run.stdout
+    );
+    let run = bare(&["demo"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("cargo build --release --workspace"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--plugin-dir"), "{}", run.stderr);
+}
+
+#[test]
+fn plugins_also_load_from_coffer_plugin_path() {
+    let out = Command::new(env!("CARGO_BIN_EXE_coffer"))
+        .args(["--format", "json", "rulesets"])
+        .env(
+            "COFFER_PLUGIN_PATH",
+            format!("/nonexistent-coffer-dir:{}", plugin_dir().display()),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 3);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning") && stderr.contains("/nonexistent-coffer-dir"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bad_plugin_file_is_a_warning_and_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    for (_, name) in PLUGINS {
+        let file = format!(
+            "{}{name}{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        );
+        std::fs::copy(plugin_dir().join(&file), dir.path().join(&file)).unwrap();
+    }
+    let bogus = format!(
+        "{}coffer_bogus{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    std::fs::write(dir.path().join(&bogus), "this is not a library").unwrap();
+    let run = ok(bare(&[
+        "--plugin-dir",
+        dir.path().to_str().unwrap(),
+        "rulesets",
+    ]));
+    assert!(
+        run.stderr.contains("warning") && run.stderr.contains(&bogus),
+        "{}",
+        run.stderr
+    );
+    for (id, _) in PLUGINS {
+        assert!(run.stdout.contains(id), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn describe_shows_actions_and_options_as_text_and_json() {
+    for (id, _) in PLUGINS {
+        let text = ok(coffer(&["describe", id])).stdout;
+        assert!(text.starts_with(&format!("{id}@0.1.0 — ")), "{text}");
+        assert!(
+            text.contains("actions:") && text.contains("e.g. {"),
+            "{text}"
+        );
+        let d = ok(coffer(&["describe", id, "--json"])).json();
+        assert_eq!(d["id"], json!(id));
+        assert!(!d["actions"].as_array().unwrap().is_empty());
+        assert_eq!(ok(coffer(&["--format", "json", "describe", id])).json(), d);
+    }
+    let run = coffer(&["describe", "chess"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr.trim(),
+        "error: unknown ruleset 'chess'; known: charges@0.1.0, command-tokens@0.1.0, story-acts@0.1.0"
+    );
+}
+
+#[test]
+fn new_act_show_replay_and_legal_work_for_every_ruleset() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, _) in PLUGINS {
+        let game = new_game(dir.path(), id);
+        let g = game.to_str().unwrap();
+        let n: u16 = players(id).parse().unwrap();
+        for _ in 0..3 {
+            let (p, action) = first_legal(&game, n);
+            let run = ok(coffer(&[
+                "--format",
+                "json",
+                "act",
+                g,
+                "--player",
+                &p.to_string(),
+                &action.to_string(),
+            ]));
+            assert!(run.json()["events"].is_array());
+        }
+        let save: Value = serde_json::from_str(&std::fs::read_to_string(&game).unwrap()).unwrap();
+        assert_eq!(save["log"].as_array().unwrap().len(), 3);
+        let show = ok(coffer(&["show", g])).stdout;
+        assert!(
+            show.starts_with(&format!("{id}@0.1.0: {n} players, seed 5, 3 actions")),
+            "{show}"
+        );
+        assert!(
+            show.contains("Player 0") && show.contains("outcome: "),
+            "{show}"
+        );
+        let shown = ok(coffer(&["--format", "json", "show", g])).json();
+        assert!(!shown["resources"].as_array().unwrap().is_empty());
+        let replay = ok(coffer(&["replay", g])).stdout;
+        assert!(
+            replay.starts_with("ok: 3 actions replayed to state hash "),
+            "{replay}"
+        );
+        assert_eq!(
+            replay.trim().rsplit(' ').next().unwrap(),
+            save["state_hash"].as_str().unwrap()
+        );
+    }
+}
+
+#[test]
+fn new_refuses_to_overwrite_and_bad_setups() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = new_game(dir.path(), "charges");
+    let g = game.to_str().unwrap();
+    let before = std::fs::read(&game).unwrap();
+    let run = coffer(&["new", "charges", "--players", "2", "-o", g]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("already exists; pass --force"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&game).unwrap(), before);
+    let run = coffer(&["new", "charges", "--players", "9", "--force", "-o", g]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("9 players: this ruleset takes 2 to 4"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&game).unwrap(), before);
+    let config = dir.path().join("config.json");
+    std::fs::write(&config, r#"{"no_such_option": 1}"#).unwrap();
+    let run = coffer(&[
+        "new",
+        "charges",
+        "--players",
+        "2",
+        "--config",
+        config.to_str().unwrap(),
+        "--force",
+        "-o",
+        g,
+    ]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("invalid configuration") && run.stderr.contains("no_such_option"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&game).unwrap(), before);
+}
+
+/// The example action of `other` whose type `id` does not have.
+fn foreign_action(id: &str, other: &str) -> Value {
+    let types = |r: &str| -> Vec<Value> {
+        let d = ok(coffer(&["describe", r, "--json"])).json();
+        d["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["value"].clone())
+            .collect()
+    };
+    let own: Vec<Value> = types(id).iter().map(|a| a["type"].clone()).collect();
+    types(other)
+        .into_iter()
+        .find(|a| !own.contains(&a["type"]))
+        .expect("an action type only the other has")
+}
+
+/// A legal action with one number replaced by something out of range.
+fn out_of_range(action: &Value, number: Value) -> Option<Value> {
+    let map = action.as_object()?;
+    let (key, _) = map.iter().find(|(_, v)| v.is_u64())?;
+    let mut bad = action.clone();
+    bad[key.as_str()] = number;
+    Some(bad)
+}
+
+#[test]
+fn bad_actions_are_refused_with_a_clear_error_and_leave_the_save_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, _) in PLUGINS {
+        let game = new_game(dir.path(), id);
+        let g = game.to_str().unwrap();
+        let n: u16 = players(id).parse().unwrap();
+        let (p, legal) = first_legal(&game, n);
+        // Make one move so the log is not empty.
+        ok(coffer(&[
+            "act",
+            g,
+            "--player",
+            &p.to_string(),
+            &legal.to_string(),
+        ]));
+        let (p, legal) = first_legal(&game, n);
+        let before = std::fs::read(&game).unwrap();
+        let other = if id == "charges" {
+            "story-acts"
+        } else {
+            "charges"
+        };
+        let mut cases: Vec<(String, u16, String, &str)> = vec![
+            (
+                "malformed JSON".into(),
+                p,
+                r#"{"type": "#.into(),
+                "malformed action",
+            ),
+            (
+                "unknown action".into(),
+                p,
+                r#"{"type":"teleport"}"#.into(),
+                "unknown variant `teleport`",
+            ),
+            (
+                "wrong player".into(),
+                n + 3,
+                legal.to_string(),
+                "is not in this",
+            ),
+            (
+                "another ruleset's action".into(),
+                p,
+                foreign_action(id, other).to_string(),
+                "unknown variant",
+            ),
+        ];
+        // A player who may not act now (every ruleset here has a player waiting at the start).
+        if let Some(waiting) = (0..n).find(|q| {
+            let run = ok(coffer(&[
+                "--format",
+                "json",
+                "legal",
+                g,
+                "--player",
+                &q.to_string(),
+            ]));
+            run.json().as_array().unwrap().is_empty()
+        }) {
+            cases.push((
+                "a player who may not act".into(),
+                waiting,
+                legal.to_string(),
+                "cannot play",
+            ));
+        }
+        if let Some(bad) = out_of_range(&legal, json!(1_000_000u64)) {
+            cases.push((
+                "number past the content".into(),
+                p,
+                bad.to_string(),
+                "cannot play",
+            ));
+        }
+        if let Some(bad) = out_of_range(&legal, json!(u64::MAX)) {
+            cases.push(("u64::MAX".into(), p, bad.to_string(), "cannot play"));
+        }
+        if let Some(bad) = out_of_range(&legal, json!(-1)) {
+            cases.push((
+                "negative number".into(),
+                p,
+                bad.to_string(),
+                "malformed action",
+            ));
+        }
+        if let Some(bad) = out_of_range(&legal, json!(1e300)) {
+            cases.push(("huge float".into(), p, bad.to_string(), "malformed action"));
+        }
+        assert!(cases.len() >= 7, "{id}: only {} cases", cases.len());
+        for (what, player, action, expected) in &cases {
+            let run = coffer(&["act", g, "--player", &player.to_string(), action]);
+            assert_eq!(
+                run.code, 1,
+                "{id}, {what}: {action} was not refused\n{}",
+                run.stdout
+            );
+            assert!(
+                run.stderr.starts_with("error: "),
+                "{id}, {what}: {}",
+                run.stderr
+            );
+            assert!(
+                run.stderr.contains(expected),
+                "{id}, {what}: expected '{expected}' in {}",
+                run.stderr
+            );
+            assert_eq!(
+                run.stderr.lines().count(),
+                1,
+                "{id}, {what}: one error line: {}",
+                run.stderr
+            );
+            assert_eq!(
+                std::fs::read(&game).unwrap(),
+                before,
+                "{id}, {what}: the save file changed"
+            );
+        }
+        // A player number that does not fit is a usage error; the file is untouched too.
+        let run = coffer(&["act", g, "--player", "70000", &legal.to_string()]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert_eq!(std::fs::read(&game).unwrap(), before);
+    }
+}
+
+#[test]
+fn a_damaged_save_is_refused_precisely_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = new_game(dir.path(), "story-acts");
+    let g = game.to_str().unwrap();
+    let (p, action) = first_legal(&game, 2);
+    ok(coffer(&[
+        "act",
+        g,
+        "--player",
+        &p.to_string(),
+        &action.to_string(),
+    ]));
+    let text = std::fs::read_to_string(&game).unwrap();
+    let save: Value = serde_json::from_str(&text).unwrap();
+    let hash = save["log"][0]["hash"].as_str().unwrap();
+    let damaged = text.replacen(hash, "00000000000000ff", 1);
+    std::fs::write(&game, &damaged).unwrap();
+    let run = coffer(&["replay", g]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(
+            "replay diverges at log[0].hash: expected state hash 00000000000000ff (saved)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = coffer(&["act", g, "--player", &p.to_string(), &action.to_string()]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with(&format!("error: cannot load game {g}: replay diverges")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&game).unwrap(), damaged);
+    std::fs::write(&game, &text[..text.len() / 3]).unwrap();
+    let run = coffer(&["show", g]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("save file is truncated"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Writes a script of the first legal action of each turn, `n` actions long, by playing them.
+fn script_of(dir: &Path, id: &str, n: usize) -> (PathBuf, String) {
+    let game = dir.join(format!("script-{id}.json"));
+    ok(coffer(&[
+        "new",
+        id,
+        "--players",
+        players(id),
+        "--seed",
+        "5",
+        "--force",
+        "-o",
+        game.to_str().unwrap(),
+    ]));
+    let mut lines = String::new();
+    for _ in 0..n {
+        let (p, action) = first_legal(&game, players(id).parse().unwrap());
+        ok(coffer(&[
+            "act",
+            game.to_str().unwrap(),
+            "--player",
+            &p.to_string(),
+            &action.to_string(),
+        ]));
+        lines.push_str(&format!("{}\n\n", json!({"player": p, "action": action})));
+    }
+    let save: Value = serde_json::from_str(&std::fs::read_to_string(&game).unwrap()).unwrap();
+    let script = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&script, lines).unwrap();
+    (script, save["state_hash"].as_str().unwrap().to_owned())
+}
+
+#[test]
+fn play_runs_a_script_prints_events_and_stops_at_the_first_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, hash) = script_of(dir.path(), "charges", 4);
+    let s = script.to_str().unwrap();
+    let out = dir.path().join("played.json");
+    let o = out.to_str().unwrap();
+    let run = ok(coffer(&[
+        "play",
+        "charges",
+        "--players",
+        "2",
+        "--seed",
+        "5",
+        "--script",
+        s,
+        "-o",
+        o,
+    ]));
+    assert!(run.stdout.contains(&format!("{s}:1 p")), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("state hash: {hash}")),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("outcome: "), "{}", run.stdout);
+    ok(coffer(&["replay", o]));
+    let json = ok(coffer(&[
+        "--format",
+        "json",
+        "play",
+        "charges",
+        "--players",
+        "2",
+        "--seed",
+        "5",
+        "--script",
+        s,
+    ]))
+    .json();
+    assert_eq!(json["state_hash"], json!(hash));
+    assert_eq!(json["steps"].as_array().unwrap().len(), 4);
+
+    // A refused line in the middle: stop there with status 1, unless --keep-going.
+    let mut lines: Vec<String> = std::fs::read_to_string(&script)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.insert(2, r#"{"player": 0, "action": {"type": "teleport"}}"#.into());
+    std::fs::write(&script, lines.join("\n")).unwrap();
+    let run = coffer(&[
+        "--format",
+        "json",
+        "play",
+        "charges",
+        "--players",
+        "2",
+        "--seed",
+        "5",
+        "--script",
+        s,
+    ]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(&format!("{s}:3: player 0 cannot play")),
+        "{}",
+        run.stderr
+    );
+    let steps = run.json()["steps"].as_array().unwrap().len();
+    assert_eq!(steps, 2, "stopped at the refused line");
+    let run = coffer(&[
+        "--format",
+        "json",
+        "play",
+        "charges",
+        "--players",
+        "2",
+        "--seed",
+        "5",
+        "--script",
+        s,
+        "--keep-going",
+    ]);
+    assert_eq!(run.code, 1, "a refusal still fails the run");
+    assert_eq!(run.json()["steps"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        run.json()["state_hash"],
+        json!(hash),
+        "the refused line changed nothing"
+    );
+
+    std::fs::write(&script, "{\"player\": 0}\n").unwrap();
+    let run = coffer(&["play", "charges", "--players", "2", "--script", s]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(&format!(
+            "{s}:1: expected {{\"player\": N, \"action\": {{...}}}}"
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn demo_plays_every_ruleset_and_replays_its_scripts_deterministically() {
+    let run = ok(coffer(&["demo", "--actions", "15"]));
+    for (id, _) in PLUGINS {
+        assert!(
+            run.stdout.contains(&format!("=== {id}@0.1.0")),
+            "{}",
+            run.stdout
+        );
+    }
+    assert_eq!(run.stdout.matches("--- final resources after").count(), 3);
+    assert_eq!(run.stdout.matches("\noutcome: ").count(), 3);
+
+    // The random playouts, written as example scripts, replay to the same states through --scripts.
+    let random = ok(coffer(&["--format", "json", "demo", "--actions", "15"])).json();
+    let scripts = tempfile::tempdir().unwrap();
+    for report in random.as_array().unwrap() {
+        let id = report["ruleset"]
+            .as_str()
+            .unwrap()
+            .split('@')
+            .next()
+            .unwrap();
+        let examples = scripts.path().join(id).join("examples");
+        std::fs::create_dir_all(&examples).unwrap();
+        let lines: String = report["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}\n",
+                    json!({"player": s["player"], "action": s["action"]})
+                )
+            })
+            .collect();
+        std::fs::write(examples.join("a.jsonl"), lines).unwrap();
+        std::fs::write(examples.join("z.jsonl"), "not a script").unwrap();
+    }
+    let scripted = ok(coffer(&[
+        "--format",
+        "json",
+        "demo",
+        "--scripts",
+        scripts.path().to_str().unwrap(),
+    ]))
+    .json();
+    for (a, b) in random
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(scripted.as_array().unwrap())
+    {
+        assert!(
+            b["source"].as_str().unwrap().ends_with("a.jsonl"),
+            "{}",
+            b["source"]
+        );
+        assert_eq!(a["state_hash"], b["state_hash"], "{}", a["ruleset"]);
+    }
+}
+
+#[test]
+fn usage_errors_exit_with_2_and_help_is_complete() {
+    for args in [
+        &["frobnicate"][..],
+        &["new", "charges"],
+        &["--format", "yaml", "rulesets"],
+        &[],
+    ] {
+        let run = coffer(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+    }
+    let help = ok(bare(&["--help"])).stdout;
+    for word in [
+        "rulesets",
+        "describe",
+        "new",
+        "act",
+        "play",
+        "show",
+        "replay",
+        "legal",
+        "demo",
+        "--plugin-dir",
+        "--lock",
+        "--format",
+        "COFFER_PLUGIN_PATH",
+        "Exit status",
+    ] {
+        assert!(help.contains(word), "--help does not mention {word}");
+    }
+    for sub in [
+        "rulesets", "describe", "new", "act", "play", "show", "replay", "legal", "demo",
+    ] {
+        let help = ok(bare(&[sub, "--help"])).stdout;
+        assert!(
+            help.lines().count() > 8,
+            "{sub} --help is too short: {help}"
+        );
+    }
+}
