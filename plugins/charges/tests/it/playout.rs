@@ -1,9 +1,10 @@
 //! Random playouts: every listed action applies (through `DynGame::apply_legal`), and random actions that
 //! are not listed are refused with the state hash unchanged (enumeration complete and sound).
 
+use coffer_charges::actions::validate;
 use coffer_charges::content::Color;
-use coffer_charges::{Action, ChargeRef, Charges, ShipAction};
-use coffer_core::{Adapter, DynGame, Owner, Setup};
+use coffer_charges::{Action, ChargeRef, Charges, ShipAction, State};
+use coffer_core::{Adapter, DynGame, Format, Owner, Setup};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -128,14 +129,93 @@ proptest! {
                 }
             } else {
                 let n = game.legal_actions(p);
-                let i = usize::from(pick) % n;
+                // Half the time favour the first listed actions (abilities, execute, pass: progress),
+                // otherwise uniform (effect inputs and dice dominate the list).
+                let i = if pick % 2 == 0 { usize::from(pick / 2) % n.min(6) } else { usize::from(pick / 2) % n };
                 let json = game.legal_action_json(i).unwrap();
                 let result = game.apply_legal(p, i);
                 prop_assert!(result.is_ok(), "listed {} refused: {:?}", json, result);
             }
             prop_assert!(game.check_invariants().is_ok(), "{:?}", game.check_invariants());
+            if pick % 5 == 0 {
+                // Exhaustive over a bounded universe: an action passes validation exactly when it is listed.
+                let s: State = serde_json::from_slice(&game.snapshot(Format::Json).unwrap()).unwrap();
+                for p in (0..2).map(Owner) {
+                    let legal = listed(&mut game, p);
+                    for a in universe() {
+                        let ok = validate(&s, p, &a).is_ok();
+                        prop_assert_eq!(ok, legal.contains(&a), "{:?} by {}: valid {} listed {}", a, p, ok, !ok);
+                    }
+                }
+            }
         }
     }
+}
+
+/// Every action with small arguments (ships and cards 0..=5, dice 0..=6).
+fn universe() -> Vec<Action> {
+    let mut out = Vec::new();
+    let colors = [Color::Blue, Color::White, Color::Red, Color::Purple];
+    for ship in 0..=5u8 {
+        for m in colors {
+            out.push(Action::Plan { ship, maneuver: m });
+        }
+        out.push(Action::Execute { ship });
+        out.push(Action::Pass { ship });
+        out.push(Action::GainStress { ship });
+        out.push(Action::Perform {
+            ship,
+            action: ShipAction::Focus,
+        });
+        out.push(Action::Perform {
+            ship,
+            action: ShipAction::Evade,
+        });
+        for faceup in [false, true] {
+            out.push(Action::DealDamageCard { ship, faceup });
+        }
+        for card in 0..=5u8 {
+            out.push(Action::UseAbility { ship, card });
+            out.push(Action::Reload { ship, card });
+            for target in 0..=5u8 {
+                out.push(Action::Attack {
+                    ship,
+                    target,
+                    weapon: card,
+                });
+            }
+        }
+        for r in [ChargeRef::Force, ChargeRef::Shield, ChargeRef::Energy]
+            .into_iter()
+            .chain((0..=5).map(ChargeRef::Card))
+        {
+            out.push(Action::Lose { ship, charges: r });
+            out.push(Action::Recover { ship, charges: r });
+        }
+        for hits in 0..=3u8 {
+            for crits in 0..=3u8 {
+                out.push(Action::SufferDamage { ship, hits, crits });
+            }
+        }
+    }
+    for hits in 0..=6u8 {
+        for crits in 0..=6u8 {
+            for focus in 0..=6u8 {
+                out.push(Action::AttackDice { hits, crits, focus });
+            }
+            out.push(Action::DefenceDice {
+                evades: hits,
+                focus: crits,
+            });
+        }
+    }
+    out.extend([
+        Action::SpendForce,
+        Action::SpendFocus,
+        Action::SpendEvade,
+        Action::Done,
+    ]);
+    out
 }
 
 #[test]
