@@ -477,6 +477,11 @@ impl State {
             cause,
         )?;
         self.flow.built += 1;
+        // T7 holds at all times: an excess is a choice the player makes before producing on.
+        if self.rules.classes[c].fleet {
+            let (measured, max) = (u64::from(self.fleet_ships(p, s)), u64::from(self.fleet_limit(p)));
+            self.ledger.check_limit(State::limit_key(p, s), measured, max, cause);
+        }
         Ok(())
     }
 

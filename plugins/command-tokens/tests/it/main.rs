@@ -1,0 +1,9 @@
+//! Integration tests of the `command-tokens` ruleset: one module per topic.
+
+mod clauses;
+mod content;
+mod modifiers;
+mod playouts;
+mod rounds;
+mod script;
+mod support;

@@ -1,0 +1,170 @@
+//! Helpers: games from a configuration, actions applied in one kernel transaction (as the host does), and
+//! scenario set-up.
+
+use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
+use coffer_core::{ActionError, Cause, Owner, Ruleset, state_hash};
+
+/// A new game through the ruleset, events taken.
+pub fn game(players: u16, config: Config) -> State {
+    let mut s = CommandTokens::new().new_game(players, 7, &config).expect("game starts");
+    s.ledger.take_events();
+    s
+}
+
+/// A new game with the default configuration.
+pub fn default_game(players: u16) -> State {
+    game(players, Config::default())
+}
+
+/// Applies an action as the adapter does: one transaction, rolled back on refusal.
+pub fn act(s: &mut State, p: u8, a: Action) -> Result<(), ActionError> {
+    let mark = s.ledger.begin();
+    match s.apply(Owner(u16::from(p)), &a) {
+        Ok(()) => {
+            s.ledger.commit(mark);
+            s.ledger.take_events();
+            Ok(())
+        }
+        Err(e) => {
+            s.ledger.rollback(mark);
+            Err(e)
+        }
+    }
+}
+
+/// Applies an action that must succeed.
+#[track_caller]
+pub fn ok(s: &mut State, p: u8, a: Action) {
+    if let Err(e) = act(s, p, a) {
+        panic!("{a:?} by p{p} refused: {e}");
+    }
+}
+
+/// Applies an action that must be refused, checking the state hash did not change; returns the error.
+#[track_caller]
+pub fn refused(s: &mut State, p: u8, a: Action) -> ActionError {
+    let before = state_hash(s);
+    let listed = legal(s, p).contains(&a);
+    let e = act(s, p, a).expect_err("the action must be refused");
+    assert_eq!(state_hash(s), before, "a refused action changed the state");
+    assert!(!listed, "a refused action was listed as legal: {a:?}");
+    e
+}
+
+/// `p`'s legal actions.
+pub fn legal(s: &State, p: u8) -> Vec<Action> {
+    let mut out = Vec::new();
+    s.legal_actions(Owner(u16::from(p)), &mut out);
+    out
+}
+
+/// Whose decision it is.
+#[track_caller]
+pub fn actor(s: &State) -> u8 {
+    s.actor().expect("someone must act")
+}
+
+/// Plays the strategy phase: the k-th pick takes `cards[k]`.
+#[track_caller]
+pub fn pick(s: &mut State, cards: &[u8]) {
+    for &card in cards {
+        let p = actor(s);
+        ok(s, p, Action::Pick { card });
+    }
+    assert_eq!(s.flow.step, Step::Turn, "the strategy phase should be over");
+}
+
+/// Test set-up: moves `n` of `p`'s command tokens from reinforcements to a pool (or back with a negative n).
+pub fn shift_reserve(s: &mut State, p: u8, pool: Pool, n: i32) {
+    let o = Owner(u16::from(p));
+    let (from, to) = if n >= 0 {
+        (s.h.reinforcements, s.h.pools[pool.index()])
+    } else {
+        (s.h.pools[pool.index()], s.h.reinforcements)
+    };
+    s.ledger.move_tokens(o, from, to, n.unsigned_abs(), Cause::Setup).expect("set-up move");
+    s.ledger.take_events();
+}
+
+/// `[tactic, fleet, strategy, reinforcements]` of `p`.
+pub fn sheet(s: &State, p: u8) -> [u32; 4] {
+    [s.pool(p, Pool::Tactic), s.pool(p, Pool::Fleet), s.pool(p, Pool::Strategy), s.reinforcements(p)]
+}
+
+/// Declines every pending secondary until `p` must decide or something else is awaited.
+pub fn decline_secondaries_until(s: &mut State, p: Option<u8>) {
+    while s.flow.step == Step::Secondary && Some(actor(s)) != p {
+        let q = actor(s);
+        ok(s, q, Action::Decline);
+    }
+}
+
+/// Index of a ship class by id.
+pub fn class(s: &State, id: &str) -> u8 {
+    s.rules.classes.iter().position(|c| c.id == id).expect("class") as u8
+}
+
+/// Index of a system by id.
+pub fn system(s: &State, id: &str) -> u16 {
+    s.rules.systems.iter().position(|c| c.id == id).expect("system") as u16
+}
+
+/// Plays the rest of the action phase simply: strategic actions with every secondary declined, then passes;
+/// production ends at once.
+pub fn finish_action_phase(s: &mut State) {
+    use coffer_command_tokens::Phase;
+    let mut guard = 0;
+    while s.flow.phase == Phase::Action {
+        guard += 1;
+        assert!(guard < 1000, "the action phase does not end");
+        let p = actor(s);
+        let l = legal(s, p);
+        let a = [Action::Pass, Action::Decline, Action::Done]
+            .into_iter()
+            .find(|a| l.contains(a))
+            .or_else(|| l.iter().copied().find(|a| matches!(a, Action::Strategic { .. })))
+            .unwrap_or(l[0]);
+        ok(s, p, a);
+    }
+}
+
+/// A small deterministic generator for random playouts (splitmix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next value below `n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    }
+}
+
+/// Plays uniformly random legal actions until the game is over; `after` sees the state after each one.
+/// Returns the number of actions.
+pub fn random_playout(s: &mut State, seed: u64, mut after: impl FnMut(&State, Action)) -> usize {
+    let mut rng = Rng(seed);
+    let mut n = 0;
+    let mut out = Vec::new();
+    while let Some(p) = s.actor() {
+        out.clear();
+        s.legal_actions(Owner(u16::from(p)), &mut out);
+        assert!(!out.is_empty(), "p{p} must act but has no legal action ({:?})", s.flow.step);
+        let a = out[rng.below(out.len())];
+        ok(s, p, a);
+        after(s, a);
+        n += 1;
+        assert!(n < 100_000, "the playout does not end");
+    }
+    n
+}
+
+/// Uses `p`'s turn for a tactical action in the last system free of their tokens, producing nothing.
+#[track_caller]
+pub fn skip(s: &mut State, p: u8) {
+    let system = (0..s.rules.system_count()).rev().find(|&z| !s.has_token(p, z)).expect("a free system") as u16;
+    ok(s, p, Action::Tactical { system });
+    ok(s, p, Action::Done);
+}
