@@ -182,6 +182,9 @@ pub enum Command {
     ///
     /// With `--scripts DIR`, plays the first `DIR/<id>/examples/*.jsonl` script of each ruleset (by file
     /// name); without one, or with no script for a ruleset, a seeded random playout of legal actions.
+    /// A script's game has as many players as the script names (at least the ruleset's minimum) and the
+    /// demo's seed, unless a `<script>.setup.json` beside it says `{"players": N, "seed": S, "config": {}}`.
+    /// A refused script action ends that ruleset's script; the demo goes on and exits with status 1.
     Demo {
         /// Directory holding one folder per ruleset id with an `examples/` folder of scripts
         /// (e.g. the repository's `plugins`).
@@ -194,7 +197,13 @@ pub enum Command {
         #[arg(long, default_value_t = 1, value_name = "S")]
         seed: u64,
     },
-    // `coffer simulate` (many seeded playouts in parallel) lives in its own module, `simulate.rs`.
+    /// Random playouts with invariant checks: uniform legal actions mixed with illegal and malformed ones.
+    ///
+    /// After every action the kernel and ruleset invariants are checked and every refusal must leave the
+    /// state hash unchanged; every --check-every actions clone, JSON and binary snapshots and a replay of
+    /// the log must reproduce the state hash. Each violation is shrunk to a minimal script (written to
+    /// --repro-dir) that `coffer play` and `coffer simulate --check-script` re-run. Exits 1 on any violation.
+    Simulate(crate::simulate::SimulateArgs),
 }
 
 /// A line of a `coffer play` script.
@@ -288,6 +297,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             *keep_going,
             format,
         ),
+        Command::Simulate(args) => crate::simulate::command(&registry, args, format),
         Command::Show { game } => show(&registry, game, format),
         Command::Replay { game } => replay(&registry, game, format),
         Command::Legal { game, player } => legal(&registry, game, *player, format),
@@ -539,6 +549,7 @@ fn play_steps(
     steps: &[(usize, u16, serde_json::Value)],
     keep_going: bool,
     format: OutputFormat,
+    show_events: bool,
 ) -> (Vec<serde_json::Value>, bool) {
     let mut out = Vec::new();
     let mut refused = false;
@@ -547,8 +558,12 @@ fn play_steps(
         match game.apply_json(*player, &text) {
             Ok(events) => {
                 if format == OutputFormat::Text {
-                    println!("{}:{line} p{player} {text}", script.display());
-                    print!("{}", render::events(events, 2));
+                    if show_events {
+                        println!("{}:{line} p{player} {text}", script.display());
+                        print!("{}", render::events(events, 2));
+                    } else {
+                        println!("p{player} {text} ({} events)", events.len());
+                    }
                 }
                 out.push(step_json(*line, *player, action, Ok(events)));
             }
@@ -576,7 +591,7 @@ fn play(
 ) -> anyhow::Result<Status> {
     let steps = read_script(script)?;
     let mut hosted = start(registry, game)?;
-    let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format);
+    let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format, true);
     if let Some(output) = output {
         crate::save::save(&hosted, output)?;
     }
@@ -680,6 +695,42 @@ fn legal(
     Ok(Status::Success)
 }
 
+/// How a demo script's game is set up: `<script>.setup.json` beside it when present
+/// (`{"players": N, "seed": S, "config": {...}}`, each optional), otherwise as many players as the script
+/// names (at least the ruleset's minimum) and the demo's seed.
+fn script_setup(
+    script: &Path,
+    lines: &[(usize, u16, serde_json::Value)],
+    d: &coffer_core::Description,
+    seed: u64,
+) -> anyhow::Result<Setup> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct SetupFile {
+        players: Option<u16>,
+        seed: Option<u64>,
+        #[serde(default)]
+        config: serde_json::Value,
+    }
+    let named = lines
+        .iter()
+        .map(|(_, p, _)| p.saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    let mut setup = Setup::new(named.max(d.min_players), seed);
+    let sidecar = script.with_extension("setup.json");
+    if sidecar.is_file() {
+        let text = std::fs::read_to_string(&sidecar)
+            .with_context(|| format!("cannot read {}", sidecar.display()))?;
+        let file: SetupFile = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a valid setup file", sidecar.display()))?;
+        setup.players = file.players.unwrap_or(setup.players);
+        setup.seed = file.seed.unwrap_or(setup.seed);
+        setup.config = file.config;
+    }
+    Ok(setup)
+}
+
 /// The first script (by name) in `DIR/<id>/examples/*.jsonl`.
 fn demo_script(scripts: &Path, id: &str) -> anyhow::Result<Option<PathBuf>> {
     let dir = scripts.join(id).join("examples");
@@ -729,8 +780,7 @@ fn random_playout(
             .map(|l| l.action.clone())
             .unwrap_or_default();
         if format == OutputFormat::Text {
-            println!("p{player} {action}");
-            print!("{}", render::events(&events, 2));
+            println!("p{player} {action} ({} events)", events.len());
         }
         steps.push(json!({"player": player, "action": action, "events": events}));
         next = (player + 1) % players;
@@ -753,8 +803,6 @@ fn demo(
     let mut reports = Vec::new();
     for entry in registry.iter() {
         let d = entry.ruleset.description();
-        let players = d.min_players.max(2).min(d.max_players);
-        let mut game = HostedGame::start(entry.ruleset.clone(), Setup::new(players, seed))?;
         if format == OutputFormat::Text {
             println!("=== {} ({}) — {}", d.key(), entry.origin, d.summary);
         }
@@ -762,26 +810,39 @@ fn demo(
             Some(dir) => demo_script(dir, &d.id)?,
             None => None,
         };
-        let (source, steps, refused) = match &script {
-            Some(path) => {
+        let lines = match &script {
+            Some(path) => read_script(path)?,
+            None => Vec::new(),
+        };
+        let (source, game, steps, refused) = match script {
+            Some(path) if !lines.is_empty() => {
+                let setup = script_setup(&path, &lines, d, seed)?;
                 if format == OutputFormat::Text {
-                    println!("script {}, {players} players, seed {seed}", path.display());
+                    println!(
+                        "script {}: {} actions, {} players, seed {}",
+                        path.display(),
+                        lines.len(),
+                        setup.players,
+                        setup.seed
+                    );
                 }
-                let lines = read_script(path)?;
-                let (steps, refused) = play_steps(&mut game, path, &lines, false, format);
-                (path.display().to_string(), steps, refused)
+                let mut game = HostedGame::start(entry.ruleset.clone(), setup)?;
+                let (steps, refused) = play_steps(&mut game, &path, &lines, false, format, false);
+                (path.display().to_string(), game, steps, refused)
             }
-            None => {
+            _ => {
+                let players = d.min_players.max(2).min(d.max_players);
                 if format == OutputFormat::Text {
+                    if let Some(path) = &script {
+                        println!("script {} is empty", path.display());
+                    }
                     println!(
                         "random playout of up to {actions} legal actions, {players} players, seed {seed}"
                     );
                 }
-                (
-                    "random playout".to_owned(),
-                    random_playout(&mut game, actions, seed, format)?,
-                    false,
-                )
+                let mut game = HostedGame::start(entry.ruleset.clone(), Setup::new(players, seed))?;
+                let steps = random_playout(&mut game, actions, seed, format)?;
+                ("random playout".to_owned(), game, steps, false)
             }
         };
         if refused {

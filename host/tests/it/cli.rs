@@ -680,7 +680,17 @@ fn demo_plays_every_ruleset_and_replays_its_scripts_deterministically() {
     assert_eq!(run.stdout.matches("\noutcome: ").count(), 3);
 
     // The random playouts, written as example scripts, replay to the same states through --scripts.
-    let random = ok(coffer(&["--format", "json", "demo", "--actions", "15"])).json();
+    // A setup file beside each script gives its seed (the demo's own default seed is 1).
+    let random = ok(coffer(&[
+        "--format",
+        "json",
+        "demo",
+        "--actions",
+        "15",
+        "--seed",
+        "9",
+    ]))
+    .json();
     let scripts = tempfile::tempdir().unwrap();
     for report in random.as_array().unwrap() {
         let id = report["ruleset"]
@@ -703,6 +713,7 @@ fn demo_plays_every_ruleset_and_replays_its_scripts_deterministically() {
             })
             .collect();
         std::fs::write(examples.join("a.jsonl"), lines).unwrap();
+        std::fs::write(examples.join("a.setup.json"), r#"{"seed": 9}"#).unwrap();
         std::fs::write(examples.join("z.jsonl"), "not a script").unwrap();
     }
     let scripted = ok(coffer(&[
@@ -767,4 +778,28 @@ fn usage_errors_exit_with_2_and_help_is_complete() {
             "{sub} --help is too short: {help}"
         );
     }
+}
+
+#[test]
+fn demo_plays_the_repository_example_scripts() {
+    let plugins = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins");
+    let run = ok(coffer(&["demo", "--scripts", plugins.to_str().unwrap()]));
+    for (id, _) in PLUGINS {
+        assert!(
+            run.stdout.contains(&format!("=== {id}@0.1.0")),
+            "{}",
+            run.stdout
+        );
+    }
+    assert_eq!(
+        run.stdout.matches("\noutcome: ").count(),
+        3,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("examples/"),
+        "no example script was played: {}",
+        run.stdout
+    );
 }
