@@ -43,8 +43,8 @@
 use crate::registry::{Origin, Registry, RegistryError};
 use coffer_core::abi::{self, Buf, Declaration, GameHandle, Header, LogSink, StrRef, VTable};
 use coffer_core::{
-    ActionError, Description, DynGame, DynRuleset, Event, Format, Outcome, Owner, ResourceView, Setup,
-    SetupError, StateHash, Violation,
+    ActionError, Description, DynGame, DynRuleset, Event, Format, Outcome, Owner, ResourceView,
+    Setup, SetupError, StateHash, Violation,
 };
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -263,7 +263,11 @@ impl LockFile {
     /// # Errors
     /// [`LoadError::LockFile`] for a malformed or duplicated line.
     pub fn parse(path: &Path, text: &str) -> Result<LockFile, LoadError> {
-        let bad = |line: usize, reason: String| LoadError::LockFile { path: path.to_owned(), line, reason };
+        let bad = |line: usize, reason: String| LoadError::LockFile {
+            path: path.to_owned(),
+            line,
+            reason,
+        };
         let mut pins = BTreeMap::new();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
@@ -271,20 +275,32 @@ impl LockFile {
                 continue;
             }
             let Some((hash, name)) = line.split_once(char::is_whitespace) else {
-                return Err(bad(i + 1, format!("expected '<sha256>  <file name>', got '{line}'")));
+                return Err(bad(
+                    i + 1,
+                    format!("expected '<sha256>  <file name>', got '{line}'"),
+                ));
             };
             let name = name.trim_start().trim_start_matches('*');
             if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(bad(i + 1, format!("'{hash}' is not a sha256 (64 hex digits)")));
+                return Err(bad(
+                    i + 1,
+                    format!("'{hash}' is not a sha256 (64 hex digits)"),
+                ));
             }
             if name.is_empty() || name.contains(['/', '\\']) {
                 return Err(bad(i + 1, format!("'{name}' is not a bare file name")));
             }
-            if pins.insert(name.to_owned(), hash.to_ascii_lowercase()).is_some() {
+            if pins
+                .insert(name.to_owned(), hash.to_ascii_lowercase())
+                .is_some()
+            {
                 return Err(bad(i + 1, format!("'{name}' is pinned twice")));
             }
         }
-        Ok(LockFile { path: path.to_owned(), pins })
+        Ok(LockFile {
+            path: path.to_owned(),
+            pins,
+        })
     }
 
     /// The pinned hash of a library file name.
@@ -323,7 +339,11 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
 /// The plugin directories listed in [`PLUGIN_PATH_ENV`] (empty entries skipped).
 pub fn plugin_dirs_from_env() -> Vec<PathBuf> {
     std::env::var_os(PLUGIN_PATH_ENV)
-        .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -337,15 +357,20 @@ pub fn plugin_dirs_from_env() -> Vec<PathBuf> {
 pub fn declaration_symbol(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let stem = name.strip_suffix(std::env::consts::DLL_SUFFIX)?;
-    let stem = stem.strip_prefix(std::env::consts::DLL_PREFIX).unwrap_or(stem);
-    let valid = !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let stem = stem
+        .strip_prefix(std::env::consts::DLL_PREFIX)
+        .unwrap_or(stem);
+    let valid = !stem.is_empty()
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     valid.then(|| format!("{}{}", abi::SYMBOL_PREFIX, stem.replace('-', "_")))
 }
 
 fn is_library_name(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(std::env::consts::DLL_SUFFIX) && n.len() > std::env::consts::DLL_SUFFIX.len())
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        n.ends_with(std::env::consts::DLL_SUFFIX) && n.len() > std::env::consts::DLL_SUFFIX.len()
+    })
 }
 
 #[cfg(unix)]
@@ -353,7 +378,10 @@ fn check_not_world_writable(path: &Path, meta: &std::fs::Metadata) -> Result<(),
     use std::os::unix::fs::PermissionsExt;
     let mode = meta.permissions().mode();
     if mode & 0o002 != 0 {
-        return Err(LoadError::WorldWritable { path: path.to_owned(), mode: mode & 0o7777 });
+        return Err(LoadError::WorldWritable {
+            path: path.to_owned(),
+            mode: mode & 0o7777,
+        });
     }
     Ok(())
 }
@@ -385,7 +413,10 @@ enum Failure {
 impl Library {
     /// Calls into the library unless it is poisoned; copies the out buffer and frees it with the plugin's
     /// own function; a panic poisons the library.
-    fn call(&'static self, f: impl FnOnce(&VTable, *mut Buf) -> abi::Status) -> Result<Vec<u8>, Failure> {
+    fn call(
+        &'static self,
+        f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
+    ) -> Result<Vec<u8>, Failure> {
         if self.poisoned.load(Ordering::Relaxed) {
             return Err(Failure::Poisoned);
         }
@@ -393,7 +424,10 @@ impl Library {
     }
 
     /// As [`Library::call`], also when poisoned (read-only calls).
-    fn call_anyway(&'static self, f: impl FnOnce(&VTable, *mut Buf) -> abi::Status) -> Result<Vec<u8>, Failure> {
+    fn call_anyway(
+        &'static self,
+        f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
+    ) -> Result<Vec<u8>, Failure> {
         let mut out = Buf::EMPTY;
         let status = f(self.vt, &mut out);
         let bytes = if out.ptr.is_null() {
@@ -429,7 +463,11 @@ impl Library {
             Some(tracing::Level::DEBUG) => 4,
             Some(_) => 5,
         };
-        let sink = LogSink { ctx: (self as *const Library).cast(), max_level, log: log_from_plugin };
+        let sink = LogSink {
+            ctx: (self as *const Library).cast(),
+            max_level,
+            log: log_from_plugin,
+        };
         self.call(|vt, out| (vt.init)(&sink, out))
             .map(drop)
             .map_err(|f| self.plugin_error("initialising", f))
@@ -441,7 +479,11 @@ impl Library {
             Failure::Panicked(m) => format!("panicked: {m}"),
             Failure::Poisoned => "the library is poisoned (it panicked earlier)".to_owned(),
         };
-        LoadError::Plugin { path: self.path.clone(), during, message }
+        LoadError::Plugin {
+            path: self.path.clone(),
+            during,
+            message,
+        }
     }
 
     /// The library's rulesets, wrapped.
@@ -451,14 +493,20 @@ impl Library {
             .map_err(|f| self.plugin_error("counting its rulesets", f))?;
         (0..count)
             .map(|index| {
-                let bytes =
-                    self.call(|vt, out| (vt.describe)(index, out)).map_err(|f| self.plugin_error("describing", f))?;
-                let description: Description = serde_json::from_slice(&bytes).map_err(|e| LoadError::Plugin {
-                    path: self.path.clone(),
-                    during: "describing",
-                    message: format!("unreadable description: {e}"),
-                })?;
-                Ok(Arc::new(RuntimeRuleset { lib: self, index, description }) as Arc<dyn DynRuleset>)
+                let bytes = self
+                    .call(|vt, out| (vt.describe)(index, out))
+                    .map_err(|f| self.plugin_error("describing", f))?;
+                let description: Description =
+                    serde_json::from_slice(&bytes).map_err(|e| LoadError::Plugin {
+                        path: self.path.clone(),
+                        during: "describing",
+                        message: format!("unreadable description: {e}"),
+                    })?;
+                Ok(Arc::new(RuntimeRuleset {
+                    lib: self,
+                    index,
+                    description,
+                }) as Arc<dyn DynRuleset>)
             })
             .collect()
     }
@@ -474,11 +522,21 @@ extern "C" fn log_from_plugin(ctx: *const c_void, level: u8, target: StrRef, mes
         let message = unsafe { message.to_str(1 << 20) }.unwrap_or("<unreadable message>");
         let plugin = lib.name.as_str();
         match level {
-            1 => tracing::error!(target: "coffer::plugin", plugin, plugin_target = target, "{message}"),
-            2 => tracing::warn!(target: "coffer::plugin", plugin, plugin_target = target, "{message}"),
-            3 => tracing::info!(target: "coffer::plugin", plugin, plugin_target = target, "{message}"),
-            4 => tracing::debug!(target: "coffer::plugin", plugin, plugin_target = target, "{message}"),
-            _ => tracing::trace!(target: "coffer::plugin", plugin, plugin_target = target, "{message}"),
+            1 => {
+                tracing::error!(target: "coffer::plugin", plugin, plugin_target = target, "{message}")
+            }
+            2 => {
+                tracing::warn!(target: "coffer::plugin", plugin, plugin_target = target, "{message}")
+            }
+            3 => {
+                tracing::info!(target: "coffer::plugin", plugin, plugin_target = target, "{message}")
+            }
+            4 => {
+                tracing::debug!(target: "coffer::plugin", plugin, plugin_target = target, "{message}")
+            }
+            _ => {
+                tracing::trace!(target: "coffer::plugin", plugin, plugin_target = target, "{message}")
+            }
         }
     });
 }
@@ -488,26 +546,50 @@ extern "C" fn log_from_plugin(ctx: *const c_void, level: u8, target: StrRef, mes
 ///
 /// # Errors
 /// The [`LoadError`] of the first failed check; the library is then not used.
-pub fn load_library(path: &Path, lock: Option<&LockFile>) -> Result<Vec<Arc<dyn DynRuleset>>, LoadError> {
-    let io = |e| LoadError::Io { path: path.to_owned(), source: e };
+pub fn load_library(
+    path: &Path,
+    lock: Option<&LockFile>,
+) -> Result<Vec<Arc<dyn DynRuleset>>, LoadError> {
+    let io = |e| LoadError::Io {
+        path: path.to_owned(),
+        source: e,
+    };
     let canonical = std::fs::canonicalize(path).map_err(io)?;
     let meta = std::fs::metadata(&canonical).map_err(io)?;
     check_not_world_writable(path, &meta)?;
     if !meta.is_file() {
-        return Err(LoadError::NotALibrary { path: path.to_owned(), reason: "not a regular file".to_owned() });
+        return Err(LoadError::NotALibrary {
+            path: path.to_owned(),
+            reason: "not a regular file".to_owned(),
+        });
     }
     if let Some(lock) = lock {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         let actual = sha256_file(&canonical).map_err(io)?;
         match lock.pin(name) {
-            None => return Err(LoadError::Unpinned { path: path.to_owned(), lock: lock.path.clone(), actual }),
+            None => {
+                return Err(LoadError::Unpinned {
+                    path: path.to_owned(),
+                    lock: lock.path.clone(),
+                    actual,
+                });
+            }
             Some(expected) if expected != actual => {
-                return Err(LoadError::HashMismatch { path: path.to_owned(), expected: expected.to_owned(), actual });
+                return Err(LoadError::HashMismatch {
+                    path: path.to_owned(),
+                    expected: expected.to_owned(),
+                    actual,
+                });
             }
             Some(_) => {}
         }
     }
-    let symbol = declaration_symbol(path).ok_or_else(|| LoadError::BadFileName { path: path.to_owned() })?;
+    let symbol = declaration_symbol(path).ok_or_else(|| LoadError::BadFileName {
+        path: path.to_owned(),
+    })?;
 
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(lib) = loaded.iter().find(|l| l.path == canonical) {
@@ -522,7 +604,10 @@ pub fn load_library(path: &Path, lock: Option<&LockFile>) -> Result<Vec<Arc<dyn 
     // SAFETY: the declaration was checked: same magic, ABI version and size, so `vtable` points to a
     // 'static `VTable` of this layout inside the library, which is never unloaded.
     let vt: &'static VTable = unsafe { &*decl.vtable };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let library: &'static Library = Box::leak(Box::new(Library {
         path: canonical,
         name,
@@ -537,14 +622,19 @@ pub fn load_library(path: &Path, lock: Option<&LockFile>) -> Result<Vec<Arc<dyn 
 }
 
 fn open(path: &Path) -> Result<libloading::Library, LoadError> {
-    let not_a_library = |e: libloading::Error| LoadError::NotALibrary { path: path.to_owned(), reason: e.to_string() };
+    let not_a_library = |e: libloading::Error| LoadError::NotALibrary {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
     #[cfg(unix)]
     {
         use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
         // SAFETY: loading runs the library's initialisers; the user named this directory as trusted plugin
         // code, and the file passed the permission and lock-file checks. RTLD_NOW resolves every symbol now,
         // so a broken library fails here rather than at a later call.
-        unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map(Into::into).map_err(not_a_library)
+        unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+            .map(Into::into)
+            .map_err(not_a_library)
     }
     #[cfg(not(unix))]
     {
@@ -553,8 +643,15 @@ fn open(path: &Path) -> Result<libloading::Library, LoadError> {
     }
 }
 
-fn declaration(path: &Path, lib: &libloading::Library, symbol: &str) -> Result<&'static Declaration, LoadError> {
-    let no_symbol = || LoadError::NoDeclaration { path: path.to_owned(), symbol: symbol.to_owned() };
+fn declaration(
+    path: &Path,
+    lib: &libloading::Library,
+    symbol: &str,
+) -> Result<&'static Declaration, LoadError> {
+    let no_symbol = || LoadError::NoDeclaration {
+        path: path.to_owned(),
+        symbol: symbol.to_owned(),
+    };
     // SAFETY: the symbol is read as the address of a static; nothing is called. The library is leaked by
     // the caller on every path (never unloaded), so the address stays valid for 'static.
     let address: *const Header = unsafe { lib.get::<*const Header>(symbol.as_bytes()) }
@@ -575,11 +672,19 @@ fn declaration(path: &Path, lib: &libloading::Library, symbol: &str) -> Result<&
         });
     }
     if header.abi_version != abi::ABI_VERSION {
-        return Err(LoadError::AbiVersion { path: path.to_owned(), plugin: header.abi_version, host: abi::ABI_VERSION });
+        return Err(LoadError::AbiVersion {
+            path: path.to_owned(),
+            plugin: header.abi_version,
+            host: abi::ABI_VERSION,
+        });
     }
     let host_size = std::mem::size_of::<Declaration>() as u32;
     if header.size != host_size {
-        return Err(LoadError::DeclarationSize { path: path.to_owned(), plugin: header.size, host: host_size });
+        return Err(LoadError::DeclarationSize {
+            path: path.to_owned(),
+            plugin: header.size,
+            host: host_size,
+        });
     }
     if !address.cast::<Declaration>().is_aligned() {
         return Err(no_symbol());
@@ -593,7 +698,10 @@ fn check_declaration(path: &Path, decl: &Declaration) -> Result<(), LoadError> {
     let text = |field: &'static str, s: StrRef| {
         // SAFETY: the declaration's strings point to 'static data of the library (never unloaded); the
         // length is bounded and the bytes are checked as UTF-8.
-        unsafe { s.to_str(MAX_VERSION_LEN) }.ok_or_else(|| LoadError::BadDeclaration { path: path.to_owned(), field })
+        unsafe { s.to_str(MAX_VERSION_LEN) }.ok_or_else(|| LoadError::BadDeclaration {
+            path: path.to_owned(),
+            field,
+        })
     };
     let core = text("core_version", decl.core_version)?;
     if !abi::core_compatible(abi::CORE_VERSION, core) {
@@ -620,7 +728,10 @@ fn check_declaration(path: &Path, decl: &Declaration) -> Result<(), LoadError> {
         });
     }
     if decl.vtable.is_null() {
-        return Err(LoadError::BadDeclaration { path: path.to_owned(), field: "vtable" });
+        return Err(LoadError::BadDeclaration {
+            path: path.to_owned(),
+            field: "vtable",
+        });
     }
     Ok(())
 }
@@ -679,10 +790,15 @@ impl Registry {
 
 /// The candidate library files of a plugin directory, by name, after checking the directory.
 fn library_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let io = |e| LoadError::Io { path: dir.to_owned(), source: e };
+    let io = |e| LoadError::Io {
+        path: dir.to_owned(),
+        source: e,
+    };
     let meta = std::fs::metadata(dir).map_err(io)?;
     if !meta.is_dir() {
-        return Err(LoadError::NotADirectory { path: dir.to_owned() });
+        return Err(LoadError::NotADirectory {
+            path: dir.to_owned(),
+        });
     }
     check_not_world_writable(dir, &meta)?;
     let mut files = Vec::new();
@@ -724,7 +840,14 @@ fn action_error(failure: Failure, id: &str) -> ActionError {
 impl RuntimeRuleset {
     fn game(&self, handle: *mut GameHandle) -> Result<Box<dyn DynGame>, SetupError> {
         let id: Arc<str> = Arc::from(self.description.id.as_str());
-        let mut game = RuntimeGame { lib: self.lib, handle, id, players: 0, events: Vec::new(), events_fresh: true };
+        let mut game = RuntimeGame {
+            lib: self.lib,
+            handle,
+            id,
+            players: 0,
+            events: Vec::new(),
+            events_fresh: true,
+        };
         let mut players = 0u16;
         let h = handle.cast_const();
         self.lib
@@ -753,7 +876,16 @@ impl DynRuleset for RuntimeRuleset {
         let mut handle: *mut GameHandle = std::ptr::null_mut();
         let code = abi::format_code(format);
         self.lib
-            .call(|vt, out| (vt.restore)(self.index, code, bytes.as_ptr(), bytes.len(), &mut handle, out))
+            .call(|vt, out| {
+                (vt.restore)(
+                    self.index,
+                    code,
+                    bytes.as_ptr(),
+                    bytes.len(),
+                    &mut handle,
+                    out,
+                )
+            })
             .map_err(|f| setup_error(f, &self.description.id))?;
         self.game(handle)
     }
@@ -809,12 +941,15 @@ impl DynGame for RuntimeGame {
 
     fn legal_action_json(&self, index: usize) -> Option<String> {
         let h = self.handle.cast_const();
-        self.call(|vt, out| (vt.legal_action_json)(h, index, out)).ok().and_then(|b| String::from_utf8(b).ok())
+        self.call(|vt, out| (vt.legal_action_json)(h, index, out))
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
     }
 
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError> {
         let h = self.handle;
-        self.call(|vt, out| (vt.apply_legal)(h, player.0, index, out)).map_err(|f| action_error(f, &self.id))?;
+        self.call(|vt, out| (vt.apply_legal)(h, player.0, index, out))
+            .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
         Ok(())
     }
@@ -847,7 +982,10 @@ impl DynGame for RuntimeGame {
         let mut hash = 0u64;
         let h = self.handle.cast_const();
         // Read-only: allowed on a poisoned library (see the module docs).
-        match self.lib.call_anyway(|vt, out| (vt.state_hash)(h, &mut hash, out)) {
+        match self
+            .lib
+            .call_anyway(|vt, out| (vt.state_hash)(h, &mut hash, out))
+        {
             Ok(_) => StateHash(hash),
             Err(_) => StateHash(0),
         }
@@ -856,7 +994,8 @@ impl DynGame for RuntimeGame {
     fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
         let h = self.handle.cast_const();
         let code = abi::format_code(format);
-        self.call(|vt, out| (vt.snapshot)(h, code, out)).map_err(|f| setup_error(f, &self.id))
+        self.call(|vt, out| (vt.snapshot)(h, code, out))
+            .map_err(|f| setup_error(f, &self.id))
     }
 
     fn outcome(&self) -> Outcome {
@@ -889,7 +1028,9 @@ impl DynGame for RuntimeGame {
         match self.call(|vt, out| (vt.check_invariants)(h, out)) {
             Ok(_) => Ok(()),
             Err(Failure::Refused(b)) => Err(Violation(String::from_utf8_lossy(&b).into_owned())),
-            Err(Failure::Panicked(m)) => Err(Violation(format!("the plugin panicked checking invariants: {m}"))),
+            Err(Failure::Panicked(m)) => Err(Violation(format!(
+                "the plugin panicked checking invariants: {m}"
+            ))),
             Err(Failure::Poisoned) => Err(Violation(format!(
                 "ruleset '{}' is poisoned (it panicked earlier) and is no longer called",
                 self.id
@@ -900,7 +1041,10 @@ impl DynGame for RuntimeGame {
     fn clone_game(&self) -> Box<dyn DynGame> {
         let mut copy: *mut GameHandle = std::ptr::null_mut();
         let h = self.handle.cast_const();
-        if self.call(|vt, out| (vt.clone_game)(h, &mut copy, out)).is_err() {
+        if self
+            .call(|vt, out| (vt.clone_game)(h, &mut copy, out))
+            .is_err()
+        {
             copy = std::ptr::null_mut();
         }
         Box::new(RuntimeGame {
@@ -921,8 +1065,13 @@ impl DynGame for RuntimeGame {
 /// Whether the library that provides `ruleset` panicked and is poisoned; `None` for a ruleset that was not
 /// loaded at runtime by this module.
 pub fn is_poisoned(origin: &Origin) -> Option<bool> {
-    let Origin::Library(path) = origin else { return None };
+    let Origin::Library(path) = origin else {
+        return None;
+    };
     let canonical = std::fs::canonicalize(path).ok()?;
     let loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    loaded.iter().find(|l| l.path == canonical).map(|l| l.poisoned.load(Ordering::Relaxed))
+    loaded
+        .iter()
+        .find(|l| l.path == canonical)
+        .map(|l| l.poisoned.load(Ordering::Relaxed))
 }

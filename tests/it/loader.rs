@@ -1,0 +1,589 @@
+//! The runtime plugin boundary: bad libraries are refused with their own error and skipped, a panicking
+//! plugin is poisoned without harming anything else, plugin logs reach the host, and a newcomer's ruleset
+//! built outside the workspace from `template/` loads and plays.
+
+use coffer_core::abi;
+use coffer_core::{ActionError, DynGame, Format, Owner, Setup, SetupError};
+use coffer_host::loader::{self, LoadError, LockFile};
+use coffer_host::{Origin, Registry, RegistryError};
+use coffer_tests::{
+    Chooser, fixture_library, fixture_target_dir, library_file_name, plugin_dir_with, repo_root,
+    run_cargo,
+};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// Loads one directory into a fresh registry.
+fn load(dir: &Path) -> (Registry, loader::LoadReport) {
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[dir], None);
+    (registry, report)
+}
+
+fn only_error(report: &loader::LoadReport) -> &LoadError {
+    assert_eq!(
+        report.errors.len(),
+        1,
+        "expected exactly one error: {:?}",
+        report.errors
+    );
+    &report.errors[0]
+}
+
+#[test]
+fn good_library_loads_and_plays_like_any_ruleset() {
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let entry = registry.get("fixture-coins").expect("registered");
+    assert!(matches!(&entry.origin, Origin::Library(p) if p.starts_with(dir.path())));
+    let mut game = entry.ruleset.new_game(&Setup::new(2, 7)).expect("new game");
+    assert_eq!(game.players(), 2);
+    assert!(
+        game.state().is_none(),
+        "a runtime game's state lives in the plugin"
+    );
+    assert_eq!(
+        game.legal_actions(Owner(0)),
+        4,
+        "take 1-3 and roll with an empty purse"
+    );
+    assert_eq!(
+        game.legal_action_json(0).as_deref(),
+        Some(r#"{"type":"take","n":1}"#)
+    );
+    game.apply_legal(Owner(0), 2).expect("take 3");
+    assert_eq!(game.events().len(), 1, "one gain event, fetched lazily");
+    let err = game
+        .apply_json(Owner(1), r#"{"type":"spend","n":1}"#)
+        .unwrap_err();
+    assert!(
+        matches!(err, ActionError::Refused(_)),
+        "typed refusal crosses the boundary: {err:?}"
+    );
+    let err = game.apply_json(Owner(1), r#"{"type":"fly"}"#).unwrap_err();
+    assert!(
+        matches!(err, ActionError::Malformed(ref m) if m.contains("fly")),
+        "{err:?}"
+    );
+    let err = entry
+        .ruleset
+        .new_game(&Setup::new(2, 1).config(serde_json::json!({"colour": 1})))
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(err, SetupError::Config(ref m) if m.contains("colour")),
+        "{err:?}"
+    );
+    game.check_invariants().expect("invariants hold");
+    assert!(!game.resources().is_empty());
+    assert!(game.view(None).is_object());
+}
+
+#[test]
+fn not_a_library_is_skipped_with_its_own_error() {
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let fake = dir.path().join(library_file_name("coffer_fake"));
+    std::fs::write(&fake, "this is a text file, not a shared library\n").unwrap();
+    std::fs::write(
+        dir.path().join("README.txt"),
+        "ignored: not named like a library",
+    )
+    .unwrap();
+    let (registry, report) = load(dir.path());
+    let err = only_error(&report);
+    assert!(
+        matches!(err, LoadError::NotALibrary { path, .. } if *path == fake),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("is not a loadable library"),
+        "{err}"
+    );
+    assert!(
+        registry.get("fixture-coins").is_ok(),
+        "the good library beside it still loads"
+    );
+}
+
+#[test]
+fn library_without_declaration_symbol_is_skipped() {
+    let dir = plugin_dir_with(&[&fixture_library("nodecl")]);
+    let (registry, report) = load(dir.path());
+    let err = only_error(&report);
+    assert!(
+        matches!(err, LoadError::NoDeclaration { symbol, .. } if symbol == "coffer_plugin_coffer_fixture_nodecl"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("exports no symbol 'coffer_plugin_coffer_fixture_nodecl'"),
+        "{err}"
+    );
+    assert!(registry.is_empty());
+}
+
+#[test]
+fn wrong_abi_version_is_skipped_naming_both_versions() {
+    let dir = plugin_dir_with(&[&fixture_library("badabi")]);
+    let (registry, report) = load(dir.path());
+    let err = only_error(&report);
+    assert!(
+        matches!(err, LoadError::AbiVersion { plugin, host, .. }
+            if *plugin == abi::ABI_VERSION + 1 && *host == abi::ABI_VERSION),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("plugin ABI version {}", abi::ABI_VERSION + 1)),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("host speaks ABI version {}", abi::ABI_VERSION)),
+        "{text}"
+    );
+    assert!(
+        registry.is_empty(),
+        "nothing of a mismatched library is registered"
+    );
+}
+
+#[test]
+fn wrong_core_version_is_skipped_naming_both_versions() {
+    let dir = plugin_dir_with(&[&fixture_library("badcore")]);
+    let (registry, report) = load(dir.path());
+    let err = only_error(&report);
+    assert!(
+        matches!(err, LoadError::CoreVersion { plugin, .. } if plugin == "0.0.1-fixture"),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(text.contains("coffer-core 0.0.1-fixture"), "{text}");
+    assert!(
+        text.contains(&format!("coffer-core {}", abi::CORE_VERSION)),
+        "{text}"
+    );
+    assert!(registry.is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn world_writable_library_file_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let file = dir.path().join(library_file_name("coffer_fixture_good"));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let (registry, report) = load(dir.path());
+    let err = only_error(&report);
+    assert!(
+        matches!(err, LoadError::WorldWritable { path, mode } if *path == file && mode & 0o002 != 0),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("world-writable"), "{err}");
+    assert!(registry.is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn world_writable_plugin_directory_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let (registry, report) = load(dir.path());
+    let err = only_error(&report);
+    assert!(
+        matches!(err, LoadError::WorldWritable { path, .. } if path == dir.path()),
+        "{err:?}"
+    );
+    assert!(
+        registry.is_empty(),
+        "nothing is loaded from a world-writable directory"
+    );
+}
+
+#[test]
+fn lock_file_hash_mismatch_refuses_naming_both_hashes() {
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let name = library_file_name("coffer_fixture_good");
+    let actual = loader::sha256_file(&dir.path().join(&name)).unwrap();
+    let wrong = "0".repeat(64);
+    let lock_path = dir.path().join("coffer-plugins.lock");
+
+    std::fs::write(&lock_path, format!("# pins\n{wrong}  {name}\n")).unwrap();
+    let lock = LockFile::read(&lock_path).unwrap();
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[dir.path()], Some(&lock));
+    let err = only_error(&report);
+    assert!(
+        matches!(err, LoadError::HashMismatch { expected, actual: a, .. } if *expected == wrong && *a == actual)
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains(&wrong) && text.contains(&actual),
+        "both hashes in: {text}"
+    );
+    assert!(registry.is_empty());
+
+    std::fs::write(&lock_path, "").unwrap();
+    let report =
+        Registry::new().load_dirs(&[dir.path()], Some(&LockFile::read(&lock_path).unwrap()));
+    assert!(matches!(only_error(&report), LoadError::Unpinned { actual: a, .. } if *a == actual));
+
+    std::fs::write(&lock_path, format!("{actual}  {name}\n")).unwrap();
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[dir.path()], Some(&LockFile::read(&lock_path).unwrap()));
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(
+        registry.get("fixture-coins").is_ok(),
+        "the pinned library loads"
+    );
+}
+
+#[test]
+fn malformed_lock_file_line_is_reported_with_its_number() {
+    let err = LockFile::parse(
+        Path::new("coffer-plugins.lock"),
+        "# ok\n\nnot-a-hash  libx.so\n",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, LoadError::LockFile { line: 3, .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("'not-a-hash' is not a sha256"),
+        "{err}"
+    );
+}
+
+#[test]
+fn duplicate_id_version_is_a_clear_error_naming_both_libraries() {
+    let first = plugin_dir_with(&[&fixture_library("good")]);
+    let second = plugin_dir_with(&[&fixture_library("good")]);
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[first.path(), second.path()], None);
+    assert_eq!(report.loaded.len(), 1);
+    let err = only_error(&report);
+    let LoadError::Registry(RegistryError::Duplicate {
+        key,
+        first: a,
+        second: b,
+    }) = err
+    else {
+        panic!("expected a duplicate: {err:?}")
+    };
+    assert_eq!(key, "fixture-coins@0.1.0");
+    assert!(matches!(a, Origin::Library(p) if p.starts_with(first.path())));
+    assert!(matches!(b, Origin::Library(p) if p.starts_with(second.path())));
+    let text = err.to_string();
+    assert!(text.contains(&first.path().display().to_string()), "{text}");
+    assert!(
+        text.contains(&second.path().display().to_string()),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_plugin_directory_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let (_, report) = load(&missing);
+    assert!(matches!(only_error(&report), LoadError::Io { path, .. } if *path == missing));
+}
+
+#[test]
+fn declaration_symbol_is_derived_from_the_file_name() {
+    let lib = library_file_name("coffer_charges");
+    assert_eq!(
+        loader::declaration_symbol(Path::new(&lib)).as_deref(),
+        Some("coffer_plugin_coffer_charges")
+    );
+    assert_eq!(loader::declaration_symbol(Path::new("notes.txt")), None);
+}
+
+/// Plays the coin game by JSON: alternating takes and spends, `rounds` times for each of two players.
+fn churn(game: &mut dyn DynGame, rounds: usize) {
+    for _ in 0..rounds {
+        for action in [r#"{"type":"take","n":1}"#, r#"{"type":"spend","n":1}"#] {
+            for p in 0..2 {
+                game.apply_json(Owner(p), action)
+                    .expect("take 1 then spend 1 always apply");
+            }
+        }
+    }
+}
+
+fn apply_boom(game: &mut dyn DynGame) -> ActionError {
+    let count = game.legal_actions(Owner(0));
+    let boom = (0..count)
+        .find(|i| {
+            game.legal_action_json(*i)
+                .is_some_and(|j| j.contains("boom"))
+        })
+        .expect("boom is listed after three moves");
+    game.apply_legal(Owner(0), boom).unwrap_err()
+}
+
+#[test]
+fn panicking_plugin_is_poisoned_the_game_unchanged_and_others_keep_running() {
+    let dir = plugin_dir_with(&[&fixture_library("panicky"), &fixture_library("good")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let good = Arc::clone(&registry.get("fixture-coins").unwrap().ruleset);
+    let statik =
+        coffer_core::Adapter::shared(coffer_fixture_common::Coins::new("fixture-coins", false));
+
+    let mut victim = panicky.new_game(&Setup::new(2, 3)).unwrap();
+    let mut bystander = panicky.new_game(&Setup::new(2, 4)).unwrap();
+    let mut other = good.new_game(&Setup::new(2, 5)).unwrap();
+    let mut local = statik.new_game(&Setup::new(2, 5)).unwrap();
+    // More actions than a checkpoint interval, so the plugin rebuilds the game from a checkpoint and a log.
+    churn(&mut *victim, abi::CHECKPOINT_EVERY / 4 + 10);
+    let before = victim.state_hash();
+    let json_before = victim.snapshot(Format::Json).unwrap();
+
+    let err = apply_boom(&mut *victim);
+    assert!(
+        matches!(err, ActionError::Panicked(ref m) if m.contains("fixture boom")),
+        "{err:?}"
+    );
+    assert_eq!(
+        victim.state_hash(),
+        before,
+        "the game it was applying to is unchanged"
+    );
+    assert_eq!(
+        loader::is_poisoned(&registry.get("fixture-panicky").unwrap().origin),
+        Some(true)
+    );
+
+    let err = victim
+        .apply_json(Owner(1), r#"{"type":"take","n":1}"#)
+        .unwrap_err();
+    assert_eq!(err, ActionError::Poisoned("fixture-panicky".to_owned()));
+    assert_eq!(
+        err.to_string(),
+        "ruleset 'fixture-panicky' is poisoned (it panicked earlier) and is no longer called"
+    );
+    assert!(matches!(
+        victim.snapshot(Format::Json),
+        Err(SetupError::Poisoned(_))
+    ));
+    assert!(matches!(
+        bystander.apply_legal(Owner(0), 0),
+        Err(ActionError::Poisoned(_))
+    ));
+    assert!(matches!(
+        panicky.new_game(&Setup::new(2, 1)).map(|_| ()),
+        Err(SetupError::Poisoned(_))
+    ));
+    assert!(matches!(
+        panicky.restore(Format::Json, &json_before).map(|_| ()),
+        Err(SetupError::Poisoned(_))
+    ));
+    assert_eq!(
+        victim.legal_actions(Owner(0)),
+        0,
+        "a poisoned plugin is no longer called"
+    );
+
+    // Another library and a static ruleset keep running, and still agree with each other.
+    assert_eq!(
+        loader::is_poisoned(&registry.get("fixture-coins").unwrap().origin),
+        Some(false)
+    );
+    churn(&mut *other, 5);
+    churn(&mut *local, 5);
+    other.apply_json(Owner(0), r#"{"type":"roll"}"#).unwrap();
+    local.apply_json(Owner(0), r#"{"type":"roll"}"#).unwrap();
+    assert_eq!(other.state_hash(), local.state_hash());
+
+    // The snapshot taken before the panic restores elsewhere to the same state (it was a real state).
+    let restored = statik.restore(Format::Json, &json_before).unwrap();
+    assert_eq!(restored.state_hash(), before);
+}
+
+/// Records every event the host's subscriber sees on this thread.
+#[derive(Default, Clone)]
+struct Capture(Arc<Mutex<Vec<(tracing::Level, String, String)>>>);
+
+struct Fields<'a>(&'a mut String);
+
+impl tracing::field::Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        use std::fmt::Write as _;
+        let _ = write!(self.0, "{}={value:?};", field.name());
+    }
+}
+
+impl tracing::Subscriber for Capture {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        let mut fields = String::new();
+        event.record(&mut Fields(&mut fields));
+        let meta = event.metadata();
+        self.0
+            .lock()
+            .unwrap()
+            .push((*meta.level(), meta.target().to_owned(), fields));
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+fn tracing_events_inside_a_plugin_reach_the_host_subscriber() {
+    let capture = Capture::default();
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    // Loading (or re-loading) a library passes the host's current level to the plugin's forwarder.
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let mut game = registry
+        .get("fixture-coins")
+        .unwrap()
+        .ruleset
+        .new_game(&Setup::new(2, 1))
+        .unwrap();
+    game.apply_json(Owner(0), r#"{"type":"take","n":2}"#)
+        .unwrap();
+    let seen = capture.0.lock().unwrap().clone();
+    let took = seen
+        .iter()
+        .find(|(_, target, fields)| target == "coffer::plugin" && fields.contains("took 2 coins"))
+        .unwrap_or_else(|| panic!("the plugin's event did not reach the host: {seen:#?}"));
+    assert_eq!(took.0, tracing::Level::INFO);
+    assert!(
+        took.2.contains("plugin_target=\"coffer_fixture\""),
+        "{}",
+        took.2
+    );
+    assert!(
+        took.2.contains("player=0"),
+        "fields are forwarded: {}",
+        took.2
+    );
+}
+
+#[test]
+fn snapshots_cross_between_static_and_runtime_games() {
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let (registry, _) = load(dir.path());
+    let runtime = Arc::clone(&registry.get("fixture-coins").unwrap().ruleset);
+    let statik =
+        coffer_core::Adapter::shared(coffer_fixture_common::Coins::new("fixture-coins", false));
+    let mut game = runtime.new_game(&Setup::new(3, 11)).unwrap();
+    let mut chooser = Chooser::new(11);
+    for _ in 0..20 {
+        let p = (0..3).map(Owner).find(|p| game.legal_actions(*p) > 0);
+        let Some(p) = p else { break };
+        let n = game.legal_actions(p);
+        game.apply_legal(p, chooser.below(n)).unwrap();
+    }
+    for format in [Format::Json, Format::Binary] {
+        let bytes = game.snapshot(format).unwrap();
+        assert_eq!(
+            statik.restore(format, &bytes).unwrap().state_hash(),
+            game.state_hash()
+        );
+        assert_eq!(
+            runtime.restore(format, &bytes).unwrap().state_hash(),
+            game.state_hash()
+        );
+    }
+    let copy = game.clone_game();
+    assert_eq!(copy.state_hash(), game.state_hash());
+    let err = runtime
+        .restore(Format::Json, b"{\"not\":\"a state\"}")
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(err, SetupError::Snapshot(_)), "{err:?}");
+}
+
+#[test]
+fn newcomer_builds_the_template_outside_the_workspace_and_plays_it() {
+    let work = tempfile::tempdir().unwrap();
+    let crate_dir = work.path().join("my-ruleset");
+    copy_dir(&repo_root().join("template"), &crate_dir);
+    // Point the path dependency at this repository's core, as the guide says.
+    let manifest = crate_dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let core = repo_root().join("core");
+    let replaced = text.replace(
+        "path = \"../core\"",
+        &format!("path = {:?}", core.display().to_string()),
+    );
+    assert_ne!(text, replaced, "template/Cargo.toml depends on ../core");
+    std::fs::write(&manifest, replaced).unwrap();
+    // Same dependency versions as the workspace, so nothing is fetched and artifacts are shared.
+    std::fs::copy(repo_root().join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
+
+    let mut build =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    build
+        .arg("build")
+        .arg("--quiet")
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", fixture_target_dir());
+    run_cargo(build, "build the template copied outside the workspace");
+    let built = fixture_target_dir()
+        .join("debug")
+        .join(library_file_name("my_ruleset"));
+    assert!(built.is_file(), "cargo build made {}", built.display());
+
+    let plugins = plugin_dir_with(&[&built]);
+    let mut registry = Registry::with_static().unwrap();
+    let report = registry.load_dirs(&[plugins.path()], None);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let (key, _) = &report.loaded[0];
+    let ruleset = Arc::clone(&registry.get(key).unwrap().ruleset);
+    let d = ruleset.description();
+    let mut game = ruleset.new_game(&Setup::new(d.min_players, 1)).unwrap();
+    let mut chooser = Chooser::new(1);
+    let mut applied = 0;
+    while applied < 200 {
+        let players: Vec<Owner> = (0..game.players())
+            .map(Owner)
+            .filter(|p| game.legal_actions(*p) > 0)
+            .collect();
+        if players.is_empty() {
+            break;
+        }
+        let p = players[chooser.below(players.len())];
+        let n = game.legal_actions(p);
+        game.apply_legal(p, chooser.below(n))
+            .expect("a listed action applies");
+        game.check_invariants().unwrap();
+        applied += 1;
+    }
+    assert!(applied > 0, "the template game has legal actions");
+    assert_ne!(
+        game.outcome(),
+        coffer_core::Outcome::Ongoing,
+        "the template game ends within 200 actions"
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == "Cargo.lock" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(&name));
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
