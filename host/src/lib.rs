@@ -26,3 +26,8 @@ pub mod simulate;
 pub use host::{GameId, Host, HostError, HostedGame, LoggedAction};
 pub use registry::{Entry, Origin, Registry, RegistryError};
 pub use save::{SaveError, SaveFile};
+
+/// The README's Rust examples, compiled and run as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
