@@ -278,6 +278,8 @@ pub struct ScriptViolation {
 /// A violation found by [`run`], with what reproduces it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Found {
+    /// The ruleset's id.
+    pub ruleset: String,
     /// Index of the game in the run.
     pub game: u64,
     /// Its seed.
@@ -308,18 +310,21 @@ impl fmt::Display for Found {
             self.game, self.seed, self.players, self.after_actions, self.kind
         )?;
         match (&self.script, &self.script_error) {
-            (Some(path), _) => write!(
-                f,
-                "\n    script ({} of {} lines{}): {}",
-                self.script_lines,
-                self.original_lines,
-                if self.reproduced {
+            (Some(path), _) => {
+                let (id, p, s, path) = (&self.ruleset, self.players, self.seed, path.display());
+                let reproduces = if self.reproduced {
                     ""
                 } else {
                     ", does NOT reproduce"
-                },
-                path.display()
-            ),
+                };
+                write!(
+                    f,
+                    "\n    script ({} of {} lines{reproduces}): {path}\
+                     \n    check it: coffer simulate {id} --players {p} --seed {s} --check-script {path}\
+                     \n    play it:  coffer play {id} --players {p} --seed {s} --script {path} --keep-going",
+                    self.script_lines, self.original_lines,
+                )
+            }
             (None, Some(e)) => write!(f, "\n    no script: {e}"),
             (None, None) => Ok(()),
         }
@@ -1286,6 +1291,7 @@ fn report_violation(
     kind: ViolationKind,
 ) -> Found {
     let mut found = Found {
+        ruleset: ruleset.description().id.clone(),
         game,
         seed: setup.seed,
         players: setup.players,
@@ -1331,4 +1337,170 @@ fn report_violation(
         Err(e) => found.script_error = Some(e.to_string()),
     }
     found
+}
+
+// ----- the `coffer simulate` subcommand -----
+
+/// The arguments of `coffer simulate`.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// The ruleset: `ID` or `ID@VERSION`.
+    #[arg(value_name = "ID")]
+    pub ruleset: String,
+    /// Games to play; game i is seeded with S + i.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub games: u64,
+    /// Seed of the first game.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Players per game (default: drawn from each game's seed within the ruleset's range).
+    #[arg(long, short = 'p', value_name = "N")]
+    pub players: Option<u16>,
+    /// JSON file with the ruleset's configuration.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Most actions per game.
+    #[arg(long, default_value_t = 1_000, value_name = "M")]
+    pub max_actions: u64,
+    /// Games run in parallel on T threads of this process.
+    #[arg(long, default_value_t = 1, value_name = "T")]
+    pub threads: usize,
+    /// Share of steps that try an illegal or malformed action (0 to 0.9).
+    #[arg(long, default_value_t = 0.1, value_name = "F")]
+    pub illegal_share: f64,
+    /// Clone, snapshot and replay checks every K actions (and at each game's end).
+    #[arg(long, default_value_t = 64, value_name = "K")]
+    pub check_every: u64,
+    /// Directory for the reproducing scripts of violations.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repro_dir: PathBuf,
+    /// Instead of simulating, re-run this script (JSON Lines, as `coffer play` reads) with every check
+    /// after every line, for the game given by --players and --seed.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub check_script: Option<PathBuf>,
+}
+
+impl Report {
+    /// The report as one JSON document.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "ruleset": self.ruleset,
+            "games": self.games,
+            "actions": self.actions,
+            "attempts": self.attempts,
+            "refusals": self.refusals,
+            "finished": self.finished,
+            "stuck": self.stuck,
+            "at_limit": self.at_limit,
+            "deep_checks": self.deep_checks,
+            "threads": self.threads,
+            "seconds": self.elapsed.as_secs_f64(),
+            "actions_per_second": self.actions_per_second(),
+            "per_thread": self.per_thread.iter().map(|t| serde_json::json!({
+                "games": t.games,
+                "actions": t.actions,
+                "busy_seconds": t.busy.as_secs_f64(),
+            })).collect::<Vec<_>>(),
+            "violations": self.violations.iter().map(|v| serde_json::json!({
+                "game": v.game,
+                "seed": v.seed,
+                "players": v.players,
+                "after_actions": v.after_actions,
+                "kind": v.kind.name(),
+                "message": v.kind.to_string(),
+                "script": v.script,
+                "script_lines": v.script_lines,
+                "original_lines": v.original_lines,
+                "reproduced": v.reproduced,
+                "script_error": v.script_error,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Runs `coffer simulate`: prints the report (or the script check) and fails when a violation was found.
+///
+/// # Errors
+/// An unknown ruleset, an unreadable configuration or script, or a script check without `--players`.
+pub fn command(
+    registry: &crate::Registry,
+    args: &SimulateArgs,
+    format: crate::cli::OutputFormat,
+) -> anyhow::Result<crate::cli::Status> {
+    use crate::cli::{OutputFormat, Status};
+    use anyhow::Context as _;
+    let ruleset = Arc::clone(&registry.get(&args.ruleset)?.ruleset);
+    let config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read config file {}", path.display()))?;
+            serde_json::from_str(&text)
+                .with_context(|| format!("config file {} is not valid JSON", path.display()))?
+        }
+        None => Value::Null,
+    };
+    if let Some(path) = &args.check_script {
+        let players = args
+            .players
+            .context("--check-script needs --players (and --seed) to start the scripted game")?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read script {}", path.display()))?;
+        let script = parse_script(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let setup = Setup::new(players, args.seed).config(config);
+        let found = check_script(&*ruleset, &setup, &script);
+        if format == OutputFormat::Json {
+            let v = found.as_ref().map(|v| {
+                serde_json::json!({"line": v.line.map(|l| l + 1), "kind": v.kind.name(), "message": v.kind.to_string()})
+            });
+            println!(
+                "{}",
+                serde_json::json!({"script": path, "lines": script.len(), "violation": v})
+            );
+        } else {
+            match &found {
+                None => println!(
+                    "{}: {} lines, every check passed",
+                    path.display(),
+                    script.len()
+                ),
+                Some(v) => match v.line {
+                    Some(l) => println!("{}:{}: {}", path.display(), l + 1, v.kind),
+                    None => println!("{}: before the first line: {}", path.display(), v.kind),
+                },
+            }
+        }
+        return Ok(if found.is_some() {
+            Status::Failure
+        } else {
+            Status::Success
+        });
+    }
+    if !(0.0..=0.9).contains(&args.illegal_share) {
+        anyhow::bail!("--illegal-share {} is outside 0 to 0.9", args.illegal_share);
+    }
+    std::fs::create_dir_all(&args.repro_dir)
+        .with_context(|| format!("cannot create {}", args.repro_dir.display()))?;
+    let options = SimOptions {
+        games: args.games,
+        seed: args.seed,
+        players: args.players,
+        config,
+        max_actions: args.max_actions,
+        threads: args.threads.max(1),
+        illegal_share: args.illegal_share,
+        check_every: args.check_every.max(1),
+        repro_dir: args.repro_dir.clone(),
+        ..SimOptions::default()
+    };
+    let report = run(&ruleset, &options, &progress_bar(options.games));
+    if format == OutputFormat::Json {
+        println!("{}", report.to_json());
+    } else {
+        println!("{report}");
+    }
+    Ok(if report.is_clean() {
+        Status::Success
+    } else {
+        Status::Failure
+    })
 }
