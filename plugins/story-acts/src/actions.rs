@@ -142,7 +142,7 @@ pub enum Action {
         card: u16,
     },
     /// End the main phase: the End Phase checks the hand limit, then the next player's turn begins.
-    EndTurn,
+    EndTurn {},
 }
 
 impl Action {
@@ -160,7 +160,7 @@ impl Action {
             Action::AdvanceStoryline { .. } => 8,
             Action::CompleteStoryline { .. } => 9,
             Action::Discard { .. } => 10,
-            Action::EndTurn => 11,
+            Action::EndTurn {} => 11,
         }
     }
 }
@@ -525,7 +525,7 @@ impl State {
                     c.progress,
                 )
             }
-            Action::EndTurn => self.slow(p),
+            Action::EndTurn {} => self.slow(p),
             Action::Discard { .. } => Ok(()),
         }
     }
@@ -672,7 +672,7 @@ impl State {
                     self.finish_turn()?;
                 }
             }
-            Action::EndTurn => {
+            Action::EndTurn {} => {
                 self.ledger.end_scope(Scope::Phase);
                 self.phase = Phase::End;
                 if self.check_hand(p) == 0 {
@@ -943,7 +943,7 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
     let mine = p == s.active;
     for &card in &s.hands[usize::from(p)] {
         let d = s.def(card);
-        if !mine && !(d.card_type == CardType::Maneuver && d.fast) {
+        if !(mine || d.card_type == CardType::Maneuver && d.fast) {
             continue;
         }
         let mut each_target = |target: Option<u16>| {
@@ -1032,7 +1032,7 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
                 }
             }
         }
-        push(Action::EndTurn);
+        push(Action::EndTurn {});
     }
 }
 

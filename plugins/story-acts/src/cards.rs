@@ -533,7 +533,7 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
         "only Homeworlds prefer factor values",
     )?;
     for (i, p) in c.preferred.iter().enumerate() {
-        if !factors.iter().any(|f| *f == p.factor) {
+        if !factors.contains(&p.factor) {
             return Err(bad(
                 n,
                 "preferred",

@@ -119,7 +119,7 @@ fn s11_causing_your_own_character_to_fall_or_be_destroyed_awards_opponents() {
 fn s11_an_opponent_destroying_your_character_awards_nothing() {
     let mut s = game(&["militia"]);
     let knight = to_play(&mut s, 0, "jedi_knight");
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     let temptation = to_hand(&mut s, 1, "temptation");
     ok(
         &mut s,
@@ -186,8 +186,8 @@ fn s12_the_completer_chooses_the_moment() {
     let mut s = game(&["militia"]);
     let story = done_storyline(&mut s, 0, "trade_war");
     // Completing is an action of its own, never automatic: the Act goes on until p0 chooses.
-    ok(&mut s, 0, A::EndTurn);
-    ok(&mut s, 1, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
+    ok(&mut s, 1, A::EndTurn {});
     assert_eq!(s.act, 1);
     assert!(s.results.is_empty());
     ok(&mut s, 0, A::CompleteStoryline { card: story });
@@ -215,7 +215,7 @@ fn s12_tie_goes_to_active_player() {
     assert_eq!(s.results[0].winner, 0, "p0 was active");
     // The same tie on p1's turn goes to p1.
     let mut s = game(&["militia"]);
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     gain_sp(&mut s, 0, 1);
     let story = done_storyline(&mut s, 1, "trade_war");
     ok(&mut s, 1, A::CompleteStoryline { card: story });
@@ -259,7 +259,7 @@ fn s12_two_act_wins_win_the_game() {
     let mut s = game(&["militia"]);
     let a = done_storyline(&mut s, 0, "trade_war");
     ok(&mut s, 0, A::CompleteStoryline { card: a });
-    ok(&mut s, 1, A::EndTurn);
+    ok(&mut s, 1, A::EndTurn {});
     let b = done_storyline(&mut s, 0, "rise_of_the_empire");
     ok(&mut s, 0, A::CompleteStoryline { card: b });
     assert_eq!(s.winners, Some(vec![0]));
@@ -272,7 +272,7 @@ fn s12_two_act_wins_win_the_game() {
             scores: vec![2, 0]
         }
     );
-    let e = refused(&mut s, 1, A::EndTurn);
+    let e = refused(&mut s, 1, A::EndTurn {});
     assert!(matches!(e, ActionError::GameOver), "{e}");
     assert!(legal(&s, 0).is_empty() && legal(&s, 1).is_empty());
 }

@@ -107,7 +107,7 @@ fn s8_fall_flipping_the_homeworld_is_configurable() {
 fn s8_a_prime_character_brought_to_zero_other_than_by_morality_is_destroyed() {
     let mut s = game(&["militia"]);
     let knight = to_play(&mut s, 0, "jedi_knight"); // Prime, cp 2
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     let temptation = to_hand(&mut s, 1, "temptation"); // drain 2 CP of an opponent's card
     ok(
         &mut s,
@@ -234,7 +234,7 @@ fn s8_cp_ability_refused_when_that_character_is_short() {
 fn s8_cp_ability_is_slow_only() {
     let mut s = game(&["militia"]);
     let smuggler = to_play(&mut s, 0, "smuggler");
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert!(!legal(&s, 0).contains(&A::UseAbility { card: smuggler }));
     let e = refused(&mut s, 0, A::UseAbility { card: smuggler });
     assert!(matches!(e, ActionError::NotYourTurn { .. }), "{e}");
@@ -255,12 +255,12 @@ fn s9_activated_cards_ready_in_the_ready_phase_and_not_before() {
         },
     );
     assert!(e.to_string().contains("exhausted"), "{e}");
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert!(
         s.exhausted(squad),
         "p1's Ready Phase readies only p1's cards"
     );
-    ok(&mut s, 1, A::EndTurn);
+    ok(&mut s, 1, A::EndTurn {});
     assert!(!s.exhausted(squad));
     ok(
         &mut s,

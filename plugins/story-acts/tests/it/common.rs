@@ -129,7 +129,7 @@ pub fn set_treasury(s: &mut State, p: u16, v: i64) {
 /// Ends `p`'s turn and the next player's, so that `p` is active again (2 players, no hand limit issue).
 pub fn round(s: &mut State) {
     let p = s.active;
-    ok(s, p, A::EndTurn);
+    ok(s, p, A::EndTurn {});
     let q = s.active;
-    ok(s, q, A::EndTurn);
+    ok(s, q, A::EndTurn {});
 }

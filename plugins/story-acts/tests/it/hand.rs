@@ -9,9 +9,9 @@ fn s10_draw_one_card_in_the_draw_phase() {
     let mut s = game(&["militia", "walker", "gunship"]);
     assert_eq!(s.hands[0].len(), 1, "p0 drew in its first Draw Phase");
     assert_eq!(s.hands[1].len(), 0);
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert_eq!(s.hands[1].len(), 1);
-    ok(&mut s, 1, A::EndTurn);
+    ok(&mut s, 1, A::EndTurn {});
     assert_eq!(s.hands[0].len(), 2);
     let drawn: Vec<&str> = s.hands[0].iter().map(|&c| s.def(c).id.as_str()).collect();
     assert_eq!(drawn, ["militia", "walker"], "from the top of the deck");
@@ -42,7 +42,7 @@ fn over_limit(extra: usize) -> coffer_story_acts::State {
 fn s10_discard_down_to_seven_the_player_choosing() {
     let mut s = over_limit(2); // 1 drawn + 8 = 9 cards
     assert_eq!(s.hands[0].len(), 9);
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert_eq!(
         (s.active, s.phase),
         (0, Phase::End),
@@ -79,7 +79,7 @@ fn s10_discard_down_to_seven_the_player_choosing() {
             cp: Default::default(),
         },
     );
-    refused(&mut s, 0, A::EndTurn);
+    refused(&mut s, 0, A::EndTurn {});
     // The player chooses which cards go.
     let walker = s.hands[0]
         .iter()
@@ -106,7 +106,7 @@ fn s10_discard_down_to_seven_the_player_choosing() {
 fn s10_exactly_seven_cards_need_no_discard() {
     let mut s = over_limit(0); // 7 cards
     assert_eq!(s.hands[0].len(), 7);
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert!(s.ledger.pending().is_empty());
     assert_eq!(s.active, 1);
 }
@@ -114,6 +114,6 @@ fn s10_exactly_seven_cards_need_no_discard() {
 #[test]
 fn s10_hand_limit_is_configurable() {
     let mut s = game_with(2, &["militia", "walker"], |c| c.hand_limit = 0);
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert_eq!(s.ledger.pending()[0].excess, 1);
 }

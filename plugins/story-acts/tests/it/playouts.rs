@@ -42,7 +42,7 @@ fn action() -> impl Strategy<Value = Action> {
         card.clone()
             .prop_map(|card| Action::CompleteStoryline { card }),
         card.prop_map(|card| Action::Discard { card }),
-        Just(Action::EndTurn),
+        Just(Action::EndTurn {}),
     ]
 }
 
@@ -151,4 +151,37 @@ fn long_random_playouts_finish_acts_and_keep_invariants() {
         acts_ended += view["results"].as_array().map_or(0, Vec::len);
     }
     assert!(acts_ended > 0, "no Act ended in 6 random games");
+}
+
+#[test]
+fn refused_actions_leave_the_state_hash_unchanged() {
+    let ruleset = Adapter::shared(StoryActs::new());
+    let mut game = ruleset.new_game(&Setup::new(2, 9)).expect("setup");
+    game.apply_json(Owner(0), r#"{"type":"commit_votes","card":0}"#)
+        .expect("commit");
+    let before = game.state_hash();
+    let bad = [
+        (0, r#"{"type":"commit_votes","card":0}"#), // exhausted (K5)
+        (0, r#"{"type":"deploy","card":70000}"#),   // out of u16 range
+        (0, r#"{"type":"deploy","card":-1}"#),      // negative
+        (0, r#"{"type":"deploy","card":999}"#),     // no such card
+        (0, r#"{"type":"teleport"}"#),              // unknown action
+        (0, r#"{"type":"end_turn","extra":1}"#),    // unknown field
+        (
+            0,
+            r#"{"type":"push_factor","factor":0,"up":true,"steps":3}"#,
+        ), // 2 Votes committed
+        (1, r#"{"type":"end_turn"}"#),              // not p1's turn
+        (1, r#"{"type":"add_ev","card":0}"#),       // another player's card
+        (0, r#"{"type":"discard","card":1}"#),      // nothing to discard
+        (0, r#"{"type":"move","card":0,"to":"space"}"#), // a Homeworld is no unit
+        (0, "not json"),
+    ];
+    for (p, json) in bad {
+        let r = game.apply_json(Owner(p), json);
+        assert!(r.is_err(), "{json} by p{p} should be refused");
+        assert_eq!(game.state_hash(), before, "{json} changed the state");
+    }
+    assert!(game.apply_json(Owner(7), r#"{"type":"end_turn"}"#).is_err());
+    assert_eq!(game.state_hash(), before);
 }

@@ -60,7 +60,7 @@ fn s1_gain_to_exactly_twenty_loses_nothing() {
 fn s1_income_above_cap_is_lost() {
     let mut s = game(&["militia"]);
     set_treasury(&mut s, 1, 19);
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert_eq!(s.active, 1);
     assert_eq!(s.treasury(1), 20, "Korriban's income of 3 stops at the cap");
     assert_eq!(last_gain(&s, s.seats[1].treasury), Some((19, 20, 2)));
@@ -168,10 +168,10 @@ fn s2_income_from_homeworld_planetary_and_surface_locations() {
     assert_eq!(s.income(0), 3 + 1 + 2);
     set_treasury(&mut s, 0, 0);
     set_treasury(&mut s, 1, 0);
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert_eq!(s.treasury(1), 3 + 1, "p1: Korriban and Trade Spire");
     assert_eq!(s.treasury(0), 0, "no income on the opponent's turn");
-    ok(&mut s, 1, A::EndTurn);
+    ok(&mut s, 1, A::EndTurn {});
     assert_eq!(s.treasury(0), 6);
 }
 

@@ -142,13 +142,13 @@ fn s5_commit_votes_activates_the_card_and_removes_its_standing_vote_until_it_rea
     );
     let e = refused(&mut s, 0, A::CommitVotes { card: hw });
     assert!(e.to_string().contains("exhausted"), "{e}");
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert_eq!(
         s.standing_vote(0),
         0,
         "still activated on the opponent's turn"
     );
-    ok(&mut s, 1, A::EndTurn);
+    ok(&mut s, 1, A::EndTurn {});
     assert!(!s.exhausted(hw), "readied in p0's Ready Phase");
     assert_eq!(s.standing_vote(0), 2);
 }
@@ -166,7 +166,7 @@ fn s5_adding_votes_is_fast_also_on_an_opponents_turn() {
         cp: Default::default()
     }));
     assert!(
-        !listed.contains(&A::EndTurn),
+        !listed.contains(&A::EndTurn {}),
         "p1 has no slow actions on p0's turn"
     );
     ok(&mut s, 1, A::CommitVotes { card: hw1 });
@@ -281,7 +281,7 @@ fn s7_resource_pool_empties_at_the_end_of_every_phase() {
     ok(&mut s, 1, A::CommitVotes { card: hw1 });
     assert_eq!((s.pool_votes(0), s.pool_ev(0), s.pool_votes(1)), (2, 2, 1));
     s.ledger.take_events();
-    ok(&mut s, 0, A::EndTurn);
+    ok(&mut s, 0, A::EndTurn {});
     assert_eq!((s.pool_votes(0), s.pool_ev(0), s.pool_votes(1)), (0, 0, 0));
     let expired = s
         .ledger
