@@ -1842,3 +1842,8 @@ fn publish(event: &Event) {
     tracing::debug!(target: "coffer::event", owner = %event.key.owner, kind = event.key.kind.0,
         subject = event.key.subject, change = ?event.change, cause = ?event.cause, "resource changed");
 }
+
+/// The crate README's code blocks, compiled and run as doctests so that the README cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
