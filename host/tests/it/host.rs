@@ -133,3 +133,55 @@ fn unknown_games_and_rulesets_are_clear_errors() {
     host.remove(id).unwrap();
     assert!(host.ids().is_empty());
 }
+
+// The bundled plugins, linked statically into this test binary (their cdylibs serve the command tests).
+use coffer_charges as _;
+use coffer_command_tokens as _;
+use coffer_story_acts as _;
+
+#[test]
+fn the_bundled_rulesets_run_side_by_side_on_threads() {
+    let registry = coffer_host::Registry::with_static().unwrap();
+    assert_eq!(
+        registry.keys(),
+        ["charges@0.1.0", "command-tokens@0.1.0", "story-acts@0.1.0"]
+    );
+    assert!(
+        registry
+            .iter()
+            .all(|e| e.origin == coffer_host::Origin::Static)
+    );
+    let host = Host::new(registry);
+    let mut ids = Vec::new();
+    for seed in 0..2 {
+        for (ruleset, players) in [("charges", 2), ("command-tokens", 3), ("story-acts", 2)] {
+            ids.push(host.start(ruleset, Setup::new(players, seed)).unwrap());
+        }
+    }
+    std::thread::scope(|s| {
+        for (t, chunk) in ids.chunks(2).enumerate() {
+            let host = &host;
+            s.spawn(move || {
+                for round in 0..30 {
+                    for id in chunk {
+                        random_actions(host, *id, 4, (t * 1000 + round) as u64);
+                    }
+                }
+            });
+        }
+    });
+    for id in ids {
+        host.with_game(id, |g| {
+            assert!(!g.log().is_empty(), "{} made no move", g.key());
+            let mut fresh = HostedGame::start(g.ruleset().clone(), g.setup().clone()).unwrap();
+            for entry in g.log() {
+                fresh
+                    .apply_json(entry.player, &entry.action.to_string())
+                    .unwrap();
+                assert_eq!(fresh.state_hash(), entry.hash, "{}", g.key());
+            }
+            g.game().check_invariants().unwrap();
+        })
+        .unwrap();
+    }
+}

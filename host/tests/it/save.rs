@@ -390,3 +390,29 @@ fn every_single_character_edit_is_refused_without_panic() {
     }
     assert!(edits > 1000, "only {edits} edits tried");
 }
+
+#[test]
+fn games_of_the_bundled_rulesets_save_and_load_back() {
+    use coffer_core::GameRng;
+    let registry = Registry::with_static().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for entry in registry.iter() {
+        let d = entry.ruleset.description();
+        let players = d.min_players.max(2);
+        let mut game = HostedGame::start(entry.ruleset.clone(), Setup::new(players, 3)).unwrap();
+        let mut rng = GameRng::new(3);
+        for _ in 0..60 {
+            let Some(p) = (0..players).find(|p| game.legal_count(*p) > 0) else {
+                break;
+            };
+            let count = game.legal_count(p) as u64;
+            game.apply_legal(p, rng.below(count) as usize).unwrap();
+        }
+        assert!(!game.log().is_empty(), "{}", d.key());
+        let path = dir.path().join(format!("{}.json", d.id));
+        save::save(&game, &path).unwrap();
+        let loaded = save::load(&path, &registry).unwrap();
+        assert_eq!(loaded.state_hash(), game.state_hash(), "{}", d.key());
+        assert_eq!(loaded.log(), game.log(), "{}", d.key());
+    }
+}
