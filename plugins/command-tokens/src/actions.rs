@@ -479,8 +479,12 @@ impl State {
         self.flow.built += 1;
         // T7 holds at all times: an excess is a choice the player makes before producing on.
         if self.rules.classes[c].fleet {
-            let (measured, max) = (u64::from(self.fleet_ships(p, s)), u64::from(self.fleet_limit(p)));
-            self.ledger.check_limit(State::limit_key(p, s), measured, max, cause);
+            let (measured, max) = (
+                u64::from(self.fleet_ships(p, s)),
+                u64::from(self.fleet_limit(p)),
+            );
+            self.ledger
+                .check_limit(State::limit_key(p, s), measured, max, cause);
         }
         Ok(())
     }
@@ -534,9 +538,8 @@ impl State {
 
     /// Resolves the card's effects from `flow.effect` on until one waits for a choice.
     fn run_effects(&mut self, cause: Cause) {
-        let rules = std::sync::Arc::clone(&self.rules);
         loop {
-            let effects = rules.effects(self.flow.card, self.flow.secondary);
+            let effects = self.rules.effects(self.flow.card, self.flow.secondary);
             let Some(&effect) = effects.get(usize::from(self.flow.effect)) else {
                 self.finish_resolution(cause);
                 return;
@@ -567,7 +570,7 @@ impl State {
                     }
                 }
                 Effect::OthersPlaceToken => {
-                    if rules.systems.iter().any(|s| !s.no_diplomacy) {
+                    if self.rules.systems.iter().any(|s| !s.no_diplomacy) {
                         self.flow.step = Step::Target;
                         return;
                     }
@@ -861,12 +864,12 @@ impl State {
         // Move surpluses into deficits, pool by pool.
         for from in 0..3 {
             let mut surplus = have[from].saturating_sub(u32::from(want[from]));
-            for to in 0..3 {
+            for (to, &wanted) in want.iter().enumerate() {
                 if surplus == 0 {
                     break;
                 }
                 let current = self.ledger.tokens(self.h.pools[to], owner);
-                let deficit = u32::from(want[to]).saturating_sub(current);
+                let deficit = u32::from(wanted).saturating_sub(current);
                 if to == from || deficit == 0 {
                     continue;
                 }

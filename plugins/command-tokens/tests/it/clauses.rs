@@ -52,7 +52,9 @@ fn t1_sixteen_tokens_per_player_is_a_checked_invariant() {
     s.check_invariants().unwrap();
     // A command token turned into a ship piece breaks the count of 16, although the kernel's per-owner total
     // (tokens and ships together) is unchanged.
-    s.ledger.move_tokens(Owner(1), s.h.reinforcements, s.h.ships[0], 1, Cause::Setup).unwrap();
+    s.ledger
+        .move_tokens(Owner(1), s.h.reinforcements, s.h.ships[0], 1, Cause::Setup)
+        .unwrap();
     s.ledger.check_invariants().unwrap();
     let v = s.check_invariants().unwrap_err();
     assert!(v.0.contains("p1 has 15 command tokens"), "{v}");
@@ -63,7 +65,17 @@ fn t1_sixteen_tokens_per_player_is_a_checked_invariant() {
 #[test]
 fn t2_a_gained_token_goes_to_the_pool_the_player_chooses() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     assert_eq!(s.flow.step, Step::Gain);
     assert_eq!(
@@ -71,12 +83,26 @@ fn t2_a_gained_token_goes_to_the_pool_the_player_chooses() {
         vec![
             Action::Gain { pool: Pool::Tactic },
             Action::Gain { pool: Pool::Fleet },
-            Action::Gain { pool: Pool::Strategy }
+            Action::Gain {
+                pool: Pool::Strategy
+            }
         ]
     );
     ok(&mut s, 0, Action::Gain { pool: Pool::Fleet });
-    ok(&mut s, 0, Action::Gain { pool: Pool::Strategy });
-    ok(&mut s, 0, Action::Gain { pool: Pool::Strategy });
+    ok(
+        &mut s,
+        0,
+        Action::Gain {
+            pool: Pool::Strategy,
+        },
+    );
+    ok(
+        &mut s,
+        0,
+        Action::Gain {
+            pool: Pool::Strategy,
+        },
+    );
     assert_eq!(sheet(&s, 0), [3, 4, 4, 5]);
     assert_eq!(s.flow.step, Step::Buy);
 }
@@ -84,7 +110,17 @@ fn t2_a_gained_token_goes_to_the_pool_the_player_chooses() {
 #[test]
 fn t2_no_gain_without_something_to_gain() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     let e = refused(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     assert!(matches!(e, ActionError::Illegal(_)), "{e}");
 }
@@ -95,7 +131,17 @@ fn t2_no_gain_without_something_to_gain() {
 fn t3_gain_with_empty_reinforcements_is_refused() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 0, Pool::Tactic, 8);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     // Nothing is gained: the three tokens are forfeited (reported) and Leadership goes on to buying.
     assert_eq!(s.flow.step, Step::Buy);
@@ -104,7 +150,11 @@ fn t3_gain_with_empty_reinforcements_is_refused() {
     let e = refused(&mut s, 0, Action::Gain { pool: Pool::Fleet });
     assert!(matches!(e, ActionError::Illegal(_)), "{e}");
     // Buying cannot gain either: no buy of a token is listed or accepted.
-    assert!(legal(&s, 0).iter().all(|a| matches!(a, Action::Buy { influence } if *influence < 3)));
+    assert!(
+        legal(&s, 0)
+            .iter()
+            .all(|a| matches!(a, Action::Buy { influence } if *influence < 3))
+    );
     refused(&mut s, 0, Action::Buy { influence: 3 });
     s.check_invariants().unwrap();
 }
@@ -113,11 +163,31 @@ fn t3_gain_with_empty_reinforcements_is_refused() {
 fn t3_gaining_stops_when_reinforcements_run_out() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 0, Pool::Tactic, 7);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     assert_eq!(s.flow.step, Step::Gain);
-    ok(&mut s, 0, Action::Gain { pool: Pool::Strategy });
-    assert_eq!(s.flow.step, Step::Buy, "the last two tokens cannot be gained");
+    ok(
+        &mut s,
+        0,
+        Action::Gain {
+            pool: Pool::Strategy,
+        },
+    );
+    assert_eq!(
+        s.flow.step,
+        Step::Buy,
+        "the last two tokens cannot be gained"
+    );
     assert_eq!(s.flow.forfeited[0], 2);
     assert_eq!(sheet(&s, 0), [10, 3, 3, 0]);
 }
@@ -126,7 +196,17 @@ fn t3_gaining_stops_when_reinforcements_run_out() {
 fn diplomacy_with_empty_reinforcements_for_p1() -> coffer_command_tokens::State {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Strategy, 8);
-    pick(&mut s, &[DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY]);
+    pick(
+        &mut s,
+        &[
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+        ],
+    );
     assert_eq!(actor(&s), 0);
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     assert_eq!(s.flow.step, Step::Target);
@@ -144,10 +224,18 @@ fn t3_placing_from_empty_reinforcements_takes_a_token_from_a_pool_the_player_cho
         vec![
             Action::Fallback { pool: Pool::Tactic },
             Action::Fallback { pool: Pool::Fleet },
-            Action::Fallback { pool: Pool::Strategy }
+            Action::Fallback {
+                pool: Pool::Strategy
+            }
         ]
     );
-    ok(&mut s, 1, Action::Fallback { pool: Pool::Strategy });
+    ok(
+        &mut s,
+        1,
+        Action::Fallback {
+            pool: Pool::Strategy,
+        },
+    );
     assert_eq!(sheet(&s, 1), [3, 3, 9, 0]);
     assert!(s.has_token(1, EMPTY.into()));
     // p2 had reinforcements: placed from there without a choice.
@@ -163,7 +251,17 @@ fn t3_the_fallback_pool_must_hold_a_token() {
     shift_reserve(&mut s, 1, Pool::Strategy, 8);
     shift_reserve(&mut s, 1, Pool::Fleet, -3);
     shift_reserve(&mut s, 1, Pool::Strategy, 3);
-    pick(&mut s, &[DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY]);
+    pick(
+        &mut s,
+        &[
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     ok(&mut s, 0, Action::Diplomacy { system: EMPTY });
     assert_eq!(sheet(&s, 1), [3, 0, 13, 0]);
@@ -174,7 +272,15 @@ fn t3_the_fallback_pool_must_hold_a_token() {
 #[test]
 fn t3_no_pool_token_is_taken_when_the_system_already_holds_the_players_token() {
     let mut s = diplomacy_with_empty_reinforcements_for_p1();
-    s.ledger.move_tokens(Owner(1), s.h.pools[0], s.h.systems[usize::from(EMPTY)], 1, Cause::Setup).unwrap();
+    s.ledger
+        .move_tokens(
+            Owner(1),
+            s.h.pools[0],
+            s.h.systems[usize::from(EMPTY)],
+            1,
+            Cause::Setup,
+        )
+        .unwrap();
     s.ledger.take_events();
     assert_eq!(sheet(&s, 1), [2, 3, 10, 0]);
     ok(&mut s, 0, Action::Diplomacy { system: EMPTY });
@@ -188,21 +294,46 @@ fn t3_no_pool_token_is_taken_when_the_system_already_holds_the_players_token() {
 fn t3_a_placement_with_no_token_anywhere_places_nothing() {
     // 17 systems, so that all 16 of p1's tokens fit on the board.
     let galaxy = (0..17)
-        .map(|i| coffer_command_tokens::SystemConfig { id: format!("s{i}"), ships: vec![], no_diplomacy: false })
+        .map(|i| coffer_command_tokens::SystemConfig {
+            id: format!("s{i}"),
+            ships: vec![],
+            no_diplomacy: false,
+        })
         .collect();
-    let mut s = game(3, coffer_command_tokens::Config { galaxy, ..Default::default() });
+    let mut s = game(
+        3,
+        coffer_command_tokens::Config {
+            galaxy,
+            ..Default::default()
+        },
+    );
     let o = Owner(1);
     for z in 0..16usize {
         let from = if s.reinforcements(1) > 0 {
             s.h.reinforcements
         } else {
-            *s.h.pools.iter().find(|&&pz| s.ledger.tokens(pz, o) > 0).unwrap()
+            *s.h.pools
+                .iter()
+                .find(|&&pz| s.ledger.tokens(pz, o) > 0)
+                .unwrap()
         };
-        s.ledger.move_tokens(o, from, s.h.systems[z], 1, Cause::Setup).unwrap();
+        s.ledger
+            .move_tokens(o, from, s.h.systems[z], 1, Cause::Setup)
+            .unwrap();
     }
     s.ledger.take_events();
     assert_eq!(s.sheet(1) + s.reinforcements(1), 0);
-    pick(&mut s, &[DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY]);
+    pick(
+        &mut s,
+        &[
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     ok(&mut s, 0, Action::Diplomacy { system: 16 });
     assert_eq!(s.flow.step, Step::Secondary);
@@ -216,7 +347,17 @@ fn t3_a_placement_with_no_token_anywhere_places_nothing() {
 #[test]
 fn t4_tactical_action_spends_a_tactic_token_and_places_it_in_the_system() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     assert_eq!(sheet(&s, 0), [2, 3, 2, 8]);
     assert!(s.has_token(0, EMPTY.into()));
@@ -228,7 +369,17 @@ fn t4_tactical_action_spends_a_tactic_token_and_places_it_in_the_system() {
 #[test]
 fn t4_a_system_holding_the_players_token_cannot_be_activated() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     ok(&mut s, 0, Action::Done);
     for p in [1, 2] {
@@ -237,13 +388,27 @@ fn t4_a_system_holding_the_players_token_cannot_be_activated() {
     }
     assert!(!legal(&s, 0).contains(&Action::Tactical { system: EMPTY }));
     let e = refused(&mut s, 0, Action::Tactical { system: EMPTY });
-    assert!(e.to_string().contains("already holds a command token of p0"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("already holds a command token of p0"),
+        "{e}"
+    );
 }
 
 #[test]
 fn t4_other_players_tokens_do_not_block_activation() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     ok(&mut s, 0, Action::Done);
     assert!(legal(&s, 1).contains(&Action::Tactical { system: EMPTY }));
@@ -255,8 +420,22 @@ fn t4_other_players_tokens_do_not_block_activation() {
 fn t4_without_a_tactic_token_there_is_no_tactical_action() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 0, Pool::Tactic, -3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
-    assert!(legal(&s, 0).iter().all(|a| !matches!(a, Action::Tactical { .. })));
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
+    assert!(
+        legal(&s, 0)
+            .iter()
+            .all(|a| !matches!(a, Action::Tactical { .. }))
+    );
     // Fleet and strategy tokens do not pay for it.
     let e = refused(&mut s, 0, Action::Tactical { system: EMPTY });
     assert!(e.to_string().contains("no token in the tactic pool"), "{e}");
@@ -266,7 +445,17 @@ fn t4_without_a_tactic_token_there_is_no_tactical_action() {
 #[test]
 fn t4_only_the_player_whose_turn_it_is_may_activate() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     let e = refused(&mut s, 1, Action::Tactical { system: EMPTY });
     assert!(matches!(e, ActionError::NotYourTurn { .. }), "{e}");
     let e = refused(&mut s, 0, Action::Tactical { system: 99 });
@@ -278,17 +467,35 @@ fn t4_only_the_player_whose_turn_it_is_may_activate() {
 #[test]
 fn t5_each_other_player_may_resolve_the_secondary_with_a_strategy_token() {
     let mut s = default_game(3);
-    pick(&mut s, &[POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY, LEADERSHIP]);
+    pick(
+        &mut s,
+        &[
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+            LEADERSHIP,
+        ],
+    );
     // p2 holds Leadership (initiative 1) and acts first; p0 holds Politics (3).
     assert_eq!(actor(&s), 2);
     skip(&mut s, 2);
     ok(&mut s, 0, Action::Strategic { card: POLITICS });
     assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 1));
     ok(&mut s, 1, Action::Secondary);
-    assert_eq!(sheet(&s, 1), [3, 3, 1, 9], "the strategy token goes to reinforcements");
+    assert_eq!(
+        sheet(&s, 1),
+        [3, 3, 1, 9],
+        "the strategy token goes to reinforcements"
+    );
     assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 2));
     ok(&mut s, 2, Action::Decline);
-    assert_eq!(sheet(&s, 2), [2, 3, 2, 8], "one tactic token on the board, no strategy token spent");
+    assert_eq!(
+        sheet(&s, 2),
+        [2, 3, 2, 8],
+        "one tactic token on the board, no strategy token spent"
+    );
     // Back to the action phase: the active player never resolves their own secondary.
     assert_eq!(s.flow.step, Step::Turn);
     assert_eq!(sheet(&s, 0), [3, 3, 2, 8]);
@@ -298,7 +505,17 @@ fn t5_each_other_player_may_resolve_the_secondary_with_a_strategy_token() {
 fn t5_a_secondary_without_a_strategy_token_is_refused_but_may_be_declined() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Strategy, -2);
-    pick(&mut s, &[POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY, LEADERSHIP]);
+    pick(
+        &mut s,
+        &[
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+            LEADERSHIP,
+        ],
+    );
     skip(&mut s, 2);
     ok(&mut s, 0, Action::Strategic { card: POLITICS });
     assert_eq!(legal(&s, 1), vec![Action::Decline]);
@@ -313,14 +530,27 @@ fn t5_a_secondary_without_a_strategy_token_is_refused_but_may_be_declined() {
 fn t5_leadership_secondary_costs_no_strategy_token() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Strategy, -2);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     }
     ok(&mut s, 0, Action::Buy { influence: 0 });
     assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 1));
-    assert!(legal(&s, 1).contains(&Action::Secondary), "no strategy token needed");
+    assert!(
+        legal(&s, 1).contains(&Action::Secondary),
+        "no strategy token needed"
+    );
     ok(&mut s, 1, Action::Secondary);
     assert_eq!(s.flow.step, Step::Buy);
     assert_eq!(sheet(&s, 1), [3, 3, 0, 10]);
@@ -331,7 +561,10 @@ fn t5_leadership_secondary_costs_no_strategy_token() {
 #[test]
 fn t6_second_token_in_system_returns_to_reinforcements() {
     let mut s = default_game(3);
-    pick(&mut s, &[CONSTRUCTION, POLITICS, TRADE, WARFARE, TECHNOLOGY, 7]);
+    pick(
+        &mut s,
+        &[CONSTRUCTION, POLITICS, TRADE, WARFARE, TECHNOLOGY, 7],
+    );
     // p1 (Politics, 3) acts first: a tactical action puts p1's token in system 19.
     assert_eq!(actor(&s), 1);
     ok(&mut s, 1, Action::Tactical { system: EMPTY });
@@ -342,7 +575,14 @@ fn t6_second_token_in_system_returns_to_reinforcements() {
     ok(&mut s, 1, Action::Secondary);
     assert_eq!(s.flow.step, Step::Place);
     assert_eq!(sheet(&s, 1), [2, 3, 1, 9]);
-    ok(&mut s, 1, Action::Place { system: EMPTY, fallback: None });
+    ok(
+        &mut s,
+        1,
+        Action::Place {
+            system: EMPTY,
+            fallback: None,
+        },
+    );
     // The token went to reinforcements instead; the effect (a structure) still resolved.
     assert_eq!(sheet(&s, 1), [2, 3, 1, 9]);
     assert_eq!(s.board_tokens(1), 1);
@@ -353,27 +593,66 @@ fn t6_second_token_in_system_returns_to_reinforcements() {
 #[test]
 fn t6_a_token_for_a_free_system_is_placed() {
     let mut s = default_game(3);
-    pick(&mut s, &[CONSTRUCTION, POLITICS, TRADE, WARFARE, TECHNOLOGY, 7]);
+    pick(
+        &mut s,
+        &[CONSTRUCTION, POLITICS, TRADE, WARFARE, TECHNOLOGY, 7],
+    );
     skip(&mut s, 1);
     ok(&mut s, 0, Action::Strategic { card: CONSTRUCTION });
     ok(&mut s, 1, Action::Secondary);
-    ok(&mut s, 1, Action::Place { system: EMPTY, fallback: None });
+    ok(
+        &mut s,
+        1,
+        Action::Place {
+            system: EMPTY,
+            fallback: None,
+        },
+    );
     assert_eq!(sheet(&s, 1), [2, 3, 1, 8]);
     assert!(s.has_token(1, EMPTY.into()));
     // With reinforcements available, naming a fallback pool is refused.
     ok(&mut s, 2, Action::Secondary);
-    let e = refused(&mut s, 2, Action::Place { system: EMPTY, fallback: Some(Pool::Tactic) });
+    let e = refused(
+        &mut s,
+        2,
+        Action::Place {
+            system: EMPTY,
+            fallback: Some(Pool::Tactic),
+        },
+    );
     assert!(e.to_string().contains("no fallback"), "{e}");
 }
 
 #[test]
 fn t6_diplomacy_token_for_a_system_already_holding_one_returns_to_reinforcements() {
     let mut s = default_game(3);
-    pick(&mut s, &[DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY]);
-    s.ledger.move_tokens(Owner(2), s.h.pools[0], s.h.systems[usize::from(EMPTY)], 1, Cause::Setup).unwrap();
+    pick(
+        &mut s,
+        &[
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+        ],
+    );
+    s.ledger
+        .move_tokens(
+            Owner(2),
+            s.h.pools[0],
+            s.h.systems[usize::from(EMPTY)],
+            1,
+            Cause::Setup,
+        )
+        .unwrap();
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     ok(&mut s, 0, Action::Diplomacy { system: EMPTY });
-    assert_eq!(sheet(&s, 2), [2, 3, 2, 8], "p2's token stays in reinforcements");
+    assert_eq!(
+        sheet(&s, 2),
+        [2, 3, 2, 8],
+        "p2's token stays in reinforcements"
+    );
     assert_eq!(s.board_tokens(2), 1);
     assert_eq!(sheet(&s, 1), [3, 3, 2, 7]);
 }
@@ -383,7 +662,17 @@ fn t6_diplomacy_token_for_a_system_already_holding_one_returns_to_reinforcements
 /// Three players; p2 (Hacan: 2 carriers, 1 cruiser, 2 fighters at home) acts first.
 fn hacan_first() -> coffer_command_tokens::State {
     let mut s = default_game(3);
-    pick(&mut s, &[POLITICS, CONSTRUCTION, LEADERSHIP, TRADE, WARFARE, TECHNOLOGY]);
+    pick(
+        &mut s,
+        &[
+            POLITICS,
+            CONSTRUCTION,
+            LEADERSHIP,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+        ],
+    );
     assert_eq!(actor(&s), 2);
     s
 }
@@ -401,31 +690,82 @@ fn t7_ships_over_the_fleet_pool_wait_for_the_players_choice() {
     assert_eq!(
         legal(&s, 2),
         vec![
-            Action::RemoveShip { system: HOME_HACAN, class: destroyer },
-            Action::RemoveShip { system: HOME_HACAN, class: cruiser },
-            Action::RemoveShip { system: HOME_HACAN, class: carrier }
+            Action::RemoveShip {
+                system: HOME_HACAN,
+                class: destroyer
+            },
+            Action::RemoveShip {
+                system: HOME_HACAN,
+                class: cruiser
+            },
+            Action::RemoveShip {
+                system: HOME_HACAN,
+                class: carrier
+            }
         ]
     );
     assert!(legal(&s, 0).is_empty());
     let e = refused(&mut s, 0, Action::Tactical { system: EMPTY });
-    assert!(matches!(e, ActionError::Refused(Refusal::AwaitingChoice { .. })), "{e}");
+    assert!(
+        matches!(e, ActionError::Refused(Refusal::AwaitingChoice { .. })),
+        "{e}"
+    );
     let e = refused(&mut s, 2, Action::Produce { class: destroyer });
-    assert!(matches!(e, ActionError::Refused(Refusal::AwaitingChoice { .. })), "{e}");
-    let e = refused(&mut s, 2, Action::RemoveShip { system: HOME_HACAN, class: FIGHTER });
+    assert!(
+        matches!(e, ActionError::Refused(Refusal::AwaitingChoice { .. })),
+        "{e}"
+    );
+    let e = refused(
+        &mut s,
+        2,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            class: FIGHTER,
+        },
+    );
     assert!(e.to_string().contains("does not count"), "{e}");
-    let e = refused(&mut s, 2, Action::RemoveShip { system: EMPTY, class: carrier });
-    assert!(e.to_string().contains("not over the fleet limit in system #4"), "{e}");
-    ok(&mut s, 2, Action::RemoveShip { system: HOME_HACAN, class: carrier });
+    let e = refused(
+        &mut s,
+        2,
+        Action::RemoveShip {
+            system: EMPTY,
+            class: carrier,
+        },
+    );
+    assert!(
+        e.to_string()
+            .contains("not over the fleet limit in system #4"),
+        "{e}"
+    );
+    ok(
+        &mut s,
+        2,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            class: carrier,
+        },
+    );
     assert!(s.ledger.pending().is_empty());
     // Production goes on; the next excess is again the player's choice.
     ok(&mut s, 2, Action::Produce { class: destroyer });
     assert_eq!(s.ledger.pending()[0].excess, 1);
-    ok(&mut s, 2, Action::RemoveShip { system: HOME_HACAN, class: carrier });
+    ok(
+        &mut s,
+        2,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            class: carrier,
+        },
+    );
     ok(&mut s, 2, Action::Done);
     assert!(s.ledger.pending().is_empty());
     assert_eq!(s.ships(2, HOME_HACAN.into(), carrier.into()), 0);
     assert_eq!(s.ships(2, HOME_HACAN.into(), destroyer.into()), 2);
-    assert_eq!(s.ship_reserve(2, carrier.into()), 4, "removed ships return to reinforcements");
+    assert_eq!(
+        s.ship_reserve(2, carrier.into()),
+        4,
+        "removed ships return to reinforcements"
+    );
     // Fleet tokens are not spent.
     assert_eq!(sheet(&s, 2), [2, 3, 2, 8]);
     s.check_invariants().unwrap();
@@ -453,8 +793,18 @@ fn t7_at_the_limit_nothing_is_demanded() {
     assert!(s.ledger.pending().is_empty());
     // Home holds exactly 3 = fleet pool.
     assert_eq!(s.fleet_ships(2, HOME_HACAN.into()), 3);
-    let e = refused(&mut s, 0, Action::RemoveShip { system: HOME_HACAN, class: 1 });
-    assert!(e.to_string().contains("no fleet-limit choice is pending"), "{e}");
+    let e = refused(
+        &mut s,
+        0,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            class: 1,
+        },
+    );
+    assert!(
+        e.to_string().contains("no fleet-limit choice is pending"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -468,21 +818,60 @@ fn t7_the_limit_is_rechecked_after_redistribution() {
             ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
         }
         let [t, f, st, _] = sheet(&s, p);
-        ok(&mut s, p, Action::Redistribute { tactic: t as u8, fleet: f as u8, strategy: st as u8 });
+        ok(
+            &mut s,
+            p,
+            Action::Redistribute {
+                tactic: t as u8,
+                fleet: f as u8,
+                strategy: st as u8,
+            },
+        );
     }
     assert_eq!(actor(&s), 2);
     while s.flow.step == Step::Gain {
         ok(&mut s, 2, Action::Gain { pool: Pool::Tactic });
     }
     let total = s.sheet(2) as u8;
-    ok(&mut s, 2, Action::Redistribute { tactic: total - 1, fleet: 1, strategy: 0 });
+    ok(
+        &mut s,
+        2,
+        Action::Redistribute {
+            tactic: total - 1,
+            fleet: 1,
+            strategy: 0,
+        },
+    );
     // Hacan's home: 3 non-fighter ships, fleet pool 1.
     assert_eq!(s.ledger.pending().len(), 1);
     assert_eq!(s.ledger.pending()[0].excess, 2);
-    assert!(legal(&s, 2).iter().all(|a| matches!(a, Action::RemoveShip { system: HOME_HACAN, .. })));
-    assert!(legal(&s, 0).is_empty(), "the next round waits for the choice");
-    ok(&mut s, 2, Action::RemoveShip { system: HOME_HACAN, class: CRUISER });
-    ok(&mut s, 2, Action::RemoveShip { system: HOME_HACAN, class: CARRIER });
+    assert!(legal(&s, 2).iter().all(|a| matches!(
+        a,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            ..
+        }
+    )));
+    assert!(
+        legal(&s, 0).is_empty(),
+        "the next round waits for the choice"
+    );
+    ok(
+        &mut s,
+        2,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            class: CRUISER,
+        },
+    );
+    ok(
+        &mut s,
+        2,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            class: CARRIER,
+        },
+    );
     assert!(s.ledger.pending().is_empty());
     assert_eq!((s.flow.phase, actor(&s)), (Phase::Strategy, 0));
     s.check_invariants().unwrap();
@@ -519,8 +908,20 @@ fn t8_status_phase_returns_board_tokens_gains_two_and_redistributes() {
     ok(&mut s, 0, Action::Gain { pool: Pool::Fleet });
     assert_eq!(sheet(&s, 0), [3, 4, 2, 7]);
     assert_eq!(s.flow.step, Step::Redistribute);
-    assert_eq!(legal(&s, 0).len(), 55, "every split of 9 tokens over three pools");
-    ok(&mut s, 0, Action::Redistribute { tactic: 2, fleet: 2, strategy: 5 });
+    assert_eq!(
+        legal(&s, 0).len(),
+        55,
+        "every split of 9 tokens over three pools"
+    );
+    ok(
+        &mut s,
+        0,
+        Action::Redistribute {
+            tactic: 2,
+            fleet: 2,
+            strategy: 5,
+        },
+    );
     assert_eq!(sheet(&s, 0), [2, 2, 5, 7]);
     assert_eq!(actor(&s), 1);
     assert_eq!(sheet(&s, p), [2, 3, 2, 9]);
@@ -529,17 +930,59 @@ fn t8_status_phase_returns_board_tokens_gains_two_and_redistributes() {
 #[test]
 fn t8_redistribution_must_place_every_sheet_token() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     finish_action_phase(&mut s);
     let p = actor(&s);
     while s.flow.step == Step::Gain {
         ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
     }
     let total = s.sheet(p) as u8;
-    refused(&mut s, p, Action::Redistribute { tactic: total, fleet: 1, strategy: 0 });
-    refused(&mut s, p, Action::Redistribute { tactic: total - 2, fleet: 1, strategy: 0 });
-    refused(&mut s, p, Action::Redistribute { tactic: 255, fleet: 255, strategy: 255 });
-    ok(&mut s, p, Action::Redistribute { tactic: total - 1, fleet: 1, strategy: 0 });
+    refused(
+        &mut s,
+        p,
+        Action::Redistribute {
+            tactic: total,
+            fleet: 1,
+            strategy: 0,
+        },
+    );
+    refused(
+        &mut s,
+        p,
+        Action::Redistribute {
+            tactic: total - 2,
+            fleet: 1,
+            strategy: 0,
+        },
+    );
+    refused(
+        &mut s,
+        p,
+        Action::Redistribute {
+            tactic: 255,
+            fleet: 255,
+            strategy: 255,
+        },
+    );
+    ok(
+        &mut s,
+        p,
+        Action::Redistribute {
+            tactic: total - 1,
+            fleet: 1,
+            strategy: 0,
+        },
+    );
 }
 
 #[test]
@@ -550,7 +993,11 @@ fn t8_status_gain_is_limited_by_reinforcements() {
     finish_action_phase(&mut s);
     assert_eq!((s.flow.step, actor(&s)), (Step::Gain, 0));
     ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
-    assert_eq!(s.flow.step, Step::Redistribute, "only one token could be gained");
+    assert_eq!(
+        s.flow.step,
+        Step::Redistribute,
+        "only one token could be gained"
+    );
     assert_eq!(s.flow.forfeited[0], 1);
     assert_eq!(sheet(&s, 0), [4, 3, 9, 0]);
 }
@@ -568,16 +1015,40 @@ fn t8_with_empty_reinforcements_the_status_phase_goes_straight_to_redistribution
 #[test]
 fn t8_the_round_ends_after_the_status_phase_and_cards_ready() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     finish_action_phase(&mut s);
     assert!(s.ledger.is_exhausted(s.h.cards[usize::from(POLITICS)]));
     for _ in 0..3 {
         let p = actor(&s);
         while s.flow.step == Step::Gain {
-            ok(&mut s, p, Action::Gain { pool: Pool::Strategy });
+            ok(
+                &mut s,
+                p,
+                Action::Gain {
+                    pool: Pool::Strategy,
+                },
+            );
         }
         let [t, f, st, _] = sheet(&s, p);
-        ok(&mut s, p, Action::Redistribute { tactic: t as u8, fleet: f as u8, strategy: st as u8 });
+        ok(
+            &mut s,
+            p,
+            Action::Redistribute {
+                tactic: t as u8,
+                fleet: f as u8,
+                strategy: st as u8,
+            },
+        );
     }
     assert_eq!(s.flow.phase, Phase::Strategy);
     assert_eq!(s.ledger.clock().act, 1);
@@ -590,13 +1061,28 @@ fn t8_the_round_ends_after_the_status_phase_and_cards_ready() {
 #[test]
 fn t9_leadership_primary_gains_three_then_buys_one_token_per_three_influence() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     }
     assert_eq!(s.flow.step, Step::Buy);
-    assert_eq!(legal(&s, 0), (0..=6).map(|influence| Action::Buy { influence }).collect::<Vec<_>>());
+    assert_eq!(
+        legal(&s, 0),
+        (0..=6)
+            .map(|influence| Action::Buy { influence })
+            .collect::<Vec<_>>()
+    );
     ok(&mut s, 0, Action::Buy { influence: 6 });
     assert_eq!(s.influence(0), 0);
     assert_eq!(s.flow.step, Step::Gain);
@@ -609,14 +1095,30 @@ fn t9_leadership_primary_gains_three_then_buys_one_token_per_three_influence() {
 #[test]
 fn t9_excess_influence_is_wasted() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     }
     ok(&mut s, 0, Action::Buy { influence: 5 });
     assert_eq!(s.influence(0), 1, "5 influence spent");
-    ok(&mut s, 0, Action::Gain { pool: Pool::Strategy });
+    ok(
+        &mut s,
+        0,
+        Action::Gain {
+            pool: Pool::Strategy,
+        },
+    );
     assert_eq!(sheet(&s, 0), [6, 3, 3, 4], "for one token");
     assert_eq!(s.flow.step, Step::Secondary);
     refused(&mut s, 0, Action::Buy { influence: 1 });
@@ -624,8 +1126,24 @@ fn t9_excess_influence_is_wasted() {
 
 #[test]
 fn t9_any_player_may_buy_in_the_secondary() {
-    let mut s = game(3, coffer_command_tokens::Config { influence_per_player: vec![6, 9, 2], ..Default::default() });
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    let mut s = game(
+        3,
+        coffer_command_tokens::Config {
+            influence_per_player: vec![6, 9, 2],
+            ..Default::default()
+        },
+    );
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -640,7 +1158,14 @@ fn t9_any_player_may_buy_in_the_secondary() {
     assert_eq!(sheet(&s, 1), [3, 6, 2, 5]);
     // p2 has 2 influence: buying buys nothing, but may still be done (the influence is wasted).
     ok(&mut s, 2, Action::Secondary);
-    assert_eq!(legal(&s, 2), vec![Action::Buy { influence: 0 }, Action::Buy { influence: 1 }, Action::Buy { influence: 2 }]);
+    assert_eq!(
+        legal(&s, 2),
+        vec![
+            Action::Buy { influence: 0 },
+            Action::Buy { influence: 1 },
+            Action::Buy { influence: 2 }
+        ]
+    );
     ok(&mut s, 2, Action::Buy { influence: 2 });
     assert_eq!(sheet(&s, 2), [3, 3, 2, 8]);
     assert_eq!(s.influence(2), 0);
@@ -651,7 +1176,17 @@ fn t9_any_player_may_buy_in_the_secondary() {
 fn t9_buying_is_limited_by_reinforcements() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Tactic, 7);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -663,14 +1198,30 @@ fn t9_buying_is_limited_by_reinforcements() {
     let e = refused(&mut s, 1, Action::Buy { influence: 6 });
     assert!(e.to_string().contains("1 in reinforcements"), "{e}");
     ok(&mut s, 1, Action::Buy { influence: 3 });
-    ok(&mut s, 1, Action::Gain { pool: Pool::Strategy });
+    ok(
+        &mut s,
+        1,
+        Action::Gain {
+            pool: Pool::Strategy,
+        },
+    );
     assert_eq!(sheet(&s, 1), [10, 3, 3, 0]);
 }
 
 #[test]
 fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
     let mut s = default_game(3);
-    pick(&mut s, &[LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE]);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -682,10 +1233,28 @@ fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
     for _ in 0..3 {
         let p = actor(&s);
         while s.flow.step == Step::Gain {
-            ok(&mut s, p, Action::Gain { pool: Pool::Strategy });
+            ok(
+                &mut s,
+                p,
+                Action::Gain {
+                    pool: Pool::Strategy,
+                },
+            );
         }
         let [t, f, st, _] = sheet(&s, p);
-        ok(&mut s, p, Action::Redistribute { tactic: t as u8, fleet: f as u8, strategy: st as u8 });
+        ok(
+            &mut s,
+            p,
+            Action::Redistribute {
+                tactic: t as u8,
+                fleet: f as u8,
+                strategy: st as u8,
+            },
+        );
     }
-    assert_eq!(s.influence(0), 6, "each round starts with the configured influence");
+    assert_eq!(
+        s.influence(0),
+        6,
+        "each round starts with the configured influence"
+    );
 }

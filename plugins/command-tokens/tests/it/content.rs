@@ -10,13 +10,23 @@ fn embedded_content_is_valid() {
     let c = Content::embedded().unwrap();
     assert_eq!(c.strategy_cards.len(), 8);
     assert!(c.faction("sol").is_some_and(|f| f.status_phase_tokens == 1));
-    assert!(c.faction("letnev").is_some_and(|f| f.fleet_limit_bonus == 2));
-    assert_eq!(c.law("fleet-regulations").and_then(|l| l.fleet_pool_max), Some(4));
+    assert!(
+        c.faction("letnev")
+            .is_some_and(|f| f.fleet_limit_bonus == 2)
+    );
+    assert_eq!(
+        c.law("fleet-regulations").and_then(|l| l.fleet_pool_max),
+        Some(4)
+    );
 }
 
 #[test]
 fn content_errors_name_the_entry_and_the_field() {
-    let e = Content::with_file("factions.json", r#"[{"id":"x","name":"X","starting_fleet":{"warsun":1}}]"#).unwrap_err();
+    let e = Content::with_file(
+        "factions.json",
+        r#"[{"id":"x","name":"X","starting_fleet":{"warsun":1}}]"#,
+    )
+    .unwrap_err();
     assert_eq!(
         e,
         ContentError::Invalid {
@@ -27,10 +37,22 @@ fn content_errors_name_the_entry_and_the_field() {
         }
     );
     let e = Content::with_file("ships.json", r#"[{"id":"a","name":"A","fleet":true,"reinforcements":1},{"id":"a","name":"B","fleet":true,"reinforcements":1}]"#).unwrap_err();
-    assert!(e.to_string().contains("entry 'a', field 'id': appears twice"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("entry 'a', field 'id': appears twice"),
+        "{e}"
+    );
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"gain","tokens":0}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
-    assert!(e.to_string().contains("entry 'l', field 'primary': gain of 0 tokens"), "{e}");
-    let e = Content::with_file("laws.json", r#"[{"id":"x","name":"X","fleet_pool_max":4,"colour":"red"}]"#).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("entry 'l', field 'primary': gain of 0 tokens"),
+        "{e}"
+    );
+    let e = Content::with_file(
+        "laws.json",
+        r#"[{"id":"x","name":"X","fleet_pool_max":4,"colour":"red"}]"#,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("unknown field `colour`"), "{e}");
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"teleport"}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
     assert!(e.to_string().contains("unknown variant `teleport`"), "{e}");
@@ -40,27 +62,87 @@ fn content_errors_name_the_entry_and_the_field() {
 fn configuration_errors_are_clear() {
     let r = CommandTokens::new();
     let bad = |c: Config| r.new_game(3, 1, &c).unwrap_err().to_string();
-    assert!(bad(Config { factions: vec!["sol".into(), "sol".into(), "hacan".into()], ..Default::default() }).contains("factions[1]: 'sol' is taken twice"));
-    assert!(bad(Config { factions: vec!["zz".into(), "sol".into(), "hacan".into()], ..Default::default() }).contains("unknown faction 'zz'"));
-    assert!(bad(Config { laws: vec!["nope".into()], ..Default::default() }).contains("laws[0]: unknown law 'nope'"));
-    assert!(bad(Config { rounds: 0, ..Default::default() }).contains("rounds: 0"));
-    assert!(bad(Config { cards_per_player: 3, ..Default::default() }).contains("only 8 strategy cards"));
+    assert!(
+        bad(Config {
+            factions: vec!["sol".into(), "sol".into(), "hacan".into()],
+            ..Default::default()
+        })
+        .contains("factions[1]: 'sol' is taken twice")
+    );
+    assert!(
+        bad(Config {
+            factions: vec!["zz".into(), "sol".into(), "hacan".into()],
+            ..Default::default()
+        })
+        .contains("unknown faction 'zz'")
+    );
+    assert!(
+        bad(Config {
+            laws: vec!["nope".into()],
+            ..Default::default()
+        })
+        .contains("laws[0]: unknown law 'nope'")
+    );
+    assert!(
+        bad(Config {
+            rounds: 0,
+            ..Default::default()
+        })
+        .contains("rounds: 0")
+    );
+    assert!(
+        bad(Config {
+            cards_per_player: 3,
+            ..Default::default()
+        })
+        .contains("only 8 strategy cards")
+    );
     let galaxy = vec![coffer_command_tokens::SystemConfig {
         id: "a".into(),
-        ships: vec![coffer_command_tokens::ShipsConfig { player: 0, class: "carrier".into(), count: 5 }],
+        ships: vec![coffer_command_tokens::ShipsConfig {
+            player: 0,
+            class: "carrier".into(),
+            count: 5,
+        }],
         no_diplomacy: false,
     }];
-    assert!(bad(Config { galaxy, ..Default::default() }).contains("5 carrier but only 4 exist"));
+    assert!(
+        bad(Config {
+            galaxy,
+            ..Default::default()
+        })
+        .contains("5 carrier but only 4 exist")
+    );
     let adapter = Adapter::shared(CommandTokens::new());
-    assert!(matches!(adapter.new_game(&Setup::new(2, 1)), Err(SetupError::Players { got: 2, min: 3, max: 8 })));
-    assert!(matches!(adapter.new_game(&Setup::new(9, 1)), Err(SetupError::Players { got: 9, .. })));
-    let e = adapter.new_game(&Setup::new(3, 1).config(serde_json::json!({"round": 2}))).err().unwrap();
-    assert!(e.to_string().contains("unknown field `round`"), "{e}");
+    assert!(matches!(
+        adapter.new_game(&Setup::new(2, 1)),
+        Err(SetupError::Players {
+            got: 2,
+            min: 3,
+            max: 8
+        })
+    ));
+    assert!(matches!(
+        adapter.new_game(&Setup::new(9, 1)),
+        Err(SetupError::Players { got: 9, .. })
+    ));
     let e = adapter
-        .new_game(&Setup::new(3, 1).config(serde_json::json!({"content": {"laws": [{"id": "", "name": "x"}]}})))
+        .new_game(&Setup::new(3, 1).config(serde_json::json!({"round": 2})))
         .err()
         .unwrap();
-    assert!(e.to_string().contains("laws.json: entry '#0', field 'id': must not be empty"), "{e}");
+    assert!(e.to_string().contains("unknown field `round`"), "{e}");
+    let e = adapter
+        .new_game(
+            &Setup::new(3, 1)
+                .config(serde_json::json!({"content": {"laws": [{"id": "", "name": "x"}]}})),
+        )
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string()
+            .contains("laws.json: entry '#0', field 'id': must not be empty"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -76,25 +158,49 @@ fn inline_content_replaces_the_embedded_list() {
 #[test]
 fn description_documents_every_action_and_option_and_matches_the_readme() {
     let d = CommandTokens::new().describe();
-    assert_eq!((d.id.as_str(), d.min_players, d.max_players), ("command-tokens", 3, 8));
+    assert_eq!(
+        (d.id.as_str(), d.min_players, d.max_players),
+        ("command-tokens", 3, 8)
+    );
     assert_eq!(d.phases, ["strategy", "action", "status"]);
     let readme = include_str!("../../README.md");
     // Every `{"type": ...}` JSON object written in the README.
     let readme_examples: Vec<serde_json::Value> = readme
         .match_indices("{\"type\"")
-        .filter_map(|(i, _)| readme[i..].find('}').and_then(|j| serde_json::from_str(&readme[i..=i + j]).ok()))
+        .filter_map(|(i, _)| {
+            readme[i..]
+                .find('}')
+                .and_then(|j| serde_json::from_str(&readme[i..=i + j]).ok())
+        })
         .collect();
     for a in &d.actions {
-        let action: Action = serde_json::from_value(a.value.clone()).unwrap_or_else(|e| panic!("{}: {e}", a.name));
-        assert_eq!(serde_json::to_value(action).unwrap()["type"], a.name.as_str());
-        assert!(readme_examples.contains(&a.value), "README lacks the example of `{}`: {}", a.name, a.value);
+        let action: Action =
+            serde_json::from_value(a.value.clone()).unwrap_or_else(|e| panic!("{}: {e}", a.name));
+        assert_eq!(
+            serde_json::to_value(action).unwrap()["type"],
+            a.name.as_str()
+        );
+        assert!(
+            readme_examples.contains(&a.value),
+            "README lacks the example of `{}`: {}",
+            a.name,
+            a.value
+        );
     }
     let defaults = serde_json::to_value(Config::default()).unwrap();
     for o in &d.options {
         assert_eq!(defaults[&o.name], o.value, "default of {}", o.name);
-        assert!(readme.contains(&format!("`{}`", o.name)), "README lacks option `{}`", o.name);
+        assert!(
+            readme.contains(&format!("`{}`", o.name)),
+            "README lacks option `{}`",
+            o.name
+        );
     }
-    assert_eq!(defaults.as_object().unwrap().len(), d.options.len(), "every option is described");
+    assert_eq!(
+        defaults.as_object().unwrap().len(),
+        d.options.len(),
+        "every option is described"
+    );
     // Each action variant appears among the documented ones.
     let names: Vec<&str> = d.actions.iter().map(|a| a.name.as_str()).collect();
     for example in [
@@ -103,10 +209,20 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
         Action::Pass,
         Action::Secondary,
         Action::Decline,
-        Action::RemoveShip { system: 0, class: 0 },
-        Action::Redistribute { tactic: 0, fleet: 0, strategy: 0 },
+        Action::RemoveShip {
+            system: 0,
+            class: 0,
+        },
+        Action::Redistribute {
+            tactic: 0,
+            fleet: 0,
+            strategy: 0,
+        },
     ] {
-        let name = serde_json::to_value(example).unwrap()["type"].as_str().unwrap().to_owned();
+        let name = serde_json::to_value(example).unwrap()["type"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         assert!(names.contains(&name.as_str()), "{name}");
     }
     assert_eq!(names.len(), 16);

@@ -11,22 +11,46 @@ fn random_action(rng: &mut Rng) -> Action {
     let pool = |rng: &mut Rng| Pool::ALL[rng.below(3)];
     let small = |rng: &mut Rng, n: usize| rng.below(n) as u8;
     match rng.below(16) {
-        0 => Action::Pick { card: small(rng, 10) },
-        1 => Action::Tactical { system: rng.below(16) as u16 },
-        2 => Action::Produce { class: small(rng, 7) },
+        0 => Action::Pick {
+            card: small(rng, 10),
+        },
+        1 => Action::Tactical {
+            system: rng.below(16) as u16,
+        },
+        2 => Action::Produce {
+            class: small(rng, 7),
+        },
         3 => Action::Done,
-        4 => Action::Strategic { card: small(rng, 10) },
+        4 => Action::Strategic {
+            card: small(rng, 10),
+        },
         5 => Action::Pass,
         6 => Action::Gain { pool: pool(rng) },
-        7 => Action::Buy { influence: rng.below(12) as u32 },
+        7 => Action::Buy {
+            influence: rng.below(12) as u32,
+        },
         8 => Action::Secondary,
         9 => Action::Decline,
-        10 => Action::Diplomacy { system: rng.below(16) as u16 },
+        10 => Action::Diplomacy {
+            system: rng.below(16) as u16,
+        },
         11 => Action::Fallback { pool: pool(rng) },
-        12 => Action::RemoveToken { system: rng.below(16) as u16 },
-        13 => Action::Place { system: rng.below(16) as u16, fallback: [None, Some(pool(rng))][rng.below(2)] },
-        14 => Action::Redistribute { tactic: small(rng, 12), fleet: small(rng, 12), strategy: small(rng, 12) },
-        _ => Action::RemoveShip { system: rng.below(16) as u16, class: small(rng, 7) },
+        12 => Action::RemoveToken {
+            system: rng.below(16) as u16,
+        },
+        13 => Action::Place {
+            system: rng.below(16) as u16,
+            fallback: [None, Some(pool(rng))][rng.below(2)],
+        },
+        14 => Action::Redistribute {
+            tactic: small(rng, 12),
+            fleet: small(rng, 12),
+            strategy: small(rng, 12),
+        },
+        _ => Action::RemoveShip {
+            system: rng.below(16) as u16,
+            class: small(rng, 7),
+        },
     }
 }
 
@@ -49,7 +73,9 @@ fn playout(players: u16, seed: u64, rounds: u16, laws: bool, check_every_listed:
     if laws {
         config["laws"] = serde_json::json!(["fleet-regulations"]);
     }
-    let mut game = ruleset.new_game(&Setup::new(players, seed).config(config)).unwrap();
+    let mut game = ruleset
+        .new_game(&Setup::new(players, seed).config(config))
+        .unwrap();
     let mut rng = Rng(seed ^ 0xC0FFEE);
     let mut steps = 0;
     game.check_invariants().unwrap();
@@ -59,28 +85,39 @@ fn playout(players: u16, seed: u64, rounds: u16, laws: bool, check_every_listed:
         assert!(steps < 20_000, "the playout does not end");
         let listed: Vec<String> = (0..n).map(|i| game.legal_action_json(i).unwrap()).collect();
         if check_every_listed {
-            for i in 0..n {
+            for (i, json) in listed.iter().enumerate() {
                 let mut copy = game.clone_game();
-                copy.apply_legal(p, i).unwrap_or_else(|e| panic!("listed {} refused: {e}", listed[i]));
-                copy.check_invariants().unwrap_or_else(|v| panic!("after {}: {v}", listed[i]));
+                copy.apply_legal(p, i)
+                    .unwrap_or_else(|e| panic!("listed {json} refused: {e}"));
+                copy.check_invariants()
+                    .unwrap_or_else(|v| panic!("after {json}: {v}"));
             }
         }
         // Random actions that are not listed, by the acting player and by another one, are refused.
         for _ in 0..4 {
             let a = random_action(&mut rng);
             let json = serde_json::to_string(&a).unwrap();
-            let who = if rng.below(2) == 0 { p } else { Owner(rng.below(usize::from(players)) as u16) };
+            let who = if rng.below(2) == 0 {
+                p
+            } else {
+                Owner(rng.below(usize::from(players)) as u16)
+            };
             if who == p && listed.contains(&json) {
                 continue;
             }
             let before = game.state_hash();
             let result = game.apply_json(who, &json);
             assert!(result.is_err(), "{who} applied unlisted {json}");
-            assert_eq!(game.state_hash(), before, "refused {json} changed the state");
+            assert_eq!(
+                game.state_hash(),
+                before,
+                "refused {json} changed the state"
+            );
         }
         let i = rng.below(n);
         game.apply_legal(p, i).unwrap();
-        game.check_invariants().unwrap_or_else(|v| panic!("after {}: {v}", listed[i]));
+        game.check_invariants()
+            .unwrap_or_else(|v| panic!("after {}: {v}", listed[i]));
     }
     assert!(matches!(game.outcome(), Outcome::Finished { .. }));
 }

@@ -7,7 +7,13 @@ use coffer_core::{Outcome, Owner, Ruleset};
 #[test]
 fn rounds_run_strategy_action_status_for_3_to_8_players() {
     for players in 3..=8u16 {
-        let mut s = game(players, Config { rounds: 2, ..Default::default() });
+        let mut s = game(
+            players,
+            Config {
+                rounds: 2,
+                ..Default::default()
+            },
+        );
         let mut phases = vec![Phase::Strategy];
         random_playout(&mut s, u64::from(players), |s, _| {
             if phases.last() != Some(&s.flow.phase) {
@@ -15,7 +21,11 @@ fn rounds_run_strategy_action_status_for_3_to_8_players() {
             }
         });
         use Phase::*;
-        assert_eq!(phases, [Strategy, Action, Status, Strategy, Action, Status, Over], "{players} players");
+        assert_eq!(
+            phases,
+            [Strategy, Action, Status, Strategy, Action, Status, Over],
+            "{players} players"
+        );
         assert_eq!(s.ledger.clock().act, 2);
         s.check_invariants().unwrap();
     }
@@ -51,14 +61,25 @@ fn action_phase_order_follows_the_lowest_initiative() {
 #[test]
 fn the_game_ends_after_the_configured_rounds_scoring_command_sheet_tokens() {
     let r = CommandTokens::new();
-    let mut s = game(4, Config { rounds: 1, ..Default::default() });
+    let mut s = game(
+        4,
+        Config {
+            rounds: 1,
+            ..Default::default()
+        },
+    );
     assert_eq!(r.outcome(&s), Outcome::Ongoing);
     random_playout(&mut s, 99, |_, _| {});
-    let Outcome::Finished { winners, scores } = r.outcome(&s) else { panic!("the game should be over") };
+    let Outcome::Finished { winners, scores } = r.outcome(&s) else {
+        panic!("the game should be over")
+    };
     let expected: Vec<i64> = (0..4).map(|p| i64::from(s.sheet(p))).collect();
     assert_eq!(scores, expected);
     let best = *scores.iter().max().unwrap();
-    let expected_winners: Vec<Owner> = (0..4u16).filter(|&p| scores[usize::from(p)] == best).map(Owner).collect();
+    let expected_winners: Vec<Owner> = (0..4u16)
+        .filter(|&p| scores[usize::from(p)] == best)
+        .map(Owner)
+        .collect();
     assert_eq!(winners, expected_winners);
     let e = refused(&mut s, 0, coffer_command_tokens::Action::Pass);
     assert_eq!(e, coffer_core::ActionError::GameOver);

@@ -6,7 +6,9 @@ use coffer_core::{ActionError, Cause, Owner, Ruleset, state_hash};
 
 /// A new game through the ruleset, events taken.
 pub fn game(players: u16, config: Config) -> State {
-    let mut s = CommandTokens::new().new_game(players, 7, &config).expect("game starts");
+    let mut s = CommandTokens::new()
+        .new_game(players, 7, &config)
+        .expect("game starts");
     s.ledger.take_events();
     s
 }
@@ -82,13 +84,20 @@ pub fn shift_reserve(s: &mut State, p: u8, pool: Pool, n: i32) {
     } else {
         (s.h.pools[pool.index()], s.h.reinforcements)
     };
-    s.ledger.move_tokens(o, from, to, n.unsigned_abs(), Cause::Setup).expect("set-up move");
+    s.ledger
+        .move_tokens(o, from, to, n.unsigned_abs(), Cause::Setup)
+        .expect("set-up move");
     s.ledger.take_events();
 }
 
 /// `[tactic, fleet, strategy, reinforcements]` of `p`.
 pub fn sheet(s: &State, p: u8) -> [u32; 4] {
-    [s.pool(p, Pool::Tactic), s.pool(p, Pool::Fleet), s.pool(p, Pool::Strategy), s.reinforcements(p)]
+    [
+        s.pool(p, Pool::Tactic),
+        s.pool(p, Pool::Fleet),
+        s.pool(p, Pool::Strategy),
+        s.reinforcements(p),
+    ]
 }
 
 /// Declines every pending secondary until `p` must decide or something else is awaited.
@@ -101,12 +110,20 @@ pub fn decline_secondaries_until(s: &mut State, p: Option<u8>) {
 
 /// Index of a ship class by id.
 pub fn class(s: &State, id: &str) -> u8 {
-    s.rules.classes.iter().position(|c| c.id == id).expect("class") as u8
+    s.rules
+        .classes
+        .iter()
+        .position(|c| c.id == id)
+        .expect("class") as u8
 }
 
 /// Index of a system by id.
 pub fn system(s: &State, id: &str) -> u16 {
-    s.rules.systems.iter().position(|c| c.id == id).expect("system") as u16
+    s.rules
+        .systems
+        .iter()
+        .position(|c| c.id == id)
+        .expect("system") as u16
 }
 
 /// Plays the rest of the action phase simply: strategic actions with every secondary declined, then passes;
@@ -122,7 +139,11 @@ pub fn finish_action_phase(s: &mut State) {
         let a = [Action::Pass, Action::Decline, Action::Done]
             .into_iter()
             .find(|a| l.contains(a))
-            .or_else(|| l.iter().copied().find(|a| matches!(a, Action::Strategic { .. })))
+            .or_else(|| {
+                l.iter()
+                    .copied()
+                    .find(|a| matches!(a, Action::Strategic { .. }))
+            })
             .unwrap_or(l[0]);
         ok(s, p, a);
     }
@@ -151,7 +172,11 @@ pub fn random_playout(s: &mut State, seed: u64, mut after: impl FnMut(&State, Ac
     while let Some(p) = s.actor() {
         out.clear();
         s.legal_actions(Owner(u16::from(p)), &mut out);
-        assert!(!out.is_empty(), "p{p} must act but has no legal action ({:?})", s.flow.step);
+        assert!(
+            !out.is_empty(),
+            "p{p} must act but has no legal action ({:?})",
+            s.flow.step
+        );
         let a = out[rng.below(out.len())];
         ok(s, p, a);
         after(s, a);
@@ -164,7 +189,10 @@ pub fn random_playout(s: &mut State, seed: u64, mut after: impl FnMut(&State, Ac
 /// Uses `p`'s turn for a tactical action in the last system free of their tokens, producing nothing.
 #[track_caller]
 pub fn skip(s: &mut State, p: u8) {
-    let system = (0..s.rules.system_count()).rev().find(|&z| !s.has_token(p, z)).expect("a free system") as u16;
+    let system = (0..s.rules.system_count())
+        .rev()
+        .find(|&z| !s.has_token(p, z))
+        .expect("a free system") as u16;
     ok(s, p, Action::Tactical { system });
     ok(s, p, Action::Done);
 }
