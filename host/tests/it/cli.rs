@@ -803,3 +803,56 @@ fn demo_plays_the_repository_example_scripts() {
         run.stdout
     );
 }
+
+#[test]
+fn a_lock_file_lets_only_pinned_libraries_load() {
+    let file = |name: &str| {
+        format!(
+            "{}{name}{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        )
+    };
+    let charges = file("coffer_charges");
+    let story = file("coffer_story_acts");
+    let good = coffer_host::loader::sha256_file(&plugin_dir().join(&charges)).unwrap();
+    let wrong = "0".repeat(64);
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join("coffer-plugins.lock");
+    std::fs::write(&lock, format!("{good}  {charges}\n{wrong}  {story}\n")).unwrap();
+    let run = ok(coffer(&[
+        "--lock",
+        lock.to_str().unwrap(),
+        "--format",
+        "json",
+        "rulesets",
+    ]));
+    let ids: Vec<String> = run
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, ["charges"]);
+    assert!(
+        run.stderr.contains(&wrong) && run.stderr.contains(&story),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&file("coffer_command_tokens")),
+        "{}",
+        run.stderr
+    );
+    // A malformed lock file fails the command rather than loading anything unpinned.
+    std::fs::write(&lock, "not a lock file\n").unwrap();
+    let run = coffer(&["--lock", lock.to_str().unwrap(), "rulesets"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.starts_with("error: ") && run.stderr.contains("lock"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+}
