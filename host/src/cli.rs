@@ -230,10 +230,26 @@ pub fn main() -> ExitCode {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::Failure) => ExitCode::from(1),
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", chain(err.as_ref()));
             ExitCode::from(1)
         }
     }
+}
+
+/// An error and its causes on one line, `outer: inner: innermost`. A cause whose text the line already
+/// holds (an error that prints its source itself) is not repeated.
+pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        source = cause.source();
+    }
+    line
 }
 
 /// Whether a command that ran to its end succeeded (a failure already printed its reason).
@@ -329,7 +345,7 @@ pub fn load_registry(global: &Global) -> anyhow::Result<Registry> {
     let mut registry = Registry::new();
     let report = registry.load_dirs(&plugin_dirs(global), lock.as_ref());
     for err in report.errors {
-        eprintln!("warning: skipped: {:#}", anyhow::Error::new(err));
+        eprintln!("warning: skipped: {}", chain(&err));
     }
     for (key, path) in &report.loaded {
         tracing::info!(ruleset = %key, library = %path.display(), "loaded");
@@ -568,7 +584,7 @@ fn play_steps(
                 out.push(step_json(*line, *player, action, Ok(events)));
             }
             Err(err) => {
-                let message = format!("{:#}", anyhow::Error::new(err));
+                let message = chain(&err);
                 eprintln!("error: {}:{line}: {message}", script.display());
                 out.push(step_json(*line, *player, action, Err(message)));
                 refused = true;
@@ -652,7 +668,7 @@ fn replay(registry: &Registry, path: &Path, format: OutputFormat) -> anyhow::Res
             Ok(Status::Success)
         }
         Err(err) => {
-            let detail = format!("{:#}", anyhow::Error::new(err));
+            let detail = chain(&err);
             if format == OutputFormat::Json {
                 print_json(&json_out(false, detail.clone()))?;
             }

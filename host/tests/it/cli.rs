@@ -856,3 +856,22 @@ fn a_lock_file_lets_only_pinned_libraries_load() {
     );
     assert!(run.stdout.is_empty());
 }
+
+#[test]
+fn an_error_chain_is_printed_once() {
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read x: {source}")]
+    struct Repeats {
+        source: std::io::Error,
+    }
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot load game")]
+    struct Outer(#[source] Repeats);
+    let err = Outer(Repeats {
+        source: std::io::Error::other("disk on fire"),
+    });
+    assert_eq!(
+        coffer_host::cli::chain(&err),
+        "cannot load game: cannot read x: disk on fire"
+    );
+}
