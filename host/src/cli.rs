@@ -230,7 +230,12 @@ pub fn main() -> ExitCode {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::Failure) => ExitCode::from(1),
         Err(err) => {
-            eprintln!("error: {}", chain(err.as_ref()));
+            let message = chain(err.as_ref());
+            if cli.global.format == OutputFormat::Json {
+                // Programs reading stdout get a JSON document on failure too.
+                let _ = print_json(&json!({ "error": message }));
+            }
+            eprintln!("error: {message}");
             ExitCode::from(1)
         }
     }
@@ -508,7 +513,22 @@ fn act(
     format: OutputFormat,
 ) -> anyhow::Result<Status> {
     let mut game = load(registry, path)?;
-    let events = game.apply_json(player, action)?.to_vec();
+    let events = match game.apply_json(player, action) {
+        Ok(events) => events.to_vec(),
+        Err(err) => {
+            // The save file is not touched. JSON output carries the typed refusal for programs.
+            let message = chain(&err);
+            if format == OutputFormat::Json {
+                let refusal = match &err {
+                    crate::host::HostError::Action { source, .. } => serde_json::to_value(source)?,
+                    _ => serde_json::Value::Null,
+                };
+                print_json(&json!({"error": message, "refusal": refusal}))?;
+            }
+            eprintln!("error: {message}");
+            return Ok(Status::Failure);
+        }
+    };
     crate::save::save(&game, path)?;
     if format == OutputFormat::Json {
         print_json(&json!({

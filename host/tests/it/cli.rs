@@ -233,6 +233,14 @@ fn describe_shows_actions_and_options_as_text_and_json() {
         assert!(!d["actions"].as_array().unwrap().is_empty());
         assert_eq!(ok(coffer(&["--format", "json", "describe", id])).json(), d);
     }
+    let run = coffer(&["--format", "json", "describe", "chess"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.json()["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown ruleset 'chess'")
+    );
     let run = coffer(&["describe", "chess"]);
     assert_eq!(run.code, 1);
     assert_eq!(
@@ -477,6 +485,38 @@ fn bad_actions_are_refused_with_a_clear_error_and_leave_the_save_byte_identical(
                 "{id}, {what}: the save file changed"
             );
         }
+        // With --format json, the typed refusal is on stdout for programs.
+        let run = coffer(&[
+            "--format",
+            "json",
+            "act",
+            g,
+            "--player",
+            &p.to_string(),
+            r#"{"type":"teleport"}"#,
+        ]);
+        assert_eq!(run.code, 1);
+        let out = run.json();
+        assert!(out["error"].as_str().unwrap().contains("teleport"), "{out}");
+        assert!(out["refusal"]["Malformed"].is_string(), "{out}");
+        let run = coffer(&[
+            "--format",
+            "json",
+            "act",
+            g,
+            "--player",
+            &(n + 3).to_string(),
+            &legal.to_string(),
+        ]);
+        assert_eq!(
+            run.json()["refusal"],
+            json!({"NoSuchPlayer": {"player": n + 3, "players": n}})
+        );
+        assert_eq!(
+            std::fs::read(&game).unwrap(),
+            before,
+            "{id}: the save file changed"
+        );
         // A player number that does not fit is a usage error; the file is untouched too.
         let run = coffer(&["act", g, "--player", "70000", &legal.to_string()]);
         assert_eq!(run.code, 2, "{}", run.stderr);
