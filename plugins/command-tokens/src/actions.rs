@@ -69,7 +69,7 @@ pub enum Action {
         /// System index.
         system: u16,
         /// The pool it comes from if reinforcements are empty (T3); omitted otherwise.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         fallback: Option<Pool>,
     },
     /// Redistribute every command-sheet token among the three pools (status phase, Warfare).
@@ -547,14 +547,12 @@ impl State {
             self.flow.effect += 1;
             let p = self.flow.resolver;
             match effect {
-                Effect::Gain { tokens } => {
+                Effect::Gain(tokens) => {
                     if self.enter_gain(p, tokens, cause) {
                         return;
                     }
                 }
-                Effect::Buy {
-                    influence_per_token,
-                } => {
+                Effect::Buy(influence_per_token) => {
                     self.flow.rate = influence_per_token;
                     self.flow.step = Step::Buy;
                     return;
@@ -579,7 +577,7 @@ impl State {
                     self.flow.step = Step::Place;
                     return;
                 }
-                Effect::Structures { count } => {
+                Effect::Structures(count) => {
                     // Cannot fail: a persistent amount without a cap, and count <= 100 (validated).
                     let _ = self.ledger.gain(
                         self.h.structures[usize::from(p)],
@@ -653,7 +651,7 @@ impl State {
                 "p{p} has no token in reinforcements to gain"
             )));
         }
-        self.flow.left -= 1;
+        self.flow.left = self.flow.left.saturating_sub(1);
         if self.flow.left > 0 && self.reinforcements(p) == 0 {
             let rest = self.flow.left;
             self.forfeit(p, rest, cause);

@@ -58,10 +58,11 @@ pub struct ShipClass {
     pub reinforcements: u32,
 }
 
-/// One token effect of a strategy card, resolved in order by the player resolving the card.
+/// One token effect of a strategy card as content writes it (`{"effect":"gain","tokens":3}`), resolved in
+/// order by the player resolving the card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "effect", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Effect {
+pub enum EffectSpec {
     /// Gain `tokens` command tokens, each into a pool of the player's choice (T2, T3 limits).
     Gain {
         /// How many.
@@ -99,11 +100,77 @@ pub struct StrategyCard {
     /// Initiative number: lower acts first in the action phase.
     pub initiative: u8,
     /// Effects of the primary ability, in order.
-    pub primary: Vec<Effect>,
+    pub primary: Vec<EffectSpec>,
     /// Effects of the secondary ability, in order.
-    pub secondary: Vec<Effect>,
+    pub secondary: Vec<EffectSpec>,
     /// Strategy tokens a secondary costs (1; Leadership's costs 0, T5).
     pub secondary_cost: u8,
+}
+
+/// A card effect as a game holds it: [`EffectSpec`] in serde's default enum form, which every format
+/// (JSON and compact binary snapshots) can read back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Effect {
+    /// See [`EffectSpec::Gain`].
+    Gain(u8),
+    /// See [`EffectSpec::Buy`]: influence per token.
+    Buy(u32),
+    /// See [`EffectSpec::Redistribute`].
+    Redistribute,
+    /// See [`EffectSpec::RemoveBoardToken`].
+    RemoveBoardToken,
+    /// See [`EffectSpec::OthersPlaceToken`].
+    OthersPlaceToken,
+    /// See [`EffectSpec::PlaceToken`].
+    PlaceToken,
+    /// See [`EffectSpec::Structures`].
+    Structures(u32),
+}
+
+impl From<EffectSpec> for Effect {
+    fn from(e: EffectSpec) -> Effect {
+        match e {
+            EffectSpec::Gain { tokens } => Effect::Gain(tokens),
+            EffectSpec::Buy {
+                influence_per_token,
+            } => Effect::Buy(influence_per_token),
+            EffectSpec::Redistribute => Effect::Redistribute,
+            EffectSpec::RemoveBoardToken => Effect::RemoveBoardToken,
+            EffectSpec::OthersPlaceToken => Effect::OthersPlaceToken,
+            EffectSpec::PlaceToken => Effect::PlaceToken,
+            EffectSpec::Structures { count } => Effect::Structures(count),
+        }
+    }
+}
+
+/// A strategy card as a game holds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Card {
+    /// Stable id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Initiative number.
+    pub initiative: u8,
+    /// Primary effects.
+    pub primary: Vec<Effect>,
+    /// Secondary effects.
+    pub secondary: Vec<Effect>,
+    /// Strategy tokens a secondary costs.
+    pub secondary_cost: u8,
+}
+
+impl From<&StrategyCard> for Card {
+    fn from(c: &StrategyCard) -> Card {
+        Card {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            initiative: c.initiative,
+            primary: c.primary.iter().map(|&e| e.into()).collect(),
+            secondary: c.secondary.iter().map(|&e| e.into()).collect(),
+            secondary_cost: c.secondary_cost,
+        }
+    }
 }
 
 /// A faction and its token modifiers.
@@ -336,7 +403,7 @@ impl Content {
                 }
                 for e in list {
                     match *e {
-                        Effect::Gain { tokens } if tokens == 0 || tokens > 16 => {
+                        EffectSpec::Gain { tokens } if tokens == 0 || tokens > 16 => {
                             return Err(invalid(
                                 C,
                                 &c.id,
@@ -344,7 +411,7 @@ impl Content {
                                 format!("gain of {tokens} tokens: 1 to 16"),
                             ));
                         }
-                        Effect::Buy {
+                        EffectSpec::Buy {
                             influence_per_token: 0,
                         } => {
                             return Err(invalid(
@@ -354,7 +421,7 @@ impl Content {
                                 "buy needs influence_per_token >= 1",
                             ));
                         }
-                        Effect::Structures { count } if count > 100 => {
+                        EffectSpec::Structures { count } if count > 100 => {
                             return Err(invalid(
                                 C,
                                 &c.id,

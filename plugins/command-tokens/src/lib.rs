@@ -18,7 +18,8 @@ mod state;
 
 pub use actions::Action;
 pub use content::{
-    Content, ContentError, ContentOverride, Effect, Faction, Law, ShipClass, StrategyCard,
+    Card, Content, ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, ShipClass,
+    StrategyCard,
 };
 pub use state::{
     COMMAND_TOKENS, Config, Flow, Handles, MAX_PLAYERS, MIN_PLAYERS, NOBODY, Phase, Pool, Rules,

@@ -1,7 +1,7 @@
 //! The game state: configuration, the per-game rules resolved from content, the kernel ledger with its
 //! token zones (command tokens and ships), and the flow of the round (whose decision it is).
 
-use crate::content::{Content, ContentOverride, Effect, MAX_CARDS, ShipClass, StrategyCard};
+use crate::content::{Card, Content, ContentOverride, Effect, MAX_CARDS, ShipClass};
 use coffer_core::{
     AmountId, AmountSpec, Cause, Key, Ledger, Owner, PermanentId, Scope, SetupError, Violation,
     Zone, ZoneId,
@@ -166,7 +166,7 @@ pub struct Rules {
     /// Indices of the classes that count toward the fleet limit.
     pub fleet_classes: Vec<u8>,
     /// Strategy cards.
-    pub cards: Vec<StrategyCard>,
+    pub cards: Vec<Card>,
     /// Systems.
     pub systems: Vec<SystemInfo>,
     /// Faction id per player.
@@ -443,7 +443,7 @@ impl Rules {
                 .filter(|&c| content.ships[c].fleet)
                 .map(|c| c as u8)
                 .collect(),
-            cards: content.strategy_cards.clone(),
+            cards: content.strategy_cards.iter().map(Card::from).collect(),
             systems: galaxy
                 .iter()
                 .map(|s| SystemInfo {
@@ -641,7 +641,7 @@ impl State {
             speaker: 0,
             picks: 0,
             holder: [NOBODY; MAX_CARDS],
-            order: [0; MAX_PLAYERS],
+            order: std::array::from_fn(|i| i as u8),
             passed: 0,
             turn: 0,
             card: 0,
@@ -806,6 +806,112 @@ impl State {
         })
     }
 
+    /// Checks that the rules, handles and flow fit together (a restored snapshot may be damaged): every
+    /// index the ruleset uses is in range, so that no later call can panic.
+    ///
+    /// # Errors
+    /// The first [`Violation`].
+    pub fn check_shape(&self) -> Result<(), Violation> {
+        let bad = |what: &str| Err(Violation(format!("damaged state: {what}")));
+        let n = usize::from(self.ledger.owners());
+        let r = &self.rules;
+        let (systems, classes, cards) = (r.system_count(), r.class_count(), r.cards.len());
+        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
+            return bad("player count");
+        }
+        if r.factions.len() != n || r.fleet_bonus.len() != n || r.status_tokens.len() != n {
+            return bad("per-player rules");
+        }
+        if classes == 0 || classes > crate::content::MAX_CLASSES || cards == 0 || cards > MAX_CARDS
+        {
+            return bad("content sizes");
+        }
+        if r.fleet_classes
+            .iter()
+            .any(|&c| usize::from(c) >= classes || !r.classes[usize::from(c)].fleet)
+        {
+            return bad("fleet classes");
+        }
+        if r.cards
+            .iter()
+            .any(|c| c.primary.len() > 8 || c.secondary.len() > 8)
+        {
+            return bad("card effects");
+        }
+        if usize::from(r.cards_per_player) * n > cards || r.cards_per_player == 0 {
+            return bad("cards per player");
+        }
+        let h = &self.h;
+        let zones_ok = |zs: &[ZoneId]| zs.iter().all(|&z| self.ledger.zone(z).is_ok());
+        if h.systems.len() != systems
+            || h.ship_reserve.len() != classes
+            || h.ships.len() != systems * classes
+            || h.influence.len() != n
+            || h.structures.len() != n
+            || h.cards.len() != cards
+            || !zones_ok(&h.systems)
+            || !zones_ok(&h.ship_reserve)
+            || !zones_ok(&h.ships)
+            || !zones_ok(&h.pools)
+            || !zones_ok(&[h.reinforcements])
+            || h.influence
+                .iter()
+                .chain(&h.structures)
+                .any(|&a| self.ledger.amount(a).is_err())
+            || h.cards.iter().any(|&c| self.ledger.permanent(c).is_err())
+        {
+            return bad("handles");
+        }
+        if h.systems
+            .iter()
+            .any(|&z| self.ledger.zone(z).is_ok_and(|z| !z.one_per_owner))
+        {
+            return bad("system zones must hold one token per player");
+        }
+        let f = &self.flow;
+        let player = |p: u8| usize::from(p) < n;
+        if !player(f.speaker) || !player(f.turn) || !player(f.resolver) {
+            return bad("flow players");
+        }
+        if usize::from(f.cursor) > n || usize::from(f.others) > n || usize::from(f.status) > n {
+            return bad("flow cursors");
+        }
+        if usize::from(f.card) >= cards
+            || usize::from(f.effect) > r.effects(f.card, f.secondary).len()
+            || usize::from(f.target) >= systems.max(1)
+            || usize::from(f.system) >= systems.max(1)
+            || usize::from(f.picks) > n * usize::from(r.cards_per_player)
+        {
+            return bad("flow indices");
+        }
+        let phase_fits = match f.step {
+            Step::Pick => f.phase == Phase::Strategy,
+            Step::Gain | Step::Redistribute => matches!(f.phase, Phase::Action | Phase::Status),
+            Step::Over => f.phase == Phase::Over,
+            _ => f.phase == Phase::Action,
+        };
+        if !phase_fits || (f.step == Step::Gain && f.left == 0) {
+            return bad("step and phase");
+        }
+        if f.holder.iter().any(|&h| h != NOBODY && !player(h)) {
+            return bad("card holders");
+        }
+        let mut seen = [false; MAX_PLAYERS];
+        for &p in &f.order[..n] {
+            if !player(p) || std::mem::replace(&mut seen[usize::from(p)], true) {
+                return bad("action-phase order");
+            }
+        }
+        if self.ledger.pending().iter().any(|d| {
+            d.key.kind != kind::FLEET_LIMIT
+                || usize::from(d.key.owner.0) >= n
+                || d.key.subject as usize >= systems
+        }) {
+            return bad("pending demands");
+        }
+        Ok(())
+    }
+
     /// Checks the kernel's invariants and the ruleset's: each player's 16 command tokens (T1) and ship pieces
     /// are conserved apart, a system holds at most one token per player, the fleet pool respects a law's
     /// maximum, and every ship excess over the fleet limit is a pending demand of exactly that size (T7).
@@ -814,6 +920,7 @@ impl State {
     /// The first [`Violation`].
     pub fn check_invariants(&self) -> Result<(), Violation> {
         self.ledger.check_invariants()?;
+        self.check_shape()?;
         let n = self.players();
         for p in 0..n {
             let o = Owner(u16::from(p));

@@ -239,3 +239,103 @@ fn default_galaxy_has_mecatol_a_home_per_player_and_empty_systems() {
     assert_eq!(s.rules.cards_per_player, 1);
     assert_eq!(default_game(4).rules.cards_per_player, 2);
 }
+
+#[test]
+fn snapshots_round_trip_and_damaged_ones_are_refused() {
+    use coffer_core::{Format, Owner};
+    let adapter = Adapter::shared(CommandTokens::new());
+    let mut game = adapter.new_game(&Setup::new(6, 3)).unwrap();
+    for _ in 0..40 {
+        let p = (0..6)
+            .map(Owner)
+            .find(|&p| game.legal_actions(p) > 0)
+            .unwrap();
+        game.legal_actions(p);
+        game.apply_legal(p, 0).unwrap();
+    }
+    for format in [Format::Json, Format::Binary] {
+        let bytes = game.snapshot(format).unwrap();
+        let restored = adapter.restore(format, &bytes).unwrap();
+        assert_eq!(restored.state_hash(), game.state_hash(), "{format:?}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&game.snapshot(Format::Json).unwrap()).unwrap();
+    for (path, value) in [
+        ("/flow/resolver", serde_json::json!(9)),
+        ("/flow/order/0", serde_json::json!(1)),
+        ("/flow/card", serde_json::json!(8)),
+        ("/rules/fleet_bonus", serde_json::json!([0])),
+        ("/h/systems/0", serde_json::json!(999)),
+        ("/flow/step", serde_json::json!("pick")),
+    ] {
+        let mut damaged = json.clone();
+        *damaged.pointer_mut(path).unwrap() = value;
+        let e = adapter
+            .restore(Format::Json, damaged.to_string().as_bytes())
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("invalid snapshot"), "{path}: {e}");
+    }
+}
+
+#[test]
+fn t3_construction_placement_from_empty_reinforcements_takes_a_chosen_pool() {
+    use coffer_command_tokens::{Action, Pool, Step};
+    // Construction's secondary made free (inline content), so that reinforcements can be empty when the
+    // token is placed.
+    let mut cards = Content::embedded().unwrap().strategy_cards;
+    cards[3].secondary_cost = 0;
+    let content = coffer_command_tokens::ContentOverride {
+        strategy_cards: Some(cards),
+        ..Default::default()
+    };
+    let mut s = game(
+        3,
+        Config {
+            content: Some(content),
+            ..Default::default()
+        },
+    );
+    shift_reserve(&mut s, 1, coffer_command_tokens::Pool::Fleet, 8);
+    pick(&mut s, &[3, 2, 4, 5, 6, 7]);
+    // p1 (Politics, 3) first: a tactical action in system 4.
+    ok(&mut s, 1, Action::Tactical { system: 4 });
+    ok(&mut s, 1, Action::Done);
+    ok(&mut s, 0, Action::Strategic { card: 3 });
+    ok(&mut s, 1, Action::Secondary);
+    assert_eq!(s.flow.step, Step::Place);
+    let l = legal(&s, 1);
+    // System 4 holds p1's token: no fallback there (T3); elsewhere a pool must be named.
+    assert!(l.contains(&Action::Place {
+        system: 4,
+        fallback: None
+    }));
+    assert!(l.contains(&Action::Place {
+        system: 5,
+        fallback: Some(Pool::Strategy)
+    }));
+    assert!(!l.contains(&Action::Place {
+        system: 5,
+        fallback: None
+    }));
+    refused(
+        &mut s,
+        1,
+        Action::Place {
+            system: 5,
+            fallback: None,
+        },
+    );
+    ok(
+        &mut s,
+        1,
+        Action::Place {
+            system: 5,
+            fallback: Some(Pool::Fleet),
+        },
+    );
+    assert_eq!(sheet(&s, 1), [2, 10, 2, 0]);
+    assert!(s.has_token(1, 5));
+    assert_eq!(s.structures(1), 1);
+    s.check_invariants().unwrap();
+}
