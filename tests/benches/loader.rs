@@ -1,0 +1,124 @@
+//! Static against runtime-loaded: the per-action cost of random playouts (legal-action listing for every
+//! player, a choice by index, apply) of each built-in ruleset, the same code linked into this binary and
+//! loaded from its plugin library, in one run; prints the runtime/static ratio (target: at most 1.10).
+//! Run: `cargo bench -p coffer-tests --bench loader`.
+
+use coffer_core::{DynGame, DynRuleset, Owner, Setup};
+use coffer_tests::{BUILTIN, Chooser, builtin_runtime_ruleset, static_ruleset};
+use criterion::{Criterion, Throughput};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Most actions of one game before a fresh one is started.
+const GAME_LIMIT: u64 = 1_000;
+
+/// Time and actions measured per benchmark id, for the printed ratios.
+static MEASURED: Mutex<BTreeMap<String, (Duration, u64)>> = Mutex::new(BTreeMap::new());
+
+fn record(id: &str, time: Duration, actions: u64) {
+    let mut m = MEASURED.lock().unwrap_or_else(|p| p.into_inner());
+    let e = m.entry(id.to_owned()).or_default();
+    e.0 += time;
+    e.1 += actions;
+}
+
+/// One action of a random playout: every player's legal-action count, a random mover and index, apply.
+/// Returns false when nobody can act.
+fn step(game: &mut dyn DynGame, players: u16, chooser: &mut Chooser, movers: &mut Vec<(Owner, usize)>) -> bool {
+    movers.clear();
+    for p in (0..players).map(Owner) {
+        let n = game.legal_actions(p);
+        if n > 0 {
+            movers.push((p, n));
+        }
+    }
+    if movers.is_empty() {
+        return false;
+    }
+    let (p, n) = movers[chooser.below(movers.len())];
+    game.apply_legal(p, chooser.below(n)).expect("a listed action applies");
+    true
+}
+
+/// `iters` actions over fresh games from successive seeds; only the actions are timed.
+fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u64) -> Duration {
+    let mut elapsed = Duration::ZERO;
+    let mut done = 0;
+    let mut movers = Vec::new();
+    while done < iters {
+        *seed += 1;
+        let mut game = ruleset.new_game(&Setup::new(players, *seed)).expect("new game");
+        let mut chooser = Chooser::new(*seed);
+        let budget = (iters - done).min(GAME_LIMIT);
+        let start = Instant::now();
+        let mut n = 0;
+        while n < budget && step(&mut *game, players, &mut chooser, &mut movers) {
+            n += 1;
+        }
+        elapsed += start.elapsed();
+        black_box(game.state_hash());
+        if n == 0 {
+            panic!("{}: a new game has no legal action", ruleset.description().id);
+        }
+        done += n;
+    }
+    elapsed
+}
+
+/// The smallest player count the default configuration accepts.
+fn players_for(ruleset: &dyn DynRuleset) -> Option<u16> {
+    let d = ruleset.description();
+    (d.min_players..=d.max_players).find(|p| ruleset.new_game(&Setup::new(*p, 1)).is_ok())
+}
+
+fn bench(c: &mut Criterion) {
+    for (id, _) in BUILTIN {
+        let Some(statik) = static_ruleset(id) else {
+            eprintln!("{id}: not registered, not measured");
+            continue;
+        };
+        let runtime: Arc<dyn DynRuleset> = builtin_runtime_ruleset(id);
+        let Some(players) = players_for(&*statik) else {
+            eprintln!("{id}: no player count accepted by the default configuration, not measured");
+            continue;
+        };
+        let mut group = c.benchmark_group(format!("loader/{id}"));
+        group.throughput(Throughput::Elements(1));
+        for (mode, ruleset) in [("static", &statik), ("runtime", &runtime)] {
+            let key = format!("{id}/{mode}");
+            let mut seed = 0;
+            group.bench_function(mode, |b| {
+                b.iter_custom(|iters| {
+                    let t = time_actions(&**ruleset, players, iters, &mut seed);
+                    record(&key, t, iters);
+                    t
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+fn report() {
+    let m = MEASURED.lock().unwrap_or_else(|p| p.into_inner());
+    let per = |k: &str| m.get(k).filter(|e| e.1 > 0).map(|e| e.0.as_nanos() as f64 / e.1 as f64);
+    println!("\nstatic vs runtime-loaded, per action (random playout by legal-action index):");
+    for (id, _) in BUILTIN {
+        if let (Some(s), Some(r)) = (per(&format!("{id}/static")), per(&format!("{id}/runtime"))) {
+            println!("  {id:<15} static {s:>9.1} ns  runtime {r:>9.1} ns  ratio {:.3} (target <= 1.10)", r / s);
+        }
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    bench(&mut c);
+    c.final_summary();
+    report();
+}
