@@ -6,8 +6,8 @@ use coffer_core::{
     ActionError, Adapter, AmountId, AmountSpec, Cause, Description, DynRuleset, Key, Kind, Ledger,
     Outcome, Owner, Ruleset, Setup, SetupError, Violation,
 };
+use coffer_host::Registry;
 use coffer_host::simulate::{self, Report, ScriptLine, SimOptions, ViolationKind};
-use coffer_host::{Registry, loader};
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -423,24 +423,9 @@ fn simulate_at_least_100k(ruleset: &Arc<dyn DynRuleset>) -> Report {
     total
 }
 
-/// The built-in ruleset `id` loaded at runtime from its plugin library, built by cargo beside this test
-/// binary (`target/<profile>/deps/libcoffer_<id>.so`).
+/// The built-in ruleset `id` loaded at runtime from its plugin library built with this test binary.
 fn runtime(id: &str) -> Arc<dyn DynRuleset> {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let deps = exe.parent().expect("the test binary's directory");
-    let file = format!(
-        "{}coffer_{}{}",
-        std::env::consts::DLL_PREFIX,
-        id.replace('-', "_"),
-        std::env::consts::DLL_SUFFIX
-    );
-    let path = deps.join(&file);
-    let rulesets = loader::load_library(&path, None)
-        .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
-    rulesets
-        .into_iter()
-        .find(|r| r.description().id == id)
-        .unwrap_or_else(|| panic!("{} holds no ruleset {id}", path.display()))
+    coffer_tests::builtin_runtime_ruleset(id)
 }
 
 #[test]
@@ -477,14 +462,133 @@ fn command_tokens_runtime_100k_random_actions_show_no_violation() {
 fn static_and_runtime_rulesets_play_identical_simulations() {
     let dir = tempfile::tempdir().unwrap();
     for id in ["story-acts", "charges", "command-tokens"] {
-        let opts = SimOptions { games: 8, seed: 1_000, max_actions: 300, ..options(&dir) };
+        let opts = SimOptions {
+            games: 8,
+            seed: 1_000,
+            max_actions: 300,
+            ..options(&dir)
+        };
         let s = run(&built_in(id), &opts);
         let r = run(&runtime(id), &opts);
         assert!(s.is_clean() && r.is_clean(), "{s}\n{r}");
         assert_eq!(
-            (s.games, s.actions, s.attempts, s.refusals, s.finished, s.stuck, s.at_limit),
-            (r.games, r.actions, r.attempts, r.refusals, r.finished, r.stuck, r.at_limit),
+            (
+                s.games, s.actions, s.attempts, s.refusals, s.finished, s.stuck, s.at_limit
+            ),
+            (
+                r.games, r.actions, r.attempts, r.refusals, r.finished, r.stuck, r.at_limit
+            ),
             "{id}: static\n{s}\nruntime\n{r}"
         );
+    }
+}
+
+// ----- the command -----
+
+/// Runs `coffer ARGS` in this process with the built-in plugin libraries in a private plugin directory.
+fn coffer(args: &[&str]) -> coffer_host::cli::Status {
+    use clap::Parser as _;
+    let libs: Vec<std::path::PathBuf> = coffer_tests::BUILTIN
+        .iter()
+        .map(|(_, krate)| coffer_tests::builtin_library(krate))
+        .collect();
+    let dir = coffer_tests::plugin_dir_with(&libs.iter().map(|p| p.as_path()).collect::<Vec<_>>());
+    let mut argv = vec!["coffer", "--plugin-dir", dir.path().to_str().unwrap()];
+    argv.extend_from_slice(args);
+    let cli = coffer_host::cli::Cli::try_parse_from(&argv).expect("valid command line");
+    coffer_host::cli::run(&cli).expect("the command runs")
+}
+
+#[test]
+fn coffer_simulate_runs_each_built_in_ruleset_loaded_at_runtime() {
+    use coffer_host::cli::Status;
+    let repro = tempfile::tempdir().unwrap();
+    for (id, _) in coffer_tests::BUILTIN {
+        let status = coffer(&[
+            "simulate",
+            id,
+            "--games",
+            "4",
+            "--seed",
+            "9",
+            "--max-actions",
+            "200",
+            "--threads",
+            "2",
+            "--repro-dir",
+            repro.path().to_str().unwrap(),
+        ]);
+        assert_eq!(status, Status::Success, "{id}");
+    }
+    assert!(
+        std::fs::read_dir(repro.path()).unwrap().next().is_none(),
+        "no violation, no script"
+    );
+}
+
+#[test]
+fn a_simulation_script_is_read_by_coffer_play_and_checked_by_coffer_simulate() {
+    use coffer_host::cli::Status;
+    let dir = tempfile::tempdir().unwrap();
+    for (id, _) in coffer_tests::BUILTIN {
+        // A script of random legal actions, written the way a reproducing script is.
+        let ruleset = runtime(id);
+        let players = ruleset.description().min_players;
+        let mut game = ruleset.new_game(&Setup::new(players, 4)).unwrap();
+        let mut rng = coffer_core::GameRng::new(4);
+        let mut order = Vec::new();
+        let mut script = Vec::new();
+        for _ in 0..30 {
+            let Some((p, i)) = simulate::pick_legal(&mut *game, &mut rng, &mut order) else {
+                break;
+            };
+            let json = game.legal_action_json(i).unwrap();
+            game.apply_legal(p, i).unwrap();
+            script.push(ScriptLine {
+                player: p.0,
+                action: serde_json::from_str(&json).unwrap(),
+            });
+        }
+        assert!(!script.is_empty(), "{id}");
+        let path = dir.path().join(format!("{id}.jsonl"));
+        simulate::write_script(&path, &script).unwrap();
+        let (path, players) = (path.to_str().unwrap(), players.to_string());
+        let play = [
+            "play",
+            id,
+            "--players",
+            &players,
+            "--seed",
+            "4",
+            "--script",
+            path,
+            "--format",
+            "json",
+        ];
+        assert_eq!(coffer(&play), Status::Success, "{id}");
+        let check = [
+            "simulate",
+            id,
+            "--players",
+            &players,
+            "--seed",
+            "4",
+            "--check-script",
+            path,
+        ];
+        assert_eq!(coffer(&check), Status::Success, "{id}");
+        // The same script from another seed is another game: its lines may be refused (then skipped), but
+        // the checks still pass.
+        let other = [
+            "simulate",
+            id,
+            "--players",
+            &players,
+            "--seed",
+            "5",
+            "--check-script",
+            path,
+        ];
+        assert_eq!(coffer(&other), Status::Success, "{id}");
     }
 }
