@@ -26,7 +26,12 @@ fn record(id: &str, time: Duration, actions: u64) {
 
 /// One action of a random playout: every player's legal-action count, a random mover and index, apply.
 /// Returns false when nobody can act.
-fn step(game: &mut dyn DynGame, players: u16, chooser: &mut Chooser, movers: &mut Vec<(Owner, usize)>) -> bool {
+fn step(
+    game: &mut dyn DynGame,
+    players: u16,
+    chooser: &mut Chooser,
+    movers: &mut Vec<(Owner, usize)>,
+) -> bool {
     movers.clear();
     for p in (0..players).map(Owner) {
         let n = game.legal_actions(p);
@@ -38,7 +43,8 @@ fn step(game: &mut dyn DynGame, players: u16, chooser: &mut Chooser, movers: &mu
         return false;
     }
     let (p, n) = movers[chooser.below(movers.len())];
-    game.apply_legal(p, chooser.below(n)).expect("a listed action applies");
+    game.apply_legal(p, chooser.below(n))
+        .expect("a listed action applies");
     true
 }
 
@@ -49,7 +55,9 @@ fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u
     let mut movers = Vec::new();
     while done < iters {
         *seed += 1;
-        let mut game = ruleset.new_game(&Setup::new(players, *seed)).expect("new game");
+        let mut game = ruleset
+            .new_game(&Setup::new(players, *seed))
+            .expect("new game");
         let mut chooser = Chooser::new(*seed);
         let budget = (iters - done).min(GAME_LIMIT);
         let start = Instant::now();
@@ -60,7 +68,10 @@ fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u
         elapsed += start.elapsed();
         black_box(game.state_hash());
         if n == 0 {
-            panic!("{}: a new game has no legal action", ruleset.description().id);
+            panic!(
+                "{}: a new game has no legal action",
+                ruleset.description().id
+            );
         }
         done += n;
     }
@@ -103,11 +114,18 @@ fn bench(c: &mut Criterion) {
 
 fn report() {
     let m = MEASURED.lock().unwrap_or_else(|p| p.into_inner());
-    let per = |k: &str| m.get(k).filter(|e| e.1 > 0).map(|e| e.0.as_nanos() as f64 / e.1 as f64);
+    let per = |k: &str| {
+        m.get(k)
+            .filter(|e| e.1 > 0)
+            .map(|e| e.0.as_nanos() as f64 / e.1 as f64)
+    };
     println!("\nstatic vs runtime-loaded, per action (random playout by legal-action index):");
     for (id, _) in BUILTIN {
         if let (Some(s), Some(r)) = (per(&format!("{id}/static")), per(&format!("{id}/runtime"))) {
-            println!("  {id:<15} static {s:>9.1} ns  runtime {r:>9.1} ns  ratio {:.3} (target <= 1.10)", r / s);
+            println!(
+                "  {id:<15} static {s:>9.1} ns  runtime {r:>9.1} ns  ratio {:.3} (target <= 1.10)",
+                r / s
+            );
         }
     }
 }

@@ -75,10 +75,10 @@ fn playouts(c: &mut Criterion) {
     group.warm_up_time(Duration::from_secs(1));
     let mut ids = Vec::new();
     for (id, players) in RULESETS {
-        let mut modes = vec![("static", static_ruleset(id))];
-        if let Some(r) = runtime_ruleset(id) {
-            modes.push(("runtime", r));
-        }
+        let modes = [
+            ("static", static_ruleset(id)),
+            ("runtime", runtime_ruleset(id)),
+        ];
         for (mode, ruleset) in modes {
             let name = format!("{id}/{mode}");
             let mut seed = 0u64;
@@ -132,10 +132,10 @@ fn snapshots(c: &mut Criterion) {
     let mut group = c.benchmark_group("command-tokens-6p");
     group.measurement_time(Duration::from_secs(2));
     group.warm_up_time(Duration::from_millis(500));
-    let mut modes = vec![("static", static_ruleset("command-tokens"))];
-    if let Some(r) = runtime_ruleset("command-tokens") {
-        modes.push(("runtime", r));
-    }
+    let modes = [
+        ("static", static_ruleset("command-tokens")),
+        ("runtime", runtime_ruleset("command-tokens")),
+    ];
     for (mode, ruleset) in &modes {
         let game = six_player_game(&**ruleset);
         for (name, format) in [("json", Format::Json), ("binary", Format::Binary)] {
@@ -188,9 +188,9 @@ fn snapshots(c: &mut Criterion) {
     }
 }
 
-/// The ruleset `id` loaded at runtime from its plugin library, if the library and the loader are there.
-fn runtime_ruleset(_id: &str) -> Option<Arc<dyn DynRuleset>> {
-    None
+/// The ruleset `id` loaded at runtime from its plugin library, built by cargo beside this bench binary.
+fn runtime_ruleset(id: &str) -> Arc<dyn DynRuleset> {
+    coffer_tests::builtin_runtime_ruleset(id)
 }
 
 fn main() {
