@@ -2,3 +2,4 @@
 mod simulate;
 mod loader;
 mod parity;
+mod tidy;

@@ -1,0 +1,76 @@
+//! Tidy checks: the README's two set-up commands are the ones CI runs, and every source file says what
+//! lives in it.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The shell commands in the README's "Set up" section, in order.
+fn setup_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md is readable");
+    let section = readme
+        .split("## Set up")
+        .nth(1)
+        .expect("README.md has a '## Set up' section")
+        .split("\n## ")
+        .next()
+        .unwrap_or_default();
+    let mut commands = Vec::new();
+    let mut in_block = false;
+    for line in section.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+        } else if in_block && !line.trim().is_empty() {
+            commands.push(line.trim().to_string());
+        }
+    }
+    commands
+}
+
+#[test]
+fn readme_has_exactly_two_setup_commands_and_ci_runs_both() {
+    let commands = setup_commands();
+    assert_eq!(commands.len(), 2, "README set-up commands: {commands:?}");
+    assert_eq!(commands[1], "cargo test --workspace");
+    let ci = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run is readable");
+    let ci_lines: Vec<&str> = ci.lines().map(str::trim).collect();
+    for command in &commands {
+        assert!(ci_lines.contains(&command.as_str()), ".ci/run does not run `{command}` as written in README.md");
+    }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_source_file_starts_with_a_module_doc_line() {
+    let mut files = Vec::new();
+    for dir in ["core", "host", "plugins", "tests", "template"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    assert!(files.len() > 20, "found only {} Rust files", files.len());
+    let missing: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            !text.trim_start().starts_with("//!")
+        })
+        .map(|f| f.strip_prefix(root()).unwrap_or(f).display().to_string())
+        .collect();
+    assert!(missing.is_empty(), "files without a `//!` first line: {missing:?}");
+}
