@@ -8,7 +8,7 @@ use coffer_core::{
     AmountId, AmountSpec, Cause, Change, ChargeOp, Clock, Event, Key, Kind, Ledger, Owner,
     PermanentId, Refusal, Scope, TokenOp, TrackId, TrackSpec, Zone, ZoneId,
 };
-use criterion::Criterion;
+use criterion::{Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -663,7 +663,8 @@ fn run_kernel(op: usize, k: &mut K, pool: &mut (Ledger, AmountId), iters: u32) -
                 acc += l.gain(black_box(*a), 1, CAUSE).map_or(0, |g| g.gained);
                 l.end_scope(black_box(Scope::Phase));
                 if i % BATCH == 0 {
-                    l.take_events();
+                    l.drain_events_into(&mut k.sink);
+                    k.sink.clear();
                 }
             }
             _ => {
@@ -732,7 +733,8 @@ fn run_baseline(op: usize, b: &mut B, pool: &mut (B, AmountId), iters: u32) -> u
                 acc += pb.gain(black_box(*a), 1, CAUSE).map_or(0, |g| g.0);
                 pb.end_scope(black_box(Scope::Phase));
                 if i % BATCH == 0 {
-                    pb.log.clear();
+                    b.sink.append(&mut pb.log);
+                    b.sink.clear();
                 }
             }
             _ => {
@@ -765,15 +767,16 @@ fn check_equivalence() {
 }
 
 fn criterion_benches(c: &mut Criterion) {
-    for (op, (name, _)) in OPS.iter().enumerate() {
+    for (op, (name, per_iter)) in OPS.iter().enumerate() {
         let mut group = c.benchmark_group(*name);
+        group.throughput(Throughput::Elements(u64::from(BATCH * per_iter)));
         group.bench_function("kernel", |bench| {
             let (mut k, mut pool) = (K::new(), pool_ledger());
-            bench.iter(|| run_kernel(op, &mut k, &mut pool, 64));
+            bench.iter(|| run_kernel(op, &mut k, &mut pool, BATCH));
         });
         group.bench_function("baseline", |bench| {
             let (mut b, mut pool) = (B::new(), B::pool());
-            bench.iter(|| run_baseline(op, &mut b, &mut pool, 64));
+            bench.iter(|| run_baseline(op, &mut b, &mut pool, BATCH));
         });
         group.finish();
     }
@@ -831,6 +834,6 @@ fn main() {
     if quick {
         ratios(2, 1_000);
     } else {
-        ratios(31, 200_000);
+        ratios(51, 200_000);
     }
 }

@@ -217,11 +217,14 @@ impl Ledger {
 
     #[inline]
     fn emit(&mut self, key: Key, change: Change, cause: Cause) {
-        let event = Event { key, change, cause };
-        if self.depth == 0 {
-            publish(&event);
+        self.log.push(Event { key, change, cause });
+        // The level check is one relaxed atomic load; the `tracing` call itself stays out of line, so
+        // the hot path keeps the event in registers instead of spilling it around a large call site.
+        if self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG) {
+            if let Some(event) = self.log.last() {
+                publish(event);
+            }
         }
-        self.log.push(event);
     }
 
     /// Events recorded since the last call, oldest first; the log is left empty.
@@ -257,7 +260,7 @@ impl Ledger {
     /// Keeps the transaction's changes; the outermost commit publishes their events to `tracing`.
     pub fn commit(&mut self, mark: Mark) {
         self.depth = self.depth.saturating_sub(1);
-        if self.depth == 0 {
+        if self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG) {
             for event in &self.log[mark.events.min(self.log.len())..] {
                 publish(event);
             }
@@ -626,6 +629,7 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::NoSuchResource`] for a handle from another ledger.
+    #[inline]
     pub fn amount(&self, id: AmountId) -> Result<&Amount, Refusal> {
         self.amounts
             .get(id.index())
@@ -709,13 +713,21 @@ impl Ledger {
                 have,
             });
         }
+        self.spend_checked(id, n, cause);
+        Ok(())
+    }
+
+    /// The change of a voluntary spend whose handle and means were already checked.
+    #[inline]
+    fn spend_checked(&mut self, id: AmountId, n: u64, cause: Cause) {
         if n == 0 {
-            return Ok(());
+            return;
         }
+        let a = &mut self.amounts[id.index()];
         let (key, before, floor) = (a.key, a.value, a.floor);
         // `n <= before - floor`, so the difference fits even when `n` does not fit an i64.
         let after = before.wrapping_sub_unsigned(n);
-        self.amounts[id.index()].value = after;
+        a.value = after;
         self.emit(
             key,
             Change::Spend {
@@ -735,7 +747,6 @@ impl Ledger {
                 cause,
             );
         }
-        Ok(())
     }
 
     /// K1.3: a mandatory payment of `n`: pays what it can, ending at the floor, and reports the shortfall.
@@ -875,6 +886,7 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::BadAllocation`] or [`Refusal::Insufficient`]; nothing changes.
+    #[inline]
     pub fn spend_split(
         &mut self,
         allocation: &[(AmountId, u64)],
@@ -909,7 +921,8 @@ impl Ledger {
             }
         }
         for &(id, n) in allocation {
-            self.spend(id, n, cause)?;
+            // Checked above: every handle exists and each holder affords the sum of its parts.
+            self.spend_checked(id, n, cause);
         }
         Ok(())
     }
@@ -943,6 +956,7 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::NoSuchResource`].
+    #[inline]
     pub fn track(&self, id: TrackId) -> Result<&Track, Refusal> {
         self.tracks
             .get(id.index())
@@ -1161,6 +1175,7 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::NoSuchResource`].
+    #[inline]
     pub fn zone(&self, id: ZoneId) -> Result<&Zone, Refusal> {
         self.zones
             .get(id.index())
@@ -1231,6 +1246,7 @@ impl Ledger {
     }
 
     /// The owner's reinforcements zone.
+    #[inline]
     pub fn reserve(&self, owner: Owner) -> Option<ZoneId> {
         self.reserve.get(owner.index()).copied().flatten()
     }
@@ -1240,6 +1256,7 @@ impl Ledger {
         self.supply.get(owner.index()).copied().unwrap_or(0)
     }
 
+    #[inline]
     fn owner_reserve(&self, owner: Owner) -> Result<ZoneId, Refusal> {
         self.reserve(owner)
             .ok_or_else(|| Refusal::Invalid(format!("{owner} has no token supply")))
@@ -1270,6 +1287,7 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::NotEnoughTokens`] when `from` holds fewer than `n`.
+    #[inline]
     pub fn move_tokens(
         &mut self,
         owner: Owner,
@@ -1419,6 +1437,7 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::NoSuchResource`].
+    #[inline]
     pub fn permanent(&self, id: PermanentId) -> Result<&Permanent, Refusal> {
         self.permanents
             .get(id.index())
@@ -1463,6 +1482,7 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Refusal::NoSuchResource`].
+    #[inline]
     pub fn ready(&mut self, id: PermanentId, cause: Cause) -> Result<(), Refusal> {
         let p = self.permanent(id)?;
         if p.exhausted {
@@ -1837,7 +1857,8 @@ fn index_u32(len: usize) -> Result<u32, Refusal> {
 }
 
 /// K9: every committed event is also a `tracing` event (target `coffer::event`, level DEBUG).
-#[inline]
+#[cold]
+#[inline(never)]
 fn publish(event: &Event) {
     tracing::debug!(target: "coffer::event", owner = %event.key.owner, kind = event.key.kind.0,
         subject = event.key.subject, change = ?event.change, cause = ?event.cause, "resource changed");
