@@ -256,12 +256,12 @@ fn ship_ok(s: &State, ship: u8) -> Result<usize, Why> {
     Ok(i)
 }
 
-fn my_ship_turn(s: &State, p: Owner, ship: u8, phase: u32) -> Result<usize, Why> {
+fn my_ship_turn(s: &State, t: Turn, p: Owner, ship: u8, phase: u32) -> Result<usize, Why> {
     let i = ship_ok(s, ship)?;
     if s.phase() != phase {
         return Err(illegal("not in this phase"));
     }
-    if turn(s) != Turn::Ship(i) {
+    if t != Turn::Ship(i) {
         return Err(not_yours("it is not this ship's turn"));
     }
     if s.ships[i].owner != p {
@@ -286,6 +286,11 @@ fn stressed(s: &State, ship: usize) -> bool {
 
 /// Checks an action without changing anything: the one rule book for both `apply` and `legal_actions`.
 pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
+    validate_in(s, turn(s), p, a)
+}
+
+/// [`validate`] with `t = turn(s)` already worked out (legal-action enumeration computes it once).
+fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
     if s.winners.is_some() {
         return Err(illegal("the game is over"));
     }
@@ -295,7 +300,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
     match *a {
         Action::Plan { ship, maneuver } => {
             let i = ship_ok(s, ship)?;
-            if turn(s) != Turn::Planning {
+            if t != Turn::Planning {
                 return Err(illegal("not in the Planning Phase"));
             }
             let sh = &s.ships[i];
@@ -320,26 +325,26 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             let ab = c.ability.ok_or(illegal("that card has no ability"))?;
             match ab.timing {
                 Timing::System => {
-                    my_ship_turn(s, p, ship, 1)?;
+                    my_ship_turn(s, t, p, ship, 1)?;
                 }
                 Timing::Reveal => {
-                    my_ship_turn(s, p, ship, 2)?;
+                    my_ship_turn(s, t, p, ship, 2)?;
                     if sh.stage.executed {
                         return Err(illegal("the dial was already revealed and executed"));
                     }
                 }
                 Timing::Action => {
-                    my_ship_turn(s, p, ship, 2)?;
+                    my_ship_turn(s, t, p, ship, 2)?;
                     action_available(sh.stage)?;
                 }
                 Timing::AfterAction => {
-                    my_ship_turn(s, p, ship, 2)?;
+                    my_ship_turn(s, t, p, ship, 2)?;
                     if !sh.stage.acted || sh.stage.bonus {
                         return Err(illegal("only after the ship performs its action"));
                     }
                 }
                 Timing::End => {
-                    if turn(s) != Turn::End {
+                    if t != Turn::End {
                         return Err(illegal("not in the End Phase"));
                     }
                     if sh.owner != p {
@@ -384,14 +389,14 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             }
         }
         Action::Execute { ship } => {
-            let i = my_ship_turn(s, p, ship, 2)?;
+            let i = my_ship_turn(s, t, p, ship, 2)?;
             if s.ships[i].stage.executed {
                 return Err(illegal("the maneuver was already executed"));
             }
             Ok(())
         }
         Action::Perform { ship, action } => {
-            let i = my_ship_turn(s, p, ship, 2)?;
+            let i = my_ship_turn(s, t, p, ship, 2)?;
             let sh = &s.ships[i];
             action_available(sh.stage)?;
             let color = match action {
@@ -402,7 +407,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             check_action_color(s, i, color)
         }
         Action::Reload { ship, card } => {
-            let i = my_ship_turn(s, p, ship, 2)?;
+            let i = my_ship_turn(s, t, p, ship, 2)?;
             let sh = &s.ships[i];
             action_available(sh.stage)?;
             let color = sh
@@ -436,7 +441,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             if !(1..=3).contains(&phase) {
                 return Err(illegal("nothing to pass in this phase"));
             }
-            let i = my_ship_turn(s, p, ship, phase)?;
+            let i = my_ship_turn(s, t, p, ship, phase)?;
             if phase == 2 && !s.ships[i].stage.executed {
                 return Err(illegal("the ship must execute its maneuver first"));
             }
@@ -447,7 +452,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             target,
             weapon,
         } => {
-            let i = my_ship_turn(s, p, ship, 3)?;
+            let i = my_ship_turn(s, t, p, ship, 3)?;
             let sh = &s.ships[i];
             if s.ledger.value(sh.disarm) > 0 {
                 return Err(illegal("a disarmed ship cannot attack"));
@@ -475,7 +480,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             Ok(())
         }
         Action::AttackDice { hits, crits, focus } => {
-            let Turn::Attacker(i) = turn(s) else {
+            let Turn::Attacker(i) = t else {
                 return Err(illegal("no attack awaits its dice"));
             };
             let at = s.attack.ok_or(illegal("no attack"))?;
@@ -491,7 +496,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             Ok(())
         }
         Action::DefenceDice { evades, focus } => {
-            let Turn::Defender(i) = turn(s) else {
+            let Turn::Defender(i) = t else {
                 return Err(illegal("no defence awaits its dice"));
             };
             let at = s.attack.ok_or(illegal("no attack"))?;
@@ -545,7 +550,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             }
             Ok(())
         }
-        Action::Done => match turn(s) {
+        Action::Done => match t {
             Turn::End => {
                 if s.ledger.is_exhausted(s.done[p.index()]) {
                     return Err(illegal("you are already done with this End Phase"));
@@ -555,7 +560,7 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             _ => modify_step(s, p).map(|_| ()),
         },
         Action::SufferDamage { ship, hits, crits } => {
-            effect_turn(s, p)?;
+            effect_turn(s, t, p)?;
             ship_ok(s, ship)?;
             if hits > MAX_EFFECT_DAMAGE || crits > MAX_EFFECT_DAMAGE || hits + crits == 0 {
                 return Err(illegal("an effect deals 1..=2 hits and 0..=2 crits"));
@@ -563,17 +568,17 @@ pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
             Ok(())
         }
         Action::DealDamageCard { ship, .. } | Action::GainStress { ship } => {
-            effect_turn(s, p)?;
+            effect_turn(s, t, p)?;
             ship_ok(s, ship).map(|_| ())
         }
         Action::Lose { ship, charges } => {
-            effect_turn(s, p)?;
+            effect_turn(s, t, p)?;
             let i = ship_ok(s, ship)?;
             track_of(s, i, charges).ok_or(illegal("the ship has no such charges"))?;
             Ok(())
         }
         Action::Recover { ship, charges } => {
-            effect_turn(s, p)?;
+            effect_turn(s, t, p)?;
             let i = ship_ok(s, ship)?;
             let t = track_of(s, i, charges).ok_or(illegal("the ship has no such charges"))?;
             let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
@@ -621,8 +626,8 @@ fn modify_step(s: &State, p: Owner) -> Result<(usize, Attack), Why> {
     Ok((i, at))
 }
 
-fn effect_turn(s: &State, p: Owner) -> Result<(), Why> {
-    match turn(s) {
+fn effect_turn(s: &State, t: Turn, p: Owner) -> Result<(), Why> {
+    match t {
         Turn::Ship(i) if s.ships[i].owner == p => Ok(()),
         Turn::Ship(_) => Err(not_yours(
             "effects are entered by the player whose ship has its turn",
@@ -1008,25 +1013,33 @@ fn end_round(s: &mut State) {
 }
 
 const MANEUVERS: [Color; 4] = [Color::Blue, Color::White, Color::Red, Color::Purple];
-const REFS: [ChargeRef; 3] = [ChargeRef::Force, ChargeRef::Shield, ChargeRef::Energy];
 
-/// Every action `p` may take now (complete and sound: each candidate passes [`validate`]).
+/// Every action `p` may take now. Complete and sound: choices with context-dependent conditions are
+/// checked by [`validate`]; the effect inputs and dice results, valid by construction in the state that
+/// lists them, are pushed directly (the playout property test checks both against `validate`).
 pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
-    let mut push = |a: Action| {
-        if validate(s, p, &a).is_ok() {
+    let t = turn(s);
+    let keep = |a: Action, out: &mut Vec<Action>| {
+        if validate_in(s, t, p, &a).is_ok() {
             out.push(a);
         }
     };
-    match turn(s) {
+    if p.index() >= s.done.len() {
+        return;
+    }
+    match t {
         Turn::Over => {}
         Turn::Planning => {
             for (i, sh) in s.ships.iter().enumerate() {
                 if sh.owner == p && sh.planned.is_none() {
                     for m in MANEUVERS {
-                        push(Action::Plan {
-                            ship: i as u8,
-                            maneuver: m,
-                        });
+                        keep(
+                            Action::Plan {
+                                ship: i as u8,
+                                maneuver: m,
+                            },
+                            out,
+                        );
                     }
                 }
             }
@@ -1037,71 +1050,110 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                 return;
             }
             let ship = i as u8;
-            for c in 0..sh.cards.len() as u8 {
-                push(Action::UseAbility { ship, card: c });
+            let cards = sh.cards.len() as u8;
+            for c in 0..cards {
+                if sh.cards[usize::from(c)].ability.is_some() {
+                    keep(Action::UseAbility { ship, card: c }, out);
+                }
             }
             match s.phase() {
                 2 => {
-                    push(Action::Execute { ship });
-                    push(Action::Perform {
-                        ship,
-                        action: ShipAction::Focus,
-                    });
-                    push(Action::Perform {
-                        ship,
-                        action: ShipAction::Evade,
-                    });
-                    for c in 1..sh.cards.len() as u8 {
-                        push(Action::Reload { ship, card: c });
+                    if sh.stage.executed {
+                        keep(
+                            Action::Perform {
+                                ship,
+                                action: ShipAction::Focus,
+                            },
+                            out,
+                        );
+                        keep(
+                            Action::Perform {
+                                ship,
+                                action: ShipAction::Evade,
+                            },
+                            out,
+                        );
+                        if sh.actions.reload.is_some() {
+                            for c in 1..cards {
+                                keep(Action::Reload { ship, card: c }, out);
+                            }
+                        }
+                        out.push(Action::Pass { ship });
+                    } else {
+                        out.push(Action::Execute { ship });
                     }
                 }
                 3 => {
-                    for t in 0..s.ships.len() as u8 {
-                        for w in 0..sh.cards.len() as u8 {
-                            push(Action::Attack {
-                                ship,
-                                target: t,
-                                weapon: w,
-                            });
+                    if s.ledger.value(sh.disarm) == 0 {
+                        for target in 0..s.ships.len() as u8 {
+                            for w in 0..cards {
+                                keep(
+                                    Action::Attack {
+                                        ship,
+                                        target,
+                                        weapon: w,
+                                    },
+                                    out,
+                                );
+                            }
                         }
                     }
+                    out.push(Action::Pass { ship });
                 }
-                _ => {}
+                _ => out.push(Action::Pass { ship }),
             }
-            push(Action::Pass { ship });
+            // Effect inputs: the ship's owner, on any ship in play.
             for j in 0..s.ships.len() {
                 if !s.alive(j) {
                     continue;
                 }
+                let target = &s.ships[j];
                 let ship = j as u8;
                 for hits in 0..=MAX_EFFECT_DAMAGE {
                     for crits in 0..=MAX_EFFECT_DAMAGE {
                         if hits + crits > 0 {
-                            push(Action::SufferDamage { ship, hits, crits });
+                            out.push(Action::SufferDamage { ship, hits, crits });
                         }
                     }
                 }
-                push(Action::DealDamageCard {
+                out.push(Action::DealDamageCard {
                     ship,
                     faceup: false,
                 });
-                push(Action::DealDamageCard { ship, faceup: true });
-                push(Action::GainStress { ship });
-                let cards = s.ships[j].cards.len() as u8;
-                for r in REFS.into_iter().chain((0..cards).map(ChargeRef::Card)) {
-                    push(Action::Lose { ship, charges: r });
-                    push(Action::Recover { ship, charges: r });
+                out.push(Action::DealDamageCard { ship, faceup: true });
+                out.push(Action::GainStress { ship });
+                let refs = [
+                    (ChargeRef::Force, target.force),
+                    (ChargeRef::Shield, target.shields),
+                    (ChargeRef::Energy, target.energy),
+                ];
+                let cards = target
+                    .cards
+                    .iter()
+                    .enumerate()
+                    .map(|(c, card)| (ChargeRef::Card(c as u8), card.track));
+                for (r, track) in refs.into_iter().chain(cards) {
+                    let Some(track) = track.and_then(|id| s.ledger.track(id).ok()) else {
+                        continue;
+                    };
+                    out.push(Action::Lose { ship, charges: r });
+                    if !track.unrecoverable() && track.inactive() > 0 {
+                        out.push(Action::Recover { ship, charges: r });
+                    }
                 }
             }
         }
-        Turn::Attacker(_) | Turn::Defender(_) => {
+        Turn::Attacker(a) | Turn::Defender(a) => {
             let Some(at) = s.attack else { return };
+            if s.ships[a].owner != p {
+                return;
+            }
             match at.step {
                 AttackStep::Roll => {
                     for hits in 0..=at.dice {
                         for crits in 0..=at.dice - hits {
                             for focus in 0..=at.dice - hits - crits {
-                                push(Action::AttackDice { hits, crits, focus });
+                                out.push(Action::AttackDice { hits, crits, focus });
                             }
                         }
                     }
@@ -1110,30 +1162,38 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                     let dice = s.ships[usize::from(at.defender)].agility;
                     for evades in 0..=dice {
                         for focus in 0..=dice - evades {
-                            push(Action::DefenceDice { evades, focus });
+                            out.push(Action::DefenceDice { evades, focus });
                         }
                     }
                 }
                 _ => {
-                    push(Action::SpendForce);
-                    push(Action::SpendFocus);
-                    push(Action::SpendEvade);
-                    push(Action::Done);
+                    keep(Action::SpendForce, out);
+                    keep(Action::SpendFocus, out);
+                    keep(Action::SpendEvade, out);
+                    out.push(Action::Done);
                 }
             }
         }
         Turn::End => {
+            if s.ledger.is_exhausted(s.done[p.index()]) {
+                return;
+            }
             for (i, sh) in s.ships.iter().enumerate() {
                 if sh.owner == p && s.alive(i) {
                     for c in 0..sh.cards.len() as u8 {
-                        push(Action::UseAbility {
-                            ship: i as u8,
-                            card: c,
-                        });
+                        if sh.cards[usize::from(c)].ability.is_some() {
+                            keep(
+                                Action::UseAbility {
+                                    ship: i as u8,
+                                    card: c,
+                                },
+                                out,
+                            );
+                        }
                     }
                 }
             }
-            push(Action::Done);
+            out.push(Action::Done);
         }
     }
 }

@@ -325,12 +325,17 @@ fn check_ability(entry: &str, a: Option<Ability>, charges: Charge) -> Result<(),
 }
 
 impl Content {
-    /// The built-in sample set.
+    /// The built-in sample set, parsed and validated once per process.
     ///
     /// # Errors
     /// Only if the embedded file is broken (a test guards it).
-    pub fn builtin() -> Result<Content, ContentError> {
-        Content::from_json(BUILTIN)
+    pub fn builtin() -> Result<&'static Content, ContentError> {
+        static BUILT: std::sync::OnceLock<Result<Content, ContentError>> =
+            std::sync::OnceLock::new();
+        BUILT
+            .get_or_init(|| Content::from_json(BUILTIN))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Parses and validates content.

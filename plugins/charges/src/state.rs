@@ -296,16 +296,12 @@ fn content_error(e: ContentError) -> SetupError {
 /// # Errors
 /// [`SetupError`] for bad content, an unknown id, a squad that does not fit, or a player count without squad.
 pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
-    let builtin;
     let content = match &config.content {
         Some(c) => {
             c.validate().map_err(content_error)?;
             c
         }
-        None => {
-            builtin = Content::builtin().map_err(content_error)?;
-            &builtin
-        }
+        None => Content::builtin().map_err(content_error)?,
     };
     if config.squads.len() != usize::from(players) {
         return Err(config_error(format!(
