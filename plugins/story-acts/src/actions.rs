@@ -480,9 +480,8 @@ impl State {
                     location,
                 )?;
                 rule(l.controller != p, "you already control it", location)?;
-                let defended = self.cards.iter().any(|d| {
-                    d.zone == Zone::Play
-                        && d.controller == l.controller
+                let defended = self.play().any(|(_, d)| {
+                    d.controller == l.controller
                         && d.band == Some(Band::Surface(q))
                         && self.rules.db.get(d.def).card_type.is_unit()
                 });
@@ -581,16 +580,13 @@ impl State {
                     hand.remove(i);
                 }
                 let band = self.deploy_band(self.def(card), p);
-                let c = &mut self.cards[usize::from(card)];
-                c.controller = p;
                 if d.maneuver {
-                    c.zone = Zone::Discard;
+                    self.cards[usize::from(card)].zone = Zone::Discard;
                     if let Some(e) = d.effect {
                         self.resolve(p, e, target, cause)?;
                     }
                 } else {
-                    c.zone = Zone::Play;
-                    c.band = band;
+                    self.put_in_play(card, band);
                 }
             }
             Action::CommitVotes { card } => {
@@ -816,6 +812,7 @@ impl State {
     pub fn settle(&mut self, from: usize) -> Result<(), Refusal> {
         let rules = &self.rules;
         let cards = &mut self.cards;
+        let in_play = &mut self.in_play;
         let seats = &mut self.seats;
         self.ledger.settle(from, 10_000, |l, ev| {
             let Change::Floor { .. } = ev.change else {
@@ -850,8 +847,7 @@ impl State {
                         seats[usize::from(c.owner)].prime_face = false;
                     }
                 } else {
-                    cards[i].zone = Zone::Discard;
-                    cards[i].band = None;
+                    crate::state::leave_play(cards, in_play, i as u16, Zone::Discard);
                 }
                 if own {
                     award(
@@ -963,19 +959,18 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
         match d.effect.and_then(Effect::target) {
             None => each_target(None),
             Some(_) => {
-                for (t, c) in s.cards.iter().enumerate() {
-                    if c.zone == Zone::Play && c.cp.is_some() {
-                        each_target(Some(t as u16));
+                for (t, c) in s.play() {
+                    if c.cp.is_some() {
+                        each_target(Some(t));
                     }
                 }
             }
         }
     }
-    for (i, c) in s.cards.iter().enumerate() {
-        if c.zone != Zone::Play || c.controller != p {
+    for (card, c) in s.play() {
+        if c.controller != p {
             continue;
         }
-        let card = i as u16;
         let d = s.rules.db.get(c.def);
         if d.votes > 0 {
             push(Action::CommitVotes { card });
@@ -999,10 +994,10 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
                 if let Some(b) = c.band {
                     s.adjacent(b, |to| push(Action::Move { card, to }));
                     if let Band::Surface(_) = b {
-                        for (l, lc) in s.cards.iter().enumerate() {
-                            if lc.zone == Zone::Play && lc.band == Some(b) && lc.controller != p {
+                        for (l, lc) in s.play() {
+                            if lc.band == Some(b) && lc.controller != p {
                                 push(Action::Capture {
-                                    location: l as u16,
+                                    location: l,
                                     unit: card,
                                 });
                             }
@@ -1049,9 +1044,9 @@ fn splits(
         f(*split);
         return;
     }
-    for i in start..s.cards.len() {
-        let c = &s.cards[i];
-        if c.zone != Zone::Play || c.controller != p {
+    for (i, c) in s.play() {
+        let i = usize::from(i);
+        if i < start || c.controller != p {
             continue;
         }
         let Some(cp) = c.cp else { continue };

@@ -394,7 +394,12 @@ impl StoryActs {
             act: 1,
             results: Vec::new(),
             winners: None,
+            in_play: Vec::new(),
         };
+        for p in 0..players {
+            let hw = state.seats[usize::from(p)].homeworld;
+            state.put_in_play(hw, Some(Band::Planetary(p)));
+        }
         for p in 0..players {
             state.draw(p, starting_hand);
         }
@@ -549,6 +554,15 @@ impl coffer_core::Ruleset for StoryActs {
                     )));
                 }
             }
+        }
+        let in_play: Vec<u16> = (0..state.cards.len() as u16)
+            .filter(|&c| state.cards[usize::from(c)].zone == Zone::Play)
+            .collect();
+        if in_play != state.in_play {
+            return Err(Violation(format!(
+                "in-play index {:?} but cards in play {in_play:?}",
+                state.in_play
+            )));
         }
         let cap = i64::from(state.config().treasury_cap);
         for p in 0..state.players() {

@@ -45,8 +45,8 @@ pub fn score_lines(s: &State, p: u16, ended_by: Option<(u16, u16)>) -> ScoreLine
         .count() as u64;
     let mut surface = 0u64;
     let mut depth = 0u64;
-    for c in &s.cards {
-        if c.zone != Zone::Play || c.controller != p {
+    for (_, c) in s.play() {
+        if c.controller != p {
             continue;
         }
         let d = s.rules.db.get(c.def);
@@ -123,8 +123,7 @@ pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refu
         winner,
         active: s.active,
     });
-    let card = &mut s.cards[usize::from(storyline)];
-    card.zone = Zone::Discard;
+    s.leave_play(storyline, Zone::Discard);
     let catch_up = u64::from(s.config().catch_up_currency);
     for p in (0..n).filter(|&p| p != winner) {
         s.ledger.gain(

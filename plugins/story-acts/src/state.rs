@@ -316,6 +316,8 @@ pub struct State {
     pub act: u8,
     /// Results of ended Acts.
     pub results: Vec<ActResult>,
+    /// The cards in play, ascending (an index kept by [`State::put_in_play`] and [`State::leave_play`]).
+    pub in_play: Vec<u16>,
     /// Winners, once the game is over.
     pub winners: Option<Vec<u16>>,
 }
@@ -382,11 +384,37 @@ impl State {
         self.seats.len() as u16
     }
 
+    /// The cards in play, ascending, with their instance numbers.
+    #[inline]
+    pub fn play(&self) -> impl Iterator<Item = (u16, &Card)> + '_ {
+        self.in_play
+            .iter()
+            .map(|&i| (i, &self.cards[usize::from(i)]))
+    }
+
+    /// Puts a card into play in `band` under its owner's control, taking it out of the deck or hand (how a
+    /// deploy ends; also for setting up scenarios).
+    pub fn put_in_play(&mut self, card: u16, band: Option<Band>) {
+        let c = &mut self.cards[usize::from(card)];
+        let owner = usize::from(c.owner);
+        c.zone = Zone::Play;
+        c.band = band;
+        self.decks[owner].retain(|&x| x != card);
+        self.hands[owner].retain(|&x| x != card);
+        if let Err(at) = self.in_play.binary_search(&card) {
+            self.in_play.insert(at, card);
+        }
+    }
+
+    /// Takes a card out of play into `zone` (a destroyed card, a completed Storyline).
+    pub fn leave_play(&mut self, card: u16, zone: Zone) {
+        leave_play(&mut self.cards, &mut self.in_play, card, zone);
+    }
+
     /// Whether a Band holds a Surface Location (in play, whoever controls it).
     pub fn surface_occupied(&self, p: u16) -> bool {
-        self.cards.iter().any(|c| {
-            c.zone == Zone::Play
-                && c.band == Some(Band::Surface(p))
+        self.play().any(|(_, c)| {
+            c.band == Some(Band::Surface(p))
                 && self.rules.db.get(c.def).card_type == CardType::Location
         })
     }
@@ -428,8 +456,8 @@ impl State {
     /// Units only while ready; any card whose Votes are committed (S5) not until it readies.
     pub fn standing_vote(&self, p: u16) -> u64 {
         let mut sum = 0u64;
-        for c in &self.cards {
-            if c.zone != Zone::Play || c.controller != p {
+        for (_, c) in self.play() {
+            if c.controller != p {
                 continue;
             }
             let d = self.rules.db.get(c.def);
@@ -476,10 +504,9 @@ impl State {
 
     /// Income a player gains in their Income Phase (S2): their Homeworld, Planetary and Surface Locations.
     pub fn income(&self, p: u16) -> u64 {
-        self.cards
-            .iter()
-            .filter(|c| c.zone == Zone::Play && c.controller == p)
-            .map(|c| self.rules.db.get(c.def))
+        self.play()
+            .filter(|(_, c)| c.controller == p)
+            .map(|(_, c)| self.rules.db.get(c.def))
             .filter(|d| matches!(d.card_type, CardType::Homeworld | CardType::Location))
             .map(|d| u64::from(d.income))
             .sum()
@@ -498,6 +525,16 @@ impl State {
             CardType::Spacecraft => Some(Band::Space),
             _ => None,
         }
+    }
+}
+
+/// Takes `card` out of play (the field-level form, for code that holds the state's parts separately).
+pub fn leave_play(cards: &mut [Card], in_play: &mut Vec<u16>, card: u16, zone: Zone) {
+    let c = &mut cards[usize::from(card)];
+    c.zone = zone;
+    c.band = None;
+    if let Ok(at) = in_play.binary_search(&card) {
+        in_play.remove(at);
     }
 }
 

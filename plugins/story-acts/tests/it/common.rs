@@ -101,12 +101,8 @@ pub fn to_hand(s: &mut State, p: u16, id: &str) -> u16 {
 /// Puts a card of `p` into play in its deploy Band (test setup, no cost paid).
 pub fn to_play(s: &mut State, p: u16, id: &str) -> u16 {
     let c = find(s, p, id);
-    s.decks[usize::from(p)].retain(|&x| x != c);
-    s.hands[usize::from(p)].retain(|&x| x != c);
     let band = s.deploy_band(s.def(c), p);
-    let card = &mut s.cards[usize::from(c)];
-    card.zone = Zone::Play;
-    card.band = band;
+    s.put_in_play(c, band);
     c
 }
 
