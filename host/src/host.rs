@@ -54,6 +54,9 @@ pub enum HostError {
     /// No game has that id.
     #[error("no game {0} in this host")]
     NoSuchGame(GameId),
+    /// A save file could not be written or read back.
+    #[error(transparent)]
+    Save(#[from] crate::save::SaveError),
     /// A thread panicked while it held this game; the game may be half-changed and is not used again.
     #[error("game {0} is poisoned: a thread panicked while using it")]
     Poisoned(GameId),
@@ -320,6 +323,24 @@ impl Host {
         let mut guard: MutexGuard<'_, HostedGame> =
             game.lock().map_err(|_| HostError::Poisoned(id))?;
         Ok(f(&mut guard))
+    }
+
+    /// Loads a save file (checking all of it, see [`crate::save::load`]) and adds the game.
+    ///
+    /// # Errors
+    /// [`HostError::Save`] naming what is wrong with the file.
+    pub fn load(&self, path: &std::path::Path) -> Result<GameId, HostError> {
+        let game = crate::save::load(path, &self.registry)?;
+        Ok(self.insert(game))
+    }
+
+    /// Saves game `id` to `path` atomically. Other games keep running meanwhile.
+    ///
+    /// # Errors
+    /// As [`with_game`](Self::with_game), and [`HostError::Save`].
+    pub fn save(&self, id: GameId, path: &std::path::Path) -> Result<(), HostError> {
+        self.with_game(id, |g| crate::save::save(g, path))?
+            .map_err(HostError::from)
     }
 
     /// Applies an action given as JSON to game `id` and returns its events.

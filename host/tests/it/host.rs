@@ -185,3 +185,20 @@ fn the_bundled_rulesets_run_side_by_side_on_threads() {
         .unwrap();
     }
 }
+
+#[test]
+fn the_host_saves_and_loads_games() {
+    let host = Host::new(registry());
+    let id = host.start("other", Setup::new(3, 8)).unwrap();
+    host.apply_json(id, 0, r#"{"type":"earn","n":1}"#).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.json");
+    host.save(id, &path).unwrap();
+    let copy = host.load(&path).unwrap();
+    assert_ne!(copy, id);
+    let hash = |g: GameId| host.with_game(g, |g| g.state_hash()).unwrap();
+    assert_eq!(hash(copy), hash(id));
+    std::fs::write(&path, "{").unwrap();
+    assert!(matches!(host.load(&path), Err(HostError::Save(_))));
+    assert_eq!(host.ids().len(), 2);
+}
