@@ -915,3 +915,33 @@ fn an_error_chain_is_printed_once() {
         "cannot load game: cannot read x: disk on fire"
     );
 }
+
+#[test]
+fn verbose_flags_and_rust_log_send_logs_to_stderr() {
+    let quiet = ok(coffer(&["rulesets"]));
+    assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
+    let run = ok(coffer(&["-v", "rulesets"]));
+    assert!(
+        run.stderr.contains("INFO") && run.stderr.contains("loaded"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains('\u{1b}'),
+        "no colour codes when stderr is not a terminal"
+    );
+    assert_eq!(run.stdout, quiet.stdout, "logs never go to stdout");
+    // Events emitted inside the runtime-loaded plugins reach the command's subscriber at debug level.
+    let run = ok(coffer(&["-vv", "demo", "--actions", "5"]));
+    assert!(
+        run.stderr.contains("DEBUG") && run.stderr.contains("coffer_charges"),
+        "{}",
+        run.stderr
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_coffer"))
+        .args(["--plugin-dir", plugin_dir().to_str().unwrap(), "rulesets"])
+        .env("RUST_LOG", "info")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("loaded"));
+}
