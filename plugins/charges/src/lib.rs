@@ -20,7 +20,7 @@ pub mod state;
 
 pub use actions::{Action, ChargeRef, ShipAction, Turn};
 pub use content::{Content, ContentError};
-pub use state::{Config, ForceRecovery, ShipChoice, State};
+pub use state::{Config, ForceRecovery, ShipChoice, State, default_squads};
 
 use coffer_core::{
     ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Violation,

@@ -83,7 +83,7 @@ impl ShipChoice {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
-    /// One squad per player.
+    /// One squad per player; empty: the built-in squads ([`default_squads`]) for the first players.
     pub squads: Vec<Vec<ShipChoice>>,
     /// Force recovery reading (C8).
     pub force_recovery: ForceRecovery,
@@ -96,18 +96,30 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            squads: vec![
-                vec![ShipChoice::new(
-                    "luke-skywalker",
-                    &["proton-torpedoes", "r2-astromech"],
-                )],
-                vec![ShipChoice::new("darth-vader", &["homing-missiles"])],
-            ],
+            squads: Vec::new(),
             force_recovery: ForceRecovery::Highest,
             max_rounds: 12,
             content: None,
         }
     }
+}
+
+/// The built-in squads used when `squads` is empty: player 0 Luke Skywalker (Proton Torpedoes, R2
+/// Astromech), player 1 Darth Vader (Homing Missiles), player 2 Poe Dameron (Ion Torpedoes, R5 Astromech),
+/// player 3 Maarek Stele (Cluster Missiles).
+pub fn default_squads() -> Vec<Vec<ShipChoice>> {
+    vec![
+        vec![ShipChoice::new(
+            "luke-skywalker",
+            &["proton-torpedoes", "r2-astromech"],
+        )],
+        vec![ShipChoice::new("darth-vader", &["homing-missiles"])],
+        vec![ShipChoice::new(
+            "poe-dameron",
+            &["ion-torpedoes", "r5-astromech"],
+        )],
+        vec![ShipChoice::new("maarek-stele", &["cluster-missiles"])],
+    ]
 }
 
 /// What a card on a ship is.
@@ -303,10 +315,17 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
         }
         None => Content::builtin().map_err(content_error)?,
     };
-    if config.squads.len() != usize::from(players) {
+    let defaults;
+    let squads = if config.squads.is_empty() {
+        defaults = default_squads();
+        &defaults[..usize::from(players).min(defaults.len())]
+    } else {
+        &config.squads[..]
+    };
+    if squads.len() != usize::from(players) {
         return Err(config_error(format!(
             "{} squad(s) given for {players} players; give one squad per player in `squads`",
-            config.squads.len()
+            squads.len()
         )));
     }
     if config.max_rounds == 0 {
@@ -320,7 +339,7 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
         ForceRecovery::Highest => Recurrence::Max,
         ForceRecovery::One => Recurrence::Fixed(1),
     };
-    for (p, squad) in config.squads.iter().enumerate() {
+    for (p, squad) in squads.iter().enumerate() {
         let owner = Owner(p as u16);
         if squad.is_empty() || squad.len() > MAX_SHIPS_PER_PLAYER {
             return Err(config_error(format!(

@@ -81,10 +81,25 @@ fn squads_name_unknown_ids() {
         .unwrap()
         .to_string();
     assert!(e.contains("flux"), "{e}");
+    let config = json!({"squads": [[{"pilot": "darth-vader"}], [{"pilot": "darth-vader"}]]});
     let e = rs
-        .new_game(&coffer_core::Setup::new(3, 1))
+        .new_game(&coffer_core::Setup::new(3, 1).config(config))
         .err()
         .unwrap()
         .to_string();
-    assert!(e.contains("squads"), "{e}");
+    assert!(e.contains("squads") && e.contains("3 players"), "{e}");
+}
+
+#[test]
+fn default_squads_serve_two_to_four_players() {
+    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
+    for players in 2..=4u16 {
+        let mut game = rs.new_game(&coffer_core::Setup::new(players, 1)).unwrap();
+        for p in 0..players {
+            // Four maneuver colours; purple only for the Force users (Luke, Vader).
+            let expected = [4, 4, 3, 3][usize::from(p)];
+            let n = game.legal_actions(coffer_core::Owner(p));
+            assert_eq!(n, expected, "player {p} plans one ship");
+        }
+    }
 }

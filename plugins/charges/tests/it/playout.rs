@@ -8,20 +8,27 @@ use coffer_core::{Adapter, DynGame, Format, Owner, Setup};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-fn configs() -> Vec<Value> {
+fn configs() -> Vec<(u16, Value)> {
     vec![
-        Value::Null,
-        json!({"squads": [
+        (2, Value::Null),
+        (4, Value::Null),
+        (
+            2,
+            json!({"squads": [
             [{"pilot": "alderaanian-guard", "upgrades": ["quick-release-locks", "shield-upgrade"]}],
             [{"pilot": "scimitar-squadron-pilot", "upgrades": ["proton-bombs", "conner-nets", "cluster-missiles"]},
              {"pilot": "anakin-skywalker", "upgrades": ["maul"]}]
         ], "max_rounds": 4}),
-        json!({"squads": [
+        ),
+        (
+            2,
+            json!({"squads": [
             [{"pilot": "poe-dameron", "upgrades": ["r5-astromech", "ion-torpedoes"]},
              {"pilot": "academy-pilot", "upgrades": ["intercept-booster"]}],
             [{"pilot": "darth-vader", "upgrades": ["discord-missiles"]},
              {"pilot": "luke-skywalker", "upgrades": ["r2-d2", "kanan-jarrus"]}]
         ], "force_recovery": "one", "max_rounds": 3}),
+        ),
     ]
 }
 
@@ -103,19 +110,20 @@ proptest! {
 
     #[test]
     fn playouts_listed_actions_apply_and_unlisted_are_refused(
-        config in 0usize..3,
+        config in 0usize..4,
         seed in any::<u64>(),
         picks in prop::collection::vec((any::<u16>(), any::<u16>(), arb_action(), any::<bool>()), 1..400),
     ) {
         let rs = Adapter::shared(Charges::new());
-        let mut game = rs.new_game(&Setup::new(2, seed).config(configs()[config].clone())).unwrap();
+        let (players, config) = configs()[config].clone();
+        let mut game = rs.new_game(&Setup::new(players, seed).config(config)).unwrap();
         for (pp, pick, random, try_random) in picks {
-            let players: Vec<Owner> = (0..2).map(Owner).filter(|&p| game.legal_actions(p) > 0).collect();
-            if players.is_empty() {
+            let actors: Vec<Owner> = (0..players).map(Owner).filter(|&p| game.legal_actions(p) > 0).collect();
+            if actors.is_empty() {
                 prop_assert!(game.outcome() != coffer_core::Outcome::Ongoing, "nobody can act in an ongoing game");
                 break;
             }
-            let p = players[usize::from(pp) % players.len()];
+            let p = actors[usize::from(pp) % actors.len()];
             if try_random {
                 let legal = listed(&mut game, p);
                 let before = game.state_hash();
@@ -140,7 +148,7 @@ proptest! {
             if pick % 5 == 0 {
                 // Exhaustive over a bounded universe: an action passes validation exactly when it is listed.
                 let s: State = serde_json::from_slice(&game.snapshot(Format::Json).unwrap()).unwrap();
-                for p in (0..2).map(Owner) {
+                for p in (0..players).map(Owner) {
                     let legal = listed(&mut game, p);
                     for a in universe() {
                         let ok = validate(&s, p, &a).is_ok();
