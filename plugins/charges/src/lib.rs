@@ -251,6 +251,20 @@ impl Ruleset for Charges {
         }
     }
 
+    /// The whole state, except the dials not yet revealed: a player sees only their own ships' planned
+    /// maneuvers, an observer (`None`) none, until each ship executes its maneuver.
+    fn view(&self, state: &State, player: Option<Owner>) -> serde_json::Value {
+        let mut v = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
+        if let Some(ships) = v.get_mut("ships").and_then(|s| s.as_array_mut()) {
+            for (ship, shown) in state.ships.iter().zip(ships.iter_mut()) {
+                if Some(ship.owner) != player && !ship.stage.executed {
+                    shown["planned"] = serde_json::Value::Null;
+                }
+            }
+        }
+        v
+    }
+
     fn label(&self, state: &State, key: Key) -> String {
         use state::kind;
         let ship = |i: u32| {
