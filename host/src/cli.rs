@@ -538,7 +538,8 @@ fn act(
             "state_hash": game.state_hash().to_string(),
         }))?;
     } else {
-        print!("{}", render::events(&events, 2));
+        let labels = render::Labels::new(&game.game().resources());
+        print!("{}", render::events_labelled(&events, &labels, 2));
         println!("outcome: {}", render::outcome(&game.outcome()));
     }
     Ok(Status::Success)
@@ -592,17 +593,18 @@ fn play_steps(
     let mut refused = false;
     for (line, player, action) in steps {
         let text = action.to_string();
-        match game.apply_json(*player, &text) {
+        match game.apply_json(*player, &text).map(<[_]>::to_vec) {
             Ok(events) => {
                 if format == OutputFormat::Text {
                     if show_events {
+                        let labels = render::Labels::new(&game.game().resources());
                         println!("{}:{line} p{player} {text}", script.display());
-                        print!("{}", render::events(events, 2));
+                        print!("{}", render::events_labelled(&events, &labels, 2));
                     } else {
                         println!("p{player} {text} ({} events)", events.len());
                     }
                 }
-                out.push(step_json(*line, *player, action, Ok(events)));
+                out.push(step_json(*line, *player, action, Ok(&events)));
             }
             Err(err) => {
                 let message = chain(&err);

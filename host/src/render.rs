@@ -6,7 +6,7 @@
 //! assert_eq!(render::charges(2, 3), "●●○ 2/3");
 //! ```
 
-use coffer_core::{Event, Outcome, Owner, ResourceView, Scope};
+use coffer_core::{Change, Event, Outcome, Owner, ResourceView, Scope};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -201,9 +201,97 @@ pub fn outcome(outcome: &Outcome) -> String {
 
 /// One line per event, indented by `indent` spaces; `(no change)` when there is none.
 pub fn events(events: &[Event], indent: usize) -> String {
+    events_labelled(events, &Labels::default(), indent)
+}
+
+/// The display names of a game's resources, to name them in events.
+///
+/// Built from [`DynGame::resources`](coffer_core::DynGame::resources), which lists amounts, charge tracks,
+/// token zones and permanents, each in ledger order, so that a handle's index finds its label. A handle
+/// with no label is shown as the kernel writes it.
+#[derive(Clone, Debug, Default)]
+pub struct Labels {
+    amounts: Vec<String>,
+    tracks: Vec<String>,
+    zones: Vec<String>,
+    permanents: Vec<String>,
+}
+
+impl Labels {
+    /// The labels of these resources.
+    pub fn new(views: &[ResourceView]) -> Labels {
+        let mut labels = Labels::default();
+        for view in views {
+            match view {
+                ResourceView::Amount { label, .. } => labels.amounts.push(label.clone()),
+                ResourceView::Charges { label, .. } => labels.tracks.push(label.clone()),
+                ResourceView::Tokens { label, .. } => labels.zones.push(label.clone()),
+                ResourceView::Permanent { label, .. } => labels.permanents.push(label.clone()),
+                #[allow(unreachable_patterns)]
+                _ => {}
+            }
+        }
+        labels
+    }
+}
+
+/// The label of the resource an event changed, prefixed with its owner unless the label names it.
+fn event_label(e: &Event, labels: &Labels) -> Option<String> {
+    let label = match e.change {
+        Change::Gain { amount, .. }
+        | Change::Spend { amount, .. }
+        | Change::Pay { amount, .. }
+        | Change::Set { amount, .. }
+        | Change::Expire { amount, .. }
+        | Change::Cap { amount, .. }
+        | Change::Floor { amount, .. } => labels.amounts.get(amount.index()),
+        Change::Charges { track, .. } => labels.tracks.get(track.index()),
+        Change::Capacity { source, .. } => labels.tracks.get(source.track.index()),
+        Change::Tokens { to, .. } => labels.zones.get(to.index()),
+        Change::Exhaust { permanent, .. } => labels.permanents.get(permanent.index()),
+        _ => None,
+    }?;
+    let owner = e.key.owner.to_string();
+    if label.starts_with(&format!("{owner} ")) || !e.key.owner.is_player() {
+        Some(label.clone())
+    } else {
+        Some(format!("{owner} {label}"))
+    }
+}
+
+/// One event, naming its resource by label where `labels` has it.
+pub fn event(e: &Event, labels: &Labels) -> String {
+    if let Change::Tokens {
+        owner,
+        op,
+        from,
+        to,
+        n,
+    } = e.change
+    {
+        if let (Some(from), Some(to)) =
+            (labels.zones.get(from.index()), labels.zones.get(to.index()))
+        {
+            let verb = format!("{op:?}").to_lowercase();
+            return format!("{n} token(s) of {owner}: {verb} {from} -> {to}");
+        }
+    }
+    let text = e.to_string();
+    match (event_label(e, labels), text.split_once(": ")) {
+        (Some(label), Some((_, rest))) => format!("{label}: {rest}"),
+        _ => text,
+    }
+}
+
+/// One line per event, naming resources by label, indented by `indent` spaces; `(no change)` when there
+/// is none.
+pub fn events_labelled(events: &[Event], labels: &Labels, indent: usize) -> String {
     let pad = " ".repeat(indent);
     if events.is_empty() {
         return format!("{pad}(no change)\n");
     }
-    events.iter().map(|e| format!("{pad}{e}\n")).collect()
+    events
+        .iter()
+        .map(|e| format!("{pad}{}\n", event(e, labels)))
+        .collect()
 }

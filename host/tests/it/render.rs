@@ -73,3 +73,34 @@ fn outcomes_name_winners_and_scores() {
     };
     assert_eq!(render::outcome(&draw), "finished: a draw (no winner)");
 }
+
+#[test]
+fn events_name_the_resources_they_changed() {
+    let host = Host::new(registry());
+    let id = host.start("tally", Setup::new(2, 1)).unwrap();
+    let lines = |action: &str| {
+        let events = host.apply_json(id, 0, action).unwrap();
+        let labels = host
+            .with_game(id, |g| render::Labels::new(&g.game().resources()))
+            .unwrap();
+        (
+            render::events_labelled(&events, &labels, 0),
+            render::events(&events, 0),
+        )
+    };
+    let (labelled, plain) = lines(r#"{"type":"earn","n":3}"#);
+    assert!(
+        labelled.starts_with("p0 stamina: charges Spend 3 -> 2"),
+        "{labelled}"
+    );
+    assert!(labelled.contains("\np0 coins: gain 0 -> 3"), "{labelled}");
+    assert!(
+        plain.starts_with("p0 kind 1 #0: charges Spend 3 -> 2"),
+        "{plain}"
+    );
+    let (labelled, _) = lines(r#"{"type":"place"}"#);
+    assert_eq!(labelled, "1 token(s) of p0: move reinforcements -> board\n");
+    let (labelled, _) = lines(r#"{"type":"work"}"#);
+    assert!(labelled.starts_with("p0 workshop: exhausted"), "{labelled}");
+    assert_eq!(render::events(&[], 2), "  (no change)\n");
+}
