@@ -202,3 +202,23 @@ fn the_host_saves_and_loads_games() {
     assert!(matches!(host.load(&path), Err(HostError::Save(_))));
     assert_eq!(host.ids().len(), 2);
 }
+
+#[test]
+fn a_game_whose_thread_panicked_is_poisoned_and_the_others_keep_running() {
+    let host = Host::new(registry());
+    let bad = host.start("tally", Setup::new(2, 1)).unwrap();
+    let good = host.start("other", Setup::new(2, 1)).unwrap();
+    let panicked = std::thread::scope(|s| {
+        s.spawn(|| host.with_game(bad, |_| panic!("a bug while holding the game")))
+            .join()
+            .is_err()
+    });
+    assert!(panicked);
+    let err = host.apply_json(bad, 0, r#"{"type":"pass"}"#).unwrap_err();
+    assert!(matches!(err, HostError::Poisoned(id) if id == bad), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!("game {bad} is poisoned: a thread panicked while using it")
+    );
+    host.apply_json(good, 0, r#"{"type":"pass"}"#).unwrap();
+}
