@@ -37,7 +37,11 @@ fn plugin_dir() -> &'static Path {
                 "plugin library {} is missing: coffer-host's dev-dependencies should have built it",
                 from.display()
             );
-            std::fs::copy(&from, dir.join(&file)).unwrap();
+            // Copy then rename, so that test processes running at once (cargo nextest) never load a
+            // half-written library.
+            let tmp = dir.join(format!("{file}.{}.tmp", std::process::id()));
+            std::fs::copy(&from, &tmp).unwrap();
+            std::fs::rename(&tmp, dir.join(&file)).unwrap();
         }
         dir
     })
