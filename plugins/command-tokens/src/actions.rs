@@ -340,7 +340,7 @@ impl State {
             (Step::Turn, Action::Pass) => self.pass(p, cause),
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
             (Step::Produce, Action::Done) => {
-                self.recheck_fleet(p, cause);
+                // Each produced ship was checked against the fleet limit already (T7).
                 self.end_turn(cause);
                 Ok(())
             }
@@ -877,7 +877,11 @@ impl State {
                 surplus -= k;
             }
         }
-        self.recheck_fleet(p, cause);
+        // T7: a smaller fleet pool may leave ships over the limit (a larger one cannot, and nothing is
+        // pending while an action is taken).
+        if u32::from(want[1]) < have[1] {
+            self.recheck_fleet(p, cause);
+        }
         if self.flow.phase == Phase::Status {
             self.flow.status += 1;
             self.next_status_player(cause);

@@ -245,12 +245,23 @@ impl Ruleset for CommandTokens {
     }
 
     fn new_game(&self, players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
-        let content = match &config.content {
-            Some(over) => Content::with_override(over),
-            None => self.content.clone(),
+        let content_error = |e: ContentError| SetupError::Content(e.to_string());
+        match &config.content {
+            Some(over) => State::new(
+                players,
+                seed,
+                config,
+                &Content::with_override(over).map_err(content_error)?,
+            ),
+            None => State::new(
+                players,
+                seed,
+                config,
+                self.content
+                    .as_ref()
+                    .map_err(|e| content_error(e.clone()))?,
+            ),
         }
-        .map_err(|e| SetupError::Content(e.to_string()))?;
-        State::new(players, seed, config, &content)
     }
 
     #[inline]
