@@ -556,6 +556,31 @@ fn t5_leadership_secondary_costs_no_strategy_token() {
     assert_eq!(sheet(&s, 1), [3, 3, 0, 10]);
 }
 
+#[test]
+fn t5_a_player_who_passed_still_resolves_secondaries() {
+    let mut s = game(
+        3,
+        coffer_command_tokens::Config {
+            cards_per_player: 1,
+            ..Default::default()
+        },
+    );
+    pick(&mut s, &[TRADE, POLITICS, TECHNOLOGY]);
+    // Order: p1 (Politics 3), p0 (Trade 5), p2 (Technology 7).
+    ok(&mut s, 1, Action::Strategic { card: POLITICS });
+    decline_secondaries_until(&mut s, None);
+    skip(&mut s, 0);
+    skip(&mut s, 2);
+    ok(&mut s, 1, Action::Pass);
+    ok(&mut s, 0, Action::Strategic { card: TRADE });
+    assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 1));
+    ok(&mut s, 1, Action::Secondary);
+    assert_eq!(sheet(&s, 1), [3, 3, 1, 9]);
+    // After the secondaries, the passed player gets no turn.
+    ok(&mut s, 2, Action::Decline);
+    assert_eq!((s.flow.step, actor(&s)), (Step::Turn, 2));
+}
+
 // ----- T6 -----
 
 #[test]
@@ -768,6 +793,38 @@ fn t7_ships_over_the_fleet_pool_wait_for_the_players_choice() {
     );
     // Fleet tokens are not spent.
     assert_eq!(sheet(&s, 2), [2, 3, 2, 8]);
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn t7_a_fleet_token_taken_as_fallback_rechecks_the_limit() {
+    // p1 (Sol) has 2 carriers and a destroyer at home: exactly its 3 fleet tokens.
+    let mut s = diplomacy_with_empty_reinforcements_for_p1();
+    let sol_home = 2usize;
+    assert_eq!(s.fleet_ships(1, sol_home), 3);
+    ok(&mut s, 0, Action::Diplomacy { system: EMPTY });
+    ok(&mut s, 1, Action::Fallback { pool: Pool::Fleet });
+    assert_eq!(s.pool(1, Pool::Fleet), 2);
+    assert_eq!(s.ledger.pending().len(), 1);
+    assert_eq!(s.ledger.pending()[0].excess, 1);
+    // Diplomacy went on for p2, but p1's choice comes first now.
+    assert!(s.has_token(2, EMPTY.into()));
+    assert_eq!(actor(&s), 1);
+    assert!(
+        legal(&s, 1)
+            .iter()
+            .all(|a| matches!(a, Action::RemoveShip { system: 2, .. }))
+    );
+    ok(
+        &mut s,
+        1,
+        Action::RemoveShip {
+            system: 2,
+            class: DESTROYER,
+        },
+    );
+    assert!(s.ledger.pending().is_empty());
+    assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 1));
     s.check_invariants().unwrap();
 }
 
