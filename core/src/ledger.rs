@@ -215,7 +215,8 @@ impl Ledger {
 
     // ----- the log and transactions (K8, K9) -----
 
-    #[inline]
+    // Always inlined: out of line, every event is built on the stack and copied again into the log.
+    #[inline(always)]
     fn emit(&mut self, key: Key, change: Change, cause: Cause) {
         self.log.push(Event { key, change, cause });
         // The level check is one relaxed atomic load; the `tracing` call itself stays out of line, so
@@ -703,7 +704,7 @@ impl Ledger {
     pub fn spend(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<(), Refusal> {
         let a = self
             .amounts
-            .get(id.index())
+            .get_mut(id.index())
             .ok_or(missing(AmountId::WHAT, id.0))?;
         let have = a.available();
         if n > have {
@@ -713,7 +714,32 @@ impl Ledger {
                 have,
             });
         }
-        self.spend_checked(id, n, cause);
+        if n == 0 {
+            return Ok(());
+        }
+        let (key, before, floor) = (a.key, a.value, a.floor);
+        // `n <= before - floor`, so the difference fits even when `n` does not fit an i64.
+        let after = before.wrapping_sub_unsigned(n);
+        a.value = after;
+        self.emit(
+            key,
+            Change::Spend {
+                amount: id,
+                before,
+                after,
+            },
+            cause,
+        );
+        if after == floor {
+            self.emit(
+                key,
+                Change::Floor {
+                    amount: id,
+                    at: floor,
+                },
+                cause,
+            );
+        }
         Ok(())
     }
 
@@ -1298,8 +1324,14 @@ impl Ledger {
     ) -> Result<u32, Refusal> {
         let src = *self.zone(from)?;
         let dst = *self.zone(to)?;
+        // An owner with a reserve is a player (`stock` refuses others), so the cells below exist.
         let reserve = self.owner_reserve(owner)?;
-        let have = self.tokens(from, owner);
+        let o = usize::from(self.owners);
+        let (at_from, at_to) = (
+            from.index() * o + owner.index(),
+            to.index() * o + owner.index(),
+        );
+        let have = self.tokens[at_from];
         if n > have {
             return Err(Refusal::NotEnoughTokens {
                 owner,
@@ -1312,13 +1344,22 @@ impl Ledger {
             return Ok(0);
         }
         let placed = if dst.one_per_owner {
-            u32::from(self.tokens(to, owner) == 0).min(n)
+            u32::from(self.tokens[at_to] == 0).min(n)
         } else {
             n
         };
         let bounced = n - placed;
         if placed > 0 {
-            self.shift(owner, TokenOp::Move, from, to, placed, cause);
+            self.tokens[at_from] -= placed;
+            self.tokens[at_to] += placed;
+            let change = Change::Tokens {
+                owner,
+                op: TokenOp::Move,
+                from,
+                to,
+                n: placed,
+            };
+            self.emit(dst.key, change, cause);
         }
         if bounced > 0 {
             self.shift(owner, TokenOp::Bounce, from, reserve, bounced, cause);
@@ -1632,6 +1673,7 @@ impl Ledger {
     /// 4. the clock advances.
     ///
     /// Limit checks (K6) and ruleset hooks follow, in the ruleset, after this returns.
+    #[inline]
     pub fn end_scope(&mut self, scope: Scope) {
         let cause = Cause::Upkeep(scope);
         for i in 0..self.amounts.len() {

@@ -135,7 +135,8 @@ impl Track {
     }
     /// Inactive charges.
     pub fn inactive(&self) -> u32 {
-        self.limit - self.active
+        // Saturating: a `Track` deserialized on its own has not been checked against its limit.
+        self.limit.saturating_sub(self.active)
     }
     /// Whether the track is marked "cannot be recovered" (K3.6).
     pub fn unrecoverable(&self) -> bool {

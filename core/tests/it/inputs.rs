@@ -138,3 +138,17 @@ fn k1_6_extreme_values_everywhere_are_ok_or_refused() {
     assert_eq!(l.random_below(0, Cause::Setup), 0);
     l.check_invariants().unwrap();
 }
+
+#[test]
+fn k1_6_records_deserialized_on_their_own_do_not_panic() {
+    let track: coffer_core::Track = serde_json::from_str(
+        r#"{"key":{"owner":0,"kind":0,"subject":0},"limit":3,"active":5,"recurs_at":"Phase","recurrence":"Sum","unrecoverable":false}"#,
+    )
+    .unwrap();
+    assert_eq!(track.inactive(), 0);
+    let amount: coffer_core::Amount = serde_json::from_str(
+        r#"{"key":{"owner":0,"kind":0,"subject":0},"value":-9223372036854775808,"floor":9223372036854775807,"cap":null,"lifetime":"Game","on_expiry":0}"#,
+    )
+    .unwrap();
+    assert_eq!(amount.available(), u64::MAX);
+}
