@@ -70,7 +70,7 @@ fn action_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "done",
-            "Ends production and the tactical action; T7 is checked.",
+            "Ends production and the tactical action (each produced ship was already checked against the fleet limit, T7).",
             json!({"type":"done"}),
         ),
         Doc::with(
