@@ -1315,3 +1315,72 @@ fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
         "each round starts with the configured influence"
     );
 }
+
+#[test]
+fn t7_a_limit_exceeded_in_the_last_status_phase_is_resolved_before_the_game_finishes() {
+    use coffer_command_tokens::CommandTokens;
+    use coffer_core::{Outcome, Ruleset};
+    let mut s = game(
+        3,
+        coffer_command_tokens::Config {
+            rounds: 1,
+            ..Default::default()
+        },
+    );
+    pick(
+        &mut s,
+        &[
+            POLITICS,
+            CONSTRUCTION,
+            LEADERSHIP,
+            TRADE,
+            WARFARE,
+            TECHNOLOGY,
+        ],
+    );
+    finish_action_phase(&mut s);
+    while actor(&s) != 2 {
+        let p = actor(&s);
+        while s.flow.step == Step::Gain {
+            ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
+        }
+        let [t, f, st, _] = sheet(&s, p);
+        ok(
+            &mut s,
+            p,
+            Action::Redistribute {
+                tactic: t as u8,
+                fleet: f as u8,
+                strategy: st as u8,
+            },
+        );
+    }
+    while s.flow.step == Step::Gain {
+        ok(&mut s, 2, Action::Gain { pool: Pool::Tactic });
+    }
+    let total = s.sheet(2) as u8;
+    ok(
+        &mut s,
+        2,
+        Action::Redistribute {
+            tactic: total - 2,
+            fleet: 2,
+            strategy: 0,
+        },
+    );
+    assert_eq!(s.flow.phase, Phase::Over);
+    let r = CommandTokens::new();
+    assert_eq!(r.outcome(&s), Outcome::Ongoing, "a choice is still pending");
+    assert_eq!(legal(&s, 2).len(), 2, "cruiser or carrier");
+    refused(&mut s, 2, Action::Pass);
+    ok(
+        &mut s,
+        2,
+        Action::RemoveShip {
+            system: HOME_HACAN,
+            class: CARRIER,
+        },
+    );
+    assert!(matches!(r.outcome(&s), Outcome::Finished { .. }));
+    assert!(s.actor().is_none());
+}
