@@ -275,6 +275,11 @@ impl State {
     /// # Errors
     /// Why it is not legal now.
     pub fn check(&self, p: u16, a: &Action) -> Result<(), Why> {
+        self.check_in(None, p, a)
+    }
+
+    /// [`State::check`], with the Surface Bands' occupancy already known when `occupied` is given.
+    fn check_in(&self, occupied: Option<u32>, p: u16, a: &Action) -> Result<(), Why> {
         if self.winners.is_some() {
             return Err(Why::Over);
         }
@@ -444,7 +449,11 @@ impl State {
                     .band
                     .ok_or(Why::Rule("card is in no Band", i64::from(card)))?;
                 rule(
-                    self.is_adjacent(from, to),
+                    self.is_adjacent_in(
+                        occupied.unwrap_or_else(|| self.occupied_surfaces()),
+                        from,
+                        to,
+                    ),
                     "the Band is not adjacent",
                     to.player().map_or(-1, i64::from),
                 )
@@ -920,8 +929,9 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
     if s.winners.is_some() || p >= s.players() {
         return;
     }
+    let occupied = s.occupied_surfaces();
     let mut push = |a: Action| {
-        if s.check(p, &a).is_ok() {
+        if s.check_in(Some(occupied), p, &a).is_ok() {
             out.push(a);
         }
     };
@@ -991,8 +1001,9 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
             }
             CardType::Location if c.contested => push(Action::Restore { location: card }),
             t if t.is_unit() => {
-                if let Some(b) = c.band {
-                    s.adjacent(b, |to| push(Action::Move { card, to }));
+                let ready = c.perm.is_some_and(|id| !s.ledger.is_exhausted(id));
+                if let Some(b) = c.band.filter(|_| ready) {
+                    s.adjacent_in(occupied, b, |to| push(Action::Move { card, to }));
                     if let Band::Surface(_) = b {
                         for (l, lc) in s.play() {
                             if lc.band == Some(b) && lc.controller != p {
@@ -1010,19 +1021,19 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
     }
     if mine {
         let votes = s.pool_votes(p);
-        if votes > 0 {
-            for f in 0..s.factors.len() {
-                for up in [true, false] {
-                    for steps in 1..=u8::try_from(votes.min(255)).unwrap_or(255) {
-                        let a = Action::PushFactor {
+        let per = i64::from(s.config().votes_per_factor_step).max(1);
+        if votes >= per {
+            for (f, def) in s.config().factors.iter().enumerate() {
+                let v = s.factor(f);
+                for (up, room) in [(true, def.max - v), (false, v - def.min)] {
+                    // Candidates up to what the track and the pool allow; `check` decides each.
+                    let most = room.min(votes / per).clamp(0, 255);
+                    for steps in 1..=most as u8 {
+                        push(Action::PushFactor {
                             factor: f as u8,
                             up,
                             steps,
-                        };
-                        if s.check(p, &a).is_err() {
-                            break;
-                        }
-                        push(a);
+                        });
                     }
                 }
             }

@@ -30,7 +30,7 @@ use coffer_core::{
 };
 use serde_json::json;
 use state::{key, kind};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The ruleset id.
 pub const ID: &str = "story-acts";
@@ -197,87 +197,9 @@ impl StoryActs {
                 max: 4,
             });
         }
-        let mut cfg = config.clone();
-        if cfg.votes_per_factor_step == 0 {
-            return Err(config_error(
-                "votes_per_factor_step must be at least 1, got 0".into(),
-            ));
-        }
-        if cfg.starting_currency > cfg.treasury_cap {
-            return Err(config_error(format!(
-                "starting_currency {} is above treasury_cap {}",
-                cfg.starting_currency, cfg.treasury_cap
-            )));
-        }
-        if cfg.factors.len() > 255 {
-            return Err(config_error(format!(
-                "{} factors: at most 255",
-                cfg.factors.len()
-            )));
-        }
-        for (i, f) in cfg.factors.iter().enumerate() {
-            if f.name.trim().is_empty() {
-                return Err(config_error(format!("factor #{i} has an empty name")));
-            }
-            if cfg.factors[..i].iter().any(|g| g.name == f.name) {
-                return Err(config_error(format!("factor '{}' is listed twice", f.name)));
-            }
-            if !(f.min <= f.start && f.start <= f.max) {
-                return Err(config_error(format!(
-                    "factor '{}': start {} outside [{}, {}]",
-                    f.name, f.start, f.min, f.max
-                )));
-            }
-        }
-        let names: Vec<String> = cfg.factors.iter().map(|f| f.name.clone()).collect();
-        let db = match cfg.cards.take() {
-            Some(cards) => CardDb::new(cards, &names),
-            None => CardDb::starter(&names),
-        }
-        .map_err(|e| SetupError::Content(e.to_string()))?;
-        if cfg.homeworlds.is_empty() {
-            return Err(config_error("homeworlds is empty".into()));
-        }
-        let mut homeworlds = Vec::new();
-        for id in &cfg.homeworlds {
-            let def = db
-                .find(id)
-                .ok_or_else(|| config_error(format!("unknown homeworld '{id}'")))?;
-            let d = db.get(def);
-            if d.card_type != CardType::Homeworld {
-                return Err(config_error(format!(
-                    "'{id}' is a {:?}, not a Homeworld",
-                    d.card_type
-                )));
-            }
-            for p in &d.preferred {
-                let f = cfg.factors.iter().find(|f| f.name == p.factor);
-                if let Some(f) = f.filter(|f| p.value < f.min || p.value > f.max) {
-                    return Err(SetupError::Content(format!(
-                        "card '{id}': field 'preferred': {} = {} outside [{}, {}]",
-                        p.factor, p.value, f.min, f.max
-                    )));
-                }
-            }
-            homeworlds.push(def);
-        }
-        let deck: Vec<u16> = match &cfg.deck {
-            Some(ids) => ids
-                .iter()
-                .map(|id| {
-                    let def = db
-                        .find(id)
-                        .ok_or_else(|| config_error(format!("unknown deck card '{id}'")))?;
-                    if db.get(def).card_type == CardType::Homeworld {
-                        return Err(config_error(format!("deck card '{id}' is a Homeworld")));
-                    }
-                    Ok(def)
-                })
-                .collect::<Result<_, _>>()?,
-            None => (0..db.cards().len() as u16)
-                .filter(|&d| db.get(d).card_type != CardType::Homeworld)
-                .collect(),
-        };
+        let rules = rules_for(config)?;
+        let cfg = &rules.config;
+        let (homeworlds, deck, db) = (&rules.homeworlds, &rules.deck, &rules.db);
         let per_player = deck.len() + 1;
         if per_player * usize::from(players) > usize::from(u16::MAX) {
             return Err(config_error(format!(
@@ -382,7 +304,7 @@ impl StoryActs {
         }
         let starting_hand = cfg.starting_hand;
         let mut state = State {
-            rules: Arc::new(Rules { config: cfg, db }),
+            rules: Arc::clone(&rules),
             ledger,
             seats,
             factors,
@@ -406,6 +328,113 @@ impl StoryActs {
         state.start_turn()?;
         Ok(state)
     }
+}
+
+/// Validates a configuration and its cards into a game's fixed [`Rules`].
+fn build_rules(config: &Config) -> Result<Rules, SetupError> {
+    let mut cfg = config.clone();
+    if cfg.votes_per_factor_step == 0 {
+        return Err(config_error(
+            "votes_per_factor_step must be at least 1, got 0".into(),
+        ));
+    }
+    if cfg.starting_currency > cfg.treasury_cap {
+        return Err(config_error(format!(
+            "starting_currency {} is above treasury_cap {}",
+            cfg.starting_currency, cfg.treasury_cap
+        )));
+    }
+    if cfg.factors.len() > 255 {
+        return Err(config_error(format!(
+            "{} factors: at most 255",
+            cfg.factors.len()
+        )));
+    }
+    for (i, f) in cfg.factors.iter().enumerate() {
+        if f.name.trim().is_empty() {
+            return Err(config_error(format!("factor #{i} has an empty name")));
+        }
+        if cfg.factors[..i].iter().any(|g| g.name == f.name) {
+            return Err(config_error(format!("factor '{}' is listed twice", f.name)));
+        }
+        if !(f.min <= f.start && f.start <= f.max) {
+            return Err(config_error(format!(
+                "factor '{}': start {} outside [{}, {}]",
+                f.name, f.start, f.min, f.max
+            )));
+        }
+    }
+    let names: Vec<String> = cfg.factors.iter().map(|f| f.name.clone()).collect();
+    let db = match cfg.cards.take() {
+        Some(cards) => CardDb::new(cards, &names),
+        None => CardDb::starter(&names),
+    }
+    .map_err(|e| SetupError::Content(e.to_string()))?;
+    if cfg.homeworlds.is_empty() {
+        return Err(config_error("homeworlds is empty".into()));
+    }
+    let mut homeworlds = Vec::new();
+    for id in &cfg.homeworlds {
+        let def = db
+            .find(id)
+            .ok_or_else(|| config_error(format!("unknown homeworld '{id}'")))?;
+        let d = db.get(def);
+        if d.card_type != CardType::Homeworld {
+            return Err(config_error(format!(
+                "'{id}' is a {:?}, not a Homeworld",
+                d.card_type
+            )));
+        }
+        for p in &d.preferred {
+            let f = cfg.factors.iter().find(|f| f.name == p.factor);
+            if let Some(f) = f.filter(|f| p.value < f.min || p.value > f.max) {
+                return Err(SetupError::Content(format!(
+                    "card '{id}': field 'preferred': {} = {} outside [{}, {}]",
+                    p.factor, p.value, f.min, f.max
+                )));
+            }
+        }
+        homeworlds.push(def);
+    }
+    let deck: Vec<u16> = match &cfg.deck {
+        Some(ids) => ids
+            .iter()
+            .map(|id| {
+                let def = db
+                    .find(id)
+                    .ok_or_else(|| config_error(format!("unknown deck card '{id}'")))?;
+                if db.get(def).card_type == CardType::Homeworld {
+                    return Err(config_error(format!("deck card '{id}' is a Homeworld")));
+                }
+                Ok(def)
+            })
+            .collect::<Result<_, _>>()?,
+        None => (0..db.cards().len() as u16)
+            .filter(|&d| db.get(d).card_type != CardType::Homeworld)
+            .collect(),
+    };
+    Ok(Rules {
+        config: cfg,
+        db,
+        homeworlds,
+        deck,
+    })
+}
+
+/// The [`Rules`] of a configuration; the default configuration's are built once per process and shared.
+fn rules_for(config: &Config) -> Result<Arc<Rules>, SetupError> {
+    static DEFAULT: OnceLock<Arc<Rules>> = OnceLock::new();
+    let default = *config == Config::default();
+    if default {
+        if let Some(rules) = DEFAULT.get() {
+            return Ok(Arc::clone(rules));
+        }
+    }
+    let rules = Arc::new(build_rules(config)?);
+    if default {
+        let _ = DEFAULT.set(Arc::clone(&rules));
+    }
+    Ok(rules)
 }
 
 impl coffer_core::Ruleset for StoryActs {

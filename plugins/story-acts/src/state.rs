@@ -176,6 +176,10 @@ pub struct Rules {
     pub config: Config,
     /// The cards.
     pub db: CardDb,
+    /// Each player's Homeworld definition, in configuration order.
+    pub homeworlds: Vec<u16>,
+    /// The definitions in each player's deck, in listed order.
+    pub deck: Vec<u16>,
 }
 
 /// A Band (S15): the shared Space Band, or a player's Surface or Planetary Band.
@@ -420,11 +424,30 @@ impl State {
     }
 
     /// S15: the Bands adjacent to `band`, skipping an empty Surface Band; calls `f` for each.
-    pub fn adjacent(&self, band: Band, mut f: impl FnMut(Band)) {
+    pub fn adjacent(&self, band: Band, f: impl FnMut(Band)) {
+        self.adjacent_in(self.occupied_surfaces(), band, f);
+    }
+
+    /// Which players' Surface Bands hold a Surface Location: bit `p` for player `p`.
+    pub fn occupied_surfaces(&self) -> u32 {
+        let mut bits = 0u32;
+        for (_, c) in self.play() {
+            if let Some(Band::Surface(q)) = c.band {
+                if self.rules.db.get(c.def).card_type == CardType::Location {
+                    bits |= 1 << q;
+                }
+            }
+        }
+        bits
+    }
+
+    /// [`State::adjacent`] with the Surface Bands' occupancy already known ([`State::occupied_surfaces`]).
+    pub fn adjacent_in(&self, occupied: u32, band: Band, mut f: impl FnMut(Band)) {
+        let occ = |q: u16| occupied & (1 << q) != 0;
         match band {
             Band::Space => {
                 for q in 0..self.players() {
-                    f(if self.surface_occupied(q) {
+                    f(if occ(q) {
                         Band::Surface(q)
                     } else {
                         Band::Planetary(q)
@@ -436,7 +459,7 @@ impl State {
                 f(Band::Planetary(q));
             }
             Band::Planetary(q) => {
-                f(if self.surface_occupied(q) {
+                f(if occ(q) {
                     Band::Surface(q)
                 } else {
                     Band::Space
@@ -447,8 +470,13 @@ impl State {
 
     /// Whether `a` and `b` are adjacent (S15).
     pub fn is_adjacent(&self, a: Band, b: Band) -> bool {
+        self.is_adjacent_in(self.occupied_surfaces(), a, b)
+    }
+
+    /// [`State::is_adjacent`] with the Surface Bands' occupancy already known.
+    pub fn is_adjacent_in(&self, occupied: u32, a: Band, b: Band) -> bool {
         let mut found = false;
-        self.adjacent(a, |x| found |= x == b);
+        self.adjacent_in(occupied, a, |x| found |= x == b);
         found
     }
 
