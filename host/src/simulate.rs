@@ -453,7 +453,8 @@ pub fn progress_bar(games: u64) -> ProgressBar {
 /// order, the first with a legal action acts, an action drawn uniformly from its list. Afterwards the
 /// game's cached list is that player's, so [`DynGame::apply_legal`] does not enumerate again.
 ///
-/// `order` is scratch space (any content). Returns `None` when nobody has a legal action.
+/// `order` is scratch space kept between calls for one game: start with an empty `Vec`; it then holds a
+/// permutation of the players. Returns `None` when nobody has a legal action.
 #[inline]
 pub fn pick_legal(
     game: &mut dyn DynGame,
@@ -461,8 +462,11 @@ pub fn pick_legal(
     order: &mut Vec<u16>,
 ) -> Option<(Owner, usize)> {
     let players = game.players();
-    order.clear();
-    order.extend(0..players);
+    // A Fisher-Yates shuffle is uniform from any starting permutation: keep last step's order.
+    if order.len() != usize::from(players) {
+        order.clear();
+        order.extend(0..players);
+    }
     let n = order.len();
     for k in 0..n {
         let j = k + rng.below((n - k) as u64) as usize;

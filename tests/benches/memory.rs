@@ -3,7 +3,8 @@
 //! resident set size before and after. Run: `cargo bench -p coffer-tests --bench memory`.
 //!
 //! Games of a runtime-loaded ruleset live in the plugin library, whose own copy of `std` allocates through
-//! the system allocator directly: only the resident set size sees them.
+//! the system allocator directly: only the resident set size sees them (the counting allocator sees only
+//! the host's side of each game). Each ruleset and mode is measured in a fresh process.
 
 use coffer_core::Setup;
 use coffer_host::{Host, Registry};
@@ -65,19 +66,43 @@ fn measure(registry: Registry, id: &str, players: u16, mode: &str) -> (f64, f64)
 }
 
 fn main() {
-    // `cargo test --benches` runs bench binaries with `--test`... only measure under `cargo bench`.
-    if std::env::args().any(|a| a == "--test") {
+    let args: Vec<String> = std::env::args().collect();
+    // `cargo test --benches` runs bench binaries with `--test`: only measure under `cargo bench`.
+    if args.iter().any(|a| a == "--test") {
         return;
     }
+    // `--one ID MODE`: measure one ruleset in one mode, in this fresh process.
+    if let Some(i) = args.iter().position(|a| a == "--one") {
+        let (id, mode) = (&args[i + 1], &args[i + 2]);
+        let players = RULESETS
+            .iter()
+            .find(|(r, _)| r == id)
+            .expect("a built-in ruleset")
+            .1;
+        let registry = match mode.as_str() {
+            "static" => Registry::with_static().expect("static rulesets"),
+            _ => runtime_registry(),
+        };
+        measure(registry, id, players, mode);
+        return;
+    }
+    // Each measurement runs in its own process, so that the resident set size is not lowered by memory an
+    // earlier measurement freed.
     println!("memory per idle hosted game, {GAMES} games per ruleset in one host:");
-    for (id, players) in RULESETS {
-        measure(
-            Registry::with_static().expect("static rulesets"),
-            id,
-            players,
-            "static",
-        );
-        measure(runtime_registry(), id, players, "runtime");
+    let exe = std::env::current_exe().expect("the bench binary's path");
+    for (id, _) in RULESETS {
+        for mode in ["static", "runtime"] {
+            let out = std::process::Command::new(&exe)
+                .args(["--one", id, mode])
+                .output()
+                .expect("the bench binary runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            print!("{}", String::from_utf8_lossy(&out.stdout));
+        }
     }
 }
 
