@@ -258,3 +258,18 @@ fn k9_committed_events_are_tracing_events_and_rolled_back_ones_are_not() {
     l.commit(mark);
     assert_eq!(seen() - start, 2);
 }
+
+#[test]
+fn k9_events_stay_small_enough_to_log_every_change() {
+    // Every primitive copies one event into the log (docs/PERFORMANCE.md): keep it at most 72 bytes.
+    assert!(
+        std::mem::size_of::<Event>() <= 72,
+        "{}",
+        std::mem::size_of::<Event>()
+    );
+    assert!(
+        std::mem::size_of::<Result<(), Refusal>>() <= 48,
+        "{}",
+        std::mem::size_of::<Result<(), Refusal>>()
+    );
+}
