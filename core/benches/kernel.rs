@@ -844,7 +844,9 @@ fn ratios(rounds: usize, iters: u32) {
 
 fn main() {
     check_equivalence();
-    let quick = std::env::args().any(|a| a == "--test" || a == "--list");
+    // `cargo bench` passes `--bench`; without it (`cargo test --benches`, `--test`) only smoke-test.
+    let args: Vec<String> = std::env::args().collect();
+    let quick = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--test");
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c);
     c.final_summary();
