@@ -798,8 +798,13 @@ impl State {
         let p = self.active;
         let from = self.ledger.events().len();
         self.phase = Phase::Ready;
-        self.ledger
-            .ready_owner(Owner(p), Cause::Upkeep(Scope::Phase));
+        // K5: the permanents the active player controls ready (a captured Location with its new controller).
+        for i in 0..self.in_play.len() {
+            let c = self.cards[usize::from(self.in_play[i])];
+            if let (true, Some(perm)) = (c.controller == p, c.perm) {
+                self.ledger.ready(perm, Cause::Upkeep(Scope::Phase))?;
+            }
+        }
         self.ledger.end_scope(Scope::Phase);
         self.phase = Phase::Income;
         let income = self.income(p);

@@ -535,6 +535,35 @@ impl coffer_core::Ruleset for StoryActs {
         }
     }
 
+    /// What a player sees: everything public, and their own hand; other hands and every deck are shown as
+    /// card counts, and the cards in them as `null`. `None` (an observer) sees only public information.
+    fn view(&self, state: &State, player: Option<Owner>) -> serde_json::Value {
+        let mut v = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
+        let mine = |q: usize| player.is_some_and(|p| p.index() == q);
+        if let Some(hands) = v.get_mut("hands").and_then(|h| h.as_array_mut()) {
+            for (q, hand) in hands.iter_mut().enumerate() {
+                if !mine(q) {
+                    *hand = json!(state.hands[q].len());
+                }
+            }
+        }
+        if let Some(decks) = v.get_mut("decks").and_then(|d| d.as_array_mut()) {
+            for (q, deck) in decks.iter_mut().enumerate() {
+                *deck = json!(state.decks[q].len());
+            }
+        }
+        if let Some(cards) = v.get_mut("cards").and_then(|c| c.as_array_mut()) {
+            for (c, card) in state.cards.iter().zip(cards.iter_mut()) {
+                let hidden =
+                    c.zone == Zone::Deck || (c.zone == Zone::Hand && !mine(usize::from(c.owner)));
+                if hidden {
+                    *card = serde_json::Value::Null;
+                }
+            }
+        }
+        v
+    }
+
     fn label(&self, state: &State, key: Key) -> String {
         let who = key.owner;
         let card = || {

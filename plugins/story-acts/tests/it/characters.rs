@@ -271,3 +271,31 @@ fn s9_activated_cards_ready_in_the_ready_phase_and_not_before() {
         },
     );
 }
+
+#[test]
+fn s9_a_captured_location_readies_with_its_new_controller() {
+    let mut s = game(&["militia"]);
+    let port = to_play(&mut s, 1, "spaceport");
+    to_play(&mut s, 1, "senate_district");
+    let walker = to_band(&mut s, 0, "walker", Band::Surface(1));
+    ok(
+        &mut s,
+        0,
+        A::Capture {
+            location: port,
+            unit: walker,
+        },
+    );
+    let perm = s.cards[usize::from(port)].perm.expect("permanent");
+    s.ledger
+        .activate(perm, coffer_core::Cause::Setup)
+        .expect("activate");
+    ok(&mut s, 0, A::EndTurn {});
+    assert!(
+        s.exhausted(port),
+        "not in p1's Ready Phase: p1 no longer controls it"
+    );
+    ok(&mut s, 1, A::EndTurn {});
+    assert!(!s.exhausted(port), "in p0's Ready Phase");
+    assert!(!s.exhausted(walker));
+}

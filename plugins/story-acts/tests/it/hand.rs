@@ -117,3 +117,37 @@ fn s10_hand_limit_is_configurable() {
     ok(&mut s, 0, A::EndTurn {});
     assert_eq!(s.ledger.pending()[0].excess, 1);
 }
+
+#[test]
+fn views_hide_other_hands_and_every_deck() {
+    use coffer_core::{Owner, Ruleset};
+    let s = game(&["militia", "walker"]);
+    let r = coffer_story_acts::StoryActs::new();
+    let mine = r.view(&s, Some(Owner(0)));
+    let drawn = s.hands[0][0];
+    assert_eq!(mine["hands"][0], serde_json::json!([drawn]));
+    assert_eq!(mine["hands"][1], serde_json::json!(0));
+    assert_eq!(mine["decks"][0], serde_json::json!(s.decks[0].len()));
+    assert!(
+        mine["cards"][usize::from(drawn)].is_object(),
+        "own hand card visible"
+    );
+    let theirs = r.view(&s, Some(Owner(1)));
+    assert_eq!(
+        theirs["hands"][0],
+        serde_json::json!(1),
+        "p0's hand as a count"
+    );
+    assert!(
+        theirs["cards"][usize::from(drawn)].is_null(),
+        "p0's hand card hidden"
+    );
+    let hw = s.seats[0].homeworld;
+    assert!(
+        theirs["cards"][usize::from(hw)].is_object(),
+        "cards in play are public"
+    );
+    let public = r.view(&s, None);
+    assert_eq!(public["hands"][0], serde_json::json!(1));
+    assert_eq!(public["results"], serde_json::json!([]));
+}
