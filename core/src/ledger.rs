@@ -228,7 +228,8 @@ impl Ledger {
         }
     }
 
-    /// Events recorded since the last call, oldest first; the log is left empty.
+    /// Events recorded since the last call, oldest first; the log is left empty. Call it outside
+    /// transactions: events taken inside one can no longer be rolled back.
     pub fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.log)
     }
@@ -1743,6 +1744,9 @@ impl Ledger {
     /// K11: state-based checks. Calls `react` with every event recorded from position `from` of the log on,
     /// including the events `react` itself causes, until none is left; returns the log's length at the end.
     /// Events are visited in the order they happened.
+    ///
+    /// On `Err`, the changes `react` made stay: run it inside a transaction ([`atomically`](Self::atomically),
+    /// or the plugin adapter's per-action transaction) so that a failed check rolls them back.
     ///
     /// # Errors
     /// The first error `react` returns, or [`Refusal::Invalid`] if more than `max_rounds` events were
