@@ -22,18 +22,22 @@ pub use content::{
     StrategyCard,
 };
 pub use state::{
-    COMMAND_TOKENS, Config, Flow, Handles, MAX_PLAYERS, MIN_PLAYERS, NOBODY, Phase, Pool, Rules,
-    ShipsConfig, State, Step, SystemConfig, SystemInfo, default_galaxy, face, kind,
+    COMMAND_TOKENS, Config, Flow, Handles, MAX_PLAYERS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared,
+    Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, default_galaxy, face,
+    kind,
 };
 
 use coffer_core::{
     ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Violation,
 };
 use serde_json::json;
+use std::sync::OnceLock;
 
-/// The ruleset. Holds the embedded content, parsed and validated once.
+/// The ruleset. Holds the embedded content, parsed and validated once, and the default configuration's
+/// setup per player count, resolved on first use.
 pub struct CommandTokens {
     content: Result<Content, ContentError>,
+    defaults: [OnceLock<Result<Prepared, SetupError>>; MAX_PLAYERS + 1],
 }
 
 impl CommandTokens {
@@ -41,6 +45,25 @@ impl CommandTokens {
     pub fn new() -> CommandTokens {
         CommandTokens {
             content: Content::embedded(),
+            defaults: std::array::from_fn(|_| OnceLock::new()),
+        }
+    }
+
+    fn prepare(&self, players: u16, config: &Config) -> Result<Prepared, SetupError> {
+        let content_error = |e: ContentError| SetupError::Content(e.to_string());
+        match &config.content {
+            Some(over) => Prepared::new(
+                players,
+                config,
+                &Content::with_override(over).map_err(content_error)?,
+            ),
+            None => Prepared::new(
+                players,
+                config,
+                self.content
+                    .as_ref()
+                    .map_err(|e| content_error(e.clone()))?,
+            ),
         }
     }
 }
@@ -245,22 +268,18 @@ impl Ruleset for CommandTokens {
     }
 
     fn new_game(&self, players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
-        let content_error = |e: ContentError| SetupError::Content(e.to_string());
-        match &config.content {
-            Some(over) => State::new(
-                players,
-                seed,
-                config,
-                &Content::with_override(over).map_err(content_error)?,
-            ),
-            None => State::new(
-                players,
-                seed,
-                config,
-                self.content
+        let cached = self
+            .defaults
+            .get(usize::from(players))
+            .filter(|_| *config == Config::default());
+        match cached {
+            Some(cell) => State::from_prepared(
+                cell.get_or_init(|| self.prepare(players, config))
                     .as_ref()
-                    .map_err(|e| content_error(e.clone()))?,
+                    .map_err(Clone::clone)?,
+                seed,
             ),
+            None => State::from_prepared(&self.prepare(players, config)?, seed),
         }
     }
 

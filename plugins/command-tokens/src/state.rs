@@ -524,6 +524,81 @@ pub fn default_galaxy(factions: &[String], content: &Content) -> Vec<SystemConfi
     galaxy
 }
 
+/// Ships of one class a player has in a system at the start, by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StartShips {
+    /// System index.
+    pub system: usize,
+    /// Player.
+    pub player: u8,
+    /// Ship-class index.
+    pub class: usize,
+    /// How many.
+    pub count: u32,
+}
+
+/// A game's setup resolved and validated from configuration and content once, from which any number of
+/// games start without parsing or string work (the ruleset keeps one per player count for the default
+/// configuration).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The rules every game of this setup shares.
+    pub rules: Arc<Rules>,
+    /// Starting ships.
+    pub ships: Vec<StartShips>,
+    /// Influence per player per round.
+    pub influence: Vec<u32>,
+}
+
+impl Prepared {
+    /// Resolves and validates a setup.
+    ///
+    /// # Errors
+    /// [`SetupError`] for a bad player count, configuration or content.
+    pub fn new(players: u16, config: &Config, content: &Content) -> Result<Prepared, SetupError> {
+        let (rules, galaxy) = Rules::resolve(players, config, content)?;
+        let n = usize::from(players);
+        let mut ships = Vec::new();
+        let mut placed = vec![0u32; n * rules.class_count()];
+        for (si, sys) in galaxy.iter().enumerate() {
+            for sh in &sys.ships {
+                let c = content.class(&sh.class).unwrap_or(0);
+                let p = usize::from(sh.player);
+                let total = &mut placed[p * rules.class_count() + c];
+                *total = total.saturating_add(sh.count);
+                if *total > rules.classes[c].reinforcements {
+                    return Err(cfg(format!(
+                        "galaxy[{si}].ships: player {p} has {} {} but only {} exist",
+                        *total, sh.class, rules.classes[c].reinforcements
+                    )));
+                }
+                if sh.count > 0 {
+                    ships.push(StartShips {
+                        system: si,
+                        player: sh.player as u8,
+                        class: c,
+                        count: sh.count,
+                    });
+                }
+            }
+        }
+        let influence = (0..n)
+            .map(|p| {
+                if config.influence_per_player.is_empty() {
+                    config.influence
+                } else {
+                    config.influence_per_player[p]
+                }
+            })
+            .collect();
+        Ok(Prepared {
+            rules: Arc::new(rules),
+            ships,
+            influence,
+        })
+    }
+}
+
 impl State {
     /// A new game at the start of round 1's strategy phase (T1 layout).
     ///
@@ -535,8 +610,17 @@ impl State {
         config: &Config,
         content: &Content,
     ) -> Result<State, SetupError> {
-        let (rules, galaxy) = Rules::resolve(players, config, content)?;
-        let n = usize::from(players);
+        State::from_prepared(&Prepared::new(players, config, content)?, seed)
+    }
+
+    /// A new game from a prepared setup.
+    ///
+    /// # Errors
+    /// [`SetupError::Refused`] only if the kernel refuses a setup step (a defect).
+    pub fn from_prepared(prepared: &Prepared, seed: u64) -> Result<State, SetupError> {
+        let rules = &*prepared.rules;
+        let n = rules.factions.len();
+        let players = n as u16;
         let mut l = Ledger::new(players, seed);
         let g = Owner::GAME;
         let reinforcements = l.add_zone(Zone::new(Key::new(g, kind::REINFORCEMENTS, 0)))?;
@@ -572,21 +656,19 @@ impl State {
         // own invariant checks each of the two supplies (16 command tokens; each class's pieces) apart.
         for p in 0..n {
             let owner = Owner(p as u16);
-            let mut placed = vec![0u32; c_count];
-            for (si, sys) in galaxy.iter().enumerate() {
-                for sh in sys.ships.iter().filter(|sh| usize::from(sh.player) == p) {
-                    let c = content.class(&sh.class).unwrap_or(0);
-                    placed[c] = placed[c].saturating_add(sh.count);
-                    if placed[c] > rules.classes[c].reinforcements {
-                        return Err(cfg(format!(
-                            "galaxy[{si}].ships: player {p} has {} {} but only {} exist",
-                            placed[c], sh.class, rules.classes[c].reinforcements
-                        )));
-                    }
-                    if sh.count > 0 {
-                        l.stock(owner, ships[si * c_count + c], sh.count, Cause::Setup)?;
-                    }
-                }
+            let mut placed = [0u32; crate::content::MAX_CLASSES];
+            for sh in prepared
+                .ships
+                .iter()
+                .filter(|sh| usize::from(sh.player) == p)
+            {
+                placed[sh.class] += sh.count;
+                l.stock(
+                    owner,
+                    ships[sh.system * c_count + sh.class],
+                    sh.count,
+                    Cause::Setup,
+                )?;
             }
             for c in 0..c_count {
                 let rest = rules.classes[c].reinforcements - placed[c];
@@ -600,13 +682,6 @@ impl State {
             l.move_tokens(owner, reinforcements, pools[1], 3, Cause::Setup)?;
             l.move_tokens(owner, reinforcements, pools[2], 2, Cause::Setup)?;
         }
-        let influence_of = |p: usize| {
-            if config.influence_per_player.is_empty() {
-                config.influence
-            } else {
-                config.influence_per_player[p]
-            }
-        };
         let mut influence = Vec::with_capacity(n);
         let mut structures = Vec::with_capacity(n);
         for p in 0..n {
@@ -614,7 +689,7 @@ impl State {
             influence.push(
                 l.add_amount(
                     AmountSpec::new(Key::new(owner, kind::INFLUENCE, 0))
-                        .start(i64::from(influence_of(p)))
+                        .start(i64::from(prepared.influence[p]))
                         .lasts(Scope::Act)
                         .resets(),
                 )?,
@@ -660,7 +735,7 @@ impl State {
         };
         let mut state = State {
             ledger: l,
-            rules: Arc::new(rules),
+            rules: Arc::clone(&prepared.rules),
             h,
             flow,
         };
