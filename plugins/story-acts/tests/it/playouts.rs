@@ -48,14 +48,122 @@ fn action() -> impl Strategy<Value = Action> {
 
 #[derive(Clone, Debug)]
 enum Step {
-    Legal { player: u16, pick: usize },
-    Random { player: u16, action: Action },
+    Legal {
+        player: u16,
+        pick: usize,
+    },
+    Random {
+        player: u16,
+        action: Action,
+    },
+    /// A listed action with one field nudged: the near misses a sloppy enumeration would get wrong.
+    Nudge {
+        pick: usize,
+        how: u8,
+    },
+}
+
+fn bump(n: u16, how: u8) -> u16 {
+    if how & 1 == 0 {
+        n.wrapping_add(1)
+    } else {
+        n.wrapping_sub(1)
+    }
+}
+
+fn nudge(a: Action, how: u8) -> Action {
+    match a {
+        Action::Deploy { card, target, cp } => match how % 3 {
+            0 => Action::Deploy {
+                card: bump(card, how),
+                target,
+                cp,
+            },
+            1 => Action::Deploy {
+                card,
+                target: Some(target.map_or(0, |t| bump(t, how))),
+                cp,
+            },
+            _ => {
+                let mut parts = cp.parts().to_vec();
+                match parts.first_mut() {
+                    Some(p) => p.1 = bump(p.1, how),
+                    None => parts.push((bump(card, how), 1)),
+                }
+                Action::Deploy {
+                    card,
+                    target,
+                    cp: CpSplit::try_from(parts).expect("parts"),
+                }
+            }
+        },
+        Action::CommitVotes { card } => Action::CommitVotes {
+            card: bump(card, how),
+        },
+        Action::AddEv { card } => Action::AddEv {
+            card: bump(card, how),
+        },
+        Action::PushFactor { factor, up, steps } => match how % 3 {
+            0 => Action::PushFactor {
+                factor,
+                up,
+                steps: steps.wrapping_add(1),
+            },
+            1 => Action::PushFactor {
+                factor,
+                up: !up,
+                steps,
+            },
+            _ => Action::PushFactor {
+                factor: factor.wrapping_add(1),
+                up,
+                steps,
+            },
+        },
+        Action::UseAbility { card } => Action::UseAbility {
+            card: bump(card, how),
+        },
+        Action::Move { card, to } => match how % 2 {
+            0 => Action::Move {
+                card: bump(card, how),
+                to,
+            },
+            _ => Action::Move {
+                card,
+                to: match to {
+                    Band::Space => Band::Planetary(0),
+                    Band::Surface(q) => Band::Planetary(q),
+                    Band::Planetary(q) => Band::Surface(q),
+                },
+            },
+        },
+        Action::Capture { location, unit } => match how % 2 {
+            0 => Action::Capture {
+                location: bump(location, how),
+                unit,
+            },
+            _ => Action::Capture {
+                location,
+                unit: bump(unit, how),
+            },
+        },
+        Action::Restore { location } => Action::Restore {
+            location: bump(location, how),
+        },
+        Action::AdvanceStoryline { card } => Action::CompleteStoryline { card },
+        Action::CompleteStoryline { card } => Action::AdvanceStoryline { card },
+        Action::Discard { card } => Action::Discard {
+            card: bump(card, how),
+        },
+        Action::EndTurn {} => Action::Discard { card: 0 },
+    }
 }
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         4 => (0u16..4, any::<usize>()).prop_map(|(player, pick)| Step::Legal { player, pick }),
         1 => (0u16..4, action()).prop_map(|(player, action)| Step::Random { player, action }),
+        2 => (any::<usize>(), any::<u8>()).prop_map(|(pick, how)| Step::Nudge { pick, how }),
     ]
 }
 
@@ -64,6 +172,30 @@ fn listed(game: &mut Box<dyn DynGame>, player: Owner) -> Vec<String> {
     (0..n)
         .map(|i| game.legal_action_json(i).expect("listed"))
         .collect()
+}
+
+/// Applies `action`: it must apply if it is listed, and be refused with the state hash unchanged if not.
+fn try_unlisted(
+    game: &mut Box<dyn DynGame>,
+    p: Owner,
+    action: Action,
+) -> Result<(), TestCaseError> {
+    let json = serde_json::to_string(&action).expect("json");
+    let is_listed = listed(game, p).contains(&json);
+    let before = game.state_hash();
+    let r = game.apply_json(p, &json);
+    if is_listed {
+        prop_assert!(r.is_ok(), "listed action {json} by {p} refused: {:?}", r);
+    } else {
+        prop_assert!(r.is_err(), "unlisted action {json} by {p} was applied");
+        prop_assert_eq!(
+            game.state_hash(),
+            before,
+            "refused {} changed the state",
+            json
+        );
+    }
+    Ok(())
 }
 
 fn run(players: u16, seed: u64, steps: &[Step]) -> Result<(), TestCaseError> {
@@ -89,22 +221,17 @@ fn run(players: u16, seed: u64, steps: &[Step]) -> Result<(), TestCaseError> {
                 prop_assert!(r.is_ok(), "listed action {json} by {p} refused: {:?}", r);
             }
             Step::Random { player, action } => {
-                let p = Owner(player % players);
-                let json = serde_json::to_string(action).expect("json");
-                let is_listed = listed(&mut game, p).contains(&json);
-                let before = game.state_hash();
-                let r = game.apply_json(p, &json);
-                if is_listed {
-                    prop_assert!(r.is_ok(), "listed action {json} by {p} refused: {:?}", r);
-                } else {
-                    prop_assert!(r.is_err(), "unlisted action {json} by {p} was applied");
-                    prop_assert_eq!(
-                        game.state_hash(),
-                        before,
-                        "refused {} changed the state",
-                        json
-                    );
-                }
+                try_unlisted(&mut game, Owner(player % players), *action)?;
+            }
+            Step::Nudge { pick, how } => {
+                let p = (0..players)
+                    .map(Owner)
+                    .find(|&q| game.legal_actions(q) > 0)
+                    .expect("someone can act");
+                let n = game.legal_actions(p);
+                let json = game.legal_action_json(pick % n).expect("listed");
+                let listed: Action = serde_json::from_str(&json).expect("listed action reads back");
+                try_unlisted(&mut game, p, nudge(listed, *how))?;
             }
         }
         let inv = game.check_invariants();
