@@ -160,6 +160,18 @@ fn s12_completing_a_storyline_ends_the_act_at_once() {
         },
     );
     refused(&mut s, 0, A::CompleteStoryline { card: story });
+    let e = refused(&mut s, 0, A::AdvanceStoryline { card: story });
+    assert!(
+        matches!(
+            e,
+            ActionError::Refused(coffer_core::Refusal::Insufficient {
+                need: 3,
+                have: 0,
+                ..
+            })
+        ),
+        "EV short: {e}"
+    );
     let freighter = to_play(&mut s, 0, "freighter"); // Add 2 EV
     let nav = to_play(&mut s, 0, "nav_computer"); // Add 1 EV
     ok(&mut s, 0, A::AddEv { card: freighter });

@@ -299,3 +299,22 @@ fn s9_a_captured_location_readies_with_its_new_controller() {
     assert!(!s.exhausted(port), "in p0's Ready Phase");
     assert!(!s.exhausted(walker));
 }
+
+#[test]
+fn s8_any_permanent_with_printed_cp_can_share_a_cp_cost() {
+    let mut s = game(&["militia"]);
+    let guard = to_play(&mut s, 0, "honor_guard"); // a Ground Unit with CP 2
+    let senator = to_play(&mut s, 0, "senator");
+    let card = to_hand(&mut s, 0, "sacrifice");
+    let (a, b) = (guard.min(senator), guard.max(senator));
+    ok(
+        &mut s,
+        0,
+        A::Deploy {
+            card,
+            target: None,
+            cp: split(&[(a, 1), (b, 1)]),
+        },
+    );
+    assert_eq!((s.cp(guard), s.cp(senator)), (1, 1));
+}
