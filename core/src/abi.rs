@@ -25,8 +25,8 @@
 //!
 //! Every function body runs under `catch_unwind`: a panic returns [`PANICKED`] with the panic message and
 //! never unwinds into the host. A panic while applying an action leaves the game as it was before the
-//! action: the plugin keeps a checkpoint (a clone, refreshed every [`CHECKPOINT_EVERY`] actions) and the
-//! actions applied since, and rebuilds the game from them.
+//! action: the plugin keeps a checkpoint (the game's setup, as `new_game` is deterministic, or a clone, refreshed
+//! every [`CHECKPOINT_EVERY`] actions) and the actions applied since, and rebuilds the game from them.
 //!
 //! # Memory
 //! Memory is freed by the side that allocated it: a [`Buf`] or [`GameHandle`] handed out by the plugin is
@@ -336,14 +336,13 @@ pub fn core_compatible(host: &str, plugin: &str) -> bool {
     let (Ok(h), Ok(p)) = (semver::Version::parse(host), semver::Version::parse(plugin)) else {
         return false;
     };
-    let caret =
-        |v: &semver::Version| semver::VersionReq::parse(&format!("^{}.{}.0", v.major, v.minor));
-    match (caret(&h), caret(&p)) {
-        (Ok(hr), Ok(pr)) => {
-            hr.matches(&p) && pr.matches(&h) && h.pre.is_empty() == p.pre.is_empty()
-        }
-        _ => false,
-    }
+    // The caret class: same major from 1.0 on, same minor below it, same patch below 0.1.
+    let class = |v: &semver::Version| match (v.major, v.minor) {
+        (0, 0) => (0, 0, v.patch),
+        (0, minor) => (0, minor, 0),
+        (major, _) => (major, 0, 0),
+    };
+    class(&h) == class(&p) && h.pre.is_empty() == p.pre.is_empty()
 }
 
 /// The format's code on the wire.
@@ -422,16 +421,26 @@ enum Logged {
     Json(Owner, String),
 }
 
-/// A game as the plugin keeps it: the live game, a checkpoint and the actions since.
+/// Where a plugin-side game is rebuilt from after a panic, before replaying the actions since.
+enum Checkpoint {
+    /// Nothing yet: a clone is taken at the game's first action (restored and copied games).
+    Lazy,
+    /// The game's setup: `new_game` is deterministic, so it rebuilds the initial state for free.
+    Setup(usize, Setup),
+    /// A copy of the game (taken lazily, then every [`CHECKPOINT_EVERY`] actions).
+    Game(Box<dyn DynGame>),
+}
+
+/// A game as the plugin keeps it: the live game, a checkpoint and the actions applied since. Idle games
+/// hold one state, not two: a new game's checkpoint is its setup, other games clone at their first action.
 struct PluginGame {
     game: Box<dyn DynGame>,
-    checkpoint: Box<dyn DynGame>,
+    checkpoint: Checkpoint,
     log: Vec<Logged>,
 }
 
 impl PluginGame {
-    fn new(game: Box<dyn DynGame>) -> PluginGame {
-        let checkpoint = game.clone_game();
+    fn new(game: Box<dyn DynGame>, checkpoint: Checkpoint) -> PluginGame {
         PluginGame {
             game,
             checkpoint,
@@ -450,11 +459,14 @@ impl PluginGame {
         logged: Logged,
         f: impl FnOnce(&mut dyn DynGame) -> Result<(), ActionError>,
     ) -> Result<(), ActionError> {
+        if matches!(self.checkpoint, Checkpoint::Lazy) {
+            self.checkpoint = Checkpoint::Game(self.game.clone_game());
+        }
         match catch_unwind(AssertUnwindSafe(|| f(&mut *self.game))) {
             Ok(Ok(())) => {
                 self.log.push(logged);
                 if self.log.len() >= CHECKPOINT_EVERY {
-                    self.checkpoint = self.game.clone_game();
+                    self.checkpoint = Checkpoint::Game(self.game.clone_game());
                     self.log.clear();
                 }
                 Ok(())
@@ -469,7 +481,16 @@ impl PluginGame {
 
     /// The game as it was before the action that panicked: the checkpoint plus the actions since.
     fn rebuild(&mut self) {
-        let mut game = self.checkpoint.clone_game();
+        let mut game = match &self.checkpoint {
+            Checkpoint::Lazy => return,
+            Checkpoint::Game(game) => game.clone_game(),
+            Checkpoint::Setup(index, setup) => {
+                match rulesets().get(*index).map(|r| r.new_game(setup)) {
+                    Some(Ok(game)) => game,
+                    _ => return,
+                }
+            }
+        };
         for logged in &self.log {
             let replayed = match logged {
                 Logged::Legal(player, index) => game.apply_legal(*player, *index),
@@ -533,11 +554,15 @@ extern "C" fn describe(index: usize, out: *mut Buf) -> Status {
     })
 }
 
-fn write_game(slot: *mut *mut GameHandle, made: Result<Box<dyn DynGame>, SetupError>) -> Reply {
+fn write_game(
+    slot: *mut *mut GameHandle,
+    made: Result<Box<dyn DynGame>, SetupError>,
+    checkpoint: Checkpoint,
+) -> Reply {
     match made {
         Ok(game) => {
             // SAFETY: the host passes a writable handle slot.
-            unsafe { slot.write(PluginGame::new(game).into_handle()) };
+            unsafe { slot.write(PluginGame::new(game, checkpoint).into_handle()) };
             Reply::Ok(Vec::new())
         }
         Err(e) => Reply::Refused(json(&e)),
@@ -562,7 +587,8 @@ extern "C" fn new_game(
             Ok(s) => s,
             Err(e) => return Reply::Refused(json(&SetupError::Config(e.to_string()))),
         };
-        write_game(game, r.new_game(&setup))
+        let made = r.new_game(&setup);
+        write_game(game, made, Checkpoint::Setup(index, setup))
     })
 }
 
@@ -586,7 +612,7 @@ extern "C" fn restore(
         };
         // SAFETY: the host passes `len` readable bytes.
         let bytes = unsafe { bytes_in(bytes, len) };
-        write_game(game, r.restore(format, bytes))
+        write_game(game, r.restore(format, bytes), Checkpoint::Lazy)
     })
 }
 
@@ -775,7 +801,7 @@ extern "C" fn clone_game(
         // SAFETY: a live handle.
         let cloned = unsafe { game_ref(game) }.game.clone_game();
         // SAFETY: the host passes a writable handle slot.
-        unsafe { copy.write(PluginGame::new(cloned).into_handle()) };
+        unsafe { copy.write(PluginGame::new(cloned, Checkpoint::Lazy).into_handle()) };
         Reply::Ok(Vec::new())
     })
 }

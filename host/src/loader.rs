@@ -397,7 +397,7 @@ struct Library {
     name: String,
     vt: &'static VTable,
     poisoned: AtomicBool,
-    _lib: libloading::Library,
+    _lib: &'static libloading::Library,
 }
 
 /// Every library loaded by this process, by canonical path.
@@ -598,8 +598,10 @@ pub fn load_library(
         lib.init_logging()?;
         return lib.rulesets();
     }
-    let lib = open(path)?;
-    let decl = declaration(path, &lib, &symbol)?;
+    // Leaked at once: a library is never unloaded, even one that fails the checks below (its initialisers
+    // ran; see the module docs).
+    let lib: &'static libloading::Library = Box::leak(Box::new(open(path)?));
+    let decl = declaration(path, lib, &symbol)?;
     check_declaration(path, decl)?;
     // SAFETY: the declaration was checked: same magic, ABI version and size, so `vtable` points to a
     // 'static `VTable` of this layout inside the library, which is never unloaded.
@@ -645,7 +647,7 @@ fn open(path: &Path) -> Result<libloading::Library, LoadError> {
 
 fn declaration(
     path: &Path,
-    lib: &libloading::Library,
+    lib: &'static libloading::Library,
     symbol: &str,
 ) -> Result<&'static Declaration, LoadError> {
     let no_symbol = || LoadError::NoDeclaration {

@@ -95,6 +95,19 @@ fn bench(c: &mut Criterion) {
             eprintln!("{id}: no player count accepted by the default configuration, not measured");
             continue;
         };
+        // The bare cost of one call across the boundary: a cached legal-action count.
+        let mut group = c.benchmark_group(format!("loader-call/{id}"));
+        for (mode, ruleset) in [("static", &statik), ("runtime", &runtime)] {
+            let mut game = ruleset.new_game(&Setup::new(players, 1)).expect("new game");
+            let p = (0..players)
+                .map(Owner)
+                .find(|p| game.legal_actions(*p) > 0)
+                .unwrap_or(Owner(0));
+            group.bench_function(mode, |b| {
+                b.iter(|| black_box(game.legal_actions(black_box(p))))
+            });
+        }
+        group.finish();
         let mut group = c.benchmark_group(format!("loader/{id}"));
         group.throughput(Throughput::Elements(1));
         for (mode, ruleset) in [("static", &statik), ("runtime", &runtime)] {
@@ -112,7 +125,57 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// Rounds of the interleaved measurement, and actions per side per round.
+const ROUNDS: usize = 15;
+
+/// Rounds to run (`LOADER_BENCH_ROUNDS`, default [`ROUNDS`]; 0 skips the interleaved measurement).
+fn rounds() -> usize {
+    std::env::var("LOADER_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ROUNDS)
+}
+const ROUND_ACTIONS: u64 = 20_000;
+
+/// Static and runtime-loaded alternately, round after round, so load from other processes hits both
+/// alike; returns the median of the per-round runtime/static ratios and the median ns per action of each.
+fn interleaved(statik: &dyn DynRuleset, runtime: &dyn DynRuleset, players: u16) -> (f64, f64, f64) {
+    let (mut ratios, mut s_ns, mut r_ns) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds() {
+        let seed = 1_000_000 * (round as u64 + 1);
+        let s = time_actions(statik, players, ROUND_ACTIONS, &mut seed.clone()).as_nanos() as f64;
+        let r = time_actions(runtime, players, ROUND_ACTIONS, &mut seed.clone()).as_nanos() as f64;
+        ratios.push(r / s);
+        s_ns.push(s / ROUND_ACTIONS as f64);
+        r_ns.push(r / ROUND_ACTIONS as f64);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    (median(&mut ratios), median(&mut s_ns), median(&mut r_ns))
+}
+
 fn report() {
+    if rounds() == 0 {
+        return;
+    }
+    println!(
+        "\ninterleaved static/runtime rounds ({ROUNDS} x {ROUND_ACTIONS} actions each side, same seeds):"
+    );
+    for (id, _) in BUILTIN {
+        let Some(statik) = static_ruleset(id) else {
+            continue;
+        };
+        let Some(players) = players_for(&*statik) else {
+            continue;
+        };
+        let runtime = builtin_runtime_ruleset(id);
+        let (ratio, s, r) = interleaved(&*statik, &*runtime, players);
+        println!(
+            "  {id:<15} {players} players  static {s:>9.1} ns  runtime {r:>9.1} ns  median ratio {ratio:.3} (target <= 1.10)"
+        );
+    }
     let m = MEASURED.lock().unwrap_or_else(|p| p.into_inner());
     let per = |k: &str| {
         m.get(k)

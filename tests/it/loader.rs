@@ -404,6 +404,26 @@ fn panicking_plugin_is_poisoned_the_game_unchanged_and_others_keep_running() {
     assert_eq!(restored.state_hash(), before);
 }
 
+#[test]
+fn panic_early_in_a_game_rebuilds_it_from_its_setup() {
+    // A fresh copy of the library (another path), so the poisoning of the test above does not apply.
+    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let mut game = panicky.new_game(&Setup::new(2, 9)).unwrap();
+    churn(&mut *game, 1);
+    game.apply_json(Owner(0), r#"{"type":"roll"}"#).unwrap();
+    game.apply_json(Owner(1), r#"{"type":"roll"}"#).unwrap();
+    let before = game.state_hash();
+    assert!(matches!(apply_boom(&mut *game), ActionError::Panicked(_)));
+    assert_eq!(
+        game.state_hash(),
+        before,
+        "rebuilt from the setup and the six actions since"
+    );
+}
+
 /// Records every event the host's subscriber sees on this thread.
 #[derive(Default, Clone)]
 struct Capture(Arc<Mutex<Vec<(tracing::Level, String, String)>>>);
