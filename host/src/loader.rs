@@ -1064,7 +1064,7 @@ impl DynGame for RuntimeGame {
     }
 }
 
-/// Whether the library that provides `ruleset` panicked and is poisoned; `None` for a ruleset that was not
+/// Whether the library an [`Origin::Library`] names panicked and is poisoned; `None` for a ruleset that was not
 /// loaded at runtime by this module.
 pub fn is_poisoned(origin: &Origin) -> Option<bool> {
     let Origin::Library(path) = origin else {
