@@ -342,6 +342,69 @@ fn t3_a_placement_with_no_token_anywhere_places_nothing() {
     s.check_invariants().unwrap();
 }
 
+#[test]
+fn t3_construction_placement_from_empty_reinforcements_takes_a_chosen_pool() {
+    // Construction's secondary made free (inline content), so that reinforcements can be empty when the
+    // token is placed.
+    let mut cards = coffer_command_tokens::Content::embedded()
+        .unwrap()
+        .strategy_cards;
+    cards[3].secondary_cost = 0;
+    let content = coffer_command_tokens::ContentOverride {
+        strategy_cards: Some(cards),
+        ..Default::default()
+    };
+    let mut s = game(
+        3,
+        coffer_command_tokens::Config {
+            content: Some(content),
+            ..Default::default()
+        },
+    );
+    shift_reserve(&mut s, 1, Pool::Fleet, 8);
+    pick(&mut s, &[3, 2, 4, 5, 6, 7]);
+    // p1 (Politics, 3) first: a tactical action in system 4.
+    ok(&mut s, 1, Action::Tactical { system: 4 });
+    ok(&mut s, 1, Action::Done);
+    ok(&mut s, 0, Action::Strategic { card: 3 });
+    ok(&mut s, 1, Action::Secondary);
+    assert_eq!(s.flow.step, Step::Place);
+    let l = legal(&s, 1);
+    // System 4 holds p1's token: no fallback there (T3); elsewhere a pool must be named.
+    assert!(l.contains(&Action::Place {
+        system: 4,
+        fallback: None
+    }));
+    assert!(l.contains(&Action::Place {
+        system: 5,
+        fallback: Some(Pool::Strategy)
+    }));
+    assert!(!l.contains(&Action::Place {
+        system: 5,
+        fallback: None
+    }));
+    refused(
+        &mut s,
+        1,
+        Action::Place {
+            system: 5,
+            fallback: None,
+        },
+    );
+    ok(
+        &mut s,
+        1,
+        Action::Place {
+            system: 5,
+            fallback: Some(Pool::Fleet),
+        },
+    );
+    assert_eq!(sheet(&s, 1), [2, 10, 2, 0]);
+    assert!(s.has_token(1, 5));
+    assert_eq!(s.structures(1), 1);
+    s.check_invariants().unwrap();
+}
+
 // ----- T4 -----
 
 #[test]
