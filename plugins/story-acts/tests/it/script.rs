@@ -5,10 +5,18 @@ use coffer_core::{Adapter, DynGame, Outcome, Owner, Setup};
 use coffer_story_acts::StoryActs;
 
 const SCRIPT: &str = include_str!("../../examples/three_acts.jsonl");
+/// The sidecar the host's demo reads for the script's players and seed.
+const SETUP: &str = include_str!("../../examples/three_acts.setup.json");
+
+fn setup() -> Setup {
+    let v: serde_json::Value = serde_json::from_str(SETUP).expect("setup file is JSON");
+    let players = v["players"].as_u64().expect("players") as u16;
+    Setup::new(players, v["seed"].as_u64().expect("seed"))
+}
 
 fn play() -> Box<dyn DynGame> {
     let ruleset = Adapter::shared(StoryActs::new());
-    let mut game = ruleset.new_game(&Setup::new(2, 1)).expect("setup");
+    let mut game = ruleset.new_game(&setup()).expect("setup");
     for (n, line) in SCRIPT
         .lines()
         .enumerate()
@@ -66,7 +74,7 @@ fn three_act_script_replays_to_the_same_state_hash() {
 #[test]
 fn three_act_script_actions_are_all_listed_when_played() {
     let ruleset = Adapter::shared(StoryActs::new());
-    let mut game = ruleset.new_game(&Setup::new(2, 1)).expect("setup");
+    let mut game = ruleset.new_game(&setup()).expect("setup");
     for line in SCRIPT.lines().filter(|l| !l.trim().is_empty()) {
         let v: serde_json::Value = serde_json::from_str(line).expect("json");
         let player = Owner(v["player"].as_u64().expect("player") as u16);
