@@ -75,6 +75,7 @@ pub struct Mark {
     contributions: usize,
     zones: usize,
     permanents: usize,
+    supplies: usize,
 }
 
 /// A broken kernel invariant, found by [`Ledger::check_invariants`].
@@ -106,9 +107,9 @@ pub struct Ledger {
     zones: Vec<Zone>,
     /// Token counts, `zone * owners + owner`.
     tokens: Vec<u32>,
-    /// Each owner's total tokens (K4 conservation).
+    /// Each owner's total tokens of each supply (K4 conservation), `supply * owners + owner`.
     supply: Vec<u32>,
-    /// Each owner's reinforcements zone, if it has tokens.
+    /// Each owner's reinforcements zone of each supply, if it has tokens there, `supply * owners + owner`.
     reserve: Vec<Option<ZoneId>>,
     permanents: Vec<Permanent>,
     pending: Vec<Demand>,
@@ -256,6 +257,7 @@ impl Ledger {
             contributions: self.contributions.len(),
             zones: self.zones.len(),
             permanents: self.permanents.len(),
+            supplies: self.supply.len(),
         }
     }
 
@@ -290,6 +292,8 @@ impl Ledger {
         self.zones.truncate(mark.zones);
         self.tokens.truncate(mark.zones * usize::from(self.owners));
         self.permanents.truncate(mark.permanents);
+        self.supply.truncate(mark.supplies);
+        self.reserve.truncate(mark.supplies);
     }
 
     /// Runs `f` as one transaction: all its changes stay, or (on `Err`) none do.
@@ -417,9 +421,12 @@ impl Ledger {
                     && from.index() < self.zones.len()
                     && to.index() < self.zones.len()
                     && if op == TokenOp::Stock {
+                        let slot = self.slot(self.zones[to.index()].supply, owner);
                         n > 0
-                            && self.reserve[owner.index()].unwrap_or(to) == from
-                            && self.supply[owner.index()].checked_add(n).is_some()
+                            && from.index() < self.zones.len()
+                            && self.zones[from.index()].supply == self.zones[to.index()].supply
+                            && self.reserve[slot].unwrap_or(to) == from
+                            && self.supply[slot].checked_add(n).is_some()
                     } else {
                         self.tokens[from.index() * o + owner.index()] >= n
                     }
@@ -545,16 +552,17 @@ impl Ledger {
                 if op == TokenOp::Stock {
                     // `to` becomes the reserve; `from` was the reserve before (`to` when there was none).
                     // A supply is never empty (`stock` refuses 0), so "had a reserve" is "had tokens".
+                    let slot = self.slot(self.zones[to.index()].supply, owner);
                     let cell = &mut self.tokens[to.index() * o + owner.index()];
-                    let total = &mut self.supply[owner.index()];
+                    let total = &mut self.supply[slot];
                     if forward {
                         *cell += n;
                         *total += n;
-                        self.reserve[owner.index()] = Some(to);
+                        self.reserve[slot] = Some(to);
                     } else {
                         *cell -= n;
                         *total -= n;
-                        self.reserve[owner.index()] = (*total > 0).then_some(from);
+                        self.reserve[slot] = (*total > 0).then_some(from);
                     }
                 } else {
                     self.tokens[src.index() * o + owner.index()] -= n;
@@ -1192,6 +1200,11 @@ impl Ledger {
     /// Only when the ledger is full.
     pub fn add_zone(&mut self, zone: Zone) -> Result<ZoneId, Refusal> {
         let id = ZoneId(index_u32(self.zones.len())?);
+        let needed = (usize::from(zone.supply) + 1) * usize::from(self.owners);
+        if needed > self.supply.len() {
+            self.supply.resize(needed, 0);
+            self.reserve.resize(needed, None);
+        }
         self.zones.push(zone);
         self.tokens
             .extend(std::iter::repeat_n(0, usize::from(self.owners)));
@@ -1228,7 +1241,7 @@ impl Ledger {
         n: u32,
         cause: Cause,
     ) -> Result<(), Refusal> {
-        let key = self.zone(reserve)?.key;
+        let Zone { key, supply, .. } = *self.zone(reserve)?;
         if owner.0 >= self.owners {
             return Err(Refusal::Invalid(format!(
                 "{owner} is not one of {} owners",
@@ -1240,17 +1253,16 @@ impl Ledger {
                 "a supply of 0 tokens for {owner} in {reserve}"
             )));
         }
-        self.supply[owner.index()]
-            .checked_add(n)
-            .ok_or(Refusal::Overflow {
-                op: std::borrow::Cow::Borrowed("stock"),
-                n: u64::from(n),
-                key,
-            })?;
+        let slot = self.slot(supply, owner);
+        self.supply[slot].checked_add(n).ok_or(Refusal::Overflow {
+            op: std::borrow::Cow::Borrowed("stock"),
+            n: u64::from(n),
+            key,
+        })?;
         let change = Change::Tokens {
             owner,
             op: TokenOp::Stock,
-            from: self.reserve[owner.index()].unwrap_or(reserve),
+            from: self.reserve[slot].unwrap_or(reserve),
             to: reserve,
             n,
         };
@@ -1272,21 +1284,69 @@ impl Ledger {
             .unwrap_or(0)
     }
 
-    /// The owner's reinforcements zone.
+    /// The index of `(supply, owner)` in the per-supply tables.
+    #[inline]
+    fn slot(&self, supply: u16, owner: Owner) -> usize {
+        usize::from(supply) * usize::from(self.owners) + owner.index()
+    }
+
+    /// How many supplies the owners have: one more than the highest [`Zone::supply`] of any zone (at
+    /// least 1).
+    pub fn supplies(&self) -> u16 {
+        let o = usize::from(self.owners).max(1);
+        u16::try_from((self.supply.len() / o).max(1)).unwrap_or(u16::MAX)
+    }
+
+    /// The owner's reinforcements zone of supply 0 (see [`reserve_of`](Self::reserve_of)).
     #[inline]
     pub fn reserve(&self, owner: Owner) -> Option<ZoneId> {
-        self.reserve.get(owner.index()).copied().flatten()
+        self.reserve_of(0, owner)
     }
 
-    /// The owner's total number of tokens, over all zones.
+    /// The owner's reinforcements zone of a supply: the zone last stocked for it.
+    #[inline]
+    pub fn reserve_of(&self, supply: u16, owner: Owner) -> Option<ZoneId> {
+        if owner.0 >= self.owners {
+            return None;
+        }
+        self.reserve
+            .get(self.slot(supply, owner))
+            .copied()
+            .flatten()
+    }
+
+    /// The owner's total number of tokens of supply 0 (see [`supply_of`](Self::supply_of)).
     pub fn supply(&self, owner: Owner) -> u32 {
-        self.supply.get(owner.index()).copied().unwrap_or(0)
+        self.supply_of(0, owner)
+    }
+
+    /// The owner's total number of tokens of a supply, over all its zones. It never changes after setup.
+    pub fn supply_of(&self, supply: u16, owner: Owner) -> u32 {
+        if owner.0 >= self.owners {
+            return 0;
+        }
+        self.supply
+            .get(self.slot(supply, owner))
+            .copied()
+            .unwrap_or(0)
     }
 
     #[inline]
-    fn owner_reserve(&self, owner: Owner) -> Result<ZoneId, Refusal> {
-        self.reserve(owner)
-            .ok_or_else(|| Refusal::Invalid(format!("{owner} has no token supply")))
+    fn owner_reserve(&self, supply: u16, owner: Owner) -> Result<ZoneId, Refusal> {
+        self.reserve_of(supply, owner)
+            .ok_or_else(|| Refusal::Invalid(format!("{owner} has no tokens of supply {supply}")))
+    }
+
+    #[inline]
+    fn same_supply(&self, from: &Zone, to: &Zone) -> Result<(), Refusal> {
+        if from.supply == to.supply {
+            Ok(())
+        } else {
+            Err(Refusal::Invalid(format!(
+                "cannot move tokens from {:?} (supply {}) to {:?} (supply {})",
+                from.key, from.supply, to.key, to.supply
+            )))
+        }
     }
 
     #[inline]
@@ -1325,8 +1385,9 @@ impl Ledger {
     ) -> Result<u32, Refusal> {
         let src = *self.zone(from)?;
         let dst = *self.zone(to)?;
+        self.same_supply(&src, &dst)?;
         // An owner with a reserve is a player (`stock` refuses others), so the cells below exist.
-        let reserve = self.owner_reserve(owner)?;
+        let reserve = self.owner_reserve(src.supply, owner)?;
         let o = usize::from(self.owners);
         let (at_from, at_to) = (
             from.index() * o + owner.index(),
@@ -1382,7 +1443,7 @@ impl Ledger {
         cause: Cause,
     ) -> Result<Gained, Refusal> {
         let dst = *self.zone(to)?;
-        let reserve = self.owner_reserve(owner)?;
+        let reserve = self.owner_reserve(dst.supply, owner)?;
         let room = if dst.one_per_owner {
             u32::from(self.tokens(to, owner) == 0)
         } else {
@@ -1412,7 +1473,10 @@ impl Ledger {
         cause: Cause,
     ) -> Result<Placement, Refusal> {
         let dst = *self.zone(to)?;
-        let reserve = self.owner_reserve(owner)?;
+        let reserve = self.owner_reserve(dst.supply, owner)?;
+        if let Some(pool) = fallback {
+            self.same_supply(self.zone(pool)?, &dst)?;
+        }
         if dst.one_per_owner && self.tokens(to, owner) > 0 {
             // The token would go straight back to reinforcements: report it, move nothing.
             self.emit(
@@ -1805,12 +1869,26 @@ impl Ledger {
     /// The tables agree with each other, so that no handle stored in the ledger indexes out of bounds.
     fn check_structure(&self) -> Result<(), Violation> {
         let o = usize::from(self.owners);
-        if self.supply.len() != o || self.reserve.len() != o {
+        if self.supply.len() != self.reserve.len()
+            || self.supply.len() < o
+            || self.supply.len() % o.max(1) != 0
+        {
             return Err(Violation(format!(
-                "{} owners but {} supplies and {} reserves",
+                "{} owners but {} supply totals and {} reserves",
                 self.owners,
                 self.supply.len(),
                 self.reserve.len()
+            )));
+        }
+        let supplies = self.supply.len() / o.max(1);
+        if let Some(z) = self
+            .zones
+            .iter()
+            .find(|z| usize::from(z.supply) >= supplies.max(1))
+        {
+            return Err(Violation(format!(
+                "{:?} holds supply {} but owners have {supplies}",
+                z.key, z.supply
             )));
         }
         if Some(self.tokens.len()) != self.zones.len().checked_mul(o) {
@@ -1831,12 +1909,14 @@ impl Ledger {
                 c.source, c.track
             )));
         }
-        for (owner, (reserve, supply)) in self.reserve.iter().zip(&self.supply).enumerate() {
-            if reserve.is_some_and(|z| z.index() >= self.zones.len())
-                || reserve.is_some() != (*supply > 0)
+        for (slot, (reserve, supply)) in self.reserve.iter().zip(&self.supply).enumerate() {
+            let (s, owner) = (slot / o.max(1), slot % o.max(1));
+            if reserve.is_some_and(|z| {
+                z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
+            }) || reserve.is_some() != (*supply > 0)
             {
                 return Err(Violation(format!(
-                    "p{owner} has {supply} tokens and reserve {reserve:?}"
+                    "p{owner} has {supply} tokens of supply {s} and reserve {reserve:?}"
                 )));
             }
         }
@@ -1883,14 +1963,15 @@ impl Ledger {
             }
         }
         let o = usize::from(self.owners);
-        for owner in 0..o {
+        for (slot, &total) in self.supply.iter().enumerate() {
+            let (s, owner) = (slot / o.max(1), slot % o.max(1));
             let held: u64 = (0..self.zones.len())
+                .filter(|&z| usize::from(self.zones[z].supply) == s)
                 .map(|z| u64::from(self.tokens[z * o + owner]))
                 .sum();
-            if held != u64::from(self.supply[owner]) {
+            if held != u64::from(total) {
                 return Err(Violation(format!(
-                    "p{owner} owns {} tokens but {held} are in zones",
-                    self.supply[owner]
+                    "p{owner} owns {total} tokens of supply {s} but {held} are in its zones"
                 )));
             }
         }

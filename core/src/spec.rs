@@ -217,6 +217,11 @@ pub struct Zone {
     pub one_per_owner: bool,
     /// K4.5: the face tokens show here (ruleset-defined; 0 when faces do not matter).
     pub face: u8,
+    /// K4: which of an owner's supplies the tokens here belong to (0 unless set). An owner may have
+    /// several finite supplies (command tokens, ship pieces of each class...), each with its own
+    /// reinforcements and its own conserved total; tokens never move between zones of different supplies.
+    #[serde(default)]
+    pub supply: u16,
 }
 
 impl Zone {
@@ -226,6 +231,7 @@ impl Zone {
             key,
             one_per_owner: false,
             face: 0,
+            supply: 0,
         }
     }
     /// At most one token per owner (K4.3).
@@ -236,6 +242,11 @@ impl Zone {
     /// Tokens here show `face` (K4.5).
     pub fn face(mut self, face: u8) -> Self {
         self.face = face;
+        self
+    }
+    /// Tokens here belong to the owners' supply number `supply` (K4).
+    pub fn supply(mut self, supply: u16) -> Self {
+        self.supply = supply;
         self
     }
 }

@@ -266,3 +266,54 @@ fn k4_supplies_are_stocked_for_players_only_and_never_overflow() {
     assert_refused(&mut l, |l| l.gain_tokens(Owner(0), z, 1, Cause::Setup));
     assert_refused(&mut l, |l| l.move_tokens(Owner(0), z, z, 0, Cause::Setup));
 }
+
+#[test]
+fn k4_each_supply_has_its_own_reinforcements_and_conserved_total() {
+    // Owner 0 has command tokens (supply 0) and ship pieces (supply 1), each with its own reinforcements.
+    let mut l = Ledger::new(1, 0);
+    let tokens = l.add_zone(Zone::new(key(0, 1, 0))).unwrap();
+    let pool = l.add_zone(Zone::new(key(0, 2, 0))).unwrap();
+    let ship_reserve = l.add_zone(Zone::new(key(0, 4, 0)).supply(1)).unwrap();
+    let system_ships = l
+        .add_zone(Zone::new(key(u16::MAX, 5, 0)).supply(1))
+        .unwrap();
+    l.stock(Owner(0), system_ships, 2, Cause::Setup).unwrap();
+    l.stock(Owner(0), ship_reserve, 6, Cause::Setup).unwrap();
+    l.stock(Owner(0), tokens, 16, Cause::Setup).unwrap();
+    assert_eq!(l.supplies(), 2);
+    assert_eq!(
+        (l.supply_of(0, Owner(0)), l.supply_of(1, Owner(0))),
+        (16, 8)
+    );
+    // Stocking ships after tokens (or before) does not change which zone is which supply's reserve.
+    assert_eq!(l.reserve_of(0, Owner(0)), Some(tokens));
+    assert_eq!(l.reserve_of(1, Owner(0)), Some(ship_reserve));
+    // K4.2: a gain into a zone comes from that zone's own supply.
+    l.gain_tokens(Owner(0), pool, 3, Cause::Setup).unwrap();
+    assert_eq!(
+        (l.tokens(tokens, Owner(0)), l.tokens(ship_reserve, Owner(0))),
+        (13, 6)
+    );
+    l.move_tokens(Owner(0), system_ships, ship_reserve, 2, Cause::Setup)
+        .unwrap();
+    assert_eq!(l.tokens(ship_reserve, Owner(0)), 8);
+    // Tokens never cross supplies: a command token cannot become a ship piece.
+    let before = coffer_core::state_hash(&l);
+    let refused = l.move_tokens(Owner(0), pool, ship_reserve, 1, Cause::Setup);
+    assert!(
+        matches!(refused, Err(Refusal::Invalid(ref m)) if m.contains("supply")),
+        "{refused:?}"
+    );
+    assert_eq!(coffer_core::state_hash(&l), before);
+    l.check_invariants().unwrap();
+    // Each supply is conserved on its own: a ship piece created from nothing breaks the invariant even
+    // though the owner's grand total would still match if a command token vanished at the same time.
+    let mut json = serde_json::to_value(&l).unwrap();
+    let o = 1; // one owner: token cell of zone z is z * 1 + 0
+    json["tokens"][ship_reserve.index() * o] = 9.into();
+    json["tokens"][tokens.index() * o] = 12.into();
+    let e = serde_json::from_value::<Ledger>(json)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("supply"), "{e}");
+}
