@@ -1241,7 +1241,12 @@ impl Ledger {
         n: u32,
         cause: Cause,
     ) -> Result<(), Refusal> {
-        let Zone { key, supply, .. } = *self.zone(reserve)?;
+        let Zone {
+            key,
+            supply,
+            one_per_owner,
+            ..
+        } = *self.zone(reserve)?;
         if owner.0 >= self.owners {
             return Err(Refusal::Invalid(format!(
                 "{owner} is not one of {} owners",
@@ -1251,6 +1256,11 @@ impl Ledger {
         if n == 0 {
             return Err(Refusal::Invalid(format!(
                 "a supply of 0 tokens for {owner} in {reserve}"
+            )));
+        }
+        if one_per_owner && u64::from(self.tokens(reserve, owner)) + u64::from(n) > 1 {
+            return Err(Refusal::Invalid(format!(
+                "{n} tokens of {owner} in one-per-owner {key:?}"
             )));
         }
         let slot = self.slot(supply, owner);
@@ -1930,7 +1940,8 @@ impl Ledger {
     }
 
     /// Checks every kernel invariant: floors and caps (K1), `0 <= active <= limit` and limits equal to the
-    /// sum of capacity sources (K3), per-owner token conservation (K4).
+    /// sum of capacity sources (K3), per-owner conservation of each token supply (K4), at most one token
+    /// per owner in a one-per-owner zone (K4.3).
     ///
     /// # Errors
     /// The first [`Violation`] found.
@@ -1972,6 +1983,18 @@ impl Ledger {
             if held != u64::from(total) {
                 return Err(Violation(format!(
                     "p{owner} owns {total} tokens of supply {s} but {held} are in its zones"
+                )));
+            }
+        }
+        for (z, zone) in self.zones.iter().enumerate() {
+            if !zone.one_per_owner {
+                continue;
+            }
+            if let Some(owner) = (0..o).find(|&owner| self.tokens[z * o + owner] > 1) {
+                return Err(Violation(format!(
+                    "one-per-owner {:?} holds {} tokens of p{owner}",
+                    zone.key,
+                    self.tokens[z * o + owner]
                 )));
             }
         }

@@ -317,3 +317,28 @@ fn k4_each_supply_has_its_own_reinforcements_and_conserved_total() {
         .to_string();
     assert!(e.contains("supply"), "{e}");
 }
+
+#[test]
+fn k4_3_a_one_per_owner_zone_never_holds_two_of_an_owners_tokens() {
+    let mut b = board(4);
+    let before = coffer_core::state_hash(&b.l);
+    let refused = b.l.stock(Owner(0), b.system, 2, Cause::Setup);
+    assert!(
+        matches!(refused, Err(Refusal::Invalid(ref m)) if m.contains("one-per-owner")),
+        "{refused:?}"
+    );
+    assert_eq!(coffer_core::state_hash(&b.l), before);
+    // A damaged state with two of p0's tokens in the system is caught by the kernel's invariants.
+    b.l.move_tokens(Owner(0), b.reserve[0], b.system, 1, Cause::Setup)
+        .unwrap();
+    b.l.check_invariants().unwrap();
+    let mut json = serde_json::to_value(&b.l).unwrap();
+    let cell = b.system.index() * 2; // owner 0 of two
+    let reserve_cell = b.reserve[0].index() * 2;
+    json["tokens"][cell] = 2.into();
+    json["tokens"][reserve_cell] = 2.into();
+    let e = serde_json::from_value::<Ledger>(json)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("one-per-owner"), "{e}");
+}

@@ -24,7 +24,7 @@ pub use content::{
 pub use state::{
     COMMAND_TOKENS, Config, Flow, Handles, MAX_PLAYERS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared,
     Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, default_galaxy, face,
-    kind,
+    kind, ship_supply,
 };
 
 use coffer_core::{

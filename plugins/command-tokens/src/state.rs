@@ -643,17 +643,19 @@ impl State {
         }
         let mut ship_reserve = Vec::with_capacity(c_count);
         for c in 0..c_count {
-            ship_reserve.push(l.add_zone(Zone::new(Key::new(g, kind::SHIP_RESERVE, c as u32)))?);
+            ship_reserve.push(l.add_zone(
+                Zone::new(Key::new(g, kind::SHIP_RESERVE, c as u32)).supply(ship_supply(c)),
+            )?);
         }
         let mut ships = Vec::with_capacity(s_count * c_count);
         for i in 0..s_count * c_count {
-            ships.push(l.add_zone(Zone::new(Key::new(g, kind::SHIPS, i as u32)))?);
+            ships.push(l.add_zone(
+                Zone::new(Key::new(g, kind::SHIPS, i as u32)).supply(ship_supply(i % c_count)),
+            )?);
         }
-        // Ships first: each player's ship pieces are stocked in the galaxy and in the ship reserves. The
-        // command tokens are stocked last, so that the command reinforcements become the player's
-        // reinforcements for `gain_tokens` / `place_from_reserve` (K4.2-K4.4); ships only ever move with
-        // `move_tokens`. The kernel's per-owner conservation covers tokens and ships together; the ruleset's
-        // own invariant checks each of the two supplies (16 command tokens; each class's pieces) apart.
+        // Each player has one kernel supply of command tokens (supply 0) and one per ship class (K4): each
+        // has its own reinforcements and is conserved on its own by the kernel. A class's pieces are stocked
+        // in the galaxy first, then the rest in that class's reinforcements (the last zone stocked).
         for p in 0..n {
             let owner = Owner(p as u16);
             let mut placed = [0u32; crate::content::MAX_CLASSES];
@@ -999,30 +1001,16 @@ impl State {
         let n = self.players();
         for p in 0..n {
             let o = Owner(u16::from(p));
-            if self.ledger.reserve(o) != Some(self.h.reinforcements) {
-                return Err(Violation(format!(
-                    "p{p}'s reinforcements are not the command reinforcements"
-                )));
-            }
-            let command = self.reinforcements(p) + self.sheet(p) + self.board_tokens(p);
+            // T1: the kernel conserves each supply (K4); its totals must be the rules' 16 command tokens
+            // and each class's pieces.
+            let command = self.ledger.supply_of(0, o);
             if command != COMMAND_TOKENS {
                 return Err(Violation(format!(
                     "p{p} has {command} command tokens, not {COMMAND_TOKENS}"
                 )));
             }
-            for (s, &z) in self.h.systems.iter().enumerate() {
-                if self.ledger.tokens(z, o) > 1 {
-                    return Err(Violation(format!(
-                        "p{p} has {} tokens in system {s}",
-                        self.ledger.tokens(z, o)
-                    )));
-                }
-            }
             for c in 0..self.rules.class_count() {
-                let total: u32 = self.ship_reserve(p, c)
-                    + (0..self.rules.system_count())
-                        .map(|s| self.ships(p, s, c))
-                        .sum::<u32>();
+                let total = self.ledger.supply_of(ship_supply(c), o);
                 if total != self.rules.classes[c].reinforcements {
                     return Err(Violation(format!(
                         "p{p} has {total} {} pieces, not {}",
@@ -1057,4 +1045,9 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// The kernel supply (K4) that holds a player's ship pieces of class `class`; supply 0 is the command tokens.
+pub fn ship_supply(class: usize) -> u16 {
+    u16::try_from(class + 1).unwrap_or(u16::MAX)
 }

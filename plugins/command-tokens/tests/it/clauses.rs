@@ -1,7 +1,7 @@
 //! One test (or more) per clause T1-T9, named after it, with the clause's edge cases.
 
 use crate::support::*;
-use coffer_command_tokens::{Action, Phase, Pool, Step, face};
+use coffer_command_tokens::{Action, Phase, Pool, State, Step, face};
 use coffer_core::{ActionError, Cause, Owner, Refusal};
 
 // Card indices of data/strategy_cards.json.
@@ -50,13 +50,26 @@ fn t1_tactic_and_strategy_tokens_show_the_faction_fleet_tokens_the_ship() {
 fn t1_sixteen_tokens_per_player_is_a_checked_invariant() {
     let mut s = default_game(3);
     s.check_invariants().unwrap();
-    // A command token turned into a ship piece breaks the count of 16, although the kernel's per-owner total
-    // (tokens and ships together) is unchanged.
-    s.ledger
-        .move_tokens(Owner(1), s.h.reinforcements, s.h.ships[0], 1, Cause::Setup)
-        .unwrap();
-    s.ledger.check_invariants().unwrap();
-    let v = s.check_invariants().unwrap_err();
+    for p in 0..3 {
+        assert_eq!(s.ledger.supply_of(0, Owner(p)), 16);
+    }
+    // Command tokens are their own kernel supply: one cannot turn into a ship piece.
+    let before = coffer_core::state_hash(&s);
+    let refused = s
+        .ledger
+        .move_tokens(Owner(1), s.h.reinforcements, s.h.ships[0], 1, Cause::Setup);
+    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!(coffer_core::state_hash(&s), before);
+    // A state whose supply of command tokens is not 16 is refused by the ruleset's invariant.
+    let mut json = serde_json::to_value(&s).unwrap();
+    let o = 3;
+    let cell = s.h.reinforcements.index() * o + 1;
+    let reinforcements = json["ledger"]["tokens"][cell].as_u64().unwrap();
+    json["ledger"]["tokens"][cell] = (reinforcements - 1).into();
+    let slot = 1; // supply 0, owner 1
+    json["ledger"]["supply"][slot] = 15.into();
+    let damaged: State = serde_json::from_value(json).unwrap();
+    let v = damaged.check_invariants().unwrap_err();
     assert!(v.0.contains("p1 has 15 command tokens"), "{v}");
 }
 
