@@ -232,8 +232,9 @@ pub struct LogSink {
     pub log: extern "C" fn(ctx: *const c_void, level: u8, target: StrRef, message: StrRef),
 }
 
-/// The functions of a plugin library. Every pointer argument must be valid for the call; every out buffer
-/// must be freed with `free_buf`, every game with `free_game`.
+/// The functions of a plugin library. Every pointer argument must be valid for the call. The host passes
+/// every out buffer empty ([`Buf::EMPTY`]); the hot-path functions (`legal_actions`, `apply_legal`) leave
+/// it untouched on success. A filled buffer is freed with `free_buf`, every game with `free_game`.
 #[repr(C)]
 pub struct VTable {
     /// Installs the log forwarder (or updates its level). `sink` is copied.
@@ -396,6 +397,35 @@ fn guard(out: *mut Buf, f: impl FnOnce() -> Reply) -> Status {
         };
     }
     status
+}
+
+/// Writes bytes to an out buffer (a null `out` is skipped).
+fn put(out: *mut Buf, bytes: Vec<u8>) {
+    if !out.is_null() {
+        // SAFETY: the host passes a valid, writable `Buf` (see `VTable`).
+        unsafe {
+            out.write(if bytes.is_empty() {
+                Buf::EMPTY
+            } else {
+                Buf::from_vec(bytes)
+            })
+        };
+    }
+}
+
+/// [`guard`] for the hot path: success writes nothing (the host's `out` stays as passed, empty).
+fn guard_hot(out: *mut Buf, f: impl FnOnce() -> Result<(), Vec<u8>>) -> Status {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => OK,
+        Ok(Err(bytes)) => {
+            put(out, bytes);
+            REFUSED
+        }
+        Err(payload) => {
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
+    }
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
@@ -653,13 +683,13 @@ extern "C" fn legal_actions(
     count: *mut usize,
     out: *mut Buf,
 ) -> Status {
-    guard(out, || {
+    guard_hot(out, || {
         // SAFETY: a live handle used by one thread.
         let g = unsafe { game_mut(game) };
         let n = g.game.legal_actions(Owner(player));
         // SAFETY: the host passes a writable usize.
         unsafe { count.write(n) };
-        Reply::Ok(Vec::new())
+        Ok(())
     })
 }
 
@@ -679,14 +709,12 @@ extern "C" fn apply_legal(
     index: usize,
     out: *mut Buf,
 ) -> Status {
-    guard(out, || {
+    guard_hot(out, || {
         // SAFETY: a live handle used by one thread.
         let g = unsafe { game_mut(game) };
         let p = Owner(player);
-        match g.apply(Logged::Legal(p, index), |game| game.apply_legal(p, index)) {
-            Ok(()) => Reply::Ok(Vec::new()),
-            Err(e) => Reply::Refused(json(&e)),
-        }
+        g.apply(Logged::Legal(p, index), |game| game.apply_legal(p, index))
+            .map_err(|e| json(&e))
     })
 }
 
