@@ -1,5 +1,5 @@
 //! Cross-crate tests: one binary, one module per topic.
-mod simulate;
 mod loader;
 mod parity;
+mod simulate;
 mod tidy;
