@@ -220,7 +220,6 @@ pub struct Zone {
     /// K4: which of an owner's supplies the tokens here belong to (0 unless set). An owner may have
     /// several finite supplies (command tokens, ship pieces of each class...), each with its own
     /// reinforcements and its own conserved total; tokens never move between zones of different supplies.
-    #[serde(default)]
     pub supply: u16,
 }
 

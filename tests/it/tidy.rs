@@ -37,12 +37,17 @@ fn readme_has_exactly_two_setup_commands_and_ci_runs_both() {
     let ci = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run is readable");
     let ci_lines: Vec<&str> = ci.lines().map(str::trim).collect();
     for command in &commands {
-        assert!(ci_lines.contains(&command.as_str()), ".ci/run does not run `{command}` as written in README.md");
+        assert!(
+            ci_lines.contains(&command.as_str()),
+            ".ci/run does not run `{command}` as written in README.md"
+        );
     }
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
@@ -72,5 +77,8 @@ fn every_source_file_starts_with_a_module_doc_line() {
         })
         .map(|f| f.strip_prefix(root()).unwrap_or(f).display().to_string())
         .collect();
-    assert!(missing.is_empty(), "files without a `//!` first line: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "files without a `//!` first line: {missing:?}"
+    );
 }
