@@ -61,12 +61,12 @@
 //! assert!(matches!(game.apply_json(Owner(0), r#""Give""#), Err(ActionError::Malformed(_))));
 //! ```
 
+use crate::clock::Scope;
 use crate::error::Refusal;
 use crate::event::Event;
 use crate::hash::{StateHash, state_hash};
 use crate::id::{Key, Owner};
 use crate::ledger::{Ledger, Violation};
-use crate::clock::Scope;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -87,11 +87,19 @@ pub struct Doc {
 impl Doc {
     /// A doc without example.
     pub fn new(name: impl Into<String>, doc: impl Into<String>) -> Doc {
-        Doc { name: name.into(), doc: doc.into(), value: serde_json::Value::Null }
+        Doc {
+            name: name.into(),
+            doc: doc.into(),
+            value: serde_json::Value::Null,
+        }
     }
     /// A doc with an example or default value.
     pub fn with(name: impl Into<String>, doc: impl Into<String>, value: serde_json::Value) -> Doc {
-        Doc { name: name.into(), doc: doc.into(), value }
+        Doc {
+            name: name.into(),
+            doc: doc.into(),
+            value,
+        }
     }
 }
 
@@ -120,7 +128,11 @@ pub struct Description {
 
 impl Description {
     /// A description with no phases, resources, actions or options yet, for 2 to 8 players.
-    pub fn new(id: impl Into<String>, version: impl Into<String>, summary: impl Into<String>) -> Description {
+    pub fn new(
+        id: impl Into<String>,
+        version: impl Into<String>,
+        summary: impl Into<String>,
+    ) -> Description {
         Description {
             id: id.into(),
             version: version.into(),
@@ -261,7 +273,11 @@ pub struct Setup {
 impl Setup {
     /// Players and seed, default configuration.
     pub fn new(players: u16, seed: u64) -> Setup {
-        Setup { players, seed, config: serde_json::Value::Null }
+        Setup {
+            players,
+            seed,
+            config: serde_json::Value::Null,
+        }
     }
     /// With a configuration.
     pub fn config(mut self, config: serde_json::Value) -> Setup {
@@ -336,7 +352,14 @@ pub trait Ruleset: Send + Sync + 'static {
     /// The whole state of one game, kernel ledger included.
     type State: Clone + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// One player action, read from JSON by serde.
-    type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
+    type Action: Clone
+        + fmt::Debug
+        + PartialEq
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static;
     /// Configuration; `Default` gives the documented defaults. Use `#[serde(default, deny_unknown_fields)]`.
     type Config: Clone + fmt::Debug + Default + Serialize + DeserializeOwned + Send + Sync + 'static;
 
@@ -347,7 +370,12 @@ pub trait Ruleset: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`SetupError`] for an unsupported player count or invalid configuration or content.
-    fn new_game(&self, players: u16, seed: u64, config: &Self::Config) -> Result<Self::State, SetupError>;
+    fn new_game(
+        &self,
+        players: u16,
+        seed: u64,
+        config: &Self::Config,
+    ) -> Result<Self::State, SetupError>;
 
     /// Appends every action `player` may take now to `out` (which arrives empty).
     fn legal_actions(&self, state: &Self::State, player: Owner, out: &mut Vec<Self::Action>);
@@ -356,7 +384,12 @@ pub trait Ruleset: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`ActionError`] when refused; see the trait's contract.
-    fn apply(&self, state: &mut Self::State, player: Owner, action: &Self::Action) -> Result<(), ActionError>;
+    fn apply(
+        &self,
+        state: &mut Self::State,
+        player: Owner,
+        action: &Self::Action,
+    ) -> Result<(), ActionError>;
 
     /// The state's kernel ledger.
     fn ledger<'s>(&self, state: &'s Self::State) -> &'s Ledger;
@@ -448,7 +481,9 @@ pub trait DynGame: Send {
     /// What `player` may see.
     fn view(&self, player: Option<Owner>) -> serde_json::Value;
 
-    /// Every resource, labelled, for display.
+    /// Every resource, labelled, for display: the ledger's amounts, then its charge tracks, token zones and
+    /// permanents, each in creation order (so the n-th amount view is the amount with index n; renderers
+    /// rely on this order to name the resource an [`Event`] changed).
     fn resources(&self) -> Vec<ResourceView>;
 
     /// Kernel and ruleset invariants.
@@ -475,7 +510,10 @@ impl<R: Ruleset> Adapter<R> {
     /// The adapter, shared.
     pub fn shared(ruleset: R) -> Arc<dyn DynRuleset> {
         let description = ruleset.describe();
-        Arc::new(Adapter { ruleset: Arc::new(ruleset), description })
+        Arc::new(Adapter {
+            ruleset: Arc::new(ruleset),
+            description,
+        })
     }
 
     fn game(&self, state: R::State, players: u16) -> Box<dyn DynGame> {
@@ -499,12 +537,17 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
     fn new_game(&self, setup: &Setup) -> Result<Box<dyn DynGame>, SetupError> {
         let (min, max) = (self.description.min_players, self.description.max_players);
         if setup.players < min || setup.players > max {
-            return Err(SetupError::Players { got: setup.players, min, max });
+            return Err(SetupError::Players {
+                got: setup.players,
+                min,
+                max,
+            });
         }
         let config: R::Config = if setup.config.is_null() {
             R::Config::default()
         } else {
-            serde_json::from_value(setup.config.clone()).map_err(|e| SetupError::Config(e.to_string()))?
+            serde_json::from_value(setup.config.clone())
+                .map_err(|e| SetupError::Config(e.to_string()))?
         };
         let mut state = self.ruleset.new_game(setup.players, setup.seed, &config)?;
         self.ruleset.ledger_mut(&mut state).take_events();
@@ -513,8 +556,12 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
 
     fn restore(&self, format: Format, bytes: &[u8]) -> Result<Box<dyn DynGame>, SetupError> {
         let state: R::State = match format {
-            Format::Json => serde_json::from_slice(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?,
-            Format::Binary => postcard::from_bytes(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?,
+            Format::Json => {
+                serde_json::from_slice(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?
+            }
+            Format::Binary => {
+                postcard::from_bytes(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?
+            }
         };
         self.ruleset
             .check_invariants(&state)
@@ -537,7 +584,10 @@ struct Game<R: Ruleset> {
 impl<R: Ruleset> Game<R> {
     fn check_player(&self, player: Owner) -> Result<(), ActionError> {
         if player.0 >= self.players {
-            return Err(ActionError::NoSuchPlayer { player: player.0, players: self.players });
+            return Err(ActionError::NoSuchPlayer {
+                player: player.0,
+                players: self.players,
+            });
         }
         Ok(())
     }
@@ -570,7 +620,8 @@ impl<R: Ruleset> DynGame for Game<R> {
         if self.legal_for != Some(player) {
             self.legal.clear();
             if player.0 < self.players {
-                self.ruleset.legal_actions(&self.state, player, &mut self.legal);
+                self.ruleset
+                    .legal_actions(&self.state, player, &mut self.legal);
             }
             self.legal_for = Some(player);
         }
@@ -578,22 +629,28 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn legal_action_json(&self, index: usize) -> Option<String> {
-        self.legal.get(index).and_then(|a| serde_json::to_string(a).ok())
+        self.legal
+            .get(index)
+            .and_then(|a| serde_json::to_string(a).ok())
     }
 
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError> {
         self.check_player(player)?;
         let count = self.legal_actions(player);
         let Some(action) = self.legal.get(index).cloned() else {
-            return Err(ActionError::NoSuchLegalAction { player, index, count });
+            return Err(ActionError::NoSuchLegalAction {
+                player,
+                index,
+                count,
+            });
         };
         self.apply_action(player, &action)
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         self.check_player(player)?;
-        let action: R::Action =
-            serde_json::from_str(json).map_err(|e| ActionError::Malformed(format!("{e} in {json}")))?;
+        let action: R::Action = serde_json::from_str(json)
+            .map_err(|e| ActionError::Malformed(format!("{e} in {json}")))?;
         self.apply_action(player, &action)
     }
 
@@ -607,8 +664,12 @@ impl<R: Ruleset> DynGame for Game<R> {
 
     fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
         match format {
-            Format::Json => serde_json::to_vec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string())),
-            Format::Binary => postcard::to_stdvec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string())),
+            Format::Json => {
+                serde_json::to_vec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string()))
+            }
+            Format::Binary => {
+                postcard::to_stdvec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string()))
+            }
         }
     }
 
@@ -707,5 +768,8 @@ inventory::collect!(StaticRuleset);
 ///
 /// A plugin crate that nothing names is not linked: name it (`use coffer_charges as _;`).
 pub fn static_rulesets() -> Vec<Arc<dyn DynRuleset>> {
-    inventory::iter::<StaticRuleset>.into_iter().map(StaticRuleset::build).collect()
+    inventory::iter::<StaticRuleset>
+        .into_iter()
+        .map(StaticRuleset::build)
+        .collect()
 }
