@@ -592,3 +592,69 @@ fn a_simulation_script_is_read_by_coffer_play_and_checked_by_coffer_simulate() {
         assert_eq!(coffer(&other), Status::Success, "{id}");
     }
 }
+
+/// Both players may always act: player 0 has one action, player 1 has three.
+struct Both;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct BothState {
+    ledger: Ledger,
+}
+
+impl Ruleset for Both {
+    type State = BothState;
+    type Action = u8;
+    type Config = ();
+
+    fn describe(&self) -> Description {
+        Description::new("both", "0.1.0", "two players who may always act")
+    }
+
+    fn new_game(&self, players: u16, seed: u64, _: &()) -> Result<BothState, SetupError> {
+        Ok(BothState {
+            ledger: Ledger::new(players, seed),
+        })
+    }
+
+    fn legal_actions(&self, _: &BothState, p: Owner, out: &mut Vec<u8>) {
+        out.extend(0..if p.0 == 0 { 1 } else { 3 });
+    }
+
+    fn apply(&self, _: &mut BothState, _: Owner, _: &u8) -> Result<(), ActionError> {
+        Ok(())
+    }
+
+    fn ledger<'s>(&self, s: &'s BothState) -> &'s Ledger {
+        &s.ledger
+    }
+
+    fn ledger_mut<'s>(&self, s: &'s mut BothState) -> &'s mut Ledger {
+        &mut s.ledger
+    }
+
+    fn outcome(&self, _: &BothState) -> Outcome {
+        Outcome::Ongoing
+    }
+}
+
+#[test]
+fn the_choice_is_uniform_over_players_who_can_act_then_over_their_actions() {
+    let ruleset = Adapter::shared(Both);
+    let mut game = ruleset.new_game(&Setup::new(2, 0)).unwrap();
+    let mut rng = coffer_core::GameRng::new(3);
+    let mut order = Vec::new();
+    let mut counts = [[0u32; 3]; 2];
+    for _ in 0..60_000 {
+        let (p, i) = simulate::pick_legal(&mut *game, &mut rng, &mut order).unwrap();
+        counts[p.index()][i] += 1;
+    }
+    // Player 0 (one action) is chosen as often as player 1 (three actions): uniform over players, not over
+    // (player, action) pairs; player 1's three actions are equally likely.
+    let p0 = counts[0][0];
+    let p1: u32 = counts[1].iter().sum();
+    assert!((29_000..31_000).contains(&p0), "{counts:?}");
+    assert!((29_000..31_000).contains(&p1), "{counts:?}");
+    for n in counts[1] {
+        assert!((9_500..10_500).contains(&n), "{counts:?}");
+    }
+}
