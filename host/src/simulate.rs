@@ -227,6 +227,9 @@ pub enum ViolationKind {
     /// The ruleset panicked.
     #[error("the ruleset panicked: {0}")]
     Panicked(String),
+    /// A runtime-loaded ruleset that panicked earlier is poisoned: it is no longer called in this process.
+    #[error("{0}")]
+    Poisoned(String),
 }
 
 impl ViolationKind {
@@ -244,6 +247,7 @@ impl ViolationKind {
             ViolationKind::FinishedWithLegalActions { .. } => "finished-with-legal-actions",
             ViolationKind::GhostHasActions { .. } => "ghost-has-actions",
             ViolationKind::Panicked(_) => "panicked",
+            ViolationKind::Poisoned(_) => "poisoned",
         }
     }
 }
@@ -298,7 +302,7 @@ pub struct Found {
     pub original_lines: usize,
     /// Whether the written script reproduces the violation under [`check_script`].
     pub reproduced: bool,
-    /// Why no script was written, if none was.
+    /// Why no script was written, if none was; or, beside a written script, why it was not re-checked.
     pub script_error: Option<String>,
 }
 
@@ -323,7 +327,11 @@ impl fmt::Display for Found {
                      \n    check it: coffer simulate {id} --players {p} --seed {s} --check-script {path}\
                      \n    play it:  coffer play {id} --players {p} --seed {s} --script {path} --keep-going",
                     self.script_lines, self.original_lines,
-                )
+                )?;
+                match &self.script_error {
+                    Some(note) => write!(f, "\n    note: {note}"),
+                    None => Ok(()),
+                }
             }
             (None, Some(e)) => write!(f, "\n    no script: {e}"),
             (None, None) => Ok(()),
@@ -526,8 +534,13 @@ pub fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions, progress: &Progr
                         }
                         if let Some(v) = simulate_game(ruleset, options, game, &mut tally) {
                             let mut all = found.lock().unwrap_or_else(|p| p.into_inner());
-                            all.push(v);
-                            if all.len() >= options.max_violations.max(1) {
+                            // A poisoned ruleset fails every later game the same way: stop, and
+                            // report only the panic that poisoned it (or the first refusal).
+                            let poisoned = matches!(v.kind, ViolationKind::Poisoned(_));
+                            if !poisoned || all.is_empty() {
+                                all.push(v);
+                            }
+                            if poisoned || all.len() >= options.max_violations.max(1) {
                                 stop.store(true, Ordering::Relaxed);
                             }
                         }
@@ -580,13 +593,14 @@ struct Tally {
     deep_checks: u64,
 }
 
-/// One entry of a game's log: what was applied (or, last, the attempt that showed a violation).
+/// One entry of a game's log: what was applied (or, last, the attempt that showed a violation), as the
+/// player and the action's JSON text.
 #[derive(Clone, Debug)]
-enum Step {
-    /// Legal action `index` of `player`'s list at that point.
-    Legal { player: u16, index: u32 },
-    /// An action given as text.
-    Text { player: u16, text: String },
+struct Step {
+    /// Who acted.
+    player: u16,
+    /// The action's JSON (or malformed text).
+    text: String,
 }
 
 /// The game's player count: fixed, or drawn from the seed within the ruleset's range.
@@ -639,10 +653,20 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 fn plugin_panic(e: &ActionError) -> Option<ViolationKind> {
     match e {
-        ActionError::Panicked(m) | ActionError::Poisoned(m) => {
-            Some(ViolationKind::Panicked(m.clone()))
-        }
+        ActionError::Panicked(m) => Some(ViolationKind::Panicked(m.clone())),
+        ActionError::Poisoned(_) => Some(ViolationKind::Poisoned(e.to_string())),
         _ => None,
+    }
+}
+
+/// A setup error as a violation: a poisoned ruleset, or a refused setup.
+fn setup_failed(setup: &Setup, e: coffer_core::SetupError) -> ViolationKind {
+    match e {
+        coffer_core::SetupError::Poisoned(_) => ViolationKind::Poisoned(e.to_string()),
+        e => ViolationKind::SetupFailed {
+            players: setup.players,
+            error: e.to_string(),
+        },
     }
 }
 
@@ -657,10 +681,7 @@ fn play(
 ) -> Result<(), ViolationKind> {
     let mut game = ruleset
         .new_game(setup)
-        .map_err(|e| ViolationKind::SetupFailed {
-            players: setup.players,
-            error: e.to_string(),
-        })?;
+        .map_err(|e| setup_failed(setup, e))?;
     let mut replica = Replica::new(&**ruleset, setup)?;
     let mut rng = GameRng::new(setup.seed ^ 0xC0FF_EE00_51A7_0001);
     let mut order = Vec::with_capacity(usize::from(setup.players));
@@ -705,25 +726,29 @@ fn play(
             }
             continue;
         }
+        // The log keeps each action as its JSON: the replica replays that, a reproducing script is made of
+        // it, and it needs no replay of its own (impossible once a runtime-loaded ruleset is poisoned).
+        let Some(action) = game.legal_action_json(index) else {
+            return Err(ViolationKind::ListedRefused {
+                player,
+                action: format!("legal action #{index}"),
+                error: "it cannot be written as JSON".to_string(),
+            });
+        };
+        log.push(Step {
+            player: player.0,
+            text: action,
+        });
         if let Err(e) = game.apply_legal(player, index) {
             if let Some(v) = plugin_panic(&e) {
                 return Err(v);
             }
-            let action = game.legal_action_json(index).unwrap_or_default();
-            log.push(Step::Legal {
-                player: player.0,
-                index: index as u32,
-            });
             return Err(ViolationKind::ListedRefused {
                 player,
-                action,
+                action: log.last().map(|s| s.text.clone()).unwrap_or_default(),
                 error: e.to_string(),
             });
         }
-        log.push(Step::Legal {
-            player: player.0,
-            index: index as u32,
-        });
         *actions += 1;
         game.check_invariants()
             .map_err(|v| ViolationKind::Invariant(v.to_string()))?;
@@ -860,7 +885,7 @@ fn attempt(
     let result = game.apply_json(actor, &text);
     match result {
         Ok(()) => {
-            log.push(Step::Text {
+            log.push(Step {
                 player: actor.0,
                 text: text.clone(),
             });
@@ -876,7 +901,7 @@ fn attempt(
         }
         Err(e) => {
             if let Some(v) = plugin_panic(&e) {
-                log.push(Step::Text {
+                log.push(Step {
                     player: actor.0,
                     text,
                 });
@@ -884,7 +909,7 @@ fn attempt(
             }
             let after = game.state_hash();
             if after != before {
-                log.push(Step::Text {
+                log.push(Step {
                     player: actor.0,
                     text: text.clone(),
                 });
@@ -897,7 +922,7 @@ fn attempt(
             }
             let as_value: Option<Value> = serde_json::from_str(&text).ok();
             if as_value.is_some_and(|a| listed.contains(&a)) {
-                log.push(Step::Text {
+                log.push(Step {
                     player: actor.0,
                     text: text.clone(),
                 });
@@ -999,34 +1024,16 @@ impl Replica {
     fn new(ruleset: &dyn DynRuleset, setup: &Setup) -> Result<Replica, ViolationKind> {
         let game = ruleset
             .new_game(setup)
-            .map_err(|e| ViolationKind::SetupFailed {
-                players: setup.players,
-                error: e.to_string(),
-            })?;
+            .map_err(|e| setup_failed(setup, e))?;
         Ok(Replica { game, fed: 0 })
     }
 
     /// Applies the log's entries it has not seen yet.
     fn catch_up(&mut self, log: &[Step]) -> Result<(), ViolationKind> {
         for step in &log[self.fed..] {
-            let (player, text) = match step {
-                Step::Legal { player, index } => {
-                    let p = Owner(*player);
-                    let count = self.game.legal_actions(p);
-                    let text = self
-                        .game
-                        .legal_action_json(*index as usize)
-                        .ok_or_else(|| {
-                            ViolationKind::Replay(format!(
-                                "{p} has {count} legal actions, the log chose #{index}"
-                            ))
-                        })?;
-                    (p, text)
-                }
-                Step::Text { player, text } => (Owner(*player), text.clone()),
-            };
+            let (player, text) = (Owner(step.player), &step.text);
             self.game
-                .apply_json(player, &text)
+                .apply_json(player, text)
                 .map_err(|e| ViolationKind::Replay(format!("{player} {text} was refused: {e}")))?;
         }
         self.fed = log.len();
@@ -1104,10 +1111,7 @@ fn check_lines(
 ) -> Result<(), ViolationKind> {
     let mut game = ruleset
         .new_game(setup)
-        .map_err(|e| ViolationKind::SetupFailed {
-            players: setup.players,
-            error: e.to_string(),
-        })?;
+        .map_err(|e| setup_failed(setup, e))?;
     let mut replica = Replica::new(ruleset, setup)?;
     let mut accepted: Vec<Step> = Vec::new();
     game.check_invariants()
@@ -1133,7 +1137,7 @@ fn check_lines(
                         action: text,
                     });
                 }
-                accepted.push(Step::Text {
+                accepted.push(Step {
                     player: line.player,
                     text,
                 });
@@ -1180,35 +1184,14 @@ fn check_lines(
     Ok(())
 }
 
-/// Turns a game's log into script lines: legal-action indices become their JSON (replayed on a fresh game).
-fn to_script(
-    ruleset: &dyn DynRuleset,
-    setup: &Setup,
-    log: &[Step],
-) -> Result<Vec<ScriptLine>, String> {
-    let mut game = ruleset.new_game(setup).map_err(|e| e.to_string())?;
-    let mut lines = Vec::with_capacity(log.len());
-    for (i, step) in log.iter().enumerate() {
-        let last = i + 1 == log.len();
-        let (player, text) = match step {
-            Step::Legal { player, index } => {
-                game.legal_actions(Owner(*player));
-                let text = game.legal_action_json(*index as usize).ok_or_else(|| {
-                    format!("entry {i}: legal action #{index} of p{player} no longer exists")
-                })?;
-                (*player, text)
-            }
-            Step::Text { player, text } => (*player, text.clone()),
-        };
-        let action = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
-        lines.push(ScriptLine { player, action });
-        if !last {
-            // Entries before the last were accepted in the simulation; a refusal here means the replay
-            // diverged, which the checks report on their own.
-            let _ = game.apply_json(Owner(player), &text);
-        }
-    }
-    Ok(lines)
+/// Turns a game's log into script lines (text that is not JSON becomes a JSON string).
+fn to_script(log: &[Step]) -> Vec<ScriptLine> {
+    log.iter()
+        .map(|step| ScriptLine {
+            player: step.player,
+            action: serde_json::from_str(&step.text).unwrap_or(Value::String(step.text.clone())),
+        })
+        .collect()
 }
 
 /// Shrinks `script` by delta debugging (ddmin): removes chunks of lines while [`check_script`] still finds a
@@ -1307,15 +1290,26 @@ fn report_violation(
         reproduced: false,
         script_error: None,
     };
-    let script = match to_script(&**ruleset, setup, log) {
-        Ok(s) => s,
-        Err(e) => {
-            found.script_error = Some(e);
-            return found;
-        }
-    };
-    let reproduces = check_script(&**ruleset, setup, &script)
-        .is_some_and(|v| v.kind.name() == found.kind.name());
+    let script = to_script(log);
+    // A runtime-loaded ruleset that panicked is poisoned for the rest of this process: its script can be
+    // written but neither re-checked nor shrunk here.
+    let poisoned = matches!(
+        check_script(&**ruleset, setup, &[]),
+        Some(ScriptViolation {
+            kind: ViolationKind::Poisoned(_),
+            ..
+        })
+    );
+    let reproduces = !poisoned
+        && check_script(&**ruleset, setup, &script)
+            .is_some_and(|v| v.kind.name() == found.kind.name());
+    if poisoned {
+        found.script_error = Some(
+            "the ruleset is poisoned after its panic, so the script was neither re-checked nor shrunk here: \
+             re-check it in a fresh process"
+                .to_string(),
+        );
+    }
     let script = if reproduces {
         shrink(
             &**ruleset,
