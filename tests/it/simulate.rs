@@ -658,3 +658,36 @@ fn the_choice_is_uniform_over_players_who_can_act_then_over_their_actions() {
         assert!((9_500..10_500).contains(&n), "{counts:?}");
     }
 }
+
+#[test]
+fn a_runtime_plugin_that_panics_is_reported_with_a_script_ending_in_the_panicking_action() {
+    // A private copy: a panic poisons the library loaded from this path only, not the one other tests use.
+    let original = coffer_tests::fixture_library("panicky");
+    let plugins = coffer_tests::plugin_dir_with(&[original.as_path()]);
+    let library = plugins.path().join(original.file_name().unwrap());
+    let ruleset = coffer_tests::runtime_ruleset(&library, "fixture-panicky");
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(
+        &ruleset,
+        &SimOptions {
+            games: 50,
+            players: Some(2),
+            ..options(&dir)
+        },
+    );
+    // The panic is reported once; the poisoned library then stops the run.
+    assert_eq!(report.violations.len(), 1, "{report}");
+    let found = &report.violations[0];
+    assert!(matches!(found.kind, ViolationKind::Panicked(_)), "{report}");
+    assert!(report.games < 50, "the run stopped early: {report}");
+    let note = found.script_error.as_deref().unwrap_or_default();
+    assert!(note.contains("poisoned"), "{report}");
+    let path = found.script.as_ref().expect("a script was written");
+    let script = simulate::parse_script(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(script.len(), found.original_lines);
+    assert_eq!(
+        script.last().unwrap().action,
+        serde_json::json!({"type": "boom"}),
+        "{script:?}"
+    );
+}
