@@ -61,8 +61,36 @@ pub use erased_serde;
 /// [`abi::Declaration`] under the symbol `coffer_plugin_<crate name>` (see [`abi`]), which a second
 /// invocation would define twice.
 ///
-/// ```ignore
-/// coffer_core::plugin!(MyRuleset::new());
+/// ```
+/// use coffer_core::{ActionError, Description, Ledger, Outcome, Owner, Ruleset, SetupError};
+///
+/// struct Solitaire;
+///
+/// impl Ruleset for Solitaire {
+///     type State = Ledger;
+///     type Action = ();
+///     type Config = ();
+///     fn describe(&self) -> Description {
+///         Description::new("solitaire", "0.1.0", "a ruleset with nothing to do")
+///     }
+///     fn new_game(&self, players: u16, seed: u64, _: &()) -> Result<Ledger, SetupError> {
+///         Ok(Ledger::new(players, seed))
+///     }
+///     fn legal_actions(&self, _: &Ledger, _: Owner, _: &mut Vec<()>) {}
+///     fn apply(&self, _: &mut Ledger, _: Owner, _: &()) -> Result<(), ActionError> {
+///         Err(ActionError::Illegal("nothing to do".into()))
+///     }
+///     fn ledger<'s>(&self, state: &'s Ledger) -> &'s Ledger { state }
+///     fn ledger_mut<'s>(&self, state: &'s mut Ledger) -> &'s mut Ledger { state }
+///     fn outcome(&self, _: &Ledger) -> Outcome { Outcome::Ongoing }
+/// }
+///
+/// coffer_core::plugin!(Solitaire);
+///
+/// fn main() {
+///     let found = coffer_core::static_rulesets();
+///     assert!(found.iter().any(|r| r.description().key() == "solitaire@0.1.0"));
+/// }
 /// ```
 #[macro_export]
 macro_rules! plugin {

@@ -125,13 +125,35 @@ fn script_lines(path: &Path) -> Vec<(u16, String)> {
         .collect()
 }
 
-/// Replays a script on both sides (refusals included: both must refuse alike), comparing after each line.
+/// How a script's game is set up: `<script>.setup.json` beside it (`players`, `seed`, `config`, as
+/// `coffer demo` reads it) when present, else as many players as the script names and seed 0.
+fn script_setup(path: &Path, lines: &[(u16, String)], d: &coffer_core::Description) -> Setup {
+    let most = lines.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
+    let mut setup = Setup::new(most.clamp(d.min_players, d.max_players), 0);
+    let sidecar = path.with_extension("setup.json");
+    if sidecar.is_file() {
+        let text = std::fs::read_to_string(&sidecar)
+            .unwrap_or_else(|e| panic!("{}: {e}", sidecar.display()));
+        let v: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", sidecar.display()));
+        if let Some(players) = v["players"].as_u64() {
+            setup.players = u16::try_from(players).expect("players fit u16");
+        }
+        if let Some(seed) = v["seed"].as_u64() {
+            setup.seed = seed;
+        }
+        if !v["config"].is_null() {
+            setup.config = v["config"].clone();
+        }
+    }
+    setup
+}
+
+/// Replays a script on both sides with its own setup, comparing after each line. An example script is a
+/// real game: every line must apply on both sides.
 fn replay_script(id: &str, path: &Path, statik: &dyn DynRuleset, runtime: &dyn DynRuleset) {
     let lines = script_lines(path);
-    let d = statik.description();
-    let most = lines.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
-    let players = most.clamp(d.min_players, d.max_players);
-    let setup = Setup::new(players, 0);
+    let setup = script_setup(path, &lines, statik.description());
     let mut s = statik
         .new_game(&setup)
         .unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -145,8 +167,10 @@ fn replay_script(id: &str, path: &Path, statik: &dyn DynRuleset, runtime: &dyn D
             r.apply_json(Owner(*player), action),
         );
         assert_eq!(a, b, "{label}: line {} gives different results", step + 1);
+        assert!(a.is_ok(), "{label}: line {} refused: {a:?}", step + 1);
         assert_same(&label, step + 1, &mut *s, &mut *r);
     }
+    assert_eq!(s.outcome(), r.outcome(), "{label}: outcomes differ");
 }
 
 fn scripts(id: &str) -> Vec<PathBuf> {
