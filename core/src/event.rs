@@ -219,15 +219,52 @@ pub struct Event {
     pub cause: Cause,
 }
 
+impl Change {
+    /// For the five changes that move an amount's value (gain, spend, pay, set, expire): the amount, and its
+    /// value before and after.
+    pub fn amount_value(&self) -> Option<(AmountId, i64, i64)> {
+        match *self {
+            Change::Gain {
+                amount,
+                before,
+                after,
+                ..
+            }
+            | Change::Spend {
+                amount,
+                before,
+                after,
+            }
+            | Change::Pay {
+                amount,
+                before,
+                after,
+                ..
+            }
+            | Change::Set {
+                amount,
+                before,
+                after,
+            }
+            | Change::Expire {
+                amount,
+                before,
+                after,
+            } => Some((amount, before, after)),
+            _ => None,
+        }
+    }
+}
+
 impl Event {
     /// The `(before, after)` values of an amount or track change, if the event is one.
     pub fn values(&self) -> Option<(i64, i64)> {
         match self.change {
-            Change::Gain { before, after, .. }
-            | Change::Spend { before, after, .. }
-            | Change::Pay { before, after, .. }
-            | Change::Set { before, after, .. }
-            | Change::Expire { before, after, .. } => Some((before, after)),
+            Change::Gain { .. }
+            | Change::Spend { .. }
+            | Change::Pay { .. }
+            | Change::Set { .. }
+            | Change::Expire { .. } => self.change.amount_value().map(|(_, b, a)| (b, a)),
             Change::Cap {
                 value_before,
                 value_after,

@@ -333,36 +333,19 @@ impl Ledger {
     fn check_target(&self, change: &Change) -> Result<(), Refusal> {
         let in_bounds = |a: &Amount, v: i64| v >= a.floor && a.cap.is_none_or(|c| v <= c);
         let ok = match *change {
-            Change::Gain {
-                amount,
-                before,
-                after,
-                ..
+            Change::Gain { .. }
+            | Change::Spend { .. }
+            | Change::Pay { .. }
+            | Change::Set { .. }
+            | Change::Expire { .. } => {
+                change
+                    .amount_value()
+                    .is_some_and(|(amount, before, after)| {
+                        self.amounts
+                            .get(amount.index())
+                            .is_some_and(|a| a.value == before && in_bounds(a, after))
+                    })
             }
-            | Change::Spend {
-                amount,
-                before,
-                after,
-            }
-            | Change::Pay {
-                amount,
-                before,
-                after,
-                ..
-            }
-            | Change::Set {
-                amount,
-                before,
-                after,
-            }
-            | Change::Expire {
-                amount,
-                before,
-                after,
-            } => self
-                .amounts
-                .get(amount.index())
-                .is_some_and(|a| a.value == before && in_bounds(a, after)),
             Change::Cap {
                 amount,
                 before,
@@ -474,34 +457,14 @@ impl Ledger {
     fn apply_change(&mut self, change: &Change, forward: bool) {
         let pick = |before: i64, after: i64| if forward { after } else { before };
         match *change {
-            Change::Gain {
-                amount,
-                before,
-                after,
-                ..
-            }
-            | Change::Spend {
-                amount,
-                before,
-                after,
-            }
-            | Change::Pay {
-                amount,
-                before,
-                after,
-                ..
-            }
-            | Change::Set {
-                amount,
-                before,
-                after,
-            }
-            | Change::Expire {
-                amount,
-                before,
-                after,
-            } => {
-                self.amounts[amount.index()].value = pick(before, after);
+            Change::Gain { .. }
+            | Change::Spend { .. }
+            | Change::Pay { .. }
+            | Change::Set { .. }
+            | Change::Expire { .. } => {
+                if let Some((amount, before, after)) = change.amount_value() {
+                    self.amounts[amount.index()].value = pick(before, after);
+                }
             }
             Change::Cap {
                 amount,
