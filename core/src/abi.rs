@@ -55,7 +55,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 /// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
 /// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 /// The version of `coffer-core` this side was built with.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rustc --version` this side was built with.
@@ -273,6 +273,15 @@ pub struct VTable {
         count: *mut usize,
         out: *mut Buf,
     ) -> Status,
+    /// The players who may act now ([`DynGame::to_act`](crate::DynGame::to_act)): writes how many there are
+    /// to `count` and the first `min(count, capacity)` of them to `players`.
+    pub to_act: extern "C" fn(
+        game: *mut GameHandle,
+        players: *mut u16,
+        capacity: usize,
+        count: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
     /// The JSON of listed legal action `index`; [`REFUSED`] with an empty buffer when there is none.
     pub legal_action_json:
         extern "C" fn(game: *const GameHandle, index: usize, out: *mut Buf) -> Status,
@@ -317,6 +326,7 @@ pub static VTABLE: VTable = VTable {
     free_buf,
     players,
     legal_actions,
+    to_act,
     legal_action_json,
     apply_legal,
     apply_json,
@@ -689,6 +699,27 @@ extern "C" fn legal_actions(
         let n = g.game.legal_actions(Owner(player));
         // SAFETY: the host passes a writable usize.
         unsafe { count.write(n) };
+        Ok(())
+    })
+}
+
+extern "C" fn to_act(
+    game: *mut GameHandle,
+    players: *mut u16,
+    capacity: usize,
+    count: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    guard_hot(out, || {
+        // SAFETY: a live handle used by one thread.
+        let g = unsafe { game_mut(game) };
+        let acting = g.game.to_act();
+        for (i, p) in acting.iter().take(capacity).enumerate() {
+            // SAFETY: the host passes `capacity` writable u16s at `players`, and `i < capacity`.
+            unsafe { players.add(i).write(p.0) };
+        }
+        // SAFETY: the host passes a writable usize.
+        unsafe { count.write(acting.len()) };
         Ok(())
     })
 }

@@ -380,6 +380,14 @@ pub trait Ruleset: Send + Sync + 'static {
     /// Appends every action `player` may take now to `out` (which arrives empty).
     fn legal_actions(&self, state: &Self::State, player: Owner, out: &mut Vec<Self::Action>);
 
+    /// Appends the players who may have a legal action now to `out` (which arrives empty), each once, in
+    /// any order. Every player with a legal action must be listed; listing one without is allowed but
+    /// costs hosts an enumeration. The default lists every player; a ruleset that knows whose turn it is
+    /// should say so, since random playouts and hosts ask only these players.
+    fn to_act(&self, state: &Self::State, out: &mut Vec<Owner>) {
+        out.extend((0..self.ledger(state).owners()).map(Owner));
+    }
+
     /// Applies an action.
     ///
     /// # Errors
@@ -447,6 +455,10 @@ pub trait DynGame: Send {
 
     /// Lists `player`'s legal actions (cached until the next change) and returns how many there are.
     fn legal_actions(&mut self, player: Owner) -> usize;
+
+    /// The players who may have a legal action now (see [`Ruleset::to_act`]): every player with a legal
+    /// action is among them. Cached until the next change.
+    fn to_act(&mut self) -> &[Owner];
 
     /// The JSON of legal action `index` of the last [`legal_actions`](Self::legal_actions) call.
     fn legal_action_json(&self, index: usize) -> Option<String>;
@@ -524,6 +536,8 @@ impl<R: Ruleset> Adapter<R> {
             players,
             legal: Vec::new(),
             legal_for: None,
+            acting: Vec::new(),
+            acting_fresh: false,
             events: Vec::new(),
         })
     }
@@ -578,6 +592,8 @@ struct Game<R: Ruleset> {
     players: u16,
     legal: Vec<R::Action>,
     legal_for: Option<Owner>,
+    acting: Vec<Owner>,
+    acting_fresh: bool,
     events: Vec<Event>,
 }
 
@@ -601,6 +617,7 @@ impl<R: Ruleset> Game<R> {
                 self.events.clear();
                 ledger.drain_events_into(&mut self.events);
                 self.legal_for = None;
+                self.acting_fresh = false;
                 Ok(())
             }
             Err(e) => {
@@ -626,6 +643,15 @@ impl<R: Ruleset> DynGame for Game<R> {
             self.legal_for = Some(player);
         }
         self.legal.len()
+    }
+
+    fn to_act(&mut self) -> &[Owner] {
+        if !self.acting_fresh {
+            self.acting.clear();
+            self.ruleset.to_act(&self.state, &mut self.acting);
+            self.acting_fresh = true;
+        }
+        &self.acting
     }
 
     fn legal_action_json(&self, index: usize) -> Option<String> {
@@ -736,6 +762,8 @@ impl<R: Ruleset> DynGame for Game<R> {
             players: self.players,
             legal: Vec::new(),
             legal_for: None,
+            acting: Vec::new(),
+            acting_fresh: false,
             events: Vec::new(),
         })
     }

@@ -849,6 +849,8 @@ impl RuntimeRuleset {
             players: 0,
             events: Vec::new(),
             events_fresh: true,
+            acting_raw: Vec::new(),
+            acting: Vec::new(),
         };
         let mut players = 0u16;
         let h = handle.cast_const();
@@ -903,6 +905,9 @@ struct RuntimeGame {
     events: Vec<Event>,
     /// Whether `events` holds the last action's events (fetched lazily).
     events_fresh: bool,
+    /// The plugin's answer to `to_act`, as written across the boundary and as handed out.
+    acting_raw: Vec<u16>,
+    acting: Vec<Owner>,
 }
 
 // SAFETY: the handle is owned by this value alone and the plugin's game is a `DynGame`, which is `Send`;
@@ -939,6 +944,24 @@ impl DynGame for RuntimeGame {
             Ok(_) => count,
             Err(_) => 0,
         }
+    }
+
+    fn to_act(&mut self) -> &[Owner] {
+        self.acting_raw.resize(usize::from(self.players), 0);
+        let (h, players, capacity) = (
+            self.handle,
+            self.acting_raw.as_mut_ptr(),
+            self.acting_raw.len(),
+        );
+        let mut count = 0usize;
+        let n = match self.call(|vt, out| (vt.to_act)(h, players, capacity, &mut count, out)) {
+            Ok(_) => count.min(capacity),
+            Err(_) => 0,
+        };
+        self.acting.clear();
+        self.acting
+            .extend(self.acting_raw[..n].iter().map(|&p| Owner(p)));
+        &self.acting
     }
 
     fn legal_action_json(&self, index: usize) -> Option<String> {
@@ -1056,6 +1079,8 @@ impl DynGame for RuntimeGame {
             players: self.players,
             events: Vec::new(),
             events_fresh: true,
+            acting_raw: Vec::new(),
+            acting: Vec::new(),
         })
     }
 

@@ -9,10 +9,11 @@
 //! player count drawn from that seed within the ruleset's range. A separate generator seeded from the same
 //! seed makes the playout's choices, so the game's own RNG is never disturbed. At each step:
 //!
-//! 1. **Choice of a legal action**: players are visited in a random order (a lazy Fisher-Yates shuffle) and
-//!    the first one with at least one legal action acts; among its actions one is drawn uniformly. This is
-//!    uniform over *the players who can act*, then uniform over *that player's actions* (not uniform over
-//!    all (player, action) pairs), and costs on average about half the players' enumerations per step.
+//! 1. **Choice of a legal action**: the players the ruleset says may act ([`DynGame::to_act`]) are visited
+//!    in a random order (a lazy Fisher-Yates shuffle) and the first one with at least one legal action acts;
+//!    among its actions one is drawn uniformly. This is uniform over *the players who can act*, then uniform
+//!    over *that player's actions* (not uniform over all (player, action) pairs). With rulesets that name
+//!    whose turn it is, a step asks one player.
 //! 2. **Illegal attempts**: with probability [`SimOptions::illegal_share`], instead of a legal action the
 //!    playout tries one of: malformed JSON, an unknown action type, a legal action's JSON applied by another
 //!    player, an out-of-range player index, the legal action with a number changed to an extreme value
@@ -21,7 +22,8 @@
 //!    player's legal list (otherwise the enumeration is incomplete); a plugin panic is always a violation.
 //! 3. After every applied action: [`DynGame::check_invariants`] (the kernel's caps, floors, charge bounds
 //!    and per-owner token totals, plus the ruleset's own invariants).
-//! 4. Every [`SimOptions::check_every`] actions and at the end of the game: a clone has the same state
+//! 4. Every [`SimOptions::check_every`] actions and at the end of the game: every player with a legal action
+//!    is listed by [`DynGame::to_act`] (else the playout would never ask them); a clone has the same state
 //!    hash; a JSON and a binary snapshot, restored by [`DynRuleset::restore`], have the same hash; and a
 //!    replica game, started fresh from the same setup and fed the log (each legal action as its JSON,
 //!    through [`DynGame::apply_json`]), has the same hash.
@@ -224,6 +226,16 @@ pub enum ViolationKind {
         /// How many actions were listed.
         count: usize,
     },
+    /// A player with legal actions was not among the players who may act ([`DynGame::to_act`]).
+    #[error("{player} has {count} legal action(s) but is not listed by to_act {listed:?}")]
+    ToActIncomplete {
+        /// The player left out.
+        player: Owner,
+        /// How many legal actions they have.
+        count: usize,
+        /// Whom `to_act` listed.
+        listed: Vec<Owner>,
+    },
     /// The ruleset panicked.
     #[error("the ruleset panicked: {0}")]
     Panicked(String),
@@ -246,6 +258,7 @@ impl ViolationKind {
             ViolationKind::Replay(_) => "replay",
             ViolationKind::FinishedWithLegalActions { .. } => "finished-with-legal-actions",
             ViolationKind::GhostHasActions { .. } => "ghost-has-actions",
+            ViolationKind::ToActIncomplete { .. } => "to-act-incomplete",
             ViolationKind::Panicked(_) => "panicked",
             ViolationKind::Poisoned(_) => "poisoned",
         }
@@ -469,12 +482,9 @@ pub fn pick_legal(
     rng: &mut GameRng,
     order: &mut Vec<u16>,
 ) -> Option<(Owner, usize)> {
-    let players = game.players();
-    // A Fisher-Yates shuffle is uniform from any starting permutation: keep last step's order.
-    if order.len() != usize::from(players) {
-        order.clear();
-        order.extend(0..players);
-    }
+    // Only the players who may act ([`DynGame::to_act`]) are asked, in a uniformly random order.
+    order.clear();
+    order.extend(game.to_act().iter().map(|p| p.0));
     let n = order.len();
     for k in 0..n {
         let j = k + rng.below((n - k) as u64) as usize;
@@ -1048,6 +1058,17 @@ fn deep_check(
     replica: &mut Replica,
     log: &[Step],
 ) -> Result<(), ViolationKind> {
+    let listed = game.to_act().to_vec();
+    for player in (0..game.players()).map(Owner) {
+        let count = game.legal_actions(player);
+        if count > 0 && !listed.contains(&player) {
+            return Err(ViolationKind::ToActIncomplete {
+                player,
+                count,
+                listed,
+            });
+        }
+    }
     let original = game.state_hash();
     let clone = game.clone_game().state_hash();
     if clone != original {

@@ -28,6 +28,8 @@ enum Bug {
     AcceptsUnlisted,
     /// A ruleset invariant breaks once player 0 has taken exactly 2 coins three times.
     InvariantAfterThreeTwos,
+    /// `to_act` names the player after the one to move.
+    ToActSkipsTheMover,
 }
 
 /// A race to ten coins: on your turn, take 1 to 3 coins (into a purse capped at 10) or pass.
@@ -90,6 +92,13 @@ impl Ruleset for Race {
         if self.outcome(s) == Outcome::Ongoing && p.0 == s.turn {
             out.extend((1..=3).map(|n| RaceAction::Take { n }));
             out.push(RaceAction::Pass);
+        }
+    }
+
+    fn to_act(&self, s: &RaceState, out: &mut Vec<Owner>) {
+        if self.outcome(s) == Outcome::Ongoing {
+            let skip = u16::from(self.bug == Bug::ToActSkipsTheMover);
+            out.push(Owner((s.turn + skip) % s.ledger.owners()));
         }
     }
 
@@ -689,5 +698,19 @@ fn a_runtime_plugin_that_panics_is_reported_with_a_script_ending_in_the_panickin
         script.last().unwrap().action,
         serde_json::json!({"type": "boom"}),
         "{script:?}"
+    );
+}
+
+#[test]
+fn a_to_act_that_leaves_out_the_player_to_move_is_found() {
+    // The first mover is left out from the start: the violation needs no action at all.
+    let (report, script, _) = first_script(Bug::ToActSkipsTheMover, "to-act-incomplete", Some(2));
+    assert!(script.is_empty(), "{script:?}\n{report}");
+    assert!(
+        report.violations[0]
+            .kind
+            .to_string()
+            .contains("p0 has 4 legal action(s)"),
+        "{report}"
     );
 }
