@@ -1014,6 +1014,19 @@ fn end_round(s: &mut State) {
 
 const MANEUVERS: [Color; 4] = [Color::Blue, Color::White, Color::Red, Color::Purple];
 
+/// The players who may have a legal action now: the owner of the ship whose turn, attack or defence it
+/// is; during Planning and the End Phase, every player (a superset: those already planned or done have
+/// none).
+pub fn to_act(s: &State, out: &mut Vec<Owner>) {
+    match turn(s) {
+        Turn::Over => {}
+        Turn::Ship(i) | Turn::Attacker(i) | Turn::Defender(i) => out.push(s.ships[i].owner),
+        Turn::Planning | Turn::End => {
+            out.extend((0..s.done.len()).filter_map(|p| u16::try_from(p).ok().map(Owner)));
+        }
+    }
+}
+
 /// Every action `p` may take now. Complete and sound: choices with context-dependent conditions are
 /// checked by [`validate`]; the effect inputs and dice results, valid by construction in the state that
 /// lists them, are pushed directly (the playout property test checks both against `validate`).

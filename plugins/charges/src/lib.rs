@@ -220,6 +220,10 @@ impl Ruleset for Charges {
         actions::legal_actions(state, player, out);
     }
 
+    fn to_act(&self, state: &State, out: &mut Vec<Owner>) {
+        actions::to_act(state, out);
+    }
+
     fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
         if state.winners.is_some() {
             return Err(ActionError::GameOver);

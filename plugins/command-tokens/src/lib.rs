@@ -288,6 +288,11 @@ impl Ruleset for CommandTokens {
         state.legal_actions(player, out);
     }
 
+    /// Only the player whose decision the game waits for ([`State::actor`]) ever has legal actions.
+    fn to_act(&self, state: &State, out: &mut Vec<Owner>) {
+        out.extend(state.actor().map(|p| Owner(u16::from(p))));
+    }
+
     #[inline]
     fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
         state.apply(player, action)
