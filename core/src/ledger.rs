@@ -676,7 +676,7 @@ impl Ledger {
     pub fn spend(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<(), Refusal> {
         let a = self
             .amounts
-            .get_mut(id.index())
+            .get(id.index())
             .ok_or(missing(AmountId::WHAT, id.0))?;
         let have = a.available();
         if n > have {
@@ -686,32 +686,7 @@ impl Ledger {
                 have,
             });
         }
-        if n == 0 {
-            return Ok(());
-        }
-        let (key, before, floor) = (a.key, a.value, a.floor);
-        // `n <= before - floor`, so the difference fits even when `n` does not fit an i64.
-        let after = before.wrapping_sub_unsigned(n);
-        a.value = after;
-        self.emit(
-            key,
-            Change::Spend {
-                amount: id,
-                before,
-                after,
-            },
-            cause,
-        );
-        if after == floor {
-            self.emit(
-                key,
-                Change::Floor {
-                    amount: id,
-                    at: floor,
-                },
-                cause,
-            );
-        }
+        self.spend_checked(id, n, cause);
         Ok(())
     }
 
