@@ -471,13 +471,20 @@ impl B {
     ) -> Result<u32, Refusal> {
         let src = *self.zones.get(from.index()).ok_or(missing(from.index()))?;
         let dst = *self.zones.get(to.index()).ok_or(missing(to.index()))?;
+        // The kernel's checks: both zones hold the same supply, whose reinforcements are per (supply, owner).
+        if src.supply != dst.supply {
+            return Err(Refusal::Invalid(format!(
+                "cannot move tokens between supplies {} and {}",
+                src.supply, dst.supply
+            )));
+        }
+        let o = self.owners;
         let reserve = self
             .reserve
-            .get(owner.index())
+            .get(usize::from(src.supply) * o + owner.index())
             .copied()
             .flatten()
             .ok_or_else(|| Refusal::Invalid(format!("{owner} has no token supply")))?;
-        let o = self.owners;
         let have = self.tokens[from.index() * o + owner.index()];
         if n > have {
             return Err(Refusal::NotEnoughTokens {
