@@ -734,12 +734,15 @@ fn legal(
     Ok(Status::Success)
 }
 
-/// How a demo script's game is set up: `<script>.setup.json` beside it when present
-/// (`{"players": N, "seed": S, "config": {...}}`, each optional), otherwise as many players as the script
-/// names (at least the ruleset's minimum) and the demo's seed.
-fn script_setup(
+/// How a script's game is set up: `<script>.setup.json` beside it when present
+/// (`{"players": N, "seed": S, "config": {...}}`, each optional), otherwise `named` players (one more than
+/// the highest player the script names, at least the ruleset's minimum) and `seed`.
+///
+/// # Errors
+/// A setup file that cannot be read or holds anything else.
+pub fn script_setup(
     script: &Path,
-    lines: &[(usize, u16, serde_json::Value)],
+    named: u16,
     d: &coffer_core::Description,
     seed: u64,
 ) -> anyhow::Result<Setup> {
@@ -751,11 +754,6 @@ fn script_setup(
         #[serde(default)]
         config: serde_json::Value,
     }
-    let named = lines
-        .iter()
-        .map(|(_, p, _)| p.saturating_add(1))
-        .max()
-        .unwrap_or(0);
     let mut setup = Setup::new(named.max(d.min_players), seed);
     let sidecar = script.with_extension("setup.json");
     if sidecar.is_file() {
@@ -855,7 +853,12 @@ fn demo(
         };
         let (source, game, steps, refused) = match script {
             Some(path) if !lines.is_empty() => {
-                let setup = script_setup(&path, &lines, d, seed)?;
+                let named = lines
+                    .iter()
+                    .map(|(_, p, _)| p.saturating_add(1))
+                    .max()
+                    .unwrap_or(0);
+                let setup = script_setup(&path, named, d, seed)?;
                 if format == OutputFormat::Text {
                     println!(
                         "script {}: {} actions, {} players, seed {}",

@@ -125,35 +125,14 @@ fn script_lines(path: &Path) -> Vec<(u16, String)> {
         .collect()
 }
 
-/// How a script's game is set up: `<script>.setup.json` beside it (`players`, `seed`, `config`, as
-/// `coffer demo` reads it) when present, else as many players as the script names and seed 0.
-fn script_setup(path: &Path, lines: &[(u16, String)], d: &coffer_core::Description) -> Setup {
-    let most = lines.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
-    let mut setup = Setup::new(most.clamp(d.min_players, d.max_players), 0);
-    let sidecar = path.with_extension("setup.json");
-    if sidecar.is_file() {
-        let text = std::fs::read_to_string(&sidecar)
-            .unwrap_or_else(|e| panic!("{}: {e}", sidecar.display()));
-        let v: serde_json::Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", sidecar.display()));
-        if let Some(players) = v["players"].as_u64() {
-            setup.players = u16::try_from(players).expect("players fit u16");
-        }
-        if let Some(seed) = v["seed"].as_u64() {
-            setup.seed = seed;
-        }
-        if !v["config"].is_null() {
-            setup.config = v["config"].clone();
-        }
-    }
-    setup
-}
-
 /// Replays a script on both sides with its own setup, comparing after each line. An example script is a
 /// real game: every line must apply on both sides.
 fn replay_script(id: &str, path: &Path, statik: &dyn DynRuleset, runtime: &dyn DynRuleset) {
     let lines = script_lines(path);
-    let setup = script_setup(path, &lines, statik.description());
+    // Set up as `coffer demo` does: `<script>.setup.json` beside it, else the players it names, seed 0.
+    let named = lines.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
+    let setup = coffer_host::cli::script_setup(path, named, statik.description(), 0)
+        .unwrap_or_else(|e| panic!("{id}: {e:#}"));
     let mut s = statik
         .new_game(&setup)
         .unwrap_or_else(|e| panic!("{id}: {e}"));
