@@ -421,12 +421,15 @@ pub trait Ruleset: Send + Sync + 'static {
         format!("{} kind {} #{}", key.owner, key.kind.0, key.subject)
     }
 
-    /// Checks the kernel's invariants and the ruleset's own.
+    /// Checks the ruleset's own invariants (the default has none). The kernel's are not this method's
+    /// business: hosts check the ledger first ([`DynGame::check_invariants`]), and a restored snapshot's
+    /// ledger was checked when it was read.
     ///
     /// # Errors
     /// The first [`Violation`].
     fn check_invariants(&self, state: &Self::State) -> Result<(), Violation> {
-        self.ledger(state).check_invariants()
+        let _ = state;
+        Ok(())
     }
 }
 
@@ -577,6 +580,8 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
                 postcard::from_bytes(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?
             }
         };
+        // The ledger's invariants were checked as it was read (a `Ledger` cannot be deserialized
+        // otherwise); the ruleset's remain.
         self.ruleset
             .check_invariants(&state)
             .map_err(|v| SetupError::Snapshot(v.to_string()))?;
@@ -584,6 +589,10 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
         Ok(self.game(state, players))
     }
 }
+
+/// Bytes reserved up front for a binary snapshot (JSON reserves four times as many), so that a typical
+/// state is written without growing its buffer.
+const SNAPSHOT_CAPACITY: usize = 2048;
 
 struct Game<R: Ruleset> {
     ruleset: Arc<R>,
@@ -689,12 +698,18 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
+        let error = |e: &dyn fmt::Display| SetupError::Snapshot(e.to_string());
         match format {
             Format::Json => {
-                serde_json::to_vec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string()))
+                let mut out = Vec::with_capacity(SNAPSHOT_CAPACITY * 4);
+                serde_json::to_writer(&mut out, &self.state).map_err(|e| error(&e))?;
+                Ok(out)
             }
+            // The `Extend` flavor writes bytes in place; the default `Vec` flavor copies each varint
+            // with a `memcpy` call (a third of the round-trip's time in a profile).
             Format::Binary => {
-                postcard::to_stdvec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string()))
+                postcard::to_extend(&self.state, Vec::with_capacity(SNAPSHOT_CAPACITY))
+                    .map_err(|e| error(&e))
             }
         }
     }
@@ -751,6 +766,7 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn check_invariants(&self) -> Result<(), Violation> {
+        self.ruleset.ledger(&self.state).check_invariants()?;
         self.ruleset.check_invariants(&self.state)
     }
 
