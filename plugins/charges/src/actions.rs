@@ -1014,15 +1014,60 @@ fn end_round(s: &mut State) {
 
 const MANEUVERS: [Color; 4] = [Color::Blue, Color::White, Color::Red, Color::Purple];
 
-/// The players who may have a legal action now: the owner of the ship whose turn, attack or defence it
-/// is; during Planning and the End Phase, every player (a superset: those already planned or done have
-/// none).
+/// Room reserved in a legal-action list: a two-ship ship turn lists about 40 actions.
+const LIST_CAPACITY: usize = 64;
+
+/// The effect inputs on a ship in play that need nothing but the ship (every `suffer_damage` with
+/// 1..=2 hits and 0..=2 crits, hits outer; both damage cards; a stress), in listing order.
+fn unconditional_effects(ship: u8) -> [Action; 11] {
+    // The list below spells out the damage inputs for this bound.
+    const _: () = assert!(MAX_EFFECT_DAMAGE == 2);
+    let d = |hits, crits| Action::SufferDamage { ship, hits, crits };
+    [
+        d(0, 1),
+        d(0, 2),
+        d(1, 0),
+        d(1, 1),
+        d(1, 2),
+        d(2, 0),
+        d(2, 1),
+        d(2, 2),
+        Action::DealDamageCard {
+            ship,
+            faceup: false,
+        },
+        Action::DealDamageCard { ship, faceup: true },
+        Action::GainStress { ship },
+    ]
+}
+
+/// The players who have a legal action now, exactly: the owner of the ship whose turn, attack or defence
+/// it is; during Planning, the players with a ship in play still to plan (blue is always a legal
+/// maneuver); in the End Phase, the players not yet done (`done` is always legal for them).
 pub fn to_act(s: &State, out: &mut Vec<Owner>) {
+    out.reserve(s.done.len());
     match turn(s) {
         Turn::Over => {}
         Turn::Ship(i) | Turn::Attacker(i) | Turn::Defender(i) => out.push(s.ships[i].owner),
-        Turn::Planning | Turn::End => {
-            out.extend((0..s.done.len()).filter_map(|p| u16::try_from(p).ok().map(Owner)));
+        Turn::Planning => {
+            for p in 0..s.done.len() {
+                let owner = Owner(p as u16);
+                let planning = s
+                    .ships
+                    .iter()
+                    .enumerate()
+                    .any(|(i, sh)| sh.owner == owner && sh.planned.is_none() && s.alive(i));
+                if planning {
+                    out.push(owner);
+                }
+            }
+        }
+        Turn::End => {
+            for (p, &done) in s.done.iter().enumerate() {
+                if !s.ledger.is_exhausted(done) {
+                    out.push(Owner(p as u16));
+                }
+            }
         }
     }
 }
@@ -1031,6 +1076,8 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
 /// checked by [`validate`]; the effect inputs and dice results, valid by construction in the state that
 /// lists them, are pushed directly (the playout property test checks both against `validate`).
 pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
+    // One allocation for a fresh list instead of growing it step by step (games are short).
+    out.reserve(LIST_CAPACITY);
     let t = turn(s);
     let keep = |a: Action, out: &mut Vec<Action>| {
         if validate_in(s, t, p, &a).is_ok() {
@@ -1116,25 +1163,13 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                 _ => out.push(Action::Pass { ship }),
             }
             // Effect inputs: the ship's owner, on any ship in play.
-            for j in 0..s.ships.len() {
+            let tracks = s.ledger.tracks();
+            for (j, target) in s.ships.iter().enumerate() {
                 if !s.alive(j) {
                     continue;
                 }
-                let target = &s.ships[j];
                 let ship = j as u8;
-                for hits in 0..=MAX_EFFECT_DAMAGE {
-                    for crits in 0..=MAX_EFFECT_DAMAGE {
-                        if hits + crits > 0 {
-                            out.push(Action::SufferDamage { ship, hits, crits });
-                        }
-                    }
-                }
-                out.push(Action::DealDamageCard {
-                    ship,
-                    faceup: false,
-                });
-                out.push(Action::DealDamageCard { ship, faceup: true });
-                out.push(Action::GainStress { ship });
+                out.extend_from_slice(&unconditional_effects(ship));
                 let refs = [
                     (ChargeRef::Force, target.force),
                     (ChargeRef::Shield, target.shields),
@@ -1146,7 +1181,7 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                     .enumerate()
                     .map(|(c, card)| (ChargeRef::Card(c as u8), card.track));
                 for (r, track) in refs.into_iter().chain(cards) {
-                    let Some(track) = track.and_then(|id| s.ledger.track(id).ok()) else {
+                    let Some(track) = track.and_then(|id| tracks.get(id.index())) else {
                         continue;
                     };
                     out.push(Action::Lose { ship, charges: r });

@@ -119,6 +119,8 @@ proptest! {
         let mut game = rs.new_game(&Setup::new(players, seed).config(config)).unwrap();
         for (pp, pick, random, try_random) in picks {
             let actors: Vec<Owner> = (0..players).map(Owner).filter(|&p| game.legal_actions(p) > 0).collect();
+            // `to_act` names exactly the players with a legal action.
+            prop_assert_eq!(game.to_act().to_vec(), actors.clone());
             if actors.is_empty() {
                 prop_assert!(game.outcome() != coffer_core::Outcome::Ongoing, "nobody can act in an ongoing game");
                 break;
