@@ -1,7 +1,7 @@
 //! The actions of a `charges` game: their JSON form, who may take them when (one validation shared by
 //! `apply` and legal-action enumeration), and what they do on the ledger.
 
-use crate::content::{Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, Timing};
+use crate::content::{Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Timing};
 use crate::state::{Attack, AttackStep, CardKind, Stage, State};
 use coffer_core::{ActionError, Cause, Owner, Part, Refusal, Scope, TrackId};
 use serde::{Deserialize, Serialize};
@@ -457,27 +457,8 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             if s.ledger.value(sh.disarm) > 0 {
                 return Err(illegal("a disarmed ship cannot attack"));
             }
-            let t = ship_ok(s, target)?;
-            if s.ships[t].owner == p {
-                return Err(illegal("the target is friendly"));
-            }
-            if weapon == 0 {
-                if sh.attack == 0 {
-                    return Err(illegal("the ship has no primary weapon"));
-                }
-            } else {
-                let c = sh
-                    .cards
-                    .get(usize::from(weapon))
-                    .ok_or(illegal("no such card on that ship"))?;
-                if c.attack == 0 {
-                    return Err(illegal("that card has no attack"));
-                }
-                if c.track.is_some() && s.active(c.track) == 0 {
-                    return Err(illegal("that weapon has no active charge (C3)"));
-                }
-            }
-            Ok(())
+            attack_target(s, p, target)?;
+            attack_weapon(s, i, weapon)
         }
         Action::AttackDice { hits, crits, focus } => {
             let Turn::Attacker(i) = t else {
@@ -593,6 +574,38 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             Ok(())
         }
     }
+}
+
+/// The target part of [`validate`] for an attack by `p`'s ship: an enemy ship in play.
+fn attack_target(s: &State, p: Owner, target: u8) -> Result<(), Why> {
+    let t = ship_ok(s, target)?;
+    if s.ships[t].owner == p {
+        return Err(illegal("the target is friendly"));
+    }
+    Ok(())
+}
+
+/// The weapon part of [`validate`] for an attack by ship `i`: the primary weapon (0) or an ordnance card
+/// with an active charge.
+fn attack_weapon(s: &State, i: usize, weapon: u8) -> Result<(), Why> {
+    let sh = &s.ships[i];
+    if weapon == 0 {
+        if sh.attack == 0 {
+            return Err(illegal("the ship has no primary weapon"));
+        }
+    } else {
+        let c = sh
+            .cards
+            .get(usize::from(weapon))
+            .ok_or(illegal("no such card on that ship"))?;
+        if c.attack == 0 {
+            return Err(illegal("that card has no attack"));
+        }
+        if c.track.is_some() && s.active(c.track) == 0 {
+            return Err(illegal("that weapon has no active charge (C3)"));
+        }
+    }
+    Ok(())
 }
 
 fn check_action_color(s: &State, i: usize, color: Color) -> Result<(), Why> {
@@ -1144,17 +1157,33 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                     }
                 }
                 3 => {
+                    // `validate` of an attack is: the ship's turn (true here: `t` is this ship's turn,
+                    // its owner is `p`, the phase is 3), not disarmed, then `attack_target` and
+                    // `attack_weapon`, which do not depend on each other: each is checked once.
+                    // A ship has at most 16 cards, so one bit per weapon fits.
+                    const _: () = assert!(MAX_UPGRADES < 16);
+                    debug_assert!(my_ship_turn(s, t, p, ship, 3).is_ok());
                     if s.ledger.value(sh.disarm) == 0 {
-                        for target in 0..s.ships.len() as u8 {
-                            for w in 0..cards {
-                                keep(
-                                    Action::Attack {
-                                        ship,
-                                        target,
-                                        weapon: w,
-                                    },
-                                    out,
-                                );
+                        let mut ready = 0u16;
+                        for w in 0..cards.min(16) {
+                            if attack_weapon(s, i, w).is_ok() {
+                                ready |= 1 << w;
+                            }
+                        }
+                        if ready != 0 {
+                            for target in 0..s.ships.len() as u8 {
+                                if attack_target(s, p, target).is_err() {
+                                    continue;
+                                }
+                                for w in 0..cards.min(16) {
+                                    if ready & (1 << w) != 0 {
+                                        out.push(Action::Attack {
+                                            ship,
+                                            target,
+                                            weapon: w,
+                                        });
+                                    }
+                                }
                             }
                         }
                     }
@@ -1170,24 +1199,19 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                 }
                 let ship = j as u8;
                 out.extend_from_slice(&unconditional_effects(ship));
-                let refs = [
-                    (ChargeRef::Force, target.force),
-                    (ChargeRef::Shield, target.shields),
-                    (ChargeRef::Energy, target.energy),
-                ];
-                let cards = target
-                    .cards
-                    .iter()
-                    .enumerate()
-                    .map(|(c, card)| (ChargeRef::Card(c as u8), card.track));
-                for (r, track) in refs.into_iter().chain(cards) {
-                    let Some(track) = track.and_then(|id| tracks.get(id.index())) else {
-                        continue;
-                    };
-                    out.push(Action::Lose { ship, charges: r });
-                    if !track.unrecoverable() && track.inactive() > 0 {
-                        out.push(Action::Recover { ship, charges: r });
+                let mut charges = |r: ChargeRef, track: Option<TrackId>| {
+                    if let Some(track) = track.and_then(|id| tracks.get(id.index())) {
+                        out.push(Action::Lose { ship, charges: r });
+                        if !track.unrecoverable() && track.inactive() > 0 {
+                            out.push(Action::Recover { ship, charges: r });
+                        }
                     }
+                };
+                charges(ChargeRef::Force, target.force);
+                charges(ChargeRef::Shield, target.shields);
+                charges(ChargeRef::Energy, target.energy);
+                for (c, card) in target.cards.iter().enumerate() {
+                    charges(ChargeRef::Card(c as u8), card.track);
                 }
             }
         }

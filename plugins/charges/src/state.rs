@@ -262,22 +262,26 @@ pub struct State {
 
 impl State {
     /// Damage cards a ship holds.
+    #[inline]
     pub fn damage(&self, ship: usize) -> i64 {
         let s = &self.ships[ship];
         self.ledger.value(s.facedown) + self.ledger.value(s.faceup)
     }
 
     /// Whether a ship is still in play (fewer damage cards than hull).
+    #[inline]
     pub fn alive(&self, ship: usize) -> bool {
         self.damage(ship) < i64::from(self.ships[ship].hull)
     }
 
     /// Active charges of an optional track (0 without one).
+    #[inline]
     pub fn active(&self, track: Option<TrackId>) -> u32 {
         track.map_or(0, |t| self.ledger.active(t))
     }
 
     /// Inactive charges of an optional track.
+    #[inline]
     pub fn inactive(&self, track: Option<TrackId>) -> u32 {
         track
             .and_then(|t| self.ledger.track(t).ok())
@@ -285,6 +289,7 @@ impl State {
     }
 
     /// The current phase: 0 planning, 1 system, 2 activation, 3 engagement, 4 end.
+    #[inline]
     pub fn phase(&self) -> u32 {
         self.ledger.clock().phase
     }
