@@ -205,16 +205,29 @@ pub fn current_ship(s: &State) -> Option<usize> {
     let phase = s.phase();
     let mut best: Option<(usize, (i16, u16))> = None;
     for (i, ship) in s.ships.iter().enumerate() {
+        let init = i16::from(ship.initiative);
+        let key = (if phase == 3 { -init } else { init }, ship.owner.0);
+        // The lowest key among the ships still to act, the lower index on a tie: a ship that cannot
+        // beat the best so far need not be looked at further.
+        if best.is_some_and(|(_, k)| key >= k) {
+            continue;
+        }
         if s.ledger.is_exhausted(ship.turn) || !s.alive(i) {
             continue;
         }
-        let init = i16::from(ship.initiative);
-        let key = (if phase == 3 { -init } else { init }, ship.owner.0);
-        if best.is_none_or(|(_, k)| key < k) {
-            best = Some((i, key));
-        }
+        best = Some((i, key));
     }
     best.map(|(i, _)| i)
+}
+
+/// What [`State::current`] holds: the [`current_ship`] in the System, Activation and Engagement Phases
+/// of a game not over, `None` otherwise.
+pub fn ship_to_act(s: &State) -> Option<u8> {
+    if s.winners.is_none() && (1..=3).contains(&s.phase()) {
+        current_ship(s).map(|i| i as u8)
+    } else {
+        None
+    }
 }
 
 /// Who is to act.
@@ -229,7 +242,7 @@ pub fn turn(s: &State) -> Turn {
                 Turn::Attacker(usize::from(a.attacker))
             }
             Some(a) => Turn::Defender(usize::from(a.defender)),
-            None => current_ship(s).map_or(Turn::Over, Turn::Ship),
+            None => s.current.map_or(Turn::Over, |i| Turn::Ship(usize::from(i))),
         },
         _ => Turn::End,
     }
@@ -310,10 +323,7 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             if sh.planned.is_some() {
                 return Err(illegal("that ship already has a maneuver"));
             }
-            if maneuver == Color::Purple && s.active(sh.force) == 0 {
-                return Err(illegal("a purple maneuver needs an active Force (C8)"));
-            }
-            Ok(())
+            plan_maneuver(s, i, maneuver)
         }
         Action::UseAbility { ship, card } => {
             let i = ship_ok(s, ship)?;
@@ -397,44 +407,14 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
         }
         Action::Perform { ship, action } => {
             let i = my_ship_turn(s, t, p, ship, 2)?;
-            let sh = &s.ships[i];
-            action_available(sh.stage)?;
-            let color = match action {
-                ShipAction::Focus => sh.actions.focus,
-                ShipAction::Evade => sh.actions.evade,
-            }
-            .ok_or(illegal("that action is not on the ship's action bar"))?;
-            check_action_color(s, i, color)
+            action_available(s.ships[i].stage)?;
+            perform_color(s, i, action)
         }
         Action::Reload { ship, card } => {
             let i = my_ship_turn(s, t, p, ship, 2)?;
-            let sh = &s.ships[i];
-            action_available(sh.stage)?;
-            let color = sh
-                .actions
-                .reload
-                .ok_or(illegal("Reload is not on the ship's action bar"))?;
-            check_action_color(s, i, color)?;
-            let c = sh
-                .cards
-                .get(usize::from(card))
-                .ok_or(illegal("no such card on that ship"))?;
-            if !matches!(c.kind, CardKind::Upgrade(slot) if slot.reloadable()) {
-                return Err(illegal(
-                    "only a torpedo, missile or device upgrade can be reloaded (C11)",
-                ));
-            }
-            let t = c.track.ok_or(illegal("that upgrade has no charge"))?;
-            let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
-            if t.unrecoverable() {
-                return Err(illegal("that card's charge cannot be recovered (C11)"));
-            }
-            if t.inactive() == 0 {
-                return Err(illegal(
-                    "that upgrade is at its limit: nothing to reload (C11)",
-                ));
-            }
-            Ok(())
+            action_available(s.ships[i].stage)?;
+            reload_color(s, i)?;
+            reload_card(s, i, card)
         }
         Action::Pass { ship } => {
             let phase = s.phase();
@@ -574,6 +554,59 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             Ok(())
         }
     }
+}
+
+/// The maneuver part of [`validate`] for planning ship `i`: purple needs an active Force (C8).
+fn plan_maneuver(s: &State, i: usize, maneuver: Color) -> Result<(), Why> {
+    if maneuver == Color::Purple && s.active(s.ships[i].force) == 0 {
+        return Err(illegal("a purple maneuver needs an active Force (C8)"));
+    }
+    Ok(())
+}
+
+/// The action-bar part of [`validate`] for ship `i` performing `action`: on the bar, and its colour payable.
+fn perform_color(s: &State, i: usize, action: ShipAction) -> Result<(), Why> {
+    let bar = s.ships[i].actions;
+    let color = match action {
+        ShipAction::Focus => bar.focus,
+        ShipAction::Evade => bar.evade,
+    }
+    .ok_or(illegal("that action is not on the ship's action bar"))?;
+    check_action_color(s, i, color)
+}
+
+/// The action-bar part of [`validate`] for ship `i` reloading: Reload on the bar, its colour payable.
+fn reload_color(s: &State, i: usize) -> Result<(), Why> {
+    let color = s.ships[i]
+        .actions
+        .reload
+        .ok_or(illegal("Reload is not on the ship's action bar"))?;
+    check_action_color(s, i, color)
+}
+
+/// The card part of [`validate`] for ship `i` reloading `card` (C11): a torpedo, missile or device
+/// upgrade whose recoverable charge is below its limit.
+fn reload_card(s: &State, i: usize, card: u8) -> Result<(), Why> {
+    let c = s.ships[i]
+        .cards
+        .get(usize::from(card))
+        .ok_or(illegal("no such card on that ship"))?;
+    if !matches!(c.kind, CardKind::Upgrade(slot) if slot.reloadable()) {
+        return Err(illegal(
+            "only a torpedo, missile or device upgrade can be reloaded (C11)",
+        ));
+    }
+    let t = c.track.ok_or(illegal("that upgrade has no charge"))?;
+    let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
+    if t.unrecoverable() {
+        return Err(illegal("that card's charge cannot be recovered (C11)"));
+    }
+    if t.inactive() == 0 {
+        return Err(illegal(
+            "that upgrade is at its limit: nothing to reload (C11)",
+        ));
+    }
+    Ok(())
 }
 
 /// The target part of [`validate`] for an attack by `p`'s ship: an enemy ship in play.
@@ -954,7 +987,14 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             }
         }
     }
-    advance(s);
+    if keeps_settled(a) {
+        debug_assert!(
+            s.current == ship_to_act(s) && settled(s),
+            "{a:?} changed whose turn it is"
+        );
+    } else {
+        advance(s);
+    }
     Ok(())
 }
 
@@ -966,35 +1006,54 @@ fn json(a: &Action) -> String {
 /// Phase's upkeep (C6/C7 order) and the win check.
 pub fn advance(s: &mut State) {
     loop {
-        if s.winners.is_some() {
+        s.current = ship_to_act(s);
+        if settled(s) {
             return;
         }
-        match s.phase() {
-            0 => {
-                let all = (0..s.ships.len()).all(|i| !s.alive(i) || s.ships[i].planned.is_some());
-                if !all {
-                    return;
-                }
-                s.ledger.end_scope(Scope::Phase);
-            }
-            1..=3 => {
-                if s.attack.is_some() || current_ship(s).is_some() {
-                    return;
-                }
-                s.ledger.end_scope(Scope::Phase);
-            }
-            _ => {
-                let waiting = (0..s.done.len()).any(|p| {
-                    !s.ledger.is_exhausted(s.done[p])
-                        && (0..s.ships.len()).any(|i| s.ships[i].owner.index() == p && s.alive(i))
-                });
-                if waiting {
-                    return;
-                }
-                end_round(s);
-            }
+        if s.phase() < 4 {
+            s.ledger.end_scope(Scope::Phase);
+        } else {
+            end_round(s);
         }
     }
+}
+
+/// Whether the clock stays where it is: the game is over, or somebody has something to do in this phase
+/// (`s.current` up to date).
+fn settled(s: &State) -> bool {
+    if s.winners.is_some() {
+        return true;
+    }
+    match s.phase() {
+        0 => (0..s.ships.len()).any(|i| s.alive(i) && s.ships[i].planned.is_none()),
+        1..=3 => s.attack.is_some() || s.current.is_some(),
+        _ => (0..s.done.len()).any(|p| {
+            !s.ledger.is_exhausted(s.done[p])
+                && (0..s.ships.len()).any(|i| s.ships[i].owner.index() == p && s.alive(i))
+        }),
+    }
+}
+
+/// Whether an applied action leaves every input of [`settled`] as it was: the winners, the phase, the
+/// plans, which ships are in play, the attack's presence, the ships' turns and the players' End Phases.
+/// These actions only move tokens and charges (none deals damage; a repair keeps a ship in play) or an
+/// attack's dice, so after one of them from a settled state the clock need not be asked to move.
+fn keeps_settled(a: &Action) -> bool {
+    matches!(
+        a,
+        Action::UseAbility { .. }
+            | Action::Execute { .. }
+            | Action::Perform { .. }
+            | Action::Reload { .. }
+            | Action::GainStress { .. }
+            | Action::Lose { .. }
+            | Action::Recover { .. }
+            | Action::AttackDice { .. }
+            | Action::DefenceDice { .. }
+            | Action::SpendForce
+            | Action::SpendFocus
+            | Action::SpendEvade
+    )
 }
 
 /// The End Phase after every End-Phase ability: the kernel's upkeep at the end of the round removes the
@@ -1103,16 +1162,17 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
     match t {
         Turn::Over => {}
         Turn::Planning => {
+            // `validate` of a plan: the ship exists and is in play, Planning, `p`'s, not yet planned,
+            // then `plan_maneuver`.
             for (i, sh) in s.ships.iter().enumerate() {
-                if sh.owner == p && sh.planned.is_none() {
+                if sh.owner == p && sh.planned.is_none() && s.alive(i) {
                     for m in MANEUVERS {
-                        keep(
-                            Action::Plan {
+                        if plan_maneuver(s, i, m).is_ok() {
+                            out.push(Action::Plan {
                                 ship: i as u8,
                                 maneuver: m,
-                            },
-                            out,
-                        );
+                            });
+                        }
                     }
                 }
             }
@@ -1132,23 +1192,22 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
             match s.phase() {
                 2 => {
                     if sh.stage.executed {
-                        keep(
-                            Action::Perform {
-                                ship,
-                                action: ShipAction::Focus,
-                            },
-                            out,
-                        );
-                        keep(
-                            Action::Perform {
-                                ship,
-                                action: ShipAction::Evade,
-                            },
-                            out,
-                        );
-                        if sh.actions.reload.is_some() {
-                            for c in 1..cards {
-                                keep(Action::Reload { ship, card: c }, out);
+                        // `validate` of perform and reload: the ship's turn (true here, as for
+                        // attacks below), `action_available`, then the parts checked here.
+                        debug_assert!(my_ship_turn(s, t, p, ship, 2).is_ok());
+                        if action_available(sh.stage).is_ok() {
+                            for action in [ShipAction::Focus, ShipAction::Evade] {
+                                if perform_color(s, i, action).is_ok() {
+                                    out.push(Action::Perform { ship, action });
+                                }
+                            }
+                            // Card 0 is the ship card, which is never reloadable.
+                            if reload_color(s, i).is_ok() {
+                                for c in 1..cards {
+                                    if reload_card(s, i, c).is_ok() {
+                                        out.push(Action::Reload { ship, card: c });
+                                    }
+                                }
                             }
                         }
                         out.push(Action::Pass { ship });

@@ -258,6 +258,11 @@ pub struct State {
     pub max_rounds: u32,
     /// Set once the game is over: the winners (empty: a draw).
     pub winners: Option<Vec<Owner>>,
+    /// The ship whose turn it is in the System, Activation or Engagement Phase: what
+    /// [`current_ship`](crate::actions::current_ship) derives from the turns, initiatives and damage,
+    /// worked out once per applied action instead of at every query. `None` in the other phases and once
+    /// the game is over; `check_invariants` checks it against the derivation.
+    pub current: Option<u8>,
 }
 
 impl State {
@@ -521,5 +526,6 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
         attack: None,
         max_rounds: config.max_rounds,
         winners: None,
+        current: None,
     })
 }
