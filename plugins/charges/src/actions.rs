@@ -1,8 +1,8 @@
 //! The actions of a `charges` game: their JSON form, who may take them when (one validation shared by
 //! `apply` and legal-action enumeration), and what they do on the ledger.
 
-use crate::content::{Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Timing};
-use crate::state::{Attack, AttackStep, CardKind, Stage, State};
+use crate::content::{Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Timing};
+use crate::state::{Attack, AttackStep, Card, CardKind, Stage, State};
 use coffer_core::{ActionError, Cause, Owner, Part, Refusal, Scope, TrackId};
 use serde::{Deserialize, Serialize};
 
@@ -337,21 +337,8 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
                 Timing::System => {
                     my_ship_turn(s, t, p, ship, 1)?;
                 }
-                Timing::Reveal => {
+                Timing::Reveal | Timing::Action | Timing::AfterAction => {
                     my_ship_turn(s, t, p, ship, 2)?;
-                    if sh.stage.executed {
-                        return Err(illegal("the dial was already revealed and executed"));
-                    }
-                }
-                Timing::Action => {
-                    my_ship_turn(s, t, p, ship, 2)?;
-                    action_available(sh.stage)?;
-                }
-                Timing::AfterAction => {
-                    my_ship_turn(s, t, p, ship, 2)?;
-                    if !sh.stage.acted || sh.stage.bonus {
-                        return Err(illegal("only after the ship performs its action"));
-                    }
                 }
                 Timing::End => {
                     if t != Turn::End {
@@ -365,38 +352,7 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
                     }
                 }
             }
-            if s.ledger.is_exhausted(c.used) {
-                return Err(illegal("that ability was already used this round"));
-            }
-            // C3: every charge available to the effect is inactive -> it cannot be spent.
-            if s.active(c.track) < u32::from(ab.cost) {
-                return Err(illegal("not enough active charges on that card (C3)"));
-            }
-            match ab.effect {
-                Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(illegal(
-                    "every shield is active: the effect cannot resolve, so its cost cannot be paid (C3)",
-                )),
-                Effect::RecoverShield
-                    if sh
-                        .shields
-                        .is_some_and(|t| s.ledger.track(t).is_ok_and(|t| t.unrecoverable())) =>
-                {
-                    Err(illegal("shields cannot be recovered"))
-                }
-                Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(illegal(
-                    "no facedown damage card to repair: the cost cannot be paid",
-                )),
-                Effect::ExtraAction
-                    if stressed(s, i)
-                        || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
-                            .contains(&Some(Color::White)) =>
-                {
-                    Err(illegal(
-                        "no white action can be performed as red (stressed or no action)",
-                    ))
-                }
-                _ => Ok(()),
-            }
+            ability_usable(s, i, c, ab)
         }
         Action::Execute { ship } => {
             let i = my_ship_turn(s, t, p, ship, 2)?;
@@ -553,6 +509,55 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             }
             Ok(())
         }
+    }
+}
+
+/// The part of [`validate`] for using ability `ab` of card `c` of ship `i` once the timing's turn and
+/// phase hold: the ship's progress in its activation, the ability unused this round, its cost payable
+/// (C3) and its effect able to resolve.
+fn ability_usable(s: &State, i: usize, c: &Card, ab: Ability) -> Result<(), Why> {
+    let sh = &s.ships[i];
+    match ab.timing {
+        Timing::Reveal if sh.stage.executed => {
+            return Err(illegal("the dial was already revealed and executed"));
+        }
+        Timing::Action => action_available(sh.stage)?,
+        Timing::AfterAction if !sh.stage.acted || sh.stage.bonus => {
+            return Err(illegal("only after the ship performs its action"));
+        }
+        _ => {}
+    }
+    if s.ledger.is_exhausted(c.used) {
+        return Err(illegal("that ability was already used this round"));
+    }
+    // C3: every charge available to the effect is inactive -> it cannot be spent.
+    if s.active(c.track) < u32::from(ab.cost) {
+        return Err(illegal("not enough active charges on that card (C3)"));
+    }
+    match ab.effect {
+        Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(illegal(
+            "every shield is active: the effect cannot resolve, so its cost cannot be paid (C3)",
+        )),
+        Effect::RecoverShield
+            if sh
+                .shields
+                .is_some_and(|t| s.ledger.track(t).is_ok_and(|t| t.unrecoverable())) =>
+        {
+            Err(illegal("shields cannot be recovered"))
+        }
+        Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(illegal(
+            "no facedown damage card to repair: the cost cannot be paid",
+        )),
+        Effect::ExtraAction
+            if stressed(s, i)
+                || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
+                    .contains(&Some(Color::White)) =>
+        {
+            Err(illegal(
+                "no white action can be performed as red (stressed or no action)",
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -1184,12 +1189,24 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
             }
             let ship = i as u8;
             let cards = sh.cards.len() as u8;
-            for c in 0..cards {
-                if sh.cards[usize::from(c)].ability.is_some() {
-                    keep(Action::UseAbility { ship, card: c }, out);
+            let phase = s.phase();
+            // `validate` of an ability: the timing's `my_ship_turn` (here: the phase, the rest holds;
+            // End-Phase abilities wait for the End Phase), then `ability_usable`.
+            for (c, card) in sh.cards.iter().enumerate() {
+                let Some(ab) = card.ability else { continue };
+                let in_phase = match ab.timing {
+                    Timing::System => phase == 1,
+                    Timing::Reveal | Timing::Action | Timing::AfterAction => phase == 2,
+                    Timing::End => false,
+                };
+                if in_phase && ability_usable(s, i, card, ab).is_ok() {
+                    out.push(Action::UseAbility {
+                        ship,
+                        card: c as u8,
+                    });
                 }
             }
-            match s.phase() {
+            match phase {
                 2 => {
                     if sh.stage.executed {
                         // `validate` of perform and reload: the ship's turn (true here, as for

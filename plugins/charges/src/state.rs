@@ -289,7 +289,7 @@ impl State {
     #[inline]
     pub fn inactive(&self, track: Option<TrackId>) -> u32 {
         track
-            .and_then(|t| self.ledger.track(t).ok())
+            .and_then(|t| self.ledger.tracks().get(t.index()))
             .map_or(0, |t| t.inactive())
     }
 
