@@ -313,6 +313,13 @@ impl Ruleset for Charges {
         if state.done.len() != usize::from(state.ledger.owners()) {
             return Err(Violation("one End Phase permanent per player".into()));
         }
+        let derived = actions::ship_to_act(state);
+        if state.current != derived {
+            return Err(Violation(format!(
+                "the stored ship to act {:?} is not the derived one {derived:?}",
+                state.current
+            )));
+        }
         if let Some(at) = state.attack {
             if usize::from(at.attacker) >= state.ships.len()
                 || usize::from(at.defender) >= state.ships.len()
