@@ -25,12 +25,12 @@ pub use state::{
 };
 
 use coffer_core::{
-    ActionError, AmountSpec, Cause, Description, Doc, Key, Ledger, Outcome, Owner, Scope,
-    SetupError, TrackSpec, Violation,
+    ActionError, AmountSpec, Cause, ContentTable, Description, Doc, Key, Ledger, Outcome, Owner,
+    Scope, SetupError, Shared, SharedContent, TrackSpec, Violation,
 };
 use serde_json::json;
 use state::{key, kind};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// The ruleset id.
 pub const ID: &str = "story-acts";
@@ -328,7 +328,7 @@ impl StoryActs {
         }
         let starting_hand = cfg.starting_hand;
         let mut state = State {
-            rules: Arc::clone(&rules),
+            rules: rules.clone(),
             ledger,
             seats,
             factors,
@@ -446,20 +446,35 @@ fn build_rules(config: &Config) -> Result<Rules, SetupError> {
     })
 }
 
-/// The [`Rules`] of a configuration; the default configuration's are built once per process and shared.
-fn rules_for(config: &Config) -> Result<Arc<Rules>, SetupError> {
-    static DEFAULT: OnceLock<Arc<Rules>> = OnceLock::new();
+/// The [`Rules`] of a configuration, shared by every game of that configuration (snapshots carry the
+/// configuration only); the default configuration's are kept for the life of the process.
+fn rules_for(config: &Config) -> Result<Shared<Rules>, SetupError> {
+    static DEFAULT: OnceLock<Shared<Rules>> = OnceLock::new();
     let default = *config == Config::default();
     if default {
         if let Some(rules) = DEFAULT.get() {
-            return Ok(Arc::clone(rules));
+            return Ok(rules.clone());
         }
     }
-    let rules = Arc::new(build_rules(config)?);
+    let rules = Shared::<Rules>::get(config)?;
     if default {
-        let _ = DEFAULT.set(Arc::clone(&rules));
+        let _ = DEFAULT.set(rules.clone());
     }
     Ok(rules)
+}
+
+impl SharedContent for Rules {
+    /// The configuration as given (its inline cards included).
+    type Key = Config;
+
+    fn build(config: &Config) -> Result<Rules, SetupError> {
+        build_rules(config)
+    }
+
+    fn table() -> &'static ContentTable<Rules> {
+        static TABLE: ContentTable<Rules> = ContentTable::new();
+        &TABLE
+    }
 }
 
 impl coffer_core::Ruleset for StoryActs {
@@ -619,8 +634,8 @@ impl coffer_core::Ruleset for StoryActs {
         }
     }
 
+    /// The ruleset's own invariants (the host checks the ledger's first).
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {
-        state.ledger.check_invariants()?;
         if !(1..=3).contains(&state.act) || state.results.len() + 1 < usize::from(state.act) {
             return Err(Violation(format!(
                 "act {} with {} results",

@@ -1,9 +1,8 @@
 //! The configuration (every RULES.md assumption is an option), the game state, Bands and card instances.
 
 use crate::cards::{CardDb, CardDef, CardType, LocationKind};
-use coffer_core::{AmountId, Kind, Ledger, Owner, PermanentId, TrackId};
+use coffer_core::{AmountId, Kind, Ledger, Owner, PermanentId, Shared, TrackId};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Ledger kinds of this ruleset's resources.
 pub mod kind {
@@ -424,8 +423,9 @@ pub struct ActResult {
 /// The whole state of a game.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct State {
-    /// Configuration and cards.
-    pub rules: Arc<Rules>,
+    /// Configuration and cards, shared by every game of the configuration (a snapshot carries the
+    /// configuration only).
+    pub rules: Shared<Rules>,
     /// Every resource.
     pub ledger: Ledger,
     /// Per-player handles.
