@@ -108,7 +108,7 @@ pub struct Ledger {
     #[serde(serialize_with = "crate::rows::serialize")]
     zones: Vec<Zone>,
     /// Token counts, `zone * owners + owner`.
-    #[serde(serialize_with = "crate::rows::serialize")]
+    #[serde(serialize_with = "crate::rows::serialize_matrix")]
     tokens: Vec<u32>,
     /// Each owner's total tokens of each supply (K4 conservation), `supply * owners + owner`.
     #[serde(serialize_with = "crate::rows::serialize")]
@@ -138,8 +138,7 @@ struct LedgerData {
     contributions: Vec<Contribution>,
     #[serde(deserialize_with = "crate::rows::deserialize")]
     zones: Vec<Zone>,
-    #[serde(deserialize_with = "crate::rows::deserialize")]
-    tokens: Vec<u32>,
+    tokens: crate::rows::Matrix,
     #[serde(deserialize_with = "crate::rows::deserialize")]
     supply: Vec<u32>,
     #[serde(deserialize_with = "crate::rows::deserialize")]
@@ -154,13 +153,21 @@ struct LedgerData {
 impl TryFrom<LedgerData> for Ledger {
     type Error = Violation;
     fn try_from(d: LedgerData) -> Result<Ledger, Violation> {
+        let cells = d.zones.len().checked_mul(usize::from(d.owners));
+        let tokens = d.tokens.cells(cells).map_err(|e| {
+            Violation(format!(
+                "{e} for {} zones of {} owners",
+                d.zones.len(),
+                d.owners
+            ))
+        })?;
         let ledger = Ledger {
             owners: d.owners,
             amounts: d.amounts,
             tracks: d.tracks,
             contributions: d.contributions,
             zones: d.zones,
-            tokens: d.tokens,
+            tokens,
             supply: d.supply,
             reserve: d.reserve,
             permanents: d.permanents,

@@ -396,6 +396,79 @@ impl<'de, T: Row> Visitor<'de> for TableVisitor<T> {
     }
 }
 
+/// The token matrix (`zone * owners + owner`): dense records in binary formats; in human-readable ones
+/// `[cells, [[cell, count], ...]]`, listing only the cells that hold tokens (most hold none).
+pub(crate) fn serialize_matrix<S: Serializer>(cells: &[u32], s: S) -> Result<S::Ok, S::Error> {
+    if !s.is_human_readable() {
+        return serialize(cells, s);
+    }
+    let held = cells
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| n > 0)
+        .map(|(i, &n)| (i, n));
+    (cells.len(), Held(RefCell::new(Some(held)))).serialize(s)
+}
+
+/// Serializes an iterator once, as a sequence.
+struct Held<I>(RefCell<Option<I>>);
+
+impl<I: Iterator<Item = (usize, u32)>> Serialize for Held<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.borrow_mut().take() {
+            Some(cells) => s.collect_seq(cells),
+            None => s.collect_seq(std::iter::empty::<(usize, u32)>()),
+        }
+    }
+}
+
+/// The token matrix as read, expanded by the ledger once it knows how many cells it must have.
+pub(crate) enum Matrix {
+    /// Every cell.
+    Dense(Vec<u32>),
+    /// The number of cells and those that hold tokens.
+    Sparse(usize, Vec<(usize, u32)>),
+}
+
+impl Matrix {
+    /// Every cell, given how many there must be.
+    ///
+    /// # Errors
+    /// The problem, when the matrix has another size or lists a cell twice, out of order, out of range
+    /// or empty (a matrix has exactly one sparse form).
+    pub(crate) fn cells(self, expected: Option<usize>) -> Result<Vec<u32>, String> {
+        let (len, held) = match self {
+            Matrix::Dense(cells) if Some(cells.len()) == expected => return Ok(cells),
+            Matrix::Dense(cells) => return Err(format!("{} token counts", cells.len())),
+            Matrix::Sparse(len, held) if Some(len) == expected => (len, held),
+            Matrix::Sparse(len, _) => return Err(format!("{len} token counts")),
+        };
+        let mut cells = vec![0; len];
+        let mut next = 0;
+        for (cell, n) in held {
+            if cell < next || cell >= len || n == 0 {
+                return Err(format!(
+                    "token cell [{cell}, {n}]: cells must be listed once, in order, below {len}, and hold tokens"
+                ));
+            }
+            cells[cell] = n;
+            next = cell + 1;
+        }
+        Ok(cells)
+    }
+}
+
+impl<'de> Deserialize<'de> for Matrix {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Matrix, D::Error> {
+        if d.is_human_readable() {
+            let (len, held) = <(usize, Vec<(usize, u32)>)>::deserialize(d)?;
+            Ok(Matrix::Sparse(len, held))
+        } else {
+            deserialize(d).map(Matrix::Dense)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

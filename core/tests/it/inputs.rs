@@ -83,10 +83,24 @@ fn k1_6_damaged_snapshots_are_clear_errors_not_panics() {
     assert!(e.contains("11"), "{e}");
     let e = damage(&|v| v["tracks"][0]["active"] = 4.into());
     assert!(e.contains("4 active of 3"), "{e}");
-    let e = damage(&|v| v["tokens"] = serde_json::json!([4]));
-    assert!(e.contains("token counts"), "{e}");
-    let e = damage(&|v| v["tokens"][0] = 3.into());
+    // The token matrix is written as its cell count and the cells that hold tokens, [[cell, count]].
+    assert_eq!(json["tokens"], serde_json::json!([2, [[0, 4]]]));
+    let e = damage(&|v| v["tokens"][0] = 4.into());
+    assert!(e.contains("4 token counts for 1 zones of 2 owners"), "{e}");
+    let e = damage(&|v| v["tokens"][1][0][1] = 3.into());
     assert!(e.contains("owns 4 tokens of supply 0 but 3"), "{e}");
+    for held in [
+        serde_json::json!([[0, 4], [0, 1]]),
+        serde_json::json!([[1, 1], [0, 4]]),
+        serde_json::json!([[0, 4], [1, 0]]),
+        serde_json::json!([[0, 4], [2, 1]]),
+    ] {
+        let e = damage(&|v| v["tokens"][1] = held.clone());
+        assert!(
+            e.contains("cells must be listed once, in order"),
+            "{held}: {e}"
+        );
+    }
     let e = damage(&|v| v["supply"] = serde_json::json!([4]));
     assert!(e.contains("supply totals"), "{e}");
     let e = damage(&|v| v["reserve"][0] = 9.into());
