@@ -254,6 +254,12 @@ impl Ledger {
         std::mem::take(&mut self.log)
     }
 
+    /// Forgets the events recorded since the last call (setup's, say), keeping the log's capacity for the
+    /// next ones. Call it outside transactions, as [`take_events`](Self::take_events).
+    pub fn clear_events(&mut self) {
+        self.log.clear();
+    }
+
     /// Events recorded and not yet taken.
     pub fn events(&self) -> &[Event] {
         &self.log

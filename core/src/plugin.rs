@@ -567,7 +567,8 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
                 .map_err(|e| SetupError::Config(e.to_string()))?
         };
         let mut state = self.ruleset.new_game(setup.players, setup.seed, &config)?;
-        self.ruleset.ledger_mut(&mut state).take_events();
+        // Setup's events are not part of play; the log keeps its capacity for the first actions'.
+        self.ruleset.ledger_mut(&mut state).clear_events();
         Ok(self.game(state, setup.players))
     }
 
