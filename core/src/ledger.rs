@@ -254,10 +254,19 @@ impl Ledger {
         std::mem::take(&mut self.log)
     }
 
-    /// Forgets the events recorded since the last call (setup's, say), keeping the log's capacity for the
-    /// next ones. Call it outside transactions, as [`take_events`](Self::take_events).
-    pub fn clear_events(&mut self) {
-        self.log.clear();
+    /// Gives back the spare capacity of every table (setup grows them one resource at a time). Hosts call
+    /// it once a new game is set up: it is most of an idle game's memory. Changes no state.
+    pub fn shrink_to_fit(&mut self) {
+        self.amounts.shrink_to_fit();
+        self.tracks.shrink_to_fit();
+        self.contributions.shrink_to_fit();
+        self.zones.shrink_to_fit();
+        self.tokens.shrink_to_fit();
+        self.supply.shrink_to_fit();
+        self.reserve.shrink_to_fit();
+        self.permanents.shrink_to_fit();
+        self.pending.shrink_to_fit();
+        self.log.shrink_to_fit();
     }
 
     /// Events recorded and not yet taken.

@@ -567,8 +567,11 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
                 .map_err(|e| SetupError::Config(e.to_string()))?
         };
         let mut state = self.ruleset.new_game(setup.players, setup.seed, &config)?;
-        // Setup's events are not part of play; the log keeps its capacity for the first actions'.
-        self.ruleset.ledger_mut(&mut state).clear_events();
+        // Setup's events are not part of play. Taking them also frees the log: setup records many more
+        // events than an action, and keeping that capacity doubled an idle command-tokens game.
+        let ledger = self.ruleset.ledger_mut(&mut state);
+        drop(ledger.take_events());
+        ledger.shrink_to_fit();
         Ok(self.game(state, setup.players))
     }
 
