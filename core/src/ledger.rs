@@ -1279,6 +1279,15 @@ impl Ledger {
         Ok(())
     }
 
+    /// Every owner's tokens in `zone`, indexed by owner (empty for a missing zone).
+    #[inline]
+    pub fn zone_tokens(&self, zone: ZoneId) -> &[u32] {
+        let o = usize::from(self.owners);
+        self.tokens
+            .get(zone.index() * o..(zone.index() + 1) * o)
+            .unwrap_or(&[])
+    }
+
     /// How many of `owner`'s tokens are in `zone` (0 for unknown handles).
     #[inline]
     pub fn tokens(&self, zone: ZoneId, owner: Owner) -> u32 {
@@ -1917,16 +1926,21 @@ impl Ledger {
                 c.source, c.track
             )));
         }
-        let slots = self.reserve.iter().zip(&self.supply);
-        for (slot, (reserve, supply)) in slots.enumerate() {
-            let (s, owner) = (slot / o.max(1), slot % o.max(1));
-            if reserve.is_some_and(|z| {
-                z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
-            }) || reserve.is_some() != (*supply > 0)
-            {
-                return Err(Violation(format!(
-                    "p{owner} has {supply} tokens of supply {s} and reserve {reserve:?}"
-                )));
+        // Supply by supply, owner by owner (a division per slot was a tenth of a restore).
+        let slots = self
+            .reserve
+            .chunks_exact(o.max(1))
+            .zip(self.supply.chunks_exact(o.max(1)));
+        for (s, (reserves, supplies)) in slots.enumerate() {
+            for (owner, (reserve, supply)) in reserves.iter().zip(supplies).enumerate() {
+                if reserve.is_some_and(|z| {
+                    z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
+                }) || reserve.is_some() != (*supply > 0)
+                {
+                    return Err(Violation(format!(
+                        "p{owner} has {supply} tokens of supply {s} and reserve {reserve:?}"
+                    )));
+                }
             }
         }
         if let Some(a) = self.amounts.iter().find(|a| a.on_expiry < a.floor) {

@@ -155,14 +155,18 @@ impl Row for u32 {
     #[inline]
     fn write_all(rows: &[u32], bytes: &mut Vec<u8>) {
         bytes.clear();
-        bytes.extend(rows.iter().flat_map(|n| n.to_le_bytes()));
+        bytes.resize(rows.len() * 4, 0);
+        for (place, n) in bytes.chunks_exact_mut(4).zip(rows) {
+            place.copy_from_slice(&n.to_le_bytes());
+        }
     }
     #[inline]
     fn read_all(bytes: &[u8]) -> Result<Vec<u32>, String> {
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect())
+        let mut rows = vec![0; bytes.len() / 4];
+        for (n, b) in rows.iter_mut().zip(bytes.chunks_exact(4)) {
+            *n = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        Ok(rows)
     }
 }
 

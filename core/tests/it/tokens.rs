@@ -346,3 +346,13 @@ fn k4_3_a_one_per_owner_zone_never_holds_two_of_an_owners_tokens() {
         .to_string();
     assert!(e.contains("one-per-owner"), "{e}");
 }
+
+#[test]
+fn k4_a_zone_row_lists_every_owners_tokens() {
+    let mut b = board(4);
+    b.l.move_tokens(Owner(1), b.reserve[1], b.system, 1, Cause::Setup)
+        .unwrap();
+    assert_eq!(b.l.zone_tokens(b.system), &[0, 1]);
+    assert_eq!(b.l.zone_tokens(b.reserve[0]), &[4, 0]);
+    assert_eq!(b.l.zone_tokens(b.reserve[1]), &[0, 3]);
+}

@@ -1048,9 +1048,20 @@ impl State {
                     )));
                 }
             }
-            let max = self.fleet_limit(p);
-            for s in 0..self.rules.system_count() {
-                let ships = self.fleet_ships(p, s);
+        }
+        // T7: system by system, every player's fleet ships at once (one row of the token matrix per zone).
+        let mut ships = vec![0u32; usize::from(n)];
+        for s in 0..self.rules.system_count() {
+            ships.fill(0);
+            let base = s * self.rules.class_count();
+            for &c in &self.rules.fleet_classes {
+                let row = self.ledger.zone_tokens(self.h.ships[base + usize::from(c)]);
+                for (sum, &count) in ships.iter_mut().zip(row) {
+                    *sum += count;
+                }
+            }
+            for p in 0..n {
+                let (ships, max) = (ships[usize::from(p)], self.fleet_limit(p));
                 let key = State::limit_key(p, s);
                 let pending = self
                     .ledger
