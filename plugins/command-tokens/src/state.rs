@@ -196,6 +196,22 @@ impl SharedContent for Rules {
     }
 }
 
+impl SharedContent for Handles {
+    /// The player count and the configuration, as for [`Rules`].
+    type Key = (u16, Config);
+
+    /// The handles setup hands out (they depend on neither the seed nor play).
+    fn build((players, config): &(u16, Config)) -> Result<Handles, SetupError> {
+        let state = State::from_prepared(&Prepared::new(*players, config)?, 0)?;
+        Ok(Handles::clone(&state.h))
+    }
+
+    fn table() -> &'static ContentTable<Handles> {
+        static TABLE: ContentTable<Handles> = ContentTable::new();
+        &TABLE
+    }
+}
+
 /// The phases of a round.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -287,7 +303,8 @@ pub struct Flow {
     pub forfeited: [u16; MAX_PLAYERS],
 }
 
-/// Handles into the ledger.
+/// Handles into the ledger. Setup creates every resource in the same order for every game of one player
+/// count and configuration, so games share them (a snapshot carries only that key).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Handles {
     /// Command-token reinforcements (one zone, counts per player).
@@ -317,7 +334,7 @@ pub struct State {
     /// snapshot carries only those).
     pub rules: Shared<Rules>,
     /// Handles into the ledger.
-    pub h: Handles,
+    pub h: Shared<Handles>,
     /// Where the round stands.
     pub flow: Flow,
 }
@@ -751,7 +768,7 @@ impl State {
         let mut state = State {
             ledger: l,
             rules: prepared.rules.clone(),
-            h,
+            h: Shared::adopt(prepared.rules.key().clone(), h),
             flow,
         };
         for p in 0..n {
@@ -930,6 +947,9 @@ impl State {
         }
         if usize::from(r.cards_per_player) * n > cards || r.cards_per_player == 0 {
             return bad("cards per player");
+        }
+        if self.h.key() != self.rules.key() {
+            return bad("handles of another setup than the rules");
         }
         let h = &self.h;
         let zones_ok = |zs: &[ZoneId]| zs.iter().all(|&z| self.ledger.zone(z).is_ok());

@@ -290,7 +290,9 @@ fn snapshots_round_trip_and_damaged_ones_are_refused() {
             "/rules/1/factions",
             serde_json::json!(["sol", "sol", "sol"]),
         ),
-        ("/h/systems/0", serde_json::json!(999)),
+        // The handles too are carried as the setup they come from: another one is refused.
+        ("/h/0", serde_json::json!(5)),
+        ("/h/1/rounds", serde_json::json!(4)),
         ("/flow/step", serde_json::json!("pick")),
     ] {
         let mut damaged = json.clone();
@@ -301,4 +303,20 @@ fn snapshots_round_trip_and_damaged_ones_are_refused() {
             .unwrap();
         assert!(e.to_string().contains("invalid snapshot"), "{path}: {e}");
     }
+}
+
+#[test]
+fn games_of_one_setup_share_their_rules_and_handles_whatever_the_seed() {
+    use coffer_core::{Ruleset, Shared};
+    let r = CommandTokens::new();
+    let a = r.new_game(4, 1, &Config::default()).unwrap();
+    let b = r.new_game(4, 99, &Config::default()).unwrap();
+    assert!(Shared::same(&a.rules, &b.rules));
+    assert!(Shared::same(&a.h, &b.h));
+    // Handles rebuilt from the key alone (as a restore in a fresh process does) are the same handles.
+    let rebuilt =
+        <coffer_command_tokens::Handles as coffer_core::SharedContent>::build(a.h.key()).unwrap();
+    assert_eq!(rebuilt, *a.h);
+    let other = r.new_game(5, 1, &Config::default()).unwrap();
+    assert!(!Shared::same(&a.h, &other.h));
 }
