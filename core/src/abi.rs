@@ -55,7 +55,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 /// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
 /// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 /// The version of `coffer-core` this side was built with.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rustc --version` this side was built with.
@@ -214,6 +214,25 @@ impl Buf {
     }
 }
 
+/// A player who may act now and how many legal actions they have: one entry of
+/// [`DynGame::acting`](crate::DynGame::acting), laid out the same on both sides of the boundary.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acting {
+    /// The player (an [`Owner`] index).
+    pub player: u16,
+    /// How many legal actions they have now (0 included).
+    pub legal: usize,
+}
+
+impl Acting {
+    /// The player as an [`Owner`].
+    #[inline]
+    pub fn owner(self) -> Owner {
+        Owner(self.player)
+    }
+}
+
 /// An opaque game owned by the plugin.
 #[repr(C)]
 pub struct GameHandle {
@@ -233,8 +252,8 @@ pub struct LogSink {
 }
 
 /// The functions of a plugin library. Every pointer argument must be valid for the call. The host passes
-/// every out buffer empty ([`Buf::EMPTY`]); the hot-path functions (`legal_actions`, `apply_legal`) leave
-/// it untouched on success. A filled buffer is freed with `free_buf`, every game with `free_game`.
+/// every out buffer empty ([`Buf::EMPTY`]); the hot-path functions (`legal_actions`, `to_act`, `acting`,
+/// `apply_legal`) leave it untouched on success. A filled buffer is freed with `free_buf`, every game with `free_game`.
 #[repr(C)]
 pub struct VTable {
     /// Installs the log forwarder (or updates its level). `sink` is copied.
@@ -279,6 +298,16 @@ pub struct VTable {
         game: *mut GameHandle,
         players: *mut u16,
         capacity: usize,
+        count: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
+    /// The players who may act now, each with their legal-action count
+    /// ([`DynGame::acting`](crate::DynGame::acting)): writes to `list` a pointer to `count` [`Acting`]
+    /// entries that the plugin owns and keeps unchanged until the next call on this game (the host reads
+    /// them before it calls anything else on the game, and never frees them).
+    pub acting: extern "C" fn(
+        game: *mut GameHandle,
+        list: *mut *const Acting,
         count: *mut usize,
         out: *mut Buf,
     ) -> Status,
@@ -327,6 +356,7 @@ pub static VTABLE: VTable = VTable {
     players,
     legal_actions,
     to_act,
+    acting,
     legal_action_json,
     apply_legal,
     apply_json,
@@ -455,11 +485,27 @@ fn ruleset(index: usize) -> Result<&'static Arc<dyn DynRuleset>, Reply> {
     })
 }
 
-/// An action applied since the last checkpoint, to rebuild the game after a panic.
-enum Logged {
-    Legal(Owner, usize),
-    Json(Owner, String),
+/// An action to apply to a plugin-side game.
+#[derive(Clone, Copy)]
+enum Applied<'a> {
+    /// Legal action `index` of the player.
+    Legal(usize),
+    /// An action's JSON.
+    Json(&'a str),
 }
+
+/// An action applied since the last checkpoint, to rebuild the game after a panic: 8 bytes, no allocation
+/// of its own.
+#[derive(Clone, Copy)]
+enum Logged {
+    /// Legal action `index` of `player`.
+    Legal(u16, u32),
+    /// The JSON action `PluginGame::texts[text]` of `player`.
+    Json(u16, u32),
+}
+
+/// The log's capacity at a game's first logged action, so a short game allocates its log once.
+const LOG_RESERVE: usize = 32;
 
 /// Where a plugin-side game is rebuilt from after a panic, before replaying the actions since.
 enum Checkpoint {
@@ -477,6 +523,8 @@ struct PluginGame {
     game: Box<dyn DynGame>,
     checkpoint: Checkpoint,
     log: Vec<Logged>,
+    /// The texts of the logged JSON actions.
+    texts: Vec<String>,
 }
 
 impl PluginGame {
@@ -485,6 +533,7 @@ impl PluginGame {
             game,
             checkpoint,
             log: Vec::new(),
+            texts: Vec::new(),
         }
     }
 
@@ -492,29 +541,58 @@ impl PluginGame {
         Box::into_raw(Box::new(self)).cast()
     }
 
-    /// Applies through `f`; on success logs the action, on a panic rebuilds the game as it was and resumes
-    /// the panic (so the caller reports it).
-    fn apply(
-        &mut self,
-        logged: Logged,
-        f: impl FnOnce(&mut dyn DynGame) -> Result<(), ActionError>,
-    ) -> Result<(), ActionError> {
+    /// Applies `action`; on success logs it, on a panic rebuilds the game as it was and resumes the panic
+    /// (so the caller reports it).
+    #[inline]
+    fn apply(&mut self, player: Owner, action: Applied<'_>) -> Result<(), ActionError> {
         if matches!(self.checkpoint, Checkpoint::Lazy) {
             self.checkpoint = Checkpoint::Game(self.game.clone_game());
         }
-        match catch_unwind(AssertUnwindSafe(|| f(&mut *self.game))) {
+        let game = &mut *self.game;
+        match catch_unwind(AssertUnwindSafe(|| match action {
+            Applied::Legal(index) => game.apply_legal(player, index),
+            Applied::Json(text) => game.apply_json(player, text),
+        })) {
             Ok(Ok(())) => {
-                self.log.push(logged);
-                if self.log.len() >= CHECKPOINT_EVERY {
-                    self.checkpoint = Checkpoint::Game(self.game.clone_game());
-                    self.log.clear();
-                }
+                self.record(player, action);
                 Ok(())
             }
             Ok(Err(e)) => Err(e),
             Err(payload) => {
                 self.rebuild();
                 std::panic::resume_unwind(payload)
+            }
+        }
+    }
+
+    /// Logs an applied action, or takes a new checkpoint when the log is full (or the action does not fit
+    /// an entry: an index or a text count past `u32::MAX`).
+    #[inline]
+    fn record(&mut self, player: Owner, action: Applied<'_>) {
+        let entry = if self.log.len() + 1 >= CHECKPOINT_EVERY {
+            None
+        } else {
+            match action {
+                Applied::Legal(index) => u32::try_from(index)
+                    .ok()
+                    .map(|i| Logged::Legal(player.0, i)),
+                Applied::Json(text) => u32::try_from(self.texts.len()).ok().map(|n| {
+                    self.texts.push(text.to_owned());
+                    Logged::Json(player.0, n)
+                }),
+            }
+        };
+        match entry {
+            Some(entry) => {
+                if self.log.capacity() == 0 {
+                    self.log.reserve_exact(LOG_RESERVE);
+                }
+                self.log.push(entry);
+            }
+            None => {
+                self.checkpoint = Checkpoint::Game(self.game.clone_game());
+                self.log.clear();
+                self.texts.clear();
             }
         }
     }
@@ -532,9 +610,11 @@ impl PluginGame {
             }
         };
         for logged in &self.log {
-            let replayed = match logged {
-                Logged::Legal(player, index) => game.apply_legal(*player, *index),
-                Logged::Json(player, json) => game.apply_json(*player, json),
+            let replayed = match *logged {
+                Logged::Legal(player, index) => game.apply_legal(Owner(player), index as usize),
+                Logged::Json(player, text) => {
+                    game.apply_json(Owner(player), &self.texts[text as usize])
+                }
             };
             debug_assert!(replayed.is_ok(), "a logged action replays");
         }
@@ -724,6 +804,26 @@ extern "C" fn to_act(
     })
 }
 
+extern "C" fn acting(
+    game: *mut GameHandle,
+    list: *mut *const Acting,
+    count: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    guard_hot(out, || {
+        // SAFETY: a live handle used by one thread.
+        let g = unsafe { game_mut(game) };
+        let acting = g.game.acting();
+        // SAFETY: the host passes a writable pointer and a writable usize. The entries live in the game's
+        // cache, unchanged until the next call on this game (see `VTable::acting`).
+        unsafe {
+            list.write(acting.as_ptr());
+            count.write(acting.len());
+        }
+        Ok(())
+    })
+}
+
 extern "C" fn legal_action_json(game: *const GameHandle, index: usize, out: *mut Buf) -> Status {
     guard(out, || {
         // SAFETY: a live handle.
@@ -743,8 +843,7 @@ extern "C" fn apply_legal(
     guard_hot(out, || {
         // SAFETY: a live handle used by one thread.
         let g = unsafe { game_mut(game) };
-        let p = Owner(player);
-        g.apply(Logged::Legal(p, index), |game| game.apply_legal(p, index))
+        g.apply(Owner(player), Applied::Legal(index))
             .map_err(|e| json(&e))
     })
 }
@@ -766,10 +865,7 @@ extern "C" fn apply_json(
                 "the action is not UTF-8".to_owned(),
             )));
         };
-        let p = Owner(player);
-        match g.apply(Logged::Json(p, text.to_owned()), |game| {
-            game.apply_json(p, text)
-        }) {
+        match g.apply(Owner(player), Applied::Json(text)) {
             Ok(()) => Reply::Ok(Vec::new()),
             Err(e) => Reply::Refused(json(&e)),
         }

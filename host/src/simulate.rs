@@ -81,6 +81,7 @@
 //! assert!(report.violations.is_empty(), "{report}");
 //! ```
 
+use coffer_core::abi::Acting;
 use coffer_core::{
     ActionError, DynGame, DynRuleset, Format, GameRng, Outcome, Owner, Setup, StateHash,
 };
@@ -472,34 +473,50 @@ pub fn progress_bar(games: u64) -> ProgressBar {
 
 /// Picks who acts and which of their legal actions, as the module docs describe: players in a random
 /// order, the first with a legal action acts, an action drawn uniformly from its list. Afterwards the
-/// game's cached list is that player's, so [`DynGame::apply_legal`] does not enumerate again.
+/// game's listed actions are that player's ([`DynGame::legal_action_json`] reads them), so
+/// [`DynGame::apply_legal`] does not enumerate again.
 ///
 /// `order` is scratch space kept between calls for one game: start with an empty `Vec`; it then holds a
-/// permutation of the players. Returns `None` when nobody has a legal action.
+/// permutation of the players who may act. Returns `None` when nobody has a legal action.
 #[inline]
 pub fn pick_legal(
     game: &mut dyn DynGame,
     rng: &mut GameRng,
-    order: &mut Vec<u16>,
+    order: &mut Vec<Acting>,
 ) -> Option<(Owner, usize)> {
-    // Only the players who may act ([`DynGame::to_act`]) are asked, in a uniformly random order.
+    let (player, index) = pick(game, rng, order)?;
+    // Selects the chosen player's list (cached: no enumeration) for `legal_action_json`.
+    game.legal_actions(player);
+    Some((player, index))
+}
+
+/// [`pick_legal`] without selecting the chosen player's list: one call into the game
+/// ([`DynGame::acting`]: who may act and their legal-action counts) for the whole choice.
+#[inline]
+fn pick(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    order: &mut Vec<Acting>,
+) -> Option<(Owner, usize)> {
+    // Only the players who may act are asked, in a uniformly random order (a lazy Fisher-Yates shuffle).
     order.clear();
-    order.extend(game.to_act().iter().map(|p| p.0));
+    order.extend_from_slice(game.acting());
     let n = order.len();
     for k in 0..n {
         let j = k + rng.below((n - k) as u64) as usize;
         order.swap(k, j);
-        let player = Owner(order[k]);
-        let count = game.legal_actions(player);
-        if count > 0 {
-            return Some((player, rng.below(count as u64) as usize));
+        let Acting { player, legal } = order[k];
+        if legal > 0 {
+            return Some((Owner(player), rng.below(legal as u64) as usize));
         }
     }
     None
 }
 
-/// One random playout without checks: applies random legal actions (chosen by [`pick_legal`]) until nobody
-/// can act or `max_actions` were applied, and returns how many were. This is what the benchmarks time.
+/// One random playout without checks: applies random legal actions (chosen as by [`pick_legal`], with
+/// the same random draws) until nobody can act or `max_actions` were applied, and returns how many were.
+/// Each action takes two calls into the game: [`DynGame::acting`] and [`DynGame::apply_legal`]. This is
+/// what the benchmarks time.
 ///
 /// # Errors
 /// The refusal of a listed action (a broken enumeration), with how many actions were applied before it.
@@ -511,7 +528,7 @@ pub fn playout(
     let mut order = Vec::with_capacity(usize::from(game.players()));
     let mut applied = 0;
     while applied < max_actions {
-        let Some((player, index)) = pick_legal(game, rng, &mut order) else {
+        let Some((player, index)) = pick(game, rng, &mut order) else {
             break;
         };
         game.apply_legal(player, index).map_err(|e| (applied, e))?;

@@ -24,23 +24,16 @@ fn record(id: &str, time: Duration, actions: u64) {
     e.1 += actions;
 }
 
-/// One action of a random playout: who may act (`to_act`, one call), those players' legal-action counts, a
-/// random mover and index, apply. Returns false when nobody can act.
-fn step(
-    game: &mut dyn DynGame,
-    chooser: &mut Chooser,
-    who: &mut Vec<Owner>,
-    movers: &mut Vec<(Owner, usize)>,
-) -> bool {
+/// One action of a random playout: who may act and their legal-action counts (`acting`, one call), a
+/// random mover and index, apply (a second call). Returns false when nobody can act.
+fn step(game: &mut dyn DynGame, chooser: &mut Chooser, movers: &mut Vec<(Owner, usize)>) -> bool {
     movers.clear();
-    who.clear();
-    who.extend_from_slice(game.to_act());
-    for &p in who.iter() {
-        let n = game.legal_actions(p);
-        if n > 0 {
-            movers.push((p, n));
-        }
-    }
+    movers.extend(
+        game.acting()
+            .iter()
+            .filter(|a| a.legal > 0)
+            .map(|a| (a.owner(), a.legal)),
+    );
     if movers.is_empty() {
         return false;
     }
@@ -55,7 +48,6 @@ fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u
     let mut elapsed = Duration::ZERO;
     let mut done = 0;
     let mut movers = Vec::new();
-    let mut who = Vec::new();
     while done < iters {
         *seed += 1;
         let mut game = ruleset
@@ -65,7 +57,7 @@ fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u
         let budget = (iters - done).min(GAME_LIMIT);
         let start = Instant::now();
         let mut n = 0;
-        while n < budget && step(&mut *game, &mut chooser, &mut who, &mut movers) {
+        while n < budget && step(&mut *game, &mut chooser, &mut movers) {
             n += 1;
         }
         elapsed += start.elapsed();
