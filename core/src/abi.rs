@@ -317,6 +317,18 @@ pub struct VTable {
     /// Applies legal action `index`; on refusal `out` holds the JSON of an [`ActionError`].
     pub apply_legal:
         extern "C" fn(game: *mut GameHandle, player: u16, index: usize, out: *mut Buf) -> Status,
+    /// Applies legal action `index`, then answers as `acting` for the new state
+    /// ([`DynGame::apply_legal_then_acting`](crate::DynGame::apply_legal_then_acting)); on refusal `out`
+    /// holds the JSON of an [`ActionError`] and `list`/`count` are not written. A panic in either part
+    /// leaves the game as it was before the call.
+    pub apply_legal_then_acting: extern "C" fn(
+        game: *mut GameHandle,
+        player: u16,
+        index: usize,
+        list: *mut *const Acting,
+        count: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
     /// Applies an action from its JSON; on refusal `out` holds the JSON of an [`ActionError`].
     pub apply_json: extern "C" fn(
         game: *mut GameHandle,
@@ -359,6 +371,7 @@ pub static VTABLE: VTable = VTable {
     acting,
     legal_action_json,
     apply_legal,
+    apply_legal_then_acting,
     apply_json,
     events,
     state_hash,
@@ -468,6 +481,26 @@ fn guard_hot(out: *mut Buf, f: impl FnOnce() -> Result<(), Vec<u8>>) -> Status {
     }
 }
 
+/// [`guard_hot`] for applying an action: on a panic, the game is rebuilt as it was before the call
+/// ([`PluginGame::rebuild`]) before the panic is reported.
+#[inline(always)]
+fn guard_apply(out: *mut Buf, g: &mut PluginGame, player: Owner, action: Applied<'_>) -> Status {
+    match catch_unwind(AssertUnwindSafe(|| g.apply(player, action))) {
+        Ok(Ok(())) => OK,
+        Ok(Err(e)) => {
+            put(out, json(&e));
+            REFUSED
+        }
+        Err(payload) => {
+            // A panic while rebuilding leaves the game as the first panic left it; the library is
+            // poisoned either way.
+            let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
+    }
+}
+
 fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_else(|e| format!("\"{e}\"").into_bytes())
 }
@@ -492,6 +525,9 @@ enum Applied<'a> {
     Legal(usize),
     /// An action's JSON.
     Json(&'a str),
+    /// Legal action `index` of the player, then the players who may act next, written to the
+    /// out-parameters of [`VTable::apply_legal_then_acting`].
+    LegalThenActing(usize, *mut *const Acting, *mut usize),
 }
 
 /// An action applied since the last checkpoint, to rebuild the game after a panic: 8 bytes, no allocation
@@ -541,51 +577,71 @@ impl PluginGame {
         Box::into_raw(Box::new(self)).cast()
     }
 
-    /// Applies `action`; on success logs it, on a panic rebuilds the game as it was and resumes the panic
-    /// (so the caller reports it).
-    #[inline]
+    /// Applies `action` and on success logs it. A panic unwinds out of here: the caller catches it and
+    /// calls [`PluginGame::rebuild`] (see [`guard_apply`]).
+    #[inline(never)]
     fn apply(&mut self, player: Owner, action: Applied<'_>) -> Result<(), ActionError> {
         if matches!(self.checkpoint, Checkpoint::Lazy) {
             self.checkpoint = Checkpoint::Game(self.game.clone_game());
         }
-        let game = &mut *self.game;
-        match catch_unwind(AssertUnwindSafe(|| match action {
-            Applied::Legal(index) => game.apply_legal(player, index),
-            Applied::Json(text) => game.apply_json(player, text),
-        })) {
-            Ok(Ok(())) => {
-                self.record(player, action);
-                Ok(())
+        match action {
+            Applied::Legal(index) => self.game.apply_legal(player, index)?,
+            Applied::Json(text) => self.game.apply_json(player, text)?,
+            Applied::LegalThenActing(index, list, count) => {
+                self.game.apply_legal(player, index)?;
+                // Listed before the action is logged: a panic while listing rebuilds the game as it
+                // was before the call.
+                let acting = self.game.acting();
+                // SAFETY: the host passes a writable pointer and a writable usize. The entries live in
+                // the game's cache, unchanged until the next call on this game (`record` only reads the
+                // game).
+                unsafe {
+                    list.write(acting.as_ptr());
+                    count.write(acting.len());
+                }
             }
-            Ok(Err(e)) => Err(e),
-            Err(payload) => {
-                self.rebuild();
-                std::panic::resume_unwind(payload)
-            }
+        }
+        self.record(player, action);
+        Ok(())
+    }
+
+    /// Logs an applied action. The fast path appends a legal action's entry to a log with room; the rest
+    /// (a first entry, a JSON action, a full log) is [`PluginGame::record_slow`].
+    #[inline(always)]
+    fn record(&mut self, player: Owner, action: Applied<'_>) {
+        if let Applied::Legal(index) | Applied::LegalThenActing(index, ..) = action
+            && self.log.len() < self.log.capacity()
+            && let Ok(index) = u32::try_from(index)
+        {
+            self.log.push(Logged::Legal(player.0, index));
+        } else {
+            self.record_slow(player, action);
         }
     }
 
-    /// Logs an applied action, or takes a new checkpoint when the log is full (or the action does not fit
-    /// an entry: an index or a text count past `u32::MAX`).
-    #[inline]
-    fn record(&mut self, player: Owner, action: Applied<'_>) {
-        let entry = if self.log.len() + 1 >= CHECKPOINT_EVERY {
-            None
-        } else {
-            match action {
-                Applied::Legal(index) => u32::try_from(index)
-                    .ok()
-                    .map(|i| Logged::Legal(player.0, i)),
-                Applied::Json(text) => u32::try_from(self.texts.len()).ok().map(|n| {
-                    self.texts.push(text.to_owned());
-                    Logged::Json(player.0, n)
-                }),
-            }
+    /// [`PluginGame::record`] off the fast path. The log's capacity stays below [`CHECKPOINT_EVERY`]: when
+    /// it is full at that length (or an action does not fit an entry: an index or a text count past
+    /// `u32::MAX`), a new checkpoint is taken instead and the log emptied.
+    #[cold]
+    #[inline(never)]
+    fn record_slow(&mut self, player: Owner, action: Applied<'_>) {
+        let room = self.log.len() + 1 < CHECKPOINT_EVERY;
+        let entry = match action {
+            _ if !room => None,
+            Applied::Legal(index) | Applied::LegalThenActing(index, ..) => u32::try_from(index)
+                .ok()
+                .map(|i| Logged::Legal(player.0, i)),
+            Applied::Json(text) => u32::try_from(self.texts.len()).ok().map(|n| {
+                self.texts.push(text.to_owned());
+                Logged::Json(player.0, n)
+            }),
         };
         match entry {
             Some(entry) => {
-                if self.log.capacity() == 0 {
-                    self.log.reserve_exact(LOG_RESERVE);
+                if self.log.len() == self.log.capacity() {
+                    let target = (self.log.capacity() * 2)
+                        .clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
+                    self.log.reserve_exact(target - self.log.len());
                 }
                 self.log.push(entry);
             }
@@ -840,12 +896,27 @@ extern "C" fn apply_legal(
     index: usize,
     out: *mut Buf,
 ) -> Status {
-    guard_hot(out, || {
-        // SAFETY: a live handle used by one thread.
-        let g = unsafe { game_mut(game) };
-        g.apply(Owner(player), Applied::Legal(index))
-            .map_err(|e| json(&e))
-    })
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    guard_apply(out, g, Owner(player), Applied::Legal(index))
+}
+
+extern "C" fn apply_legal_then_acting(
+    game: *mut GameHandle,
+    player: u16,
+    index: usize,
+    list: *mut *const Acting,
+    count: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    guard_apply(
+        out,
+        g,
+        Owner(player),
+        Applied::LegalThenActing(index, list, count),
+    )
 }
 
 extern "C" fn apply_json(
@@ -855,21 +926,18 @@ extern "C" fn apply_json(
     len: usize,
     out: *mut Buf,
 ) -> Status {
-    guard(out, || {
-        // SAFETY: a live handle used by one thread.
-        let g = unsafe { game_mut(game) };
-        // SAFETY: the host passes `len` readable bytes.
-        let bytes = unsafe { bytes_in(text, len) };
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return Reply::Refused(json(&ActionError::Malformed(
+    // SAFETY: the host passes `len` readable bytes.
+    let bytes = unsafe { bytes_in(text, len) };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return guard(out, || {
+            Reply::Refused(json(&ActionError::Malformed(
                 "the action is not UTF-8".to_owned(),
-            )));
-        };
-        match g.apply(Owner(player), Applied::Json(text)) {
-            Ok(()) => Reply::Ok(Vec::new()),
-            Err(e) => Reply::Refused(json(&e)),
-        }
-    })
+            )))
+        });
+    };
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    guard_apply(out, g, Owner(player), Applied::Json(text))
 }
 
 extern "C" fn events(game: *mut GameHandle, out: *mut Buf) -> Status {

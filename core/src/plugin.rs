@@ -478,6 +478,17 @@ pub trait DynGame: Send {
     /// [`ActionError`]; the game is unchanged.
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError>;
 
+    /// [`apply_legal`](Self::apply_legal), then [`acting`](Self::acting) of the new state: one step of a
+    /// random playout, and for a runtime-loaded game one boundary crossing instead of two.
+    ///
+    /// # Errors
+    /// [`ActionError`] of the apply; the game is unchanged.
+    fn apply_legal_then_acting(
+        &mut self,
+        player: Owner,
+        index: usize,
+    ) -> Result<&[Acting], ActionError>;
+
     /// Applies an action given as JSON.
     ///
     /// # Errors
@@ -753,6 +764,15 @@ impl<R: Ruleset> DynGame for Game<R> {
             }
         };
         self.apply_action(player, &action)
+    }
+
+    fn apply_legal_then_acting(
+        &mut self,
+        player: Owner,
+        index: usize,
+    ) -> Result<&[Acting], ActionError> {
+        self.apply_legal(player, index)?;
+        Ok(self.acting())
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {

@@ -989,13 +989,11 @@ impl DynGame for RuntimeGame {
         let mut count = 0usize;
         let h = self.handle;
         match self.call_hot(|vt, out| (vt.acting)(h, &mut list, &mut count, out)) {
-            Ok(()) if count > 0 && !list.is_null() && list.is_aligned() => {
-                // SAFETY: the plugin wrote a pointer to `count` entries of its game's cache, which stay
-                // unchanged until the next call on this game (`VTable::acting`); the slice borrows `self`
-                // mutably, so no other call on the game can happen while it lives.
-                unsafe { std::slice::from_raw_parts(list, count) }
-            }
-            _ => &[],
+            // SAFETY: the plugin wrote a pointer to `count` entries of its game's cache, which stay
+            // unchanged until the next call on this game (`VTable::acting`); the slice borrows `self`
+            // mutably, so no other call on the game can happen while it lives.
+            Ok(()) => unsafe { plugin_list(list, count) },
+            Err(_) => &[],
         }
     }
 
@@ -1030,6 +1028,23 @@ impl DynGame for RuntimeGame {
             .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
         Ok(())
+    }
+
+    fn apply_legal_then_acting(
+        &mut self,
+        player: Owner,
+        index: usize,
+    ) -> Result<&[Acting], ActionError> {
+        let mut list: *const Acting = std::ptr::null();
+        let mut count = 0usize;
+        let h = self.handle;
+        self.call_hot(|vt, out| {
+            (vt.apply_legal_then_acting)(h, player.0, index, &mut list, &mut count, out)
+        })
+        .map_err(|f| action_error(f, &self.id))?;
+        self.events_fresh = false;
+        // SAFETY: as in `acting`: the plugin's cache, unchanged while the slice borrows `self` mutably.
+        Ok(unsafe { plugin_list(list, count) })
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
@@ -1140,6 +1155,19 @@ impl DynGame for RuntimeGame {
     fn state(&self) -> Option<&dyn coffer_core::erased_serde::Serialize> {
         None
     }
+}
+
+/// The entries a plugin listed (empty for a null or misaligned pointer).
+///
+/// # Safety
+/// A non-null, aligned `list` points to `count` initialised entries that stay unchanged for `'a`.
+#[inline]
+unsafe fn plugin_list<'a>(list: *const Acting, count: usize) -> &'a [Acting] {
+    if count == 0 || list.is_null() || !list.is_aligned() {
+        return &[];
+    }
+    // SAFETY: the caller's promise, for a non-null aligned pointer.
+    unsafe { std::slice::from_raw_parts(list, count) }
 }
 
 /// Whether the library an [`Origin::Library`] names panicked and is poisoned; `None` for a ruleset that was not

@@ -484,23 +484,19 @@ pub fn pick_legal(
     rng: &mut GameRng,
     order: &mut Vec<Acting>,
 ) -> Option<(Owner, usize)> {
-    let (player, index) = pick(game, rng, order)?;
+    order.clear();
+    order.extend_from_slice(game.acting());
+    let (player, index) = choose(rng, order)?;
     // Selects the chosen player's list (cached: no enumeration) for `legal_action_json`.
     game.legal_actions(player);
     Some((player, index))
 }
 
-/// [`pick_legal`] without selecting the chosen player's list: one call into the game
-/// ([`DynGame::acting`]: who may act and their legal-action counts) for the whole choice.
+/// The choice of [`pick_legal`] among the players who may act (`order`, permuted in place): players in a
+/// uniformly random order (a lazy Fisher-Yates shuffle), the first with a legal action acts, one of its
+/// actions drawn uniformly.
 #[inline]
-fn pick(
-    game: &mut dyn DynGame,
-    rng: &mut GameRng,
-    order: &mut Vec<Acting>,
-) -> Option<(Owner, usize)> {
-    // Only the players who may act are asked, in a uniformly random order (a lazy Fisher-Yates shuffle).
-    order.clear();
-    order.extend_from_slice(game.acting());
+fn choose(rng: &mut GameRng, order: &mut [Acting]) -> Option<(Owner, usize)> {
     let n = order.len();
     for k in 0..n {
         let j = k + rng.below((n - k) as u64) as usize;
@@ -515,8 +511,9 @@ fn pick(
 
 /// One random playout without checks: applies random legal actions (chosen as by [`pick_legal`], with
 /// the same random draws) until nobody can act or `max_actions` were applied, and returns how many were.
-/// Each action takes two calls into the game: [`DynGame::acting`] and [`DynGame::apply_legal`]. This is
-/// what the benchmarks time.
+/// This is what the benchmarks time. Each action is one call into the game,
+/// [`DynGame::apply_legal_then_acting`], which also answers who may act next (one boundary crossing for a
+/// runtime-loaded game); the last allowed action is a plain [`DynGame::apply_legal`].
 ///
 /// # Errors
 /// The refusal of a listed action (a broken enumeration), with how many actions were applied before it.
@@ -526,12 +523,21 @@ pub fn playout(
     max_actions: u64,
 ) -> Result<u64, (u64, ActionError)> {
     let mut order = Vec::with_capacity(usize::from(game.players()));
+    if max_actions == 0 {
+        return Ok(0);
+    }
+    order.extend_from_slice(game.acting());
     let mut applied = 0;
-    while applied < max_actions {
-        let Some((player, index)) = pick(game, rng, &mut order) else {
-            break;
-        };
-        game.apply_legal(player, index).map_err(|e| (applied, e))?;
+    while let Some((player, index)) = choose(rng, &mut order) {
+        if applied + 1 == max_actions {
+            game.apply_legal(player, index).map_err(|e| (applied, e))?;
+            return Ok(max_actions);
+        }
+        let next = game
+            .apply_legal_then_acting(player, index)
+            .map_err(|e| (applied, e))?;
+        order.clear();
+        order.extend_from_slice(next);
         applied += 1;
     }
     Ok(applied)

@@ -3,7 +3,8 @@
 //! loaded from its plugin library, in one run; prints the runtime/static ratio (target: at most 1.10).
 //! Run: `cargo bench -p coffer-tests --bench loader`.
 
-use coffer_core::{DynGame, DynRuleset, Owner, Setup};
+use coffer_core::abi::Acting;
+use coffer_core::{DynRuleset, Owner, Setup};
 use coffer_tests::{BUILTIN, Chooser, builtin_runtime_ruleset, static_ruleset};
 use criterion::{Criterion, Throughput};
 use std::collections::BTreeMap;
@@ -24,26 +25,31 @@ fn record(id: &str, time: Duration, actions: u64) {
     e.1 += actions;
 }
 
-/// One action of a random playout: who may act and their legal-action counts (`acting`, one call), a
-/// random mover and index, apply (a second call). Returns false when nobody can act.
-fn step(game: &mut dyn DynGame, chooser: &mut Chooser, movers: &mut Vec<(Owner, usize)>) -> bool {
+/// A random mover among those with a legal action (`movers`: who may act and their counts), and one of
+/// their actions.
+fn choose(chooser: &mut Chooser, movers: &mut Vec<(Owner, usize)>) -> Option<(Owner, usize)> {
+    if movers.is_empty() {
+        return None;
+    }
+    let (p, n) = movers[chooser.below(movers.len())];
+    Some((p, chooser.below(n)))
+}
+
+/// Keeps the players with a legal action.
+fn movers_from(acting: &[Acting], movers: &mut Vec<(Owner, usize)>) {
     movers.clear();
     movers.extend(
-        game.acting()
+        acting
             .iter()
             .filter(|a| a.legal > 0)
             .map(|a| (a.owner(), a.legal)),
     );
-    if movers.is_empty() {
-        return false;
-    }
-    let (p, n) = movers[chooser.below(movers.len())];
-    game.apply_legal(p, chooser.below(n))
-        .expect("a listed action applies");
-    true
 }
 
-/// `iters` actions over fresh games from successive seeds; only the actions are timed.
+/// `iters` actions over fresh games from successive seeds; only the actions are timed. One action of a
+/// random playout: a random mover among those the game listed with their legal-action counts, a random
+/// index, then one call that applies it and lists who may act next (`apply_legal_then_acting`; the
+/// game's first list comes from `acting`).
 fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u64) -> Duration {
     let mut elapsed = Duration::ZERO;
     let mut done = 0;
@@ -56,8 +62,15 @@ fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u
         let mut chooser = Chooser::new(*seed);
         let budget = (iters - done).min(GAME_LIMIT);
         let start = Instant::now();
+        movers_from(game.acting(), &mut movers);
         let mut n = 0;
-        while n < budget && step(&mut *game, &mut chooser, &mut movers) {
+        while n < budget
+            && let Some((p, i)) = choose(&mut chooser, &mut movers)
+        {
+            let next = game
+                .apply_legal_then_acting(p, i)
+                .expect("a listed action applies");
+            movers_from(next, &mut movers);
             n += 1;
         }
         elapsed += start.elapsed();
