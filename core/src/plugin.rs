@@ -753,16 +753,15 @@ impl<R: Ruleset> DynGame for Game<R> {
         let i = self.list(player);
         self.shown = Some(i);
         let listed = self.lists[i];
-        let action = match self.legal.get(listed.start + index) {
-            Some(action) if index < listed.len => action.clone(),
-            _ => {
-                return Err(ActionError::NoSuchLegalAction {
-                    player,
-                    index,
-                    count: listed.len,
-                });
-            }
-        };
+        // `index` first: `start + index` could overflow for a huge index.
+        if index >= listed.len {
+            return Err(ActionError::NoSuchLegalAction {
+                player,
+                index,
+                count: listed.len,
+            });
+        }
+        let action = self.legal[listed.start + index].clone();
         self.apply_action(player, &action)
     }
 

@@ -27,7 +27,7 @@ fn record(id: &str, time: Duration, actions: u64) {
 
 /// A random mover among those with a legal action (`movers`: who may act and their counts), and one of
 /// their actions.
-fn choose(chooser: &mut Chooser, movers: &mut Vec<(Owner, usize)>) -> Option<(Owner, usize)> {
+fn choose(chooser: &mut Chooser, movers: &[(Owner, usize)]) -> Option<(Owner, usize)> {
     if movers.is_empty() {
         return None;
     }
@@ -65,7 +65,7 @@ fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u
         movers_from(game.acting(), &mut movers);
         let mut n = 0;
         while n < budget
-            && let Some((p, i)) = choose(&mut chooser, &mut movers)
+            && let Some((p, i)) = choose(&mut chooser, &movers)
         {
             let next = game
                 .apply_legal_then_acting(p, i)
