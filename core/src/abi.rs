@@ -639,8 +639,7 @@ impl PluginGame {
         match entry {
             Some(entry) => {
                 if self.log.len() == self.log.capacity() {
-                    let target = (self.log.capacity() * 2)
-                        .clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
+                    let target = (self.log.capacity() * 2).clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
                     self.log.reserve_exact(target - self.log.len());
                 }
                 self.log.push(entry);

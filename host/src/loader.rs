@@ -943,10 +943,7 @@ unsafe impl Send for RuntimeGame {}
 
 impl RuntimeGame {
     #[inline]
-    fn call_hot(
-        &self,
-        f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
-    ) -> Result<(), Failure> {
+    fn call_hot(&self, f: impl FnOnce(&VTable, *mut Buf) -> abi::Status) -> Result<(), Failure> {
         if self.handle.is_null() {
             return Err(Failure::Poisoned);
         }
