@@ -485,12 +485,8 @@ fn guard_hot(out: *mut Buf, f: impl FnOnce() -> Result<(), Vec<u8>>) -> Status {
 /// ([`PluginGame::rebuild`]) before the panic is reported.
 #[inline(always)]
 fn guard_apply(out: *mut Buf, g: &mut PluginGame, player: Owner, action: Applied<'_>) -> Status {
-    match catch_unwind(AssertUnwindSafe(|| g.apply(player, action))) {
-        Ok(Ok(())) => OK,
-        Ok(Err(e)) => {
-            put(out, json(&e));
-            REFUSED
-        }
+    match catch_unwind(AssertUnwindSafe(|| g.apply(player, action, out))) {
+        Ok(status) => status,
         Err(payload) => {
             // A panic while rebuilding leaves the game as the first panic left it; the library is
             // poisoned either way.
@@ -499,6 +495,14 @@ fn guard_apply(out: *mut Buf, g: &mut PluginGame, player: Owner, action: Applied
             PANICKED
         }
     }
+}
+
+/// Writes a refusal's JSON to `out`.
+#[cold]
+#[inline(never)]
+fn refuse(out: *mut Buf, e: &ActionError) -> Status {
+    put(out, json(e));
+    REFUSED
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
@@ -577,18 +581,26 @@ impl PluginGame {
         Box::into_raw(Box::new(self)).cast()
     }
 
-    /// Applies `action` and on success logs it. A panic unwinds out of here: the caller catches it and
-    /// calls [`PluginGame::rebuild`] (see [`guard_apply`]).
+    /// Applies `action` and on success logs it and returns [`OK`]; a refusal is written to `out`
+    /// ([`REFUSED`]). A panic unwinds out of here: the caller catches it and calls
+    /// [`PluginGame::rebuild`] (see [`guard_apply`]).
     #[inline(never)]
-    fn apply(&mut self, player: Owner, action: Applied<'_>) -> Result<(), ActionError> {
+    fn apply(&mut self, player: Owner, action: Applied<'_>, out: *mut Buf) -> Status {
         if matches!(self.checkpoint, Checkpoint::Lazy) {
             self.checkpoint = Checkpoint::Game(self.game.clone_game());
         }
+        let applied = match action {
+            Applied::Legal(index) | Applied::LegalThenActing(index, ..) => {
+                self.game.apply_legal(player, index)
+            }
+            Applied::Json(text) => self.game.apply_json(player, text),
+        };
+        if let Err(e) = applied {
+            return refuse(out, &e);
+        }
         match action {
-            Applied::Legal(index) => self.game.apply_legal(player, index)?,
-            Applied::Json(text) => self.game.apply_json(player, text)?,
-            Applied::LegalThenActing(index, list, count) => {
-                self.game.apply_legal(player, index)?;
+            Applied::Legal(_) | Applied::Json(_) => {}
+            Applied::LegalThenActing(_, list, count) => {
                 // Listed before the action is logged: a panic while listing rebuilds the game as it
                 // was before the call.
                 let acting = self.game.acting();
@@ -602,7 +614,7 @@ impl PluginGame {
             }
         }
         self.record(player, action);
-        Ok(())
+        OK
     }
 
     /// Logs an applied action. The fast path appends a legal action's entry to a log with room; the rest

@@ -1160,7 +1160,7 @@ impl DynGame for RuntimeGame {
 /// A non-null, aligned `list` points to `count` initialised entries that stay unchanged for `'a`.
 #[inline]
 unsafe fn plugin_list<'a>(list: *const Acting, count: usize) -> &'a [Acting] {
-    if count == 0 || list.is_null() || !list.is_aligned() {
+    if list.is_null() || !list.is_aligned() {
         return &[];
     }
     // SAFETY: the caller's promise, for a non-null aligned pointer.
