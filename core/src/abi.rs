@@ -19,14 +19,18 @@
 //! The [`VTable`] holds non-generic `extern "C"` functions defined here. Inside a plugin library, they look
 //! up that library's own rulesets through its own `inventory` ([`crate::static_rulesets`]) and hand out
 //! opaque [`GameHandle`]s. Every function returns a [`Status`] and writes its result to out-parameters:
-//! - the hot path (legal-action count, apply a legal action by index) passes integers only;
+//! - the hot path (legal-action count, who may act with their counts, apply a legal action by index, and
+//!   apply-then-who-may-act) passes integers only; the lists of who may act are [`Acting`] entries the host
+//!   borrows from the plugin's cache until its next call on that game (no copy, nothing to free);
 //! - descriptions, setups, JSON actions, views and errors cross as JSON bytes; events, outcomes and
 //!   resource views as postcard bytes; snapshots as the bytes of the requested [`Format`].
 //!
 //! Every function body runs under `catch_unwind`: a panic returns [`PANICKED`] with the panic message and
-//! never unwinds into the host. A panic while applying an action leaves the game as it was before the
-//! action: the plugin keeps a checkpoint (the game's setup, as `new_game` is deterministic, or a clone, refreshed
-//! every [`CHECKPOINT_EVERY`] actions) and the actions applied since, and rebuilds the game from them.
+//! never unwinds into the host. A panic while applying an action (or while listing who may act after it)
+//! leaves the game as it was before the call: the plugin keeps a checkpoint (the game's setup, as
+//! `new_game` is deterministic, or a clone, refreshed every [`CHECKPOINT_EVERY`] actions) and the actions
+//! applied since (8 bytes per action by index, in a log reserved once per game; JSON actions keep their
+//! text), and rebuilds the game from them.
 //!
 //! # Memory
 //! Memory is freed by the side that allocated it: a [`Buf`] or [`GameHandle`] handed out by the plugin is

@@ -9,11 +9,11 @@
 //! player count drawn from that seed within the ruleset's range. A separate generator seeded from the same
 //! seed makes the playout's choices, so the game's own RNG is never disturbed. At each step:
 //!
-//! 1. **Choice of a legal action**: the players the ruleset says may act ([`DynGame::to_act`]) are visited
-//!    in a random order (a lazy Fisher-Yates shuffle) and the first one with at least one legal action acts;
-//!    among its actions one is drawn uniformly. This is uniform over *the players who can act*, then uniform
-//!    over *that player's actions* (not uniform over all (player, action) pairs). With rulesets that name
-//!    whose turn it is, a step asks one player.
+//! 1. **Choice of a legal action**: the players the ruleset says may act ([`DynGame::to_act`]), with their
+//!    legal-action counts, come from one call ([`DynGame::acting`]); they are visited in a random order (a
+//!    lazy Fisher-Yates shuffle) and the first one with at least one legal action acts; among its actions
+//!    one is drawn uniformly. This is uniform over *the players who can act*, then uniform over *that
+//!    player's actions* (not uniform over all (player, action) pairs).
 //! 2. **Illegal attempts**: with probability [`SimOptions::illegal_share`], instead of a legal action the
 //!    playout tries one of: malformed JSON, an unknown action type, a legal action's JSON applied by another
 //!    player, an out-of-range player index, the legal action with a number changed to an extreme value
