@@ -52,9 +52,15 @@ pub fn state_hash<T: Serialize + ?Sized>(state: &T) -> StateHash {
             Ok(ref mut b) => b,
             Err(_) => &mut fresh,
         };
-        buffer.clear();
-        match postcard::to_io(state, &mut *buffer) {
-            Ok(_) => StateHash(xxhash_rust::xxh3::xxh3_64(buffer)),
+        let mut bytes = std::mem::take(buffer);
+        bytes.clear();
+        // The `Extend` flavor writes in place (the `io::Write` one calls `memcpy` for every varint).
+        match postcard::to_extend(state, bytes) {
+            Ok(bytes) => {
+                let hash = StateHash(xxhash_rust::xxh3::xxh3_64(&bytes));
+                *buffer = bytes;
+                hash
+            }
             // Serialization of kernel and ruleset states cannot fail (no maps with non-string keys, no
             // custom errors); hash the error text so a failure is still deterministic and visible.
             Err(e) => StateHash(xxhash_rust::xxh3::xxh3_64(e.to_string().as_bytes()) ^ u64::MAX),

@@ -101,16 +101,22 @@ pub struct Violation(pub String);
 #[serde(try_from = "LedgerData")]
 pub struct Ledger {
     owners: u16,
+    #[serde(serialize_with = "crate::rows::serialize")]
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
+    #[serde(serialize_with = "crate::rows::serialize")]
     zones: Vec<Zone>,
     /// Token counts, `zone * owners + owner`.
+    #[serde(serialize_with = "crate::rows::serialize_matrix")]
     tokens: Vec<u32>,
     /// Each owner's total tokens of each supply (K4 conservation), `supply * owners + owner`.
+    #[serde(serialize_with = "crate::rows::serialize")]
     supply: Vec<u32>,
     /// Each owner's reinforcements zone of each supply, if it has tokens there, `supply * owners + owner`.
+    #[serde(serialize_with = "crate::rows::serialize")]
     reserve: Vec<Option<ZoneId>>,
+    #[serde(serialize_with = "crate::rows::serialize")]
     permanents: Vec<Permanent>,
     pending: Vec<Demand>,
     clock: Clock,
@@ -126,13 +132,18 @@ pub struct Ledger {
 #[derive(Deserialize)]
 struct LedgerData {
     owners: u16,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
     zones: Vec<Zone>,
-    tokens: Vec<u32>,
+    tokens: crate::rows::Matrix,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
     supply: Vec<u32>,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
     reserve: Vec<Option<ZoneId>>,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
     permanents: Vec<Permanent>,
     pending: Vec<Demand>,
     clock: Clock,
@@ -142,13 +153,21 @@ struct LedgerData {
 impl TryFrom<LedgerData> for Ledger {
     type Error = Violation;
     fn try_from(d: LedgerData) -> Result<Ledger, Violation> {
+        let cells = d.zones.len().checked_mul(usize::from(d.owners));
+        let tokens = d.tokens.cells(cells).map_err(|e| {
+            Violation(format!(
+                "{e} for {} zones of {} owners",
+                d.zones.len(),
+                d.owners
+            ))
+        })?;
         let ledger = Ledger {
             owners: d.owners,
             amounts: d.amounts,
             tracks: d.tracks,
             contributions: d.contributions,
             zones: d.zones,
-            tokens: d.tokens,
+            tokens,
             supply: d.supply,
             reserve: d.reserve,
             permanents: d.permanents,
@@ -1883,7 +1902,8 @@ impl Ledger {
                 c.source, c.track
             )));
         }
-        for (slot, (reserve, supply)) in self.reserve.iter().zip(&self.supply).enumerate() {
+        let slots = self.reserve.iter().zip(&self.supply);
+        for (slot, (reserve, supply)) in slots.enumerate() {
             let (s, owner) = (slot / o.max(1), slot % o.max(1));
             if reserve.is_some_and(|z| {
                 z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
@@ -1919,17 +1939,17 @@ impl Ledger {
                 )));
             }
         }
-        for (i, t) in self.tracks.iter().enumerate() {
+        let mut capacity = vec![0u64; self.tracks.len()];
+        for c in &self.contributions {
+            capacity[c.track.index()] += u64::from(c.capacity);
+        }
+        for (t, &sum) in self.tracks.iter().zip(&capacity) {
             if t.active > t.limit {
                 return Err(Violation(format!(
                     "{:?}: {} active of {}",
                     t.key, t.active, t.limit
                 )));
             }
-            let sum: u64 = self
-                .contributions(TrackId(i as u32))
-                .map(|c| u64::from(c.capacity))
-                .sum();
             if sum != u64::from(t.limit) {
                 return Err(Violation(format!(
                     "{:?}: limit {} but sources sum to {sum}",
@@ -1938,29 +1958,28 @@ impl Ledger {
             }
         }
         let o = usize::from(self.owners);
-        for (slot, &total) in self.supply.iter().enumerate() {
-            let (s, owner) = (slot / o.max(1), slot % o.max(1));
-            let held: u64 = (0..self.zones.len())
-                .filter(|&z| usize::from(self.zones[z].supply) == s)
-                .map(|z| u64::from(self.tokens[z * o + owner]))
-                .sum();
-            if held != u64::from(total) {
+        // One pass over the token matrix (zones x owners): each zone's counts are added to their
+        // (supply, owner) totals, and a one-per-owner zone's are checked on the way.
+        let mut held = vec![0u64; self.supply.len()];
+        for (zone, counts) in self.zones.iter().zip(self.tokens.chunks_exact(o.max(1))) {
+            let totals = &mut held[usize::from(zone.supply) * o..][..o];
+            for (sum, &count) in totals.iter_mut().zip(counts) {
+                *sum += u64::from(count);
+            }
+            if zone.one_per_owner && counts.iter().any(|&n| n > 1) {
+                let owner = counts.iter().position(|&n| n > 1).unwrap_or_default();
                 return Err(Violation(format!(
-                    "p{owner} owns {total} tokens of supply {s} but {held} are in its zones"
+                    "one-per-owner {:?} holds {} tokens of p{owner}",
+                    zone.key, counts[owner]
                 )));
             }
         }
-        for (z, zone) in self.zones.iter().enumerate() {
-            if !zone.one_per_owner {
-                continue;
-            }
-            if let Some(owner) = (0..o).find(|&owner| self.tokens[z * o + owner] > 1) {
-                return Err(Violation(format!(
-                    "one-per-owner {:?} holds {} tokens of p{owner}",
-                    zone.key,
-                    self.tokens[z * o + owner]
-                )));
-            }
+        if let Some(slot) = (0..held.len()).find(|&i| held[i] != u64::from(self.supply[i])) {
+            let (s, owner) = (slot / o.max(1), slot % o.max(1));
+            return Err(Violation(format!(
+                "p{owner} owns {} tokens of supply {s} but {} are in its zones",
+                self.supply[slot], held[slot]
+            )));
         }
         Ok(())
     }

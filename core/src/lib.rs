@@ -33,6 +33,8 @@ mod id;
 mod ledger;
 mod plugin;
 mod rng;
+mod rows;
+mod shared;
 mod spec;
 
 pub use clock::{Clock, Scope};
@@ -46,6 +48,7 @@ pub use plugin::{
     Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
 };
 pub use rng::GameRng;
+pub use shared::{ContentTable, Shared, SharedContent};
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
 
 #[doc(hidden)]

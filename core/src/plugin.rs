@@ -422,12 +422,15 @@ pub trait Ruleset: Send + Sync + 'static {
         format!("{} kind {} #{}", key.owner, key.kind.0, key.subject)
     }
 
-    /// Checks the kernel's invariants and the ruleset's own.
+    /// Checks the ruleset's own invariants (the default has none). The kernel's are not this method's
+    /// business: hosts check the ledger first ([`DynGame::check_invariants`]), and a restored snapshot's
+    /// ledger was checked when it was read.
     ///
     /// # Errors
     /// The first [`Violation`].
     fn check_invariants(&self, state: &Self::State) -> Result<(), Violation> {
-        self.ledger(state).check_invariants()
+        let _ = state;
+        Ok(())
     }
 }
 
@@ -592,11 +595,46 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
                 postcard::from_bytes(bytes).map_err(|e| SetupError::Snapshot(e.to_string()))?
             }
         };
+        // The ledger's invariants were checked as it was read (a `Ledger` cannot be deserialized
+        // otherwise); the ruleset's remain.
         self.ruleset
             .check_invariants(&state)
             .map_err(|v| SetupError::Snapshot(v.to_string()))?;
         let players = self.ruleset.ledger(&state).owners();
         Ok(self.game(state, players))
+    }
+}
+
+/// Bytes reserved up front for a binary snapshot (JSON reserves four times as many), so that a typical
+/// state is written without growing its buffer.
+const SNAPSHOT_CAPACITY: usize = 2048;
+
+/// Where a JSON snapshot is written: a `Vec` that copies the few bytes of a number or a bracket in place,
+/// where `Vec`'s own `io::Write` calls `memcpy` for every one of them (7% of a JSON snapshot's time).
+struct JsonOut(Vec<u8>);
+
+impl std::io::Write for JsonOut {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if bytes.len() <= 8 {
+            self.0.reserve(8);
+            for &b in bytes {
+                self.0.push(b);
+            }
+        } else {
+            self.0.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -790,12 +828,18 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
+        let error = |e: &dyn fmt::Display| SetupError::Snapshot(e.to_string());
         match format {
             Format::Json => {
-                serde_json::to_vec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string()))
+                let mut out = JsonOut(Vec::with_capacity(SNAPSHOT_CAPACITY * 4));
+                serde_json::to_writer(&mut out, &self.state).map_err(|e| error(&e))?;
+                Ok(out.0)
             }
+            // The `Extend` flavor writes bytes in place; the default `Vec` flavor copies each varint
+            // with a `memcpy` call (a third of the round-trip's time in a profile).
             Format::Binary => {
-                postcard::to_stdvec(&self.state).map_err(|e| SetupError::Snapshot(e.to_string()))
+                postcard::to_extend(&self.state, Vec::with_capacity(SNAPSHOT_CAPACITY))
+                    .map_err(|e| error(&e))
             }
         }
     }
@@ -852,6 +896,7 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn check_invariants(&self) -> Result<(), Violation> {
+        self.ruleset.ledger(&self.state).check_invariants()?;
         self.ruleset.check_invariants(&self.state)
     }
 

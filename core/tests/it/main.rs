@@ -38,3 +38,19 @@ pub fn assert_refused<T: std::fmt::Debug>(
         Ok(v) => panic!("expected a refusal, got Ok({v:?})"),
     }
 }
+
+/// Edits the token matrix of a ledger's JSON form (`[cells, [[cell, count], ...]]`, only the cells that
+/// hold tokens) as a dense array of counts, and writes it back in that form.
+pub fn edit_token_cells(json: &mut serde_json::Value, edit: impl FnOnce(&mut Vec<u64>)) {
+    let len = json["tokens"][0].as_u64().unwrap() as usize;
+    let mut cells = vec![0; len];
+    for held in json["tokens"][1].as_array().unwrap() {
+        cells[held[0].as_u64().unwrap() as usize] = held[1].as_u64().unwrap();
+    }
+    edit(&mut cells);
+    let held: Vec<_> = (0..len)
+        .filter(|&i| cells[i] > 0)
+        .map(|i| serde_json::json!([i, cells[i]]))
+        .collect();
+    json["tokens"] = serde_json::json!([len, held]);
+}

@@ -310,8 +310,10 @@ fn k4_each_supply_has_its_own_reinforcements_and_conserved_total() {
     // though the owner's grand total would still match if a command token vanished at the same time.
     let mut json = serde_json::to_value(&l).unwrap();
     let o = 1; // one owner: token cell of zone z is z * 1 + 0
-    json["tokens"][ship_reserve.index() * o] = 9.into();
-    json["tokens"][tokens.index() * o] = 12.into();
+    crate::edit_token_cells(&mut json, |cells| {
+        cells[ship_reserve.index() * o] = 9;
+        cells[tokens.index() * o] = 12;
+    });
     let e = serde_json::from_value::<Ledger>(json)
         .unwrap_err()
         .to_string();
@@ -335,8 +337,10 @@ fn k4_3_a_one_per_owner_zone_never_holds_two_of_an_owners_tokens() {
     let mut json = serde_json::to_value(&b.l).unwrap();
     let cell = b.system.index() * 2; // owner 0 of two
     let reserve_cell = b.reserve[0].index() * 2;
-    json["tokens"][cell] = 2.into();
-    json["tokens"][reserve_cell] = 2.into();
+    crate::edit_token_cells(&mut json, |cells| {
+        cells[cell] = 2;
+        cells[reserve_cell] = 2;
+    });
     let e = serde_json::from_value::<Ledger>(json)
         .unwrap_err()
         .to_string();

@@ -157,8 +157,9 @@ fn an_edited_state_hash_is_refused_with_both_hashes() {
 #[test]
 fn an_edited_snapshot_is_refused() {
     let (_dir, path, _) = saved_game();
-    // Change one coin value deep in the kernel state: the snapshot still restores but no longer matches.
-    replace(&path, r#""value":2,"floor":0"#, r#""value":3,"floor":0"#);
+    // Change one coin value deep in the kernel state (player 0's coins, an amount row: owner, kind,
+    // subject, value, floor, cap...): the snapshot still restores but no longer matches.
+    replace(&path, r#"[0,0,0,2,0,10,"#, r#"[0,0,0,3,0,10,"#);
     let err = save::load(&path, &registry()).unwrap_err();
     assert!(
         matches!(
@@ -388,7 +389,7 @@ fn every_single_character_edit_is_refused_without_panic() {
         }
         edits += 1;
     }
-    assert!(edits > 1000, "only {edits} edits tried");
+    assert!(edits > 600, "only {edits} edits tried");
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! The actions of a `charges` game: their JSON form, who may take them when (one validation shared by
 //! `apply` and legal-action enumeration), and what they do on the ledger.
 
-use crate::content::{Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, Timing};
-use crate::state::{Attack, AttackStep, CardKind, Stage, State};
+use crate::content::{Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Timing};
+use crate::state::{Attack, AttackStep, Card, CardKind, Stage, State};
 use coffer_core::{ActionError, Cause, Owner, Part, Refusal, Scope, TrackId};
 use serde::{Deserialize, Serialize};
 
@@ -205,16 +205,29 @@ pub fn current_ship(s: &State) -> Option<usize> {
     let phase = s.phase();
     let mut best: Option<(usize, (i16, u16))> = None;
     for (i, ship) in s.ships.iter().enumerate() {
+        let init = i16::from(ship.initiative);
+        let key = (if phase == 3 { -init } else { init }, ship.owner.0);
+        // The lowest key among the ships still to act, the lower index on a tie: a ship that cannot
+        // beat the best so far need not be looked at further.
+        if best.is_some_and(|(_, k)| key >= k) {
+            continue;
+        }
         if s.ledger.is_exhausted(ship.turn) || !s.alive(i) {
             continue;
         }
-        let init = i16::from(ship.initiative);
-        let key = (if phase == 3 { -init } else { init }, ship.owner.0);
-        if best.is_none_or(|(_, k)| key < k) {
-            best = Some((i, key));
-        }
+        best = Some((i, key));
     }
     best.map(|(i, _)| i)
+}
+
+/// What [`State::current`] holds: the [`current_ship`] in the System, Activation and Engagement Phases
+/// of a game not over, `None` otherwise.
+pub fn ship_to_act(s: &State) -> Option<u8> {
+    if s.winners.is_none() && (1..=3).contains(&s.phase()) {
+        current_ship(s).map(|i| i as u8)
+    } else {
+        None
+    }
 }
 
 /// Who is to act.
@@ -229,7 +242,7 @@ pub fn turn(s: &State) -> Turn {
                 Turn::Attacker(usize::from(a.attacker))
             }
             Some(a) => Turn::Defender(usize::from(a.defender)),
-            None => current_ship(s).map_or(Turn::Over, Turn::Ship),
+            None => s.current.map_or(Turn::Over, |i| Turn::Ship(usize::from(i))),
         },
         _ => Turn::End,
     }
@@ -310,10 +323,7 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             if sh.planned.is_some() {
                 return Err(illegal("that ship already has a maneuver"));
             }
-            if maneuver == Color::Purple && s.active(sh.force) == 0 {
-                return Err(illegal("a purple maneuver needs an active Force (C8)"));
-            }
-            Ok(())
+            plan_maneuver(s, i, maneuver)
         }
         Action::UseAbility { ship, card } => {
             let i = ship_ok(s, ship)?;
@@ -327,21 +337,8 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
                 Timing::System => {
                     my_ship_turn(s, t, p, ship, 1)?;
                 }
-                Timing::Reveal => {
+                Timing::Reveal | Timing::Action | Timing::AfterAction => {
                     my_ship_turn(s, t, p, ship, 2)?;
-                    if sh.stage.executed {
-                        return Err(illegal("the dial was already revealed and executed"));
-                    }
-                }
-                Timing::Action => {
-                    my_ship_turn(s, t, p, ship, 2)?;
-                    action_available(sh.stage)?;
-                }
-                Timing::AfterAction => {
-                    my_ship_turn(s, t, p, ship, 2)?;
-                    if !sh.stage.acted || sh.stage.bonus {
-                        return Err(illegal("only after the ship performs its action"));
-                    }
                 }
                 Timing::End => {
                     if t != Turn::End {
@@ -355,38 +352,7 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
                     }
                 }
             }
-            if s.ledger.is_exhausted(c.used) {
-                return Err(illegal("that ability was already used this round"));
-            }
-            // C3: every charge available to the effect is inactive -> it cannot be spent.
-            if s.active(c.track) < u32::from(ab.cost) {
-                return Err(illegal("not enough active charges on that card (C3)"));
-            }
-            match ab.effect {
-                Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(illegal(
-                    "every shield is active: the effect cannot resolve, so its cost cannot be paid (C3)",
-                )),
-                Effect::RecoverShield
-                    if sh
-                        .shields
-                        .is_some_and(|t| s.ledger.track(t).is_ok_and(|t| t.unrecoverable())) =>
-                {
-                    Err(illegal("shields cannot be recovered"))
-                }
-                Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(illegal(
-                    "no facedown damage card to repair: the cost cannot be paid",
-                )),
-                Effect::ExtraAction
-                    if stressed(s, i)
-                        || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
-                            .contains(&Some(Color::White)) =>
-                {
-                    Err(illegal(
-                        "no white action can be performed as red (stressed or no action)",
-                    ))
-                }
-                _ => Ok(()),
-            }
+            ability_usable(s, i, c, ab)
         }
         Action::Execute { ship } => {
             let i = my_ship_turn(s, t, p, ship, 2)?;
@@ -397,44 +363,14 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
         }
         Action::Perform { ship, action } => {
             let i = my_ship_turn(s, t, p, ship, 2)?;
-            let sh = &s.ships[i];
-            action_available(sh.stage)?;
-            let color = match action {
-                ShipAction::Focus => sh.actions.focus,
-                ShipAction::Evade => sh.actions.evade,
-            }
-            .ok_or(illegal("that action is not on the ship's action bar"))?;
-            check_action_color(s, i, color)
+            action_available(s.ships[i].stage)?;
+            perform_color(s, i, action)
         }
         Action::Reload { ship, card } => {
             let i = my_ship_turn(s, t, p, ship, 2)?;
-            let sh = &s.ships[i];
-            action_available(sh.stage)?;
-            let color = sh
-                .actions
-                .reload
-                .ok_or(illegal("Reload is not on the ship's action bar"))?;
-            check_action_color(s, i, color)?;
-            let c = sh
-                .cards
-                .get(usize::from(card))
-                .ok_or(illegal("no such card on that ship"))?;
-            if !matches!(c.kind, CardKind::Upgrade(slot) if slot.reloadable()) {
-                return Err(illegal(
-                    "only a torpedo, missile or device upgrade can be reloaded (C11)",
-                ));
-            }
-            let t = c.track.ok_or(illegal("that upgrade has no charge"))?;
-            let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
-            if t.unrecoverable() {
-                return Err(illegal("that card's charge cannot be recovered (C11)"));
-            }
-            if t.inactive() == 0 {
-                return Err(illegal(
-                    "that upgrade is at its limit: nothing to reload (C11)",
-                ));
-            }
-            Ok(())
+            action_available(s.ships[i].stage)?;
+            reload_color(s, i)?;
+            reload_card(s, i, card)
         }
         Action::Pass { ship } => {
             let phase = s.phase();
@@ -457,27 +393,8 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             if s.ledger.value(sh.disarm) > 0 {
                 return Err(illegal("a disarmed ship cannot attack"));
             }
-            let t = ship_ok(s, target)?;
-            if s.ships[t].owner == p {
-                return Err(illegal("the target is friendly"));
-            }
-            if weapon == 0 {
-                if sh.attack == 0 {
-                    return Err(illegal("the ship has no primary weapon"));
-                }
-            } else {
-                let c = sh
-                    .cards
-                    .get(usize::from(weapon))
-                    .ok_or(illegal("no such card on that ship"))?;
-                if c.attack == 0 {
-                    return Err(illegal("that card has no attack"));
-                }
-                if c.track.is_some() && s.active(c.track) == 0 {
-                    return Err(illegal("that weapon has no active charge (C3)"));
-                }
-            }
-            Ok(())
+            attack_target(s, p, target)?;
+            attack_weapon(s, i, weapon)
         }
         Action::AttackDice { hits, crits, focus } => {
             let Turn::Attacker(i) = t else {
@@ -593,6 +510,140 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             Ok(())
         }
     }
+}
+
+/// The part of [`validate`] for using ability `ab` of card `c` of ship `i` once the timing's turn and
+/// phase hold: the ship's progress in its activation, the ability unused this round, its cost payable
+/// (C3) and its effect able to resolve.
+fn ability_usable(s: &State, i: usize, c: &Card, ab: Ability) -> Result<(), Why> {
+    let sh = &s.ships[i];
+    match ab.timing {
+        Timing::Reveal if sh.stage.executed => {
+            return Err(illegal("the dial was already revealed and executed"));
+        }
+        Timing::Action => action_available(sh.stage)?,
+        Timing::AfterAction if !sh.stage.acted || sh.stage.bonus => {
+            return Err(illegal("only after the ship performs its action"));
+        }
+        _ => {}
+    }
+    if s.ledger.is_exhausted(c.used) {
+        return Err(illegal("that ability was already used this round"));
+    }
+    // C3: every charge available to the effect is inactive -> it cannot be spent.
+    if s.active(c.track) < u32::from(ab.cost) {
+        return Err(illegal("not enough active charges on that card (C3)"));
+    }
+    match ab.effect {
+        Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(illegal(
+            "every shield is active: the effect cannot resolve, so its cost cannot be paid (C3)",
+        )),
+        Effect::RecoverShield
+            if sh
+                .shields
+                .is_some_and(|t| s.ledger.track(t).is_ok_and(|t| t.unrecoverable())) =>
+        {
+            Err(illegal("shields cannot be recovered"))
+        }
+        Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(illegal(
+            "no facedown damage card to repair: the cost cannot be paid",
+        )),
+        Effect::ExtraAction
+            if stressed(s, i)
+                || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
+                    .contains(&Some(Color::White)) =>
+        {
+            Err(illegal(
+                "no white action can be performed as red (stressed or no action)",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The maneuver part of [`validate`] for planning ship `i`: purple needs an active Force (C8).
+fn plan_maneuver(s: &State, i: usize, maneuver: Color) -> Result<(), Why> {
+    if maneuver == Color::Purple && s.active(s.ships[i].force) == 0 {
+        return Err(illegal("a purple maneuver needs an active Force (C8)"));
+    }
+    Ok(())
+}
+
+/// The action-bar part of [`validate`] for ship `i` performing `action`: on the bar, and its colour payable.
+fn perform_color(s: &State, i: usize, action: ShipAction) -> Result<(), Why> {
+    let bar = s.ships[i].actions;
+    let color = match action {
+        ShipAction::Focus => bar.focus,
+        ShipAction::Evade => bar.evade,
+    }
+    .ok_or(illegal("that action is not on the ship's action bar"))?;
+    check_action_color(s, i, color)
+}
+
+/// The action-bar part of [`validate`] for ship `i` reloading: Reload on the bar, its colour payable.
+fn reload_color(s: &State, i: usize) -> Result<(), Why> {
+    let color = s.ships[i]
+        .actions
+        .reload
+        .ok_or(illegal("Reload is not on the ship's action bar"))?;
+    check_action_color(s, i, color)
+}
+
+/// The card part of [`validate`] for ship `i` reloading `card` (C11): a torpedo, missile or device
+/// upgrade whose recoverable charge is below its limit.
+fn reload_card(s: &State, i: usize, card: u8) -> Result<(), Why> {
+    let c = s.ships[i]
+        .cards
+        .get(usize::from(card))
+        .ok_or(illegal("no such card on that ship"))?;
+    if !matches!(c.kind, CardKind::Upgrade(slot) if slot.reloadable()) {
+        return Err(illegal(
+            "only a torpedo, missile or device upgrade can be reloaded (C11)",
+        ));
+    }
+    let t = c.track.ok_or(illegal("that upgrade has no charge"))?;
+    let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
+    if t.unrecoverable() {
+        return Err(illegal("that card's charge cannot be recovered (C11)"));
+    }
+    if t.inactive() == 0 {
+        return Err(illegal(
+            "that upgrade is at its limit: nothing to reload (C11)",
+        ));
+    }
+    Ok(())
+}
+
+/// The target part of [`validate`] for an attack by `p`'s ship: an enemy ship in play.
+fn attack_target(s: &State, p: Owner, target: u8) -> Result<(), Why> {
+    let t = ship_ok(s, target)?;
+    if s.ships[t].owner == p {
+        return Err(illegal("the target is friendly"));
+    }
+    Ok(())
+}
+
+/// The weapon part of [`validate`] for an attack by ship `i`: the primary weapon (0) or an ordnance card
+/// with an active charge.
+fn attack_weapon(s: &State, i: usize, weapon: u8) -> Result<(), Why> {
+    let sh = &s.ships[i];
+    if weapon == 0 {
+        if sh.attack == 0 {
+            return Err(illegal("the ship has no primary weapon"));
+        }
+    } else {
+        let c = sh
+            .cards
+            .get(usize::from(weapon))
+            .ok_or(illegal("no such card on that ship"))?;
+        if c.attack == 0 {
+            return Err(illegal("that card has no attack"));
+        }
+        if c.track.is_some() && s.active(c.track) == 0 {
+            return Err(illegal("that weapon has no active charge (C3)"));
+        }
+    }
+    Ok(())
 }
 
 fn check_action_color(s: &State, i: usize, color: Color) -> Result<(), Why> {
@@ -941,7 +992,14 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             }
         }
     }
-    advance(s);
+    if keeps_settled(a) {
+        debug_assert!(
+            s.current == ship_to_act(s) && settled(s),
+            "{a:?} changed whose turn it is"
+        );
+    } else {
+        advance(s);
+    }
     Ok(())
 }
 
@@ -953,35 +1011,54 @@ fn json(a: &Action) -> String {
 /// Phase's upkeep (C6/C7 order) and the win check.
 pub fn advance(s: &mut State) {
     loop {
-        if s.winners.is_some() {
+        s.current = ship_to_act(s);
+        if settled(s) {
             return;
         }
-        match s.phase() {
-            0 => {
-                let all = (0..s.ships.len()).all(|i| !s.alive(i) || s.ships[i].planned.is_some());
-                if !all {
-                    return;
-                }
-                s.ledger.end_scope(Scope::Phase);
-            }
-            1..=3 => {
-                if s.attack.is_some() || current_ship(s).is_some() {
-                    return;
-                }
-                s.ledger.end_scope(Scope::Phase);
-            }
-            _ => {
-                let waiting = (0..s.done.len()).any(|p| {
-                    !s.ledger.is_exhausted(s.done[p])
-                        && (0..s.ships.len()).any(|i| s.ships[i].owner.index() == p && s.alive(i))
-                });
-                if waiting {
-                    return;
-                }
-                end_round(s);
-            }
+        if s.phase() < 4 {
+            s.ledger.end_scope(Scope::Phase);
+        } else {
+            end_round(s);
         }
     }
+}
+
+/// Whether the clock stays where it is: the game is over, or somebody has something to do in this phase
+/// (`s.current` up to date).
+fn settled(s: &State) -> bool {
+    if s.winners.is_some() {
+        return true;
+    }
+    match s.phase() {
+        0 => (0..s.ships.len()).any(|i| s.alive(i) && s.ships[i].planned.is_none()),
+        1..=3 => s.attack.is_some() || s.current.is_some(),
+        _ => (0..s.done.len()).any(|p| {
+            !s.ledger.is_exhausted(s.done[p])
+                && (0..s.ships.len()).any(|i| s.ships[i].owner.index() == p && s.alive(i))
+        }),
+    }
+}
+
+/// Whether an applied action leaves every input of [`settled`] as it was: the winners, the phase, the
+/// plans, which ships are in play, the attack's presence, the ships' turns and the players' End Phases.
+/// These actions only move tokens and charges (none deals damage; a repair keeps a ship in play) or an
+/// attack's dice, so after one of them from a settled state the clock need not be asked to move.
+fn keeps_settled(a: &Action) -> bool {
+    matches!(
+        a,
+        Action::UseAbility { .. }
+            | Action::Execute { .. }
+            | Action::Perform { .. }
+            | Action::Reload { .. }
+            | Action::GainStress { .. }
+            | Action::Lose { .. }
+            | Action::Recover { .. }
+            | Action::AttackDice { .. }
+            | Action::DefenceDice { .. }
+            | Action::SpendForce
+            | Action::SpendFocus
+            | Action::SpendEvade
+    )
 }
 
 /// The End Phase after every End-Phase ability: the kernel's upkeep at the end of the round removes the
@@ -1014,15 +1091,60 @@ fn end_round(s: &mut State) {
 
 const MANEUVERS: [Color; 4] = [Color::Blue, Color::White, Color::Red, Color::Purple];
 
-/// The players who may have a legal action now: the owner of the ship whose turn, attack or defence it
-/// is; during Planning and the End Phase, every player (a superset: those already planned or done have
-/// none).
+/// Room reserved in a legal-action list: a two-ship ship turn lists about 40 actions.
+const LIST_CAPACITY: usize = 64;
+
+/// The effect inputs on a ship in play that need nothing but the ship (every `suffer_damage` with
+/// 1..=2 hits and 0..=2 crits, hits outer; both damage cards; a stress), in listing order.
+fn unconditional_effects(ship: u8) -> [Action; 11] {
+    // The list below spells out the damage inputs for this bound.
+    const _: () = assert!(MAX_EFFECT_DAMAGE == 2);
+    let d = |hits, crits| Action::SufferDamage { ship, hits, crits };
+    [
+        d(0, 1),
+        d(0, 2),
+        d(1, 0),
+        d(1, 1),
+        d(1, 2),
+        d(2, 0),
+        d(2, 1),
+        d(2, 2),
+        Action::DealDamageCard {
+            ship,
+            faceup: false,
+        },
+        Action::DealDamageCard { ship, faceup: true },
+        Action::GainStress { ship },
+    ]
+}
+
+/// The players who have a legal action now, exactly: the owner of the ship whose turn, attack or defence
+/// it is; during Planning, the players with a ship in play still to plan (blue is always a legal
+/// maneuver); in the End Phase, the players not yet done (`done` is always legal for them).
 pub fn to_act(s: &State, out: &mut Vec<Owner>) {
+    out.reserve(s.done.len());
     match turn(s) {
         Turn::Over => {}
         Turn::Ship(i) | Turn::Attacker(i) | Turn::Defender(i) => out.push(s.ships[i].owner),
-        Turn::Planning | Turn::End => {
-            out.extend((0..s.done.len()).filter_map(|p| u16::try_from(p).ok().map(Owner)));
+        Turn::Planning => {
+            for p in 0..s.done.len() {
+                let owner = Owner(p as u16);
+                let planning = s
+                    .ships
+                    .iter()
+                    .enumerate()
+                    .any(|(i, sh)| sh.owner == owner && sh.planned.is_none() && s.alive(i));
+                if planning {
+                    out.push(owner);
+                }
+            }
+        }
+        Turn::End => {
+            for (p, &done) in s.done.iter().enumerate() {
+                if !s.ledger.is_exhausted(done) {
+                    out.push(Owner(p as u16));
+                }
+            }
         }
     }
 }
@@ -1031,6 +1153,8 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
 /// checked by [`validate`]; the effect inputs and dice results, valid by construction in the state that
 /// lists them, are pushed directly (the playout property test checks both against `validate`).
 pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
+    // One allocation for a fresh list instead of growing it step by step (games are short).
+    out.reserve(LIST_CAPACITY);
     let t = turn(s);
     let keep = |a: Action, out: &mut Vec<Action>| {
         if validate_in(s, t, p, &a).is_ok() {
@@ -1043,16 +1167,17 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
     match t {
         Turn::Over => {}
         Turn::Planning => {
+            // `validate` of a plan: the ship exists and is in play, Planning, `p`'s, not yet planned,
+            // then `plan_maneuver`.
             for (i, sh) in s.ships.iter().enumerate() {
-                if sh.owner == p && sh.planned.is_none() {
+                if sh.owner == p && sh.planned.is_none() && s.alive(i) {
                     for m in MANEUVERS {
-                        keep(
-                            Action::Plan {
+                        if plan_maneuver(s, i, m).is_ok() {
+                            out.push(Action::Plan {
                                 ship: i as u8,
                                 maneuver: m,
-                            },
-                            out,
-                        );
+                            });
+                        }
                     }
                 }
             }
@@ -1064,31 +1189,42 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
             }
             let ship = i as u8;
             let cards = sh.cards.len() as u8;
-            for c in 0..cards {
-                if sh.cards[usize::from(c)].ability.is_some() {
-                    keep(Action::UseAbility { ship, card: c }, out);
+            let phase = s.phase();
+            // `validate` of an ability: the timing's `my_ship_turn` (here: the phase, the rest holds;
+            // End-Phase abilities wait for the End Phase), then `ability_usable`.
+            for (c, card) in sh.cards.iter().enumerate() {
+                let Some(ab) = card.ability else { continue };
+                let in_phase = match ab.timing {
+                    Timing::System => phase == 1,
+                    Timing::Reveal | Timing::Action | Timing::AfterAction => phase == 2,
+                    Timing::End => false,
+                };
+                if in_phase && ability_usable(s, i, card, ab).is_ok() {
+                    out.push(Action::UseAbility {
+                        ship,
+                        card: c as u8,
+                    });
                 }
             }
-            match s.phase() {
+            match phase {
                 2 => {
                     if sh.stage.executed {
-                        keep(
-                            Action::Perform {
-                                ship,
-                                action: ShipAction::Focus,
-                            },
-                            out,
-                        );
-                        keep(
-                            Action::Perform {
-                                ship,
-                                action: ShipAction::Evade,
-                            },
-                            out,
-                        );
-                        if sh.actions.reload.is_some() {
-                            for c in 1..cards {
-                                keep(Action::Reload { ship, card: c }, out);
+                        // `validate` of perform and reload: the ship's turn (true here, as for
+                        // attacks below), `action_available`, then the parts checked here.
+                        debug_assert!(my_ship_turn(s, t, p, ship, 2).is_ok());
+                        if action_available(sh.stage).is_ok() {
+                            for action in [ShipAction::Focus, ShipAction::Evade] {
+                                if perform_color(s, i, action).is_ok() {
+                                    out.push(Action::Perform { ship, action });
+                                }
+                            }
+                            // Card 0 is the ship card, which is never reloadable.
+                            if reload_color(s, i).is_ok() {
+                                for c in 1..cards {
+                                    if reload_card(s, i, c).is_ok() {
+                                        out.push(Action::Reload { ship, card: c });
+                                    }
+                                }
                             }
                         }
                         out.push(Action::Pass { ship });
@@ -1097,17 +1233,33 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                     }
                 }
                 3 => {
+                    // `validate` of an attack is: the ship's turn (true here: `t` is this ship's turn,
+                    // its owner is `p`, the phase is 3), not disarmed, then `attack_target` and
+                    // `attack_weapon`, which do not depend on each other: each is checked once.
+                    // A ship has at most 16 cards, so one bit per weapon fits.
+                    const _: () = assert!(MAX_UPGRADES < 16);
+                    debug_assert!(my_ship_turn(s, t, p, ship, 3).is_ok());
                     if s.ledger.value(sh.disarm) == 0 {
-                        for target in 0..s.ships.len() as u8 {
-                            for w in 0..cards {
-                                keep(
-                                    Action::Attack {
-                                        ship,
-                                        target,
-                                        weapon: w,
-                                    },
-                                    out,
-                                );
+                        let mut ready = 0u16;
+                        for w in 0..cards.min(16) {
+                            if attack_weapon(s, i, w).is_ok() {
+                                ready |= 1 << w;
+                            }
+                        }
+                        if ready != 0 {
+                            for target in 0..s.ships.len() as u8 {
+                                if attack_target(s, p, target).is_err() {
+                                    continue;
+                                }
+                                for w in 0..cards.min(16) {
+                                    if ready & (1 << w) != 0 {
+                                        out.push(Action::Attack {
+                                            ship,
+                                            target,
+                                            weapon: w,
+                                        });
+                                    }
+                                }
                             }
                         }
                     }
@@ -1116,43 +1268,26 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                 _ => out.push(Action::Pass { ship }),
             }
             // Effect inputs: the ship's owner, on any ship in play.
-            for j in 0..s.ships.len() {
+            let tracks = s.ledger.tracks();
+            for (j, target) in s.ships.iter().enumerate() {
                 if !s.alive(j) {
                     continue;
                 }
-                let target = &s.ships[j];
                 let ship = j as u8;
-                for hits in 0..=MAX_EFFECT_DAMAGE {
-                    for crits in 0..=MAX_EFFECT_DAMAGE {
-                        if hits + crits > 0 {
-                            out.push(Action::SufferDamage { ship, hits, crits });
+                out.extend_from_slice(&unconditional_effects(ship));
+                let mut charges = |r: ChargeRef, track: Option<TrackId>| {
+                    if let Some(track) = track.and_then(|id| tracks.get(id.index())) {
+                        out.push(Action::Lose { ship, charges: r });
+                        if !track.unrecoverable() && track.inactive() > 0 {
+                            out.push(Action::Recover { ship, charges: r });
                         }
                     }
-                }
-                out.push(Action::DealDamageCard {
-                    ship,
-                    faceup: false,
-                });
-                out.push(Action::DealDamageCard { ship, faceup: true });
-                out.push(Action::GainStress { ship });
-                let refs = [
-                    (ChargeRef::Force, target.force),
-                    (ChargeRef::Shield, target.shields),
-                    (ChargeRef::Energy, target.energy),
-                ];
-                let cards = target
-                    .cards
-                    .iter()
-                    .enumerate()
-                    .map(|(c, card)| (ChargeRef::Card(c as u8), card.track));
-                for (r, track) in refs.into_iter().chain(cards) {
-                    let Some(track) = track.and_then(|id| s.ledger.track(id).ok()) else {
-                        continue;
-                    };
-                    out.push(Action::Lose { ship, charges: r });
-                    if !track.unrecoverable() && track.inactive() > 0 {
-                        out.push(Action::Recover { ship, charges: r });
-                    }
+                };
+                charges(ChargeRef::Force, target.force);
+                charges(ChargeRef::Shield, target.shields);
+                charges(ChargeRef::Energy, target.energy);
+                for (c, card) in target.cards.iter().enumerate() {
+                    charges(ChargeRef::Card(c as u8), card.track);
                 }
             }
         }

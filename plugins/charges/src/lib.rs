@@ -308,10 +308,17 @@ impl Ruleset for Charges {
         format!("{} {what}", ship(key.subject))
     }
 
+    /// The ruleset's own invariants (the host checks the ledger's first).
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {
-        state.ledger.check_invariants()?;
         if state.done.len() != usize::from(state.ledger.owners()) {
             return Err(Violation("one End Phase permanent per player".into()));
+        }
+        let derived = actions::ship_to_act(state);
+        if state.current != derived {
+            return Err(Violation(format!(
+                "the stored ship to act {:?} is not the derived one {derived:?}",
+                state.current
+            )));
         }
         if let Some(at) = state.attack {
             if usize::from(at.attacker) >= state.ships.len()

@@ -258,33 +258,43 @@ pub struct State {
     pub max_rounds: u32,
     /// Set once the game is over: the winners (empty: a draw).
     pub winners: Option<Vec<Owner>>,
+    /// The ship whose turn it is in the System, Activation or Engagement Phase: what
+    /// [`current_ship`](crate::actions::current_ship) derives from the turns, initiatives and damage,
+    /// worked out once per applied action instead of at every query. `None` in the other phases and once
+    /// the game is over; `check_invariants` checks it against the derivation.
+    pub current: Option<u8>,
 }
 
 impl State {
     /// Damage cards a ship holds.
+    #[inline]
     pub fn damage(&self, ship: usize) -> i64 {
         let s = &self.ships[ship];
         self.ledger.value(s.facedown) + self.ledger.value(s.faceup)
     }
 
     /// Whether a ship is still in play (fewer damage cards than hull).
+    #[inline]
     pub fn alive(&self, ship: usize) -> bool {
         self.damage(ship) < i64::from(self.ships[ship].hull)
     }
 
     /// Active charges of an optional track (0 without one).
+    #[inline]
     pub fn active(&self, track: Option<TrackId>) -> u32 {
         track.map_or(0, |t| self.ledger.active(t))
     }
 
     /// Inactive charges of an optional track.
+    #[inline]
     pub fn inactive(&self, track: Option<TrackId>) -> u32 {
         track
-            .and_then(|t| self.ledger.track(t).ok())
+            .and_then(|t| self.ledger.tracks().get(t.index()))
             .map_or(0, |t| t.inactive())
     }
 
     /// The current phase: 0 planning, 1 system, 2 activation, 3 engagement, 4 end.
+    #[inline]
     pub fn phase(&self) -> u32 {
         self.ledger.clock().phase
     }
@@ -516,5 +526,6 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
         attack: None,
         max_rounds: config.max_rounds,
         winners: None,
+        current: None,
     })
 }

@@ -2,7 +2,9 @@
 //! the JSON files embedded from `data/` (or given inline in the configuration) and validated on load.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// Why content could not be loaded. Messages name the file, the entry and the field.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -280,6 +282,23 @@ impl Content {
     /// [`ContentError`] if an embedded file is invalid (a build defect, covered by a test).
     pub fn embedded() -> Result<Content, ContentError> {
         Content::with_override(&ContentOverride::default())
+    }
+
+    /// The content a configuration plays with: the embedded content (parsed once per process and
+    /// shared) or, when the configuration overrides lists, the embedded content with those replaced.
+    ///
+    /// # Errors
+    /// [`ContentError`] naming the file, entry and field of the first problem.
+    pub fn of(over: Option<&ContentOverride>) -> Result<Cow<'static, Content>, ContentError> {
+        static EMBEDDED: OnceLock<Result<Content, ContentError>> = OnceLock::new();
+        match over {
+            Some(over) => Content::with_override(over).map(Cow::Owned),
+            None => EMBEDDED
+                .get_or_init(Content::embedded)
+                .as_ref()
+                .map(Cow::Borrowed)
+                .map_err(Clone::clone),
+        }
     }
 
     /// The embedded content with some lists replaced.

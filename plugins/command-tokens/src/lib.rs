@@ -33,10 +33,9 @@ use coffer_core::{
 use serde_json::json;
 use std::sync::OnceLock;
 
-/// The ruleset. Holds the embedded content, parsed and validated once, and the default configuration's
-/// setup per player count, resolved on first use.
+/// The ruleset. Keeps the default configuration's setup per player count, resolved on first use (and with
+/// it, those games' shared rules alive).
 pub struct CommandTokens {
-    content: Result<Content, ContentError>,
     defaults: [OnceLock<Result<Prepared, SetupError>>; MAX_PLAYERS + 1],
 }
 
@@ -44,26 +43,7 @@ impl CommandTokens {
     /// The ruleset with the embedded content (`data/*.json`).
     pub fn new() -> CommandTokens {
         CommandTokens {
-            content: Content::embedded(),
             defaults: std::array::from_fn(|_| OnceLock::new()),
-        }
-    }
-
-    fn prepare(&self, players: u16, config: &Config) -> Result<Prepared, SetupError> {
-        let content_error = |e: ContentError| SetupError::Content(e.to_string());
-        match &config.content {
-            Some(over) => Prepared::new(
-                players,
-                config,
-                &Content::with_override(over).map_err(content_error)?,
-            ),
-            None => Prepared::new(
-                players,
-                config,
-                self.content
-                    .as_ref()
-                    .map_err(|e| content_error(e.clone()))?,
-            ),
         }
     }
 }
@@ -274,12 +254,12 @@ impl Ruleset for CommandTokens {
             .filter(|_| *config == Config::default());
         match cached {
             Some(cell) => State::from_prepared(
-                cell.get_or_init(|| self.prepare(players, config))
+                cell.get_or_init(|| Prepared::new(players, config))
                     .as_ref()
                     .map_err(Clone::clone)?,
                 seed,
             ),
-            None => State::from_prepared(&self.prepare(players, config)?, seed),
+            None => State::from_prepared(&Prepared::new(players, config)?, seed),
         }
     }
 
@@ -319,6 +299,16 @@ impl Ruleset for CommandTokens {
             .map(|p| Owner(u16::from(p)))
             .collect();
         Outcome::Finished { winners, scores }
+    }
+
+    /// The whole state (every player sees everything), with the rules written out in full rather than as
+    /// the player count and configuration they are built from.
+    fn view(&self, state: &State, _: Option<Owner>) -> serde_json::Value {
+        let mut view = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
+        if let Some(rules) = view.get_mut("rules") {
+            *rules = serde_json::to_value(&*state.rules).unwrap_or(serde_json::Value::Null);
+        }
+        view
     }
 
     fn label(&self, state: &State, key: Key) -> String {
@@ -367,7 +357,7 @@ impl Ruleset for CommandTokens {
     }
 
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {
-        state.check_invariants()
+        state.check_rules()
     }
 }
 

@@ -3,11 +3,10 @@
 
 use crate::content::{Card, Content, ContentOverride, Effect, MAX_CARDS, ShipClass};
 use coffer_core::{
-    AmountId, AmountSpec, Cause, Key, Ledger, Owner, PermanentId, Scope, SetupError, Violation,
-    Zone, ZoneId,
+    AmountId, AmountSpec, Cause, ContentTable, Key, Ledger, Owner, PermanentId, Scope, SetupError,
+    Shared, SharedContent, Violation, Zone, ZoneId,
 };
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Most players (T: 3 to 8).
 pub const MAX_PLAYERS: usize = 8;
@@ -181,6 +180,22 @@ pub struct Rules {
     pub laws: Vec<String>,
 }
 
+impl SharedContent for Rules {
+    /// The player count and the configuration (with its inline content, if any).
+    type Key = (u16, Config);
+
+    fn build((players, config): &(u16, Config)) -> Result<Rules, SetupError> {
+        let content =
+            Content::of(config.content.as_ref()).map_err(|e| SetupError::Content(e.to_string()))?;
+        Rules::resolve(*players, config, &content).map(|(rules, _)| rules)
+    }
+
+    fn table() -> &'static ContentTable<Rules> {
+        static TABLE: ContentTable<Rules> = ContentTable::new();
+        &TABLE
+    }
+}
+
 /// The phases of a round.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -298,8 +313,9 @@ pub struct Handles {
 pub struct State {
     /// The kernel ledger: every token, ship, amount and card.
     pub ledger: Ledger,
-    /// The rules of this game.
-    pub rules: Arc<Rules>,
+    /// The rules of this game, shared by every game of the same player count and configuration (a
+    /// snapshot carries only those).
+    pub rules: Shared<Rules>,
     /// Handles into the ledger.
     pub h: Handles,
     /// Where the round stands.
@@ -543,7 +559,7 @@ pub struct StartShips {
 #[derive(Clone, Debug)]
 pub struct Prepared {
     /// The rules every game of this setup shares.
-    pub rules: Arc<Rules>,
+    pub rules: Shared<Rules>,
     /// Starting ships.
     pub ships: Vec<StartShips>,
     /// Influence per player per round.
@@ -555,8 +571,10 @@ impl Prepared {
     ///
     /// # Errors
     /// [`SetupError`] for a bad player count, configuration or content.
-    pub fn new(players: u16, config: &Config, content: &Content) -> Result<Prepared, SetupError> {
-        let (rules, galaxy) = Rules::resolve(players, config, content)?;
+    pub fn new(players: u16, config: &Config) -> Result<Prepared, SetupError> {
+        let content =
+            Content::of(config.content.as_ref()).map_err(|e| SetupError::Content(e.to_string()))?;
+        let (rules, galaxy) = Rules::resolve(players, config, &content)?;
         let n = usize::from(players);
         let mut ships = Vec::new();
         let mut placed = vec![0u32; n * rules.class_count()];
@@ -592,7 +610,7 @@ impl Prepared {
             })
             .collect();
         Ok(Prepared {
-            rules: Arc::new(rules),
+            rules: Shared::adopt((players, config.clone()), rules),
             ships,
             influence,
         })
@@ -604,13 +622,8 @@ impl State {
     ///
     /// # Errors
     /// [`SetupError`] for a bad player count, configuration or content.
-    pub fn new(
-        players: u16,
-        seed: u64,
-        config: &Config,
-        content: &Content,
-    ) -> Result<State, SetupError> {
-        State::from_prepared(&Prepared::new(players, config, content)?, seed)
+    pub fn new(players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
+        State::from_prepared(&Prepared::new(players, config)?, seed)
     }
 
     /// A new game from a prepared setup.
@@ -737,7 +750,7 @@ impl State {
         };
         let mut state = State {
             ledger: l,
-            rules: Arc::clone(&prepared.rules),
+            rules: prepared.rules.clone(),
             h,
             flow,
         };
@@ -989,14 +1002,23 @@ impl State {
         Ok(())
     }
 
-    /// Checks the kernel's invariants and the ruleset's: each player's 16 command tokens (T1) and ship pieces
-    /// are conserved apart, a system holds at most one token per player, the fleet pool respects a law's
-    /// maximum, and every ship excess over the fleet limit is a pending demand of exactly that size (T7).
+    /// Checks the kernel's invariants, then the ruleset's ([`State::check_rules`]).
     ///
     /// # Errors
     /// The first [`Violation`].
     pub fn check_invariants(&self) -> Result<(), Violation> {
         self.ledger.check_invariants()?;
+        self.check_rules()
+    }
+
+    /// Checks the ruleset's invariants over a ledger whose own hold: each player's 16 command tokens (T1)
+    /// and ship pieces are conserved apart, a system holds at most one token per player, the fleet pool
+    /// respects a law's maximum, and every ship excess over the fleet limit is a pending demand of exactly
+    /// that size (T7).
+    ///
+    /// # Errors
+    /// The first [`Violation`].
+    pub fn check_rules(&self) -> Result<(), Violation> {
         self.check_shape()?;
         let n = self.players();
         for p in 0..n {

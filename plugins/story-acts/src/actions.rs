@@ -366,7 +366,10 @@ impl State {
                     )?;
                     last = Some(h);
                     let hc = self.card_of(h, p, Zone::Play)?;
-                    let id = hc.cp.ok_or(Why::Rule("card has no CP", i64::from(h)))?;
+                    let id = self
+                        .handles
+                        .cp(hc)
+                        .ok_or(Why::Rule("card has no CP", i64::from(h)))?;
                     afford(self, id, u64::from(n))?;
                 }
                 Ok(())
@@ -416,8 +419,9 @@ impl State {
                     .get(c.def)
                     .ability
                     .ok_or(Why::Rule("card has no \"-X CP:\" ability", i64::from(card)))?;
-                let track = c
-                    .ability
+                let track = self
+                    .handles
+                    .ability(c)
                     .ok_or(Why::Rule("card has no ability track", i64::from(card)))?;
                 if self.ledger.active(track) == 0 {
                     return Err(Why::Rule(
@@ -427,7 +431,9 @@ impl State {
                 }
                 afford(
                     self,
-                    c.cp.ok_or(Why::Rule("card has no CP", i64::from(card)))?,
+                    self.handles
+                        .cp(c)
+                        .ok_or(Why::Rule("card has no CP", i64::from(card)))?,
                     u64::from(ab.cp),
                 )
             }
@@ -539,9 +545,8 @@ impl State {
     }
 
     fn ready_perm(&self, card: u16) -> Result<(), Why> {
-        let c = &self.cards[usize::from(card)];
-        let perm = c
-            .perm
+        let perm = self
+            .perm_id(card)
             .ok_or(Why::Rule("card cannot be activated", i64::from(card)))?;
         rule(!self.ledger.is_exhausted(perm), "card is exhausted", card)
     }
@@ -576,8 +581,8 @@ impl State {
                     let mut alloc = [(seat.treasury, 0u64); MAX_CP_COST as usize];
                     let parts = cp.parts();
                     for (i, &(h, n)) in parts.iter().enumerate() {
-                        let id = self.cards[usize::from(h)]
-                            .cp
+                        let id = self
+                            .cp_id(h)
                             .ok_or_else(|| Refusal::Invalid(format!("card {h} has no CP")))?;
                         alloc[i] = (id, u64::from(n));
                     }
@@ -625,12 +630,11 @@ impl State {
                 self.ledger.set(self.factors[f], after, cause)?;
             }
             Action::UseAbility { card } => {
-                let c = self.cards[usize::from(card)];
                 let ab = self
                     .def(card)
                     .ability
                     .ok_or_else(|| Refusal::Invalid(format!("card {card} has no ability")))?;
-                let (Some(track), Some(cp)) = (c.ability, c.cp) else {
+                let (Some(track), Some(cp)) = (self.ability_id(card), self.cp_id(card)) else {
                     return Err(Refusal::Invalid(format!(
                         "card {card} has no ability track or CP"
                     )));
@@ -693,16 +697,17 @@ impl State {
     }
 
     fn activate(&mut self, card: u16, cause: Cause) -> Result<(), Refusal> {
-        let perm = self.cards[usize::from(card)]
-            .perm
+        let perm = self
+            .perm_id(card)
             .ok_or_else(|| Refusal::Invalid(format!("card {card} cannot be activated")))?;
         self.ledger.activate(perm, cause)
     }
 
     /// S8: a card's aligned ability raises its CP, its Penalties lower it (Morality Penalties).
     fn deed(&mut self, card: u16, deed: Deed) -> Result<(), Refusal> {
-        let c = self.cards[usize::from(card)];
-        let Some(cp) = c.cp else { return Ok(()) };
+        let Some(cp) = self.cp_id(card) else {
+            return Ok(());
+        };
         let d = self.def(card);
         let (aligned, penalty) = (d.aligned, d.penalty);
         if let Some(t) = aligned.filter(|t| t.on == deed) {
@@ -748,8 +753,8 @@ impl State {
             Effect::DrawCards(n) => self.draw(p, n),
             Effect::DrainCp(n) | Effect::GainCp(n) => {
                 let t = target.ok_or_else(|| Refusal::Invalid("effect needs a target".into()))?;
-                let cp = self.cards[usize::from(t)]
-                    .cp
+                let cp = self
+                    .cp_id(t)
                     .ok_or_else(|| Refusal::Invalid(format!("card {t} has no CP")))?;
                 if matches!(e, Effect::DrainCp(_)) {
                     self.ledger.pay(cp, u64::from(n), cause)?;
@@ -801,7 +806,7 @@ impl State {
         // K5: the permanents the active player controls ready (a captured Location with its new controller).
         for i in 0..self.in_play.len() {
             let c = self.cards[usize::from(self.in_play[i])];
-            if let (true, Some(perm)) = (c.controller == p, c.perm) {
+            if let (true, Some(perm)) = (c.controller == p, self.handles.perm(&c)) {
                 self.ledger.ready(perm, Cause::Upkeep(Scope::Phase))?;
             }
         }
@@ -826,6 +831,7 @@ impl State {
     pub fn settle(&mut self, from: usize) -> Result<(), Refusal> {
         let rules = &self.rules;
         let cards = &mut self.cards;
+        let handles = &self.handles;
         let in_play = &mut self.in_play;
         let seats = &mut self.seats;
         self.ledger.settle(from, 10_000, |l, ev| {
@@ -845,7 +851,7 @@ impl State {
                 let i = ev.key.subject as usize;
                 let c = cards[i];
                 // State-based: only a card in play still at 0 CP is affected.
-                if c.zone != Zone::Play || c.cp.is_some_and(|cp| l.value(cp) != 0) {
+                if c.zone != Zone::Play || handles.cp(&c).is_some_and(|cp| l.value(cp) != 0) {
                     return Ok(());
                 }
                 let d = rules.db.get(c.def);
@@ -854,7 +860,7 @@ impl State {
                     || matches!(ev.cause, Cause::Action { player, .. } if player.0 == c.controller);
                 if morality && d.prime && !c.fallen {
                     cards[i].fallen = true;
-                    if let Some(cp) = c.cp {
+                    if let Some(cp) = handles.cp(&c) {
                         l.set(cp, i64::from(d.fallen_cp), Cause::Effect(effect::FALL))?;
                     }
                     if rules.config.fall_flips_homeworld {
@@ -1006,7 +1012,10 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
             }
             CardType::Location if c.contested => push(Action::Restore { location: card }),
             t if t.is_unit() => {
-                let ready = c.perm.is_some_and(|id| !s.ledger.is_exhausted(id));
+                let ready = s
+                    .handles
+                    .perm(c)
+                    .is_some_and(|id| !s.ledger.is_exhausted(id));
                 if let Some(b) = c.band.filter(|_| ready) {
                     s.adjacent_in(occupied, b, |to| push(Action::Move { card, to }));
                     if let Band::Surface(_) = b {
@@ -1065,7 +1074,9 @@ fn splits(
         if i < start || c.controller != p {
             continue;
         }
-        let Some(cp) = c.cp else { continue };
+        let Some(cp) = s.handles.cp(c) else {
+            continue;
+        };
         let have = u32::try_from(s.ledger.value(cp).max(0)).unwrap_or(u32::MAX);
         for n in 1..=left.min(have) {
             split.push(i as u16, n as u16);

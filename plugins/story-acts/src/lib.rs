@@ -20,17 +20,17 @@ pub use actions::{Action, CpSplit, Why};
 pub use cards::{CardDb, CardDef, CardError, CardType, Deed, Effect};
 pub use scoring::{ScoreLines, act_winner, score_lines};
 pub use state::{
-    ActResult, AwardTo, Band, Card, Config, FactorDef, Phase, PoliticalTie, Rules, Seat, State,
-    Zone,
+    ActResult, AwardTo, Band, Card, Config, FactorDef, Handles, Phase, PoliticalTie, Rules, Seat,
+    Slot, SlotError, State, Zone,
 };
 
 use coffer_core::{
-    ActionError, AmountSpec, Cause, Description, Doc, Key, Ledger, Outcome, Owner, Scope,
-    SetupError, TrackSpec, Violation,
+    ActionError, AmountSpec, Cause, ContentTable, Description, Doc, Key, Ledger, Outcome, Owner,
+    Scope, SetupError, Shared, SharedContent, TrackSpec, Violation,
 };
 use serde_json::json;
 use state::{key, kind};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// The ruleset id.
 pub const ID: &str = "story-acts";
@@ -188,6 +188,10 @@ fn config_error(msg: String) -> SetupError {
     SetupError::Config(msg)
 }
 
+fn slot_error(e: state::SlotError) -> SetupError {
+    SetupError::Config(format!("decks too large: {e}"))
+}
+
 impl StoryActs {
     fn setup(&self, players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
         if !(2..=4).contains(&players) {
@@ -209,10 +213,24 @@ impl StoryActs {
         }
 
         let mut ledger = Ledger::new(players, seed);
-        let mut seats = Vec::new();
-        let mut cards = Vec::new();
-        let mut decks = Vec::new();
-        let mut hands = Vec::new();
+        // Every table is allocated at its final size: a hosted idle game holds only what it needs.
+        let n = usize::from(players);
+        let count = |f: fn(&cards::CardDef) -> bool| {
+            (0..n)
+                .map(|p| homeworlds[p % homeworlds.len()])
+                .chain(std::iter::repeat_n(deck.iter().copied(), n).flatten())
+                .filter(|&d| f(db.get(d)))
+                .count()
+        };
+        let mut handles = state::Handles::with_capacity(
+            count(|d| !matches!(d.card_type, CardType::Maneuver | CardType::Storyline)),
+            count(|d| d.cp.is_some()),
+            count(|d| d.ability.is_some()),
+        );
+        let mut seats = Vec::with_capacity(n);
+        let mut cards = Vec::with_capacity(per_player * n);
+        let mut decks = Vec::with_capacity(n);
+        let mut hands = Vec::with_capacity(n);
         for p in 0..players {
             let o = Owner(p);
             let treasury = ledger.add_amount(
@@ -234,22 +252,28 @@ impl StoryActs {
                 let idx = cards.len() as u32;
                 let d = db.get(def);
                 let perm = if matches!(d.card_type, CardType::Maneuver | CardType::Storyline) {
-                    None
+                    Slot::NONE
                 } else {
-                    Some(ledger.add_permanent(key(p, kind::CARD, idx), None)?)
+                    let id = ledger.add_permanent(key(p, kind::CARD, idx), None)?;
+                    handles.push_perm(id).map_err(slot_error)?
                 };
-                let cp =
-                    match d.cp {
-                        Some(v) => Some(ledger.add_amount(
+                let cp = match d.cp {
+                    Some(v) => {
+                        let id = ledger.add_amount(
                             AmountSpec::new(key(p, kind::CP, idx)).start(i64::from(v)),
-                        )?),
-                        None => None,
-                    };
+                        )?;
+                        handles.push_cp(id).map_err(slot_error)?
+                    }
+                    None => Slot::NONE,
+                };
                 let ability = match d.ability {
-                    Some(_) => Some(ledger.add_track(
-                        TrackSpec::new(key(p, kind::ABILITY, idx), 1).recurring(1, Scope::Turn),
-                    )?),
-                    None => None,
+                    Some(_) => {
+                        let id = ledger.add_track(
+                            TrackSpec::new(key(p, kind::ABILITY, idx), 1).recurring(1, Scope::Turn),
+                        )?;
+                        handles.push_ability(id).map_err(slot_error)?
+                    }
+                    None => Slot::NONE,
                 };
                 let is_hw = j == 0;
                 cards.push(Card {
@@ -291,7 +315,7 @@ impl StoryActs {
                 prime_face: true,
             });
         }
-        let mut factors = Vec::new();
+        let mut factors = Vec::with_capacity(cfg.factors.len());
         for (i, f) in cfg.factors.iter().enumerate() {
             factors.push(
                 ledger.add_amount(
@@ -304,11 +328,12 @@ impl StoryActs {
         }
         let starting_hand = cfg.starting_hand;
         let mut state = State {
-            rules: Arc::clone(&rules),
+            rules: rules.clone(),
             ledger,
             seats,
             factors,
             cards,
+            handles,
             decks,
             hands,
             active: 0,
@@ -421,20 +446,35 @@ fn build_rules(config: &Config) -> Result<Rules, SetupError> {
     })
 }
 
-/// The [`Rules`] of a configuration; the default configuration's are built once per process and shared.
-fn rules_for(config: &Config) -> Result<Arc<Rules>, SetupError> {
-    static DEFAULT: OnceLock<Arc<Rules>> = OnceLock::new();
+/// The [`Rules`] of a configuration, shared by every game of that configuration (snapshots carry the
+/// configuration only); the default configuration's are kept for the life of the process.
+fn rules_for(config: &Config) -> Result<Shared<Rules>, SetupError> {
+    static DEFAULT: OnceLock<Shared<Rules>> = OnceLock::new();
     let default = *config == Config::default();
     if default {
         if let Some(rules) = DEFAULT.get() {
-            return Ok(Arc::clone(rules));
+            return Ok(rules.clone());
         }
     }
-    let rules = Arc::new(build_rules(config)?);
+    let rules = Shared::<Rules>::get(config)?;
     if default {
-        let _ = DEFAULT.set(Arc::clone(&rules));
+        let _ = DEFAULT.set(rules.clone());
     }
     Ok(rules)
+}
+
+impl SharedContent for Rules {
+    /// The configuration as given (its inline cards included).
+    type Key = Config;
+
+    fn build(config: &Config) -> Result<Rules, SetupError> {
+        build_rules(config)
+    }
+
+    fn table() -> &'static ContentTable<Rules> {
+        static TABLE: ContentTable<Rules> = ContentTable::new();
+        &TABLE
+    }
 }
 
 impl coffer_core::Ruleset for StoryActs {
@@ -594,8 +634,8 @@ impl coffer_core::Ruleset for StoryActs {
         }
     }
 
+    /// The ruleset's own invariants (the host checks the ledger's first).
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {
-        state.ledger.check_invariants()?;
         if !(1..=3).contains(&state.act) || state.results.len() + 1 < usize::from(state.act) {
             return Err(Violation(format!(
                 "act {} with {} results",
@@ -612,6 +652,11 @@ impl coffer_core::Ruleset for StoryActs {
                     )));
                 }
             }
+        }
+        if let Some(i) = state.cards.iter().position(|c| !state.handles.holds(c)) {
+            return Err(Violation(format!(
+                "card {i} names a kernel handle slot outside the handle tables"
+            )));
         }
         let in_play: Vec<u16> = (0..state.cards.len() as u16)
             .filter(|&c| state.cards[usize::from(c)].zone == Zone::Play)

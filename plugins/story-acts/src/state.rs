@@ -1,9 +1,8 @@
 //! The configuration (every RULES.md assumption is an option), the game state, Bands and card instances.
 
 use crate::cards::{CardDb, CardDef, CardType, LocationKind};
-use coffer_core::{AmountId, Kind, Ledger, Owner, PermanentId, TrackId};
+use coffer_core::{AmountId, Kind, Ledger, Owner, PermanentId, Shared, TrackId};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Ledger kinds of this ruleset's resources.
 pub mod kind {
@@ -218,7 +217,132 @@ pub enum Zone {
     Discard,
 }
 
-/// One physical card of the game.
+/// Where a card's kernel handle is kept: an index into one of the [`Handles`] tables, or none. Two bytes
+/// instead of the eight of an `Option` of a handle, for each of a card's three handles: a game holds every
+/// card of every deck from setup on, and most of them are idle.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(into = "Option<u16>", try_from = "Option<u16>")]
+pub struct Slot(u16);
+
+impl Slot {
+    /// No handle.
+    pub const NONE: Slot = Slot(u16::MAX);
+
+    /// Whether the card has this handle.
+    #[inline]
+    pub fn is_some(self) -> bool {
+        self != Slot::NONE
+    }
+
+    /// The handle in `table` (none for [`Slot::NONE`] or an index past the table's end).
+    #[inline]
+    pub fn get<T: Copy>(self, table: &[T]) -> Option<T> {
+        table.get(usize::from(self.0)).copied()
+    }
+
+    /// The slot of a handle about to be pushed to `table`.
+    fn next<T>(table: &[T]) -> Result<Slot, SlotError> {
+        u16::try_from(table.len())
+            .ok()
+            .filter(|&i| i != u16::MAX)
+            .map(Slot)
+            .ok_or(SlotError(table.len()))
+    }
+}
+
+/// A slot index too large for a [`Slot`] (`u16::MAX` means none).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("handle slot {0} out of range: at most 65534")]
+#[non_exhaustive]
+pub struct SlotError(pub usize);
+
+impl From<Slot> for Option<u16> {
+    fn from(s: Slot) -> Option<u16> {
+        s.is_some().then_some(s.0)
+    }
+}
+
+impl TryFrom<Option<u16>> for Slot {
+    type Error = SlotError;
+    fn try_from(v: Option<u16>) -> Result<Slot, SlotError> {
+        match v {
+            None => Ok(Slot::NONE),
+            Some(u16::MAX) => Err(SlotError(usize::from(u16::MAX))),
+            Some(i) => Ok(Slot(i)),
+        }
+    }
+}
+
+/// The kernel handles of the cards' own resources, each table in card order; a [`Card`] names its handles by
+/// [`Slot`].
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct Handles {
+    /// Readiness permanents (K5).
+    pub perms: Vec<PermanentId>,
+    /// Character Points amounts (S8).
+    pub cps: Vec<AmountId>,
+    /// "-X CP:" ability tracks (S8).
+    pub abilities: Vec<TrackId>,
+}
+
+impl Handles {
+    /// Empty tables with room for exactly the given numbers of handles.
+    pub fn with_capacity(perms: usize, cps: usize, abilities: usize) -> Handles {
+        Handles {
+            perms: Vec::with_capacity(perms),
+            cps: Vec::with_capacity(cps),
+            abilities: Vec::with_capacity(abilities),
+        }
+    }
+
+    /// A card's readiness permanent.
+    #[inline]
+    pub fn perm(&self, c: &Card) -> Option<PermanentId> {
+        c.perm.get(&self.perms)
+    }
+
+    /// A card's CP amount.
+    #[inline]
+    pub fn cp(&self, c: &Card) -> Option<AmountId> {
+        c.cp.get(&self.cps)
+    }
+
+    /// A card's ability track.
+    #[inline]
+    pub fn ability(&self, c: &Card) -> Option<TrackId> {
+        c.ability.get(&self.abilities)
+    }
+
+    /// Keeps a new readiness permanent; its slot.
+    pub fn push_perm(&mut self, id: PermanentId) -> Result<Slot, SlotError> {
+        let slot = Slot::next(&self.perms)?;
+        self.perms.push(id);
+        Ok(slot)
+    }
+
+    /// Keeps a new CP amount; its slot.
+    pub fn push_cp(&mut self, id: AmountId) -> Result<Slot, SlotError> {
+        let slot = Slot::next(&self.cps)?;
+        self.cps.push(id);
+        Ok(slot)
+    }
+
+    /// Keeps a new ability track; its slot.
+    pub fn push_ability(&mut self, id: TrackId) -> Result<Slot, SlotError> {
+        let slot = Slot::next(&self.abilities)?;
+        self.abilities.push(id);
+        Ok(slot)
+    }
+
+    /// Whether every slot of `c` is none or names a handle here.
+    pub fn holds(&self, c: &Card) -> bool {
+        (!c.perm.is_some() || self.perm(c).is_some())
+            && (!c.cp.is_some() || self.cp(c).is_some())
+            && (!c.ability.is_some() || self.ability(c).is_some())
+    }
+}
+
+/// One physical card of the game (22 bytes: a game keeps one per card of every deck).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Card {
     /// Its definition number.
@@ -231,12 +355,13 @@ pub struct Card {
     pub zone: Zone,
     /// Its Band while in play (units and Locations).
     pub band: Option<Band>,
-    /// Its readiness (K5), for permanents.
-    pub perm: Option<PermanentId>,
-    /// Its CP (S8), for cards with printed CP.
-    pub cp: Option<AmountId>,
-    /// Its "-X CP:" ability's once-per-turn use (a 1-charge track recovering at each turn's end).
-    pub ability: Option<TrackId>,
+    /// Its readiness (K5), for permanents: a slot of [`Handles::perms`].
+    pub perm: Slot,
+    /// Its CP (S8), for cards with printed CP: a slot of [`Handles::cps`].
+    pub cp: Slot,
+    /// Its "-X CP:" ability's once-per-turn use (a 1-charge track recovering at each turn's end): a slot of
+    /// [`Handles::abilities`].
+    pub ability: Slot,
     /// Storyline progress.
     pub progress: u16,
     /// A captured Surface Location not yet Restored (S14).
@@ -298,8 +423,9 @@ pub struct ActResult {
 /// The whole state of a game.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct State {
-    /// Configuration and cards.
-    pub rules: Arc<Rules>,
+    /// Configuration and cards, shared by every game of the configuration (a snapshot carries the
+    /// configuration only).
+    pub rules: Shared<Rules>,
     /// Every resource.
     pub ledger: Ledger,
     /// Per-player handles.
@@ -308,6 +434,8 @@ pub struct State {
     pub factors: Vec<AmountId>,
     /// Every card instance.
     pub cards: Vec<Card>,
+    /// The kernel handles of the cards' resources.
+    pub handles: Handles,
     /// Each player's deck, top last.
     pub decks: Vec<Vec<u16>>,
     /// Each player's hand, in draw order.
@@ -366,9 +494,25 @@ impl State {
 
     /// A card's CP (0 for cards without).
     pub fn cp(&self, card: u16) -> i64 {
-        self.cards[usize::from(card)]
-            .cp
-            .map_or(0, |a| self.ledger.value(a))
+        self.cp_id(card).map_or(0, |a| self.ledger.value(a))
+    }
+
+    /// A card's readiness permanent (K5), if it is a permanent.
+    #[inline]
+    pub fn perm_id(&self, card: u16) -> Option<PermanentId> {
+        self.handles.perm(&self.cards[usize::from(card)])
+    }
+
+    /// A card's CP amount (S8), if it prints CP.
+    #[inline]
+    pub fn cp_id(&self, card: u16) -> Option<AmountId> {
+        self.handles.cp(&self.cards[usize::from(card)])
+    }
+
+    /// A card's "-X CP:" ability track (S8), if it prints one.
+    #[inline]
+    pub fn ability_id(&self, card: u16) -> Option<TrackId> {
+        self.handles.ability(&self.cards[usize::from(card)])
     }
 
     /// A Galactic Factor's value.
@@ -378,8 +522,7 @@ impl State {
 
     /// Whether a card is exhausted (activated).
     pub fn exhausted(&self, card: u16) -> bool {
-        self.cards[usize::from(card)]
-            .perm
+        self.perm_id(card)
             .is_some_and(|p| self.ledger.is_exhausted(p))
     }
 
@@ -492,7 +635,10 @@ impl State {
             if d.votes == 0 {
                 continue;
             }
-            let exhausted = c.perm.is_some_and(|id| self.ledger.is_exhausted(id));
+            let exhausted = self
+                .handles
+                .perm(c)
+                .is_some_and(|id| self.ledger.is_exhausted(id));
             let counts = if matches!(d.card_type, CardType::Character | CardType::GroundUnit) {
                 !exhausted
             } else {

@@ -3,8 +3,8 @@
 
 use coffer_charges::actions::validate;
 use coffer_charges::content::Color;
-use coffer_charges::{Action, ChargeRef, Charges, ShipAction, State};
-use coffer_core::{Adapter, DynGame, Format, Owner, Setup};
+use coffer_charges::{Action, ChargeRef, Charges, Config, ShipAction, State};
+use coffer_core::{Adapter, DynGame, Format, Owner, Ruleset, Setup};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -119,6 +119,8 @@ proptest! {
         let mut game = rs.new_game(&Setup::new(players, seed).config(config)).unwrap();
         for (pp, pick, random, try_random) in picks {
             let actors: Vec<Owner> = (0..players).map(Owner).filter(|&p| game.legal_actions(p) > 0).collect();
+            // `to_act` names exactly the players with a legal action.
+            prop_assert_eq!(game.to_act().to_vec(), actors.clone());
             if actors.is_empty() {
                 prop_assert!(game.outcome() != coffer_core::Outcome::Ongoing, "nobody can act in an ongoing game");
                 break;
@@ -251,4 +253,27 @@ fn a_random_playout_finishes_within_max_rounds() {
         game.outcome(),
         coffer_core::Outcome::Finished { .. }
     ));
+}
+
+/// The stored ship to act is checked against its derivation: a state that names another ship is a
+/// violation, the same state with the derived ship is not.
+#[test]
+fn a_stored_ship_to_act_that_is_not_the_derived_one_is_a_violation() {
+    let rs = Charges::new();
+    let mut s = rs.new_game(2, 1, &Config::default()).unwrap();
+    for (p, ship) in [(0, 0), (1, 1)] {
+        let plan = Action::Plan {
+            ship,
+            maneuver: Color::White,
+        };
+        rs.apply(&mut s, Owner(p), &plan).unwrap();
+    }
+    // System Phase: the lower initiative (Luke Skywalker 5, ship 0, against Darth Vader 6) goes first.
+    assert_eq!(s.phase(), 1);
+    assert_eq!(s.current, Some(0));
+    assert!(rs.check_invariants(&s).is_ok());
+    s.current = Some(1);
+    assert!(rs.check_invariants(&s).is_err());
+    s.current = None;
+    assert!(rs.check_invariants(&s).is_err());
 }

@@ -64,8 +64,10 @@ fn t1_sixteen_tokens_per_player_is_a_checked_invariant() {
     let mut json = serde_json::to_value(&s).unwrap();
     let o = 3;
     let cell = s.h.reinforcements.index() * o + 1;
-    let reinforcements = json["ledger"]["tokens"][cell].as_u64().unwrap();
-    json["ledger"]["tokens"][cell] = (reinforcements - 1).into();
+    // The token matrix is written as [cells, [[cell, count], ...]] (only cells holding tokens).
+    let held = json["ledger"]["tokens"][1].as_array_mut().unwrap();
+    let entry = held.iter_mut().find(|h| h[0] == cell).unwrap();
+    entry[1] = (entry[1].as_u64().unwrap() - 1).into();
     let slot = 1; // supply 0, owner 1
     json["ledger"]["supply"][slot] = 15.into();
     let damaged: State = serde_json::from_value(json).unwrap();

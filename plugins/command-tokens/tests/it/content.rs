@@ -156,6 +156,24 @@ fn inline_content_replaces_the_embedded_list() {
 }
 
 #[test]
+fn a_snapshot_rebuilds_its_rules_from_the_configuration_once_no_game_shares_them() {
+    use coffer_core::Format;
+    let adapter = Adapter::shared(CommandTokens::new());
+    let config = serde_json::json!({"laws": ["tight"], "rounds": 2, "content": {"laws": [{"id": "tight", "name": "Tight", "fleet_pool_max": 3}]}});
+    let game = adapter.new_game(&Setup::new(4, 9).config(config)).unwrap();
+    let (hash, view) = (game.state_hash(), game.view(None));
+    let snapshots = [Format::Json, Format::Binary].map(|f| (f, game.snapshot(f).unwrap()));
+    // The last game of this configuration is gone, and its rules with it: restoring builds them again.
+    drop(game);
+    for (format, bytes) in snapshots {
+        let restored = adapter.restore(format, &bytes).unwrap();
+        assert_eq!(restored.state_hash(), hash, "{format:?}");
+        assert_eq!(restored.view(None), view, "{format:?}");
+        assert_eq!(restored.view(None)["rules"]["fleet_pool_max"], 3);
+    }
+}
+
+#[test]
 fn description_documents_every_action_and_option_and_matches_the_readme() {
     let d = CommandTokens::new().describe();
     assert_eq!(
@@ -264,7 +282,14 @@ fn snapshots_round_trip_and_damaged_ones_are_refused() {
         ("/flow/resolver", serde_json::json!(9)),
         ("/flow/order/0", serde_json::json!(1)),
         ("/flow/card", serde_json::json!(8)),
-        ("/rules/fleet_bonus", serde_json::json!([0])),
+        // The rules are carried as the player count and configuration they are built from: a count
+        // other than the ledger's, or a configuration that builds nothing, is refused.
+        ("/rules/0", serde_json::json!(4)),
+        ("/rules/0", serde_json::json!(99)),
+        (
+            "/rules/1/factions",
+            serde_json::json!(["sol", "sol", "sol"]),
+        ),
         ("/h/systems/0", serde_json::json!(999)),
         ("/flow/step", serde_json::json!("pick")),
     ] {

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use coffer_core::{ActionError, Change};
-use coffer_story_acts::{Band, CpSplit, Zone};
+use coffer_story_acts::{Band, CardType, CpSplit, Zone};
 
 fn split(parts: &[(u16, u16)]) -> CpSplit {
     CpSplit::try_from(parts.to_vec()).expect("split")
@@ -25,7 +25,7 @@ fn s8_aligned_actions_raise_cp_without_maximum() {
         assert_eq!(s.cp(senator), 2 + turn + 1);
         round(&mut s);
     }
-    let cp = s.cards[usize::from(senator)].cp.expect("cp");
+    let cp = s.cp_id(senator).expect("cp");
     assert_eq!(
         s.ledger.amount(cp).expect("amount").cap(),
         None,
@@ -286,7 +286,7 @@ fn s9_a_captured_location_readies_with_its_new_controller() {
             unit: walker,
         },
     );
-    let perm = s.cards[usize::from(port)].perm.expect("permanent");
+    let perm = s.perm_id(port).expect("permanent");
     s.ledger
         .activate(perm, coffer_core::Cause::Setup)
         .expect("activate");
@@ -317,4 +317,94 @@ fn s8_any_permanent_with_printed_cp_can_share_a_cp_cost() {
         },
     );
     assert_eq!((s.cp(guard), s.cp(senator)), (1, 1));
+}
+
+#[test]
+fn s8_s9_every_card_names_its_own_permanent_cp_and_ability() {
+    let s = game(&[]);
+    let (mut perms, mut cps, mut abilities) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, c) in s.cards.iter().enumerate() {
+        let card = i as u16;
+        let d = s.rules.db.get(c.def);
+        let permanent = !matches!(d.card_type, CardType::Maneuver | CardType::Storyline);
+        assert_eq!(s.perm_id(card).is_some(), permanent, "{}", d.id);
+        assert_eq!(s.cp_id(card).is_some(), d.cp.is_some(), "{}", d.id);
+        assert_eq!(
+            s.ability_id(card).is_some(),
+            d.ability.is_some(),
+            "{}",
+            d.id
+        );
+        if let Some(id) = s.perm_id(card) {
+            let key = s.ledger.permanent(id).expect("permanent").key();
+            assert_eq!((key.owner.0, key.subject), (c.owner, u32::from(card)));
+            perms.push(id);
+        }
+        if let Some(id) = s.cp_id(card) {
+            let a = s.ledger.amount(id).expect("amount");
+            assert_eq!(
+                (a.key().owner.0, a.key().subject),
+                (c.owner, u32::from(card))
+            );
+            assert_eq!(a.value(), i64::from(d.cp.unwrap_or(0)), "printed CP");
+            cps.push(id);
+        }
+        if let Some(id) = s.ability_id(card) {
+            let t = s.ledger.track(id).expect("track");
+            assert_eq!(
+                (t.key().owner.0, t.key().subject),
+                (c.owner, u32::from(card))
+            );
+            abilities.push(id);
+        }
+    }
+    for ids in [
+        perms.iter().map(|i| i.index()).collect::<Vec<_>>(),
+        cps.iter().map(|i| i.index()).collect(),
+        abilities.iter().map(|i| i.index()).collect(),
+    ] {
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ids.len(), "one handle per card");
+    }
+    assert_eq!(perms.len(), s.ledger.permanents().len());
+    assert!(!abilities.is_empty() && !cps.is_empty());
+}
+
+#[test]
+fn s9_a_snapshot_whose_card_names_a_missing_handle_is_refused() {
+    let ruleset = coffer_core::Adapter::shared(coffer_story_acts::StoryActs::new());
+    let game = ruleset
+        .new_game(&coffer_core::Setup::new(2, 3))
+        .expect("a game");
+    let json = game.snapshot(coffer_core::Format::Json).expect("snapshot");
+    let restored = ruleset
+        .restore(coffer_core::Format::Json, &json)
+        .expect("an intact snapshot restores");
+    assert_eq!(restored.state_hash(), game.state_hash());
+    let binary = game
+        .snapshot(coffer_core::Format::Binary)
+        .expect("snapshot");
+    let restored = ruleset
+        .restore(coffer_core::Format::Binary, &binary)
+        .expect("an intact snapshot restores");
+    assert_eq!(restored.state_hash(), game.state_hash());
+
+    let mut v: serde_json::Value = serde_json::from_slice(&json).expect("json");
+    assert_eq!(v["cards"][0]["perm"], serde_json::json!(0), "the Homeworld");
+    v["cards"][0]["perm"] = serde_json::json!(9999);
+    let bytes = serde_json::to_vec(&v).expect("json");
+    let err = ruleset
+        .restore(coffer_core::Format::Json, &bytes)
+        .err()
+        .expect("a slot past the table is refused");
+    assert!(err.to_string().contains("card 0"), "{err}");
+    v["cards"][0]["perm"] = serde_json::json!(u16::MAX);
+    let bytes = serde_json::to_vec(&v).expect("json");
+    let err = ruleset
+        .restore(coffer_core::Format::Json, &bytes)
+        .err()
+        .expect("the reserved slot is refused");
+    assert!(err.to_string().contains("65535"), "{err}");
 }

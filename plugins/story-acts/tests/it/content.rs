@@ -280,3 +280,39 @@ fn bad_configurations_are_refused_with_the_offending_value() {
         "{err}"
     );
 }
+
+#[test]
+fn a_snapshot_carries_the_configuration_and_rebuilds_its_cards_once_no_game_shares_them() {
+    use coffer_core::Format;
+    let adapter = Adapter::shared(StoryActs::new());
+    let config = serde_json::json!({"treasury_cap": 17, "starting_hand": 4});
+    let game = adapter
+        .new_game(&Setup::new(2, 5).config(config.clone()))
+        .unwrap();
+    let (hash, view) = (game.state_hash(), game.view(None));
+    let json: serde_json::Value =
+        serde_json::from_slice(&game.snapshot(Format::Json).unwrap()).unwrap();
+    assert_eq!(
+        json["rules"]["treasury_cap"], 17,
+        "the rules are written as their configuration"
+    );
+    assert!(
+        json["rules"].get("db").is_none(),
+        "the card list is not written"
+    );
+    let snapshots = [Format::Json, Format::Binary].map(|f| (f, game.snapshot(f).unwrap()));
+    // The last game of this configuration is gone, and its cards with it: restoring builds them again.
+    drop(game);
+    for (format, bytes) in snapshots {
+        let restored = adapter.restore(format, &bytes).unwrap();
+        assert_eq!(restored.state_hash(), hash, "{format:?}");
+        assert_eq!(restored.view(None), view, "{format:?}");
+    }
+    let mut damaged = json.clone();
+    damaged["rules"]["votes_per_factor_step"] = 0.into();
+    let e = adapter
+        .restore(Format::Json, damaged.to_string().as_bytes())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("votes_per_factor_step"), "{e}");
+}

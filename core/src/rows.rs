@@ -1,0 +1,535 @@
+//! How the ledger's big tables are written to snapshots: as one byte string of fixed-width little-endian
+//! records in binary formats (decoded by a loop instead of one serde visit per field), as arrays of
+//! short tuples in human-readable ones (JSON), which keeps them readable without a field name per value.
+
+use crate::clock::Scope;
+use crate::id::{Key, Kind, Owner, ZoneId};
+use crate::spec::{Amount, Permanent, Zone};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::cell::RefCell;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A table record with a fixed-width binary encoding and a tuple form for human-readable formats.
+pub(crate) trait Row: Sized {
+    /// Bytes per record in binary formats.
+    const WIDTH: usize;
+    /// What the record is, for error messages.
+    const WHAT: &'static str;
+    /// The record in human-readable formats.
+    type Readable: Serialize + for<'de> Deserialize<'de>;
+    /// The record in human-readable formats.
+    fn readable(&self) -> Self::Readable;
+    /// A record from its human-readable form.
+    fn from_readable(r: Self::Readable) -> Result<Self, String>;
+    /// Writes exactly [`Row::WIDTH`] bytes.
+    fn write(&self, out: &mut Out<'_>);
+    /// Reads one record from exactly [`Row::WIDTH`] bytes.
+    fn read(bytes: &mut Bytes<'_>) -> Result<Self, String>;
+}
+
+/// A cursor over one record's place in the table being written, exactly [`Row::WIDTH`] bytes.
+pub(crate) struct Out<'a>(&'a mut [u8]);
+
+impl Out<'_> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        let (head, rest) = std::mem::take(&mut self.0).split_at_mut(bytes.len());
+        head.copy_from_slice(bytes);
+        self.0 = rest;
+    }
+}
+
+/// A cursor over one record's bytes; the table reader hands it exactly [`Row::WIDTH`] of them.
+pub(crate) struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    #[inline]
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        head.try_into().unwrap_or([0; N])
+    }
+    #[inline]
+    fn u8(&mut self) -> u8 {
+        self.take::<1>()[0]
+    }
+    #[inline]
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes(self.take())
+    }
+    #[inline]
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    #[inline]
+    fn i64(&mut self) -> i64 {
+        i64::from_le_bytes(self.take())
+    }
+    #[inline]
+    fn bool(&mut self) -> Result<bool, String> {
+        match self.u8() {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(format!("{b} is not a flag")),
+        }
+    }
+    #[inline]
+    fn key(&mut self) -> Key {
+        Key::new(Owner(self.u16()), Kind(self.u16()), self.u32())
+    }
+}
+
+#[inline]
+fn write_key(key: Key, out: &mut Out<'_>) {
+    out.put(&key.owner.0.to_le_bytes());
+    out.put(&key.kind.0.to_le_bytes());
+    out.put(&key.subject.to_le_bytes());
+}
+
+/// `0` for none, else 1 + the scope's index in [`Scope::ALL`].
+#[inline]
+fn scope_byte(scope: Option<Scope>) -> u8 {
+    scope.map_or(0, |s| s as u8 + 1)
+}
+
+#[inline]
+fn byte_scope(b: u8) -> Result<Option<Scope>, String> {
+    match b {
+        0 => Ok(None),
+        _ => Scope::ALL
+            .get(usize::from(b) - 1)
+            .map(|&s| Some(s))
+            .ok_or_else(|| format!("{b} is not a scope")),
+    }
+}
+
+impl Row for u32 {
+    const WIDTH: usize = 4;
+    const WHAT: &'static str = "count";
+    type Readable = u32;
+    #[inline]
+    fn readable(&self) -> u32 {
+        *self
+    }
+    #[inline]
+    fn from_readable(r: u32) -> Result<u32, String> {
+        Ok(r)
+    }
+    #[inline]
+    fn write(&self, out: &mut Out<'_>) {
+        out.put(&self.to_le_bytes());
+    }
+    #[inline]
+    fn read(bytes: &mut Bytes<'_>) -> Result<u32, String> {
+        Ok(bytes.u32())
+    }
+}
+
+impl Row for Option<ZoneId> {
+    const WIDTH: usize = 5;
+    const WHAT: &'static str = "reserve";
+    type Readable = Option<ZoneId>;
+    #[inline]
+    fn readable(&self) -> Option<ZoneId> {
+        *self
+    }
+    #[inline]
+    fn from_readable(r: Option<ZoneId>) -> Result<Option<ZoneId>, String> {
+        Ok(r)
+    }
+    #[inline]
+    fn write(&self, out: &mut Out<'_>) {
+        out.put(&[u8::from(self.is_some())]);
+        out.put(&self.map_or(0, |z| z.0).to_le_bytes());
+    }
+    #[inline]
+    fn read(bytes: &mut Bytes<'_>) -> Result<Option<ZoneId>, String> {
+        let some = bytes.bool()?;
+        let zone = ZoneId(bytes.u32());
+        Ok(some.then_some(zone))
+    }
+}
+
+impl Row for Zone {
+    const WIDTH: usize = 12;
+    const WHAT: &'static str = "zone";
+    /// Owner, kind, subject, face, supply, one per owner.
+    type Readable = (u16, u16, u32, u8, u16, bool);
+    #[inline]
+    fn readable(&self) -> Self::Readable {
+        let k = self.key;
+        (
+            k.owner.0,
+            k.kind.0,
+            k.subject,
+            self.face,
+            self.supply,
+            self.one_per_owner,
+        )
+    }
+    #[inline]
+    fn from_readable(
+        (owner, kind, subject, face, supply, one): Self::Readable,
+    ) -> Result<Zone, String> {
+        Ok(Zone {
+            key: Key::new(Owner(owner), Kind(kind), subject),
+            one_per_owner: one,
+            face,
+            supply,
+        })
+    }
+    #[inline]
+    fn write(&self, out: &mut Out<'_>) {
+        write_key(self.key, out);
+        out.put(&[self.face]);
+        out.put(&self.supply.to_le_bytes());
+        out.put(&[u8::from(self.one_per_owner)]);
+    }
+    #[inline]
+    fn read(bytes: &mut Bytes<'_>) -> Result<Zone, String> {
+        Ok(Zone {
+            key: bytes.key(),
+            face: bytes.u8(),
+            supply: bytes.u16(),
+            one_per_owner: bytes.bool()?,
+        })
+    }
+}
+
+impl Row for Permanent {
+    const WIDTH: usize = 10;
+    const WHAT: &'static str = "permanent";
+    /// Owner, kind, subject, exhausted, the scope at whose end it readies.
+    type Readable = (u16, u16, u32, bool, Option<Scope>);
+    #[inline]
+    fn readable(&self) -> Self::Readable {
+        let k = self.key;
+        (
+            k.owner.0,
+            k.kind.0,
+            k.subject,
+            self.exhausted,
+            self.ready_at,
+        )
+    }
+    #[inline]
+    fn from_readable(
+        (owner, kind, subject, exhausted, ready_at): Self::Readable,
+    ) -> Result<Permanent, String> {
+        Ok(Permanent {
+            key: Key::new(Owner(owner), Kind(kind), subject),
+            exhausted,
+            ready_at,
+        })
+    }
+    #[inline]
+    fn write(&self, out: &mut Out<'_>) {
+        write_key(self.key, out);
+        out.put(&[u8::from(self.exhausted)]);
+        out.put(&[scope_byte(self.ready_at)]);
+    }
+    #[inline]
+    fn read(bytes: &mut Bytes<'_>) -> Result<Permanent, String> {
+        Ok(Permanent {
+            key: bytes.key(),
+            exhausted: bytes.bool()?,
+            ready_at: byte_scope(bytes.u8())?,
+        })
+    }
+}
+
+impl Row for Amount {
+    const WIDTH: usize = 8 + 8 + 8 + 9 + 1 + 8;
+    const WHAT: &'static str = "amount";
+    /// Owner, kind, subject, value, floor, cap, lifetime, value on expiry.
+    type Readable = (u16, u16, u32, i64, i64, Option<i64>, Scope, i64);
+    #[inline]
+    fn readable(&self) -> Self::Readable {
+        let k = self.key;
+        (
+            k.owner.0,
+            k.kind.0,
+            k.subject,
+            self.value,
+            self.floor,
+            self.cap,
+            self.lifetime,
+            self.on_expiry,
+        )
+    }
+    #[inline]
+    fn from_readable(
+        (owner, kind, subject, value, floor, cap, lifetime, on_expiry): Self::Readable,
+    ) -> Result<Amount, String> {
+        Ok(Amount {
+            key: Key::new(Owner(owner), Kind(kind), subject),
+            value,
+            floor,
+            cap,
+            lifetime,
+            on_expiry,
+        })
+    }
+    #[inline]
+    fn write(&self, out: &mut Out<'_>) {
+        write_key(self.key, out);
+        out.put(&self.value.to_le_bytes());
+        out.put(&self.floor.to_le_bytes());
+        out.put(&[u8::from(self.cap.is_some())]);
+        out.put(&self.cap.unwrap_or(0).to_le_bytes());
+        out.put(&[scope_byte(Some(self.lifetime))]);
+        out.put(&self.on_expiry.to_le_bytes());
+    }
+    #[inline]
+    fn read(bytes: &mut Bytes<'_>) -> Result<Amount, String> {
+        let key = bytes.key();
+        let value = bytes.i64();
+        let floor = bytes.i64();
+        let capped = bytes.bool()?;
+        let cap = bytes.i64();
+        let lifetime = byte_scope(bytes.u8())?.ok_or("an amount's lifetime is missing")?;
+        Ok(Amount {
+            key,
+            value,
+            floor,
+            cap: capped.then_some(cap),
+            lifetime,
+            on_expiry: bytes.i64(),
+        })
+    }
+}
+
+thread_local! {
+    /// The bytes of the table being written, reused from one table to the next.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Writes a table: one byte string in binary formats, an array of tuples in human-readable ones.
+pub(crate) fn serialize<T: Row, S: Serializer>(rows: &[T], s: S) -> Result<S::Ok, S::Error> {
+    if s.is_human_readable() {
+        return s.collect_seq(rows.iter().map(Row::readable));
+    }
+    let write = |bytes: &mut Vec<u8>| {
+        bytes.clear();
+        bytes.resize(rows.len() * T::WIDTH, 0);
+        for (row, place) in rows.iter().zip(bytes.chunks_exact_mut(T::WIDTH)) {
+            row.write(&mut Out(place));
+        }
+    };
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut bytes) => {
+            write(&mut bytes);
+            s.serialize_bytes(&bytes)
+        }
+        // Only if a `Serialize` of a row's own serializer wrote another ledger: not with these rows.
+        Err(_) => {
+            let mut bytes = Vec::new();
+            write(&mut bytes);
+            s.serialize_bytes(&bytes)
+        }
+    })
+}
+
+/// Reads a table written by [`serialize`].
+pub(crate) fn deserialize<'de, T: Row, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    if d.is_human_readable() {
+        let rows = Vec::<T::Readable>::deserialize(d)?;
+        return rows
+            .into_iter()
+            .map(|r| T::from_readable(r).map_err(de::Error::custom))
+            .collect();
+    }
+    d.deserialize_bytes(TableVisitor(PhantomData))
+}
+
+struct TableVisitor<T>(PhantomData<T>);
+
+impl<T: Row> TableVisitor<T> {
+    fn rows<E: de::Error>(bytes: &[u8]) -> Result<Vec<T>, E> {
+        if bytes.len() % T::WIDTH != 0 {
+            return Err(E::custom(format!(
+                "a table of {}s is {} bytes, not a multiple of {}",
+                T::WHAT,
+                bytes.len(),
+                T::WIDTH
+            )));
+        }
+        let mut rows = Vec::with_capacity(bytes.len() / T::WIDTH);
+        for (i, record) in bytes.chunks_exact(T::WIDTH).enumerate() {
+            match T::read(&mut Bytes(record)) {
+                Ok(row) => rows.push(row),
+                Err(e) => return Err(E::custom(format!("{} {i}: {e}", T::WHAT))),
+            }
+        }
+        Ok(rows)
+    }
+}
+
+impl<'de, T: Row> Visitor<'de> for TableVisitor<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a byte string of {}-byte {} records", T::WIDTH, T::WHAT)
+    }
+
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<T>, E> {
+        Self::rows(bytes)
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Vec<T>, E> {
+        Self::rows(bytes)
+    }
+
+    fn visit_byte_buf<E: de::Error>(self, bytes: Vec<u8>) -> Result<Vec<T>, E> {
+        Self::rows(&bytes)
+    }
+
+    /// Formats that write byte strings as sequences of numbers.
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(b) = seq.next_element::<u8>()? {
+            bytes.push(b);
+        }
+        Self::rows(&bytes)
+    }
+}
+
+/// The token matrix (`zone * owners + owner`): dense records in binary formats; in human-readable ones
+/// `[cells, [[cell, count], ...]]`, listing only the cells that hold tokens (most hold none).
+pub(crate) fn serialize_matrix<S: Serializer>(cells: &[u32], s: S) -> Result<S::Ok, S::Error> {
+    if !s.is_human_readable() {
+        return serialize(cells, s);
+    }
+    let held = cells
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| n > 0)
+        .map(|(i, &n)| (i, n));
+    (cells.len(), Held(RefCell::new(Some(held)))).serialize(s)
+}
+
+/// Serializes an iterator once, as a sequence.
+struct Held<I>(RefCell<Option<I>>);
+
+impl<I: Iterator<Item = (usize, u32)>> Serialize for Held<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.borrow_mut().take() {
+            Some(cells) => s.collect_seq(cells),
+            None => s.collect_seq(std::iter::empty::<(usize, u32)>()),
+        }
+    }
+}
+
+/// The token matrix as read, expanded by the ledger once it knows how many cells it must have.
+pub(crate) enum Matrix {
+    /// Every cell.
+    Dense(Vec<u32>),
+    /// The number of cells and those that hold tokens.
+    Sparse(usize, Vec<(usize, u32)>),
+}
+
+impl Matrix {
+    /// Every cell, given how many there must be.
+    ///
+    /// # Errors
+    /// The problem, when the matrix has another size or lists a cell twice, out of order, out of range
+    /// or empty (a matrix has exactly one sparse form).
+    pub(crate) fn cells(self, expected: Option<usize>) -> Result<Vec<u32>, String> {
+        let (len, held) = match self {
+            Matrix::Dense(cells) if Some(cells.len()) == expected => return Ok(cells),
+            Matrix::Dense(cells) => return Err(format!("{} token counts", cells.len())),
+            Matrix::Sparse(len, held) if Some(len) == expected => (len, held),
+            Matrix::Sparse(len, _) => return Err(format!("{len} token counts")),
+        };
+        let mut cells = vec![0; len];
+        let mut next = 0;
+        for (cell, n) in held {
+            if cell < next || cell >= len || n == 0 {
+                return Err(format!(
+                    "token cell [{cell}, {n}]: cells must be listed once, in order, below {len}, and hold tokens"
+                ));
+            }
+            cells[cell] = n;
+            next = cell + 1;
+        }
+        Ok(cells)
+    }
+}
+
+impl<'de> Deserialize<'de> for Matrix {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Matrix, D::Error> {
+        if d.is_human_readable() {
+            let (len, held) = <(usize, Vec<(usize, u32)>)>::deserialize(d)?;
+            Ok(Matrix::Sparse(len, held))
+        } else {
+            deserialize(d).map(Matrix::Dense)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `row` into exactly its width, reads it back, and checks both filled and used every byte.
+    fn round_trip<T: Row + PartialEq + fmt::Debug>(row: T) {
+        let mut place = vec![0xAA; T::WIDTH];
+        let mut out = Out(&mut place);
+        row.write(&mut out);
+        assert!(out.0.is_empty(), "{row:?} left bytes unwritten");
+        let mut bytes = Bytes(&place);
+        assert_eq!(T::read(&mut bytes).unwrap(), row);
+        assert!(bytes.0.is_empty(), "{row:?} left bytes unread");
+        let readable = serde_json::to_string(&row.readable()).unwrap();
+        let back = T::from_readable(serde_json::from_str(&readable).unwrap()).unwrap();
+        assert_eq!(back, row, "{readable}");
+    }
+
+    #[test]
+    fn every_record_fills_its_width_and_reads_back() {
+        let key = Key::new(Owner(u16::MAX), Kind(7), u32::MAX);
+        for n in [0, 1, u32::MAX] {
+            round_trip(n);
+            round_trip(Some(ZoneId(n)));
+        }
+        round_trip(None::<ZoneId>);
+        round_trip(
+            Zone::new(key)
+                .face(u8::MAX)
+                .supply(u16::MAX)
+                .one_per_owner(),
+        );
+        for ready_at in [None, Some(Scope::Game), Some(Scope::Step)] {
+            round_trip(Permanent {
+                key,
+                exhausted: true,
+                ready_at,
+            });
+        }
+        for (cap, lifetime) in [(None, Scope::Game), (Some(i64::MIN), Scope::Step)] {
+            round_trip(Amount {
+                key,
+                value: i64::MAX,
+                floor: i64::MIN,
+                cap,
+                lifetime,
+                on_expiry: -1,
+            });
+        }
+    }
+
+    #[test]
+    fn a_bad_flag_or_scope_byte_is_an_error() {
+        let mut place = vec![0; Permanent::WIDTH];
+        place[8] = 2;
+        assert!(Permanent::read(&mut Bytes(&place)).is_err());
+        place[8] = 0;
+        place[9] = 6;
+        assert!(Permanent::read(&mut Bytes(&place)).is_err());
+        let mut place = vec![0; Amount::WIDTH];
+        place[8 + 8 + 8 + 9] = 0; // no lifetime
+        assert!(Amount::read(&mut Bytes(&place)).is_err());
+    }
+}
