@@ -29,7 +29,7 @@
 //! never unwinds into the host. A panic while applying an action (or while listing who may act after it)
 //! leaves the game as it was before the call: the plugin keeps a checkpoint (the game's setup, as
 //! `new_game` is deterministic, or a clone, refreshed every [`CHECKPOINT_EVERY`] actions) and the actions
-//! applied since (8 bytes per action by index, in a log reserved once per game; JSON actions keep their
+//! applied since (8 bytes per action by index, in a log reserved with the game; JSON actions keep their
 //! text), and rebuilds the game from them.
 //!
 //! # Memory
@@ -548,8 +548,9 @@ enum Logged {
     Json(u16, u32),
 }
 
-/// The log's capacity at a game's first logged action, so a short game allocates its log once.
-const LOG_RESERVE: usize = 32;
+/// The log's capacity when a game is made (128 bytes): a short game never grows it, and applying an
+/// action never allocates for it until then.
+const LOG_RESERVE: usize = 16;
 
 /// Where a plugin-side game is rebuilt from after a panic, before replaying the actions since.
 enum Checkpoint {
@@ -576,7 +577,7 @@ impl PluginGame {
         PluginGame {
             game,
             checkpoint,
-            log: Vec::new(),
+            log: Vec::with_capacity(LOG_RESERVE),
             texts: Vec::new(),
         }
     }
@@ -622,7 +623,7 @@ impl PluginGame {
     }
 
     /// Logs an applied action. The fast path appends a legal action's entry to a log with room; the rest
-    /// (a first entry, a JSON action, a full log) is [`PluginGame::record_slow`].
+    /// (a JSON action, a log to grow or full) is [`PluginGame::record_slow`].
     #[inline(always)]
     fn record(&mut self, player: Owner, action: Applied<'_>) {
         if let Applied::Legal(index) | Applied::LegalThenActing(index, ..) = action
