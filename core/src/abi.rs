@@ -927,12 +927,43 @@ extern "C" fn apply_legal_then_acting(
 ) -> Status {
     // SAFETY: a live handle used by one thread.
     let g = unsafe { game_mut(game) };
-    guard_apply(
-        out,
-        g,
-        Owner(player),
-        Applied::LegalThenActing(index, list, count),
-    )
+    let player = Owner(player);
+    let action = Applied::LegalThenActing(index, list, count);
+    if matches!(g.checkpoint, Checkpoint::Lazy)
+        || g.log.len() == g.log.capacity()
+        || u32::try_from(index).is_err()
+    {
+        // The first action of a restored or copied game, a log to grow, an index past `u32::MAX`: the
+        // general path.
+        return guard_apply(out, g, player, action);
+    }
+    // The hot path in one frame: each `catch_unwind` around a call is inlined; the log has room and
+    // the game a checkpoint, so logging cannot fail. A panic rebuilds the game as it was before the call.
+    let game = &mut *g.game;
+    let listed = catch_unwind(AssertUnwindSafe(|| {
+        game.apply_legal(player, index).map(|()| {
+            let acting = game.acting();
+            (acting.as_ptr(), acting.len())
+        })
+    }));
+    match listed {
+        Ok(Ok((ptr, len))) => {
+            // SAFETY: the host passes a writable pointer and a writable usize. The entries live in the
+            // game's cache, unchanged until the next call on this game.
+            unsafe {
+                list.write(ptr);
+                count.write(len);
+            }
+            g.record(player, action);
+            OK
+        }
+        Ok(Err(e)) => refuse(out, &e),
+        Err(payload) => {
+            let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
+    }
 }
 
 extern "C" fn apply_json(
