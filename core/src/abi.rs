@@ -19,14 +19,18 @@
 //! The [`VTable`] holds non-generic `extern "C"` functions defined here. Inside a plugin library, they look
 //! up that library's own rulesets through its own `inventory` ([`crate::static_rulesets`]) and hand out
 //! opaque [`GameHandle`]s. Every function returns a [`Status`] and writes its result to out-parameters:
-//! - the hot path (legal-action count, apply a legal action by index) passes integers only;
+//! - the hot path (legal-action count, who may act with their counts, apply a legal action by index, and
+//!   apply-then-who-may-act) passes integers only; the lists of who may act are [`Acting`] entries the host
+//!   borrows from the plugin's cache until its next call on that game (no copy, nothing to free);
 //! - descriptions, setups, JSON actions, views and errors cross as JSON bytes; events, outcomes and
 //!   resource views as postcard bytes; snapshots as the bytes of the requested [`Format`].
 //!
 //! Every function body runs under `catch_unwind`: a panic returns [`PANICKED`] with the panic message and
-//! never unwinds into the host. A panic while applying an action leaves the game as it was before the
-//! action: the plugin keeps a checkpoint (the game's setup, as `new_game` is deterministic, or a clone, refreshed
-//! every [`CHECKPOINT_EVERY`] actions) and the actions applied since, and rebuilds the game from them.
+//! never unwinds into the host. A panic while applying an action (or while listing who may act after it)
+//! leaves the game as it was before the call: the plugin keeps a checkpoint (the game's setup, as
+//! `new_game` is deterministic, or a clone, refreshed every [`CHECKPOINT_EVERY`] actions) and the actions
+//! applied since (8 bytes per action by index, in a log reserved with the game; JSON actions keep their
+//! text), and rebuilds the game from them.
 //!
 //! # Memory
 //! Memory is freed by the side that allocated it: a [`Buf`] or [`GameHandle`] handed out by the plugin is
@@ -55,7 +59,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 /// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
 /// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 /// The version of `coffer-core` this side was built with.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rustc --version` this side was built with.
@@ -214,6 +218,25 @@ impl Buf {
     }
 }
 
+/// A player who may act now and how many legal actions they have: one entry of
+/// [`DynGame::acting`](crate::DynGame::acting), laid out the same on both sides of the boundary.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acting {
+    /// The player (an [`Owner`] index).
+    pub player: u16,
+    /// How many legal actions they have now (0 included).
+    pub legal: usize,
+}
+
+impl Acting {
+    /// The player as an [`Owner`].
+    #[inline]
+    pub fn owner(self) -> Owner {
+        Owner(self.player)
+    }
+}
+
 /// An opaque game owned by the plugin.
 #[repr(C)]
 pub struct GameHandle {
@@ -233,8 +256,8 @@ pub struct LogSink {
 }
 
 /// The functions of a plugin library. Every pointer argument must be valid for the call. The host passes
-/// every out buffer empty ([`Buf::EMPTY`]); the hot-path functions (`legal_actions`, `apply_legal`) leave
-/// it untouched on success. A filled buffer is freed with `free_buf`, every game with `free_game`.
+/// every out buffer empty ([`Buf::EMPTY`]); the hot-path functions (`legal_actions`, `to_act`, `acting`,
+/// `apply_legal`) leave it untouched on success. A filled buffer is freed with `free_buf`, every game with `free_game`.
 #[repr(C)]
 pub struct VTable {
     /// Installs the log forwarder (or updates its level). `sink` is copied.
@@ -282,12 +305,34 @@ pub struct VTable {
         count: *mut usize,
         out: *mut Buf,
     ) -> Status,
+    /// The players who may act now, each with their legal-action count
+    /// ([`DynGame::acting`](crate::DynGame::acting)): writes to `list` a pointer to `count` [`Acting`]
+    /// entries that the plugin owns and keeps unchanged until the next call on this game (the host reads
+    /// them before it calls anything else on the game, and never frees them).
+    pub acting: extern "C" fn(
+        game: *mut GameHandle,
+        list: *mut *const Acting,
+        count: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
     /// The JSON of listed legal action `index`; [`REFUSED`] with an empty buffer when there is none.
     pub legal_action_json:
         extern "C" fn(game: *const GameHandle, index: usize, out: *mut Buf) -> Status,
     /// Applies legal action `index`; on refusal `out` holds the JSON of an [`ActionError`].
     pub apply_legal:
         extern "C" fn(game: *mut GameHandle, player: u16, index: usize, out: *mut Buf) -> Status,
+    /// Applies legal action `index`, then answers as `acting` for the new state
+    /// ([`DynGame::apply_legal_then_acting`](crate::DynGame::apply_legal_then_acting)); on refusal `out`
+    /// holds the JSON of an [`ActionError`] and `list`/`count` are not written. A panic in either part
+    /// leaves the game as it was before the call.
+    pub apply_legal_then_acting: extern "C" fn(
+        game: *mut GameHandle,
+        player: u16,
+        index: usize,
+        list: *mut *const Acting,
+        count: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
     /// Applies an action from its JSON; on refusal `out` holds the JSON of an [`ActionError`].
     pub apply_json: extern "C" fn(
         game: *mut GameHandle,
@@ -327,8 +372,10 @@ pub static VTABLE: VTable = VTable {
     players,
     legal_actions,
     to_act,
+    acting,
     legal_action_json,
     apply_legal,
+    apply_legal_then_acting,
     apply_json,
     events,
     state_hash,
@@ -438,6 +485,30 @@ fn guard_hot(out: *mut Buf, f: impl FnOnce() -> Result<(), Vec<u8>>) -> Status {
     }
 }
 
+/// [`guard_hot`] for applying an action: on a panic, the game is rebuilt as it was before the call
+/// ([`PluginGame::rebuild`]) before the panic is reported.
+#[inline(always)]
+fn guard_apply(out: *mut Buf, g: &mut PluginGame, player: Owner, action: Applied<'_>) -> Status {
+    match catch_unwind(AssertUnwindSafe(|| g.apply(player, action, out))) {
+        Ok(status) => status,
+        Err(payload) => {
+            // A panic while rebuilding leaves the game as the first panic left it; the library is
+            // poisoned either way.
+            let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
+    }
+}
+
+/// Writes a refusal's JSON to `out`.
+#[cold]
+#[inline(never)]
+fn refuse(out: *mut Buf, e: &ActionError) -> Status {
+    put(out, json(e));
+    REFUSED
+}
+
 fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_else(|e| format!("\"{e}\"").into_bytes())
 }
@@ -455,11 +526,31 @@ fn ruleset(index: usize) -> Result<&'static Arc<dyn DynRuleset>, Reply> {
     })
 }
 
-/// An action applied since the last checkpoint, to rebuild the game after a panic.
-enum Logged {
-    Legal(Owner, usize),
-    Json(Owner, String),
+/// An action to apply to a plugin-side game.
+#[derive(Clone, Copy)]
+enum Applied<'a> {
+    /// Legal action `index` of the player.
+    Legal(usize),
+    /// An action's JSON.
+    Json(&'a str),
+    /// Legal action `index` of the player, then the players who may act next, written to the
+    /// out-parameters of [`VTable::apply_legal_then_acting`].
+    LegalThenActing(usize, *mut *const Acting, *mut usize),
 }
+
+/// An action applied since the last checkpoint, to rebuild the game after a panic: 8 bytes, no allocation
+/// of its own.
+#[derive(Clone, Copy)]
+enum Logged {
+    /// Legal action `index` of `player`.
+    Legal(u16, u32),
+    /// The JSON action `PluginGame::texts[text]` of `player`.
+    Json(u16, u32),
+}
+
+/// The log's capacity when a game is made (128 bytes): a short game never grows it, and applying an
+/// action never allocates for it until then.
+const LOG_RESERVE: usize = 16;
 
 /// Where a plugin-side game is rebuilt from after a panic, before replaying the actions since.
 enum Checkpoint {
@@ -477,6 +568,8 @@ struct PluginGame {
     game: Box<dyn DynGame>,
     checkpoint: Checkpoint,
     log: Vec<Logged>,
+    /// The texts of the logged JSON actions.
+    texts: Vec<String>,
 }
 
 impl PluginGame {
@@ -484,7 +577,8 @@ impl PluginGame {
         PluginGame {
             game,
             checkpoint,
-            log: Vec::new(),
+            log: Vec::with_capacity(LOG_RESERVE),
+            texts: Vec::new(),
         }
     }
 
@@ -492,29 +586,85 @@ impl PluginGame {
         Box::into_raw(Box::new(self)).cast()
     }
 
-    /// Applies through `f`; on success logs the action, on a panic rebuilds the game as it was and resumes
-    /// the panic (so the caller reports it).
-    fn apply(
-        &mut self,
-        logged: Logged,
-        f: impl FnOnce(&mut dyn DynGame) -> Result<(), ActionError>,
-    ) -> Result<(), ActionError> {
+    /// Applies `action` and on success logs it and returns [`OK`]; a refusal is written to `out`
+    /// ([`REFUSED`]). A panic unwinds out of here: the caller catches it and calls
+    /// [`PluginGame::rebuild`] (see [`guard_apply`]).
+    #[inline(never)]
+    fn apply(&mut self, player: Owner, action: Applied<'_>, out: *mut Buf) -> Status {
         if matches!(self.checkpoint, Checkpoint::Lazy) {
             self.checkpoint = Checkpoint::Game(self.game.clone_game());
         }
-        match catch_unwind(AssertUnwindSafe(|| f(&mut *self.game))) {
-            Ok(Ok(())) => {
-                self.log.push(logged);
-                if self.log.len() >= CHECKPOINT_EVERY {
-                    self.checkpoint = Checkpoint::Game(self.game.clone_game());
-                    self.log.clear();
-                }
-                Ok(())
+        let applied = match action {
+            Applied::Legal(index) | Applied::LegalThenActing(index, ..) => {
+                self.game.apply_legal(player, index)
             }
-            Ok(Err(e)) => Err(e),
-            Err(payload) => {
-                self.rebuild();
-                std::panic::resume_unwind(payload)
+            Applied::Json(text) => self.game.apply_json(player, text),
+        };
+        if let Err(e) = applied {
+            return refuse(out, &e);
+        }
+        match action {
+            Applied::Legal(_) | Applied::Json(_) => {}
+            Applied::LegalThenActing(_, list, count) => {
+                // Listed before the action is logged: a panic while listing rebuilds the game as it
+                // was before the call.
+                let acting = self.game.acting();
+                // SAFETY: the host passes a writable pointer and a writable usize. The entries live in
+                // the game's cache, unchanged until the next call on this game (`record` only reads the
+                // game).
+                unsafe {
+                    list.write(acting.as_ptr());
+                    count.write(acting.len());
+                }
+            }
+        }
+        self.record(player, action);
+        OK
+    }
+
+    /// Logs an applied action. The fast path appends a legal action's entry to a log with room; the rest
+    /// (a JSON action, a log to grow or full) is [`PluginGame::record_slow`].
+    #[inline(always)]
+    fn record(&mut self, player: Owner, action: Applied<'_>) {
+        if let Applied::Legal(index) | Applied::LegalThenActing(index, ..) = action
+            && self.log.len() < self.log.capacity()
+            && let Ok(index) = u32::try_from(index)
+        {
+            self.log.push(Logged::Legal(player.0, index));
+        } else {
+            self.record_slow(player, action);
+        }
+    }
+
+    /// [`PluginGame::record`] off the fast path. The log's capacity stays below [`CHECKPOINT_EVERY`]: when
+    /// it is full at that length (or an action does not fit an entry: an index or a text count past
+    /// `u32::MAX`), a new checkpoint is taken instead and the log emptied.
+    #[cold]
+    #[inline(never)]
+    fn record_slow(&mut self, player: Owner, action: Applied<'_>) {
+        let room = self.log.len() + 1 < CHECKPOINT_EVERY;
+        let entry = match action {
+            _ if !room => None,
+            Applied::Legal(index) | Applied::LegalThenActing(index, ..) => u32::try_from(index)
+                .ok()
+                .map(|i| Logged::Legal(player.0, i)),
+            Applied::Json(text) => u32::try_from(self.texts.len()).ok().map(|n| {
+                self.texts.push(text.to_owned());
+                Logged::Json(player.0, n)
+            }),
+        };
+        match entry {
+            Some(entry) => {
+                if self.log.len() == self.log.capacity() {
+                    let target = (self.log.capacity() * 2).clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
+                    self.log.reserve_exact(target - self.log.len());
+                }
+                self.log.push(entry);
+            }
+            None => {
+                self.checkpoint = Checkpoint::Game(self.game.clone_game());
+                self.log.clear();
+                self.texts.clear();
             }
         }
     }
@@ -532,9 +682,11 @@ impl PluginGame {
             }
         };
         for logged in &self.log {
-            let replayed = match logged {
-                Logged::Legal(player, index) => game.apply_legal(*player, *index),
-                Logged::Json(player, json) => game.apply_json(*player, json),
+            let replayed = match *logged {
+                Logged::Legal(player, index) => game.apply_legal(Owner(player), index as usize),
+                Logged::Json(player, text) => {
+                    game.apply_json(Owner(player), &self.texts[text as usize])
+                }
             };
             debug_assert!(replayed.is_ok(), "a logged action replays");
         }
@@ -724,6 +876,26 @@ extern "C" fn to_act(
     })
 }
 
+extern "C" fn acting(
+    game: *mut GameHandle,
+    list: *mut *const Acting,
+    count: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    guard_hot(out, || {
+        // SAFETY: a live handle used by one thread.
+        let g = unsafe { game_mut(game) };
+        let acting = g.game.acting();
+        // SAFETY: the host passes a writable pointer and a writable usize. The entries live in the game's
+        // cache, unchanged until the next call on this game (see `VTable::acting`).
+        unsafe {
+            list.write(acting.as_ptr());
+            count.write(acting.len());
+        }
+        Ok(())
+    })
+}
+
 extern "C" fn legal_action_json(game: *const GameHandle, index: usize, out: *mut Buf) -> Status {
     guard(out, || {
         // SAFETY: a live handle.
@@ -740,13 +912,58 @@ extern "C" fn apply_legal(
     index: usize,
     out: *mut Buf,
 ) -> Status {
-    guard_hot(out, || {
-        // SAFETY: a live handle used by one thread.
-        let g = unsafe { game_mut(game) };
-        let p = Owner(player);
-        g.apply(Logged::Legal(p, index), |game| game.apply_legal(p, index))
-            .map_err(|e| json(&e))
-    })
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    guard_apply(out, g, Owner(player), Applied::Legal(index))
+}
+
+extern "C" fn apply_legal_then_acting(
+    game: *mut GameHandle,
+    player: u16,
+    index: usize,
+    list: *mut *const Acting,
+    count: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    let player = Owner(player);
+    let action = Applied::LegalThenActing(index, list, count);
+    if matches!(g.checkpoint, Checkpoint::Lazy)
+        || g.log.len() == g.log.capacity()
+        || u32::try_from(index).is_err()
+    {
+        // The first action of a restored or copied game, a log to grow, an index past `u32::MAX`: the
+        // general path.
+        return guard_apply(out, g, player, action);
+    }
+    // The hot path in one frame: each `catch_unwind` around a call is inlined; the log has room and
+    // the game a checkpoint, so logging cannot fail. A panic rebuilds the game as it was before the call.
+    let game = &mut *g.game;
+    let listed = catch_unwind(AssertUnwindSafe(|| {
+        game.apply_legal(player, index).map(|()| {
+            let acting = game.acting();
+            (acting.as_ptr(), acting.len())
+        })
+    }));
+    match listed {
+        Ok(Ok((ptr, len))) => {
+            // SAFETY: the host passes a writable pointer and a writable usize. The entries live in the
+            // game's cache, unchanged until the next call on this game.
+            unsafe {
+                list.write(ptr);
+                count.write(len);
+            }
+            g.record(player, action);
+            OK
+        }
+        Ok(Err(e)) => refuse(out, &e),
+        Err(payload) => {
+            let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
+    }
 }
 
 extern "C" fn apply_json(
@@ -756,24 +973,18 @@ extern "C" fn apply_json(
     len: usize,
     out: *mut Buf,
 ) -> Status {
-    guard(out, || {
-        // SAFETY: a live handle used by one thread.
-        let g = unsafe { game_mut(game) };
-        // SAFETY: the host passes `len` readable bytes.
-        let bytes = unsafe { bytes_in(text, len) };
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return Reply::Refused(json(&ActionError::Malformed(
+    // SAFETY: the host passes `len` readable bytes.
+    let bytes = unsafe { bytes_in(text, len) };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return guard(out, || {
+            Reply::Refused(json(&ActionError::Malformed(
                 "the action is not UTF-8".to_owned(),
-            )));
-        };
-        let p = Owner(player);
-        match g.apply(Logged::Json(p, text.to_owned()), |game| {
-            game.apply_json(p, text)
-        }) {
-            Ok(()) => Reply::Ok(Vec::new()),
-            Err(e) => Reply::Refused(json(&e)),
-        }
-    })
+            )))
+        });
+    };
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    guard_apply(out, g, Owner(player), Applied::Json(text))
 }
 
 extern "C" fn events(game: *mut GameHandle, out: *mut Buf) -> Status {

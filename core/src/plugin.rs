@@ -61,6 +61,7 @@
 //! assert!(matches!(game.apply_json(Owner(0), r#""Give""#), Err(ActionError::Malformed(_))));
 //! ```
 
+use crate::abi::Acting;
 use crate::clock::Scope;
 use crate::error::Refusal;
 use crate::event::Event;
@@ -463,6 +464,14 @@ pub trait DynGame: Send {
     /// action is among them. Cached until the next change.
     fn to_act(&mut self) -> &[Owner];
 
+    /// The players who may act now ([`to_act`](Self::to_act), same order), each with how many legal actions
+    /// they have (0 included): `to_act` and `legal_actions` for each of them in one call, which for a
+    /// runtime-loaded game is one boundary crossing instead of one plus one per player. Every listed
+    /// player's legal actions stay cached, so [`apply_legal`](Self::apply_legal) for any of them does not
+    /// enumerate again. Cached until the next change. It does not change which list
+    /// [`legal_action_json`](Self::legal_action_json) reads (call [`legal_actions`](Self::legal_actions)).
+    fn acting(&mut self) -> &[Acting];
+
     /// The JSON of legal action `index` of the last [`legal_actions`](Self::legal_actions) call.
     fn legal_action_json(&self, index: usize) -> Option<String>;
 
@@ -471,6 +480,17 @@ pub trait DynGame: Send {
     /// # Errors
     /// [`ActionError`]; the game is unchanged.
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError>;
+
+    /// [`apply_legal`](Self::apply_legal), then [`acting`](Self::acting) of the new state: one step of a
+    /// random playout, and for a runtime-loaded game one boundary crossing instead of two.
+    ///
+    /// # Errors
+    /// [`ActionError`] of the apply; the game is unchanged.
+    fn apply_legal_then_acting(
+        &mut self,
+        player: Owner,
+        index: usize,
+    ) -> Result<&[Acting], ActionError>;
 
     /// Applies an action given as JSON.
     ///
@@ -532,17 +552,12 @@ impl<R: Ruleset> Adapter<R> {
     }
 
     fn game(&self, state: R::State, players: u16) -> Box<dyn DynGame> {
-        Box::new(Game::<R> {
-            ruleset: Arc::clone(&self.ruleset),
-            id: Arc::from(self.description.id.as_str()),
+        Box::new(Game::<R>::new(
+            Arc::clone(&self.ruleset),
+            Arc::from(self.description.id.as_str()),
             state,
             players,
-            legal: Vec::new(),
-            legal_for: None,
-            acting: Vec::new(),
-            acting_fresh: false,
-            events: Vec::new(),
-        })
+        ))
     }
 }
 
@@ -632,14 +647,45 @@ struct Game<R: Ruleset> {
     id: Arc<str>,
     state: R::State,
     players: u16,
+    /// The listed legal actions of the players in `lists`, one player's after another.
     legal: Vec<R::Action>,
-    legal_for: Option<Owner>,
+    /// Whose legal actions `legal` holds, where: at most one entry per player, emptied by every change.
+    lists: Vec<Listed>,
+    /// The entry of `lists` that [`DynGame::legal_action_json`] reads (the last `legal_actions` call).
+    shown: Option<usize>,
     acting: Vec<Owner>,
     acting_fresh: bool,
+    movers: Vec<Acting>,
+    movers_fresh: bool,
     events: Vec<Event>,
 }
 
+/// Where one player's legal actions are in [`Game::legal`].
+#[derive(Clone, Copy)]
+struct Listed {
+    player: Owner,
+    start: usize,
+    len: usize,
+}
+
 impl<R: Ruleset> Game<R> {
+    fn new(ruleset: Arc<R>, id: Arc<str>, state: R::State, players: u16) -> Game<R> {
+        Game {
+            ruleset,
+            id,
+            state,
+            players,
+            legal: Vec::new(),
+            lists: Vec::new(),
+            shown: None,
+            acting: Vec::new(),
+            acting_fresh: false,
+            movers: Vec::new(),
+            movers_fresh: false,
+            events: Vec::new(),
+        }
+    }
+
     fn check_player(&self, player: Owner) -> Result<(), ActionError> {
         if player.0 >= self.players {
             return Err(ActionError::NoSuchPlayer {
@@ -650,6 +696,34 @@ impl<R: Ruleset> Game<R> {
         Ok(())
     }
 
+    /// The entry of `lists` for `player`, enumerating their legal actions if they are not listed yet.
+    #[inline]
+    fn list(&mut self, player: Owner) -> usize {
+        if let Some(i) = self.lists.iter().position(|l| l.player == player) {
+            return i;
+        }
+        let start = self.legal.len();
+        if player.0 < self.players {
+            self.ruleset
+                .legal_actions(&self.state, player, &mut self.legal);
+        }
+        self.lists.push(Listed {
+            player,
+            start,
+            len: self.legal.len() - start,
+        });
+        self.lists.len() - 1
+    }
+
+    /// Forgets every cached answer: the state changed.
+    fn changed(&mut self) {
+        self.legal.clear();
+        self.lists.clear();
+        self.shown = None;
+        self.acting_fresh = false;
+        self.movers_fresh = false;
+    }
+
     fn apply_action(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
         let mark = self.ruleset.ledger_mut(&mut self.state).begin();
         match self.ruleset.apply(&mut self.state, player, action) {
@@ -658,8 +732,7 @@ impl<R: Ruleset> Game<R> {
                 ledger.commit(mark);
                 self.events.clear();
                 ledger.drain_events_into(&mut self.events);
-                self.legal_for = None;
-                self.acting_fresh = false;
+                self.changed();
                 Ok(())
             }
             Err(e) => {
@@ -676,15 +749,9 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn legal_actions(&mut self, player: Owner) -> usize {
-        if self.legal_for != Some(player) {
-            self.legal.clear();
-            if player.0 < self.players {
-                self.ruleset
-                    .legal_actions(&self.state, player, &mut self.legal);
-            }
-            self.legal_for = Some(player);
-        }
-        self.legal.len()
+        let i = self.list(player);
+        self.shown = Some(i);
+        self.lists[i].len
     }
 
     fn to_act(&mut self) -> &[Owner] {
@@ -696,23 +763,57 @@ impl<R: Ruleset> DynGame for Game<R> {
         &self.acting
     }
 
+    fn acting(&mut self) -> &[Acting] {
+        if !self.movers_fresh {
+            self.to_act();
+            self.movers.clear();
+            for k in 0..self.acting.len() {
+                let player = self.acting[k];
+                let i = self.list(player);
+                self.movers.push(Acting {
+                    player: player.0,
+                    legal: self.lists[i].len,
+                });
+            }
+            self.movers_fresh = true;
+        }
+        &self.movers
+    }
+
     fn legal_action_json(&self, index: usize) -> Option<String> {
+        let listed = self.lists.get(self.shown?)?;
+        if index >= listed.len {
+            return None;
+        }
         self.legal
-            .get(index)
+            .get(listed.start + index)
             .and_then(|a| serde_json::to_string(a).ok())
     }
 
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError> {
         self.check_player(player)?;
-        let count = self.legal_actions(player);
-        let Some(action) = self.legal.get(index).cloned() else {
+        let i = self.list(player);
+        self.shown = Some(i);
+        let listed = self.lists[i];
+        // `index` first: `start + index` could overflow for a huge index.
+        if index >= listed.len {
             return Err(ActionError::NoSuchLegalAction {
                 player,
                 index,
-                count,
+                count: listed.len,
             });
-        };
+        }
+        let action = self.legal[listed.start + index].clone();
         self.apply_action(player, &action)
+    }
+
+    fn apply_legal_then_acting(
+        &mut self,
+        player: Owner,
+        index: usize,
+    ) -> Result<&[Acting], ActionError> {
+        self.apply_legal(player, index)?;
+        Ok(self.acting())
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
@@ -804,17 +905,12 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn clone_game(&self) -> Box<dyn DynGame> {
-        Box::new(Game::<R> {
-            ruleset: Arc::clone(&self.ruleset),
-            id: Arc::clone(&self.id),
-            state: self.state.clone(),
-            players: self.players,
-            legal: Vec::new(),
-            legal_for: None,
-            acting: Vec::new(),
-            acting_fresh: false,
-            events: Vec::new(),
-        })
+        Box::new(Game::<R>::new(
+            Arc::clone(&self.ruleset),
+            Arc::clone(&self.id),
+            self.state.clone(),
+            self.players,
+        ))
     }
 
     fn state(&self) -> Option<&dyn erased_serde::Serialize> {

@@ -41,7 +41,9 @@
 #![allow(unsafe_code)]
 
 use crate::registry::{Origin, Registry, RegistryError};
-use coffer_core::abi::{self, Buf, Declaration, GameHandle, Header, LogSink, StrRef, VTable};
+use coffer_core::abi::{
+    self, Acting, Buf, Declaration, GameHandle, Header, LogSink, StrRef, VTable,
+};
 use coffer_core::{
     ActionError, Description, DynGame, DynRuleset, Event, Format, Outcome, Owner, ResourceView,
     Setup, SetupError, StateHash, Violation,
@@ -423,6 +425,24 @@ impl Library {
         self.call_anyway(f)
     }
 
+    /// As [`Library::call`] for the hot path, whose answers are all in out-parameters: success with an
+    /// untouched out buffer returns at once, without building a byte vector.
+    #[inline]
+    fn call_hot(
+        &'static self,
+        f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
+    ) -> Result<(), Failure> {
+        if self.poisoned.load(Ordering::Relaxed) {
+            return Err(Failure::Poisoned);
+        }
+        let mut out = Buf::EMPTY;
+        let status = f(self.vt, &mut out);
+        if status == abi::OK && out.ptr.is_null() {
+            return Ok(());
+        }
+        self.finish(status, out).map(drop)
+    }
+
     /// As [`Library::call`], also when poisoned (read-only calls).
     fn call_anyway(
         &'static self,
@@ -430,6 +450,13 @@ impl Library {
     ) -> Result<Vec<u8>, Failure> {
         let mut out = Buf::EMPTY;
         let status = f(self.vt, &mut out);
+        self.finish(status, out)
+    }
+
+    /// Reads a call's answer: copies the out buffer and frees it with the plugin's own function; a panic
+    /// (or an unknown status) poisons the library.
+    #[cold]
+    fn finish(&'static self, status: abi::Status, mut out: Buf) -> Result<Vec<u8>, Failure> {
         let bytes = if out.ptr.is_null() {
             Vec::new()
         } else {
@@ -915,6 +942,14 @@ struct RuntimeGame {
 unsafe impl Send for RuntimeGame {}
 
 impl RuntimeGame {
+    #[inline]
+    fn call_hot(&self, f: impl FnOnce(&VTable, *mut Buf) -> abi::Status) -> Result<(), Failure> {
+        if self.handle.is_null() {
+            return Err(Failure::Poisoned);
+        }
+        self.lib.call_hot(f)
+    }
+
     fn call(&self, f: impl FnOnce(&VTable, *mut Buf) -> abi::Status) -> Result<Vec<u8>, Failure> {
         if self.handle.is_null() {
             return Err(Failure::Poisoned);
@@ -940,9 +975,22 @@ impl DynGame for RuntimeGame {
     fn legal_actions(&mut self, player: Owner) -> usize {
         let mut count = 0usize;
         let h = self.handle;
-        match self.call(|vt, out| (vt.legal_actions)(h, player.0, &mut count, out)) {
+        match self.call_hot(|vt, out| (vt.legal_actions)(h, player.0, &mut count, out)) {
             Ok(_) => count,
             Err(_) => 0,
+        }
+    }
+
+    fn acting(&mut self) -> &[Acting] {
+        let mut list: *const Acting = std::ptr::null();
+        let mut count = 0usize;
+        let h = self.handle;
+        match self.call_hot(|vt, out| (vt.acting)(h, &mut list, &mut count, out)) {
+            // SAFETY: the plugin wrote a pointer to `count` entries of its game's cache, which stay
+            // unchanged until the next call on this game (`VTable::acting`); the slice borrows `self`
+            // mutably, so no other call on the game can happen while it lives.
+            Ok(()) => unsafe { plugin_list(list, count) },
+            Err(_) => &[],
         }
     }
 
@@ -954,7 +1002,7 @@ impl DynGame for RuntimeGame {
             self.acting_raw.len(),
         );
         let mut count = 0usize;
-        let n = match self.call(|vt, out| (vt.to_act)(h, players, capacity, &mut count, out)) {
+        let n = match self.call_hot(|vt, out| (vt.to_act)(h, players, capacity, &mut count, out)) {
             Ok(_) => count.min(capacity),
             Err(_) => 0,
         };
@@ -973,10 +1021,27 @@ impl DynGame for RuntimeGame {
 
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError> {
         let h = self.handle;
-        self.call(|vt, out| (vt.apply_legal)(h, player.0, index, out))
+        self.call_hot(|vt, out| (vt.apply_legal)(h, player.0, index, out))
             .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
         Ok(())
+    }
+
+    fn apply_legal_then_acting(
+        &mut self,
+        player: Owner,
+        index: usize,
+    ) -> Result<&[Acting], ActionError> {
+        let mut list: *const Acting = std::ptr::null();
+        let mut count = 0usize;
+        let h = self.handle;
+        self.call_hot(|vt, out| {
+            (vt.apply_legal_then_acting)(h, player.0, index, &mut list, &mut count, out)
+        })
+        .map_err(|f| action_error(f, &self.id))?;
+        self.events_fresh = false;
+        // SAFETY: as in `acting`: the plugin's cache, unchanged while the slice borrows `self` mutably.
+        Ok(unsafe { plugin_list(list, count) })
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
@@ -1087,6 +1152,19 @@ impl DynGame for RuntimeGame {
     fn state(&self) -> Option<&dyn coffer_core::erased_serde::Serialize> {
         None
     }
+}
+
+/// The entries a plugin listed (empty for a null or misaligned pointer).
+///
+/// # Safety
+/// A non-null, aligned `list` points to `count` initialised entries that stay unchanged for `'a`.
+#[inline]
+unsafe fn plugin_list<'a>(list: *const Acting, count: usize) -> &'a [Acting] {
+    if list.is_null() || !list.is_aligned() {
+        return &[];
+    }
+    // SAFETY: the caller's promise, for a non-null aligned pointer.
+    unsafe { std::slice::from_raw_parts(list, count) }
 }
 
 /// Whether the library an [`Origin::Library`] names panicked and is poisoned; `None` for a ruleset that was not

@@ -9,11 +9,11 @@
 //! player count drawn from that seed within the ruleset's range. A separate generator seeded from the same
 //! seed makes the playout's choices, so the game's own RNG is never disturbed. At each step:
 //!
-//! 1. **Choice of a legal action**: the players the ruleset says may act ([`DynGame::to_act`]) are visited
-//!    in a random order (a lazy Fisher-Yates shuffle) and the first one with at least one legal action acts;
-//!    among its actions one is drawn uniformly. This is uniform over *the players who can act*, then uniform
-//!    over *that player's actions* (not uniform over all (player, action) pairs). With rulesets that name
-//!    whose turn it is, a step asks one player.
+//! 1. **Choice of a legal action**: the players the ruleset says may act ([`DynGame::to_act`]), with their
+//!    legal-action counts, come from one call ([`DynGame::acting`]); they are visited in a random order (a
+//!    lazy Fisher-Yates shuffle) and the first one with at least one legal action acts; among its actions
+//!    one is drawn uniformly. This is uniform over *the players who can act*, then uniform over *that
+//!    player's actions* (not uniform over all (player, action) pairs).
 //! 2. **Illegal attempts**: with probability [`SimOptions::illegal_share`], instead of a legal action the
 //!    playout tries one of: malformed JSON, an unknown action type, a legal action's JSON applied by another
 //!    player, an out-of-range player index, the legal action with a number changed to an extreme value
@@ -81,6 +81,7 @@
 //! assert!(report.violations.is_empty(), "{report}");
 //! ```
 
+use coffer_core::abi::Acting;
 use coffer_core::{
     ActionError, DynGame, DynRuleset, Format, GameRng, Outcome, Owner, Setup, StateHash,
 };
@@ -472,34 +473,47 @@ pub fn progress_bar(games: u64) -> ProgressBar {
 
 /// Picks who acts and which of their legal actions, as the module docs describe: players in a random
 /// order, the first with a legal action acts, an action drawn uniformly from its list. Afterwards the
-/// game's cached list is that player's, so [`DynGame::apply_legal`] does not enumerate again.
+/// game's listed actions are that player's ([`DynGame::legal_action_json`] reads them), so
+/// [`DynGame::apply_legal`] does not enumerate again.
 ///
 /// `order` is scratch space kept between calls for one game: start with an empty `Vec`; it then holds a
-/// permutation of the players. Returns `None` when nobody has a legal action.
+/// permutation of the players who may act. Returns `None` when nobody has a legal action.
 #[inline]
 pub fn pick_legal(
     game: &mut dyn DynGame,
     rng: &mut GameRng,
-    order: &mut Vec<u16>,
+    order: &mut Vec<Acting>,
 ) -> Option<(Owner, usize)> {
-    // Only the players who may act ([`DynGame::to_act`]) are asked, in a uniformly random order.
     order.clear();
-    order.extend(game.to_act().iter().map(|p| p.0));
+    order.extend_from_slice(game.acting());
+    let (player, index) = choose(rng, order)?;
+    // Selects the chosen player's list (cached: no enumeration) for `legal_action_json`.
+    game.legal_actions(player);
+    Some((player, index))
+}
+
+/// The choice of [`pick_legal`] among the players who may act (`order`, permuted in place): players in a
+/// uniformly random order (a lazy Fisher-Yates shuffle), the first with a legal action acts, one of its
+/// actions drawn uniformly.
+#[inline]
+fn choose(rng: &mut GameRng, order: &mut [Acting]) -> Option<(Owner, usize)> {
     let n = order.len();
     for k in 0..n {
         let j = k + rng.below((n - k) as u64) as usize;
         order.swap(k, j);
-        let player = Owner(order[k]);
-        let count = game.legal_actions(player);
-        if count > 0 {
-            return Some((player, rng.below(count as u64) as usize));
+        let Acting { player, legal } = order[k];
+        if legal > 0 {
+            return Some((Owner(player), rng.below(legal as u64) as usize));
         }
     }
     None
 }
 
-/// One random playout without checks: applies random legal actions (chosen by [`pick_legal`]) until nobody
-/// can act or `max_actions` were applied, and returns how many were. This is what the benchmarks time.
+/// One random playout without checks: applies random legal actions (chosen as by [`pick_legal`], with
+/// the same random draws) until nobody can act or `max_actions` were applied, and returns how many were.
+/// This is what the benchmarks time. Each action is one call into the game,
+/// [`DynGame::apply_legal_then_acting`], which also answers who may act next (one boundary crossing for a
+/// runtime-loaded game); the last allowed action is a plain [`DynGame::apply_legal`].
 ///
 /// # Errors
 /// The refusal of a listed action (a broken enumeration), with how many actions were applied before it.
@@ -509,12 +523,21 @@ pub fn playout(
     max_actions: u64,
 ) -> Result<u64, (u64, ActionError)> {
     let mut order = Vec::with_capacity(usize::from(game.players()));
+    if max_actions == 0 {
+        return Ok(0);
+    }
+    order.extend_from_slice(game.acting());
     let mut applied = 0;
-    while applied < max_actions {
-        let Some((player, index)) = pick_legal(game, rng, &mut order) else {
-            break;
-        };
-        game.apply_legal(player, index).map_err(|e| (applied, e))?;
+    while let Some((player, index)) = choose(rng, &mut order) {
+        if applied + 1 == max_actions {
+            game.apply_legal(player, index).map_err(|e| (applied, e))?;
+            return Ok(max_actions);
+        }
+        let next = game
+            .apply_legal_then_acting(player, index)
+            .map_err(|e| (applied, e))?;
+        order.clear();
+        order.extend_from_slice(next);
         applied += 1;
     }
     Ok(applied)

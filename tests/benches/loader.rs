@@ -3,7 +3,8 @@
 //! loaded from its plugin library, in one run; prints the runtime/static ratio (target: at most 1.10).
 //! Run: `cargo bench -p coffer-tests --bench loader`.
 
-use coffer_core::{DynGame, DynRuleset, Owner, Setup};
+use coffer_core::abi::Acting;
+use coffer_core::{DynRuleset, Owner, Setup};
 use coffer_tests::{BUILTIN, Chooser, builtin_runtime_ruleset, static_ruleset};
 use criterion::{Criterion, Throughput};
 use std::collections::BTreeMap;
@@ -24,38 +25,35 @@ fn record(id: &str, time: Duration, actions: u64) {
     e.1 += actions;
 }
 
-/// One action of a random playout: who may act (`to_act`, one call), those players' legal-action counts, a
-/// random mover and index, apply. Returns false when nobody can act.
-fn step(
-    game: &mut dyn DynGame,
-    chooser: &mut Chooser,
-    who: &mut Vec<Owner>,
-    movers: &mut Vec<(Owner, usize)>,
-) -> bool {
-    movers.clear();
-    who.clear();
-    who.extend_from_slice(game.to_act());
-    for &p in who.iter() {
-        let n = game.legal_actions(p);
-        if n > 0 {
-            movers.push((p, n));
-        }
-    }
+/// A random mover among those with a legal action (`movers`: who may act and their counts), and one of
+/// their actions.
+fn choose(chooser: &mut Chooser, movers: &[(Owner, usize)]) -> Option<(Owner, usize)> {
     if movers.is_empty() {
-        return false;
+        return None;
     }
     let (p, n) = movers[chooser.below(movers.len())];
-    game.apply_legal(p, chooser.below(n))
-        .expect("a listed action applies");
-    true
+    Some((p, chooser.below(n)))
 }
 
-/// `iters` actions over fresh games from successive seeds; only the actions are timed.
+/// Keeps the players with a legal action.
+fn movers_from(acting: &[Acting], movers: &mut Vec<(Owner, usize)>) {
+    movers.clear();
+    movers.extend(
+        acting
+            .iter()
+            .filter(|a| a.legal > 0)
+            .map(|a| (a.owner(), a.legal)),
+    );
+}
+
+/// `iters` actions over fresh games from successive seeds; only the actions are timed. One action of a
+/// random playout: a random mover among those the game listed with their legal-action counts, a random
+/// index, then one call that applies it and lists who may act next (`apply_legal_then_acting`; the
+/// game's first list comes from `acting`).
 fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u64) -> Duration {
     let mut elapsed = Duration::ZERO;
     let mut done = 0;
     let mut movers = Vec::new();
-    let mut who = Vec::new();
     while done < iters {
         *seed += 1;
         let mut game = ruleset
@@ -64,8 +62,15 @@ fn time_actions(ruleset: &dyn DynRuleset, players: u16, iters: u64, seed: &mut u
         let mut chooser = Chooser::new(*seed);
         let budget = (iters - done).min(GAME_LIMIT);
         let start = Instant::now();
+        movers_from(game.acting(), &mut movers);
         let mut n = 0;
-        while n < budget && step(&mut *game, &mut chooser, &mut who, &mut movers) {
+        while n < budget
+            && let Some((p, i)) = choose(&mut chooser, &movers)
+        {
+            let next = game
+                .apply_legal_then_acting(p, i)
+                .expect("a listed action applies");
+            movers_from(next, &mut movers);
             n += 1;
         }
         elapsed += start.elapsed();

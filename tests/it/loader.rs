@@ -7,8 +7,8 @@ use coffer_core::{ActionError, DynGame, Format, Owner, Setup, SetupError};
 use coffer_host::loader::{self, LoadError, LockFile};
 use coffer_host::{Origin, Registry, RegistryError};
 use coffer_tests::{
-    Chooser, fixture_library, fixture_target_dir, library_file_name, plugin_dir_with, repo_root,
-    run_cargo,
+    BUILTIN, Chooser, builtin_runtime_ruleset, fixture_library, fixture_target_dir,
+    library_file_name, plugin_dir_with, repo_root, run_cargo, static_ruleset,
 };
 use std::path::Path;
 use std::sync::Arc;
@@ -537,4 +537,180 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), to.join(&name)).unwrap();
         }
     }
+}
+
+/// What `acting` must equal: `to_act`, each player with `legal_actions`.
+fn acting_by_hand(game: &mut dyn DynGame) -> Vec<(u16, usize)> {
+    let players = game.to_act().to_vec();
+    players
+        .into_iter()
+        .map(|p| (p.0, game.legal_actions(p)))
+        .collect()
+}
+
+fn pairs(list: &[abi::Acting]) -> Vec<(u16, usize)> {
+    list.iter().map(|a| (a.player, a.legal)).collect()
+}
+
+#[test]
+fn acting_and_apply_legal_then_acting_agree_with_to_act_and_legal_actions_static_and_runtime() {
+    for (id, _) in BUILTIN {
+        let statik = static_ruleset(id).expect("built in");
+        let runtime = builtin_runtime_ruleset(id);
+        let players = statik.description().min_players.max(3);
+        for seed in 1..=3u64 {
+            let setup = Setup::new(players, seed);
+            let (Ok(mut s), Ok(mut r)) = (statik.new_game(&setup), runtime.new_game(&setup)) else {
+                continue;
+            };
+            let mut chooser = Chooser::new(seed);
+            let (mut listed_s, mut listed_r) = (pairs(s.acting()), pairs(r.acting()));
+            for step in 0..150 {
+                assert_eq!(
+                    listed_s,
+                    acting_by_hand(&mut *s),
+                    "{id} seed {seed} step {step}"
+                );
+                assert_eq!(listed_r, listed_s, "{id} seed {seed} step {step}: runtime");
+                let movers: Vec<(u16, usize)> =
+                    listed_s.iter().copied().filter(|m| m.1 > 0).collect();
+                let Some(&(p, n)) = movers.get(chooser.below(movers.len().max(1))) else {
+                    break;
+                };
+                let index = chooser.below(n);
+                listed_s = pairs(s.apply_legal_then_acting(Owner(p), index).unwrap());
+                listed_r = pairs(r.apply_legal_then_acting(Owner(p), index).unwrap());
+                assert_eq!(
+                    s.state_hash(),
+                    r.state_hash(),
+                    "{id} seed {seed} step {step}"
+                );
+                assert_eq!(
+                    s.events(),
+                    r.events(),
+                    "{id} seed {seed} step {step}: events"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn acting_caches_every_listed_players_actions_and_leaves_legal_action_json_alone() {
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let (registry, _) = load(dir.path());
+    let runtime = Arc::clone(&registry.get("fixture-coins").unwrap().ruleset);
+    let statik =
+        coffer_core::Adapter::shared(coffer_fixture_common::Coins::new("fixture-coins", false));
+    for ruleset in [&statik, &runtime] {
+        let mut game = ruleset.new_game(&Setup::new(2, 5)).unwrap();
+        // Player 1's list is selected; `acting` lists both players and does not change the selection.
+        assert_eq!(game.legal_actions(Owner(1)), 0);
+        assert_eq!(pairs(game.acting()), vec![(0, 4), (1, 0)]);
+        assert_eq!(
+            game.legal_action_json(0),
+            None,
+            "still player 1's empty list"
+        );
+        assert_eq!(game.legal_actions(Owner(0)), 4);
+        assert_eq!(
+            game.legal_action_json(3).as_deref(),
+            Some(r#"{"type":"roll"}"#)
+        );
+        // An index past a listed player's actions is refused with the count, the game unchanged.
+        let before = game.state_hash();
+        let err = game.apply_legal_then_acting(Owner(0), 4).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ActionError::NoSuchLegalAction {
+                    index: 4,
+                    count: 4,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(game.state_hash(), before);
+        let err = game.apply_legal(Owner(0), usize::MAX).unwrap_err();
+        assert!(
+            matches!(err, ActionError::NoSuchLegalAction { count: 4, .. }),
+            "{err:?}"
+        );
+        let err = game.apply_legal_then_acting(Owner(2), 0).unwrap_err();
+        assert!(
+            matches!(err, ActionError::NoSuchPlayer { player: 2, .. }),
+            "{err:?}"
+        );
+        // Take 3: player 1 moves next, with take 1-3, spend 0, roll.
+        assert_eq!(
+            pairs(game.apply_legal_then_acting(Owner(0), 2).unwrap()),
+            vec![(0, 0), (1, 4)]
+        );
+        assert_eq!(game.events().len(), 1, "the take's gain event");
+        assert_eq!(
+            game.legal_action_json(0),
+            None,
+            "a change forgets the selection"
+        );
+    }
+}
+
+#[test]
+fn panic_in_apply_legal_then_acting_leaves_the_game_as_before_the_call() {
+    // A fresh copy of the library (another path), so earlier poisonings do not apply.
+    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let mut game = panicky.new_game(&Setup::new(2, 21)).unwrap();
+    // Legal actions by index (both calls), a JSON action, then more by index: a mixed log since setup.
+    game.apply_legal(Owner(0), 0).unwrap();
+    game.apply_legal_then_acting(Owner(1), 1).unwrap();
+    game.apply_json(Owner(0), r#"{"type":"roll"}"#).unwrap();
+    game.apply_legal_then_acting(Owner(1), 0).unwrap();
+    let before = game.state_hash();
+    let count = game.legal_actions(Owner(0));
+    let boom = (0..count)
+        .find(|i| {
+            game.legal_action_json(*i)
+                .is_some_and(|j| j.contains("boom"))
+        })
+        .expect("boom is listed after four moves");
+    let err = game.apply_legal_then_acting(Owner(0), boom).unwrap_err();
+    assert!(
+        matches!(err, ActionError::Panicked(ref m) if m.contains("fixture boom")),
+        "{err:?}"
+    );
+    assert_eq!(
+        game.state_hash(),
+        before,
+        "rebuilt from the setup and the four actions since"
+    );
+}
+
+#[test]
+fn panic_in_a_restored_game_rebuilds_it_from_its_first_clone_and_the_mixed_log() {
+    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let mut source = panicky.new_game(&Setup::new(2, 8)).unwrap();
+    churn(&mut *source, 2);
+    let bytes = source.snapshot(Format::Binary).unwrap();
+    // A restored game has no setup to rebuild from: its checkpoint is a clone taken at its first action.
+    let mut game = panicky.restore(Format::Binary, &bytes).unwrap();
+    assert_eq!(game.state_hash(), source.state_hash());
+    game.apply_legal_then_acting(Owner(0), 2).unwrap();
+    game.apply_json(Owner(1), r#"{"type":"take","n":2}"#)
+        .unwrap();
+    game.apply_legal(Owner(0), 0).unwrap();
+    game.apply_legal_then_acting(Owner(1), 3).unwrap();
+    let before = game.state_hash();
+    assert!(matches!(apply_boom(&mut *game), ActionError::Panicked(_)));
+    assert_eq!(
+        game.state_hash(),
+        before,
+        "rebuilt from the clone and the four actions since"
+    );
 }
