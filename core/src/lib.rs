@@ -37,6 +37,7 @@ mod rows;
 mod shared;
 mod spec;
 
+pub use abi::Acting;
 pub use clock::{Clock, Scope};
 pub use error::Refusal;
 pub use event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};

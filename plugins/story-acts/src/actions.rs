@@ -935,6 +935,24 @@ impl CloneCosts for crate::cards::CardDef {
     }
 }
 
+/// Appends the players who may have a legal action (see [`legal`]): nobody once the game is won or outside
+/// the Main phase, only the chooser while a discard is pending, else everybody (fast Maneuvers and vote
+/// commitments are played out of turn).
+pub fn to_act(s: &State, out: &mut Vec<Owner>) {
+    if s.winners.is_some() {
+        return;
+    }
+    if let Some(d) = s.ledger.pending().first() {
+        if d.key.owner.0 < s.players() {
+            out.push(d.key.owner);
+        }
+        return;
+    }
+    if s.phase == Phase::Main {
+        out.extend((0..s.players()).map(Owner));
+    }
+}
+
 /// Appends every legal action of `p` to `out` (the legal-action list: candidates filtered by [`State::check`]).
 pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
     if s.winners.is_some() || p >= s.players() {

@@ -551,6 +551,12 @@ impl coffer_core::Ruleset for StoryActs {
         actions::legal(state, player.0, out);
     }
 
+    /// Nobody after the end or outside the Main phase, the chooser of a pending discard, else everybody
+    /// (out-of-turn fast Maneuvers and votes).
+    fn to_act(&self, state: &State, out: &mut Vec<Owner>) {
+        actions::to_act(state, out);
+    }
+
     fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
         state.check(player.0, action)?;
         state.execute(player.0, action)?;

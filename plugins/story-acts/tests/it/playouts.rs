@@ -236,6 +236,14 @@ fn run(players: u16, seed: u64, steps: &[Step]) -> Result<(), TestCaseError> {
         }
         let inv = game.check_invariants();
         prop_assert!(inv.is_ok(), "{:?}", inv);
+        // `to_act` lists every player who has a legal action.
+        let acting = game.to_act().to_vec();
+        for q in (0..players).map(Owner) {
+            prop_assert!(
+                acting.contains(&q) || game.legal_actions(q) == 0,
+                "{q} has legal actions but to_act lists only {acting:?}"
+            );
+        }
     }
     Ok(())
 }
