@@ -936,8 +936,9 @@ impl CloneCosts for crate::cards::CardDef {
 }
 
 /// Appends the players who may have a legal action (see [`legal`]): nobody once the game is won or outside
-/// the Main phase, only the chooser while a discard is pending, else everybody (fast Maneuvers and vote
-/// commitments are played out of turn).
+/// the Main phase, only the chooser while a discard is pending; else the active player, and each other
+/// player holding a fast Maneuver or controlling a ready card that prints Votes (the only actions taken out
+/// of turn).
 pub fn to_act(s: &State, out: &mut Vec<Owner>) {
     if s.winners.is_some() {
         return;
@@ -948,8 +949,28 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
         }
         return;
     }
-    if s.phase == Phase::Main {
-        out.extend((0..s.players()).map(Owner));
+    if s.phase != Phase::Main {
+        return;
+    }
+    let mut out_of_turn = vec![false; usize::from(s.players())];
+    for (card, c) in s.play() {
+        let ready = || s.perm_id(card).is_some_and(|id| !s.ledger.is_exhausted(id));
+        if c.controller != s.active && s.rules.db.get(c.def).votes > 0 && ready() {
+            if let Some(flag) = out_of_turn.get_mut(usize::from(c.controller)) {
+                *flag = true;
+            }
+        }
+    }
+    for p in 0..s.players() {
+        let fast = || {
+            s.hands[usize::from(p)].iter().any(|&card| {
+                let d = s.def(card);
+                d.card_type == CardType::Maneuver && d.fast
+            })
+        };
+        if p == s.active || out_of_turn[usize::from(p)] || fast() {
+            out.push(Owner(p));
+        }
     }
 }
 
