@@ -940,11 +940,10 @@ extern "C" fn apply_legal_then_acting(
     // The hot path in one frame: each `catch_unwind` around a call is inlined; the log has room and
     // the game a checkpoint, so logging cannot fail. A panic rebuilds the game as it was before the call.
     let game = &mut *g.game;
+    // One dynamic call into the game (it applies, then lists), not two.
     let listed = catch_unwind(AssertUnwindSafe(|| {
-        game.apply_legal(player, index).map(|()| {
-            let acting = game.acting();
-            (acting.as_ptr(), acting.len())
-        })
+        game.apply_legal_then_acting(player, index)
+            .map(|acting| (acting.as_ptr(), acting.len()))
     }));
     match listed {
         Ok(Ok((ptr, len))) => {
