@@ -585,6 +585,10 @@ impl coffer_core::Ruleset for StoryActs {
     /// card counts, and the cards in them as `null`. `None` (an observer) sees only public information.
     fn view(&self, state: &State, player: Option<Owner>) -> serde_json::Value {
         let mut v = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
+        // The rules in full (configuration and card list), not the configuration a snapshot carries.
+        if let Some(rules) = v.get_mut("rules") {
+            *rules = serde_json::to_value(&*state.rules).unwrap_or(serde_json::Value::Null);
+        }
         let mine = |q: usize| player.is_some_and(|p| p.index() == q);
         if let Some(hands) = v.get_mut("hands").and_then(|h| h.as_array_mut()) {
             for (q, hand) in hands.iter_mut().enumerate() {

@@ -290,6 +290,11 @@ fn a_snapshot_carries_the_configuration_and_rebuilds_its_cards_once_no_game_shar
         .new_game(&Setup::new(2, 5).config(config.clone()))
         .unwrap();
     let (hash, view) = (game.state_hash(), game.view(None));
+    assert!(
+        view["rules"]["db"].is_object() || view["rules"]["db"].is_array(),
+        "a view shows the card list: {}",
+        view["rules"]
+    );
     let json: serde_json::Value =
         serde_json::from_slice(&game.snapshot(Format::Json).unwrap()).unwrap();
     assert_eq!(
