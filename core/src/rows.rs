@@ -434,24 +434,13 @@ pub(crate) fn serialize_matrix<S: Serializer>(cells: &[u32], s: S) -> Result<S::
     if !s.is_human_readable() {
         return serialize(cells, s);
     }
-    let held = cells
+    let held: Vec<(usize, u32)> = cells
         .iter()
         .enumerate()
         .filter(|&(_, &n)| n > 0)
-        .map(|(i, &n)| (i, n));
-    (cells.len(), Held(RefCell::new(Some(held)))).serialize(s)
-}
-
-/// Serializes an iterator once, as a sequence.
-struct Held<I>(RefCell<Option<I>>);
-
-impl<I: Iterator<Item = (usize, u32)>> Serialize for Held<I> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0.borrow_mut().take() {
-            Some(cells) => s.collect_seq(cells),
-            None => s.collect_seq(std::iter::empty::<(usize, u32)>()),
-        }
-    }
+        .map(|(i, &n)| (i, n))
+        .collect();
+    (cells.len(), held).serialize(s)
 }
 
 /// The token matrix as read, expanded by the ledger once it knows how many cells it must have.
