@@ -309,7 +309,7 @@ impl State {
             Action::Deploy { card, target, cp } => {
                 let c = self.card_of(card, p, Zone::Hand)?;
                 let d = self.rules.db.get(c.def);
-                if d.card_type == CardType::Maneuver && d.fast {
+                if d.fast_maneuver() {
                     self.fast(p)?;
                 } else {
                     self.slow(p)?;
@@ -954,8 +954,9 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
     }
     let mut out_of_turn = vec![false; usize::from(s.players())];
     for (card, c) in s.play() {
-        let ready = || s.perm_id(card).is_some_and(|id| !s.ledger.is_exhausted(id));
-        if c.controller != s.active && s.rules.db.get(c.def).votes > 0 && ready() {
+        // The conditions `check` puts on committing Votes, but the phase (Main here).
+        if c.controller != s.active && s.rules.db.get(c.def).votes > 0 && s.ready_perm(card).is_ok()
+        {
             if let Some(flag) = out_of_turn.get_mut(usize::from(c.controller)) {
                 *flag = true;
             }
@@ -963,10 +964,9 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
     }
     for p in 0..s.players() {
         let fast = || {
-            s.hands[usize::from(p)].iter().any(|&card| {
-                let d = s.def(card);
-                d.card_type == CardType::Maneuver && d.fast
-            })
+            s.hands[usize::from(p)]
+                .iter()
+                .any(|&card| s.def(card).fast_maneuver())
         };
         if p == s.active || out_of_turn[usize::from(p)] || fast() {
             out.push(Owner(p));
@@ -999,7 +999,7 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
     let mine = p == s.active;
     for &card in &s.hands[usize::from(p)] {
         let d = s.def(card);
-        if !(mine || d.card_type == CardType::Maneuver && d.fast) {
+        if !(mine || d.fast_maneuver()) {
             continue;
         }
         let mut each_target = |target: Option<u16>| {

@@ -218,6 +218,13 @@ pub struct CardDef {
     pub preferred: Vec<Preference>,
 }
 
+impl CardDef {
+    /// A fast Maneuver: any player may deploy it in any main phase, not only on their own turn.
+    pub fn fast_maneuver(&self) -> bool {
+        self.card_type == CardType::Maneuver && self.fast
+    }
+}
+
 /// A card that failed validation: names the card and the field.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
