@@ -952,14 +952,18 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
     if s.phase != Phase::Main {
         return;
     }
-    let mut out_of_turn = vec![false; usize::from(s.players())];
+    if s.players() > 64 {
+        // More players than bits below (a game has at most 4): list everybody, which is always allowed.
+        out.extend((0..s.players()).map(Owner));
+        return;
+    }
+    // Players who may commit Votes out of turn, as bits (no allocation per action).
+    let mut out_of_turn = 0u64;
     for (card, c) in s.play() {
         // The conditions `check` puts on committing Votes, but the phase (Main here).
         if c.controller != s.active && s.rules.db.get(c.def).votes > 0 && s.ready_perm(card).is_ok()
         {
-            if let Some(flag) = out_of_turn.get_mut(usize::from(c.controller)) {
-                *flag = true;
-            }
+            out_of_turn |= 1u64.checked_shl(u32::from(c.controller)).unwrap_or(0);
         }
     }
     for p in 0..s.players() {
@@ -968,7 +972,8 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
                 .iter()
                 .any(|&card| s.def(card).fast_maneuver())
         };
-        if p == s.active || out_of_turn[usize::from(p)] || fast() {
+        let votes = out_of_turn & 1u64.checked_shl(u32::from(p)).unwrap_or(0) != 0;
+        if p == s.active || votes || fast() {
             out.push(Owner(p));
         }
     }
