@@ -22,8 +22,10 @@
 //! - the hot path (legal-action count, who may act with their counts, apply a legal action by index, and
 //!   apply-then-who-may-act) passes integers only; the lists of who may act are [`Acting`] entries the host
 //!   borrows from the plugin's cache until its next call on that game (no copy, nothing to free);
-//! - descriptions, setups, JSON actions, views and errors cross as JSON bytes; events, outcomes and
-//!   resource views as postcard bytes; snapshots as the bytes of the requested [`Format`].
+//! - descriptions, setups, JSON actions and errors cross as JSON bytes; events, outcomes, tables and
+//!   resource views as postcard bytes; snapshots as the bytes of the requested [`Format`];
+//! - an audience (whose table, resources or events) is an `i32`: a seat's index, [`SPECTATOR`], or for
+//!   events [`EVERYONE`] (every event, unfiltered, for the host itself).
 //!
 //! Every function body runs under `catch_unwind`: a panic returns [`PANICKED`] with the panic message and
 //! never unwinds into the host. A panic while applying an action (or while listing who may act after it)
@@ -49,7 +51,6 @@
 //! host's subscriber. Levels above the sink's `max_level` are filtered in the plugin at no cost.
 
 use crate::Owner;
-use crate::event::Event;
 use crate::plugin::{ActionError, DynGame, DynRuleset, Format, Setup, SetupError};
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -59,7 +60,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 /// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
 /// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 /// The version of `coffer-core` this side was built with.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rustc --version` this side was built with.
@@ -84,6 +85,21 @@ pub const OK: Status = 0;
 pub const REFUSED: Status = 1;
 /// The plugin panicked: the out buffer holds the panic message (UTF-8).
 pub const PANICKED: Status = 2;
+
+/// The audience of a spectator: public information only.
+pub const SPECTATOR: i32 = -1;
+/// The audience of the host itself, for events: every event, unfiltered.
+pub const EVERYONE: i32 = -2;
+
+/// The `i32` that carries an audience across the boundary.
+pub fn audience_code(seat: Option<Owner>) -> i32 {
+    seat.map_or(SPECTATOR, |s| i32::from(s.0))
+}
+
+/// The audience an `i32` carries: a seat, or (any negative) a spectator.
+fn audience(code: i32) -> Option<Owner> {
+    u16::try_from(code).ok().map(Owner)
+}
 
 /// A borrowed UTF-8 string: a pointer and a length.
 #[repr(C)]
@@ -342,17 +358,17 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// The postcard encoding of the last action's events (`Vec<Event>`).
-    pub events: extern "C" fn(game: *mut GameHandle, out: *mut Buf) -> Status,
+    pub events: extern "C" fn(game: *mut GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// The state hash.
     pub state_hash: extern "C" fn(game: *const GameHandle, hash: *mut u64, out: *mut Buf) -> Status,
     /// The snapshot bytes (`format` 0 JSON, 1 binary); on refusal `out` holds a [`SetupError`] JSON.
     pub snapshot: extern "C" fn(game: *const GameHandle, format: u8, out: *mut Buf) -> Status,
     /// The postcard encoding of the [`Outcome`](crate::Outcome).
     pub outcome: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
-    /// The JSON view of `player` (negative: an observer).
-    pub view: extern "C" fn(game: *const GameHandle, player: i32, out: *mut Buf) -> Status,
+    /// The table of `seat` ([`SPECTATOR`]: a spectator's), as postcard bytes of [`crate::Table`].
+    pub table: extern "C" fn(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// The postcard encoding of the `Vec<ResourceView>`.
-    pub resources: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
+    pub resources: extern "C" fn(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// [`OK`], or [`REFUSED`] with the violation's message.
     pub check_invariants: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
     /// An independent copy of the game.
@@ -381,7 +397,7 @@ pub static VTABLE: VTable = VTable {
     state_hash,
     snapshot,
     outcome,
-    view,
+    table,
     resources,
     check_invariants,
     clone_game,
@@ -986,12 +1002,16 @@ extern "C" fn apply_json(
     guard_apply(out, g, Owner(player), Applied::Json(text))
 }
 
-extern "C" fn events(game: *mut GameHandle, out: *mut Buf) -> Status {
+extern "C" fn events(game: *mut GameHandle, seat: i32, out: *mut Buf) -> Status {
     guard(out, || {
         // SAFETY: a live handle used by one thread.
         let g = unsafe { game_mut(game) };
-        let events: &[Event] = g.game.events();
-        match postcard::to_stdvec(events) {
+        let bytes = if seat == EVERYONE {
+            postcard::to_stdvec(g.game.events())
+        } else {
+            postcard::to_stdvec(&g.game.events_for(audience(seat)))
+        };
+        match bytes {
             Ok(bytes) => Reply::Ok(bytes),
             Err(e) => Reply::Refused(e.to_string().into_bytes()),
         }
@@ -1032,18 +1052,21 @@ extern "C" fn outcome(game: *const GameHandle, out: *mut Buf) -> Status {
     })
 }
 
-extern "C" fn view(game: *const GameHandle, player: i32, out: *mut Buf) -> Status {
+extern "C" fn table(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status {
     guard(out, || {
-        let player = u16::try_from(player).ok().map(Owner);
         // SAFETY: a live handle.
-        Reply::Ok(json(&unsafe { game_ref(game) }.game.view(player)))
+        let table = unsafe { game_ref(game) }.game.table(audience(seat));
+        match postcard::to_stdvec(&table) {
+            Ok(bytes) => Reply::Ok(bytes),
+            Err(e) => Reply::Refused(e.to_string().into_bytes()),
+        }
     })
 }
 
-extern "C" fn resources(game: *const GameHandle, out: *mut Buf) -> Status {
+extern "C" fn resources(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status {
     guard(out, || {
         // SAFETY: a live handle.
-        let resources = unsafe { game_ref(game) }.game.resources();
+        let resources = unsafe { game_ref(game) }.game.resources(audience(seat));
         match postcard::to_stdvec(&resources) {
             Ok(bytes) => Reply::Ok(bytes),
             Err(e) => Reply::Refused(e.to_string().into_bytes()),

@@ -1,14 +1,13 @@
 //! Why the kernel refused an operation. A refusal never changes anything.
 
 use crate::id::{Key, Owner};
-use thiserror::Error;
+use std::fmt;
 
 /// A refused kernel operation. The ledger is exactly as it was before the call.
-#[derive(Clone, Debug, PartialEq, Eq, Error, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum Refusal {
     /// A handle that does not name anything in this ledger.
-    #[error("no {what} #{index} in this ledger")]
     NoSuchResource {
         /// What kind of handle.
         what: std::borrow::Cow<'static, str>,
@@ -16,7 +15,6 @@ pub enum Refusal {
         index: u32,
     },
     /// K1.2: a voluntary spend above the amount.
-    #[error("cannot spend {need} of {key:?}: only {have} available")]
     Insufficient {
         /// The resource.
         key: Key,
@@ -26,7 +24,6 @@ pub enum Refusal {
         have: u64,
     },
     /// K3.2: a spend of more charges than are active.
-    #[error("cannot spend {need} charge(s) of {key:?}: only {active} active")]
     InsufficientCharges {
         /// The track.
         key: Key,
@@ -36,7 +33,6 @@ pub enum Refusal {
         active: u32,
     },
     /// K3.4: a recovery demanded as a cost when nothing is inactive.
-    #[error("nothing to recover on {key:?}: all {limit} charge(s) are active")]
     NothingToRecover {
         /// The track.
         key: Key,
@@ -44,13 +40,11 @@ pub enum Refusal {
         limit: u32,
     },
     /// K3.6: the track is marked "cannot be recovered".
-    #[error("{key:?} cannot be recovered")]
     Unrecoverable {
         /// The track.
         key: Key,
     },
     /// K4.1: a move of more tokens than the source zone holds.
-    #[error("cannot move {need} token(s) of {owner} from {zone:?}: it holds {have}")]
     NotEnoughTokens {
         /// Whose tokens.
         owner: Owner,
@@ -62,13 +56,11 @@ pub enum Refusal {
         have: u32,
     },
     /// K5: activating a permanent that is already exhausted.
-    #[error("{key:?} is exhausted")]
     Exhausted {
         /// The permanent.
         key: Key,
     },
     /// K6: a choice is pending and must be made first.
-    #[error("{owner} must first resolve a pending choice: discard {excess} ({key:?})")]
     AwaitingChoice {
         /// Who must choose.
         owner: Owner,
@@ -78,7 +70,6 @@ pub enum Refusal {
         excess: u32,
     },
     /// K7: an allocation that does not sum to the cost.
-    #[error("allocation sums to {sum}, but the cost is {need}")]
     BadAllocation {
         /// What the allocation sums to (saturating).
         sum: u64,
@@ -86,7 +77,6 @@ pub enum Refusal {
         need: u64,
     },
     /// K1.6: a result that does not fit the kernel's integers.
-    #[error("{op} of {n} on {key:?} would overflow")]
     Overflow {
         /// The operation.
         op: std::borrow::Cow<'static, str>,
@@ -96,6 +86,15 @@ pub enum Refusal {
         key: Key,
     },
     /// An argument outside what the operation accepts (a floor above a cap, a zero-sized supply...).
-    #[error("invalid argument: {0}")]
     Invalid(String),
 }
+
+impl fmt::Display for Refusal {
+    /// The refusal in plain words, without a ruleset's vocabulary (see
+    /// [`Names::refusal`](crate::Names::refusal) for a game's own words).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::Names::plain().refusal(self))
+    }
+}
+
+impl std::error::Error for Refusal {}

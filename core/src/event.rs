@@ -176,6 +176,16 @@ pub enum Change {
         /// How many.
         n: u32,
     },
+    /// K4.2: `lost` of `owner`'s tokens could not be gained into `zone` (reinforcements ran short, or a
+    /// one-per-owner zone already held one). Observable only: changes nothing.
+    Short {
+        /// Whose tokens.
+        owner: Owner,
+        /// The zone they were meant for.
+        zone: ZoneId,
+        /// How many could not be gained.
+        lost: u32,
+    },
     /// K5: a permanent was exhausted (`true`) or readied (`false`).
     Exhaust {
         /// The permanent.
@@ -196,6 +206,15 @@ pub enum Change {
     Random {
         /// How many 64-bit draws.
         draws: u32,
+    },
+    /// A ruleset's own event (a card picked, a dial planned, dice rolled): `code` in the ruleset's
+    /// numbering, written in words through its vocabulary's [`NoteTerm`](crate::NoteTerm). Observable
+    /// only: changes nothing.
+    Note {
+        /// Which note, in the ruleset's numbering.
+        code: u16,
+        /// Up to three numbers the note's text names.
+        args: [i32; 3],
     },
     /// K10: a scope of the clock ended.
     Scope {
@@ -282,88 +301,20 @@ impl Event {
 }
 
 impl fmt::Display for Event {
+    /// The event in plain words, without a ruleset's vocabulary (see [`Names::event`](crate::Names::event)
+    /// for a game's own words).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let k = &self.key;
-        write!(f, "{} kind {} #{}: ", k.owner, k.kind.0, k.subject)?;
-        match self.change {
-            Change::Gain {
-                before,
-                after,
-                lost,
-                ..
-            } => {
-                write!(f, "gain {before} -> {after}")?;
-                if lost > 0 {
-                    write!(f, " ({lost} lost to the cap)")?;
-                }
-                Ok(())
-            }
-            Change::Spend { before, after, .. } => write!(f, "spend {before} -> {after}"),
-            Change::Pay {
-                before,
-                after,
-                shortfall,
-                ..
-            } => {
-                write!(f, "pay {before} -> {after}")?;
-                if shortfall > 0 {
-                    write!(f, " ({shortfall} short)")?;
-                }
-                Ok(())
-            }
-            Change::Set { before, after, .. } => write!(f, "set {before} -> {after}"),
-            Change::Expire { before, after, .. } => write!(f, "expire {before} -> {after}"),
-            Change::Cap {
-                before,
-                after,
-                value_before,
-                value_after,
-                ..
-            } => {
-                write!(
-                    f,
-                    "cap {before:?} -> {after:?}, value {value_before} -> {value_after}"
-                )
-            }
-            Change::Floor { at, .. } => write!(f, "reached floor {at}"),
-            Change::Charges {
-                op, before, after, ..
-            } => write!(f, "charges {op:?} {before} -> {after}"),
-            Change::Capacity {
-                source,
-                added,
-                active_before,
-                active_after,
-                ..
-            } => write!(
-                f,
-                "{} {} charge(s) of capacity from source {}, active {active_before} -> {active_after}",
-                if added { "added" } else { "removed" },
-                source.capacity,
-                source.source
-            ),
-            Change::Tokens {
-                owner,
-                op,
-                from,
-                to,
-                n,
-            } => {
-                write!(f, "{n} token(s) of {owner} {op:?} {from} -> {to}")
-            }
-            Change::Exhaust { exhausted, .. } => {
-                f.write_str(if exhausted { "exhausted" } else { "readied" })
-            }
-            Change::Demand { demand, raised, .. } => {
-                if raised {
-                    write!(f, "must discard {}", demand.excess)
-                } else {
-                    write!(f, "limit satisfied")
-                }
-            }
-            Change::Scope { scope, .. } => write!(f, "end of {scope}"),
-            Change::Random { draws } => write!(f, "{draws} random draw(s)"),
-        }?;
-        write!(f, " [{:?}]", self.cause)
+        let names = crate::Names::plain();
+        match names.event(self, None) {
+            Some(text) => f.write_str(&text),
+            None => write!(f, "the game drew at random, by {}", names.cause(&self.cause)),
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    /// The cause in plain words, without a ruleset's vocabulary.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::Names::plain().cause(self))
     }
 }

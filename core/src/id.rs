@@ -48,6 +48,11 @@ impl fmt::Display for Owner {
 #[serde(transparent)]
 pub struct Kind(pub u16);
 
+impl Kind {
+    /// The kind of the clock's own events (scopes ending, draws from the random generator).
+    pub const CLOCK: Kind = Kind(u16::MAX);
+}
+
 /// The identity of a resource as events and views report it: owner, kind and a ruleset-defined subject
 /// (a card instance, a system, a ship...; `0` when there is only one).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
@@ -69,6 +74,13 @@ impl Key {
             kind,
             subject,
         }
+    }
+}
+
+impl fmt::Display for Key {
+    /// The key in plain words, without a ruleset's vocabulary: `p0's resource 3 #2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::Names::plain().key(*self))
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::clock::{Clock, Scope};
 use crate::error::Refusal;
 use crate::event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};
-use crate::id::{AmountId, Key, Owner, PermanentId, TrackId, ZoneId};
+use crate::id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
 use crate::rng::GameRng;
 use crate::spec::{
     Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone,
@@ -61,6 +61,11 @@ pub enum Part {
     },
     /// Exhaust a ready permanent (K5).
     Exhaust(PermanentId),
+}
+
+/// A cap as messages write it: the number, or "no cap".
+fn cap_text(cap: Option<i64>) -> String {
+    cap.map_or_else(|| "no cap".to_owned(), |c| c.to_string())
 }
 
 /// A position in the event log, taken by [`Ledger::begin`]; [`Ledger::rollback`] returns to it.
@@ -472,13 +477,17 @@ impl Ledger {
                 before,
                 after,
             } => self.clock == before && before.after(scope) == after,
-            Change::Random { .. } => true,
+            Change::Random { .. } | Change::Note { .. } => true,
+            Change::Short { owner, zone, .. } => {
+                owner.0 < self.owners && zone.index() < self.zones.len()
+            }
         };
         if ok {
             Ok(())
         } else {
             Err(Refusal::Invalid(format!(
-                "event does not fit this ledger: {change:?}"
+                "an event of the log does not fit this game's state: {}",
+                Event { key: Key::new(Owner::GAME, Kind::CLOCK, 0), change: *change, cause: Cause::StateCheck }.to_string()
             )))
         }
     }
@@ -511,7 +520,7 @@ impl Ledger {
                 a.cap = if forward { after } else { before };
                 a.value = pick(value_before, value_after);
             }
-            Change::Floor { .. } => {}
+            Change::Floor { .. } | Change::Short { .. } | Change::Note { .. } => {}
             Change::Charges {
                 track,
                 before,
@@ -609,15 +618,15 @@ impl Ledger {
         if let Some(cap) = spec.cap {
             if cap < spec.floor {
                 return Err(Refusal::Invalid(format!(
-                    "cap {cap} below floor {} for {:?}",
+                    "cap {cap} below floor {} for {}",
                     spec.floor, spec.key
                 )));
             }
         }
         if spec.start < spec.floor || spec.cap.is_some_and(|c| spec.start > c) {
             return Err(Refusal::Invalid(format!(
-                "start {} outside [{}, {:?}] for {:?}",
-                spec.start, spec.floor, spec.cap, spec.key
+                "start {} outside [{}, {}] for {}",
+                spec.start, spec.floor, cap_text(spec.cap), spec.key
             )));
         }
         let id = AmountId(index_u32(self.amounts.len())?);
@@ -834,8 +843,8 @@ impl Ledger {
             .ok_or(missing(AmountId::WHAT, id.0))?;
         if value < a.floor || a.cap.is_some_and(|c| value > c) {
             return Err(Refusal::Invalid(format!(
-                "{value} outside [{}, {:?}] for {:?}",
-                a.floor, a.cap, a.key
+                "{value} outside [{}, {}] for {}",
+                a.floor, cap_text(a.cap), a.key
             )));
         }
         let (key, before, floor) = (a.key, a.value, a.floor);
@@ -877,8 +886,8 @@ impl Ledger {
             .ok_or(missing(AmountId::WHAT, id.0))?;
         if cap.is_some_and(|c| c < a.floor) {
             return Err(Refusal::Invalid(format!(
-                "cap {cap:?} below floor {} for {:?}",
-                a.floor, a.key
+                "cap {} below floor {} for {}",
+                cap_text(cap), a.floor, a.key
             )));
         }
         if cap == a.cap {
@@ -1258,7 +1267,7 @@ impl Ledger {
         }
         if one_per_owner && u64::from(self.tokens(reserve, owner)) + u64::from(n) > 1 {
             return Err(Refusal::Invalid(format!(
-                "{n} tokens of {owner} in one-per-owner {key:?}"
+                "{n} tokens of {owner} in one-per-owner {key}"
             )));
         }
         let slot = self.slot(supply, owner);
@@ -1360,7 +1369,7 @@ impl Ledger {
             Ok(())
         } else {
             Err(Refusal::Invalid(format!(
-                "cannot move tokens from {:?} (supply {}) to {:?} (supply {})",
+                "cannot move tokens from {} (supply {}) to {} (supply {})",
                 from.key, from.supply, to.key, to.supply
             )))
         }
@@ -1469,6 +1478,17 @@ impl Ledger {
         let got = n.min(self.tokens(reserve, owner)).min(room);
         if got > 0 && reserve != to {
             self.shift(owner, TokenOp::Gain, reserve, to, got, cause);
+        }
+        if got < n {
+            self.emit(
+                dst.key,
+                Change::Short {
+                    owner,
+                    zone: to,
+                    lost: n - got,
+                },
+                cause,
+            );
         }
         Ok(Gained {
             gained: u64::from(got),
@@ -1812,7 +1832,7 @@ impl Ledger {
         let after = before.after(scope);
         self.clock = after;
         self.emit(
-            Key::new(Owner::GAME, crate::Kind(u16::MAX), 0),
+            Key::new(Owner::GAME, Kind::CLOCK, 0),
             Change::Scope {
                 scope,
                 before,
@@ -1861,7 +1881,7 @@ impl Ledger {
     pub fn random_below(&mut self, n: u64, cause: Cause) -> u64 {
         let v = self.rng.below(n);
         self.emit(
-            Key::new(Owner::GAME, crate::Kind(u16::MAX), 0),
+            Key::new(Owner::GAME, Kind::CLOCK, 0),
             Change::Random { draws: 1 },
             cause,
         );
@@ -1874,11 +1894,22 @@ impl Ledger {
         let draws = u32::try_from(items.len().saturating_sub(1)).unwrap_or(u32::MAX);
         if draws > 0 {
             self.emit(
-                Key::new(Owner::GAME, crate::Kind(u16::MAX), 0),
+                Key::new(Owner::GAME, Kind::CLOCK, 0),
                 Change::Random { draws },
                 cause,
             );
         }
+    }
+
+    // ----- the ruleset's own events -----
+
+    /// Records a ruleset's own event: something an action or effect did to the ruleset's state rather
+    /// than the ledger's (a card picked, a dial planned), named by `code` in the ruleset's
+    /// [`Vocabulary::notes`](crate::Vocabulary::notes), about the resource or subject `key`, with up to
+    /// three numbers. It changes nothing; hosts write it in words.
+    #[inline]
+    pub fn note(&mut self, key: Key, code: u16, args: [i32; 3], cause: Cause) {
+        self.emit(key, Change::Note { code, args }, cause);
     }
 
     // ----- invariants -----
@@ -1904,7 +1935,7 @@ impl Ledger {
             .find(|z| usize::from(z.supply) >= supplies.max(1))
         {
             return Err(Violation(format!(
-                "{:?} holds supply {} but owners have {supplies}",
+                "{} holds supply {} but owners have {supplies}",
                 z.key, z.supply
             )));
         }
@@ -1938,14 +1969,15 @@ impl Ledger {
                 }) || reserve.is_some() != (*supply > 0)
                 {
                     return Err(Violation(format!(
-                        "p{owner} has {supply} tokens of supply {s} and reserve {reserve:?}"
+                        "p{owner} has {supply} tokens of supply {s} and reserve {}",
+                        reserve.map_or_else(|| "none".to_owned(), |z| z.to_string())
                     )));
                 }
             }
         }
         if let Some(a) = self.amounts.iter().find(|a| a.on_expiry < a.floor) {
             return Err(Violation(format!(
-                "{:?} expires to {} below its floor {}",
+                "{} expires to {} below its floor {}",
                 a.key, a.on_expiry, a.floor
             )));
         }
@@ -1963,8 +1995,8 @@ impl Ledger {
         for a in &self.amounts {
             if a.value < a.floor || a.cap.is_some_and(|c| a.value > c) {
                 return Err(Violation(format!(
-                    "{:?} = {} outside [{}, {:?}]",
-                    a.key, a.value, a.floor, a.cap
+                    "{} = {} outside [{}, {}]",
+                    a.key, a.value, a.floor, cap_text(a.cap)
                 )));
             }
         }
@@ -1975,13 +2007,13 @@ impl Ledger {
         for (t, &sum) in self.tracks.iter().zip(&capacity) {
             if t.active > t.limit {
                 return Err(Violation(format!(
-                    "{:?}: {} active of {}",
+                    "{}: {} active of {}",
                     t.key, t.active, t.limit
                 )));
             }
             if sum != u64::from(t.limit) {
                 return Err(Violation(format!(
-                    "{:?}: limit {} but sources sum to {sum}",
+                    "{}: limit {} but sources sum to {sum}",
                     t.key, t.limit
                 )));
             }
@@ -1998,7 +2030,7 @@ impl Ledger {
             if zone.one_per_owner && counts.iter().any(|&n| n > 1) {
                 let owner = counts.iter().position(|&n| n > 1).unwrap_or_default();
                 return Err(Violation(format!(
-                    "one-per-owner {:?} holds {} tokens of p{owner}",
+                    "one-per-owner {} holds {} tokens of p{owner}",
                     zone.key, counts[owner]
                 )));
             }

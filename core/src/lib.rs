@@ -36,6 +36,8 @@ mod rng;
 mod rows;
 mod shared;
 mod spec;
+mod table;
+mod vocab;
 
 pub use abi::Acting;
 pub use clock::{Clock, Scope};
@@ -51,6 +53,8 @@ pub use plugin::{
 pub use rng::GameRng;
 pub use shared::{ContentTable, Shared, SharedContent};
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
+pub use table::{Mover, Named, Pending, Row, Section, Table};
+pub use vocab::{NoteTerm, Names, Seat, Term, Vocabulary, plural};
 
 #[doc(hidden)]
 pub use inventory;

@@ -64,10 +64,12 @@
 use crate::abi::Acting;
 use crate::clock::Scope;
 use crate::error::Refusal;
-use crate::event::Event;
+use crate::event::{Change, Event};
 use crate::hash::{StateHash, state_hash};
 use crate::id::{Key, Owner};
 use crate::ledger::{Ledger, Violation};
+use crate::table::{Mover, Pending, Table};
+use crate::vocab::{Names, Vocabulary};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -125,6 +127,10 @@ pub struct Description {
     pub actions: Vec<Doc>,
     /// Configuration options, each with its default.
     pub options: Vec<Doc>,
+    /// What the ruleset calls things: kinds of resource, phases, steps, actions, effects and its own
+    /// events. Hosts and front ends name things with it (see [`Names`](crate::Names)).
+    #[serde(default)]
+    pub vocabulary: Vocabulary,
 }
 
 impl Description {
@@ -144,6 +150,7 @@ impl Description {
             resources: Vec::new(),
             actions: Vec::new(),
             options: Vec::new(),
+            vocabulary: Vocabulary::default(),
         }
     }
 
@@ -289,13 +296,16 @@ impl Setup {
 
 /// One resource as `coffer show` draws it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ResourceView {
     /// A bounded amount.
     Amount {
-        /// Display name.
+        /// Display name, without the owner ("Treasury").
         label: String,
-        /// Owner.
-        owner: Owner,
+        /// Owner, kind and subject.
+        key: Key,
+        /// Its index among the ledger's amounts.
+        index: u32,
         /// Value.
         value: i64,
         /// Floor.
@@ -307,10 +317,12 @@ pub enum ResourceView {
     },
     /// A charge track.
     Charges {
-        /// Display name.
+        /// Display name, without the owner.
         label: String,
-        /// Owner.
-        owner: Owner,
+        /// Owner, kind and subject.
+        key: Key,
+        /// Its index among the ledger's charge tracks.
+        index: u32,
         /// Active charges.
         active: u32,
         /// Limit.
@@ -320,10 +332,12 @@ pub enum ResourceView {
     },
     /// A token zone with each owner's count.
     Tokens {
-        /// Display name.
+        /// Display name, without the owner.
         label: String,
-        /// The zone's owner.
-        owner: Owner,
+        /// Owner, kind and subject.
+        key: Key,
+        /// Its index among the ledger's zones.
+        index: u32,
         /// Face shown here.
         face: u8,
         /// Tokens per owner (index = owner), zeros included.
@@ -331,13 +345,42 @@ pub enum ResourceView {
     },
     /// A permanent's readiness.
     Permanent {
-        /// Display name.
+        /// Display name, without the owner.
         label: String,
-        /// Owner.
-        owner: Owner,
+        /// Owner, kind and subject.
+        key: Key,
+        /// Its index among the ledger's permanents.
+        index: u32,
         /// Exhausted.
         exhausted: bool,
     },
+}
+
+impl ResourceView {
+    /// The resource's key.
+    pub fn key(&self) -> Key {
+        match self {
+            ResourceView::Amount { key, .. }
+            | ResourceView::Charges { key, .. }
+            | ResourceView::Tokens { key, .. }
+            | ResourceView::Permanent { key, .. } => *key,
+        }
+    }
+
+    /// Its owner.
+    pub fn owner(&self) -> Owner {
+        self.key().owner
+    }
+
+    /// Its label, without the owner.
+    pub fn label(&self) -> &str {
+        match self {
+            ResourceView::Amount { label, .. }
+            | ResourceView::Charges { label, .. }
+            | ResourceView::Tokens { label, .. }
+            | ResourceView::Permanent { label, .. } => label,
+        }
+    }
 }
 
 /// A game module: its rules over kernel primitives. Implement this, then register it with
@@ -409,17 +452,29 @@ pub trait Ruleset: Send + Sync + 'static {
     /// Whether and how the game ended.
     fn outcome(&self, state: &Self::State) -> Outcome;
 
-    /// What `player` may see (`None`: an observer who sees only public information... or everything, as
-    /// the ruleset documents). Defaults to the whole state.
-    fn view(&self, state: &Self::State, player: Option<Owner>) -> serde_json::Value {
-        let _ = player;
-        serde_json::to_value(state).unwrap_or(serde_json::Value::Null)
+    /// Fills the ruleset's part of `seat`'s [`Table`] (`None`: a spectator's): the clock
+    /// ([`Table::clock`]), whose turn it is, who may act and why, who has passed, and the ruleset's own
+    /// state as sections of rows. Put in only what `seat` may see: a seat's hidden state (a hand, a
+    /// planned dial) goes into that seat's table alone. The adapter adds the names of the phase and step,
+    /// the pending choices and the outcome; when the ruleset lists nobody as acting, it lists
+    /// [`to_act`](Self::to_act).
+    fn table(&self, state: &Self::State, seat: Option<Owner>, table: &mut Table) {
+        let _ = (state, seat, table);
     }
 
-    /// A display name for a resource of the ledger.
-    fn label(&self, state: &Self::State, key: Key) -> String {
-        let _ = state;
-        format!("{} kind {} #{}", key.owner, key.kind.0, key.subject)
+    /// Whether `seat` (`None`: a spectator) may see the resource `key` now: its value in
+    /// [`DynGame::resources`] and the events that change it. The default shows everything; a ruleset with
+    /// hidden information (cards in hand, a deck) hides those resources from everyone but their owner.
+    fn visible(&self, state: &Self::State, key: Key, seat: Option<Owner>) -> bool {
+        let _ = (state, key, seat);
+        true
+    }
+
+    /// A display name for a resource of the ledger, without its owner ("Treasury", "CP of Jedi Knight");
+    /// `None` names it from the vocabulary's kind ([`Names::label`](crate::Names::label)).
+    fn label(&self, state: &Self::State, key: Key) -> Option<String> {
+        let _ = (state, key);
+        None
     }
 
     /// Checks the ruleset's own invariants (the default has none). The kernel's are not this method's
@@ -513,13 +568,17 @@ pub trait DynGame: Send {
     /// Whether and how the game ended.
     fn outcome(&self) -> Outcome;
 
-    /// What `player` may see.
-    fn view(&self, player: Option<Owner>) -> serde_json::Value;
+    /// What `seat` (`None`: a spectator) sees of the game besides its resources (see [`Table`]).
+    fn table(&self, seat: Option<Owner>) -> Table;
 
-    /// Every resource, labelled, for display: the ledger's amounts, then its charge tracks, token zones and
-    /// permanents, each in creation order (so the n-th amount view is the amount with index n; renderers
-    /// rely on this order to name the resource an [`Event`] changed).
-    fn resources(&self) -> Vec<ResourceView>;
+    /// The resources `seat` (`None`: a spectator) may see, labelled, for display: the ledger's amounts,
+    /// then its charge tracks, token zones and permanents, each in creation order with its index.
+    fn resources(&self, seat: Option<Owner>) -> Vec<ResourceView>;
+
+    /// The events of the last applied action that `seat` (`None`: a spectator) may see: those of
+    /// resources it may not see are left out, and another seat's secret notes carry no numbers (or are
+    /// left out, when their vocabulary gives them no redacted text).
+    fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event>;
 
     /// Kernel and ruleset invariants.
     ///
@@ -539,22 +598,25 @@ pub trait DynGame: Send {
 pub struct Adapter<R: Ruleset> {
     ruleset: Arc<R>,
     description: Description,
+    vocabulary: Arc<Vocabulary>,
 }
 
 impl<R: Ruleset> Adapter<R> {
     /// The adapter, shared.
     pub fn shared(ruleset: R) -> Arc<dyn DynRuleset> {
         let description = ruleset.describe();
+        let vocabulary = Arc::new(description.vocabulary.clone());
         Arc::new(Adapter {
             ruleset: Arc::new(ruleset),
             description,
+            vocabulary,
         })
     }
 
     fn game(&self, state: R::State, players: u16) -> Box<dyn DynGame> {
         Box::new(Game::<R>::new(
             Arc::clone(&self.ruleset),
-            Arc::from(self.description.id.as_str()),
+            Arc::clone(&self.vocabulary),
             state,
             players,
         ))
@@ -645,7 +707,7 @@ impl std::io::Write for JsonOut {
 
 struct Game<R: Ruleset> {
     ruleset: Arc<R>,
-    id: Arc<str>,
+    vocabulary: Arc<Vocabulary>,
     state: R::State,
     players: u16,
     /// The listed legal actions of the players in `lists`, one player's after another.
@@ -670,10 +732,15 @@ struct Listed {
 }
 
 impl<R: Ruleset> Game<R> {
-    fn new(ruleset: Arc<R>, id: Arc<str>, state: R::State, players: u16) -> Game<R> {
+    fn new(
+        ruleset: Arc<R>,
+        vocabulary: Arc<Vocabulary>,
+        state: R::State,
+        players: u16,
+    ) -> Game<R> {
         Game {
             ruleset,
-            id,
+            vocabulary,
             state,
             players,
             legal: Vec::new(),
@@ -853,49 +920,131 @@ impl<R: Ruleset> DynGame for Game<R> {
         self.ruleset.outcome(&self.state)
     }
 
-    fn view(&self, player: Option<Owner>) -> serde_json::Value {
-        self.ruleset.view(&self.state, player)
+    fn table(&self, seat: Option<Owner>) -> Table {
+        let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
+        let mut table = Table::new(seat);
+        r.table(s, seat, &mut table);
+        table.round_name = v.round().to_owned();
+        if let Some(phase) = &mut table.phase {
+            phase.name = v.phase(phase.number).into_owned();
+        }
+        if let Some(step) = &mut table.step {
+            step.name = v.step(step.number).into_owned();
+        }
+        table.outcome = r.outcome(s);
+        if table.acting.is_empty() && table.outcome == Outcome::Ongoing {
+            let mut acting = Vec::new();
+            r.to_act(s, &mut acting);
+            table.acting = acting
+                .into_iter()
+                .map(|seat| Mover {
+                    seat,
+                    why: String::new(),
+                })
+                .collect();
+        }
+        let pending = r.ledger(s).pending();
+        if !pending.is_empty() {
+            let mut names = Names::new(v);
+            for d in pending {
+                if let Some(label) = r.label(s, d.key) {
+                    names.label_key(d.key, label);
+                }
+                table.pending.push(Pending {
+                    owner: d.key.owner,
+                    key: d.key,
+                    excess: d.excess,
+                    text: names.demand(d),
+                });
+            }
+        }
+        table
     }
 
-    fn resources(&self) -> Vec<ResourceView> {
+    fn resources(&self, seat: Option<Owner>) -> Vec<ResourceView> {
         let r = &*self.ruleset;
         let s = &self.state;
         let l = r.ledger(s);
+        let names = Names::new(&self.vocabulary);
+        let label = |key: Key| {
+            r.label(s, key)
+                .unwrap_or_else(|| names.label(key).into_owned())
+        };
+        let seen = |key: Key| r.visible(s, key, seat);
         let mut out = Vec::new();
-        for a in l.amounts() {
-            out.push(ResourceView::Amount {
-                label: r.label(s, a.key()),
-                owner: a.key().owner,
-                value: a.value(),
-                floor: a.floor(),
-                cap: a.cap(),
-                lifetime: a.lifetime(),
-            });
+        for (i, a) in l.amounts().iter().enumerate() {
+            let key = a.key();
+            if seen(key) {
+                out.push(ResourceView::Amount {
+                    label: label(key),
+                    key,
+                    index: i as u32,
+                    value: a.value(),
+                    floor: a.floor(),
+                    cap: a.cap(),
+                    lifetime: a.lifetime(),
+                });
+            }
         }
-        for t in l.tracks() {
-            out.push(ResourceView::Charges {
-                label: r.label(s, t.key()),
-                owner: t.key().owner,
-                active: t.active(),
-                limit: t.limit(),
-                unrecoverable: t.unrecoverable(),
-            });
+        for (i, t) in l.tracks().iter().enumerate() {
+            let key = t.key();
+            if seen(key) {
+                out.push(ResourceView::Charges {
+                    label: label(key),
+                    key,
+                    index: i as u32,
+                    active: t.active(),
+                    limit: t.limit(),
+                    unrecoverable: t.unrecoverable(),
+                });
+            }
         }
         for (z, zone) in l.zones().iter().enumerate() {
-            let id = crate::id::ZoneId(z as u32);
-            out.push(ResourceView::Tokens {
-                label: r.label(s, zone.key),
-                owner: zone.key.owner,
-                face: zone.face,
-                counts: (0..l.owners()).map(|o| l.tokens(id, Owner(o))).collect(),
-            });
+            if seen(zone.key) {
+                out.push(ResourceView::Tokens {
+                    label: label(zone.key),
+                    key: zone.key,
+                    index: z as u32,
+                    face: zone.face,
+                    counts: l.zone_tokens(crate::id::ZoneId(z as u32)).to_vec(),
+                });
+            }
         }
-        for p in l.permanents() {
-            out.push(ResourceView::Permanent {
-                label: r.label(s, p.key()),
-                owner: p.key().owner,
-                exhausted: p.exhausted(),
-            });
+        for (i, p) in l.permanents().iter().enumerate() {
+            let key = p.key();
+            if seen(key) {
+                out.push(ResourceView::Permanent {
+                    label: label(key),
+                    key,
+                    index: i as u32,
+                    exhausted: p.exhausted(),
+                });
+            }
+        }
+        out
+    }
+
+    fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
+        let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
+        let mut out = Vec::with_capacity(self.events.len());
+        for e in &self.events {
+            if let Change::Note { code, .. } = e.change {
+                match v.notes.get(usize::from(code)) {
+                    Some(term) if term.secret && seat != Some(e.key.owner) => {
+                        if !term.redacted.is_empty() {
+                            out.push(Event {
+                                change: Change::Note { code, args: [0; 3] },
+                                ..*e
+                            });
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            if e.key.kind == crate::id::Kind::CLOCK || r.visible(s, e.key, seat) {
+                out.push(*e);
+            }
         }
         out
     }
@@ -908,7 +1057,7 @@ impl<R: Ruleset> DynGame for Game<R> {
     fn clone_game(&self) -> Box<dyn DynGame> {
         Box::new(Game::<R>::new(
             Arc::clone(&self.ruleset),
-            Arc::clone(&self.id),
+            Arc::clone(&self.vocabulary),
             self.state.clone(),
             self.players,
         ))

@@ -46,7 +46,7 @@ use coffer_core::abi::{
 };
 use coffer_core::{
     ActionError, Description, DynGame, DynRuleset, Event, Format, Outcome, Owner, ResourceView,
-    Setup, SetupError, StateHash, Violation,
+    Setup, SetupError, StateHash, Table, Violation,
 };
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -1056,7 +1056,7 @@ impl DynGame for RuntimeGame {
         if !self.events_fresh {
             let h = self.handle;
             self.events = self
-                .call(|vt, out| (vt.events)(h, out))
+                .call(|vt, out| (vt.events)(h, abi::EVERYONE, out))
                 .ok()
                 .and_then(|b| postcard::from_bytes(&b).ok())
                 .unwrap_or_default();
@@ -1096,18 +1096,28 @@ impl DynGame for RuntimeGame {
             .unwrap_or(Outcome::Ongoing)
     }
 
-    fn view(&self, player: Option<Owner>) -> serde_json::Value {
+    fn table(&self, seat: Option<Owner>) -> Table {
         let h = self.handle.cast_const();
-        let p = player.map_or(-1, |p| i32::from(p.0));
-        self.call(|vt, out| (vt.view)(h, p, out))
+        let code = abi::audience_code(seat);
+        self.call(|vt, out| (vt.table)(h, code, out))
             .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or(serde_json::Value::Null)
+            .and_then(|b| postcard::from_bytes(&b).ok())
+            .unwrap_or_else(|| Table::new(seat))
     }
 
-    fn resources(&self) -> Vec<ResourceView> {
+    fn resources(&self, seat: Option<Owner>) -> Vec<ResourceView> {
         let h = self.handle.cast_const();
-        self.call(|vt, out| (vt.resources)(h, out))
+        let code = abi::audience_code(seat);
+        self.call(|vt, out| (vt.resources)(h, code, out))
+            .ok()
+            .and_then(|b| postcard::from_bytes(&b).ok())
+            .unwrap_or_default()
+    }
+
+    fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
+        let h = self.handle;
+        let code = abi::audience_code(seat);
+        self.call(|vt, out| (vt.events)(h, code, out))
             .ok()
             .and_then(|b| postcard::from_bytes(&b).ok())
             .unwrap_or_default()

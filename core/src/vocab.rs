@@ -1,0 +1,566 @@
+//! What a ruleset calls things, and the words the kernel's refusals and events are written in.
+//!
+//! A ruleset declares its [`Vocabulary`] once, in its [`Description`](crate::Description): a name for
+//! every kind of resource, phase, step, action and effect cause, and the templates of its own events
+//! ([`Change::Note`]). It is plain data, so it crosses the runtime boundary with the description and every
+//! host and front end can name things without calling back into the ruleset.
+//!
+//! [`Names`] puts a vocabulary together with one game's resource labels and writes [`Refusal`]s,
+//! [`Event`]s and [`Cause`]s in words:
+//!
+//! ```
+//! use coffer_core::{Key, Kind, Names, Owner, Refusal, Term, Vocabulary};
+//!
+//! let mut vocabulary = Vocabulary::default();
+//! vocabulary.kinds = vec![Term::new("Treasury")];
+//! let names = Names::new(&vocabulary);
+//! let refusal = Refusal::Insufficient { key: Key::new(Owner(0), Kind(0), 0), need: 5, have: 4 };
+//! assert_eq!(names.refusal(&refusal), "p0's Treasury holds 4; the cost is 5");
+//! ```
+//!
+//! A ruleset that declares nothing still gets plain names ("resource 3", "action 2").
+
+use crate::clock::Scope;
+use crate::error::Refusal;
+use crate::event::{Cause, Change, ChargeOp, Event, TokenOp};
+use crate::id::{Key, Kind, Owner};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The name of one kind of resource.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Term {
+    /// Its name, as the rulebook writes it ("Treasury", "fleet pool").
+    pub name: String,
+    /// What a pending choice on this kind asks its owner to do, as a verb ("discard"); empty: "give up".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub choice: String,
+}
+
+impl Term {
+    /// A kind's name.
+    pub fn new(name: impl Into<String>) -> Term {
+        Term {
+            name: name.into(),
+            choice: String::new(),
+        }
+    }
+
+    /// With the verb of a pending choice on it ("discard").
+    pub fn choice(mut self, verb: impl Into<String>) -> Term {
+        self.choice = verb.into();
+        self
+    }
+}
+
+/// The template of a ruleset's own event ([`Change::Note`] with this code), for actions and effects that
+/// change the ruleset's state rather than the ledger's ("p0 picks Leadership").
+///
+/// Placeholders: `{who}` the event key's owner (`p0`), `{subject}` the event key's label with its owner
+/// ("p0's Luke Skywalker"), `{name}` the label alone, `{0}` `{1}` `{2}` the note's numbers, and `{value}`
+/// the first number through [`values`](Self::values).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteTerm {
+    /// What happened, for those who may see it.
+    pub text: String,
+    /// Names for the first number (`{value}`): `values[n]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+    /// Whether only the key's owner may see `text` (a planned dial, a card drawn).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
+    /// For a secret note, what everyone else sees (numbers are not filled in); empty: nothing.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub redacted: String,
+}
+
+impl NoteTerm {
+    /// A public note.
+    pub fn new(text: impl Into<String>) -> NoteTerm {
+        NoteTerm {
+            text: text.into(),
+            ..NoteTerm::default()
+        }
+    }
+
+    /// A note only the key's owner reads in full; everyone else reads `redacted` (empty: nothing).
+    pub fn secret(text: impl Into<String>, redacted: impl Into<String>) -> NoteTerm {
+        NoteTerm {
+            text: text.into(),
+            secret: true,
+            redacted: redacted.into(),
+            values: Vec::new(),
+        }
+    }
+
+    /// With names for the first number.
+    pub fn values<S: Into<String>>(mut self, values: impl IntoIterator<Item = S>) -> NoteTerm {
+        self.values = values.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+/// What a ruleset calls things: declared once per ruleset, in its [`Description`](crate::Description).
+///
+/// Each list is indexed by the number the ruleset uses: `kinds[k]` names [`Kind`]`(k)`, `actions[c]` names
+/// [`Cause::Action`] code `c`, `effects[c]` [`Cause::Effect`]`(c)`, `notes[c]` [`Change::Note`] code `c`,
+/// `phases[p]` and `steps[s]` the phase and step numbers of the ruleset's [`Table`](crate::Table) clock.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Vocabulary {
+    /// What a round (or act) is called: "Round", "Act"; empty: "Round".
+    pub round: String,
+    /// Kinds of resource.
+    pub kinds: Vec<Term>,
+    /// Phases.
+    pub phases: Vec<String>,
+    /// Steps.
+    pub steps: Vec<String>,
+    /// Actions, by their code in [`Cause::Action`].
+    pub actions: Vec<String>,
+    /// Effects, by their code in [`Cause::Effect`].
+    pub effects: Vec<String>,
+    /// The ruleset's own events, by their code in [`Change::Note`].
+    pub notes: Vec<NoteTerm>,
+}
+
+impl Vocabulary {
+    /// The vocabulary of a ruleset that declares nothing.
+    pub const EMPTY: Vocabulary = Vocabulary {
+        round: String::new(),
+        kinds: Vec::new(),
+        phases: Vec::new(),
+        steps: Vec::new(),
+        actions: Vec::new(),
+        effects: Vec::new(),
+        notes: Vec::new(),
+    };
+
+    /// A kind's name: declared, or "resource N".
+    pub fn kind(&self, kind: Kind) -> Cow<'_, str> {
+        match self.kinds.get(usize::from(kind.0)) {
+            Some(t) if !t.name.is_empty() => Cow::Borrowed(&t.name),
+            _ if kind == Kind::CLOCK => Cow::Borrowed("clock"),
+            _ => Cow::Owned(format!("resource {}", kind.0)),
+        }
+    }
+
+    /// A phase's name: declared, or "phase N".
+    pub fn phase(&self, phase: u16) -> Cow<'_, str> {
+        named(&self.phases, phase, "phase")
+    }
+
+    /// A step's name: declared, or "step N".
+    pub fn step(&self, step: u16) -> Cow<'_, str> {
+        named(&self.steps, step, "step")
+    }
+
+    /// An action's name: declared, or "action N".
+    pub fn action(&self, code: u16) -> Cow<'_, str> {
+        named(&self.actions, code, "action")
+    }
+
+    /// An effect's name: declared, or "effect N".
+    pub fn effect(&self, code: u16) -> Cow<'_, str> {
+        named(&self.effects, code, "effect")
+    }
+
+    /// What a round is called.
+    pub fn round(&self) -> &str {
+        if self.round.is_empty() {
+            "Round"
+        } else {
+            &self.round
+        }
+    }
+}
+
+fn named<'v>(list: &'v [String], n: u16, plain: &str) -> Cow<'v, str> {
+    match list.get(usize::from(n)) {
+        Some(name) if !name.is_empty() => Cow::Borrowed(name),
+        _ => Cow::Owned(format!("{plain} {n}")),
+    }
+}
+
+/// Who reads a text: one seat, or a spectator who sees only public information.
+pub type Seat = Option<Owner>;
+
+/// A vocabulary and one game's resource labels: writes refusals, events and causes in words.
+///
+/// Labels name a resource without its owner ("Treasury", "CP of Jedi Knight"); [`Names::key`] adds the
+/// owner ("p0's Treasury"). A key without a label is named from the vocabulary alone.
+#[derive(Clone, Debug)]
+pub struct Names<'v> {
+    vocabulary: &'v Vocabulary,
+    labels: BTreeMap<Key, String>,
+    /// The key of each zone, by index, for token events (which name their zones by handle).
+    zones: Vec<Option<Key>>,
+}
+
+/// The vocabulary of plain names, for [`Names::plain`].
+static PLAIN: Vocabulary = Vocabulary::EMPTY;
+
+impl Names<'static> {
+    /// Plain names, from no vocabulary: what the kernel's own `Display` writes.
+    pub fn plain() -> Names<'static> {
+        Names::new(&PLAIN)
+    }
+}
+
+impl<'v> Names<'v> {
+    /// Names from a vocabulary alone.
+    pub fn new(vocabulary: &'v Vocabulary) -> Names<'v> {
+        Names {
+            vocabulary,
+            labels: BTreeMap::new(),
+            zones: Vec::new(),
+        }
+    }
+
+    /// Names with one game's resources (as [`DynGame::resources`](crate::DynGame::resources) lists them).
+    pub fn with_resources(
+        vocabulary: &'v Vocabulary,
+        resources: &[crate::ResourceView],
+    ) -> Names<'v> {
+        let mut names = Names::new(vocabulary);
+        for r in resources {
+            if let crate::ResourceView::Tokens { index, key, .. } = r {
+                let i = *index as usize;
+                if names.zones.len() <= i {
+                    names.zones.resize(i + 1, None);
+                }
+                names.zones[i] = Some(*key);
+            }
+            names.labels.insert(r.key(), r.label().to_owned());
+        }
+        names
+    }
+
+    /// Adds or replaces one label.
+    pub fn label_key(&mut self, key: Key, label: impl Into<String>) {
+        self.labels.insert(key, label.into());
+    }
+
+    /// The vocabulary.
+    pub fn vocabulary(&self) -> &'v Vocabulary {
+        self.vocabulary
+    }
+
+    /// A seat or the game: `p0`, `the game`.
+    pub fn owner(&self, owner: Owner) -> String {
+        if owner.is_player() {
+            owner.to_string()
+        } else {
+            "the game".to_owned()
+        }
+    }
+
+    /// A resource's label without its owner: declared, or the kind's name (with the subject's number
+    /// when it is not 0).
+    pub fn label(&self, key: Key) -> Cow<'_, str> {
+        if let Some(label) = self.labels.get(&key) {
+            return Cow::Borrowed(label);
+        }
+        let kind = self.vocabulary.kind(key.kind);
+        if key.subject == 0 {
+            kind
+        } else {
+            Cow::Owned(format!("{kind} #{}", key.subject))
+        }
+    }
+
+    /// A resource with its owner: "p0's Treasury"; a resource of the game is its label alone.
+    pub fn key(&self, key: Key) -> String {
+        let label = self.label(key);
+        if key.owner.is_player() {
+            format!("{}'s {label}", key.owner)
+        } else {
+            label.into_owned()
+        }
+    }
+
+    fn zone(&self, index: usize) -> String {
+        match self.zones.get(index).copied().flatten() {
+            Some(key) => self.label(key).into_owned(),
+            None => format!("place {index}"),
+        }
+    }
+
+    /// Why something happened, in words: "p0's Deploy", "Income", "the end of the phase", "setup".
+    pub fn cause(&self, cause: &Cause) -> String {
+        match *cause {
+            Cause::Setup => "setup".to_owned(),
+            Cause::Action { player, code } => {
+                format!("{}'s {}", self.owner(player), self.vocabulary.action(code))
+            }
+            Cause::Effect(code) => self.vocabulary.effect(code).into_owned(),
+            Cause::Upkeep(scope) => format!("the end of the {}", self.scope(scope)),
+            Cause::StateCheck => "a state check".to_owned(),
+        }
+    }
+
+    /// A scope of the clock in the ruleset's words where it has them ("round").
+    pub fn scope(&self, scope: Scope) -> String {
+        match scope {
+            Scope::Act => self.vocabulary.round().to_lowercase(),
+            other => other.name().to_owned(),
+        }
+    }
+
+    /// A refusal in words: "p0's Treasury holds 4; the cost is 5".
+    pub fn refusal(&self, refusal: &Refusal) -> String {
+        match refusal {
+            Refusal::NoSuchResource { what, index } => {
+                format!("this game has no {what} number {index}")
+            }
+            Refusal::Insufficient { key, need, have } => {
+                format!("{} holds {have}; the cost is {need}", self.key(*key))
+            }
+            Refusal::InsufficientCharges { key, need, active } => format!(
+                "{} has {active} active {}; {need} needed",
+                self.key(*key),
+                plural(u64::from(*active), "charge", "charges")
+            ),
+            Refusal::NothingToRecover { key, limit } => format!(
+                "{} has nothing to recover: all {limit} {} are active",
+                self.key(*key),
+                plural(u64::from(*limit), "charge", "charges")
+            ),
+            Refusal::Unrecoverable { key } => format!("{} cannot be recovered", self.key(*key)),
+            Refusal::NotEnoughTokens {
+                owner,
+                zone,
+                need,
+                have,
+            } => format!(
+                "{} holds {have} of {}'s tokens; {need} needed",
+                self.key(*zone),
+                self.owner(*owner)
+            ),
+            Refusal::Exhausted { key } => format!("{} is exhausted", self.key(*key)),
+            Refusal::AwaitingChoice { owner, key, excess } => format!(
+                "{} must first {} {excess} of {}",
+                self.owner(*owner),
+                self.choice(key.kind),
+                self.key(*key)
+            ),
+            Refusal::BadAllocation { sum, need } => {
+                format!("the payment adds up to {sum}, but the cost is {need}")
+            }
+            Refusal::Overflow { op, n, key } => {
+                format!("{} cannot take a {op} of {n}: too large", self.key(*key))
+            }
+            Refusal::Invalid(why) => why.clone(),
+        }
+    }
+
+    fn choice(&self, kind: Kind) -> &str {
+        match self.vocabulary.kinds.get(usize::from(kind.0)) {
+            Some(t) if !t.choice.is_empty() => &t.choice,
+            _ => "give up",
+        }
+    }
+
+    /// A pending choice in words: "p0 must discard 2 of p0's hand".
+    pub fn demand(&self, demand: &crate::Demand) -> String {
+        format!(
+            "{} must {} {} of {}",
+            self.owner(demand.key.owner),
+            self.choice(demand.key.kind),
+            demand.excess,
+            self.key(demand.key)
+        )
+    }
+
+    /// An event in words, as `seat` may read it, with its cause: "p0's Treasury: +5, 4 -> 9 (2 lost to
+    /// the cap), by Income". `None` for an event that is not for `seat` (another seat's secret note) or
+    /// not worth a line (draws from the random generator).
+    ///
+    /// `seat` decides only secret notes: which resource events a seat may see is the game's business
+    /// ([`DynGame::events_for`](crate::DynGame::events_for)).
+    pub fn event(&self, event: &Event, seat: Seat) -> Option<String> {
+        let what = self.change(event, seat)?;
+        Some(format!("{what}, by {}", self.cause(&event.cause)))
+    }
+
+    /// An event's change in words, without its cause.
+    pub fn change(&self, event: &Event, seat: Seat) -> Option<String> {
+        let key = event.key;
+        let k = || self.key(key);
+        let text = match event.change {
+            Change::Gain {
+                before,
+                after,
+                lost,
+                ..
+            } => {
+                let mut s = format!("{}: +{}, {before} -> {after}", k(), after.abs_diff(before));
+                if lost > 0 {
+                    let _ = write!(s, " ({lost} lost to the cap)");
+                }
+                s
+            }
+            Change::Spend { before, after, .. } => {
+                format!("{}: spent {}, {before} -> {after}", k(), before.abs_diff(after))
+            }
+            Change::Pay {
+                before,
+                after,
+                shortfall,
+                ..
+            } => {
+                let mut s = format!("{}: paid {}, {before} -> {after}", k(), before.abs_diff(after));
+                if shortfall > 0 {
+                    let _ = write!(s, " ({shortfall} could not be paid)");
+                }
+                s
+            }
+            Change::Set { before, after, .. } => format!("{}: set to {after} (was {before})", k()),
+            Change::Expire { before, after, .. } => {
+                format!("{}: {before} -> {after} as it expires", k())
+            }
+            Change::Cap {
+                before,
+                after,
+                value_before,
+                value_after,
+                ..
+            } => {
+                let cap = |c: Option<i64>| c.map_or_else(|| "none".to_owned(), |c| c.to_string());
+                let mut s = format!("{}: cap {} -> {}", k(), cap(before), cap(after));
+                if value_before != value_after {
+                    let _ = write!(s, ", value {value_before} -> {value_after}");
+                }
+                s
+            }
+            Change::Floor { at, .. } => format!("{} reached its floor of {at}", k()),
+            Change::Charges {
+                op, before, after, ..
+            } => {
+                let n = u64::from(before.abs_diff(after));
+                let verb = match op {
+                    ChargeOp::Spend => "spent",
+                    ChargeOp::Lose => "lost",
+                    ChargeOp::Recover => "recovered",
+                    ChargeOp::Recur if after >= before => "recovered",
+                    ChargeOp::Recur => "lost",
+                };
+                format!(
+                    "{}: {verb} {n} {}, {before} -> {after} active",
+                    k(),
+                    plural(n, "charge", "charges")
+                )
+            }
+            Change::Capacity {
+                source,
+                added,
+                active_before,
+                active_after,
+                ..
+            } => format!(
+                "{}: {} {} of capacity, {active_before} -> {active_after} active",
+                k(),
+                if added { "gained" } else { "lost" },
+                source.capacity
+            ),
+            Change::Tokens {
+                owner,
+                op,
+                from,
+                to,
+                n,
+            } => {
+                let who = self.owner(owner);
+                let tokens = plural(u64::from(n), "token", "tokens");
+                let (from, to) = (self.zone(from.index()), self.zone(to.index()));
+                match op {
+                    TokenOp::Stock => format!("{who} starts with {n} {tokens} in {to}"),
+                    TokenOp::Move => format!("{who} moved {n} {tokens} from {from} to {to}"),
+                    TokenOp::Gain => format!("{who} gained {n} {tokens} from {from} into {to}"),
+                    TokenOp::Bounce => format!(
+                        "{who}'s token for {} stays in {from}: it already holds one",
+                        self.label(key)
+                    ),
+                    TokenOp::Fallback => format!(
+                        "{who}'s reinforcements are empty: {n} {tokens} taken from {from} into {to}"
+                    ),
+                }
+            }
+            Change::Short { owner, lost, .. } => format!(
+                "{} could not gain {lost} {} into {}: not enough left",
+                self.owner(owner),
+                plural(u64::from(lost), "token", "tokens"),
+                self.label(key)
+            ),
+            Change::Exhaust { exhausted, .. } => {
+                format!("{} {}", k(), if exhausted { "is exhausted" } else { "is ready" })
+            }
+            Change::Demand { demand, raised, .. } => {
+                if raised {
+                    self.demand(&demand)
+                } else {
+                    format!(
+                        "{} is back within its limit",
+                        self.key(demand.key)
+                    )
+                }
+            }
+            Change::Scope { scope, after, .. } => match scope {
+                Scope::Act => format!("{} {} begins", self.vocabulary.round(), after.act + 1),
+                other => format!("the {} ends", self.scope(other)),
+            },
+            Change::Random { .. } => return None,
+            Change::Note { code, args } => return self.note(key, code, args, seat),
+        };
+        Some(text)
+    }
+
+    fn note(&self, key: Key, code: u16, args: [i32; 3], seat: Seat) -> Option<String> {
+        let Some(term) = self.vocabulary.notes.get(usize::from(code)) else {
+            return Some(format!("{}: event {code}", self.key(key)));
+        };
+        let full = !term.secret || seat == Some(key.owner);
+        let template = if full { &term.text } else { &term.redacted };
+        if template.is_empty() {
+            return None;
+        }
+        let mut out = String::with_capacity(template.len() + 16);
+        let mut rest = template.as_str();
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            let name = &rest[open + 1..open + close];
+            let arg = |i: usize| if full { args[i].to_string() } else { "?".to_owned() };
+            match name {
+                "who" => out.push_str(&self.owner(key.owner)),
+                "subject" => out.push_str(&self.key(key)),
+                "name" => out.push_str(&self.label(key)),
+                "0" => out.push_str(&arg(0)),
+                "1" => out.push_str(&arg(1)),
+                "2" => out.push_str(&arg(2)),
+                "value" if full => match usize::try_from(args[0]).ok().and_then(|i| term.values.get(i)) {
+                    Some(v) => out.push_str(v),
+                    None => out.push_str(&args[0].to_string()),
+                },
+                "value" => out.push('?'),
+                other => {
+                    out.push('{');
+                    out.push_str(other);
+                    out.push('}');
+                }
+            }
+            rest = &rest[open + close + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+}
+
+/// `one` or `many` after a count.
+pub fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
