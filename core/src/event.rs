@@ -66,12 +66,14 @@ pub struct Demand {
     pub excess: u32,
 }
 
-/// What changed. Each variant holds what is needed to apply it again or to undo it.
+/// What changed. Each variant holds what is needed to apply it again or to undo it. Handles are written
+/// as `amount_index`, `track_index`... in JSON: positions in the ledger's tables, not quantities.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum Change {
     /// K1.1: an amount rose; `lost` is what the cap refused.
     Gain {
         /// The amount.
+        #[serde(rename = "amount_index")]
         amount: AmountId,
         /// Value before.
         before: i64,
@@ -83,6 +85,7 @@ pub enum Change {
     /// K1.2: a voluntary spend.
     Spend {
         /// The amount.
+        #[serde(rename = "amount_index")]
         amount: AmountId,
         /// Value before.
         before: i64,
@@ -92,6 +95,7 @@ pub enum Change {
     /// K1.3: a mandatory payment; `shortfall` is what could not be paid.
     Pay {
         /// The amount.
+        #[serde(rename = "amount_index")]
         amount: AmountId,
         /// Value before.
         before: i64,
@@ -103,6 +107,7 @@ pub enum Change {
     /// A ruleset set an amount directly (for example a track position chosen by a player).
     Set {
         /// The amount.
+        #[serde(rename = "amount_index")]
         amount: AmountId,
         /// Value before.
         before: i64,
@@ -112,6 +117,7 @@ pub enum Change {
     /// K2: the amount's scope ended; it emptied or reset to its start.
     Expire {
         /// The amount.
+        #[serde(rename = "amount_index")]
         amount: AmountId,
         /// Value before.
         before: i64,
@@ -121,6 +127,7 @@ pub enum Change {
     /// K1.4: the cap changed; a value above the new cap was clamped in the same change.
     Cap {
         /// The amount.
+        #[serde(rename = "amount_index")]
         amount: AmountId,
         /// Cap before.
         before: Option<i64>,
@@ -134,6 +141,7 @@ pub enum Change {
     /// K1.5: the amount reached its floor. Observable only: changes nothing.
     Floor {
         /// The amount.
+        #[serde(rename = "amount_index")]
         amount: AmountId,
         /// The floor it reached.
         at: i64,
@@ -141,6 +149,7 @@ pub enum Change {
     /// K3: active charges changed.
     Charges {
         /// The track.
+        #[serde(rename = "track_index")]
         track: TrackId,
         /// How.
         op: ChargeOp,
@@ -170,8 +179,10 @@ pub enum Change {
         /// How they moved.
         op: TokenOp,
         /// Source zone.
+        #[serde(rename = "from_zone_index")]
         from: ZoneId,
         /// Destination zone.
+        #[serde(rename = "to_zone_index")]
         to: ZoneId,
         /// How many.
         n: u32,
@@ -182,6 +193,7 @@ pub enum Change {
         /// Whose tokens.
         owner: Owner,
         /// The zone they were meant for.
+        #[serde(rename = "zone_index")]
         zone: ZoneId,
         /// How many could not be gained.
         lost: u32,
@@ -189,6 +201,7 @@ pub enum Change {
     /// K5: a permanent was exhausted (`true`) or readied (`false`).
     Exhaust {
         /// The permanent.
+        #[serde(rename = "permanent_index")]
         permanent: PermanentId,
         /// Its state after the change.
         exhausted: bool,
@@ -307,7 +320,11 @@ impl fmt::Display for Event {
         let names = crate::Names::plain();
         match names.event(self, None) {
             Some(text) => f.write_str(&text),
-            None => write!(f, "the game drew at random, by {}", names.cause(&self.cause)),
+            None => write!(
+                f,
+                "the game drew at random, by {}",
+                names.cause(&self.cause)
+            ),
         }
     }
 }

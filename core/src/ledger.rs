@@ -487,7 +487,16 @@ impl Ledger {
         } else {
             Err(Refusal::Invalid(format!(
                 "an event of the log does not fit this game's state: {}",
-                Event { key: Key::new(Owner::GAME, Kind::CLOCK, 0), change: *change, cause: Cause::StateCheck }.to_string()
+                crate::Names::plain()
+                    .change(
+                        &Event {
+                            key: Key::new(Owner::GAME, Kind::CLOCK, 0),
+                            change: *change,
+                            cause: Cause::StateCheck,
+                        },
+                        None,
+                    )
+                    .unwrap_or_else(|| "a draw at random".to_owned())
             )))
         }
     }
@@ -626,7 +635,10 @@ impl Ledger {
         if spec.start < spec.floor || spec.cap.is_some_and(|c| spec.start > c) {
             return Err(Refusal::Invalid(format!(
                 "start {} outside [{}, {}] for {}",
-                spec.start, spec.floor, cap_text(spec.cap), spec.key
+                spec.start,
+                spec.floor,
+                cap_text(spec.cap),
+                spec.key
             )));
         }
         let id = AmountId(index_u32(self.amounts.len())?);
@@ -844,7 +856,9 @@ impl Ledger {
         if value < a.floor || a.cap.is_some_and(|c| value > c) {
             return Err(Refusal::Invalid(format!(
                 "{value} outside [{}, {}] for {}",
-                a.floor, cap_text(a.cap), a.key
+                a.floor,
+                cap_text(a.cap),
+                a.key
             )));
         }
         let (key, before, floor) = (a.key, a.value, a.floor);
@@ -887,7 +901,9 @@ impl Ledger {
         if cap.is_some_and(|c| c < a.floor) {
             return Err(Refusal::Invalid(format!(
                 "cap {} below floor {} for {}",
-                cap_text(cap), a.floor, a.key
+                cap_text(cap),
+                a.floor,
+                a.key
             )));
         }
         if cap == a.cap {
@@ -1996,7 +2012,10 @@ impl Ledger {
             if a.value < a.floor || a.cap.is_some_and(|c| a.value > c) {
                 return Err(Violation(format!(
                     "{} = {} outside [{}, {}]",
-                    a.key, a.value, a.floor, cap_text(a.cap)
+                    a.key,
+                    a.value,
+                    a.floor,
+                    cap_text(a.cap)
                 )));
             }
         }

@@ -640,8 +640,15 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
         let config: R::Config = if setup.config.is_null() {
             R::Config::default()
         } else {
-            serde_json::from_value(setup.config.clone())
-                .map_err(|e| SetupError::Config(e.to_string()))?
+            serde_path_to_error::deserialize(&setup.config).map_err(|e| {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                if path == "." {
+                    SetupError::Config(inner.to_string())
+                } else {
+                    SetupError::Config(format!("{path}: {inner}"))
+                }
+            })?
         };
         let mut state = self.ruleset.new_game(setup.players, setup.seed, &config)?;
         // Setup's events are not part of play. Taking them also frees the log: setup records many more
@@ -732,12 +739,7 @@ struct Listed {
 }
 
 impl<R: Ruleset> Game<R> {
-    fn new(
-        ruleset: Arc<R>,
-        vocabulary: Arc<Vocabulary>,
-        state: R::State,
-        players: u16,
-    ) -> Game<R> {
+    fn new(ruleset: Arc<R>, vocabulary: Arc<Vocabulary>, state: R::State, players: u16) -> Game<R> {
         Game {
             ruleset,
             vocabulary,
@@ -886,8 +888,8 @@ impl<R: Ruleset> DynGame for Game<R> {
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         self.check_player(player)?;
-        let action: R::Action = serde_json::from_str(json)
-            .map_err(|e| ActionError::Malformed(format!("{e} in {json}")))?;
+        let action: R::Action =
+            serde_json::from_str(json).map_err(|e| ActionError::Malformed(e.to_string()))?;
         self.apply_action(player, &action)
     }
 

@@ -403,7 +403,11 @@ impl<'v> Names<'v> {
                 s
             }
             Change::Spend { before, after, .. } => {
-                format!("{}: spent {}, {before} -> {after}", k(), before.abs_diff(after))
+                format!(
+                    "{}: spent {}, {before} -> {after}",
+                    k(),
+                    before.abs_diff(after)
+                )
             }
             Change::Pay {
                 before,
@@ -411,7 +415,11 @@ impl<'v> Names<'v> {
                 shortfall,
                 ..
             } => {
-                let mut s = format!("{}: paid {}, {before} -> {after}", k(), before.abs_diff(after));
+                let mut s = format!(
+                    "{}: paid {}, {before} -> {after}",
+                    k(),
+                    before.abs_diff(after)
+                );
                 if shortfall > 0 {
                     let _ = write!(s, " ({shortfall} could not be paid)");
                 }
@@ -495,16 +503,21 @@ impl<'v> Names<'v> {
                 self.label(key)
             ),
             Change::Exhaust { exhausted, .. } => {
-                format!("{} {}", k(), if exhausted { "is exhausted" } else { "is ready" })
+                format!(
+                    "{} {}",
+                    k(),
+                    if exhausted {
+                        "is exhausted"
+                    } else {
+                        "is ready"
+                    }
+                )
             }
             Change::Demand { demand, raised, .. } => {
                 if raised {
                     self.demand(&demand)
                 } else {
-                    format!(
-                        "{} is back within its limit",
-                        self.key(demand.key)
-                    )
+                    format!("{} is back within its limit", self.key(demand.key))
                 }
             }
             Change::Scope { scope, after, .. } => match scope {
@@ -534,7 +547,13 @@ impl<'v> Names<'v> {
                 break;
             };
             let name = &rest[open + 1..open + close];
-            let arg = |i: usize| if full { args[i].to_string() } else { "?".to_owned() };
+            let arg = |i: usize| {
+                if full {
+                    args[i].to_string()
+                } else {
+                    "?".to_owned()
+                }
+            };
             match name {
                 "who" => out.push_str(&self.owner(key.owner)),
                 "subject" => out.push_str(&self.key(key)),
@@ -542,7 +561,10 @@ impl<'v> Names<'v> {
                 "0" => out.push_str(&arg(0)),
                 "1" => out.push_str(&arg(1)),
                 "2" => out.push_str(&arg(2)),
-                "value" if full => match usize::try_from(args[0]).ok().and_then(|i| term.values.get(i)) {
+                "value" if full => match usize::try_from(args[0])
+                    .ok()
+                    .and_then(|i| term.values.get(i))
+                {
                     Some(v) => out.push_str(v),
                     None => out.push_str(&args[0].to_string()),
                 },

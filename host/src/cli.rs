@@ -9,12 +9,26 @@ use crate::render;
 use crate::save::SaveFile;
 use anyhow::{Context as _, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use coffer_core::{GameRng, Setup};
+use coffer_core::{GameRng, Owner, Setup};
 use serde::Deserialize;
 use serde_json::json;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// `println!` that hands a write error (a closed pipe) back to the caller instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    };
+}
+
+/// `print!` that hands a write error back to the caller instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        write!(std::io::stdout().lock(), $($arg)*)?
+    };
+}
 
 const AFTER_HELP: &str = "\
 Rulesets are plugin libraries (lib<name>.so, .dylib or .dll) loaded at runtime from the directories given by
@@ -152,14 +166,29 @@ pub enum Command {
         #[arg(long)]
         keep_going: bool,
     },
-    /// Draw every resource of a saved game, grouped by owner, and the outcome.
+    /// Show a saved game's table from one seat, or as a spectator: the clock, whose turn, who may act and
+    /// why, pending choices, the ruleset's own state, every resource that seat may see, and the outcome.
     ///
-    /// Capped amounts are bars (`[#####.....] 5/10`), charge tracks filled/empty marks (`●●○ 2/3`), token
-    /// zones counts per owner, permanents ready (●) or exhausted (○).
+    /// Without --player, only public information is shown. Capped amounts are bars (`[#####.....] 5/10`),
+    /// charge tracks filled/empty marks (`●●○ 2/3`), token zones counts per owner, permanents ready (●) or
+    /// exhausted (○).
     Show {
         /// The save file.
         #[arg(value_name = "GAME")]
         game: PathBuf,
+        /// See the game from this player's seat (0-based): their hidden state too, nobody else's.
+        #[arg(long, value_name = "P")]
+        player: Option<u16>,
+    },
+    /// Show a saved game's history in words: each action and what it changed, as one seat (or a
+    /// spectator) may read it.
+    Log {
+        /// The save file.
+        #[arg(value_name = "GAME")]
+        game: PathBuf,
+        /// Read the history from this player's seat (0-based); without it, as a spectator.
+        #[arg(long, value_name = "P")]
+        player: Option<u16>,
     },
     /// Re-apply a saved game's action log from scratch and verify the state hashes.
     ///
@@ -190,9 +219,9 @@ pub enum Command {
         /// (e.g. the repository's `plugins`).
         #[arg(long, value_name = "DIR")]
         scripts: Option<PathBuf>,
-        /// Most actions in a random playout.
-        #[arg(long, default_value_t = 40, value_name = "N")]
-        actions: usize,
+        /// Most actions in a random playout (1 to 1000000).
+        #[arg(long, default_value_t = 40, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        actions: u32,
         /// Seed of each game and of the random playout.
         #[arg(long, default_value_t = 1, value_name = "S")]
         seed: u64,
@@ -229,6 +258,8 @@ pub fn main() -> ExitCode {
     match run(&cli) {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::Failure) => ExitCode::from(1),
+        // The reader went away (`coffer legal ... | head -1`): stop quietly, as ripgrep does.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let message = chain(err.as_ref());
             if cli.global.format == OutputFormat::Json {
@@ -239,6 +270,15 @@ pub fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether an error is a write to a closed pipe.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// An error and its causes on one line, `outer: inner: innermost`. A cause whose text the line already
@@ -320,14 +360,21 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             format,
         ),
         Command::Simulate(args) => crate::simulate::command(&registry, args, format),
-        Command::Show { game } => show(&registry, game, format),
+        Command::Show { game, player } => show(&registry, game, *player, format),
+        Command::Log { game, player } => log(&registry, game, *player, format),
         Command::Replay { game } => replay(&registry, game, format),
         Command::Legal { game, player } => legal(&registry, game, *player, format),
         Command::Demo {
             scripts,
             actions,
             seed,
-        } => demo(&registry, &cli.global, scripts.as_deref(), *actions, *seed),
+        } => demo(
+            &registry,
+            &cli.global,
+            scripts.as_deref(),
+            *actions as usize,
+            *seed,
+        ),
     }
 }
 
@@ -399,12 +446,12 @@ fn rulesets(registry: &Registry, global: &Global) -> anyhow::Result<Status> {
         return Ok(Status::Success);
     }
     if registry.is_empty() {
-        println!("{}", no_rulesets_hint(global));
+        outln!("{}", no_rulesets_hint(global));
         return Ok(Status::Success);
     }
     for e in registry.iter() {
         let d = e.ruleset.description();
-        println!("{:<28} {}  ({})", e.key(), d.summary, e.origin);
+        outln!("{:<28} {}  ({})", e.key(), d.summary, e.origin);
     }
     Ok(Status::Success)
 }
@@ -416,28 +463,31 @@ fn describe(registry: &Registry, name: &str, format: OutputFormat) -> anyhow::Re
         print_json(&serde_json::to_value(d)?)?;
         return Ok(Status::Success);
     }
-    println!("{} — {}", d.key(), d.summary);
-    println!("players: {} to {}", d.min_players, d.max_players);
-    println!("loaded from: {}", entry.origin);
+    outln!("{} — {}", d.key(), d.summary);
+    outln!("players: {} to {}", d.min_players, d.max_players);
+    outln!("loaded from: {}", entry.origin);
     if !d.phases.is_empty() {
-        println!("\nphases:\n  {}", d.phases.join(" → "));
+        outln!("\nphases:\n  {}", d.phases.join(" → "));
     }
-    let section = |title: &str, docs: &[coffer_core::Doc], value_label: &str| {
-        if docs.is_empty() {
-            return;
-        }
-        println!("\n{title}:");
-        for doc in docs {
-            println!("  {}: {}", doc.name, doc.doc);
-            if !doc.value.is_null() {
-                println!("      {value_label}{}", doc.value);
-            }
-        }
-    };
-    section("resources", &d.resources, "");
-    section("actions", &d.actions, "e.g. ");
-    section("configuration options", &d.options, "default: ");
+    describe_docs("resources", &d.resources, "")?;
+    describe_docs("actions", &d.actions, "e.g. ")?;
+    describe_docs("configuration options", &d.options, "default: ")?;
     Ok(Status::Success)
+}
+
+/// One titled list of `describe`: each doc's name and text, and its example or default value.
+fn describe_docs(title: &str, docs: &[coffer_core::Doc], value_label: &str) -> anyhow::Result<()> {
+    if docs.is_empty() {
+        return Ok(());
+    }
+    outln!("\n{title}:");
+    for doc in docs {
+        outln!("  {}: {}", doc.name, doc.doc);
+        if !doc.value.is_null() {
+            outln!("      {value_label}{}", doc.value);
+        }
+    }
+    Ok(())
 }
 
 fn read_config(path: Option<&Path>) -> anyhow::Result<serde_json::Value> {
@@ -497,7 +547,7 @@ fn new(
             &json!({"game": output, "ruleset": hosted.key(), "state_hash": hosted.state_hash().to_string()}),
         )?;
     } else {
-        println!(
+        outln!(
             "new game {} written to {}",
             summary_line(&hosted),
             output.display()
@@ -514,47 +564,59 @@ fn act(
     format: OutputFormat,
 ) -> anyhow::Result<Status> {
     let mut game = load(registry, path)?;
-    let events = match game.apply_json(player, action) {
-        Ok(events) => events.to_vec(),
-        Err(err) => {
-            // The save file is not touched. JSON output carries the typed refusal for programs.
-            let message = chain(&err);
-            if format == OutputFormat::Json {
-                let refusal = match &err {
-                    crate::host::HostError::Action { source, .. } => serde_json::to_value(source)?,
-                    _ => serde_json::Value::Null,
-                };
-                print_json(&json!({"error": message, "refusal": refusal}))?;
-            }
-            eprintln!("error: {message}");
-            return Ok(Status::Failure);
+    if let Err(err) = game.apply_json(player, action) {
+        // The save file is not touched. JSON output carries the typed refusal for programs.
+        let message = chain(&err);
+        if format == OutputFormat::Json {
+            let refusal = match &err {
+                crate::host::HostError::Action { refusal, .. } => serde_json::to_value(refusal)?,
+                _ => serde_json::Value::Null,
+            };
+            print_json(&json!({"error": message, "refusal": refusal}))?;
         }
-    };
+        eprintln!("error: {message}");
+        return Ok(Status::Failure);
+    }
     crate::save::save(&game, path)?;
+    // The actor reads what it did as its own seat sees it.
+    let seat = Some(Owner(player));
+    let events = game.events_for(seat);
+    let names = game.names(seat);
     if format == OutputFormat::Json {
         print_json(&json!({
-            "events": events,
+            "action": render::action_heading(&names, player, &events),
+            "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
             "outcome": game.outcome(),
             "state_hash": game.state_hash().to_string(),
         }))?;
     } else {
-        let labels = render::Labels::new(&game.game().resources());
-        print!("{}", render::events_labelled(&events, &labels, 2));
-        println!("outcome: {}", render::outcome(&game.outcome()));
+        out!("{}", render::action(&names, player, &events, seat));
+        outln!("outcome: {}", render::outcome(&game.outcome()));
     }
     Ok(Status::Success)
 }
 
-/// One step of a played script, for `--format json`.
+/// One step of a played script, for `--format json`: its events as the acting seat reads them, or why
+/// it was refused.
 fn step_json(
+    game: &mut HostedGame,
     line: usize,
     player: u16,
-    action: &serde_json::Value,
-    result: Result<&[coffer_core::Event], String>,
+    result: Result<(), String>,
 ) -> serde_json::Value {
     match result {
-        Ok(events) => json!({"line": line, "player": player, "action": action, "events": events}),
-        Err(error) => json!({"line": line, "player": player, "action": action, "error": error}),
+        Ok(()) => {
+            let seat = Some(Owner(player));
+            let events = game.events_for(seat);
+            let names = game.names(seat);
+            json!({
+                "line": line,
+                "player": player,
+                "action": render::action_heading(&names, player, &events),
+                "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
+            })
+        }
+        Err(error) => json!({"line": line, "player": player, "error": error}),
     }
 }
 
@@ -579,8 +641,9 @@ fn read_script(path: &Path) -> anyhow::Result<Vec<(usize, u16, serde_json::Value
     Ok(steps)
 }
 
-/// Plays script steps on a game; prints as it goes in text mode. Returns the JSON steps and whether any
-/// was refused.
+/// Plays script steps on a game; prints as it goes in text mode (each action's events as the acting
+/// seat reads them when `show_events`, its heading otherwise). Returns the JSON steps and whether any was
+/// refused.
 fn play_steps(
     game: &mut HostedGame,
     script: &Path,
@@ -588,28 +651,32 @@ fn play_steps(
     keep_going: bool,
     format: OutputFormat,
     show_events: bool,
-) -> (Vec<serde_json::Value>, bool) {
+) -> anyhow::Result<(Vec<serde_json::Value>, bool)> {
     let mut out = Vec::new();
     let mut refused = false;
     for (line, player, action) in steps {
-        let text = action.to_string();
-        match game.apply_json(*player, &text).map(<[_]>::to_vec) {
-            Ok(events) => {
+        match game.apply_json(*player, &action.to_string()) {
+            Ok(_) => {
                 if format == OutputFormat::Text {
+                    let seat = Some(Owner(*player));
+                    let events = game.events_for(seat);
+                    let names = game.names(seat);
                     if show_events {
-                        let labels = render::Labels::new(&game.game().resources());
-                        println!("{}:{line} p{player} {text}", script.display());
-                        print!("{}", render::events_labelled(&events, &labels, 2));
+                        out!(
+                            "{}:{line} {}",
+                            script.display(),
+                            render::action(&names, *player, &events, seat)
+                        );
                     } else {
-                        println!("p{player} {text} ({} events)", events.len());
+                        outln!("{}", render::action_heading(&names, *player, &events));
                     }
                 }
-                out.push(step_json(*line, *player, action, Ok(&events)));
+                out.push(step_json(game, *line, *player, Ok(())));
             }
             Err(err) => {
                 let message = chain(&err);
                 eprintln!("error: {}:{line}: {message}", script.display());
-                out.push(step_json(*line, *player, action, Err(message)));
+                out.push(step_json(game, *line, *player, Err(message)));
                 refused = true;
                 if !keep_going {
                     break;
@@ -617,7 +684,7 @@ fn play_steps(
             }
         }
     }
-    (out, refused)
+    Ok((out, refused))
 }
 
 fn play(
@@ -630,7 +697,7 @@ fn play(
 ) -> anyhow::Result<Status> {
     let steps = read_script(script)?;
     let mut hosted = start(registry, game)?;
-    let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format, true);
+    let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format, true)?;
     if let Some(output) = output {
         crate::save::save(&hosted, output)?;
     }
@@ -642,8 +709,8 @@ fn play(
             "state_hash": hosted.state_hash().to_string(),
         }))?;
     } else {
-        println!("outcome: {}", render::outcome(&hosted.outcome()));
-        println!("state hash: {}", hosted.state_hash());
+        outln!("outcome: {}", render::outcome(&hosted.outcome()));
+        outln!("state hash: {}", hosted.state_hash());
     }
     Ok(if refused {
         Status::Failure
@@ -652,22 +719,99 @@ fn play(
     })
 }
 
-fn show(registry: &Registry, path: &Path, format: OutputFormat) -> anyhow::Result<Status> {
+fn seat_of(game: &HostedGame, player: Option<u16>) -> anyhow::Result<Option<Owner>> {
+    let players = game.setup().players;
+    match player {
+        Some(p) if p >= players => bail!(
+            "player {p} is not in this game: its players are 0 to {}",
+            players.saturating_sub(1)
+        ),
+        Some(p) => Ok(Some(Owner(p))),
+        None => Ok(None),
+    }
+}
+
+fn show(
+    registry: &Registry,
+    path: &Path,
+    player: Option<u16>,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
     let game = load(registry, path)?;
-    let views = game.game().resources();
+    let seat = seat_of(&game, player)?;
+    let table = game.table(seat);
+    let views = game.resources(seat);
     if format == OutputFormat::Json {
         print_json(&json!({
             "ruleset": game.key(),
             "players": game.setup().players,
             "actions": game.log().len(),
+            "seat": seat,
+            "table": table,
             "resources": views,
-            "outcome": game.outcome(),
             "state_hash": game.state_hash().to_string(),
         }))?;
     } else {
-        println!("{}", summary_line(&game));
-        print!("{}", render::resources(&views));
-        println!("outcome: {}", render::outcome(&game.outcome()));
+        let names =
+            coffer_core::Names::with_resources(&game.ruleset().description().vocabulary, &views);
+        outln!("{}", summary_line(&game));
+        outln!("seen by {}", render::audience(&names, seat));
+        out!("{}", render::table(&names, &table));
+        outln!("\nResources");
+        out!("{}", render::resources(&names, &views));
+        outln!("\noutcome: {}", render::outcome(&table.outcome));
+    }
+    Ok(Status::Success)
+}
+
+fn log(
+    registry: &Registry,
+    path: &Path,
+    player: Option<u16>,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    let saved = load(registry, path)?;
+    let seat = seat_of(&saved, player)?;
+    // The history is the save's actions replayed from its setup; each step's events are filtered for
+    // the seat at the source, by the game itself.
+    let mut game = HostedGame::start(saved.ruleset().clone(), saved.setup().clone())?;
+    let mut entries = Vec::new();
+    if format == OutputFormat::Text {
+        outln!("{}", summary_line(&saved));
+        outln!(
+            "history as {} reads it",
+            render::audience(&game.names(seat), seat)
+        );
+    }
+    for (n, logged) in saved.log().iter().enumerate() {
+        game.apply_json(logged.player, &logged.action.to_string())
+            .with_context(|| format!("action {} of the save no longer applies", n + 1))?;
+        let events = game.events_for(seat);
+        let names = game.names(seat);
+        if format == OutputFormat::Json {
+            entries.push(json!({
+                "number": n + 1,
+                "player": logged.player,
+                "action": render::action_heading(&names, logged.player, &events),
+                "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
+            }));
+        } else {
+            out!(
+                "{}. {}",
+                n + 1,
+                render::action(&names, logged.player, &events, seat)
+            );
+        }
+    }
+    if format == OutputFormat::Json {
+        print_json(&json!({
+            "ruleset": saved.key(),
+            "seat": seat,
+            "actions": entries,
+            "outcome": saved.outcome(),
+        }))?;
+    } else if saved.log().is_empty() {
+        outln!("(no action yet)");
     }
     Ok(Status::Success)
 }
@@ -682,7 +826,7 @@ fn replay(registry: &Registry, path: &Path, format: OutputFormat) -> anyhow::Res
             if format == OutputFormat::Json {
                 print_json(&json_out(true, String::new()))?;
             } else {
-                println!(
+                outln!(
                     "ok: {} actions replayed to state hash {}",
                     save.log.len(),
                     save.state_hash
@@ -708,12 +852,7 @@ fn legal(
     format: OutputFormat,
 ) -> anyhow::Result<Status> {
     let mut game = load(registry, path)?;
-    if player >= game.setup().players {
-        bail!(
-            "player {player} is not in this {}-player game",
-            game.setup().players
-        );
-    }
+    seat_of(&game, Some(player))?;
     let actions = game.legal_actions(player);
     if format == OutputFormat::Json {
         let values: Vec<serde_json::Value> = actions
@@ -722,13 +861,13 @@ fn legal(
             .collect();
         print_json(&serde_json::Value::Array(values))?;
     } else if actions.is_empty() {
-        println!(
-            "player {player} has no legal action now (outcome: {})",
+        outln!(
+            "p{player} has no legal action now (outcome: {})",
             render::outcome(&game.outcome())
         );
     } else {
         for action in &actions {
-            println!("{action}");
+            outln!("{action}");
         }
     }
     Ok(Status::Success)
@@ -805,21 +944,25 @@ fn random_playout(
         let Some(player) = mover else { break };
         let count = game.legal_count(player);
         let index = usize::try_from(rng.below(count as u64)).unwrap_or(0);
-        let events = game
-            .apply_legal(player, index)
-            .with_context(|| {
-                format!("random playout step {step}: a listed legal action was refused")
-            })?
-            .to_vec();
+        game.apply_legal(player, index).with_context(|| {
+            format!("random playout step {step}: a listed legal action was refused")
+        })?;
         let action = game
             .log()
             .last()
             .map(|l| l.action.clone())
             .unwrap_or_default();
+        let seat = Some(Owner(player));
+        let events = game.events_for(seat);
+        let names = game.names(seat);
         if format == OutputFormat::Text {
-            println!("p{player} {action} ({} events)", events.len());
+            outln!("{}", render::action_heading(&names, player, &events));
         }
-        steps.push(json!({"player": player, "action": action, "events": events}));
+        steps.push(json!({
+            "player": player,
+            "action": action,
+            "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
+        }));
         next = (player + 1) % players;
     }
     Ok(steps)
@@ -841,7 +984,7 @@ fn demo(
     for entry in registry.iter() {
         let d = entry.ruleset.description();
         if format == OutputFormat::Text {
-            println!("=== {} ({}) — {}", d.key(), entry.origin, d.summary);
+            outln!("=== {} ({}) — {}", d.key(), entry.origin, d.summary);
         }
         let script = match scripts {
             Some(dir) => demo_script(dir, &d.id)?,
@@ -860,7 +1003,7 @@ fn demo(
                     .unwrap_or(0);
                 let setup = script_setup(&path, named, d, seed)?;
                 if format == OutputFormat::Text {
-                    println!(
+                    outln!(
                         "script {}: {} actions, {} players, seed {}",
                         path.display(),
                         lines.len(),
@@ -869,16 +1012,16 @@ fn demo(
                     );
                 }
                 let mut game = HostedGame::start(entry.ruleset.clone(), setup)?;
-                let (steps, refused) = play_steps(&mut game, &path, &lines, false, format, false);
+                let (steps, refused) = play_steps(&mut game, &path, &lines, false, format, false)?;
                 (path.display().to_string(), game, steps, refused)
             }
             _ => {
                 let players = d.min_players.max(2).min(d.max_players);
                 if format == OutputFormat::Text {
                     if let Some(path) = &script {
-                        println!("script {} is empty", path.display());
+                        outln!("script {} is empty", path.display());
                     }
-                    println!(
+                    outln!(
                         "random playout of up to {actions} legal actions, {players} players, seed {seed}"
                     );
                 }
@@ -890,11 +1033,18 @@ fn demo(
         if refused {
             status = Status::Failure;
         }
-        let views = game.game().resources();
+        // The demo shows the table as a spectator sees it: public information only.
+        let views = game.resources(None);
         if format == OutputFormat::Text {
-            println!("--- final resources after {} actions", game.log().len());
-            print!("{}", render::resources(&views));
-            println!("outcome: {}\n", render::outcome(&game.outcome()));
+            let names = game.names(None);
+            outln!(
+                "--- the table after {} actions, as a spectator sees it",
+                game.log().len()
+            );
+            out!("{}", render::table(&names, &game.table(None)));
+            outln!("\nResources");
+            out!("{}", render::resources(&names, &views));
+            outln!("outcome: {}\n", render::outcome(&game.outcome()));
         } else {
             reports.push(json!({
                 "ruleset": d.key(),

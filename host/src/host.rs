@@ -3,7 +3,8 @@
 
 use crate::registry::{Registry, RegistryError};
 use coffer_core::{
-    ActionError, DynGame, DynRuleset, Event, Outcome, Owner, Setup, SetupError, StateHash,
+    ActionError, DynGame, DynRuleset, Event, Names, Outcome, Owner, ResourceView, Setup,
+    SetupError, StateHash, Table,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -41,15 +42,16 @@ pub enum HostError {
         source: SetupError,
     },
     /// The ruleset refused an action; the game is unchanged.
-    #[error("player {player} cannot play {action}")]
+    #[error("p{player} cannot play {action}: {reason}")]
     Action {
         /// Who acted.
         player: u16,
-        /// The action as given.
+        /// The action as given, cut to [`render::ECHO_LIMIT`](crate::render::ECHO_LIMIT) characters.
         action: String,
-        /// Why it was refused.
-        #[source]
-        source: ActionError,
+        /// Why, in the game's words (the refusal written with the ruleset's vocabulary).
+        reason: String,
+        /// Why, typed. Not a `source`: `reason` already says it in words.
+        refusal: ActionError,
     },
     /// No game has that id.
     #[error("no game {0} in this host")]
@@ -169,17 +171,53 @@ impl HostedGame {
         self.game.legal_actions(Owner(player))
     }
 
+    /// The names of this game as `seat` (`None`: a spectator) may read them: the ruleset's vocabulary and
+    /// the labels of the resources `seat` may see.
+    pub fn names(&self, seat: Option<Owner>) -> Names<'_> {
+        Names::with_resources(
+            &self.ruleset.description().vocabulary,
+            &self.game.resources(seat),
+        )
+    }
+
+    /// What `seat` (`None`: a spectator) sees of the game besides its resources.
+    pub fn table(&self, seat: Option<Owner>) -> Table {
+        self.game.table(seat)
+    }
+
+    /// The resources `seat` (`None`: a spectator) may see.
+    pub fn resources(&self, seat: Option<Owner>) -> Vec<ResourceView> {
+        self.game.resources(seat)
+    }
+
+    /// The events of the last applied action that `seat` (`None`: a spectator) may see.
+    pub fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
+        self.game.events_for(seat)
+    }
+
+    /// A refusal of `player`'s `action`, its reason written in the game's words.
+    fn refused(&self, player: u16, action: &str, refusal: ActionError) -> HostError {
+        let reason = match &refusal {
+            ActionError::Refused(r) => self.names(Some(Owner(player))).refusal(r),
+            other => other.to_string(),
+        };
+        HostError::Action {
+            player,
+            action: crate::render::cut(action, crate::render::ECHO_LIMIT),
+            reason,
+            refusal,
+        }
+    }
+
     /// Applies an action given as JSON, logs it, and returns its events.
     ///
     /// # Errors
-    /// [`HostError::Action`] with the ruleset's typed reason; the game and the log are unchanged.
+    /// [`HostError::Action`] with the ruleset's reason in words and typed; the game and the log are
+    /// unchanged.
     pub fn apply_json(&mut self, player: u16, json: &str) -> Result<&[Event], HostError> {
-        let refused = |source| HostError::Action {
-            player,
-            action: json.trim().to_owned(),
-            source,
-        };
-        self.game.apply_json(Owner(player), json).map_err(refused)?;
+        if let Err(refusal) = self.game.apply_json(Owner(player), json) {
+            return Err(self.refused(player, json, refusal));
+        }
         // The ruleset read it, so it is JSON; keep it as a value so the save file embeds it.
         let action = serde_json::from_str(json)
             .unwrap_or_else(|_| serde_json::Value::String(json.to_owned()));
@@ -201,13 +239,9 @@ impl HostedGame {
         let shown = json
             .clone()
             .unwrap_or_else(|| format!("legal action #{index} of {count}"));
-        self.game
-            .apply_legal(Owner(player), index)
-            .map_err(|source| HostError::Action {
-                player,
-                action: shown,
-                source,
-            })?;
+        if let Err(refusal) = self.game.apply_legal(Owner(player), index) {
+            return Err(self.refused(player, &shown, refusal));
+        }
         let action = json
             .and_then(|j| serde_json::from_str(&j).ok())
             .unwrap_or(serde_json::Value::Null);

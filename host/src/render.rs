@@ -1,20 +1,29 @@
-//! Terminal rendering of resources, events and outcomes (what `coffer show` and `coffer play` print).
+//! Terminal rendering in the game's words: tables, resources, events and outcomes (what `coffer show`,
+//! `coffer log`, `coffer act` and `coffer play` print).
+//!
+//! Everything is named through [`Names`]: the ruleset's vocabulary and the game's resource labels. No
+//! function here writes a `Debug` rendering.
 //!
 //! ```
 //! use coffer_host::render;
 //! assert_eq!(render::bar(5, 0, 10), "[#####.....] 5/10");
+//! assert_eq!(render::bar(-1, -3, 3), "[##....] -1 (-3 to 3)");
 //! assert_eq!(render::charges(2, 3), "●●○ 2/3");
 //! ```
 
-use coffer_core::{Change, Event, Outcome, Owner, ResourceView, Scope};
+use coffer_core::{Cause, Event, Names, Outcome, Owner, ResourceView, Scope, Seat, Table};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The widest bar drawn; larger ranges are scaled down to it.
 pub const BAR_WIDTH: i64 = 20;
 
-/// A bar for an amount between `floor` and `cap`: `[#####.....] 5/10`. Ranges wider than [`BAR_WIDTH`]
-/// are scaled; the numbers are always exact.
+/// The longest an echoed action (or any user-given text) is shown; longer ones are cut with `…`.
+pub const ECHO_LIMIT: usize = 80;
+
+/// A bar for an amount between `floor` and `cap`: `[#####.....] 5/10`, or for a range that does not start
+/// at 0 (a signed track) `[##....] -1 (-3 to 3)`. Ranges wider than [`BAR_WIDTH`] are scaled; the numbers
+/// are always exact.
 pub fn bar(value: i64, floor: i64, cap: i64) -> String {
     let span = i128::from(cap) - i128::from(floor);
     let (width, filled) = if span <= 0 {
@@ -26,8 +35,13 @@ pub fn bar(value: i64, floor: i64, cap: i64) -> String {
         (width, (above * width + span / 2) / span)
     };
     let (width, filled) = (width as usize, filled as usize);
+    let numbers = if floor == 0 {
+        format!("{value}/{cap}")
+    } else {
+        format!("{value} ({floor} to {cap})")
+    };
     format!(
-        "[{}{}] {value}/{cap}",
+        "[{}{}] {numbers}",
         "#".repeat(filled),
         ".".repeat(width - filled)
     )
@@ -47,126 +61,197 @@ pub fn charges(active: u32, limit: u32) -> String {
     )
 }
 
-fn owner_heading(owner: Owner) -> String {
+/// `text` cut to `limit` characters, with `…` where it was cut: for echoing what a user typed.
+pub fn cut(text: &str, limit: usize) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(limit) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
+}
+
+fn owner_heading(names: &Names<'_>, owner: Owner) -> String {
     if owner.is_player() {
-        format!("Player {}", owner.0)
+        names.owner(owner)
     } else {
-        "Game (shared)".to_owned()
+        "The game".to_owned()
     }
 }
 
-fn scope_note(lifetime: Scope) -> &'static str {
+fn scope_note(names: &Names<'_>, lifetime: Scope) -> String {
     match lifetime {
-        Scope::Game => "",
-        Scope::Act => " (until the act or round ends)",
-        Scope::Turn => " (until the turn ends)",
-        Scope::Phase => " (until the phase ends)",
-        Scope::Step => " (until the step ends)",
+        Scope::Game => String::new(),
+        other => format!(" (empties at the end of the {})", names.scope(other)),
     }
 }
 
-fn tokens(counts: &[u32]) -> String {
+fn tokens(names: &Names<'_>, counts: &[u32]) -> String {
     let held: Vec<String> = counts
         .iter()
         .enumerate()
         .filter(|(_, n)| **n > 0)
-        .map(|(o, n)| format!("p{o}: {n}"))
+        .map(|(o, n)| format!("{} {n}", names.owner(Owner(o as u16))))
         .collect();
     let total: u64 = counts.iter().map(|n| u64::from(*n)).sum();
     if held.is_empty() {
         "empty".to_owned()
     } else {
-        let plural = if total == 1 { "" } else { "s" };
-        format!("{total} token{plural} ({})", held.join(", "))
+        let plural = coffer_core::plural(total, "token", "tokens");
+        format!("{total} {plural} ({})", held.join(", "))
     }
 }
 
-/// Every resource, grouped by owner (players in order, then shared ones), one line each, labels aligned.
-pub fn resources(views: &[ResourceView]) -> String {
+/// One resource's state, drawn: a bar, charge marks, token counts or readiness.
+pub fn drawn(names: &Names<'_>, view: &ResourceView) -> String {
+    match view {
+        ResourceView::Amount {
+            value,
+            floor,
+            cap,
+            lifetime,
+            ..
+        } => {
+            let drawn = match cap {
+                Some(cap) => bar(*value, *floor, *cap),
+                None => value.to_string(),
+            };
+            format!("{drawn}{}", scope_note(names, *lifetime))
+        }
+        ResourceView::Charges {
+            active,
+            limit,
+            unrecoverable,
+            ..
+        } => {
+            let note = if *unrecoverable {
+                " (cannot be recovered)"
+            } else {
+                ""
+            };
+            format!("{}{note}", charges(*active, *limit))
+        }
+        ResourceView::Tokens { face, counts, .. } => {
+            let face = if *face == 0 {
+                String::new()
+            } else {
+                format!(", face {face} up")
+            };
+            format!("{}{face}", tokens(names, counts))
+        }
+        ResourceView::Permanent { exhausted, .. } => if *exhausted {
+            "○ exhausted"
+        } else {
+            "● ready"
+        }
+        .to_owned(),
+    }
+}
+
+/// Lines `  label  value`, labels padded to the widest.
+fn aligned(out: &mut String, indent: &str, lines: &[(String, String)]) {
+    let width = lines
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (label, value) in lines {
+        let pad = width - label.chars().count();
+        let _ = writeln!(out, "{indent}{label}{}  {value}", " ".repeat(pad));
+    }
+}
+
+/// Every resource, grouped by owner (players in order, then the game's), one line each, labels aligned.
+pub fn resources(names: &Names<'_>, views: &[ResourceView]) -> String {
     let mut groups: BTreeMap<Owner, Vec<(String, String)>> = BTreeMap::new();
     for view in views {
-        let (owner, label, drawn) = match view {
-            ResourceView::Amount {
-                label,
-                owner,
-                value,
-                floor,
-                cap,
-                lifetime,
-            } => {
-                let drawn = match cap {
-                    Some(cap) => bar(*value, *floor, *cap),
-                    None => value.to_string(),
-                };
-                (*owner, label, format!("{drawn}{}", scope_note(*lifetime)))
-            }
-            ResourceView::Charges {
-                label,
-                owner,
-                active,
-                limit,
-                unrecoverable,
-            } => {
-                let note = if *unrecoverable {
-                    " (cannot be recovered)"
-                } else {
-                    ""
-                };
-                (*owner, label, format!("{}{note}", charges(*active, *limit)))
-            }
-            ResourceView::Tokens {
-                label,
-                owner,
-                face,
-                counts,
-            } => {
-                let face = if *face == 0 {
-                    String::new()
-                } else {
-                    format!(" face {face}")
-                };
-                (*owner, label, format!("{}{face}", tokens(counts)))
-            }
-            ResourceView::Permanent {
-                label,
-                owner,
-                exhausted,
-            } => (
-                *owner,
-                label,
-                if *exhausted {
-                    "○ exhausted"
-                } else {
-                    "● ready"
-                }
-                .to_owned(),
-            ),
-            // ResourceView may grow; show what we can rather than fail.
-            #[allow(unreachable_patterns)]
-            other => (Owner::GAME, &String::new(), format!("{other:?}")),
-        };
         groups
-            .entry(owner)
+            .entry(view.owner())
             .or_default()
-            .push((label.clone(), drawn));
+            .push((view.label().to_owned(), drawn(names, view)));
     }
     let mut out = String::new();
     for (owner, lines) in &groups {
-        let _ = writeln!(out, "{}", owner_heading(*owner));
-        let width = lines
-            .iter()
-            .map(|(l, _)| l.chars().count())
-            .max()
-            .unwrap_or(0);
-        for (label, drawn) in lines {
-            let pad = width - label.chars().count();
-            let _ = writeln!(out, "  {label}{}  {drawn}", " ".repeat(pad));
-        }
+        let _ = writeln!(out, "{}", owner_heading(names, *owner));
+        aligned(&mut out, "  ", lines);
     }
     if out.is_empty() {
-        out.push_str("(no resources)\n");
+        out.push_str("(no resources to show)\n");
     }
     out
+}
+
+fn seats(names: &Names<'_>, seats: &[Owner]) -> String {
+    seats
+        .iter()
+        .map(|s| names.owner(*s))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The table: the clock, whose turn, who may act and why, who passed, pending choices, the ruleset's
+/// sections, and the outcome.
+pub fn table(names: &Names<'_>, table: &Table) -> String {
+    let mut out = String::new();
+    let mut clock = Vec::new();
+    if table.round > 0 {
+        clock.push(format!("{} {}", table.round_name, table.round));
+    }
+    if let Some(phase) = &table.phase {
+        clock.push(phase.name.clone());
+    }
+    if let Some(step) = &table.step {
+        clock.push(step.name.clone());
+    }
+    if !clock.is_empty() {
+        let _ = writeln!(out, "{}", clock.join(" · "));
+    }
+    if let Some(turn) = table.turn {
+        let _ = writeln!(out, "Turn: {}", names.owner(turn));
+    }
+    if table.outcome == Outcome::Ongoing {
+        if table.acting.is_empty() {
+            let _ = writeln!(out, "To act: nobody");
+        }
+        for mover in &table.acting {
+            if mover.why.is_empty() {
+                let _ = writeln!(out, "To act: {}", names.owner(mover.seat));
+            } else {
+                let _ = writeln!(out, "To act: {}, {}", names.owner(mover.seat), mover.why);
+            }
+        }
+    }
+    if !table.passed.is_empty() {
+        let _ = writeln!(out, "Passed: {}", seats(names, &table.passed));
+    }
+    for pending in &table.pending {
+        let _ = writeln!(out, "Pending: {}", pending.text);
+    }
+    for section in &table.sections {
+        let _ = writeln!(out, "\n{}", section.title);
+        if section.rows.is_empty() {
+            let _ = writeln!(out, "  (none)");
+            continue;
+        }
+        let rows: Vec<(String, String)> = section
+            .rows
+            .iter()
+            .map(|r| {
+                let label = if r.owner.is_player() {
+                    format!("{} {}", names.owner(r.owner), r.label)
+                } else {
+                    r.label.clone()
+                };
+                (label, r.value.clone())
+            })
+            .collect();
+        aligned(&mut out, "  ", &rows);
+    }
+    out
+}
+
+/// Who reads: "p0" or "a spectator".
+pub fn audience(names: &Names<'_>, seat: Seat) -> String {
+    seat.map_or_else(|| "a spectator".to_owned(), |s| names.owner(s))
 }
 
 /// The outcome in one line: `ongoing`, or the winners and scores.
@@ -199,99 +284,60 @@ pub fn outcome(outcome: &Outcome) -> String {
     }
 }
 
-/// One line per event, indented by `indent` spaces; `(no change)` when there is none.
-pub fn events(events: &[Event], indent: usize) -> String {
-    events_labelled(events, &Labels::default(), indent)
-}
-
-/// The display names of a game's resources, to name them in events.
-///
-/// Built from [`DynGame::resources`](coffer_core::DynGame::resources), which lists amounts, charge tracks,
-/// token zones and permanents, each in ledger order, so that a handle's index finds its label. A handle
-/// with no label is shown as the kernel writes it.
-#[derive(Clone, Debug, Default)]
-pub struct Labels {
-    amounts: Vec<String>,
-    tracks: Vec<String>,
-    zones: Vec<String>,
-    permanents: Vec<String>,
-}
-
-impl Labels {
-    /// The labels of these resources.
-    pub fn new(views: &[ResourceView]) -> Labels {
-        let mut labels = Labels::default();
-        for view in views {
-            match view {
-                ResourceView::Amount { label, .. } => labels.amounts.push(label.clone()),
-                ResourceView::Charges { label, .. } => labels.tracks.push(label.clone()),
-                ResourceView::Tokens { label, .. } => labels.zones.push(label.clone()),
-                ResourceView::Permanent { label, .. } => labels.permanents.push(label.clone()),
-                #[allow(unreachable_patterns)]
-                _ => {}
-            }
-        }
-        labels
-    }
-}
-
-/// The label of the resource an event changed, prefixed with its owner unless the label names it.
-fn event_label(e: &Event, labels: &Labels) -> Option<String> {
-    let label = match e.change {
-        Change::Gain { amount, .. }
-        | Change::Spend { amount, .. }
-        | Change::Pay { amount, .. }
-        | Change::Set { amount, .. }
-        | Change::Expire { amount, .. }
-        | Change::Cap { amount, .. }
-        | Change::Floor { amount, .. } => labels.amounts.get(amount.index()),
-        Change::Charges { track, .. } => labels.tracks.get(track.index()),
-        Change::Capacity { source, .. } => labels.tracks.get(source.track.index()),
-        Change::Tokens { to, .. } => labels.zones.get(to.index()),
-        Change::Exhaust { permanent, .. } => labels.permanents.get(permanent.index()),
-        _ => None,
-    }?;
-    let owner = e.key.owner.to_string();
-    if label.starts_with(&format!("{owner} ")) || !e.key.owner.is_player() {
-        Some(label.clone())
-    } else {
-        Some(format!("{owner} {label}"))
-    }
-}
-
-/// One event, naming its resource by label where `labels` has it.
-pub fn event(e: &Event, labels: &Labels) -> String {
-    if let Change::Tokens {
-        owner,
-        op,
-        from,
-        to,
-        n,
-    } = e.change
-    {
-        if let (Some(from), Some(to)) =
-            (labels.zones.get(from.index()), labels.zones.get(to.index()))
-        {
-            let verb = format!("{op:?}").to_lowercase();
-            return format!("{n} token(s) of {owner}: {verb} {from} -> {to}");
-        }
-    }
-    let text = e.to_string();
-    match (event_label(e, labels), text.split_once(": ")) {
-        (Some(label), Some((_, rest))) => format!("{label}: {rest}"),
-        _ => text,
-    }
-}
-
-/// One line per event, naming resources by label, indented by `indent` spaces; `(no change)` when there
-/// is none.
-pub fn events_labelled(events: &[Event], labels: &Labels, indent: usize) -> String {
-    let pad = " ".repeat(indent);
-    if events.is_empty() {
-        return format!("{pad}(no change)\n");
-    }
+/// The action that caused these events, if one did: the first [`Cause::Action`] among them.
+pub fn action_cause(events: &[Event]) -> Option<Cause> {
     events
         .iter()
-        .map(|e| format!("{pad}{}\n", event(e, labels)))
+        .map(|e| e.cause)
+        .find(|c| matches!(c, Cause::Action { .. }))
+}
+
+/// The events of one action as `seat` reads them: one line each, indented by `indent` spaces, without
+/// the cause where it is the action itself. Events not for `seat` and draws from the random generator
+/// are left out.
+pub fn event_lines(names: &Names<'_>, events: &[Event], seat: Seat, indent: usize) -> Vec<String> {
+    let pad = " ".repeat(indent);
+    let action = action_cause(events);
+    events
+        .iter()
+        .filter_map(|e| {
+            let text = if Some(e.cause) == action {
+                names.change(e, seat)
+            } else {
+                names.event(e, seat)
+            }?;
+            Some(format!("{pad}{text}"))
+        })
         .collect()
+}
+
+/// The heading of one applied action: "p0's Deploy", or "p0 acted" when no event names the action.
+pub fn action_heading(names: &Names<'_>, player: u16, events: &[Event]) -> String {
+    match action_cause(events) {
+        Some(cause) => names.cause(&cause),
+        None => format!("{} acted", names.owner(Owner(player))),
+    }
+}
+
+/// An applied action as `seat` reads it: its heading, then its events indented by two spaces.
+pub fn action(names: &Names<'_>, player: u16, events: &[Event], seat: Seat) -> String {
+    let mut out = action_heading(names, player, events);
+    out.push('\n');
+    for line in event_lines(names, events, seat, 2) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// One event as documented JSON: its text for `seat` (`null` when it has none), the resource's key and
+/// label, the change as the kernel records it, and the cause in words.
+pub fn event_json(names: &Names<'_>, event: &Event, seat: Seat) -> serde_json::Value {
+    serde_json::json!({
+        "text": names.change(event, seat),
+        "key": event.key,
+        "label": names.key(event.key),
+        "change": event.change,
+        "cause": names.cause(&event.cause),
+    })
 }

@@ -1389,8 +1389,8 @@ pub struct SimulateArgs {
     /// The ruleset: `ID` or `ID@VERSION`.
     #[arg(value_name = "ID")]
     pub ruleset: String,
-    /// Games to play; game i is seeded with S + i.
-    #[arg(long, default_value_t = 100, value_name = "N")]
+    /// Games to play (1 to 100000000); game i is seeded with S + i.
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub games: u64,
     /// Seed of the first game.
     #[arg(long, default_value_t = 0, value_name = "S")]
@@ -1401,17 +1401,17 @@ pub struct SimulateArgs {
     /// JSON file with the ruleset's configuration.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Most actions per game.
-    #[arg(long, default_value_t = 1_000, value_name = "M")]
+    /// Most actions per game (1 to 100000000).
+    #[arg(long, default_value_t = 1_000, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub max_actions: u64,
-    /// Games run in parallel on T threads of this process.
-    #[arg(long, default_value_t = 1, value_name = "T")]
-    pub threads: usize,
+    /// Games run in parallel on T threads of this process (1 to 256).
+    #[arg(long, default_value_t = 1, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
     /// Share of steps that try an illegal or malformed action (0 to 0.9).
     #[arg(long, default_value_t = 0.1, value_name = "F")]
     pub illegal_share: f64,
-    /// Clone, snapshot and replay checks every K actions (and at each game's end).
-    #[arg(long, default_value_t = 64, value_name = "K")]
+    /// Clone, snapshot and replay checks every K actions (1 to 100000000; and at each game's end).
+    #[arg(long, default_value_t = 64, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub check_every: u64,
     /// Directory for the reproducing scripts of violations.
     #[arg(long, default_value = ".", value_name = "DIR")]
@@ -1528,7 +1528,7 @@ pub fn command(
         players: args.players,
         config,
         max_actions: args.max_actions,
-        threads: args.threads.max(1),
+        threads: usize::from(args.threads.max(1)),
         illegal_share: args.illegal_share,
         check_every: args.check_every.max(1),
         repro_dir: args.repro_dir.clone(),
