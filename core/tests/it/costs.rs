@@ -130,7 +130,7 @@ fn k7_allocation_must_sum_to_the_cost() {
     });
     assert_eq!(r, Refusal::BadAllocation { sum: 4, need: 5 });
     assert!(
-        r.to_string().contains("sums to 4") && r.to_string().contains("is 5"),
+        r.to_string().contains("adds up to 4") && r.to_string().contains("is 5"),
         "{r}"
     );
     let r = assert_refused(&mut l, |l| {

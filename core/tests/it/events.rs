@@ -73,7 +73,10 @@ fn k9_every_change_emits_a_typed_event_with_owner_resource_values_and_cause() {
     assert_eq!(e.key.owner, Owner(1));
     assert_eq!(e.values(), Some((0, 3)));
     assert_eq!(e.cause, cause);
-    assert!(e.to_string().contains("gain 0 -> 3"), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "p1's resource 4 #2: +3, 0 -> 3, by p1's action 9"
+    );
     let (initial, after, events) = busy_ledger();
     assert_ne!(hash(&initial), hash(&after));
     // Each kind of change shows up in the busy log.

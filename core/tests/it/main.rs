@@ -9,6 +9,7 @@ mod events;
 mod inputs;
 mod props;
 mod tokens;
+mod vocab;
 
 use coffer_core::{Key, Kind, Ledger, Owner, StateHash, state_hash};
 
