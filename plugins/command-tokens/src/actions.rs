@@ -2,9 +2,10 @@
 //! round (strategy, action and status phases) and the card effects they drive.
 
 use crate::content::Effect;
-use crate::state::{NOBODY, Phase, Pool, State, Step};
-use coffer_core::{ActionError, Cause, Owner, Refusal};
+use crate::state::{NOBODY, Phase, Pool, State, Step, effect, kind, note};
+use coffer_core::{ActionError, Cause, Key, Owner, Refusal};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// One player action. JSON reads `{"type":"tactical","system":3}`. Systems, ship classes and strategy
 /// cards are indices into the galaxy, `data/ships.json` and `data/strategy_cards.json`.
@@ -117,6 +118,27 @@ impl Action {
 fn illegal(message: String) -> ActionError {
     ActionError::Illegal(message)
 }
+
+/// The key of notes about strategy card `card`.
+#[inline]
+fn card_key(card: u8) -> Key {
+    Key::new(Owner::GAME, kind::CARD, u32::from(card))
+}
+
+/// The key of notes about system `system`.
+#[inline]
+fn system_key(system: u16) -> Key {
+    Key::new(Owner::GAME, kind::SYSTEM, u32::from(system))
+}
+
+/// The key of notes about `player`'s play.
+#[inline]
+fn play_key(player: u8) -> Key {
+    Key::new(Owner(u16::from(player)), kind::PLAY, 0)
+}
+
+/// The key of notes about the round as a whole.
+const ROUND_KEY: Key = Key::new(Owner::GAME, kind::PLAY, 0);
 
 impl State {
     /// Appends every action `player` may take now.
@@ -325,22 +347,32 @@ impl State {
         self.ledger.ensure_nothing_pending()?;
         let actor = self.actor().unwrap_or(NOBODY);
         if player.0 != u16::from(actor) {
+            let why = self.why().unwrap_or(Cow::Borrowed("to act"));
             return Err(ActionError::NotYourTurn {
                 player,
-                reason: format!("p{actor} must choose ({:?} step)", self.flow.step),
+                reason: format!("p{actor} has {why}"),
             });
         }
         let p = actor;
         let step = self.flow.step;
-        let wrong = || illegal(format!("{action:?} is not possible in the {step:?} step"));
+        let wrong = || {
+            illegal(format!(
+                "{} is not possible {}",
+                self.action_text(action),
+                step.while_text()
+            ))
+        };
         match (step, *action) {
-            (Step::Pick, Action::Pick { card }) => self.pick(p, card),
+            (Step::Pick, Action::Pick { card }) => self.pick(p, card, cause),
             (Step::Turn, Action::Tactical { system }) => self.tactical(p, system, cause),
             (Step::Turn, Action::Strategic { card }) => self.strategic(p, card, cause),
             (Step::Turn, Action::Pass) => self.pass(p, cause),
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
             (Step::Produce, Action::Done) => {
                 // Each produced ship was checked against the fleet limit already (T7).
+                let system = self.flow.system;
+                self.ledger
+                    .note(system_key(system), note::DONE, [i32::from(p), 0, 0], cause);
                 self.end_turn(cause);
                 Ok(())
             }
@@ -348,11 +380,14 @@ impl State {
             (Step::Buy, Action::Buy { influence }) => self.buy(p, influence, cause),
             (Step::Secondary, Action::Secondary) => self.secondary(p, cause),
             (Step::Secondary, Action::Decline) => {
+                let card = self.flow.card;
+                self.ledger
+                    .note(card_key(card), note::DECLINE, [i32::from(p), 0, 0], cause);
                 self.flow.cursor += 1;
                 self.next_secondary(cause);
                 Ok(())
             }
-            (Step::Target, Action::Diplomacy { system }) => self.diplomacy(system, cause),
+            (Step::Target, Action::Diplomacy { system }) => self.diplomacy(p, system, cause),
             (Step::Fallback, Action::Fallback { pool }) => self.fallback(p, pool, cause),
             (Step::Remove, Action::RemoveToken { system }) => self.remove_token(p, system, cause),
             (Step::Place, Action::Place { system, fallback }) => {
@@ -372,10 +407,11 @@ impl State {
 
     fn system_index(&self, system: u16) -> Result<usize, ActionError> {
         let s = usize::from(system);
-        if s >= self.rules.system_count() {
+        let count = self.rules.system_count();
+        if s >= count {
             return Err(illegal(format!(
-                "no system #{system}: the galaxy has {}",
-                self.rules.system_count()
+                "system #{system} does not exist: the galaxy has systems #0 to #{}",
+                count - 1
             )));
         }
         Ok(s)
@@ -383,29 +419,39 @@ impl State {
 
     // ----- strategy phase -----
 
-    fn pick(&mut self, p: u8, card: u8) -> Result<(), ActionError> {
+    /// The index of strategy card `card`, or a refusal naming the cards there are.
+    fn card_index(&self, card: u8) -> Result<usize, ActionError> {
         let c = usize::from(card);
-        if c >= self.rules.cards.len() {
+        let count = self.rules.cards.len();
+        if c >= count {
             return Err(illegal(format!(
-                "no strategy card #{card}: there are {}",
-                self.rules.cards.len()
+                "strategy card #{card} does not exist: this game has cards #0 to #{}",
+                count - 1
             )));
         }
+        Ok(c)
+    }
+
+    fn pick(&mut self, p: u8, card: u8, cause: Cause) -> Result<(), ActionError> {
+        let c = self.card_index(card)?;
         if self.flow.holder[c] != NOBODY {
             return Err(illegal(format!(
-                "strategy card #{card} is held by p{}",
+                "{} is already held by p{}",
+                self.card_name(card),
                 self.flow.holder[c]
             )));
         }
         self.flow.holder[c] = p;
         self.flow.picks += 1;
+        self.ledger
+            .note(card_key(card), note::PICK, [i32::from(p), 0, 0], cause);
         if self.flow.picks == self.players() * self.rules.cards_per_player {
-            self.start_action_phase();
+            self.start_action_phase(cause);
         }
         Ok(())
     }
 
-    fn start_action_phase(&mut self) {
+    fn start_action_phase(&mut self, cause: Cause) {
         self.ledger.end_scope(coffer_core::Scope::Phase);
         let n = usize::from(self.players());
         let mut initiative = [u8::MAX; crate::state::MAX_PLAYERS];
@@ -426,6 +472,12 @@ impl State {
         self.flow.step = Step::Turn;
         self.flow.passed = 0;
         self.flow.turn = order[0];
+        self.ledger.note(
+            ROUND_KEY,
+            note::ACTION_PHASE,
+            [i32::from(order[0]), 0, 0],
+            cause,
+        );
     }
 
     // ----- action phase -----
@@ -437,7 +489,8 @@ impl State {
         }
         if self.has_token(p, s) {
             return Err(illegal(format!(
-                "system #{system} already holds a command token of p{p}"
+                "{} already holds a command token of p{p}",
+                self.system_name(system)
             )));
         }
         self.ledger.move_tokens(
@@ -447,6 +500,12 @@ impl State {
             1,
             cause,
         )?;
+        self.ledger.note(
+            system_key(system),
+            note::ACTIVATE,
+            [i32::from(p), 0, 0],
+            cause,
+        );
         self.flow.step = Step::Produce;
         self.flow.system = system;
         self.flow.built = 0;
@@ -454,17 +513,17 @@ impl State {
     }
 
     fn produce(&mut self, p: u8, class: u8, cause: Cause) -> Result<(), ActionError> {
-        let c = usize::from(class);
-        if c >= self.rules.class_count() {
-            return Err(illegal(format!(
-                "no ship class #{class}: there are {}",
-                self.rules.class_count()
-            )));
-        }
+        let c = self.class_index(class)?;
         if self.flow.built >= self.rules.production {
             return Err(illegal(format!(
-                "p{p} already produced {} ships this action",
+                "p{p} has produced {} ships in this tactical action, the most one tactical action produces",
                 self.flow.built
+            )));
+        }
+        if self.ship_reserve(p, c) == 0 {
+            return Err(illegal(format!(
+                "p{p} has no {} left in reinforcements",
+                self.class_name(class)
             )));
         }
         let s = usize::from(self.flow.system);
@@ -489,12 +548,36 @@ impl State {
         Ok(())
     }
 
+    /// The index of ship class `class`, or a refusal naming the classes there are.
+    fn class_index(&self, class: u8) -> Result<usize, ActionError> {
+        let c = usize::from(class);
+        let count = self.rules.class_count();
+        if c >= count {
+            return Err(illegal(format!(
+                "ship class #{class} does not exist: this game has classes #0 to #{}",
+                count - 1
+            )));
+        }
+        Ok(c)
+    }
+
     fn strategic(&mut self, p: u8, card: u8, cause: Cause) -> Result<(), ActionError> {
-        let c = usize::from(card);
-        if c >= self.rules.cards.len() || self.flow.holder[c] != p {
-            return Err(illegal(format!("p{p} does not hold strategy card #{card}")));
+        let c = self.card_index(card)?;
+        if self.flow.holder[c] != p {
+            return Err(illegal(format!(
+                "p{p} does not hold {}",
+                self.card_name(card)
+            )));
+        }
+        if self.ledger.is_exhausted(self.h.cards[c]) {
+            return Err(illegal(format!(
+                "p{p} has already used {} this round",
+                self.card_name(card)
+            )));
         }
         self.ledger.activate(self.h.cards[c], cause)?;
+        self.ledger
+            .note(card_key(card), note::PRIMARY, [i32::from(p), 0, 0], cause);
         self.flow.card = card;
         self.flow.resolver = p;
         self.flow.secondary = false;
@@ -507,10 +590,12 @@ impl State {
         for c in 0..self.rules.cards.len() {
             if self.flow.holder[c] == p && !self.ledger.is_exhausted(self.h.cards[c]) {
                 return Err(illegal(format!(
-                    "p{p} cannot pass before the strategic action of card #{c}"
+                    "p{p} cannot pass before the strategic action of {}",
+                    self.rules.cards[c].name
                 )));
             }
         }
+        self.ledger.note(play_key(p), note::PASS, [0; 3], cause);
         self.flow.passed |= 1 << p;
         self.end_turn(cause);
         Ok(())
@@ -640,7 +725,8 @@ impl State {
     fn gain(&mut self, p: u8, pool: Pool, cause: Cause) -> Result<(), ActionError> {
         if !self.may_gain_into(p, pool) {
             return Err(illegal(format!(
-                "p{p}'s fleet pool is at the law's maximum"
+                "p{p}'s fleet pool holds {}, the law's maximum",
+                self.pool(p, Pool::Fleet)
             )));
         }
         let got =
@@ -675,7 +761,7 @@ impl State {
         let have = self.influence(p);
         if u64::from(influence) > have {
             return Err(illegal(format!(
-                "p{p} has {have} influence, not {influence}"
+                "p{p} cannot spend {influence} influence: they have {have} (0 to {have} may be spent)"
             )));
         }
         let tokens = influence / self.flow.rate.max(1);
@@ -692,6 +778,14 @@ impl State {
                 cause,
             )?;
         }
+        let code = match tokens {
+            0 => note::BUY_NONE,
+            1 => note::BUY_ONE,
+            _ => note::BUY,
+        };
+        let key = Key::new(Owner(u16::from(p)), kind::INFLUENCE, 0);
+        self.ledger
+            .note(key, code, [influence as i32, tokens as i32, 0], cause);
         if !self.enter_gain(p, tokens as u8, cause) {
             self.run_effects(cause);
         }
@@ -700,12 +794,16 @@ impl State {
 
     fn secondary(&mut self, q: u8, cause: Cause) -> Result<(), ActionError> {
         let cost = self.secondary_cost();
+        let card = self.flow.card;
         if self.pool(q, Pool::Strategy) < cost {
             return Err(illegal(format!(
-                "p{q} has {} strategy tokens, the secondary costs {cost}",
-                self.pool(q, Pool::Strategy)
+                "p{q} has {} strategy tokens; the secondary ability of {} costs {cost}",
+                self.pool(q, Pool::Strategy),
+                self.card_name(card)
             )));
         }
+        self.ledger
+            .note(card_key(card), note::SECONDARY, [i32::from(q), 0, 0], cause);
         if cost > 0 {
             // T5: the spent token goes to reinforcements.
             self.ledger.move_tokens(
@@ -723,14 +821,21 @@ impl State {
         Ok(())
     }
 
-    fn diplomacy(&mut self, system: u16, cause: Cause) -> Result<(), ActionError> {
+    fn diplomacy(&mut self, p: u8, system: u16, cause: Cause) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
         if self.rules.systems[s].no_diplomacy {
             return Err(illegal(format!(
-                "Diplomacy cannot choose system #{system} ({})",
-                self.rules.systems[s].id
+                "{} cannot choose {}",
+                self.card_name(self.flow.card),
+                self.system_name(system)
             )));
         }
+        self.ledger.note(
+            system_key(system),
+            note::TARGET,
+            [i32::from(p), 0, 0],
+            cause,
+        );
         self.flow.target = system;
         self.flow.others = 1;
         self.diplomacy_next(cause);
@@ -763,6 +868,12 @@ impl State {
 
     fn fallback(&mut self, q: u8, pool: Pool, cause: Cause) -> Result<(), ActionError> {
         let s = usize::from(self.flow.target);
+        if self.pool(q, pool) == 0 {
+            return Err(illegal(format!(
+                "p{q}'s {} is empty: the token must come from a pool that holds one",
+                pool.name()
+            )));
+        }
         self.ledger.place_from_reserve(
             Owner(u16::from(q)),
             self.h.systems[s],
@@ -781,7 +892,8 @@ impl State {
         let s = self.system_index(system)?;
         if !self.has_token(p, s) {
             return Err(illegal(format!(
-                "p{p} has no command token in system #{system}"
+                "p{p} has no command token in {}",
+                self.system_name(system)
             )));
         }
         self.ledger.move_tokens(
@@ -810,7 +922,15 @@ impl State {
                 self.ledger
                     .place_from_reserve(owner, self.h.systems[s], None, cause)?;
             }
-            None if self.sheet(p) == 0 => {} // no token anywhere to place: nothing happens
+            // No token anywhere to place: nothing happens.
+            None if self.sheet(p) == 0 => {
+                self.ledger.note(
+                    system_key(system),
+                    note::NOTHING_TO_PLACE,
+                    [i32::from(p), 0, 0],
+                    cause,
+                );
+            }
             None => {
                 return Err(illegal(format!(
                     "p{p}'s reinforcements are empty: name the pool the token comes from"
@@ -818,7 +938,14 @@ impl State {
             }
             Some(pool) if direct => {
                 return Err(illegal(format!(
-                    "p{p} places from reinforcements or into a system holding their token: no fallback ({pool:?})"
+                    "p{p} places from reinforcements or into a system holding their token: no fallback pool is taken (not the {})",
+                    pool.name()
+                )));
+            }
+            Some(pool) if self.pool(p, pool) == 0 => {
+                return Err(illegal(format!(
+                    "p{p}'s {} is empty: the token must come from a pool that holds one",
+                    pool.name()
                 )));
             }
             Some(pool) => {
@@ -842,7 +969,8 @@ impl State {
         let sum: u32 = want.iter().map(|&x| u32::from(x)).sum();
         if sum != total {
             return Err(illegal(format!(
-                "redistribution {want:?} sums to {sum}, but p{p} has {total} on the sheet"
+                "{} tactic, {} fleet and {} strategy make {sum} tokens, but p{p} has {total} on the command sheet",
+                want[0], want[1], want[2]
             )));
         }
         if let Some(m) = self.rules.fleet_pool_max {
@@ -877,6 +1005,8 @@ impl State {
                 surplus -= k;
             }
         }
+        self.ledger
+            .note(play_key(p), note::REDISTRIBUTE, want.map(i32::from), cause);
         // T7: a smaller fleet pool may leave ships over the limit (a larger one cannot, and nothing is
         // pending while an action is taken).
         if u32::from(want[1]) < have[1] {
@@ -914,13 +1044,22 @@ impl State {
         }
         if !self.ledger.pending().iter().any(|d| d.key == key) {
             return Err(illegal(format!(
-                "p{p} is not over the fleet limit in system #{system}"
+                "p{p} is not over the fleet limit in {}",
+                self.system_name(system)
             )));
         }
-        let c = usize::from(class);
-        if c >= self.rules.class_count() || !self.rules.classes[c].fleet {
+        let c = self.class_index(class)?;
+        if !self.rules.classes[c].fleet {
             return Err(illegal(format!(
-                "ship class #{class} does not count toward the fleet limit"
+                "the {} class does not count toward the fleet limit",
+                self.class_name(class)
+            )));
+        }
+        if self.ships(p, s, c) == 0 {
+            return Err(illegal(format!(
+                "p{p} has no {} in {}",
+                self.class_name(class),
+                self.system_name(system)
             )));
         }
         let n = self.rules.class_count();
@@ -943,7 +1082,10 @@ impl State {
 
     fn start_status(&mut self, cause: Cause) {
         self.ledger.end_scope(coffer_core::Scope::Phase);
+        self.ledger
+            .note(ROUND_KEY, note::STATUS_PHASE, [0; 3], cause);
         // T8: every token on the board returns to reinforcements.
+        let returned = Cause::Effect(effect::STATUS_RETURN);
         for p in 0..self.players() {
             for s in 0..self.rules.system_count() {
                 if self.has_token(p, s) {
@@ -953,7 +1095,7 @@ impl State {
                         self.h.systems[s],
                         self.h.reinforcements,
                         1,
-                        cause,
+                        returned,
                     );
                 }
             }
@@ -966,7 +1108,7 @@ impl State {
     fn next_status_player(&mut self, cause: Cause) {
         let n = self.players();
         if self.flow.status >= n {
-            self.end_round();
+            self.end_round(cause);
             return;
         }
         let q = (self.flow.speaker + self.flow.status) % n;
@@ -977,7 +1119,7 @@ impl State {
         }
     }
 
-    fn end_round(&mut self) {
+    fn end_round(&mut self, cause: Cause) {
         self.ledger.end_scope(coffer_core::Scope::Act);
         self.flow.holder = [NOBODY; crate::content::MAX_CARDS];
         self.flow.picks = 0;
@@ -985,9 +1127,13 @@ impl State {
         if self.ledger.clock().act >= u32::from(self.rules.rounds) {
             self.flow.phase = Phase::Over;
             self.flow.step = Step::Over;
+            self.ledger.note(ROUND_KEY, note::GAME_OVER, [0; 3], cause);
         } else {
             self.flow.phase = Phase::Strategy;
             self.flow.step = Step::Pick;
+            let speaker = i32::from(self.flow.speaker);
+            self.ledger
+                .note(ROUND_KEY, note::STRATEGY_PHASE, [speaker, 0, 0], cause);
         }
     }
 }

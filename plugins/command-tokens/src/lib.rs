@@ -15,6 +15,7 @@
 mod actions;
 pub mod content;
 mod state;
+mod words;
 
 pub use actions::Action;
 pub use content::{
@@ -23,12 +24,14 @@ pub use content::{
 };
 pub use state::{
     COMMAND_TOKENS, Config, Flow, Handles, MAX_PLAYERS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared,
-    Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, default_galaxy, face,
-    kind, ship_supply,
+    Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, default_galaxy, effect,
+    face, kind, note, ship_supply,
 };
+pub use words::vocabulary;
 
 use coffer_core::{
-    ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Violation,
+    ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Table,
+    Violation,
 };
 use serde_json::json;
 use std::sync::OnceLock;
@@ -243,6 +246,7 @@ impl Ruleset for CommandTokens {
             ),
         ];
         d.actions = action_docs();
+        d.vocabulary = vocabulary();
         d.options = option_docs();
         d
     }
@@ -301,59 +305,35 @@ impl Ruleset for CommandTokens {
         Outcome::Finished { winners, scores }
     }
 
-    /// The whole state (every player sees everything), with the rules written out in full rather than as
-    /// the player count and configuration they are built from.
-    fn view(&self, state: &State, _: Option<Owner>) -> serde_json::Value {
-        let mut view = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
-        if let Some(rules) = view.get_mut("rules") {
-            *rules = serde_json::to_value(&*state.rules).unwrap_or(serde_json::Value::Null);
-        }
-        view
+    /// The same table for every seat and spectators: nothing in this ruleset is hidden.
+    fn table(&self, state: &State, _: Option<Owner>, table: &mut Table) {
+        state.fill_table(table);
     }
 
-    fn label(&self, state: &State, key: Key) -> String {
+    fn label(&self, state: &State, key: Key) -> Option<String> {
         let r = &state.rules;
-        let classes = r.class_count().max(1);
-        match key.kind {
+        let s = key.subject as usize;
+        Some(match key.kind {
             kind::REINFORCEMENTS => "reinforcements".into(),
             kind::TACTIC => "tactic pool".into(),
             kind::FLEET => "fleet pool".into(),
             kind::STRATEGY => "strategy pool".into(),
-            kind::SYSTEM => {
-                format!(
-                    "system {}",
-                    r.systems
-                        .get(key.subject as usize)
-                        .map_or("?", |s| s.id.as_str())
-                )
-            }
-            kind::SHIP_RESERVE => {
-                format!(
-                    "{} reinforcements",
-                    r.classes
-                        .get(key.subject as usize)
-                        .map_or("?", |c| c.name.as_str())
-                )
-            }
+            kind::SYSTEM => r.system_labels.get(s)?.clone(),
+            kind::SHIP_RESERVE => format!("{} reinforcements", r.classes.get(s)?.name),
             kind::SHIPS => {
-                let (s, c) = (
-                    key.subject as usize / classes,
-                    key.subject as usize % classes,
-                );
+                let classes = r.class_count().max(1);
                 format!(
-                    "{} in system {}",
-                    r.classes.get(c).map_or("?", |c| c.name.as_str()),
-                    r.systems.get(s).map_or("?", |s| s.id.as_str())
+                    "{} in {}",
+                    r.classes.get(s % classes)?.name,
+                    r.system_labels.get(s / classes)?
                 )
             }
-            kind::INFLUENCE => format!("{} influence", key.owner),
-            kind::STRUCTURES => format!("{} structures", key.owner),
-            kind::CARD => r
-                .cards
-                .get(key.subject as usize)
-                .map_or("strategy card ?".into(), |c| c.name.clone()),
-            _ => format!("{} kind {} #{}", key.owner, key.kind.0, key.subject),
-        }
+            kind::INFLUENCE => "influence".into(),
+            kind::STRUCTURES => "structures".into(),
+            kind::CARD => r.cards.get(s)?.name.clone(),
+            kind::FLEET_LIMIT => format!("fleet in {}", r.system_labels.get(s)?),
+            _ => return None,
+        })
     }
 
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {

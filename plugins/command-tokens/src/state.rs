@@ -42,6 +42,55 @@ pub mod kind {
     pub const CARD: Kind = Kind(9);
     /// The fleet-pool limit of a player in a system (subject: system index), as a K6 demand.
     pub const FLEET_LIMIT: Kind = Kind(10);
+    /// The subject of notes about play that concern no resource: a player's pass or redistribution
+    /// (owner: the player), a phase beginning (owner: the game). No resource has this kind.
+    pub const PLAY: Kind = Kind(11);
+}
+
+/// The ruleset's own events ([`coffer_core::Change::Note`]), by code; their texts are in the vocabulary
+/// ([`crate::vocabulary`]). A note about a strategy card or a system is keyed by that resource (so hosts
+/// name it) and carries the player as its first number.
+pub mod note {
+    /// `p{0} picks {card}`.
+    pub const PICK: u16 = 0;
+    /// `p{0} resolves the primary ability of {card}`.
+    pub const PRIMARY: u16 = 1;
+    /// `p{0} resolves the secondary ability of {card}`.
+    pub const SECONDARY: u16 = 2;
+    /// `p{0} declines the secondary ability of {card}`.
+    pub const DECLINE: u16 = 3;
+    /// `{who} passes`.
+    pub const PASS: u16 = 4;
+    /// `p{0} activates {system}`.
+    pub const ACTIVATE: u16 = 5;
+    /// `p{0} ends production in {system}`.
+    pub const DONE: u16 = 6;
+    /// `{who} spends {0} influence to buy {1} command tokens`.
+    pub const BUY: u16 = 7;
+    /// `{who} spends {0} influence to buy 1 command token`.
+    pub const BUY_ONE: u16 = 8;
+    /// `{who} buys no command tokens`.
+    pub const BUY_NONE: u16 = 9;
+    /// `p{0} chooses {system}` (Diplomacy).
+    pub const TARGET: u16 = 10;
+    /// `p{0} has no command token to place in {system}`.
+    pub const NOTHING_TO_PLACE: u16 = 11;
+    /// `{who} redistributes: {0} tactic, {1} fleet, {2} strategy`.
+    pub const REDISTRIBUTE: u16 = 12;
+    /// The action phase begins; `p{0}` acts first.
+    pub const ACTION_PHASE: u16 = 13;
+    /// The status phase begins.
+    pub const STATUS_PHASE: u16 = 14;
+    /// The strategy phase begins; `p{0}`, the speaker, picks first.
+    pub const STRATEGY_PHASE: u16 = 15;
+    /// The game is over.
+    pub const GAME_OVER: u16 = 16;
+}
+
+/// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
+pub mod effect {
+    /// T8: the status phase returns every command token on the board to reinforcements.
+    pub const STATUS_RETURN: u16 = 0;
 }
 
 /// Token faces (K4.5): tactic and strategy tokens show the faction, fleet tokens the ship (T1).
@@ -178,6 +227,10 @@ pub struct Rules {
     pub fleet_pool_max: Option<u8>,
     /// Laws in play.
     pub laws: Vec<String>,
+    /// Faction name per player ("The Barony of Letnev"), for tables.
+    pub faction_names: Vec<String>,
+    /// Each system's label ("system 18"), for labels and tables.
+    pub system_labels: Vec<String>,
 }
 
 impl SharedContent for Rules {
@@ -226,6 +279,18 @@ pub enum Phase {
     Over,
 }
 
+impl Phase {
+    /// The phase's number in the vocabulary and the table's clock; `None` once the game is over.
+    pub fn number(self) -> Option<u16> {
+        match self {
+            Phase::Strategy => Some(0),
+            Phase::Action => Some(1),
+            Phase::Status => Some(2),
+            Phase::Over => None,
+        }
+    }
+}
+
 /// The decision the game waits for (besides a pending fleet-limit choice, which comes first).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -254,6 +319,16 @@ pub enum Step {
     Secondary,
     /// Nothing: the game is over.
     Over,
+}
+
+impl Step {
+    /// The step's number in the vocabulary and the table's clock; `None` once the game is over.
+    pub fn number(self) -> Option<u16> {
+        match self {
+            Step::Over => None,
+            step => Some(step as u16),
+        }
+    }
 }
 
 /// Where the round stands. `Copy`, so an action that fails half-way restores it whole.
@@ -492,6 +567,15 @@ impl Rules {
                 .iter()
                 .map(|f| 2 + content.faction(f).map_or(0, |f| f.status_phase_tokens))
                 .collect(),
+            faction_names: factions
+                .iter()
+                .map(|f| {
+                    content
+                        .faction(f)
+                        .map_or_else(|| f.clone(), |f| f.name.clone())
+                })
+                .collect(),
+            system_labels: galaxy.iter().map(|s| format!("system {}", s.id)).collect(),
             factions,
             fleet_pool_max,
             laws: config.laws.clone(),
@@ -926,8 +1010,15 @@ impl State {
         if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
             return bad("player count");
         }
-        if r.factions.len() != n || r.fleet_bonus.len() != n || r.status_tokens.len() != n {
+        if r.factions.len() != n
+            || r.fleet_bonus.len() != n
+            || r.status_tokens.len() != n
+            || r.faction_names.len() != n
+        {
             return bad("per-player rules");
+        }
+        if r.system_labels.len() != systems {
+            return bad("system labels");
         }
         if classes == 0 || classes > crate::content::MAX_CLASSES || cards == 0 || cards > MAX_CARDS
         {

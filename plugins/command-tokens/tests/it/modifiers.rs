@@ -29,7 +29,7 @@ fn modifier_diplomacy_places_a_token_of_every_other_player_but_not_in_mecatol_re
     assert!(!legal(&s, 0).contains(&Action::Diplomacy { system: mecatol }));
     let e = refused(&mut s, 0, Action::Diplomacy { system: mecatol });
     assert!(
-        e.to_string().contains("cannot choose system #0 (18)"),
+        e.to_string().contains("Diplomacy cannot choose system 18"),
         "{e}"
     );
     let home = system(&s, "home-letnev");

@@ -8,7 +8,7 @@ use coffer_core::{Adapter, DynGame, Outcome, Owner, ResourceView, Setup};
 
 /// Per-player token counts of the zone labelled `label`.
 fn counts(game: &dyn DynGame, label: &str) -> Vec<u32> {
-    game.resources()
+    game.resources(None)
         .into_iter()
         .find_map(|r| match r {
             ResourceView::Tokens {
@@ -55,7 +55,7 @@ fn six_player_script_plays_to_the_expected_end() {
     assert_eq!(counts(&*game, "fleet pool"), [7, 8, 3, 7, 6, 6]);
     assert_eq!(counts(&*game, "strategy pool"), [3, 2, 3, 1, 3, 2]);
     assert_eq!(counts(&*game, "reinforcements"), [0, 6, 3, 8, 7, 8]);
-    for r in game.resources() {
+    for r in game.resources(None) {
         if let ResourceView::Tokens { label, counts, .. } = r {
             if label.starts_with("system ") {
                 assert!(counts.iter().all(|&c| c == 0), "{label}: {counts:?}");

@@ -1,0 +1,398 @@
+//! The game's words: the vocabulary (kinds, phases, steps, actions, effects and notes), what each step
+//! waits for and why, actions written out for refusals, and the table every seat and spectator sees.
+
+use crate::actions::Action;
+use crate::state::{NOBODY, Phase, Pool, State, Step, kind, note};
+use coffer_core::{NoteTerm, Owner, Table, Term, Vocabulary};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// What the ruleset calls things, declared once in its description.
+///
+/// Kinds are [`kind`]'s numbers, phases [`Phase::number`], steps [`Step::number`], actions
+/// [`Action::code`], effects [`crate::effect`]'s codes and notes [`note`]'s codes.
+pub fn vocabulary() -> Vocabulary {
+    let kinds = vec![
+        Term::new("reinforcements"),
+        Term::new("tactic pool"),
+        Term::new("fleet pool"),
+        Term::new("strategy pool"),
+        Term::new("system"),
+        Term::new("ship reinforcements"),
+        Term::new("ships in a system"),
+        Term::new("influence"),
+        Term::new("structures"),
+        Term::new("strategy card"),
+        // A K6 demand keyed (player, system): "p0 must remove 1 of p0's fleet in system 19".
+        Term::new("fleet").choice("remove"),
+        Term::new("play"),
+    ];
+    debug_assert_eq!(kinds.len(), usize::from(kind::PLAY.0) + 1);
+    let phases = ["strategy phase", "action phase", "status phase"];
+    // In `Step` order.
+    let steps = [
+        "picking strategy cards",
+        "choosing an action",
+        "production",
+        "gaining command tokens",
+        "buying command tokens",
+        "choosing a system for the other players' tokens",
+        "choosing the pool a placed token comes from",
+        "removing a command token from the board",
+        "placing a command token",
+        "redistributing command tokens",
+        "secondary abilities",
+        "game over",
+    ];
+    // In `Action::code` order: nouns, as causes read "p0's tactical action".
+    let actions = [
+        "strategy card pick",
+        "tactical action",
+        "production",
+        "end of production",
+        "strategic action",
+        "pass",
+        "choice of a pool for a gained token",
+        "purchase of command tokens",
+        "secondary ability",
+        "declined secondary ability",
+        "choice of a system for the other players' tokens",
+        "choice of the pool a placed token comes from",
+        "removal of a command token from the board",
+        "placement of a command token",
+        "redistribution",
+        "removal of a ship over the fleet limit",
+    ];
+    let effects = ["the status phase"];
+    // In `note` order.
+    let notes = [
+        "p{0} picks {name}",
+        "p{0} resolves the primary ability of {name}",
+        "p{0} resolves the secondary ability of {name}",
+        "p{0} declines the secondary ability of {name}",
+        "{who} passes",
+        "p{0} activates {name}",
+        "p{0} ends production in {name}: the tactical action is over",
+        "{who} spends {0} influence to buy {1} command tokens",
+        "{who} spends {0} influence to buy 1 command token",
+        "{who} buys no command tokens",
+        "p{0} chooses {name}: each other player places a command token there",
+        "p{0} has no command token left to place in {name}",
+        "{who} redistributes the command sheet: {0} tactic, {1} fleet, {2} strategy",
+        "the action phase begins: p{0} takes the first turn",
+        "the status phase begins: every command token on the board returns to reinforcements",
+        "the strategy phase begins: p{0}, the speaker, picks first",
+        "the game is over: each player scores the tokens on their command sheet",
+    ];
+    debug_assert_eq!(notes.len(), usize::from(note::GAME_OVER) + 1);
+    Vocabulary {
+        round: "Round".into(),
+        kinds,
+        phases: phases.map(String::from).to_vec(),
+        steps: steps.map(String::from).to_vec(),
+        actions: actions.map(String::from).to_vec(),
+        effects: effects.map(String::from).to_vec(),
+        notes: notes.map(NoteTerm::new).to_vec(),
+    }
+}
+
+/// A count and a noun, singular or plural: "1 ship", "2 ships".
+fn count(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Pool {
+    /// The pool's name: "tactic pool".
+    pub fn name(self) -> &'static str {
+        match self {
+            Pool::Tactic => "tactic pool",
+            Pool::Fleet => "fleet pool",
+            Pool::Strategy => "strategy pool",
+        }
+    }
+}
+
+impl Step {
+    /// When the step is under way, for refusals: "while strategy cards are being picked".
+    pub fn while_text(self) -> &'static str {
+        match self {
+            Step::Pick => "while strategy cards are being picked",
+            Step::Turn => {
+                "at the start of a turn (a tactical action, a strategic action or a pass)"
+            }
+            Step::Produce => "during production (produce a ship or end the tactical action)",
+            Step::Gain => "while gained command tokens are put in pools",
+            Step::Buy => "while influence is spent on command tokens",
+            Step::Target => "while a system is chosen for the other players' tokens",
+            Step::Fallback => "while the pool a placed token comes from is chosen",
+            Step::Remove => "while a command token is removed from the board",
+            Step::Place => "while a command token is placed",
+            Step::Redistribute => "while command tokens are redistributed",
+            Step::Secondary => "while secondary abilities are resolved",
+            Step::Over => "once the game is over",
+        }
+    }
+}
+
+impl State {
+    /// A system's name by index: "system 18", or "system #99" for an index the galaxy does not have.
+    pub fn system_name(&self, system: u16) -> Cow<'_, str> {
+        match self.rules.system_labels.get(usize::from(system)) {
+            Some(label) => Cow::Borrowed(label),
+            None => Cow::Owned(format!("system #{system}")),
+        }
+    }
+
+    /// A strategy card's name by index: "Leadership", or "strategy card #9".
+    pub fn card_name(&self, card: u8) -> Cow<'_, str> {
+        match self.rules.cards.get(usize::from(card)) {
+            Some(c) => Cow::Borrowed(&c.name),
+            None => Cow::Owned(format!("strategy card #{card}")),
+        }
+    }
+
+    /// A ship class's name by index: "Carrier", or "ship class #9".
+    pub fn class_name(&self, class: u8) -> Cow<'_, str> {
+        match self.rules.classes.get(usize::from(class)) {
+            Some(c) => Cow::Borrowed(&c.name),
+            None => Cow::Owned(format!("ship class #{class}")),
+        }
+    }
+
+    /// An action in words, for refusals: "a tactical action in system 18".
+    pub fn action_text(&self, action: &Action) -> String {
+        match *action {
+            Action::Pick { card } => format!("picking {}", self.card_name(card)),
+            Action::Tactical { system } => {
+                format!("a tactical action in {}", self.system_name(system))
+            }
+            Action::Produce { class } => format!("producing a {}", self.class_name(class)),
+            Action::Done => "ending production".into(),
+            Action::Strategic { card } => {
+                format!("the strategic action of {}", self.card_name(card))
+            }
+            Action::Pass => "passing".into(),
+            Action::Gain { pool } => {
+                format!("putting a gained command token in the {}", pool.name())
+            }
+            Action::Buy { influence } => {
+                format!("spending {influence} influence on command tokens")
+            }
+            Action::Secondary => "resolving a secondary ability".into(),
+            Action::Decline => "declining a secondary ability".into(),
+            Action::Diplomacy { system } => format!(
+                "choosing {} for the other players' tokens",
+                self.system_name(system)
+            ),
+            Action::Fallback { pool } => {
+                format!("placing a command token from the {}", pool.name())
+            }
+            Action::RemoveToken { system } => {
+                format!("removing a command token from {}", self.system_name(system))
+            }
+            Action::Place { system, fallback } => match fallback {
+                None => format!("placing a command token in {}", self.system_name(system)),
+                Some(pool) => format!(
+                    "placing a command token from the {} in {}",
+                    pool.name(),
+                    self.system_name(system)
+                ),
+            },
+            Action::Redistribute {
+                tactic,
+                fleet,
+                strategy,
+            } => format!(
+                "redistributing the command sheet as {tactic} tactic, {fleet} fleet and {strategy} strategy"
+            ),
+            Action::RemoveShip { system, class } => format!(
+                "removing a {} from {}",
+                self.class_name(class),
+                self.system_name(system)
+            ),
+        }
+    }
+
+    /// What the player the game waits for ([`State::actor`]) is to do, in words that follow "has" or a
+    /// name: "to pick a strategy card". `None` once the game is over.
+    pub fn why(&self) -> Option<Cow<'static, str>> {
+        if let Some(d) = self.ledger.pending().first() {
+            let system = self.system_name(d.key.subject as u16);
+            return Some(Cow::Owned(format!(
+                "to remove {} over the fleet limit from {system}",
+                count(d.excess, "ship", "ships")
+            )));
+        }
+        let f = &self.flow;
+        let p = self.actor()?;
+        Some(match f.step {
+            Step::Over => return None,
+            Step::Pick => Cow::Borrowed("to pick a strategy card"),
+            Step::Turn => {
+                let tactical = self.pool(p, Pool::Tactic) > 0;
+                let strategic = (0..self.rules.cards.len())
+                    .any(|c| f.holder[c] == p && !self.ledger.is_exhausted(self.h.cards[c]));
+                Cow::Borrowed(match (tactical, strategic) {
+                    (true, true) => "to take a tactical or a strategic action",
+                    (true, false) => "to take a tactical action or pass",
+                    (false, true) => "to take a strategic action",
+                    (false, false) => "to pass",
+                })
+            }
+            Step::Produce => Cow::Owned(format!(
+                "to produce ships in {} or end the tactical action",
+                self.system_name(f.system)
+            )),
+            Step::Gain if f.left == 1 => {
+                Cow::Borrowed("to choose the pool of a gained command token")
+            }
+            Step::Gain => Cow::Owned(format!(
+                "to choose the pools of {} gained command tokens",
+                f.left
+            )),
+            Step::Buy => Cow::Owned(format!(
+                "to buy command tokens for {} influence each, or none",
+                f.rate
+            )),
+            Step::Target => {
+                Cow::Borrowed("to choose a system where each other player places a command token")
+            }
+            Step::Fallback => Cow::Owned(format!(
+                "to choose the pool of the command token placed in {}: reinforcements are empty",
+                self.system_name(f.target)
+            )),
+            Step::Remove => Cow::Borrowed("to remove one of their command tokens from the board"),
+            Step::Place => Cow::Borrowed("to place a command token in a system"),
+            Step::Redistribute => {
+                Cow::Borrowed("to redistribute the command sheet's tokens among the three pools")
+            }
+            Step::Secondary => Cow::Owned(format!(
+                "to resolve or decline the secondary ability of {}",
+                self.card_name(f.card)
+            )),
+        })
+    }
+
+    /// The round as the table counts it, from 1 (the last round once the game is over).
+    pub fn round(&self) -> u32 {
+        let done = self.ledger.clock().act;
+        if self.flow.phase == Phase::Over {
+            done.max(1)
+        } else {
+            done + 1
+        }
+    }
+
+    /// Fills the table. Nothing is hidden in this ruleset: every seat and spectators see the same.
+    pub fn fill_table(&self, table: &mut Table) {
+        let f = &self.flow;
+        let r = &self.rules;
+        let n = self.players();
+        table.clock(self.round(), f.phase.number(), f.step.number());
+        let turn = match f.phase {
+            Phase::Strategy => Some((f.speaker + f.picks % n) % n),
+            Phase::Action => Some(f.turn),
+            Phase::Status => Some(f.resolver),
+            Phase::Over => None,
+        };
+        if let Some(t) = turn {
+            table.turn(Owner(u16::from(t)));
+        }
+        if let (Some(p), Some(why)) = (self.actor(), self.why()) {
+            table.act(Owner(u16::from(p)), why);
+        }
+        if f.phase == Phase::Action {
+            for p in 0..n {
+                if f.passed & (1 << p) != 0 {
+                    table.pass(Owner(u16::from(p)));
+                }
+            }
+        }
+        // The card being resolved: a strategic action's effects or its secondaries.
+        let resolving = f.phase == Phase::Action && !matches!(f.step, Step::Turn | Step::Produce);
+        let cards = table.section("Strategy cards");
+        for (c, card) in r.cards.iter().enumerate() {
+            let h = f.holder[c];
+            let (owner, value) = if h == NOBODY {
+                let value = if f.phase == Phase::Strategy {
+                    "available"
+                } else {
+                    "not picked"
+                };
+                (Owner::GAME, value)
+            } else if resolving && usize::from(f.card) == c {
+                (Owner(u16::from(h)), "being resolved")
+            } else if self.ledger.is_exhausted(self.h.cards[c]) {
+                (Owner(u16::from(h)), "used")
+            } else {
+                (Owner(u16::from(h)), "ready")
+            };
+            cards.row(owner, card.name.as_str(), value);
+        }
+        let speaker = usize::from(f.speaker);
+        table.section("Speaker").row(
+            Owner(u16::from(f.speaker)),
+            "speaker",
+            r.faction_names[speaker].as_str(),
+        );
+        let players = table.section("Command sheets");
+        for p in 0..n {
+            let i = usize::from(p);
+            let mut value = String::with_capacity(72);
+            let _ = write!(
+                value,
+                "{} tactic, {} fleet, {} strategy; {} in reinforcements",
+                self.pool(p, Pool::Tactic),
+                self.pool(p, Pool::Fleet),
+                self.pool(p, Pool::Strategy),
+                self.reinforcements(p)
+            );
+            if r.fleet_bonus[i] > 0 {
+                let _ = write!(value, "; fleet limit {}", self.fleet_limit(p));
+            }
+            if f.forfeited[i] > 0 {
+                let _ = write!(value, "; {} could not be gained", f.forfeited[i]);
+            }
+            players.row(Owner(u16::from(p)), r.faction_names[i].as_str(), value);
+        }
+        let producing = (f.step == Step::Produce).then_some((f.turn, usize::from(f.system)));
+        let board = table.section("Command tokens on the board");
+        for (s, &zone) in self.h.systems.iter().enumerate() {
+            for (p, &tokens) in self.ledger.zone_tokens(zone).iter().enumerate() {
+                if tokens == 0 {
+                    continue;
+                }
+                let value = if producing == Some((p as u8, s)) {
+                    Cow::Owned(format!(
+                        "activated: {} of {} produced",
+                        count(u32::from(f.built), "ship", "ships"),
+                        r.production
+                    ))
+                } else {
+                    Cow::Borrowed("command token")
+                };
+                board.row(Owner(p as u16), r.system_labels[s].as_str(), value);
+            }
+        }
+        if f.phase == Phase::Over && self.ledger.pending().is_empty() {
+            let best = (0..n).map(|p| self.sheet(p)).max().unwrap_or(0);
+            let scores = table.section("Final scores");
+            for p in 0..n {
+                let score = self.sheet(p);
+                let mut value = count(
+                    score,
+                    "token on the command sheet",
+                    "tokens on the command sheet",
+                );
+                if score == best {
+                    value.push_str(": winner");
+                }
+                scores.row(
+                    Owner(u16::from(p)),
+                    r.faction_names[usize::from(p)].as_str(),
+                    value,
+                );
+            }
+        }
+    }
+}
