@@ -199,7 +199,8 @@ impl HostedGame {
     fn refused(&self, player: u16, action: &str, refusal: ActionError) -> HostError {
         let reason = match &refusal {
             ActionError::Refused(r) => self.names(Some(Owner(player))).refusal(r),
-            other => other.to_string(),
+            // A parser's message may quote the input again: cut it too.
+            other => crate::render::cut(&other.to_string(), 2 * crate::render::ECHO_LIMIT),
         };
         HostError::Action {
             player,

@@ -3,8 +3,8 @@
 //! whose purse reaches the goal wins. Replace the rules with yours; keep the shape.
 
 use coffer_core::{
-    ActionError, AmountId, AmountSpec, Cause, Description, Doc, Key, Kind, Ledger, Outcome, Owner,
-    Ruleset, SetupError,
+    ActionError, AmountId, AmountSpec, Cause, Description, Doc, Key, Kind, Ledger, NoteTerm,
+    Outcome, Owner, Ruleset, SetupError, Table, Term, Vocabulary,
 };
 use serde::{Deserialize, Serialize};
 
@@ -53,8 +53,15 @@ impl Default for Config {
     }
 }
 
-/// The effect code of a mine's income ([`Cause::Effect`]).
-const MINE_INCOME: u16 = 1;
+/// Action codes in [`Cause::Action`], indexing [`Vocabulary::actions`].
+const TAKE: u16 = 0;
+const BUILD: u16 = 1;
+
+/// The effect code of a mine's income ([`Cause::Effect`]), indexing [`Vocabulary::effects`].
+const MINE_INCOME: u16 = 0;
+
+/// The code of this ruleset's own event "the turn passes", indexing [`Vocabulary::notes`].
+const NEXT_TURN: u16 = 0;
 
 /// What a mine costs.
 const MINE_COST: u64 = 3;
@@ -93,6 +100,16 @@ impl Ruleset for CoinRace {
             "coins that win (2 to 100)",
             serde_json::json!(10),
         )];
+        // What this ruleset calls things: hosts name resources, causes and events with it. A ruleset
+        // that declares nothing gets plain names ("resource 0", "action 1").
+        d.vocabulary = Vocabulary {
+            kinds: vec![Term::new("purse"), Term::new("mines")],
+            phases: vec!["Turn".to_owned()],
+            actions: vec!["Take".to_owned(), "Build".to_owned()],
+            effects: vec!["mine income".to_owned()],
+            notes: vec![NoteTerm::new("{who}'s turn begins")],
+            ..Vocabulary::default()
+        };
         d
     }
 
@@ -145,7 +162,11 @@ impl Ruleset for CoinRace {
                 reason: format!("it is player {}'s turn", s.turn),
             });
         }
-        let cause = Cause::Action { player, code: 0 };
+        let code = match action {
+            Action::Take { .. } => TAKE,
+            Action::Build => BUILD,
+        };
+        let cause = Cause::Action { player, code };
         let purse = s.purse[player.index()];
         match action {
             Action::Take {
@@ -165,6 +186,8 @@ impl Ruleset for CoinRace {
         // The next player's turn starts with their mines' income.
         s.turn = (s.turn + 1) % s.ledger.owners();
         let next = Owner(s.turn);
+        // A ruleset's own event: the turn is the ruleset's state, not the ledger's.
+        s.ledger.note(Key::new(next, PURSE, 0), NEXT_TURN, [0; 3], cause);
         let income = s.ledger.value(s.mines[next.index()]);
         if income > 0 && self.outcome(s) == Outcome::Ongoing {
             s.ledger.gain(
@@ -197,9 +220,16 @@ impl Ruleset for CoinRace {
         }
     }
 
-    fn label(&self, _: &State, key: Key) -> String {
-        let what = if key.kind == MINES { "mines" } else { "purse" };
-        format!("{} {what}", key.owner)
+    /// Who plays now and why: what hosts show beside the resources. Hidden information would go into its
+    /// owner's table only (`seat == Some(owner)`); this game has none.
+    fn table(&self, s: &State, _seat: Option<Owner>, table: &mut Table) {
+        let player = Owner(s.turn);
+        table.clock(0, Some(0), None).turn(player);
+        if self.outcome(s) == Outcome::Ongoing {
+            table.act(player, "to take coins or build a mine");
+        }
+        let goal = table.section("Goal");
+        goal.row(Owner::GAME, "coins that win", s.goal.to_string());
     }
 }
 

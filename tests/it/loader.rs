@@ -76,8 +76,8 @@ fn good_library_loads_and_plays_like_any_ruleset() {
         "{err:?}"
     );
     game.check_invariants().expect("invariants hold");
-    assert!(!game.resources().is_empty());
-    assert!(game.view(None).is_object());
+    assert!(!game.resources(None).is_empty());
+    assert_eq!(game.table(None).outcome, coffer_core::Outcome::Ongoing);
 }
 
 #[test]

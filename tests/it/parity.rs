@@ -90,16 +90,23 @@ fn playouts(id: &str, statik: &dyn DynRuleset, runtime: &dyn DynRuleset) -> usiz
                     r.snapshot(Format::Json).unwrap(),
                     "{label}"
                 );
-                assert_eq!(
-                    s.resources(),
-                    r.resources(),
-                    "{label}: resources differ after action {step}"
-                );
-                assert_eq!(
-                    s.view(Some(p)),
-                    r.view(Some(p)),
-                    "{label}: views differ after action {step}"
-                );
+                for seat in [None, Some(p)] {
+                    assert_eq!(
+                        s.resources(seat),
+                        r.resources(seat),
+                        "{label}: resources differ after action {step}"
+                    );
+                    assert_eq!(
+                        s.table(seat),
+                        r.table(seat),
+                        "{label}: tables differ after action {step}"
+                    );
+                    assert_eq!(
+                        s.events_for(seat),
+                        r.events_for(seat),
+                        "{label}: events differ after action {step}"
+                    );
+                }
                 r.check_invariants()
                     .unwrap_or_else(|v| panic!("{label}: {v}"));
             }

@@ -281,7 +281,7 @@ fn new_act_show_replay_and_legal_work_for_every_ruleset() {
             "{show}"
         );
         assert!(
-            show.contains("Player 0") && show.contains("outcome: "),
+            show.contains("seen by a spectator") && show.contains("outcome: "),
             "{show}"
         );
         let shown = ok(coffer(&["--format", "json", "show", g])).json();
@@ -720,7 +720,7 @@ fn demo_plays_every_ruleset_and_replays_its_scripts_deterministically() {
             run.stdout
         );
     }
-    assert_eq!(run.stdout.matches("--- final resources after").count(), 3);
+    assert_eq!(run.stdout.matches("--- the table after").count(), 3);
     assert_eq!(run.stdout.matches("\noutcome: ").count(), 3);
 
     // The random playouts, written as example scripts, replay to the same states through --scripts.
@@ -948,4 +948,122 @@ fn verbose_flags_and_rust_log_send_logs_to_stderr() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("loaded"));
+}
+
+/// Runs `coffer --plugin-dir <the plugins> ARGS`, reads one line of its output and closes the pipe, as
+/// `coffer ARGS | head -1` does; returns the line and the exit status.
+fn first_line_then_close(args: &[&str]) -> (String, std::process::ExitStatus, String) {
+    use std::io::{BufRead as _, Read as _};
+    let dir = plugin_dir().to_str().unwrap().to_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coffer"))
+        .arg("--plugin-dir")
+        .arg(&dir)
+        .args(args)
+        .env_remove("COFFER_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("coffer runs");
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    drop(reader);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (line, child.wait().unwrap(), stderr)
+}
+
+#[test]
+fn a_closed_pipe_ends_describe_and_legal_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = new_game(dir.path(), "story-acts");
+    for args in [
+        vec!["describe", "command-tokens"],
+        vec!["legal", game.to_str().unwrap(), "--player", "0"],
+        vec!["log", game.to_str().unwrap()],
+    ] {
+        let (line, status, stderr) = first_line_then_close(&args);
+        assert!(!line.is_empty(), "{args:?}");
+        assert_eq!(status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn show_draws_the_table_from_one_seat_or_as_a_spectator() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, _) in PLUGINS {
+        let game = new_game(dir.path(), id);
+        let g = game.to_str().unwrap();
+        let spectator = ok(coffer(&["show", g])).stdout;
+        assert!(spectator.contains("seen by a spectator"), "{spectator}");
+        assert!(spectator.contains("To act: "), "{spectator}");
+        let seat = ok(coffer(&["show", g, "--player", "1"])).stdout;
+        assert!(seat.contains("seen by p1"), "{seat}");
+        let json = ok(coffer(&["--format", "json", "show", g, "--player", "0"])).json();
+        assert_eq!(json["seat"], json!(0));
+        assert!(json["table"]["acting"].is_array(), "{json}");
+        let run = coffer(&["show", g, "--player", "7"]);
+        assert_eq!(run.code, 1);
+        assert!(run.stderr.contains("player 7 is not in this game"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn log_tells_the_history_in_words_for_one_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, _) in PLUGINS {
+        let game = new_game(dir.path(), id);
+        let g = game.to_str().unwrap();
+        let n: u16 = players(id).parse().unwrap();
+        for _ in 0..3 {
+            let (p, action) = first_legal(&game, n);
+            ok(coffer(&["act", g, "--player", &p.to_string(), &action.to_string()]));
+        }
+        let log = ok(coffer(&["log", g, "--player", "0"])).stdout;
+        assert!(log.contains("history as p0 reads it"), "{log}");
+        for k in 1..=3 {
+            assert!(log.contains(&format!("\n{k}. p")), "{log}");
+        }
+        assert!(!log.contains("{\""), "no action JSON in the history: {log}");
+        let json = ok(coffer(&["--format", "json", "log", g])).json();
+        assert_eq!(json["actions"].as_array().unwrap().len(), 3, "{json}");
+        assert_eq!(json["seat"], Value::Null);
+    }
+}
+
+#[test]
+fn numeric_options_are_bounded_with_a_message() {
+    for (args, bound) in [
+        (vec!["simulate", "charges", "--threads", "100000"], "1..=256"),
+        (
+            vec!["simulate", "charges", "--threads", "18446744073709551615"],
+            "",
+        ),
+        (vec!["simulate", "charges", "--games", "0"], "1..=100000000"),
+        (vec!["demo", "--actions", "0"], "1..=1000000"),
+    ] {
+        let run = coffer(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert!(run.stderr.contains(bound), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn refusals_echo_the_action_once_and_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = new_game(dir.path(), "charges");
+    let g = game.to_str().unwrap();
+    let long = format!(r#"{{"type":"plan","ship":0,"maneuver":"{}"}}"#, "z".repeat(300));
+    let run = coffer(&["act", g, "--player", "0", &long]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stderr.matches("plan").count(), 1, "{}", run.stderr);
+    assert!(run.stderr.len() < 600, "{}", run.stderr);
 }

@@ -90,6 +90,17 @@ impl Ruleset for Tally {
         );
         d.max_players = 4;
         d.phases = vec!["turn".into()];
+        d.vocabulary = coffer_core::Vocabulary {
+            kinds: vec![
+                coffer_core::Term::new("coins"),
+                coffer_core::Term::new("stamina"),
+                coffer_core::Term::new("workshop"),
+                coffer_core::Term::new("reinforcements"),
+                coffer_core::Term::new("board"),
+            ],
+            actions: vec!["Earn".into(), "Work".into(), "Place".into(), "Pass".into()],
+            ..coffer_core::Vocabulary::default()
+        };
         d.resources = vec![
             Doc::new("coins", "capped at 10"),
             Doc::new("stamina", "3 charges"),
@@ -218,16 +229,9 @@ impl Ruleset for Tally {
         }
     }
 
-    fn label(&self, _: &State, key: Key) -> String {
-        match key.kind {
-            COINS => "coins",
-            STAMINA => "stamina",
-            WORKSHOP => "workshop",
-            RESERVE => "reinforcements",
-            BOARD => "board",
-            _ => "?",
-        }
-        .to_owned()
+    fn label(&self, _: &State, key: Key) -> Option<String> {
+        // The vocabulary names every kind; only the board has a label of its own.
+        (key.kind == BOARD).then(|| "the board".to_owned())
     }
 }
 

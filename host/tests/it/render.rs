@@ -28,6 +28,21 @@ fn charges_are_filled_and_empty_marks() {
 }
 
 #[test]
+fn signed_ranges_show_their_range() {
+    assert_eq!(render::bar(-1, -3, 3), "[##....] -1 (-3 to 3)");
+    assert_eq!(render::bar(3, -3, 3), "[######] 3 (-3 to 3)");
+}
+
+#[test]
+fn echoed_text_is_cut_to_a_sane_length() {
+    assert_eq!(render::cut("  short  ", 80), "short");
+    let long = "x".repeat(200);
+    let cut = render::cut(&long, render::ECHO_LIMIT);
+    assert_eq!(cut.chars().count(), render::ECHO_LIMIT + 1);
+    assert!(cut.ends_with('…'));
+}
+
+#[test]
 fn show_groups_every_resource_by_owner() {
     let host = Host::new(registry());
     let id = host.start("tally", Setup::new(2, 1)).unwrap();
@@ -35,11 +50,14 @@ fn show_groups_every_resource_by_owner() {
     host.apply_json(id, 0, r#"{"type":"work"}"#).unwrap();
     host.apply_json(id, 0, r#"{"type":"place"}"#).unwrap();
     let text = host
-        .with_game(id, |g| render::resources(&g.game().resources()))
+        .with_game(id, |g| {
+            let views = g.resources(None);
+            render::resources(&g.names(None), &views)
+        })
         .unwrap();
-    let p0 = text.find("Player 0").expect(&text);
-    let p1 = text.find("Player 1").expect(&text);
-    let game = text.find("Game (shared)").expect(&text);
+    let p0 = text.find("p0\n").expect(&text);
+    let p1 = text.find("p1\n").expect(&text);
+    let game = text.find("The game").expect(&text);
     assert!(p0 < p1 && p1 < game, "{text}");
     let player0 = &text[p0..p1];
     assert!(
@@ -49,11 +67,11 @@ fn show_groups_every_resource_by_owner() {
     assert!(player0.contains("stamina         ●●○ 2/3"), "{text}");
     assert!(player0.contains("workshop        ○ exhausted"), "{text}");
     assert!(
-        player0.contains("reinforcements  3 tokens (p0: 3)"),
+        player0.contains("reinforcements  3 tokens (p0 3)"),
         "{text}"
     );
     assert!(text[p1..game].contains("workshop        ● ready"), "{text}");
-    assert!(text[game..].contains("board  1 token (p0: 1)"), "{text}");
+    assert!(text[game..].contains("the board  1 token (p0 1)"), "{text}");
 }
 
 #[test]
@@ -75,32 +93,29 @@ fn outcomes_name_winners_and_scores() {
 }
 
 #[test]
-fn events_name_the_resources_they_changed() {
+fn events_name_the_resources_they_changed_in_words() {
     let host = Host::new(registry());
     let id = host.start("tally", Setup::new(2, 1)).unwrap();
     let lines = |action: &str| {
-        let events = host.apply_json(id, 0, action).unwrap();
-        let labels = host
-            .with_game(id, |g| render::Labels::new(&g.game().resources()))
-            .unwrap();
-        (
-            render::events_labelled(&events, &labels, 0),
-            render::events(&events, 0),
-        )
+        host.apply_json(id, 0, action).unwrap();
+        host.with_game(id, |g| {
+            let events = g.events_for(Some(Owner(0)));
+            render::action(&g.names(Some(Owner(0))), 0, &events, Some(Owner(0)))
+        })
+        .unwrap()
     };
-    let (labelled, plain) = lines(r#"{"type":"earn","n":3}"#);
-    assert!(
-        labelled.starts_with("p0 stamina: charges Spend 3 -> 2"),
-        "{labelled}"
+    assert_eq!(
+        lines(r#"{"type":"earn","n":3}"#),
+        "p0's Earn\n  p0's stamina: spent 1 charge, 3 -> 2 active\n  p0's coins: +3, 0 -> 3\n"
     );
-    assert!(labelled.contains("\np0 coins: gain 0 -> 3"), "{labelled}");
-    assert!(
-        plain.starts_with("p0 kind 1 #0: charges Spend 3 -> 2"),
-        "{plain}"
+    assert_eq!(
+        lines(r#"{"type":"place"}"#),
+        "p0's Place\n  p0 moved 1 token from reinforcements to the board\n"
     );
-    let (labelled, _) = lines(r#"{"type":"place"}"#);
-    assert_eq!(labelled, "1 token(s) of p0: move reinforcements -> board\n");
-    let (labelled, _) = lines(r#"{"type":"work"}"#);
-    assert!(labelled.starts_with("p0 workshop: exhausted"), "{labelled}");
-    assert_eq!(render::events(&[], 2), "  (no change)\n");
+    assert_eq!(
+        lines(r#"{"type":"work"}"#),
+        "p0's Work\n  p0's workshop is exhausted\n  p0's coins: +1, 3 -> 4\n"
+    );
+    let pass = lines(r#"{"type":"pass"}"#);
+    assert!(pass.starts_with("p0's Pass\n  the turn ends\n"), "{pass}");
 }
