@@ -382,6 +382,10 @@ impl<'v> Names<'v> {
     /// ([`DynGame::events_for`](crate::DynGame::events_for)).
     pub fn event(&self, event: &Event, seat: Seat) -> Option<String> {
         let what = self.change(event, seat)?;
+        if matches!(event.change, Change::Scope { .. }) {
+            // "the phase ends" says its cause already.
+            return Some(what);
+        }
         Some(format!("{what}, by {}", self.cause(&event.cause)))
     }
 

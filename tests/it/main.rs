@@ -1,5 +1,6 @@
 //! Cross-crate tests: one binary, one module per topic.
 mod loader;
 mod parity;
+mod readable;
 mod simulate;
 mod tidy;
