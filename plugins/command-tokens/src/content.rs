@@ -275,6 +275,14 @@ fn check_id(
     Ok(())
 }
 
+/// A display name must say something: tables and events show it.
+fn check_name(file: &'static str, id: &str, name: &str) -> Result<(), ContentError> {
+    if name.trim().is_empty() {
+        return Err(invalid(file, id, "name", "must not be empty"));
+    }
+    Ok(())
+}
+
 impl Content {
     /// The embedded content (`data/*.json`).
     ///
@@ -363,18 +371,22 @@ impl Content {
                 F,
                 "-",
                 "ships",
-                format!("needs 1 to {MAX_CLASSES} classes, got {}", self.ships.len()),
+                format!(
+                    "{} classes, but content holds 1 to {MAX_CLASSES}",
+                    self.ships.len()
+                ),
             ));
         }
         let mut seen = Vec::new();
         for (i, s) in self.ships.iter().enumerate() {
             check_id(F, i, &s.id, &mut seen)?;
+            check_name(F, &s.id, &s.name)?;
             if s.reinforcements > 1000 {
                 return Err(invalid(
                     F,
                     &s.id,
                     "reinforcements",
-                    format!("{} is more than 1000", s.reinforcements),
+                    format!("{} is out of range: 0 to 1000", s.reinforcements),
                 ));
             }
         }
@@ -385,7 +397,7 @@ impl Content {
                 "-",
                 "strategy_cards",
                 format!(
-                    "needs 1 to {MAX_CARDS} cards, got {}",
+                    "{} cards, but content holds 1 to {MAX_CARDS}",
                     self.strategy_cards.len()
                 ),
             ));
@@ -394,6 +406,7 @@ impl Content {
         let mut initiatives = Vec::new();
         for (i, c) in self.strategy_cards.iter().enumerate() {
             check_id(C, i, &c.id, &mut seen)?;
+            check_name(C, &c.id, &c.name)?;
             if initiatives.contains(&c.initiative) {
                 return Err(invalid(
                     C,
@@ -408,7 +421,7 @@ impl Content {
                     C,
                     &c.id,
                     "secondary_cost",
-                    format!("{} is more than 16", c.secondary_cost),
+                    format!("{} is out of range: 0 to 16", c.secondary_cost),
                 ));
             }
             for (field, list) in [("primary", &c.primary), ("secondary", &c.secondary)] {
@@ -417,7 +430,7 @@ impl Content {
                         C,
                         &c.id,
                         field,
-                        format!("{} effects, at most 8", list.len()),
+                        format!("{} effects, but an ability has 0 to 8", list.len()),
                     ));
                 }
                 for e in list {
@@ -427,17 +440,19 @@ impl Content {
                                 C,
                                 &c.id,
                                 field,
-                                format!("gain of {tokens} tokens: 1 to 16"),
+                                format!("a gain of {tokens} tokens is out of range: 1 to 16"),
                             ));
                         }
                         EffectSpec::Buy {
-                            influence_per_token: 0,
-                        } => {
+                            influence_per_token,
+                        } if influence_per_token == 0 || influence_per_token > 100 => {
                             return Err(invalid(
                                 C,
                                 &c.id,
                                 field,
-                                "buy needs influence_per_token >= 1",
+                                format!(
+                                    "a buy's influence_per_token of {influence_per_token} is out of range: 1 to 100"
+                                ),
                             ));
                         }
                         EffectSpec::Structures { count } if count > 100 => {
@@ -445,7 +460,7 @@ impl Content {
                                 C,
                                 &c.id,
                                 field,
-                                format!("{count} structures, at most 100"),
+                                format!("{count} structures is out of range: 0 to 100"),
                             ));
                         }
                         _ => {}
@@ -457,12 +472,13 @@ impl Content {
         let mut seen = Vec::new();
         for (i, f) in self.factions.iter().enumerate() {
             check_id(FA, i, &f.id, &mut seen)?;
+            check_name(FA, &f.id, &f.name)?;
             if f.fleet_limit_bonus > 16 {
                 return Err(invalid(
                     FA,
                     &f.id,
                     "fleet_limit_bonus",
-                    format!("{} is more than 16", f.fleet_limit_bonus),
+                    format!("{} is out of range: 0 to 16", f.fleet_limit_bonus),
                 ));
             }
             if f.status_phase_tokens > 16 {
@@ -470,7 +486,7 @@ impl Content {
                     FA,
                     &f.id,
                     "status_phase_tokens",
-                    format!("{} is more than 16", f.status_phase_tokens),
+                    format!("{} is out of range: 0 to 16", f.status_phase_tokens),
                 ));
             }
             for (class, &n) in &f.starting_fleet {
@@ -479,7 +495,14 @@ impl Content {
                         FA,
                         &f.id,
                         "starting_fleet",
-                        format!("unknown ship class '{class}'"),
+                        format!(
+                            "unknown ship class '{class}'; known: {}",
+                            self.ships
+                                .iter()
+                                .map(|s| s.id.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
                     ));
                 };
                 if n > s.reinforcements {
@@ -487,7 +510,10 @@ impl Content {
                         FA,
                         &f.id,
                         "starting_fleet",
-                        format!("{n} {class} but only {} exist", s.reinforcements),
+                        format!(
+                            "{n} {class} but only {} exist (0 to {} allowed)",
+                            s.reinforcements, s.reinforcements
+                        ),
                     ));
                 }
             }
@@ -496,8 +522,14 @@ impl Content {
         let mut seen = Vec::new();
         for (i, l) in self.laws.iter().enumerate() {
             check_id(L, i, &l.id, &mut seen)?;
-            if l.fleet_pool_max.is_some_and(|m| m > 16) {
-                return Err(invalid(L, &l.id, "fleet_pool_max", "more than 16"));
+            check_name(L, &l.id, &l.name)?;
+            if let Some(m) = l.fleet_pool_max.filter(|&m| m > 16) {
+                return Err(invalid(
+                    L,
+                    &l.id,
+                    "fleet_pool_max",
+                    format!("{m} is out of range: 0 to 16"),
+                ));
             }
         }
         Ok(())

@@ -23,9 +23,9 @@ pub use content::{
     StrategyCard,
 };
 pub use state::{
-    COMMAND_TOKENS, Config, Flow, Handles, MAX_PLAYERS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared,
-    Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, default_galaxy, effect,
-    face, kind, note, ship_supply,
+    COMMAND_TOKENS, Config, Flow, Handles, MAX_INFLUENCE, MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS,
+    MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared, Rules, ShipsConfig, StartShips, State,
+    Step, SystemConfig, SystemInfo, default_galaxy, effect, face, kind, note, ship_supply,
 };
 pub use words::vocabulary;
 
@@ -147,42 +147,42 @@ fn option_docs() -> Vec<Doc> {
     vec![
         Doc::with(
             "rounds",
-            "Rounds played; the game then ends and each player scores the tokens on their command sheet.",
+            "Rounds played, 1 to 1000; the game then ends and each player scores the tokens on their command sheet.",
             json!(d.rounds),
         ),
         Doc::with(
             "factions",
-            "Faction id per player; empty: the first factions of data/factions.json in order (letnev, sol, hacan, jolnar, xxcha, mentak, arborec, saar).",
+            "Faction id per player: one per player, each known and taken once; empty: the first factions of data/factions.json in order (letnev, sol, hacan, jolnar, xxcha, mentak, arborec, saar).",
             json!(d.factions),
         ),
         Doc::with(
             "laws",
-            "Laws in play from the start, e.g. [\"fleet-regulations\"].",
+            "Laws in play from the start, e.g. [\"fleet-regulations\"]; a law may not cap the fleet pool below 3.",
             json!(d.laws),
         ),
         Doc::with(
             "galaxy",
-            "Systems: [{\"id\":\"18\",\"no_diplomacy\":true,\"ships\":[{\"player\":0,\"class\":\"carrier\",\"count\":2}]}]; empty: Mecatol Rex (18), one home system per player with the faction's starting fleet, then one empty system per player (19, 20, ...).",
+            "Systems: [{\"id\":\"18\",\"no_diplomacy\":true,\"ships\":[{\"player\":0,\"class\":\"carrier\",\"count\":2}]}]; empty: Mecatol Rex (18), one home system per player with the faction's starting fleet, then one empty system per player (19, 20, ...). At most 200 systems, ids unique and not empty; no more ships of a class than the player's pieces.",
             json!(d.galaxy),
         ),
         Doc::with(
             "influence",
-            "Influence each player has each round for Leadership; unspent influence is lost at the round's end.",
+            "Influence each player has each round for Leadership, 0 to 1000000; unspent influence is lost at the round's end.",
             json!(d.influence),
         ),
         Doc::with(
             "influence_per_player",
-            "Influence per player, overriding `influence` when not empty.",
+            "Influence per player (one value per player, each 0 to 1000000), overriding `influence` when not empty.",
             json!(d.influence_per_player),
         ),
         Doc::with(
             "production",
-            "Most ships one tactical action produces.",
+            "Most ships one tactical action produces, 0 to 20.",
             json!(d.production),
         ),
         Doc::with(
             "cards_per_player",
-            "Strategy cards each player picks; 0: 2 with 3-4 players, 1 with 5-8.",
+            "Strategy cards each player picks; 0: 2 with 3-4 players, 1 with 5-8; otherwise at most the number of strategy cards divided by the players.",
             json!(d.cards_per_player),
         ),
         Doc::with(

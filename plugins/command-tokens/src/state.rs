@@ -16,6 +16,14 @@ pub const MIN_PLAYERS: usize = 3;
 pub const COMMAND_TOKENS: u32 = 16;
 /// Marks a strategy card nobody holds.
 pub const NOBODY: u8 = u8::MAX;
+/// Most rounds a game may be configured to last (`rounds`).
+pub const MAX_ROUNDS: u16 = 1000;
+/// Most ships one tactical action may be configured to produce (`production`).
+pub const MAX_PRODUCTION: u8 = 20;
+/// Most influence a player may be configured to have per round (`influence`, `influence_per_player`).
+pub const MAX_INFLUENCE: u32 = 1_000_000;
+/// Most systems a configured galaxy may hold (`galaxy`).
+pub const MAX_SYSTEMS: usize = 200;
 
 /// Resource kinds, as keys and events report them.
 pub mod kind {
@@ -418,6 +426,11 @@ fn cfg(message: impl Into<String>) -> SetupError {
     SetupError::Config(message.into())
 }
 
+/// Ids for an error message: "letnev, sol, hacan".
+fn ids<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+    ids.collect::<Vec<_>>().join(", ")
+}
+
 impl Rules {
     /// Resolves the rules of a game from its configuration and content.
     ///
@@ -436,12 +449,15 @@ impl Rules {
                 max: MAX_PLAYERS as u16,
             });
         }
-        if config.rounds == 0 || config.rounds > 1000 {
-            return Err(cfg(format!("rounds: {} is not in 1..=1000", config.rounds)));
-        }
-        if config.production > 20 {
+        if config.rounds == 0 || config.rounds > MAX_ROUNDS {
             return Err(cfg(format!(
-                "production: {} is more than 20",
+                "rounds: {} is out of range: 1 to {MAX_ROUNDS}",
+                config.rounds
+            )));
+        }
+        if config.production > MAX_PRODUCTION {
+            return Err(cfg(format!(
+                "production: {} is out of range: 0 to {MAX_PRODUCTION}",
                 config.production
             )));
         }
@@ -451,15 +467,17 @@ impl Rules {
             c => c,
         };
         if usize::from(cards_per_player) * n > content.strategy_cards.len() {
+            let cards = content.strategy_cards.len();
             return Err(cfg(format!(
-                "cards_per_player: {cards_per_player} cards for each of {n} players, but only {} strategy cards",
-                content.strategy_cards.len()
+                "cards_per_player: {cards_per_player} cards for each of {n} players needs {}, but there are {cards} strategy cards: 0 (the default) or 1 to {} with {n} players",
+                usize::from(cards_per_player) * n,
+                cards / n
             )));
         }
         let factions: Vec<String> = if config.factions.is_empty() {
             if content.factions.len() < n {
                 return Err(cfg(format!(
-                    "factions: {n} players but only {} factions",
+                    "factions: {n} players need {n} factions, but the content has only {}",
                     content.factions.len()
                 )));
             }
@@ -467,13 +485,16 @@ impl Rules {
         } else {
             if config.factions.len() != n {
                 return Err(cfg(format!(
-                    "factions: {} given for {n} players",
+                    "factions: {} given, but {n} players need {n} (or none, for the default)",
                     config.factions.len()
                 )));
             }
             for (i, f) in config.factions.iter().enumerate() {
                 if content.faction(f).is_none() {
-                    return Err(cfg(format!("factions[{i}]: unknown faction '{f}'")));
+                    return Err(cfg(format!(
+                        "factions[{i}]: unknown faction '{f}'; known: {}",
+                        ids(content.factions.iter().map(|f| f.id.as_str()))
+                    )));
                 }
                 if config.factions[..i].contains(f) {
                     return Err(cfg(format!("factions[{i}]: '{f}' is taken twice")));
@@ -484,7 +505,10 @@ impl Rules {
         let mut fleet_pool_max: Option<u8> = None;
         for (i, l) in config.laws.iter().enumerate() {
             let Some(law) = content.law(l) else {
-                return Err(cfg(format!("laws[{i}]: unknown law '{l}'")));
+                return Err(cfg(format!(
+                    "laws[{i}]: unknown law '{l}'; known: {}",
+                    ids(content.laws.iter().map(|l| l.id.as_str()))
+                )));
             };
             if let Some(m) = law.fleet_pool_max {
                 if m < 3 {
@@ -497,26 +521,34 @@ impl Rules {
         }
         if !config.influence_per_player.is_empty() && config.influence_per_player.len() != n {
             return Err(cfg(format!(
-                "influence_per_player: {} values for {n} players",
+                "influence_per_player: {} values given, but {n} players need {n} (or none, to use `influence`)",
                 config.influence_per_player.len()
             )));
         }
-        let influence = if config.influence_per_player.is_empty() {
-            &[config.influence][..]
-        } else {
-            &config.influence_per_player
-        };
-        if let Some(v) = influence.iter().find(|&&v| v > 1_000_000) {
-            return Err(cfg(format!("influence: {v} is more than 1000000")));
+        if config.influence > MAX_INFLUENCE {
+            return Err(cfg(format!(
+                "influence: {} is out of range: 0 to {MAX_INFLUENCE}",
+                config.influence
+            )));
+        }
+        if let Some((i, v)) = config
+            .influence_per_player
+            .iter()
+            .enumerate()
+            .find(|&(_, &v)| v > MAX_INFLUENCE)
+        {
+            return Err(cfg(format!(
+                "influence_per_player[{i}]: {v} is out of range: 0 to {MAX_INFLUENCE}"
+            )));
         }
         let galaxy = if config.galaxy.is_empty() {
             default_galaxy(&factions, content)
         } else {
             config.galaxy.clone()
         };
-        if galaxy.len() > 200 {
+        if galaxy.len() > MAX_SYSTEMS {
             return Err(cfg(format!(
-                "galaxy: {} systems, at most 200",
+                "galaxy: {} systems, but a galaxy holds 1 to {MAX_SYSTEMS}",
                 galaxy.len()
             )));
         }
@@ -530,14 +562,16 @@ impl Rules {
             for (j, sh) in s.ships.iter().enumerate() {
                 if usize::from(sh.player) >= n {
                     return Err(cfg(format!(
-                        "galaxy[{i}].ships[{j}].player: {} is not in a {n}-player game",
-                        sh.player
+                        "galaxy[{i}].ships[{j}].player: player {} is not in this game: players are 0 to {}",
+                        sh.player,
+                        n - 1
                     )));
                 }
                 if content.class(&sh.class).is_none() {
                     return Err(cfg(format!(
-                        "galaxy[{i}].ships[{j}].class: unknown ship class '{}'",
-                        sh.class
+                        "galaxy[{i}].ships[{j}].class: unknown ship class '{}'; known: {}",
+                        sh.class,
+                        ids(content.ships.iter().map(|c| c.id.as_str()))
                     )));
                 }
             }
@@ -680,14 +714,14 @@ impl Prepared {
         let mut ships = Vec::new();
         let mut placed = vec![0u32; n * rules.class_count()];
         for (si, sys) in galaxy.iter().enumerate() {
-            for sh in &sys.ships {
+            for (j, sh) in sys.ships.iter().enumerate() {
                 let c = content.class(&sh.class).unwrap_or(0);
                 let p = usize::from(sh.player);
                 let total = &mut placed[p * rules.class_count() + c];
                 *total = total.saturating_add(sh.count);
                 if *total > rules.classes[c].reinforcements {
                     return Err(cfg(format!(
-                        "galaxy[{si}].ships: player {p} has {} {} but only {} exist",
+                        "galaxy[{si}].ships[{j}].count: player {p} would have {} {} pieces in the galaxy, but only {} exist",
                         *total, sh.class, rules.classes[c].reinforcements
                     )));
                 }

@@ -33,7 +33,9 @@ fn content_errors_name_the_entry_and_the_field() {
             file: "factions.json",
             entry: "x".into(),
             field: "starting_fleet",
-            message: "unknown ship class 'warsun'".into()
+            message:
+                "unknown ship class 'warsun'; known: fighter, destroyer, cruiser, carrier, dreadnought"
+                    .into()
         }
     );
     let e = Content::with_file("ships.json", r#"[{"id":"a","name":"A","fleet":true,"reinforcements":1},{"id":"a","name":"B","fleet":true,"reinforcements":1}]"#).unwrap_err();
@@ -45,7 +47,7 @@ fn content_errors_name_the_entry_and_the_field() {
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"gain","tokens":0}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
     assert!(
         e.to_string()
-            .contains("entry 'l', field 'primary': gain of 0 tokens"),
+            .contains("entry 'l', field 'primary': a gain of 0 tokens is out of range: 1 to 16"),
         "{e}"
     );
     let e = Content::with_file(
@@ -56,6 +58,102 @@ fn content_errors_name_the_entry_and_the_field() {
     assert!(e.to_string().contains("unknown field `colour`"), "{e}");
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"teleport"}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
     assert!(e.to_string().contains("unknown variant `teleport`"), "{e}");
+}
+
+#[test]
+fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
+    let r = CommandTokens::new();
+    let bad = |c: Config| r.new_game(3, 1, &c).unwrap_err().to_string();
+    let error = |text: &str| format!("invalid configuration: {text}");
+    assert_eq!(
+        bad(Config {
+            rounds: 0,
+            ..Default::default()
+        }),
+        error("rounds: 0 is out of range: 1 to 1000")
+    );
+    assert_eq!(
+        bad(Config {
+            rounds: 1001,
+            ..Default::default()
+        }),
+        error("rounds: 1001 is out of range: 1 to 1000")
+    );
+    assert_eq!(
+        bad(Config {
+            production: 21,
+            ..Default::default()
+        }),
+        error("production: 21 is out of range: 0 to 20")
+    );
+    assert_eq!(
+        bad(Config {
+            influence: 1_000_001,
+            ..Default::default()
+        }),
+        error("influence: 1000001 is out of range: 0 to 1000000")
+    );
+    assert_eq!(
+        bad(Config {
+            influence_per_player: vec![1, 2, 3_000_000],
+            ..Default::default()
+        }),
+        error("influence_per_player[2]: 3000000 is out of range: 0 to 1000000")
+    );
+    assert_eq!(
+        bad(Config {
+            influence_per_player: vec![1, 2],
+            ..Default::default()
+        }),
+        error(
+            "influence_per_player: 2 values given, but 3 players need 3 (or none, to use `influence`)"
+        )
+    );
+    let galaxy = (0..201)
+        .map(|i| coffer_command_tokens::SystemConfig {
+            id: i.to_string(),
+            ships: Vec::new(),
+            no_diplomacy: false,
+        })
+        .collect();
+    assert_eq!(
+        bad(Config {
+            galaxy,
+            ..Default::default()
+        }),
+        error("galaxy: 201 systems, but a galaxy holds 1 to 200")
+    );
+    let galaxy = vec![coffer_command_tokens::SystemConfig {
+        id: "a".into(),
+        ships: vec![coffer_command_tokens::ShipsConfig {
+            player: 3,
+            class: "carrier".into(),
+            count: 1,
+        }],
+        no_diplomacy: false,
+    }];
+    assert_eq!(
+        bad(Config {
+            galaxy,
+            ..Default::default()
+        }),
+        error("galaxy[0].ships[0].player: player 3 is not in this game: players are 0 to 2")
+    );
+    let e = Content::with_file(
+        "ships.json",
+        r#"[{"id":"a","name":"A","fleet":true,"reinforcements":1001}]"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ships.json: entry 'a', field 'reinforcements': 1001 is out of range: 0 to 1000"
+    );
+    let e = Content::with_file("laws.json", r#"[{"id":"x","name":"","fleet_pool_max":4}]"#)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "laws.json: entry 'x', field 'name': must not be empty"
+    );
 }
 
 #[test]
@@ -74,28 +172,21 @@ fn configuration_errors_are_clear() {
             factions: vec!["zz".into(), "sol".into(), "hacan".into()],
             ..Default::default()
         })
-        .contains("unknown faction 'zz'")
+        .contains("factions[0]: unknown faction 'zz'; known: letnev, sol, hacan")
     );
     assert!(
         bad(Config {
             laws: vec!["nope".into()],
             ..Default::default()
         })
-        .contains("laws[0]: unknown law 'nope'")
+        .contains("laws[0]: unknown law 'nope'; known: fleet-regulations")
     );
-    assert!(
-        bad(Config {
-            rounds: 0,
-            ..Default::default()
-        })
-        .contains("rounds: 0")
-    );
-    assert!(
+    assert_eq!(
         bad(Config {
             cards_per_player: 3,
             ..Default::default()
-        })
-        .contains("only 8 strategy cards")
+        }),
+        "invalid configuration: cards_per_player: 3 cards for each of 3 players needs 9, but there are 8 strategy cards: 0 (the default) or 1 to 2 with 3 players"
     );
     let galaxy = vec![coffer_command_tokens::SystemConfig {
         id: "a".into(),
@@ -111,7 +202,7 @@ fn configuration_errors_are_clear() {
             galaxy,
             ..Default::default()
         })
-        .contains("5 carrier but only 4 exist")
+        .contains("galaxy[0].ships[0].count: player 0 would have 5 carrier pieces in the galaxy, but only 4 exist")
     );
     let adapter = Adapter::shared(CommandTokens::new());
     assert!(matches!(
