@@ -2,8 +2,9 @@
 //! `apply` and legal-action enumeration), and what they do on the ledger.
 
 use crate::content::{Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Timing};
-use crate::state::{Attack, AttackStep, Card, CardKind, Stage, State};
-use coffer_core::{ActionError, Cause, Owner, Part, Refusal, Scope, TrackId};
+use crate::state::{Attack, AttackStep, Card, CardKind, Phase, Stage, State, kind};
+use crate::vocab::note;
+use coffer_core::{ActionError, Cause, Key, Owner, Part, Refusal, Scope, TrackId};
 use serde::{Deserialize, Serialize};
 
 /// Most hits (and, separately, crits) one `suffer_damage` input may carry.
@@ -145,8 +146,31 @@ pub enum Action {
     },
 }
 
+/// The name of each action, by its code in [`Cause::Action`]: the vocabulary's `actions`.
+pub const ACTION_NAMES: [&str; 18] = [
+    "Plan",
+    "Use Ability",
+    "Execute",
+    "Perform",
+    "Reload",
+    "Pass",
+    "Attack",
+    "Attack Dice",
+    "Defence Dice",
+    "Spend Force",
+    "Spend Focus",
+    "Spend Evade",
+    "Done",
+    "Suffer Damage",
+    "Deal Damage Card",
+    "Gain Stress",
+    "Lose",
+    "Recover",
+];
+
 impl Action {
-    fn code(&self) -> u16 {
+    /// Its code in [`Cause::Action`] (its name: [`ACTION_NAMES`]).
+    pub fn code(&self) -> u16 {
         match self {
             Action::Plan { .. } => 0,
             Action::UseAbility { .. } => 1,
@@ -187,26 +211,243 @@ pub enum Turn {
     End,
 }
 
-/// Why an action is refused (static reason; `apply` adds the action to the message).
+/// Why an action is refused: the reason and the values it names, without formatting, so that
+/// validation (also run for every candidate of a legal-action list) allocates nothing.
+/// [`Why::error`] writes it in words when an action is actually refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Why(pub &'static str, pub bool);
+pub enum Why {
+    /// The rules forbid it now, for this reason.
+    Illegal(&'static str),
+    /// It is another player's to take, for this reason.
+    NotYours(&'static str),
+    /// The player is not in the game.
+    NoSuchPlayer,
+    /// No ship with this number.
+    NoSuchShip(u8),
+    /// The ship is destroyed.
+    Destroyed(u8),
+    /// The ship belongs to another player.
+    NotYourShip(u8),
+    /// The ship does not have the turn.
+    NotItsTurn(u8),
+    /// It is done only in `phase`; `what` says what ("maneuvers are executed").
+    WrongPhase {
+        /// What is done then.
+        what: &'static str,
+        /// When.
+        phase: Phase,
+    },
+    /// Something about the ship: "{ship} {what}".
+    Ship(u8, &'static str),
+    /// No card with this number on the ship.
+    NoSuchCard {
+        /// The ship.
+        ship: u8,
+        /// The card asked for.
+        card: u8,
+    },
+    /// Something about a card on a ship: "{card} on {ship} {what}".
+    Card {
+        /// The ship.
+        ship: u8,
+        /// The card.
+        card: u8,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// A card with too few active charges for its ability (C3).
+    CardCharges {
+        /// The ship.
+        ship: u8,
+        /// The card.
+        card: u8,
+        /// Its active charges.
+        active: u32,
+        /// The ability's cost.
+        cost: u8,
+    },
+    /// The ship has none of these charges.
+    NoCharges(u8, ChargeRef),
+    /// Something about a ship's charges: "{charges} {what}".
+    Charges(u8, ChargeRef, &'static str),
+    /// A friendly ship as the target of an attack.
+    FriendlyTarget(u8),
+    /// More dice results than dice.
+    TooManyResults {
+        /// Results given.
+        results: u16,
+        /// Dice rolled.
+        dice: u8,
+        /// Defence dice rather than attack dice.
+        defence: bool,
+    },
+    /// An effect's damage out of its range.
+    EffectDamage {
+        /// Hits given.
+        hits: u8,
+        /// Crits given.
+        crits: u8,
+    },
+}
+
+impl Why {
+    /// Whether the action is another player's to take (rather than forbidden to everyone now).
+    pub fn theirs(self) -> bool {
+        matches!(
+            self,
+            Why::NotYours(_) | Why::NoSuchPlayer | Why::NotYourShip(_) | Why::NotItsTurn(_)
+        )
+    }
+
+    /// The refusal of `p`'s action in `s`, in words.
+    pub fn error(self, s: &State, p: Owner) -> ActionError {
+        let reason = self.text(s, p);
+        if self.theirs() {
+            ActionError::NotYourTurn { player: p, reason }
+        } else {
+            ActionError::Illegal(reason)
+        }
+    }
+
+    /// The reason in words, naming ships and cards as the rulebook does.
+    pub fn text(self, s: &State, p: Owner) -> String {
+        let ship = |i: u8| ship_name(s, usize::from(i));
+        match self {
+            Why::Illegal(why) | Why::NotYours(why) => why.to_owned(),
+            Why::NoSuchPlayer => format!(
+                "{p} is not in this game: it has players p0-p{}",
+                s.done.len().saturating_sub(1)
+            ),
+            Why::NoSuchShip(i) => format!(
+                "ship {i} does not exist: this game has ships 0-{}",
+                s.ships.len().saturating_sub(1)
+            ),
+            Why::Destroyed(i) => format!("{} is destroyed", ship(i)),
+            Why::NotYourShip(i) => format!("{} is not {p}'s ship", ship(i)),
+            Why::NotItsTurn(i) => match turn(s) {
+                Turn::Ship(j) => {
+                    format!("it is the turn of {}, not of {}", ship_name(s, j), ship(i))
+                }
+                Turn::Attacker(_) | Turn::Defender(_) => match s.attack {
+                    Some(at) => format!(
+                        "{} must wait: the attack of {} on {} is being resolved",
+                        ship(i),
+                        ship(at.attacker),
+                        ship(at.defender)
+                    ),
+                    None => format!("{} does not have the turn", ship(i)),
+                },
+                _ => format!("{} does not have the turn", ship(i)),
+            },
+            Why::WrongPhase { what, phase } => format!(
+                "{what} in the {}; this is the {}",
+                phase.name(),
+                s.phase().name()
+            ),
+            Why::Ship(i, what) => format!("{} {what}", ship(i)),
+            Why::NoSuchCard { ship: i, card } => {
+                let cards = s.ships.get(usize::from(i)).map_or(1, |sh| sh.cards.len());
+                if cards <= 1 {
+                    format!(
+                        "{} has no card {card}: its only card is 0, the pilot card",
+                        ship(i)
+                    )
+                } else {
+                    format!(
+                        "{} has no card {card}: its cards are 0-{} (0 is the pilot card)",
+                        ship(i),
+                        cards - 1
+                    )
+                }
+            }
+            Why::Card {
+                ship: i,
+                card,
+                what,
+            } => format!("{} on {} {what}", card_name(s, i, card), ship(i)),
+            Why::CardCharges {
+                ship: i,
+                card,
+                active,
+                cost,
+            } => format!(
+                "{} on {} has {active} active {}; its ability costs {cost} (C3)",
+                card_name(s, i, card),
+                ship(i),
+                if active == 1 { "charge" } else { "charges" }
+            ),
+            Why::NoCharges(i, r) => match r {
+                ChargeRef::Force => format!("{} has no Force", ship(i)),
+                ChargeRef::Shield => format!("{} has no shields", ship(i)),
+                ChargeRef::Energy => format!("{} has no energy", ship(i)),
+                ChargeRef::Card(c) => {
+                    let cards = s.ships.get(usize::from(i)).map_or(0, |sh| sh.cards.len());
+                    if usize::from(c) < cards {
+                        format!("{} on {} has no charges", card_name(s, i, c), ship(i))
+                    } else {
+                        Why::NoSuchCard { ship: i, card: c }.text(s, p)
+                    }
+                }
+            },
+            Why::Charges(i, r, what) => {
+                let charges = match r {
+                    ChargeRef::Force => "Force".to_owned(),
+                    ChargeRef::Shield => "shields".to_owned(),
+                    ChargeRef::Energy => "energy".to_owned(),
+                    ChargeRef::Card(c) => format!("{} charges", card_name(s, i, c)),
+                };
+                format!("{} {charges} {what}", ship(i))
+            }
+            Why::FriendlyTarget(i) => {
+                format!("{} is friendly: an attack targets an enemy ship", ship(i))
+            }
+            Why::TooManyResults {
+                results,
+                dice,
+                defence,
+            } => format!(
+                "{results} results for {dice} {} dice: give at most {dice}",
+                if defence { "defence" } else { "attack" }
+            ),
+            Why::EffectDamage { hits, crits } => format!(
+                "{hits} hits and {crits} crits: an effect deals 0-{MAX_EFFECT_DAMAGE} hits and 0-{MAX_EFFECT_DAMAGE} crits, at least one in all"
+            ),
+        }
+    }
+}
+
+/// A ship with its owner, for texts: "p0's Luke Skywalker" (or "ship 7" for a number past the ships).
+pub fn ship_name(s: &State, i: usize) -> String {
+    match s.ships.get(i) {
+        Some(sh) => format!("{}'s {}", sh.owner, sh.name),
+        None => format!("ship {i}"),
+    }
+}
+
+/// A card's printed name ("card 3" past the ship's cards).
+fn card_name(s: &State, ship: u8, card: u8) -> String {
+    s.ships
+        .get(usize::from(ship))
+        .and_then(|sh| sh.card_names.get(usize::from(card)))
+        .map_or_else(|| format!("card {card}"), Clone::clone)
+}
 
 fn illegal(reason: &'static str) -> Why {
-    Why(reason, false)
+    Why::Illegal(reason)
 }
 
 fn not_yours(reason: &'static str) -> Why {
-    Why(reason, true)
+    Why::NotYours(reason)
 }
 
 /// The ship whose turn it is in `phase`: lowest initiative first (System, Activation), highest first
 /// (Engagement); ties go to the lower player, then the lower ship index.
 pub fn current_ship(s: &State) -> Option<usize> {
-    let phase = s.phase();
+    let engagement = s.phase() == Phase::Engagement;
     let mut best: Option<(usize, (i16, u16))> = None;
     for (i, ship) in s.ships.iter().enumerate() {
         let init = i16::from(ship.initiative);
-        let key = (if phase == 3 { -init } else { init }, ship.owner.0);
+        let key = (if engagement { -init } else { init }, ship.owner.0);
         // The lowest key among the ships still to act, the lower index on a tie: a ship that cannot
         // beat the best so far need not be looked at further.
         if best.is_some_and(|(_, k)| key >= k) {
@@ -223,7 +464,7 @@ pub fn current_ship(s: &State) -> Option<usize> {
 /// What [`State::current`] holds: the [`current_ship`] in the System, Activation and Engagement Phases
 /// of a game not over, `None` otherwise.
 pub fn ship_to_act(s: &State) -> Option<u8> {
-    if s.winners.is_none() && (1..=3).contains(&s.phase()) {
+    if s.winners.is_none() && s.phase().has_ship_turns() {
         current_ship(s).map(|i| i as u8)
     } else {
         None
@@ -236,15 +477,15 @@ pub fn turn(s: &State) -> Turn {
         return Turn::Over;
     }
     match s.phase() {
-        0 => Turn::Planning,
-        1..=3 => match s.attack {
+        Phase::Planning => Turn::Planning,
+        Phase::System | Phase::Activation | Phase::Engagement => match s.attack {
             Some(a) if matches!(a.step, AttackStep::Roll | AttackStep::Modify) => {
                 Turn::Attacker(usize::from(a.attacker))
             }
             Some(a) => Turn::Defender(usize::from(a.defender)),
             None => s.current.map_or(Turn::Over, |i| Turn::Ship(usize::from(i))),
         },
-        _ => Turn::End,
+        Phase::End => Turn::End,
     }
 }
 
@@ -261,34 +502,46 @@ fn track_of(s: &State, ship: usize, r: ChargeRef) -> Option<TrackId> {
 fn ship_ok(s: &State, ship: u8) -> Result<usize, Why> {
     let i = usize::from(ship);
     if i >= s.ships.len() {
-        return Err(illegal("no such ship"));
+        return Err(Why::NoSuchShip(ship));
     }
     if !s.alive(i) {
-        return Err(illegal("that ship is destroyed"));
+        return Err(Why::Destroyed(ship));
     }
     Ok(i)
 }
 
-fn my_ship_turn(s: &State, t: Turn, p: Owner, ship: u8, phase: u32) -> Result<usize, Why> {
+/// The ship exists and is in play, `phase` is the current phase (`what` is done in it), the ship has the
+/// turn, and `p` owns it.
+fn my_ship_turn(
+    s: &State,
+    t: Turn,
+    p: Owner,
+    ship: u8,
+    phase: Phase,
+    what: &'static str,
+) -> Result<usize, Why> {
     let i = ship_ok(s, ship)?;
     if s.phase() != phase {
-        return Err(illegal("not in this phase"));
+        return Err(Why::WrongPhase { what, phase });
     }
     if t != Turn::Ship(i) {
-        return Err(not_yours("it is not this ship's turn"));
+        return Err(Why::NotItsTurn(ship));
     }
     if s.ships[i].owner != p {
-        return Err(not_yours("that ship is not yours"));
+        return Err(Why::NotYourShip(ship));
     }
     Ok(i)
 }
 
-fn action_available(stage: Stage) -> Result<(), Why> {
+fn action_available(ship: u8, stage: Stage) -> Result<(), Why> {
     if !stage.executed {
-        return Err(illegal("the ship has not executed its maneuver yet"));
+        return Err(Why::Ship(
+            ship,
+            "has not executed its maneuver yet: actions come after it",
+        ));
     }
     if stage.acted && !stage.bonus {
-        return Err(illegal("the ship has already performed its action"));
+        return Err(Why::Ship(ship, "has already performed its action"));
     }
     Ok(())
 }
@@ -298,6 +551,9 @@ fn stressed(s: &State, ship: usize) -> bool {
 }
 
 /// Checks an action without changing anything: the one rule book for both `apply` and `legal_actions`.
+///
+/// # Errors
+/// [`Why`] the action is refused.
 pub fn validate(s: &State, p: Owner, a: &Action) -> Result<(), Why> {
     validate_in(s, turn(s), p, a)
 }
@@ -308,20 +564,23 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
         return Err(illegal("the game is over"));
     }
     if p.index() >= s.done.len() {
-        return Err(not_yours("no such player"));
+        return Err(Why::NoSuchPlayer);
     }
     match *a {
         Action::Plan { ship, maneuver } => {
             let i = ship_ok(s, ship)?;
             if t != Turn::Planning {
-                return Err(illegal("not in the Planning Phase"));
+                return Err(Why::WrongPhase {
+                    what: "dials are planned",
+                    phase: Phase::Planning,
+                });
             }
             let sh = &s.ships[i];
             if sh.owner != p {
-                return Err(not_yours("that ship is not yours"));
+                return Err(Why::NotYourShip(ship));
             }
             if sh.planned.is_some() {
-                return Err(illegal("that ship already has a maneuver"));
+                return Err(Why::Ship(ship, "already has a dial planned this round"));
             }
             plan_maneuver(s, i, maneuver)
         }
@@ -331,55 +590,67 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             let c = sh
                 .cards
                 .get(usize::from(card))
-                .ok_or(illegal("no such card on that ship"))?;
-            let ab = c.ability.ok_or(illegal("that card has no ability"))?;
+                .ok_or(Why::NoSuchCard { ship, card })?;
+            let ab = c.ability.ok_or(Why::Card {
+                ship,
+                card,
+                what: "has no ability",
+            })?;
             match ab.timing {
                 Timing::System => {
-                    my_ship_turn(s, t, p, ship, 1)?;
+                    my_ship_turn(s, t, p, ship, Phase::System, "System abilities are used")?;
                 }
                 Timing::Reveal | Timing::Action | Timing::AfterAction => {
-                    my_ship_turn(s, t, p, ship, 2)?;
+                    my_ship_turn(s, t, p, ship, Phase::Activation, "this ability is used")?;
                 }
                 Timing::End => {
                     if t != Turn::End {
-                        return Err(illegal("not in the End Phase"));
+                        return Err(Why::WrongPhase {
+                            what: "End Phase abilities are used",
+                            phase: Phase::End,
+                        });
                     }
                     if sh.owner != p {
-                        return Err(not_yours("that ship is not yours"));
+                        return Err(Why::NotYourShip(ship));
                     }
                     if s.ledger.is_exhausted(s.done[p.index()]) {
-                        return Err(illegal("you are done with this End Phase"));
+                        return Err(illegal("you are already done with this End Phase"));
                     }
                 }
             }
-            ability_usable(s, i, c, ab)
+            ability_usable(s, i, card, c, ab)
         }
         Action::Execute { ship } => {
-            let i = my_ship_turn(s, t, p, ship, 2)?;
+            let i = my_ship_turn(s, t, p, ship, Phase::Activation, "maneuvers are executed")?;
             if s.ships[i].stage.executed {
-                return Err(illegal("the maneuver was already executed"));
+                return Err(Why::Ship(ship, "has already executed its maneuver"));
             }
             Ok(())
         }
         Action::Perform { ship, action } => {
-            let i = my_ship_turn(s, t, p, ship, 2)?;
-            action_available(s.ships[i].stage)?;
+            let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
+            action_available(ship, s.ships[i].stage)?;
             perform_color(s, i, action)
         }
         Action::Reload { ship, card } => {
-            let i = my_ship_turn(s, t, p, ship, 2)?;
-            action_available(s.ships[i].stage)?;
+            let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
+            action_available(ship, s.ships[i].stage)?;
             reload_color(s, i)?;
             reload_card(s, i, card)
         }
         Action::Pass { ship } => {
             let phase = s.phase();
-            if !(1..=3).contains(&phase) {
-                return Err(illegal("nothing to pass in this phase"));
+            if !phase.has_ship_turns() {
+                return Err(illegal(
+                    "a ship passes only on its turn in the System, Activation or Engagement Phase",
+                ));
             }
-            let i = my_ship_turn(s, t, p, ship, phase)?;
-            if phase == 2 && !s.ships[i].stage.executed {
-                return Err(illegal("the ship must execute its maneuver first"));
+            let i = my_ship_turn(s, t, p, ship, phase, "ships pass")?;
+            if phase == Phase::Activation && !s.ships[i].stage.executed {
+                return Err(Why::Ship(
+                    ship,
+                    "must execute its maneuver before it passes",
+                ));
             }
             Ok(())
         }
@@ -388,49 +659,72 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             target,
             weapon,
         } => {
-            let i = my_ship_turn(s, t, p, ship, 3)?;
+            let i = my_ship_turn(s, t, p, ship, Phase::Engagement, "attacks are made")?;
             let sh = &s.ships[i];
             if s.ledger.value(sh.disarm) > 0 {
-                return Err(illegal("a disarmed ship cannot attack"));
+                return Err(Why::Ship(
+                    ship,
+                    "is disarmed: a disarmed ship cannot attack",
+                ));
             }
             attack_target(s, p, target)?;
             attack_weapon(s, i, weapon)
         }
         Action::AttackDice { hits, crits, focus } => {
             let Turn::Attacker(i) = t else {
-                return Err(illegal("no attack awaits its dice"));
+                return Err(illegal("no attack awaits its attack dice"));
             };
-            let at = s.attack.ok_or(illegal("no attack"))?;
+            let at = s
+                .attack
+                .ok_or(illegal("no attack awaits its attack dice"))?;
             if at.step != AttackStep::Roll {
                 return Err(illegal("the attack dice are already rolled"));
             }
             if s.ships[i].owner != p {
-                return Err(not_yours("the attacker rolls the attack dice"));
+                return Err(not_yours(
+                    "the attacking ship's owner enters the attack dice",
+                ));
             }
-            if u16::from(hits) + u16::from(crits) + u16::from(focus) > u16::from(at.dice) {
-                return Err(illegal("more results than attack dice"));
+            let results = u16::from(hits) + u16::from(crits) + u16::from(focus);
+            if results > u16::from(at.dice) {
+                return Err(Why::TooManyResults {
+                    results,
+                    dice: at.dice,
+                    defence: false,
+                });
             }
             Ok(())
         }
         Action::DefenceDice { evades, focus } => {
             let Turn::Defender(i) = t else {
-                return Err(illegal("no defence awaits its dice"));
+                return Err(illegal("no defence awaits its defence dice"));
             };
-            let at = s.attack.ok_or(illegal("no attack"))?;
+            let at = s
+                .attack
+                .ok_or(illegal("no defence awaits its defence dice"))?;
             if at.step != AttackStep::DefenceRoll {
-                return Err(illegal("not at the defence dice step"));
+                return Err(illegal("the defence dice are already rolled"));
             }
             if s.ships[i].owner != p {
-                return Err(not_yours("the defender rolls the defence dice"));
+                return Err(not_yours(
+                    "the defending ship's owner enters the defence dice",
+                ));
             }
-            if u16::from(evades) + u16::from(focus) > u16::from(s.ships[i].agility) {
-                return Err(illegal("more results than defence dice"));
+            let results = u16::from(evades) + u16::from(focus);
+            let dice = s.ships[i].agility;
+            if results > u16::from(dice) {
+                return Err(Why::TooManyResults {
+                    results,
+                    dice,
+                    defence: true,
+                });
             }
             Ok(())
         }
         Action::SpendForce | Action::SpendFocus | Action::SpendEvade => {
             let (i, at) = modify_step(s, p)?;
             let sh = &s.ships[i];
+            let ship = i as u8;
             let attacking = at.step == AttackStep::Modify;
             let focus_results = if attacking {
                 at.focus
@@ -445,23 +739,27 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
                         ));
                     }
                     if s.active(sh.force) == 0 {
-                        return Err(illegal("no active Force (C3)"));
+                        return Err(Why::Ship(ship, "has no active Force (C3)"));
                     }
                 }
                 Action::SpendFocus => {
                     if focus_results == 0 {
-                        return Err(illegal("no focus result to change"));
+                        return Err(illegal(
+                            "no focus result to change: a focus token cannot be spent",
+                        ));
                     }
                     if s.ledger.value(sh.focus) == 0 {
-                        return Err(illegal("no focus token"));
+                        return Err(Why::Ship(ship, "has no focus token"));
                     }
                 }
                 _ => {
                     if attacking {
-                        return Err(illegal("evade tokens are spent while defending"));
+                        return Err(illegal(
+                            "evade tokens are spent while defending, not while attacking",
+                        ));
                     }
                     if s.ledger.value(sh.evade) == 0 {
-                        return Err(illegal("no evade token"));
+                        return Err(Why::Ship(ship, "has no evade token"));
                     }
                 }
             }
@@ -474,13 +772,16 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
                 }
                 Ok(())
             }
+            _ if s.attack.is_none() => Err(illegal(
+                "there is nothing to be done with: no dice step is open and this is not the End Phase",
+            )),
             _ => modify_step(s, p).map(|_| ()),
         },
         Action::SufferDamage { ship, hits, crits } => {
             effect_turn(s, t, p)?;
             ship_ok(s, ship)?;
             if hits > MAX_EFFECT_DAMAGE || crits > MAX_EFFECT_DAMAGE || hits + crits == 0 {
-                return Err(illegal("an effect deals 1..=2 hits and 0..=2 crits"));
+                return Err(Why::EffectDamage { hits, crits });
             }
             Ok(())
         }
@@ -491,20 +792,29 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
         Action::Lose { ship, charges } => {
             effect_turn(s, t, p)?;
             let i = ship_ok(s, ship)?;
-            track_of(s, i, charges).ok_or(illegal("the ship has no such charges"))?;
+            track_of(s, i, charges).ok_or(Why::NoCharges(ship, charges))?;
             Ok(())
         }
         Action::Recover { ship, charges } => {
             effect_turn(s, t, p)?;
             let i = ship_ok(s, ship)?;
-            let t = track_of(s, i, charges).ok_or(illegal("the ship has no such charges"))?;
-            let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
+            let t = track_of(s, i, charges).ok_or(Why::NoCharges(ship, charges))?;
+            let t = s
+                .ledger
+                .track(t)
+                .map_err(|_| Why::NoCharges(ship, charges))?;
             if t.unrecoverable() {
-                return Err(illegal("this card's charge cannot be recovered (C11)"));
+                return Err(Why::Charges(
+                    ship,
+                    charges,
+                    "cannot be recovered: the card says so (C11)",
+                ));
             }
             if t.inactive() == 0 {
-                return Err(illegal(
-                    "every charge of that card is active: it cannot recover (C4)",
+                return Err(Why::Charges(
+                    ship,
+                    charges,
+                    "are all active: nothing to recover (C4)",
                 ));
             }
             Ok(())
@@ -512,49 +822,70 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
     }
 }
 
-/// The part of [`validate`] for using ability `ab` of card `c` of ship `i` once the timing's turn and
-/// phase hold: the ship's progress in its activation, the ability unused this round, its cost payable
-/// (C3) and its effect able to resolve.
-fn ability_usable(s: &State, i: usize, c: &Card, ab: Ability) -> Result<(), Why> {
+/// The part of [`validate`] for using ability `ab` of card `card` (`c`) of ship `i` once the timing's
+/// turn and phase hold: the ship's progress in its activation, the ability unused this round, its cost
+/// payable (C3) and its effect able to resolve.
+fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Result<(), Why> {
     let sh = &s.ships[i];
+    let ship = i as u8;
     match ab.timing {
         Timing::Reveal if sh.stage.executed => {
-            return Err(illegal("the dial was already revealed and executed"));
+            return Err(Why::Ship(
+                ship,
+                "has already revealed its dial: this ability comes before the maneuver",
+            ));
         }
-        Timing::Action => action_available(sh.stage)?,
+        Timing::Action => action_available(ship, sh.stage)?,
         Timing::AfterAction if !sh.stage.acted || sh.stage.bonus => {
-            return Err(illegal("only after the ship performs its action"));
+            return Err(Why::Card {
+                ship,
+                card,
+                what: "is used only right after the ship performs its action",
+            });
         }
         _ => {}
     }
     if s.ledger.is_exhausted(c.used) {
-        return Err(illegal("that ability was already used this round"));
+        return Err(Why::Card {
+            ship,
+            card,
+            what: "was already used this round",
+        });
     }
     // C3: every charge available to the effect is inactive -> it cannot be spent.
-    if s.active(c.track) < u32::from(ab.cost) {
-        return Err(illegal("not enough active charges on that card (C3)"));
+    let active = s.active(c.track);
+    if active < u32::from(ab.cost) {
+        return Err(Why::CardCharges {
+            ship,
+            card,
+            active,
+            cost: ab.cost,
+        });
     }
     match ab.effect {
-        Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(illegal(
-            "every shield is active: the effect cannot resolve, so its cost cannot be paid (C3)",
+        Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(Why::Ship(
+            ship,
+            "has every shield active: the ability cannot resolve, so its cost cannot be paid (C3)",
         )),
         Effect::RecoverShield
             if sh
                 .shields
                 .is_some_and(|t| s.ledger.track(t).is_ok_and(|t| t.unrecoverable())) =>
         {
-            Err(illegal("shields cannot be recovered"))
+            Err(Why::Ship(ship, "cannot recover its shields"))
         }
-        Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(illegal(
-            "no facedown damage card to repair: the cost cannot be paid",
+        Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(Why::Ship(
+            ship,
+            "has no facedown damage card to repair: the ability's cost cannot be paid (C3)",
         )),
         Effect::ExtraAction
             if stressed(s, i)
                 || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
                     .contains(&Some(Color::White)) =>
         {
-            Err(illegal(
-                "no white action can be performed as red (stressed or no action)",
+            Err(Why::Ship(
+                ship,
+                "has no white action to perform as red: it is stressed, or its action bar has none",
             ))
         }
         _ => Ok(()),
@@ -564,7 +895,10 @@ fn ability_usable(s: &State, i: usize, c: &Card, ab: Ability) -> Result<(), Why>
 /// The maneuver part of [`validate`] for planning ship `i`: purple needs an active Force (C8).
 fn plan_maneuver(s: &State, i: usize, maneuver: Color) -> Result<(), Why> {
     if maneuver == Color::Purple && s.active(s.ships[i].force) == 0 {
-        return Err(illegal("a purple maneuver needs an active Force (C8)"));
+        return Err(Why::Ship(
+            i as u8,
+            "has no active Force: a purple maneuver needs one (C8)",
+        ));
     }
     Ok(())
 }
@@ -573,10 +907,13 @@ fn plan_maneuver(s: &State, i: usize, maneuver: Color) -> Result<(), Why> {
 fn perform_color(s: &State, i: usize, action: ShipAction) -> Result<(), Why> {
     let bar = s.ships[i].actions;
     let color = match action {
-        ShipAction::Focus => bar.focus,
-        ShipAction::Evade => bar.evade,
-    }
-    .ok_or(illegal("that action is not on the ship's action bar"))?;
+        ShipAction::Focus => bar
+            .focus
+            .ok_or(Why::Ship(i as u8, "has no focus action on its action bar"))?,
+        ShipAction::Evade => bar
+            .evade
+            .ok_or(Why::Ship(i as u8, "has no evade action on its action bar"))?,
+    };
     check_action_color(s, i, color)
 }
 
@@ -585,30 +922,35 @@ fn reload_color(s: &State, i: usize) -> Result<(), Why> {
     let color = s.ships[i]
         .actions
         .reload
-        .ok_or(illegal("Reload is not on the ship's action bar"))?;
+        .ok_or(Why::Ship(i as u8, "has no Reload action on its action bar"))?;
     check_action_color(s, i, color)
 }
 
 /// The card part of [`validate`] for ship `i` reloading `card` (C11): a torpedo, missile or device
 /// upgrade whose recoverable charge is below its limit.
 fn reload_card(s: &State, i: usize, card: u8) -> Result<(), Why> {
+    let ship = i as u8;
     let c = s.ships[i]
         .cards
         .get(usize::from(card))
-        .ok_or(illegal("no such card on that ship"))?;
+        .ok_or(Why::NoSuchCard { ship, card })?;
+    let why = |what| Why::Card { ship, card, what };
     if !matches!(c.kind, CardKind::Upgrade(slot) if slot.reloadable()) {
-        return Err(illegal(
-            "only a torpedo, missile or device upgrade can be reloaded (C11)",
+        return Err(why(
+            "cannot be reloaded: only torpedo, missile and device upgrades can (C11)",
         ));
     }
-    let t = c.track.ok_or(illegal("that upgrade has no charge"))?;
-    let t = s.ledger.track(t).map_err(|_| illegal("no such track"))?;
+    let t = c.track.ok_or(why("has no charge to reload"))?;
+    let t = s
+        .ledger
+        .track(t)
+        .map_err(|_| why("has no charge to reload"))?;
     if t.unrecoverable() {
-        return Err(illegal("that card's charge cannot be recovered (C11)"));
+        return Err(why("has a charge that cannot be recovered (C11)"));
     }
     if t.inactive() == 0 {
-        return Err(illegal(
-            "that upgrade is at its limit: nothing to reload (C11)",
+        return Err(why(
+            "has every charge active: it is at its limit, nothing to reload (C11)",
         ));
     }
     Ok(())
@@ -618,7 +960,7 @@ fn reload_card(s: &State, i: usize, card: u8) -> Result<(), Why> {
 fn attack_target(s: &State, p: Owner, target: u8) -> Result<(), Why> {
     let t = ship_ok(s, target)?;
     if s.ships[t].owner == p {
-        return Err(illegal("the target is friendly"));
+        return Err(Why::FriendlyTarget(target));
     }
     Ok(())
 }
@@ -627,20 +969,29 @@ fn attack_target(s: &State, p: Owner, target: u8) -> Result<(), Why> {
 /// with an active charge.
 fn attack_weapon(s: &State, i: usize, weapon: u8) -> Result<(), Why> {
     let sh = &s.ships[i];
+    let ship = i as u8;
     if weapon == 0 {
         if sh.attack == 0 {
-            return Err(illegal("the ship has no primary weapon"));
+            return Err(Why::Ship(ship, "has no primary weapon"));
         }
     } else {
         let c = sh
             .cards
             .get(usize::from(weapon))
-            .ok_or(illegal("no such card on that ship"))?;
+            .ok_or(Why::NoSuchCard { ship, card: weapon })?;
         if c.attack == 0 {
-            return Err(illegal("that card has no attack"));
+            return Err(Why::Card {
+                ship,
+                card: weapon,
+                what: "is not a weapon",
+            });
         }
         if c.track.is_some() && s.active(c.track) == 0 {
-            return Err(illegal("that weapon has no active charge (C3)"));
+            return Err(Why::Card {
+                ship,
+                card: weapon,
+                what: "has no active charge to attack with (C3)",
+            });
         }
     }
     Ok(())
@@ -648,28 +999,35 @@ fn attack_weapon(s: &State, i: usize, weapon: u8) -> Result<(), Why> {
 
 fn check_action_color(s: &State, i: usize, color: Color) -> Result<(), Why> {
     let sh = &s.ships[i];
+    let ship = i as u8;
     let bonus = sh.stage.acted;
     if bonus && color != Color::White {
-        return Err(illegal(
-            "the extra action must be a white action (it is treated as red)",
+        return Err(Why::Ship(
+            ship,
+            "may take only a white action as its extra action (it is treated as red)",
         ));
     }
     let effective = if bonus { Color::Red } else { color };
     match effective {
-        Color::Purple if s.active(sh.force) == 0 => {
-            Err(illegal("a purple action costs one Force (C8)"))
-        }
-        Color::Red if stressed(s, i) => Err(illegal("a stressed ship cannot perform a red action")),
+        Color::Purple if s.active(sh.force) == 0 => Err(Why::Ship(
+            ship,
+            "has no active Force: a purple action costs one (C8)",
+        )),
+        Color::Red if stressed(s, i) => Err(Why::Ship(
+            ship,
+            "is stressed: a stressed ship cannot perform a red action",
+        )),
         _ => Ok(()),
     }
 }
 
 fn modify_step(s: &State, p: Owner) -> Result<(usize, Attack), Why> {
-    let at = s.attack.ok_or(illegal("no attack in progress"))?;
+    let at = s.attack.ok_or(illegal("no attack is in progress"))?;
     let i = match at.step {
         AttackStep::Modify => usize::from(at.attacker),
         AttackStep::DefenceModify => usize::from(at.defender),
-        _ => return Err(illegal("the dice are not rolled yet")),
+        AttackStep::Roll => return Err(illegal("the attack dice are not entered yet")),
+        AttackStep::DefenceRoll => return Err(illegal("the defence dice are not entered yet")),
     };
     if s.ships[i].owner != p {
         return Err(not_yours("the other player modifies these dice"));
@@ -681,10 +1039,10 @@ fn effect_turn(s: &State, t: Turn, p: Owner) -> Result<(), Why> {
     match t {
         Turn::Ship(i) if s.ships[i].owner == p => Ok(()),
         Turn::Ship(_) => Err(not_yours(
-            "effects are entered by the player whose ship has its turn",
+            "effects are entered by the owner of the ship whose turn it is",
         )),
         _ => Err(illegal(
-            "effects are entered on a ship's turn in the System, Activation or Engagement Phase",
+            "effects are entered on a ship's turn in the System, Activation or Engagement Phase, outside an attack",
         )),
     }
 }
@@ -707,11 +1065,36 @@ fn damage_point(s: &mut State, i: usize, crit: bool, c: Cause) -> Result<(), Ref
     }
     let card = if crit { sh.faceup } else { sh.facedown };
     s.ledger.gain(card, 1, c)?;
+    destroyed_note(s, i, c);
     Ok(())
 }
 
+/// The key ship notes are about: the ship's turn permanent, labelled with the ship's name.
+#[inline]
+fn ship_key(s: &State, i: usize) -> Key {
+    Key::new(s.ships[i].owner, kind::TURN, i as u32)
+}
+
+/// Notes that ship `i` is destroyed, when a damage card just brought its damage up to its hull.
+fn destroyed_note(s: &mut State, i: usize, c: Cause) {
+    if s.damage(i) == i64::from(s.ships[i].hull) {
+        let key = ship_key(s, i);
+        s.ledger.note(key, note::DESTROYED, [0; 3], c);
+    }
+}
+
 /// C9: suffer damage: hits before crits, each against shields first.
+///
+/// # Errors
+/// A kernel [`Refusal`] (none in a validated action).
 pub fn suffer(s: &mut State, i: usize, hits: u8, crits: u8, c: Cause) -> Result<(), Refusal> {
+    let key = ship_key(s, i);
+    s.ledger.note(
+        key,
+        note::SUFFERS,
+        [i32::from(hits), i32::from(crits), 0],
+        c,
+    );
     for _ in 0..hits {
         damage_point(s, i, false, c)?;
     }
@@ -722,6 +1105,9 @@ pub fn suffer(s: &mut State, i: usize, hits: u8, crits: u8, c: Cause) -> Result<
 }
 
 /// Gains one stress; C10: a huge ship then must spend one energy to remove it, if able (automatic).
+///
+/// # Errors
+/// A kernel [`Refusal`] (none in a validated action).
 pub fn gain_stress(s: &mut State, i: usize, c: Cause) -> Result<(), Refusal> {
     let sh = &s.ships[i];
     s.ledger.gain(sh.stress, 1, c)?;
@@ -761,30 +1147,44 @@ fn after_action(stage: &mut Stage) {
     }
 }
 
+/// The number of a maneuver colour in notes: the vocabulary's colour values.
+fn colour_number(c: Color) -> i32 {
+    match c {
+        Color::Blue => 0,
+        Color::White => 1,
+        Color::Red => 2,
+        Color::Purple => 3,
+    }
+}
+
 /// Applies a validated action. Ledger changes first; the ruleset's own fields change last, so a kernel
-/// refusal (rolled back by the adapter) leaves everything as it was.
+/// refusal (rolled back by the adapter) leaves everything as it was. Every applied action leaves at least
+/// one event that says what happened: the ledger's, or the ruleset's own note.
+///
+/// # Errors
+/// [`ActionError`] in words when the rules refuse it.
 pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
-    validate(s, p, a).map_err(|Why(reason, theirs)| {
-        if theirs {
-            ActionError::NotYourTurn {
-                player: p,
-                reason: format!("{reason}: {}", json(a)),
-            }
-        } else {
-            ActionError::Illegal(format!("{reason}: {}", json(a)))
-        }
-    })?;
+    validate(s, p, a).map_err(|why| why.error(s, p))?;
     let c = cause(p, a);
     match *a {
         Action::Plan { ship, maneuver } => {
-            s.ships[usize::from(ship)].planned = Some(maneuver);
+            let i = usize::from(ship);
+            let key = ship_key(s, i);
+            s.ledger
+                .note(key, note::PLANNED, [colour_number(maneuver), 0, 0], c);
+            s.ships[i].planned = Some(maneuver);
         }
         Action::UseAbility { ship, card } => {
             let i = usize::from(ship);
             let sh = &s.ships[i];
             let cd = sh.cards[usize::from(card)];
             let Some(ab) = cd.ability else {
-                return Err(ActionError::Illegal("no ability".into()));
+                return Err(Why::Card {
+                    ship,
+                    card,
+                    what: "has no ability",
+                }
+                .error(s, p));
             };
             let mut parts = [Part::Exhaust(cd.used); 3];
             let mut n = 1;
@@ -805,6 +1205,10 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             if ab.disarm {
                 s.ledger.gain(disarm, 1, c)?;
             }
+            if ab.effect == Effect::ExtraAction {
+                let key = ship_key(s, i);
+                s.ledger.note(key, note::EXTRA_ACTION, [0; 3], c);
+            }
             let stage = &mut s.ships[i].stage;
             match (ab.timing, ab.effect) {
                 (_, Effect::ExtraAction) => stage.bonus = true,
@@ -823,6 +1227,14 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             } else {
                 planned
             };
+            // 4: the vocabulary's "purple maneuver executed as red".
+            let shown = if color == planned {
+                colour_number(planned)
+            } else {
+                4
+            };
+            let key = ship_key(s, i);
+            s.ledger.note(key, note::EXECUTED, [shown, 0, 0], c);
             match color {
                 Color::Blue => {
                     if s.ledger.value(stress) > 0 {
@@ -846,6 +1258,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 }
             }
             s.ships[i].stage.executed = true;
+            s.ships[i].revealed = true;
         }
         Action::Perform { ship, action } => {
             let i = usize::from(ship);
@@ -873,6 +1286,8 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
         Action::Pass { ship } => {
             let i = usize::from(ship);
             s.ledger.activate(s.ships[i].turn, c)?;
+            let key = ship_key(s, i);
+            s.ledger.note(key, note::PASSED, [0; 3], c);
             s.ships[i].stage = Stage::default();
         }
         Action::Attack {
@@ -891,10 +1306,21 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 }
                 cd.attack
             };
+            let dice = dice.min(MAX_ATTACK_DICE);
+            let (attacker, defender) = (ship_key(s, i), ship_key(s, usize::from(target)));
+            let weapon_kind = i32::from(weapon != 0);
+            s.ledger.note(
+                attacker,
+                note::ATTACKS,
+                [weapon_kind, i32::from(dice), 0],
+                c,
+            );
+            s.ledger.note(defender, note::DEFENDS, [0; 3], c);
             s.attack = Some(Attack {
                 attacker: ship,
                 defender: target,
-                dice: dice.min(MAX_ATTACK_DICE),
+                weapon,
+                dice,
                 step: AttackStep::Roll,
                 hits: 0,
                 crits: 0,
@@ -904,6 +1330,11 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             });
         }
         Action::AttackDice { hits, crits, focus } => {
+            if let Some(at) = s.attack {
+                let key = ship_key(s, usize::from(at.attacker));
+                let args = [i32::from(hits), i32::from(crits), i32::from(focus)];
+                s.ledger.note(key, note::ATTACK_DICE, args, c);
+            }
             if let Some(at) = s.attack.as_mut() {
                 at.hits = hits;
                 at.crits = crits;
@@ -912,6 +1343,11 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             }
         }
         Action::DefenceDice { evades, focus } => {
+            if let Some(at) = s.attack {
+                let key = ship_key(s, usize::from(at.defender));
+                let args = [i32::from(evades), i32::from(focus), 0];
+                s.ledger.note(key, note::DEFENCE_DICE, args, c);
+            }
             if let Some(at) = s.attack.as_mut() {
                 at.evades = evades.min(MAX_AGILITY);
                 at.defence_focus = focus;
@@ -920,16 +1356,19 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
         }
         Action::SpendForce | Action::SpendFocus | Action::SpendEvade => {
             let Some(mut at) = s.attack else {
-                return Err(ActionError::Illegal("no attack".into()));
+                return Err(Why::Illegal("no attack is in progress").error(s, p));
             };
             let attacking = at.step == AttackStep::Modify;
             let i = usize::from(if attacking { at.attacker } else { at.defender });
+            let key = ship_key(s, i);
+            let into = i32::from(!attacking);
             let sh = &s.ships[i];
             match a {
                 Action::SpendForce => {
                     if let Some(f) = sh.force {
                         s.ledger.spend_charges(f, 1, c)?;
                     }
+                    s.ledger.note(key, note::FORCE_CHANGE, [into, 0, 0], c);
                     if attacking {
                         at.focus -= 1;
                         at.hits += 1;
@@ -940,6 +1379,13 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 }
                 Action::SpendFocus => {
                     s.ledger.spend(sh.focus, 1, c)?;
+                    let n = if attacking {
+                        at.focus
+                    } else {
+                        at.defence_focus
+                    };
+                    s.ledger
+                        .note(key, note::FOCUS_CHANGE, [into, i32::from(n), 0], c);
                     if attacking {
                         at.hits += at.focus;
                         at.focus = 0;
@@ -950,6 +1396,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 }
                 _ => {
                     s.ledger.spend(sh.evade, 1, c)?;
+                    s.ledger.note(key, note::EVADE_ADDED, [0; 3], c);
                     at.evades += 1;
                 }
             }
@@ -957,6 +1404,8 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
         }
         Action::Done => match s.attack {
             Some(mut at) if at.step == AttackStep::Modify => {
+                let key = ship_key(s, usize::from(at.attacker));
+                s.ledger.note(key, note::ATTACK_MODIFIED, [0; 3], c);
                 at.step = AttackStep::DefenceRoll;
                 s.attack = Some(at);
             }
@@ -972,18 +1421,25 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             }
             None => {
                 s.ledger.activate(s.done[p.index()], c)?;
+                let key = Key::new(p, kind::DONE, 0);
+                s.ledger.note(key, note::END_DONE, [0; 3], c);
             }
         },
         Action::SufferDamage { ship, hits, crits } => suffer(s, usize::from(ship), hits, crits, c)?,
         Action::DealDamageCard { ship, faceup } => {
-            let sh = &s.ships[usize::from(ship)];
+            let i = usize::from(ship);
+            let sh = &s.ships[i];
             s.ledger
                 .gain(if faceup { sh.faceup } else { sh.facedown }, 1, c)?;
+            destroyed_note(s, i, c);
         }
         Action::GainStress { ship } => gain_stress(s, usize::from(ship), c)?,
         Action::Lose { ship, charges } => {
             if let Some(t) = track_of(s, usize::from(ship), charges) {
-                s.ledger.lose_charges(t, 1, c)?;
+                if s.ledger.lose_charges(t, 1, c)? == 0 {
+                    let key = s.ledger.track(t)?.key();
+                    s.ledger.note(key, note::NOTHING_LOST, [0; 3], c);
+                }
             }
         }
         Action::Recover { ship, charges } => {
@@ -1003,10 +1459,6 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
     Ok(())
 }
 
-fn json(a: &Action) -> String {
-    serde_json::to_string(a).unwrap_or_else(|_| format!("{a:?}"))
-}
-
 /// Moves the clock on while nobody has anything to do: ends phases, and ends the round with the End
 /// Phase's upkeep (C6/C7 order) and the win check.
 pub fn advance(s: &mut State) {
@@ -1015,7 +1467,7 @@ pub fn advance(s: &mut State) {
         if settled(s) {
             return;
         }
-        if s.phase() < 4 {
+        if s.phase() < Phase::End {
             s.ledger.end_scope(Scope::Phase);
         } else {
             end_round(s);
@@ -1030,9 +1482,11 @@ fn settled(s: &State) -> bool {
         return true;
     }
     match s.phase() {
-        0 => (0..s.ships.len()).any(|i| s.alive(i) && s.ships[i].planned.is_none()),
-        1..=3 => s.attack.is_some() || s.current.is_some(),
-        _ => (0..s.done.len()).any(|p| {
+        Phase::Planning => (0..s.ships.len()).any(|i| s.alive(i) && s.ships[i].planned.is_none()),
+        Phase::System | Phase::Activation | Phase::Engagement => {
+            s.attack.is_some() || s.current.is_some()
+        }
+        Phase::End => (0..s.done.len()).any(|p| {
             !s.ledger.is_exhausted(s.done[p])
                 && (0..s.ships.len()).any(|i| s.ships[i].owner.index() == p && s.alive(i))
         }),
@@ -1068,6 +1522,7 @@ fn end_round(s: &mut State) {
     s.ledger.end_scope(Scope::Act);
     for sh in &mut s.ships {
         sh.planned = None;
+        sh.revealed = false;
         sh.stage = Stage::default();
     }
     let players = s.done.len();
@@ -1080,12 +1535,20 @@ fn end_round(s: &mut State) {
     let standing = alive[..players.min(8)].iter().filter(|&&n| n > 0).count();
     if standing <= 1 || s.rounds() >= s.max_rounds {
         let best = alive.iter().copied().max().unwrap_or(0);
-        s.winners = Some(
-            (0..players)
-                .filter(|&p| best > 0 && alive[p.min(7)] == best)
-                .map(|p| Owner(p as u16))
-                .collect(),
-        );
+        let winners: Vec<Owner> = (0..players)
+            .filter(|&p| best > 0 && alive[p.min(7)] == best)
+            .map(|p| Owner(p as u16))
+            .collect();
+        let c = Cause::Upkeep(Scope::Act);
+        for &w in &winners {
+            let key = Key::new(w, kind::DONE, 0);
+            s.ledger.note(key, note::WINS, [best as i32, 0, 0], c);
+        }
+        if winners.is_empty() {
+            s.ledger
+                .note(Key::new(Owner::GAME, kind::DONE, 0), note::DRAW, [0; 3], c);
+        }
+        s.winners = Some(winners);
     }
 }
 
@@ -1195,11 +1658,13 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
             for (c, card) in sh.cards.iter().enumerate() {
                 let Some(ab) = card.ability else { continue };
                 let in_phase = match ab.timing {
-                    Timing::System => phase == 1,
-                    Timing::Reveal | Timing::Action | Timing::AfterAction => phase == 2,
+                    Timing::System => phase == Phase::System,
+                    Timing::Reveal | Timing::Action | Timing::AfterAction => {
+                        phase == Phase::Activation
+                    }
                     Timing::End => false,
                 };
-                if in_phase && ability_usable(s, i, card, ab).is_ok() {
+                if in_phase && ability_usable(s, i, c as u8, card, ab).is_ok() {
                     out.push(Action::UseAbility {
                         ship,
                         card: c as u8,
@@ -1207,12 +1672,12 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                 }
             }
             match phase {
-                2 => {
+                Phase::Activation => {
                     if sh.stage.executed {
                         // `validate` of perform and reload: the ship's turn (true here, as for
                         // attacks below), `action_available`, then the parts checked here.
-                        debug_assert!(my_ship_turn(s, t, p, ship, 2).is_ok());
-                        if action_available(sh.stage).is_ok() {
+                        debug_assert!(my_ship_turn(s, t, p, ship, Phase::Activation, "").is_ok());
+                        if action_available(ship, sh.stage).is_ok() {
                             for action in [ShipAction::Focus, ShipAction::Evade] {
                                 if perform_color(s, i, action).is_ok() {
                                     out.push(Action::Perform { ship, action });
@@ -1232,13 +1697,13 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                         out.push(Action::Execute { ship });
                     }
                 }
-                3 => {
+                Phase::Engagement => {
                     // `validate` of an attack is: the ship's turn (true here: `t` is this ship's turn,
                     // its owner is `p`, the phase is 3), not disarmed, then `attack_target` and
                     // `attack_weapon`, which do not depend on each other: each is checked once.
                     // A ship has at most 16 cards, so one bit per weapon fits.
                     const _: () = assert!(MAX_UPGRADES < 16);
-                    debug_assert!(my_ship_turn(s, t, p, ship, 3).is_ok());
+                    debug_assert!(my_ship_turn(s, t, p, ship, Phase::Engagement, "").is_ok());
                     if s.ledger.value(sh.disarm) == 0 {
                         let mut ready = 0u16;
                         for w in 0..cards.min(16) {

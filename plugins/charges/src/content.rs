@@ -14,6 +14,12 @@ pub const MAX_AGILITY: u8 = 4;
 pub const MAX_UPGRADES: usize = 7;
 /// Most ships one player may field.
 pub const MAX_SHIPS_PER_PLAYER: usize = 4;
+/// Highest initiative a pilot may print (huge ships reach 8).
+pub const MAX_INITIATIVE: u8 = 8;
+/// Most hull a pilot may print.
+pub const MAX_HULL: u8 = 40;
+/// Most charges, Force, shields or energy one card may print.
+pub const MAX_CHARGE: u8 = 20;
 
 /// A printed charge value with its recurring symbols (negative: negative recurring, C7).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +46,18 @@ pub enum Size {
     Huge,
 }
 
+impl Size {
+    /// In words: "a small ship".
+    pub fn name(self) -> &'static str {
+        match self {
+            Size::Small => "a small ship",
+            Size::Medium => "a medium ship",
+            Size::Large => "a large ship",
+            Size::Huge => "a huge ship",
+        }
+    }
+}
+
 /// Difficulty colour of a maneuver or an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -52,6 +70,18 @@ pub enum Color {
     Red,
     /// Purple: costs one Force (C8).
     Purple,
+}
+
+impl Color {
+    /// In words: "white".
+    pub fn name(self) -> &'static str {
+        match self {
+            Color::Blue => "blue",
+            Color::White => "white",
+            Color::Red => "red",
+            Color::Purple => "purple",
+        }
+    }
 }
 
 /// Upgrade slot type; torpedo, missile and device upgrades can be reloaded (C11).
@@ -285,11 +315,21 @@ fn check_charge(
     c: Charge,
     signed: bool,
 ) -> Result<(), ContentError> {
+    if c.value > MAX_CHARGE {
+        return Err(bad(
+            entry,
+            field,
+            format!("a limit of {}; a card prints 0-{MAX_CHARGE}", c.value),
+        ));
+    }
     if c.recurs.unsigned_abs() > c.value {
         return Err(bad(
             entry,
             field,
-            format!("{} recurring symbol(s) on a limit of {}", c.recurs, c.value),
+            format!(
+                "{} recurring symbols on a limit of {}: at most as many symbols as the limit",
+                c.recurs, c.value
+            ),
         ));
     }
     if !signed && c.recurs < 0 {
@@ -297,7 +337,7 @@ fn check_charge(
             entry,
             field,
             format!(
-                "negative recurrence {} is only for standard charges",
+                "negative recurrence {}: only standard charges recur negatively",
                 c.recurs
             ),
         ));
@@ -311,7 +351,10 @@ fn check_ability(entry: &str, a: Option<Ability>, charges: Charge) -> Result<(),
         return Err(bad(
             entry,
             "ability.cost",
-            format!("cost {} needs 1..={} charges", a.cost, charges.value),
+            format!(
+                "a cost of {}: the card's {} charges allow 1-{}",
+                a.cost, charges.value, charges.value
+            ),
         ));
     }
     if (a.effect == Effect::ExtraAction) != (a.timing == Timing::AfterAction) {
@@ -322,6 +365,25 @@ fn check_ability(entry: &str, a: Option<Ability>, charges: Charge) -> Result<(),
         ));
     }
     Ok(())
+}
+
+/// The first pilot or upgrade entry that cannot be read, named by its id (or its position).
+fn name_the_entry(value: &serde_json::Value) -> Option<ContentError> {
+    fn first<T: serde::de::DeserializeOwned>(
+        value: &serde_json::Value,
+        list: &str,
+        what: &str,
+    ) -> Option<ContentError> {
+        let entries = value.get(list)?.as_array()?;
+        entries.iter().enumerate().find_map(|(n, entry)| {
+            let e = serde_json::from_value::<T>(entry.clone()).err()?;
+            let id = entry.get("id").and_then(|id| id.as_str());
+            let entry = id.map_or_else(|| format!("{what} {n}"), |id| format!("{what} '{id}'"));
+            Some(ContentError::Parse(format!("{entry}: {e}")))
+        })
+    }
+    first::<Pilot>(value, "pilots", "pilot")
+        .or_else(|| first::<Upgrade>(value, "upgrades", "upgrade"))
 }
 
 impl Content {
@@ -343,8 +405,12 @@ impl Content {
     /// # Errors
     /// [`ContentError`] naming the entry and field.
     pub fn from_json(json: &str) -> Result<Content, ContentError> {
-        let content: Content =
-            serde_json::from_str(json).map_err(|e| ContentError::Parse(e.to_string()))?;
+        let parse = |e: serde_json::Error| ContentError::Parse(e.to_string());
+        let value: serde_json::Value = serde_json::from_str(json).map_err(parse)?;
+        let content = match serde_json::from_value::<Content>(value.clone()) {
+            Ok(content) => content,
+            Err(e) => return Err(name_the_entry(&value).unwrap_or_else(|| parse(e))),
+        };
         content.validate()?;
         Ok(content)
     }
@@ -364,21 +430,38 @@ impl Content {
                 return Err(ContentError::Duplicate(p.id.clone()));
             }
             ids.push(e);
-            if p.hull == 0 {
-                return Err(bad(e, "hull", "hull must be at least 1"));
+            if p.name.is_empty() {
+                return Err(bad(e, "name", "empty name"));
+            }
+            if p.hull == 0 || p.hull > MAX_HULL {
+                return Err(bad(
+                    e,
+                    "hull",
+                    format!("hull {}; a pilot prints 1-{MAX_HULL}", p.hull),
+                ));
+            }
+            if p.initiative > MAX_INITIATIVE {
+                return Err(bad(
+                    e,
+                    "initiative",
+                    format!(
+                        "initiative {}; a pilot prints 0-{MAX_INITIATIVE}",
+                        p.initiative
+                    ),
+                ));
             }
             if p.attack > MAX_ATTACK_DICE {
                 return Err(bad(
                     e,
                     "attack",
-                    format!("{} dice; at most {MAX_ATTACK_DICE}", p.attack),
+                    format!("{} dice; a pilot prints 0-{MAX_ATTACK_DICE}", p.attack),
                 ));
             }
             if p.agility > MAX_AGILITY {
                 return Err(bad(
                     e,
                     "agility",
-                    format!("{} dice; at most {MAX_AGILITY}", p.agility),
+                    format!("{} dice; a pilot prints 0-{MAX_AGILITY}", p.agility),
                 ));
             }
             check_charge(e, "shields", p.shields, false)?;
@@ -411,6 +494,9 @@ impl Content {
                 return Err(ContentError::Duplicate(u.id.clone()));
             }
             ids.push(e);
+            if u.name.is_empty() {
+                return Err(bad(e, "name", "empty name"));
+            }
             check_charge(e, "charges", u.charges, true)?;
             check_charge(e, "force", u.force, false)?;
             if u.shields.recurs != 0 {
@@ -427,6 +513,8 @@ impl Content {
                     "energy recurs only per the ship card (C10)",
                 ));
             }
+            check_charge(e, "shields", u.shields, false)?;
+            check_charge(e, "energy", u.energy, false)?;
             if u.unrecoverable && u.charges.value == 0 {
                 return Err(bad(e, "unrecoverable", "the card has no standard charge"));
             }
@@ -435,7 +523,7 @@ impl Content {
                     return Err(bad(
                         e,
                         "attack",
-                        format!("{d} dice; need 1..={MAX_ATTACK_DICE}"),
+                        format!("{d} dice; a weapon rolls 1-{MAX_ATTACK_DICE}"),
                     ));
                 }
             }

@@ -17,13 +17,16 @@
 pub mod actions;
 pub mod content;
 pub mod state;
+pub mod table;
+pub mod vocab;
 
-pub use actions::{Action, ChargeRef, ShipAction, Turn};
+pub use actions::{Action, ChargeRef, ShipAction, Turn, Why};
 pub use content::{Content, ContentError};
-pub use state::{Config, ForceRecovery, ShipChoice, State, default_squads};
+pub use state::{Config, ForceRecovery, Phase, ShipChoice, State, default_squads};
 
 use coffer_core::{
-    ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Violation,
+    ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Table,
+    Violation,
 };
 use serde_json::json;
 
@@ -108,7 +111,7 @@ pub fn action_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "suffer_damage",
-            "Effect input on a ship's turn: a ship suffers 1-2 hits and 0-2 crits; shields absorb first, hits before crits.",
+            "Effect input on a ship's turn: a ship suffers 0-2 hits and 0-2 crits, at least one in all; shields absorb first, hits before crits.",
             json!({"type":"suffer_damage","ship":1,"hits":1,"crits":1}),
         ),
         Doc::with(
@@ -140,7 +143,7 @@ pub fn option_docs() -> Vec<Doc> {
     vec![
         Doc::with(
             "squads",
-            "One squad per player: a list of ships, each a pilot id and upgrade ids.",
+            "One squad per player: a list of 1-4 ships, each a pilot id and 0-7 upgrade ids.",
             serde_json::to_value(&d.squads).unwrap_or_default(),
         ),
         Doc::with(
@@ -150,12 +153,12 @@ pub fn option_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "max_rounds",
-            "The game ends after this many rounds; the players with the most surviving ships win.",
+            "The game ends after this many rounds (1-1000); the players with the most surviving ships win.",
             json!(d.max_rounds),
         ),
         Doc::with(
             "content",
-            "Inline card content (pilots and upgrades) replacing the built-in set; null for the built-in set.",
+            "Inline card content (pilots and upgrades) replacing the built-in set; null for the built-in set. Bounds: initiative 0-8, hull 1-40, attack 0-6 (ordnance 1-6), agility 0-4, charges, Force, shields and energy 0-20 each.",
             serde_json::Value::Null,
         ),
     ]
@@ -209,6 +212,7 @@ impl Ruleset for Charges {
         ];
         d.actions = action_docs();
         d.options = option_docs();
+        d.vocabulary = vocab::vocabulary();
         d
     }
 
@@ -255,57 +259,12 @@ impl Ruleset for Charges {
         }
     }
 
-    /// The whole state, except the dials not yet revealed: a player sees only their own ships' planned
-    /// maneuvers, an observer (`None`) none, until each ship executes its maneuver.
-    fn view(&self, state: &State, player: Option<Owner>) -> serde_json::Value {
-        let mut v = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
-        if let Some(ships) = v.get_mut("ships").and_then(|s| s.as_array_mut()) {
-            for (ship, shown) in state.ships.iter().zip(ships.iter_mut()) {
-                if Some(ship.owner) != player && !ship.stage.executed {
-                    shown["planned"] = serde_json::Value::Null;
-                }
-            }
-        }
-        v
+    fn table(&self, state: &State, seat: Option<Owner>, table: &mut Table) {
+        table::fill(state, seat, table);
     }
 
-    fn label(&self, state: &State, key: Key) -> String {
-        use state::kind;
-        let ship = |i: u32| {
-            state
-                .ships
-                .get(i as usize)
-                .map_or("?", |s| s.pilot.as_str())
-        };
-        let what = match key.kind {
-            kind::SHIELD => "shields",
-            kind::FORCE => "force",
-            kind::ENERGY => "energy",
-            kind::CHARGE => {
-                return format!(
-                    "{} card {} charges",
-                    ship(key.subject / 16),
-                    key.subject % 16
-                );
-            }
-            kind::FOCUS => "focus",
-            kind::EVADE => "evade",
-            kind::DISARM => "disarm",
-            kind::STRESS => "stress",
-            kind::FACEDOWN => "facedown damage",
-            kind::FACEUP => "faceup damage",
-            kind::TURN => "turn",
-            kind::USED => {
-                return format!(
-                    "{} card {} ability used",
-                    ship(key.subject / 16),
-                    key.subject % 16
-                );
-            }
-            kind::DONE => return format!("{} done with the End Phase", key.owner),
-            _ => "?",
-        };
-        format!("{} {what}", ship(key.subject))
+    fn label(&self, state: &State, key: Key) -> Option<String> {
+        vocab::label(state, key)
     }
 
     /// The ruleset's own invariants (the host checks the ledger's first).
@@ -315,17 +274,31 @@ impl Ruleset for Charges {
         }
         let derived = actions::ship_to_act(state);
         if state.current != derived {
+            let ship = |s: Option<u8>| s.map_or_else(|| "none".to_owned(), |i| format!("ship {i}"));
             return Err(Violation(format!(
-                "the stored ship to act {:?} is not the derived one {derived:?}",
-                state.current
+                "the stored ship to act is {}, the derived one is {}",
+                ship(state.current),
+                ship(derived)
             )));
         }
         if let Some(at) = state.attack {
             if usize::from(at.attacker) >= state.ships.len()
                 || usize::from(at.defender) >= state.ships.len()
             {
-                return Err(Violation(format!("attack names a missing ship: {at:?}")));
+                return Err(Violation(format!(
+                    "the attack names ship {} against ship {}, but the game has ships 0-{}",
+                    at.attacker,
+                    at.defender,
+                    state.ships.len().saturating_sub(1)
+                )));
             }
+        }
+        if state
+            .ships
+            .iter()
+            .any(|s| s.card_names.len() != s.cards.len())
+        {
+            return Err(Violation("every card of a ship has a name".into()));
         }
         Ok(())
     }

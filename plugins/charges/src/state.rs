@@ -42,6 +42,70 @@ pub mod kind {
     pub const DONE: Kind = Kind(13);
 }
 
+/// The phases of a round, in order; the kernel clock's phase number is the discriminant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    /// Each player plans a maneuver for each of their ships.
+    Planning = 0,
+    /// Ships in ascending initiative use System abilities.
+    System = 1,
+    /// Ships in ascending initiative reveal, execute their maneuver and perform an action.
+    Activation = 2,
+    /// Ships in descending initiative attack.
+    Engagement = 3,
+    /// End-Phase abilities, then the round's upkeep and the win check.
+    End = 4,
+}
+
+impl Phase {
+    /// Every phase, in order.
+    pub const ALL: [Phase; 5] = [
+        Phase::Planning,
+        Phase::System,
+        Phase::Activation,
+        Phase::Engagement,
+        Phase::End,
+    ];
+
+    /// The phase of a kernel clock phase number (the End Phase for anything past it).
+    #[inline]
+    pub fn from_number(n: u32) -> Phase {
+        match n {
+            0 => Phase::Planning,
+            1 => Phase::System,
+            2 => Phase::Activation,
+            3 => Phase::Engagement,
+            _ => Phase::End,
+        }
+    }
+
+    /// Its number on the kernel clock and in the vocabulary.
+    #[inline]
+    pub fn number(self) -> u16 {
+        self as u16
+    }
+
+    /// Its name, as the rulebook writes it ("Activation Phase").
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Planning => "Planning Phase",
+            Phase::System => "System Phase",
+            Phase::Activation => "Activation Phase",
+            Phase::Engagement => "Engagement Phase",
+            Phase::End => "End Phase",
+        }
+    }
+
+    /// Whether ships take turns in it one by one (System, Activation, Engagement).
+    #[inline]
+    pub fn has_ship_turns(self) -> bool {
+        matches!(self, Phase::System | Phase::Activation | Phase::Engagement)
+    }
+}
+
+/// Most rounds `max_rounds` may ask for.
+pub const MAX_ROUNDS: u32 = 1000;
+
 /// The subject of a card's resources: `ship * 16 + card`.
 pub fn card_subject(ship: usize, card: usize) -> u32 {
     (ship * 16 + card) as u32
@@ -165,8 +229,13 @@ pub struct Stage {
 pub struct Ship {
     /// Owner.
     pub owner: Owner,
-    /// Pilot id (for display).
+    /// Pilot id.
     pub pilot: String,
+    /// Its name in labels and texts: the pilot's printed name, numbered ("Academy Pilot #2") when the
+    /// same player fields that pilot more than once.
+    pub name: String,
+    /// The printed name of each card, as `cards` (card 0: the pilot).
+    pub card_names: Vec<String>,
     /// Initiative.
     pub initiative: u8,
     /// Primary attack dice.
@@ -201,13 +270,15 @@ pub struct Ship {
     pub faceup: AmountId,
     /// Its turn in the current phase.
     pub turn: PermanentId,
-    /// Planned maneuver for this round.
+    /// Planned maneuver for this round: hidden from everyone but the owner until it is revealed.
     pub planned: Option<Maneuver>,
+    /// The dial was revealed and executed this round: the planned maneuver is public.
+    pub revealed: bool,
     /// Activation progress.
     pub stage: Stage,
 }
 
-/// Which dice step an attack is at.
+/// Which dice step an attack is at; its number is the table's step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AttackStep {
     /// The attacker enters the attack dice.
@@ -220,6 +291,29 @@ pub enum AttackStep {
     DefenceModify,
 }
 
+impl AttackStep {
+    /// Its number among the steps of the vocabulary.
+    #[inline]
+    pub fn number(self) -> u16 {
+        match self {
+            AttackStep::Roll => 0,
+            AttackStep::Modify => 1,
+            AttackStep::DefenceRoll => 2,
+            AttackStep::DefenceModify => 3,
+        }
+    }
+
+    /// Its name, as the rulebook writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AttackStep::Roll => "Roll Attack Dice",
+            AttackStep::Modify => "Modify Attack Dice",
+            AttackStep::DefenceRoll => "Roll Defence Dice",
+            AttackStep::DefenceModify => "Modify Defence Dice",
+        }
+    }
+}
+
 /// The attack in progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attack {
@@ -227,6 +321,8 @@ pub struct Attack {
     pub attacker: u8,
     /// Defending ship.
     pub defender: u8,
+    /// 0: the primary weapon; n: the ordnance upgrade card n.
+    pub weapon: u8,
     /// Attack dice rolled.
     pub dice: u8,
     /// Step.
@@ -293,10 +389,10 @@ impl State {
             .map_or(0, |t| t.inactive())
     }
 
-    /// The current phase: 0 planning, 1 system, 2 activation, 3 engagement, 4 end.
+    /// The current phase.
     #[inline]
-    pub fn phase(&self) -> u32 {
-        self.ledger.clock().phase
+    pub fn phase(&self) -> Phase {
+        Phase::from_number(self.ledger.clock().phase)
     }
 
     /// Rounds completed.
@@ -311,6 +407,11 @@ fn config_error(e: impl std::fmt::Display) -> SetupError {
 
 fn content_error(e: ContentError) -> SetupError {
     SetupError::Content(e.to_string())
+}
+
+/// Ids for an error message: "a, b, c".
+fn known<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+    ids.collect::<Vec<_>>().join(", ")
 }
 
 /// Builds a game: every ship's tracks, tokens and permanents on a new ledger.
@@ -334,17 +435,19 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
     };
     if squads.len() != usize::from(players) {
         return Err(config_error(format!(
-            "{} squad(s) given for {players} players; give one squad per player in `squads`",
-            squads.len()
+            "`squads`: {} {} given for {players} players; give one squad per player",
+            squads.len(),
+            if squads.len() == 1 { "squad" } else { "squads" }
         )));
     }
-    if config.max_rounds == 0 {
-        return Err(config_error(
-            "max_rounds 0: a game needs at least one round",
-        ));
+    if config.max_rounds == 0 || config.max_rounds > MAX_ROUNDS {
+        return Err(config_error(format!(
+            "`max_rounds` is {}: give 1-{MAX_ROUNDS} rounds",
+            config.max_rounds
+        )));
     }
     let mut ledger = Ledger::new(players, seed);
-    let mut ships = Vec::new();
+    let mut ships: Vec<Ship> = Vec::new();
     let policy = match config.force_recovery {
         ForceRecovery::Highest => Recurrence::Max,
         ForceRecovery::One => Recurrence::Fixed(1),
@@ -353,21 +456,22 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
         let owner = Owner(p as u16);
         if squad.is_empty() || squad.len() > MAX_SHIPS_PER_PLAYER {
             return Err(config_error(format!(
-                "squad of player {p} has {} ships; give 1..={MAX_SHIPS_PER_PLAYER}",
+                "`squads`: {owner}'s squad has {} ships; a squad has 1-{MAX_SHIPS_PER_PLAYER}",
                 squad.len()
             )));
         }
-        for choice in squad {
+        for (n, choice) in squad.iter().enumerate() {
             let i = ships.len();
             let pilot = content.pilot(&choice.pilot).ok_or_else(|| {
                 config_error(format!(
-                    "squad of player {p}: unknown pilot '{}'",
-                    choice.pilot
+                    "`squads`: {owner}'s ship {n}: unknown pilot '{}'; known: {}",
+                    choice.pilot,
+                    known(content.pilots.iter().map(|p| p.id.as_str()))
                 ))
             })?;
             if choice.upgrades.len() > MAX_UPGRADES {
                 return Err(config_error(format!(
-                    "squad of player {p}: '{}' has {} upgrades; at most {MAX_UPGRADES}",
+                    "`squads`: {owner}'s ship {n} ('{}') has {} upgrades; a ship carries 0-{MAX_UPGRADES}",
                     choice.pilot,
                     choice.upgrades.len()
                 )));
@@ -376,12 +480,17 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
             let mut upgrades = Vec::new();
             for id in &choice.upgrades {
                 let u = content.upgrade(id).ok_or_else(|| {
-                    config_error(format!("squad of player {p}: unknown upgrade '{id}'"))
+                    config_error(format!(
+                        "`squads`: {owner}'s ship {n} ('{}'): unknown upgrade '{id}'; known: {}",
+                        choice.pilot,
+                        known(content.upgrades.iter().map(|u| u.id.as_str()))
+                    ))
                 })?;
                 if (u.huge_only || u.energy.value > 0) && !huge {
                     return Err(config_error(format!(
-                        "squad of player {p}: upgrade '{id}' needs a huge ship, '{}' is not",
-                        choice.pilot
+                        "`squads`: {owner}'s ship {n}: upgrade '{id}' goes only on a huge ship, and '{}' is {}",
+                        choice.pilot,
+                        pilot.size.name()
                     )));
                 }
                 upgrades.push(u);
@@ -491,9 +600,24 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
             let facedown = ledger.add_amount(AmountSpec::new(ship_key(kind::FACEDOWN)))?;
             let faceup = ledger.add_amount(AmountSpec::new(ship_key(kind::FACEUP)))?;
             let turn = ledger.add_permanent(ship_key(kind::TURN), Some(Scope::Phase))?;
+            // Two ships of one player with the same pilot are told apart by a number.
+            let same = ships
+                .iter()
+                .filter(|s| s.owner == owner && s.card_names[0] == pilot.name)
+                .count();
+            let name = if same == 0 {
+                pilot.name.clone()
+            } else {
+                format!("{} #{}", pilot.name, same + 1)
+            };
+            let mut card_names = Vec::with_capacity(1 + upgrades.len());
+            card_names.push(pilot.name.clone());
+            card_names.extend(upgrades.iter().map(|u| u.name.clone()));
             ships.push(Ship {
                 owner,
                 pilot: pilot.id.clone(),
+                name,
+                card_names,
                 initiative: pilot.initiative,
                 attack: pilot.attack,
                 agility: pilot.agility,
@@ -512,6 +636,7 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
                 faceup,
                 turn,
                 planned: None,
+                revealed: false,
                 stage: Stage::default(),
             });
         }

@@ -1,6 +1,7 @@
 //! One test (or more) per clause C1–C11, named after it; each fails if its rule is broken.
 
 use crate::common::{G, squad};
+use coffer_charges::Phase;
 use coffer_charges::state::kind;
 use coffer_core::{ActionError, Outcome, Owner};
 use serde_json::{Value, json};
@@ -69,7 +70,7 @@ fn c2_lose_flips_one_charge_of_that_card_only() {
         &[("luke-skywalker", &["proton-torpedoes", "r2-astromech"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     assert_eq!(g.card(0, 1), (1, 2));
     assert_eq!(g.card(0, 2), (2, 2), "another card's charges are untouched");
@@ -85,7 +86,7 @@ fn c2_spending_an_ability_flips_one_of_its_own_charges() {
         )],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
     assert_eq!(g.card(0, 1), (1, 2));
     assert_eq!(g.card(0, 2), (2, 2));
@@ -97,7 +98,7 @@ fn c2_losing_with_no_active_charge_changes_nothing() {
         &[("luke-skywalker", &["adv-proton-torpedoes"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     assert_eq!(g.card(0, 1), (0, 1));
@@ -117,7 +118,7 @@ fn c3_spend_refused_when_every_charge_of_that_effect_is_inactive() {
         &[("scimitar-squadron-pilot", &["proton-bombs"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":1}));
@@ -130,7 +131,7 @@ fn c3_recover_shield_cost_refused_while_all_shields_active() {
         &[("luke-skywalker", &["r2-astromech"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":1}));
     assert!(e.to_string().contains("shield"), "{e}");
     assert_eq!(g.card(0, 1), (2, 2), "the charge was not spent");
@@ -149,7 +150,7 @@ fn c3_recover_shield_cost_refused_while_all_shields_active() {
 #[test]
 fn c3_force_not_spent_without_a_focus_result_to_change() {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     // Vader (initiative 6) engages first.
     g.ok(1, json!({"type":"attack","ship":1,"target":0,"weapon":0}));
     g.ok(
@@ -166,10 +167,10 @@ fn c3_ordnance_attack_refused_without_an_active_charge() {
         &[("luke-skywalker", &["adv-proton-torpedoes"])],
         &[("academy-pilot", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     // The Academy Pilot (initiative 1) has the first System Phase turn: its player enters the effect.
     g.ok(1, json!({"type":"lose","ship":0,"charges":{"card":1}}));
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     g.refused(0, json!({"type":"attack","ship":0,"target":1,"weapon":1}));
     g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
 }
@@ -182,7 +183,7 @@ fn c4_full_card_cannot_recover() {
         &[("luke-skywalker", &["proton-torpedoes"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     let e = g.refused(0, json!({"type":"recover","ship":0,"charges":{"card":1}}));
     assert!(e.to_string().contains("C4"), "{e}");
     g.refused(0, json!({"type":"recover","ship":0,"charges":"force"}));
@@ -195,7 +196,7 @@ fn c4_recover_flips_one_inactive_charge_and_never_exceeds_the_limit() {
         &[("luke-skywalker", &["proton-torpedoes", "r2-astromech"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":2}}));
@@ -214,7 +215,7 @@ fn c4_recover_refused_for_a_card_without_charges() {
         &[("luke-skywalker", &["shield-upgrade"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.refused(0, json!({"type":"recover","ship":0,"charges":{"card":1}}));
     g.refused(0, json!({"type":"recover","ship":0,"charges":"energy"}));
 }
@@ -227,7 +228,7 @@ fn c5_upgrade_charges_are_spent_from_the_upgrade_not_the_ship_card() {
         &[("poe-dameron", &["proton-torpedoes"])],
         &[("academy-pilot", NO)],
     );
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":1}));
     assert_eq!(g.card(0, 1), (1, 2), "the torpedo's own charge");
     assert_eq!(g.card(0, 0), (1, 1), "the ship card's charge is untouched");
@@ -294,7 +295,7 @@ fn c5_energy_capacity_from_an_upgrade_raises_the_huge_ships_track() {
 #[test]
 fn c6_recurring_charge_recovers_one_per_symbol_at_end_phase() {
     let mut g = G::squads(&[("poe-dameron", NO)], &[("darth-vader", NO)]);
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
     g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
@@ -305,7 +306,7 @@ fn c6_recurring_charge_recovers_one_per_symbol_at_end_phase() {
         1,
         "the extra action is treated as red"
     );
-    g.advance_to(4);
+    g.advance_to(Phase::End);
     assert_eq!(
         g.card(0, 0),
         (0, 1),
@@ -321,7 +322,7 @@ fn c6_non_recurring_charge_does_not_recover() {
         &[("luke-skywalker", &["proton-torpedoes"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.finish_round();
     assert_eq!(g.card(0, 1), (1, 2));
@@ -340,11 +341,11 @@ fn c6_end_phase_order_abilities_then_tokens_then_recurrence_then_win_check() {
         &[("tie", NO)],
         json!({}),
     );
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
     g.ok(0, json!({"type":"pass","ship":0}));
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     // Destroy the enemy during the round: the win check still waits for the End Phase.
     g.ok(
         0,
@@ -359,7 +360,7 @@ fn c6_end_phase_order_abilities_then_tokens_then_recurrence_then_win_check() {
         json!({"type":"deal_damage_card","ship":1,"faceup":false}),
     );
     g.ok(0, json!({"type":"pass","ship":0}));
-    assert_eq!(g.phase(), 4);
+    assert_eq!(g.phase(), Phase::End);
     assert_eq!(
         g.game.outcome(),
         Outcome::Ongoing,
@@ -406,12 +407,12 @@ fn c6_end_phase_order_abilities_then_tokens_then_recurrence_then_win_check() {
 #[test]
 fn c6_circular_tokens_removed_stress_kept() {
     let mut g = G::squads(&[("academy-pilot", NO)], &[("darth-vader", NO)]);
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.ok(0, json!({"type":"perform","ship":0,"action":"evade"}));
     g.ok(0, json!({"type":"gain_stress","ship":0}));
     g.ok(0, json!({"type":"pass","ship":0}));
-    g.advance_to(4);
+    g.advance_to(Phase::End);
     assert_eq!(g.tokens(0, kind::EVADE), 1);
     g.finish_round();
     assert_eq!(g.tokens(0, kind::EVADE), 0);
@@ -471,7 +472,7 @@ fn force_squad(extra: Value) -> G {
 }
 
 fn drain_force(g: &mut G, n: usize) {
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     for _ in 0..n {
         // The TIE (initiative 1) has the first System Phase turn.
         g.ok(1, json!({"type":"lose","ship":0,"charges":"force"}));
@@ -498,7 +499,7 @@ fn c8_force_recovers_one_under_the_older_reading() {
 #[test]
 fn c8_spend_force_changes_one_focus_result_when_attacking() {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("academy-pilot", NO)]);
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
     g.ok(
         0,
@@ -518,7 +519,7 @@ fn c8_spend_force_changes_one_focus_result_when_attacking() {
 #[test]
 fn c8_spend_force_changes_one_focus_result_when_defending() {
     let mut g = G::squads(&[("academy-pilot", NO)], &[("darth-vader", NO)]);
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     g.ok(1, json!({"type":"pass","ship":1}));
     g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
     g.ok(
@@ -536,19 +537,19 @@ fn c8_spend_force_changes_one_focus_result_when_defending() {
 #[test]
 fn c8_purple_action_costs_one_force_and_is_refused_without() {
     let mut g = G::squads(&[("anakin-skywalker", NO)], &[("darth-vader", NO)]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     for _ in 0..3 {
         g.ok(0, json!({"type":"lose","ship":0,"charges":"force"}));
     }
     g.ok(0, json!({"type":"recover","ship":0,"charges":"force"}));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.ok(0, json!({"type":"perform","ship":0,"action":"evade"}));
     assert_eq!(g.force(0), (0, 3));
     assert_eq!(g.tokens(0, kind::EVADE), 1);
     g.finish_round();
     assert_eq!(g.force(0), (1, 3));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"lose","ship":0,"charges":"force"}));
     g.ok(0, json!({"type":"execute","ship":0}));
     let e = g.refused(0, json!({"type":"perform","ship":0,"action":"evade"}));
@@ -561,7 +562,7 @@ fn c8_purple_maneuver_costs_one_force_and_needs_one_to_plan() {
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"purple"}));
     g.refused(1, json!({"type":"plan","ship":1,"maneuver":"purple"}));
     g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(1, json!({"type":"execute","ship":1}));
     g.ok(1, json!({"type":"pass","ship":1}));
     g.ok(0, json!({"type":"execute","ship":0}));
@@ -573,7 +574,7 @@ fn c8_purple_maneuver_costs_one_force_and_needs_one_to_plan() {
 #[test]
 fn c9_shields_absorb_damage_before_damage_cards() {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(
         0,
         json!({"type":"suffer_damage","ship":0,"hits":2,"crits":0}),
@@ -590,7 +591,7 @@ fn c9_shields_absorb_damage_before_damage_cards() {
 #[test]
 fn c9_hits_are_suffered_before_crits() {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(
         0,
         json!({"type":"suffer_damage","ship":0,"hits":1,"crits":2}),
@@ -606,7 +607,7 @@ fn c9_hits_are_suffered_before_crits() {
 #[test]
 fn c9_evades_cancel_hits_before_crits() {
     let mut g = G::squads(&[("academy-pilot", NO)], &[("academy-pilot", NO)]);
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
     g.ok(
         0,
@@ -624,7 +625,7 @@ fn c9_evades_cancel_hits_before_crits() {
 #[test]
 fn c9_deal_a_damage_card_ignores_shields() {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"deal_damage_card","ship":0,"faceup":true}));
     assert_eq!(g.shields(0), (2, 2));
     assert_eq!(g.tokens(0, kind::FACEUP), 1);
@@ -643,7 +644,7 @@ fn c9_only_huge_ships_have_recurring_shields() {
     );
     // A huge ship's shields recur; a small ship's do not.
     let mut g = G::squads(&[("alderaanian-guard", NO)], &[("luke-skywalker", NO)]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     // Luke (initiative 5) has the first System Phase turn: his player enters the effects.
     g.ok(
         1,
@@ -673,7 +674,7 @@ fn c10_red_maneuver_with_energy_loses_energy_instead_of_stress() {
     let mut g = cr90();
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
     g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(1, json!({"type":"execute","ship":1}));
     g.ok(1, json!({"type":"pass","ship":1}));
     g.ok(0, json!({"type":"execute","ship":0}));
@@ -686,7 +687,7 @@ fn c10_red_maneuver_without_energy_gains_stress() {
     let mut g = cr90();
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
     g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     for _ in 0..7 {
         g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
     }
@@ -700,7 +701,7 @@ fn c10_red_maneuver_without_energy_gains_stress() {
 #[test]
 fn c10_huge_ship_spends_energy_to_remove_gained_stress() {
     let mut g = cr90();
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(1, json!({"type":"gain_stress","ship":0}));
     assert_eq!(g.tokens(0, kind::STRESS), 0);
     assert_eq!(g.energy(0), (6, 7));
@@ -728,7 +729,7 @@ fn c10_energy_recovers_only_per_the_ship_card() {
         &[("tie", NO)],
         json!({}),
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     for _ in 0..7 {
         g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
     }
@@ -771,18 +772,18 @@ fn bomber(upgrades: &[&str]) -> G {
 #[test]
 fn c11_reload_recovers_one_charge_and_gains_a_disarm_token() {
     let mut g = bomber(&["proton-bombs"]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     assert_eq!(g.card(0, 1), (0, 2));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.ok(0, json!({"type":"reload","ship":0,"card":1}));
     assert_eq!(g.card(0, 1), (1, 2), "one charge, not all");
     assert_eq!(g.tokens(0, kind::DISARM), 1);
     g.refused(0, json!({"type":"reload","ship":0,"card":1}));
     g.ok(0, json!({"type":"pass","ship":0}));
-    g.advance_to(3);
+    g.advance_to(Phase::Engagement);
     g.ok(1, json!({"type":"pass","ship":1}));
     let e = g.refused(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
     assert!(e.to_string().contains("disarmed"), "{e}");
@@ -791,7 +792,7 @@ fn c11_reload_recovers_one_charge_and_gains_a_disarm_token() {
 #[test]
 fn c11_reload_refused_at_the_limit() {
     let mut g = bomber(&["proton-bombs"]);
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     let e = g.refused(0, json!({"type":"reload","ship":0,"card":1}));
     assert!(e.to_string().contains("limit"), "{e}");
@@ -800,11 +801,11 @@ fn c11_reload_refused_at_the_limit() {
 #[test]
 fn c11_reload_only_torpedo_missile_or_device() {
     let mut g = bomber(&["r5-astromech", "concussion-missiles", "proton-torpedoes"]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     for card in 1..=3 {
         g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":card}}));
     }
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.refused(0, json!({"type":"reload","ship":0,"card":1}));
     g.ok(0, json!({"type":"reload","ship":0,"card":2}));
@@ -817,9 +818,9 @@ fn c11_reload_refused_for_a_ship_without_reload() {
         &[("luke-skywalker", &["proton-torpedoes"])],
         &[("darth-vader", NO)],
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.refused(0, json!({"type":"reload","ship":0,"card":1}));
 }
@@ -827,11 +828,11 @@ fn c11_reload_refused_for_a_ship_without_reload() {
 #[test]
 fn c11_unrecoverable_charge_is_never_recovered() {
     let mut g = bomber(&["conner-nets"]);
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
     assert_eq!(g.card(0, 1), (0, 1));
     g.refused(0, json!({"type":"recover","ship":0,"charges":{"card":1}}));
-    g.advance_to(2);
+    g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     let e = g.refused(0, json!({"type":"reload","ship":0,"card":1}));
     assert!(e.to_string().contains("cannot be recovered"), "{e}");
@@ -848,7 +849,7 @@ fn c11_unrecoverable_card_ignores_its_recurring_symbols() {
         &[("tie", NO)],
         json!({}),
     );
-    g.advance_to(1);
+    g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.finish_round();
     assert_eq!(g.card(0, 1), (1, 2));
@@ -860,7 +861,11 @@ fn refusals_name_the_action_and_the_reason() {
     let e = g.refused(1, json!({"type":"plan","ship":0,"maneuver":"white"}));
     assert!(matches!(e, ActionError::NotYourTurn { .. }), "{e}");
     let e = g.refused(0, json!({"type":"plan","ship":9,"maneuver":"white"}));
-    assert!(e.to_string().contains("\"ship\":9"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("ship 9 does not exist: this game has ships 0-1"),
+        "{e}"
+    );
     g.refused(0, json!({"type":"plan","ship":0,"maneuver":"green"}));
     g.refused(0, json!({"type":"plan","ship":-1,"maneuver":"white"}));
     g.refused(

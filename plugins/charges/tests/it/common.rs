@@ -2,7 +2,7 @@
 
 use coffer_charges::actions::{Turn, turn};
 use coffer_charges::state::kind;
-use coffer_charges::{Charges, State};
+use coffer_charges::{Charges, Phase, State};
 use coffer_core::{ActionError, Adapter, DynGame, Format, Owner, Setup, TrackId};
 use serde_json::{Value, json};
 
@@ -64,7 +64,7 @@ impl G {
         serde_json::from_slice(&self.game.snapshot(Format::Json).unwrap()).unwrap()
     }
 
-    pub fn phase(&self) -> u32 {
+    pub fn phase(&self) -> Phase {
         self.state().phase()
     }
 
@@ -110,7 +110,7 @@ impl G {
     }
 
     /// Plays the plain default (white maneuvers, execute, pass, done) until `phase` is reached.
-    pub fn advance_to(&mut self, phase: u32) {
+    pub fn advance_to(&mut self, phase: Phase) {
         for _ in 0..200 {
             let s = self.state();
             if s.phase() == phase || s.winners.is_some() {
@@ -118,7 +118,7 @@ impl G {
             }
             self.step_default(&s);
         }
-        panic!("phase {phase} never reached");
+        panic!("the {} is never reached", phase.name());
     }
 
     /// Finishes the current round (through the End Phase) with the plain default.
@@ -150,7 +150,7 @@ impl G {
             }
             Turn::Ship(i) => {
                 let sh = &s.ships[i];
-                if s.phase() == 2 && !sh.stage.executed {
+                if s.phase() == Phase::Activation && !sh.stage.executed {
                     self.ok(sh.owner.0, json!({"type":"execute","ship":i}));
                 } else {
                     self.ok(sh.owner.0, json!({"type":"pass","ship":i}));

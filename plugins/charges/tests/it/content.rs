@@ -103,21 +103,3 @@ fn default_squads_serve_two_to_four_players() {
         }
     }
 }
-
-#[test]
-fn view_hides_unrevealed_dials_of_other_players() {
-    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
-    let mut game = rs.new_game(&coffer_core::Setup::new(2, 1)).unwrap();
-    game.apply_json(
-        coffer_core::Owner(0),
-        r#"{"type":"plan","ship":0,"maneuver":"red"}"#,
-    )
-    .unwrap();
-    let planned = |v: serde_json::Value| v["ships"][0]["planned"].clone();
-    assert_eq!(
-        planned(game.view(Some(coffer_core::Owner(0)))),
-        json!("red")
-    );
-    assert_eq!(planned(game.view(Some(coffer_core::Owner(1)))), json!(null));
-    assert_eq!(planned(game.view(None)), json!(null));
-}

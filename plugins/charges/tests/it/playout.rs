@@ -269,7 +269,7 @@ fn a_stored_ship_to_act_that_is_not_the_derived_one_is_a_violation() {
         rs.apply(&mut s, Owner(p), &plan).unwrap();
     }
     // System Phase: the lower initiative (Luke Skywalker 5, ship 0, against Darth Vader 6) goes first.
-    assert_eq!(s.phase(), 1);
+    assert_eq!(s.phase(), coffer_charges::Phase::System);
     assert_eq!(s.current, Some(0));
     assert!(rs.check_invariants(&s).is_ok());
     s.current = Some(1);

@@ -1,0 +1,211 @@
+//! What the `charges` ruleset calls things: its [`Vocabulary`] (kinds, phases, dice steps, actions and
+//! its own events), the codes of those events ([`note`]), and the labels of its resources.
+
+use crate::actions::ACTION_NAMES;
+use crate::state::{AttackStep, Phase, State, kind};
+use coffer_core::{Key, NoteTerm, Term, Vocabulary};
+
+/// The codes of the ruleset's own events ([`Ledger::note`](coffer_core::Ledger::note)), indexing
+/// [`vocabulary`]`().notes`. Ship notes are keyed by the ship's turn permanent (labelled with the ship's
+/// name), so `{subject}` reads "p0's Luke Skywalker".
+pub mod note {
+    /// Secret: a dial planned (`[colour]`); only its owner reads the maneuver.
+    pub const PLANNED: u16 = 0;
+    /// A dial revealed and its maneuver executed (`[colour]`, 4: purple executed as red).
+    pub const EXECUTED: u16 = 1;
+    /// A card ability granted one more action.
+    pub const EXTRA_ACTION: u16 = 2;
+    /// A ship ended its turn in the phase.
+    pub const PASSED: u16 = 3;
+    /// An attack declared (`[weapon: 0 primary, 1 ordnance, dice]`).
+    pub const ATTACKS: u16 = 4;
+    /// The defender of the attack just declared.
+    pub const DEFENDS: u16 = 5;
+    /// Attack dice results entered (`[hits, crits, focus]`).
+    pub const ATTACK_DICE: u16 = 6;
+    /// Defence dice results entered (`[evades, focus]`).
+    pub const DEFENCE_DICE: u16 = 7;
+    /// One Force spent to change a focus result (`[0 hit, 1 evade]`).
+    pub const FORCE_CHANGE: u16 = 8;
+    /// A focus token spent to change every focus result (`[0 hits, 1 evades, how many]`).
+    pub const FOCUS_CHANGE: u16 = 9;
+    /// An evade token spent to add an evade result.
+    pub const EVADE_ADDED: u16 = 10;
+    /// The attacker is done modifying its dice.
+    pub const ATTACK_MODIFIED: u16 = 11;
+    /// A ship suffers damage (`[hits, crits]`): the end of an attack or an effect.
+    pub const SUFFERS: u16 = 12;
+    /// A ship's damage cards reached its hull.
+    pub const DESTROYED: u16 = 13;
+    /// A player is done with the End Phase.
+    pub const END_DONE: u16 = 14;
+    /// A loss of one charge found none active (`key`: the track).
+    pub const NOTHING_LOST: u16 = 15;
+    /// A player won (`[ships in play]`).
+    pub const WINS: u16 = 16;
+    /// Nobody won: no ship is left in play.
+    pub const DRAW: u16 = 17;
+}
+
+/// The maneuver colours by their note number.
+const COLOURS: [&str; 4] = ["blue", "white", "red", "purple"];
+
+/// The ruleset's vocabulary, declared once in `describe`.
+pub fn vocabulary() -> Vocabulary {
+    let mut kinds = vec![Term::default(); 14];
+    // Kind 0 is not used.
+    for (k, name) in [
+        (kind::SHIELD, "shields"),
+        (kind::FORCE, "Force"),
+        (kind::ENERGY, "energy"),
+        (kind::CHARGE, "charges"),
+        (kind::FOCUS, "focus tokens"),
+        (kind::EVADE, "evade tokens"),
+        (kind::DISARM, "disarm tokens"),
+        (kind::STRESS, "stress tokens"),
+        (kind::FACEDOWN, "facedown damage cards"),
+        (kind::FACEUP, "faceup damage cards"),
+        (kind::TURN, "ship"),
+        (kind::USED, "card ability"),
+        (kind::DONE, "End Phase"),
+    ] {
+        kinds[usize::from(k.0)] = Term::new(name);
+    }
+    let mut notes = vec![NoteTerm::default(); 18];
+    let mut set = |code: u16, term: NoteTerm| notes[usize::from(code)] = term;
+    set(
+        note::PLANNED,
+        NoteTerm::secret(
+            "{who} planned a {value} maneuver for {name}",
+            "{who} planned a dial for {name}",
+        )
+        .values(COLOURS),
+    );
+    set(
+        note::EXECUTED,
+        NoteTerm::new("{subject} revealed its dial and executed {value}").values([
+            "a blue maneuver",
+            "a white maneuver",
+            "a red maneuver",
+            "a purple maneuver",
+            "its purple maneuver as red (no active Force left)",
+        ]),
+    );
+    set(
+        note::EXTRA_ACTION,
+        NoteTerm::new("{subject} may perform one more action: a white action, treated as red"),
+    );
+    set(note::PASSED, NoteTerm::new("{subject} ends its turn"));
+    set(
+        note::ATTACKS,
+        NoteTerm::new("{subject} attacks with {value}: {1} attack dice")
+            .values(["its primary weapon", "an ordnance upgrade"]),
+    );
+    set(note::DEFENDS, NoteTerm::new("{subject} defends"));
+    set(
+        note::ATTACK_DICE,
+        NoteTerm::new("{subject} rolled hits: {0}, crits: {1}, focus: {2}"),
+    );
+    set(
+        note::DEFENCE_DICE,
+        NoteTerm::new("{subject} rolled evades: {0}, focus: {1}"),
+    );
+    set(
+        note::FORCE_CHANGE,
+        NoteTerm::new("{subject} spent a Force to change a focus result into {value}")
+            .values(["a hit", "an evade"]),
+    );
+    set(
+        note::FOCUS_CHANGE,
+        NoteTerm::new("{subject} spent a focus token: focus results changed into {value}: {1}")
+            .values(["hits", "evades"]),
+    );
+    set(
+        note::EVADE_ADDED,
+        NoteTerm::new("{subject} spent an evade token to add an evade result"),
+    );
+    set(
+        note::ATTACK_MODIFIED,
+        NoteTerm::new("{subject} is done modifying its attack dice"),
+    );
+    set(
+        note::SUFFERS,
+        NoteTerm::new("{subject} suffers hits: {0}, crits: {1}"),
+    );
+    set(note::DESTROYED, NoteTerm::new("{subject} is destroyed"));
+    set(
+        note::END_DONE,
+        NoteTerm::new("{who} is done with the End Phase"),
+    );
+    set(
+        note::NOTHING_LOST,
+        NoteTerm::new("{subject}: no active charge to lose"),
+    );
+    set(
+        note::WINS,
+        NoteTerm::new("{who} wins, with ships in play: {0}"),
+    );
+    set(
+        note::DRAW,
+        NoteTerm::new("the game ends in a draw: no ship is left in play"),
+    );
+    Vocabulary {
+        round: "Round".to_owned(),
+        kinds,
+        phases: Phase::ALL.map(|p| p.name().to_owned()).to_vec(),
+        steps: [
+            AttackStep::Roll,
+            AttackStep::Modify,
+            AttackStep::DefenceRoll,
+            AttackStep::DefenceModify,
+        ]
+        .map(|s| s.name().to_owned())
+        .to_vec(),
+        actions: ACTION_NAMES.map(str::to_owned).to_vec(),
+        effects: Vec::new(),
+        notes,
+    }
+}
+
+/// The label of a resource, without its owner: "Luke Skywalker shields", "Luke Skywalker Proton
+/// Torpedoes charges", "Luke Skywalker" (the ship's turn permanent, which ship notes are keyed by).
+/// `None` for a key this ruleset does not make.
+pub fn label(s: &State, key: Key) -> Option<String> {
+    let card = |subject: u32| {
+        let ship = s.ships.get((subject / 16) as usize)?;
+        let c = (subject % 16) as usize;
+        Some((ship, c, ship.card_names.get(c)?))
+    };
+    let ship = || s.ships.get(key.subject as usize).map(|sh| sh.name.as_str());
+    let what = match key.kind {
+        kind::SHIELD => "shields",
+        kind::FORCE => "Force",
+        kind::ENERGY => "energy",
+        kind::FOCUS => "focus tokens",
+        kind::EVADE => "evade tokens",
+        kind::DISARM => "disarm tokens",
+        kind::STRESS => "stress tokens",
+        kind::FACEDOWN => "facedown damage cards",
+        kind::FACEUP => "faceup damage cards",
+        kind::TURN => return ship().map(str::to_owned),
+        kind::CHARGE => {
+            let (ship, c, name) = card(key.subject)?;
+            return Some(if c == 0 {
+                format!("{} charges", ship.name)
+            } else {
+                format!("{} {name} charges", ship.name)
+            });
+        }
+        kind::USED => {
+            let (ship, c, name) = card(key.subject)?;
+            return Some(if c == 0 {
+                format!("{} pilot ability", ship.name)
+            } else {
+                format!("{} {name} ability", ship.name)
+            });
+        }
+        kind::DONE => return Some("End Phase".to_owned()),
+        _ => return None,
+    };
+    Some(format!("{} {what}", ship()?))
+}
