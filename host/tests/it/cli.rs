@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The bundled rulesets and the library file each one is built into.
-const PLUGINS: [(&str, &str); 3] = [
+pub(crate) const PLUGINS: [(&str, &str); 3] = [
     ("charges", "coffer_charges"),
     ("command-tokens", "coffer_command_tokens"),
     ("story-acts", "coffer_story_acts"),
@@ -48,10 +48,10 @@ fn plugin_dir() -> &'static Path {
 }
 
 /// What a run printed and returned.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Run {
@@ -77,14 +77,14 @@ fn bare(args: &[&str]) -> Run {
 }
 
 /// Runs `coffer --plugin-dir <the plugins> ARGS`.
-fn coffer(args: &[&str]) -> Run {
+pub(crate) fn coffer(args: &[&str]) -> Run {
     let dir = plugin_dir().to_str().unwrap().to_owned();
     let mut all = vec!["--plugin-dir", &dir];
     all.extend_from_slice(args);
     bare(&all)
 }
 
-fn ok(run: Run) -> Run {
+pub(crate) fn ok(run: Run) -> Run {
     assert_eq!(
         run.code, 0,
         "stdout: {}\nstderr: {}",
@@ -93,7 +93,7 @@ fn ok(run: Run) -> Run {
     run
 }
 
-fn players(id: &str) -> &'static str {
+pub(crate) fn players(id: &str) -> &'static str {
     if id == "command-tokens" { "3" } else { "2" }
 }
 
