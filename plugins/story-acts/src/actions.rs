@@ -2,9 +2,10 @@
 //! list), their effects, and the turn structure (Ready, Income, Draw, Main, End).
 
 use crate::cards::{CardType, Deed, Effect, MAX_CP_COST, RewardTo};
+use crate::refusals::{PendingChoice, Rule, Why};
 use crate::scoring;
-use crate::state::{AwardTo, Band, Phase, State, Zone, effect, kind};
-use coffer_core::{ActionError, Cause, Change, Key, Owner, Part, Refusal, Scope};
+use crate::state::{AwardTo, Band, Phase, State, Zone, card_key, effect, key, kind, note};
+use coffer_core::{Cause, Change, Key, Owner, Part, Refusal, Scope};
 use serde::{Deserialize, Serialize};
 
 /// A CP cost split over permanents (S8, K7): `[[card, cp], ...]`, cards in ascending order, each once, each
@@ -48,7 +49,7 @@ impl TryFrom<Vec<(u16, u16)>> for CpSplit {
     fn try_from(v: Vec<(u16, u16)>) -> Result<CpSplit, String> {
         if v.len() > MAX_CP_COST as usize {
             return Err(format!(
-                "a CP split has at most {MAX_CP_COST} parts, got {}",
+                "a CP split of {} parts: it has at most {MAX_CP_COST}, one per CP of the largest CP cost",
                 v.len()
             ));
         }
@@ -165,63 +166,15 @@ impl Action {
     }
 }
 
-/// Why an action is not legal; cheap to build (no text) so the legal-action list can test candidates.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Why {
-    /// The game is over.
-    Over,
-    /// Wrong player or phase for this timing.
-    Turn(u16, &'static str),
-    /// A hand-limit discard is pending.
-    Pending(PendingChoice),
-    /// A rule forbids it; the number is the offending input.
-    Rule(&'static str, i64),
-    /// A cost cannot be paid: `(what, need, have)`.
-    Short(Key, u64, u64),
-}
-
-/// The pending demand's data (Refusal is not `Copy`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct PendingChoice {
-    owner: Owner,
-    key: Key,
-    excess: u32,
-}
-
-impl From<Why> for ActionError {
-    fn from(w: Why) -> ActionError {
-        match w {
-            Why::Over => ActionError::GameOver,
-            Why::Turn(p, reason) => ActionError::NotYourTurn {
-                player: Owner(p),
-                reason: reason.to_string(),
-            },
-            Why::Pending(r) => ActionError::Refused(Refusal::AwaitingChoice {
-                owner: r.owner,
-                key: r.key,
-                excess: r.excess,
-            }),
-            Why::Rule(msg, v) => ActionError::Illegal(format!("{msg} (got {v})")),
-            Why::Short(key, need, have) => {
-                ActionError::Refused(Refusal::Insufficient { key, need, have })
-            }
-        }
-    }
-}
-
-fn rule(ok: bool, msg: &'static str, v: impl Into<i64>) -> Result<(), Why> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Why::Rule(msg, v.into()))
-    }
+fn rule(ok: bool, why: Rule) -> Result<(), Why> {
+    if ok { Ok(()) } else { Err(Why::Rule(why)) }
 }
 
 fn afford(s: &State, id: coffer_core::AmountId, need: u64) -> Result<(), Why> {
     let a = s
         .ledger
         .amount(id)
-        .map_err(|_| Why::Rule("no such amount", 0))?;
+        .map_err(|_| Why::Rule(Rule::Inconsistent))?;
     if need > a.available() {
         Err(Why::Short(a.key(), need, a.available()))
     } else {
@@ -230,42 +183,36 @@ fn afford(s: &State, id: coffer_core::AmountId, need: u64) -> Result<(), Why> {
 }
 
 impl State {
+    /// Card `card`, if it is in `p`'s hand (`zone` Hand) or in play under `p`'s control (`zone` Play).
+    /// A card that is not in `p`'s hand is refused the same way wherever it is: the refusal must not tell
+    /// where a hidden card lies.
     fn card_of(&self, card: u16, p: u16, zone: Zone) -> Result<&crate::state::Card, Why> {
         let c = self
             .cards
             .get(usize::from(card))
-            .ok_or(Why::Rule("no such card", i64::from(card)))?;
-        rule(
-            c.zone == zone,
-            if zone == Zone::Hand {
-                "card is not in a hand"
-            } else {
-                "card is not in play"
-            },
-            card,
-        )?;
-        let whose = if zone == Zone::Hand {
-            c.owner
+            .ok_or(Why::Rule(Rule::NoSuchCard(card)))?;
+        if zone == Zone::Hand {
+            rule(c.zone == Zone::Hand && c.owner == p, Rule::NotInHand(card))?;
         } else {
-            c.controller
-        };
-        rule(whose == p, "card belongs to another player", card)?;
+            rule(c.zone == Zone::Play, Rule::NotInPlay(card))?;
+            rule(c.controller == p, Rule::NotYours(card))?;
+        }
         Ok(c)
     }
 
     fn slow(&self, p: u16) -> Result<(), Why> {
         if p != self.active {
-            return Err(Why::Turn(p, "a slow action needs your own turn"));
+            return Err(Why::Slow);
         }
         if self.phase != Phase::Main {
-            return Err(Why::Turn(p, "only in the main phase"));
+            return Err(Why::NotMain);
         }
         Ok(())
     }
 
-    fn fast(&self, p: u16) -> Result<(), Why> {
+    fn fast(&self) -> Result<(), Why> {
         if self.phase != Phase::Main {
-            return Err(Why::Turn(p, "only in a main phase"));
+            return Err(Why::NotMain);
         }
         Ok(())
     }
@@ -273,7 +220,7 @@ impl State {
     /// Checks an action without changing anything; `Ok` exactly when [`State::execute`] will apply it.
     ///
     /// # Errors
-    /// Why it is not legal now.
+    /// Why it is not legal now ([`State::explain`] writes it in words).
     pub fn check(&self, p: u16, a: &Action) -> Result<(), Why> {
         self.check_in(None, p, a)
     }
@@ -283,16 +230,15 @@ impl State {
         if self.winners.is_some() {
             return Err(Why::Over);
         }
-        rule(p < self.players(), "no such player", p)?;
+        if p >= self.players() {
+            return Err(Why::NoPlayer(p));
+        }
         if let Action::Discard { card } = *a {
             let Some(d) = self.ledger.pending().first() else {
-                return Err(Why::Rule(
-                    "nothing to discard: the hand limit is met",
-                    i64::from(card),
-                ));
+                return Err(Why::Rule(Rule::NothingToDiscard));
             };
             if d.key.owner != Owner(p) {
-                return Err(Why::Turn(p, "another player must discard first"));
+                return Err(Why::OtherDiscards(d.key.owner));
             }
             self.card_of(card, p, Zone::Hand)?;
             return Ok(());
@@ -310,7 +256,7 @@ impl State {
                 let c = self.card_of(card, p, Zone::Hand)?;
                 let d = self.rules.db.get(c.def);
                 if d.fast_maneuver() {
-                    self.fast(p)?;
+                    self.fast()?;
                 } else {
                     self.slow(p)?;
                 }
@@ -318,95 +264,76 @@ impl State {
                 let seat = &self.seats[usize::from(p)];
                 match d.effect.and_then(Effect::target) {
                     Some(own) => {
-                        let t =
-                            target.ok_or(Why::Rule("this card needs a target", i64::from(card)))?;
+                        let t = target.ok_or(Why::Rule(Rule::NeedsTarget(card)))?;
                         let tc = self
                             .cards
                             .get(usize::from(t))
-                            .ok_or(Why::Rule("no such target", i64::from(t)))?;
+                            .ok_or(Why::Rule(Rule::NoSuchCard(t)))?;
                         rule(
                             tc.zone == Zone::Play && tc.cp.is_some(),
-                            "target is not a card with CP in play",
-                            t,
+                            Rule::BadTarget { card, target: t },
                         )?;
                         rule(
                             (tc.controller == p) == own,
-                            "target has the wrong controller",
-                            t,
+                            Rule::WrongController { card, target: t },
                         )?;
                     }
-                    None => rule(
-                        target.is_none(),
-                        "this card takes no target",
-                        target.unwrap_or(0),
-                    )?,
+                    None => {
+                        if let Some(t) = target {
+                            return Err(Why::Rule(Rule::TakesNoTarget { card, target: t }));
+                        }
+                    }
                 }
                 if d.card_type == CardType::Maneuver {
                     afford(self, seat.votes, u64::from(d.vote_cost))?;
                     if d.requires_control {
                         rule(
                             self.political_control() == Some(p),
-                            "needs political control",
-                            p,
+                            Rule::NeedsControl(card),
                         )?;
                     }
                 }
                 rule(
                     cp.total() == d.cp_cost,
-                    "the CP split must sum to the card's CP cost",
-                    cp.total(),
+                    Rule::SplitSum {
+                        card,
+                        total: cp.total(),
+                    },
                 )?;
                 let mut last: Option<u16> = None;
                 for &(h, n) in cp.parts() {
-                    rule(n > 0, "each part of a CP split must be at least 1", n)?;
-                    rule(
-                        last.is_none_or(|l| h > l),
-                        "CP split cards must be distinct and ascending",
-                        h,
-                    )?;
+                    rule(n > 0, Rule::SplitZero(h))?;
+                    if let Some(after) = last {
+                        rule(h > after, Rule::SplitOrder { card: h, after })?;
+                    }
                     last = Some(h);
                     let hc = self.card_of(h, p, Zone::Play)?;
-                    let id = self
-                        .handles
-                        .cp(hc)
-                        .ok_or(Why::Rule("card has no CP", i64::from(h)))?;
+                    let id = self.handles.cp(hc).ok_or(Why::Rule(Rule::NoCp(h)))?;
                     afford(self, id, u64::from(n))?;
                 }
                 Ok(())
             }
             Action::CommitVotes { card } => {
-                self.fast(p)?;
+                self.fast()?;
                 let c = self.card_of(card, p, Zone::Play)?;
-                rule(
-                    self.rules.db.get(c.def).votes > 0,
-                    "card prints no Votes",
-                    card,
-                )?;
+                rule(self.rules.db.get(c.def).votes > 0, Rule::NoVotes(card))?;
                 self.ready_perm(card)
             }
             Action::AddEv { card } => {
                 self.slow(p)?;
                 let c = self.card_of(card, p, Zone::Play)?;
-                rule(
-                    self.rules.db.get(c.def).ev > 0,
-                    "card prints no \"Add N EV\"",
-                    card,
-                )?;
+                rule(self.rules.db.get(c.def).ev > 0, Rule::NoEv(card))?;
                 self.ready_perm(card)
             }
             Action::PushFactor { factor, up, steps } => {
                 self.slow(p)?;
                 let f = usize::from(factor);
-                rule(f < self.factors.len(), "no such Galactic Factor", factor)?;
-                rule(steps > 0, "push at least one step", steps)?;
+                rule(f < self.factors.len(), Rule::NoSuchFactor(factor))?;
+                rule(steps > 0, Rule::ZeroSteps)?;
                 let def = &cfg.factors[f];
                 let v = self.factor(f);
                 let room = if up { def.max - v } else { v - def.min };
-                rule(
-                    i64::from(steps) <= room,
-                    "the factor's track has no room for that many steps",
-                    steps,
-                )?;
+                rule(i64::from(steps) <= room, Rule::NoRoom { factor, up, steps })?;
                 let need = u64::from(steps) * u64::from(cfg.votes_per_factor_step);
                 afford(self, self.seats[usize::from(p)].votes, need)
             }
@@ -418,50 +345,35 @@ impl State {
                     .db
                     .get(c.def)
                     .ability
-                    .ok_or(Why::Rule("card has no \"-X CP:\" ability", i64::from(card)))?;
+                    .ok_or(Why::Rule(Rule::NoAbility(card)))?;
                 let track = self
                     .handles
                     .ability(c)
-                    .ok_or(Why::Rule("card has no ability track", i64::from(card)))?;
-                if self.ledger.active(track) == 0 {
-                    return Err(Why::Rule(
-                        "the ability was already used this turn",
-                        i64::from(card),
-                    ));
-                }
-                afford(
-                    self,
-                    self.handles
-                        .cp(c)
-                        .ok_or(Why::Rule("card has no CP", i64::from(card)))?,
-                    u64::from(ab.cp),
-                )
+                    .ok_or(Why::Rule(Rule::NoAbility(card)))?;
+                rule(self.ledger.active(track) > 0, Rule::AbilityUsed(card))?;
+                let cp = self.handles.cp(c).ok_or(Why::Rule(Rule::NoCp(card)))?;
+                afford(self, cp, u64::from(ab.cp))
             }
             Action::Move { card, to } => {
                 self.slow(p)?;
                 let c = self.card_of(card, p, Zone::Play)?;
                 rule(
                     self.rules.db.get(c.def).card_type.is_unit(),
-                    "only units move",
-                    card,
+                    Rule::NotUnit(card),
                 )?;
                 self.ready_perm(card)?;
                 rule(
                     to.player().is_none_or(|q| q < self.players()),
-                    "no such Band",
-                    to.player().unwrap_or(0),
+                    Rule::NoSuchBand(to),
                 )?;
-                let from = c
-                    .band
-                    .ok_or(Why::Rule("card is in no Band", i64::from(card)))?;
+                let from = c.band.ok_or(Why::Rule(Rule::NoBand(card)))?;
                 rule(
                     self.is_adjacent_in(
                         occupied.unwrap_or_else(|| self.occupied_surfaces()),
                         from,
                         to,
                     ),
-                    "the Band is not adjacent",
-                    to.player().map_or(-1, i64::from),
+                    Rule::NotAdjacent { card, to },
                 )
             }
             Action::Capture { location, unit } => {
@@ -469,47 +381,37 @@ impl State {
                 let u = self.card_of(unit, p, Zone::Play)?;
                 rule(
                     self.rules.db.get(u.def).card_type.is_unit(),
-                    "only units capture",
-                    unit,
+                    Rule::NotUnit(unit),
                 )?;
                 self.ready_perm(unit)?;
                 let Some(Band::Surface(q)) = u.band else {
-                    return Err(Why::Rule(
-                        "the unit is not in a Surface Band",
-                        i64::from(unit),
-                    ));
+                    return Err(Why::Rule(Rule::NotInSurface(unit)));
                 };
                 let l = self
                     .cards
                     .get(usize::from(location))
-                    .ok_or(Why::Rule("no such card", i64::from(location)))?;
+                    .ok_or(Why::Rule(Rule::NoSuchCard(location)))?;
                 let ld = self.rules.db.get(l.def);
                 rule(
                     l.zone == Zone::Play && ld.card_type == CardType::Location,
-                    "not a Location in play",
-                    location,
+                    Rule::NotLocation(location),
                 )?;
                 rule(
                     l.band == Some(Band::Surface(q)),
-                    "the Location is not in the unit's Surface Band",
-                    location,
+                    Rule::LocationElsewhere { location, unit },
                 )?;
-                rule(l.controller != p, "you already control it", location)?;
+                rule(l.controller != p, Rule::AlreadyYours(location))?;
                 let defended = self.play().any(|(_, d)| {
                     d.controller == l.controller
                         && d.band == Some(Band::Surface(q))
                         && self.rules.db.get(d.def).card_type.is_unit()
                 });
-                rule(
-                    !defended,
-                    "its controller has a unit in that Band",
-                    location,
-                )
+                rule(!defended, Rule::Defended(location))
             }
             Action::Restore { location } => {
                 self.slow(p)?;
                 let l = self.card_of(location, p, Zone::Play)?;
-                rule(l.contested, "the Location is not Contested", location)?;
+                rule(l.contested, Rule::NotContested(location))?;
                 afford(
                     self,
                     self.seats[usize::from(p)].treasury,
@@ -520,8 +422,8 @@ impl State {
                 self.slow(p)?;
                 let c = self.card_of(card, p, Zone::Play)?;
                 let d = self.rules.db.get(c.def);
-                rule(d.card_type == CardType::Storyline, "not a Storyline", card)?;
-                rule(u32::from(c.progress) < d.steps, "every step is done", card)?;
+                rule(d.card_type == CardType::Storyline, Rule::NotStoryline(card))?;
+                rule(u32::from(c.progress) < d.steps, Rule::StepsDone(card))?;
                 afford(
                     self,
                     self.seats[usize::from(p)].ev,
@@ -532,23 +434,19 @@ impl State {
                 self.slow(p)?;
                 let c = self.card_of(card, p, Zone::Play)?;
                 let d = self.rules.db.get(c.def);
-                rule(d.card_type == CardType::Storyline, "not a Storyline", card)?;
-                rule(
-                    u32::from(c.progress) >= d.steps,
-                    "the Storyline has steps left",
-                    c.progress,
-                )
+                rule(d.card_type == CardType::Storyline, Rule::NotStoryline(card))?;
+                rule(u32::from(c.progress) >= d.steps, Rule::StepsLeft(card))
             }
             Action::EndTurn {} => self.slow(p),
             Action::Discard { .. } => Ok(()),
         }
     }
 
-    fn ready_perm(&self, card: u16) -> Result<(), Why> {
+    pub(crate) fn ready_perm(&self, card: u16) -> Result<(), Why> {
         let perm = self
             .perm_id(card)
-            .ok_or(Why::Rule("card cannot be activated", i64::from(card)))?;
-        rule(!self.ledger.is_exhausted(perm), "card is exhausted", card)
+            .ok_or(Why::Rule(Rule::NotPermanent(card)))?;
+        rule(!self.ledger.is_exhausted(perm), Rule::Exhausted(card))
     }
 
     /// Applies an action that [`State::check`] accepted.
@@ -566,6 +464,8 @@ impl State {
         match *a {
             Action::Deploy { card, target, cp } => {
                 let d = self.def(card).clone_costs();
+                let what = if d.maneuver { note::PLAY } else { note::DEPLOY };
+                self.ledger.note(card_key(p, card), what, [0; 3], cause);
                 if d.maneuver {
                     self.ledger.pay_cost(
                         &[
@@ -646,6 +546,14 @@ impl State {
                 self.resolve(p, ab.effect, None, cause)?;
             }
             Action::Move { card, to } => {
+                let (code, whose) = match to {
+                    Band::Space => (note::MOVE_SPACE, 0),
+                    Band::Surface(q) => (note::MOVE_SURFACE, q),
+                    Band::Planetary(q) => (note::MOVE_PLANETARY, q),
+                };
+                let owner = self.cards[usize::from(card)].owner;
+                self.ledger
+                    .note(card_key(owner, card), code, [i32::from(whose), 0, 0], cause);
                 self.activate(card, cause)?;
                 let c = &mut self.cards[usize::from(card)];
                 c.band = Some(to);
@@ -653,6 +561,13 @@ impl State {
                 self.deed(card, Deed::Move)?;
             }
             Action::Capture { location, unit } => {
+                let owner = self.cards[usize::from(location)].owner;
+                self.ledger.note(
+                    card_key(owner, location),
+                    note::CAPTURE,
+                    [i32::from(p), 0, 0],
+                    cause,
+                );
                 self.activate(unit, cause)?;
                 self.cards[usize::from(unit)].committed = false;
                 let l = &mut self.cards[usize::from(location)];
@@ -661,17 +576,30 @@ impl State {
                 self.deed(unit, Deed::Capture)?;
             }
             Action::Restore { location } => {
+                let owner = self.cards[usize::from(location)].owner;
+                self.ledger
+                    .note(card_key(owner, location), note::RESTORE, [0; 3], cause);
                 self.ledger
                     .spend(seat.treasury, u64::from(self.config().restore_cost), cause)?;
                 self.cards[usize::from(location)].contested = false;
             }
             Action::AdvanceStoryline { card } => {
-                let per = self.def(card).ev_per_step;
+                let (per, steps) = (self.def(card).ev_per_step, self.def(card).steps);
                 self.ledger.spend(seat.ev, u64::from(per), cause)?;
-                self.cards[usize::from(card)].progress += 1;
+                let c = &mut self.cards[usize::from(card)];
+                c.progress += 1;
+                let done = [i32::from(c.progress), steps as i32, 0];
+                self.ledger
+                    .note(card_key(p, card), note::ADVANCE, done, cause);
             }
-            Action::CompleteStoryline { card } => act_over = Some(card),
+            Action::CompleteStoryline { card } => {
+                self.ledger
+                    .note(card_key(p, card), note::COMPLETE, [0; 3], cause);
+                act_over = Some(card);
+            }
             Action::Discard { card } => {
+                self.ledger
+                    .note(card_key(p, card), note::DISCARD, [0; 3], cause);
                 let hand = &mut self.hands[usize::from(p)];
                 if let Some(i) = hand.iter().position(|&h| h == card) {
                     hand.remove(i);
@@ -750,7 +678,7 @@ impl State {
             Effect::AddEv(n) => {
                 self.ledger.gain(seat.ev, u64::from(n), cause)?;
             }
-            Effect::DrawCards(n) => self.draw(p, n),
+            Effect::DrawCards(n) => self.draw(p, n, cause),
             Effect::DrainCp(n) | Effect::GainCp(n) => {
                 let t = target.ok_or_else(|| Refusal::Invalid("effect needs a target".into()))?;
                 let cp = self
@@ -766,14 +694,20 @@ impl State {
         Ok(())
     }
 
-    /// Draws up to `n` cards from the top of `p`'s deck (an empty deck gives nothing).
-    pub fn draw(&mut self, p: u16, n: u32) {
+    /// Draws up to `n` cards from the top of `p`'s deck (an empty deck gives nothing), each recorded twice:
+    /// which card, for `p` alone, and that a card was drawn, for everyone else.
+    pub fn draw(&mut self, p: u16, n: u32, cause: Cause) {
+        let hand = key(p, kind::HAND, 0);
         for _ in 0..n {
             let Some(card) = self.decks[usize::from(p)].pop() else {
+                self.ledger.note(hand, note::DECK_EMPTY, [0; 3], cause);
                 return;
             };
             self.cards[usize::from(card)].zone = Zone::Hand;
             self.hands[usize::from(p)].push(card);
+            self.ledger
+                .note(card_key(p, card), note::DREW, [0; 3], cause);
+            self.ledger.note(hand, note::DRAW, [0; 3], cause);
         }
     }
 
@@ -802,12 +736,18 @@ impl State {
     pub fn start_turn(&mut self) -> Result<(), Refusal> {
         let p = self.active;
         let from = self.ledger.events().len();
+        self.ledger.note(
+            key(p, kind::TREASURY, 0),
+            note::TURN,
+            [0; 3],
+            Cause::Upkeep(Scope::Turn),
+        );
         self.phase = Phase::Ready;
         // K5: the permanents the active player controls ready (a captured Location with its new controller).
         for i in 0..self.in_play.len() {
             let c = self.cards[usize::from(self.in_play[i])];
             if let (true, Some(perm)) = (c.controller == p, self.handles.perm(&c)) {
-                self.ledger.ready(perm, Cause::Upkeep(Scope::Phase))?;
+                self.ledger.ready(perm, Cause::Effect(effect::READY))?;
             }
         }
         self.ledger.end_scope(Scope::Phase);
@@ -820,7 +760,7 @@ impl State {
         )?;
         self.ledger.end_scope(Scope::Phase);
         self.phase = Phase::Draw;
-        self.draw(p, self.config().draw_per_turn);
+        self.draw(p, self.config().draw_per_turn, Cause::Effect(effect::DRAW));
         self.ledger.end_scope(Scope::Phase);
         self.phase = Phase::Main;
         self.settle(from)
@@ -858,15 +798,27 @@ impl State {
                 let morality = ev.cause == Cause::Effect(effect::MORALITY);
                 let own = morality
                     || matches!(ev.cause, Cause::Action { player, .. } if player.0 == c.controller);
+                let card = key(c.owner, kind::CARD, i as u32);
                 if morality && d.prime && !c.fallen {
                     cards[i].fallen = true;
+                    let fallen_cp = i32::try_from(d.fallen_cp).unwrap_or(i32::MAX);
+                    l.note(card, note::FALLS, [fallen_cp, 0, 0], ev.cause);
                     if let Some(cp) = handles.cp(&c) {
                         l.set(cp, i64::from(d.fallen_cp), Cause::Effect(effect::FALL))?;
                     }
-                    if rules.config.fall_flips_homeworld {
-                        seats[usize::from(c.owner)].prime_face = false;
+                    let seat = &mut seats[usize::from(c.owner)];
+                    if rules.config.fall_flips_homeworld && seat.prime_face {
+                        seat.prime_face = false;
+                        let homeworld = card_key(c.owner, seat.homeworld);
+                        l.note(
+                            homeworld,
+                            note::PRIME_LOST,
+                            [0; 3],
+                            Cause::Effect(effect::FALL),
+                        );
                     }
                 } else {
+                    l.note(card, note::DESTROYED, [0; 3], Cause::StateCheck);
                     crate::state::leave_play(cards, in_play, i as u16, Zone::Discard);
                 }
                 if own {

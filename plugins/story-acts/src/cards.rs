@@ -1,6 +1,7 @@
 //! Card definitions: the JSON card format, its validation, and the embedded starter set.
 
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// The starter set, embedded at build time.
 pub const STARTER_JSON: &str = include_str!("../data/cards.json");
@@ -32,6 +33,20 @@ pub enum CardType {
 }
 
 impl CardType {
+    /// Its name, as the rules write it ("Ground Unit").
+    pub fn name(self) -> &'static str {
+        match self {
+            CardType::Homeworld => "Homeworld",
+            CardType::Location => "Location",
+            CardType::Character => "Character",
+            CardType::GroundUnit => "Ground Unit",
+            CardType::Spacecraft => "Spacecraft",
+            CardType::Device => "Device",
+            CardType::Maneuver => "Maneuver",
+            CardType::Storyline => "Storyline",
+        }
+    }
+
     /// Whether cards of this type occupy a Position in a Band (and count for S13 (c) when not Capital).
     pub fn is_unit(self) -> bool {
         matches!(
@@ -63,6 +78,24 @@ pub enum Deed {
     Move,
     /// The card captured a Surface Location.
     Capture,
+}
+
+impl fmt::Display for CardType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Deed {
+    /// What the card does, as a verb phrase ("commit Votes").
+    pub fn name(self) -> &'static str {
+        match self {
+            Deed::CommitVotes => "commit Votes",
+            Deed::AddEv => "add EV",
+            Deed::Move => "move",
+            Deed::Capture => "capture",
+        }
+    }
 }
 
 /// A triggered CP change: when the card performs `on`, its CP changes by `cp` (S8).
@@ -103,6 +136,35 @@ impl Effect {
             Effect::DrainCp(_) => Some(false),
             Effect::GainCp(_) => Some(true),
             _ => None,
+        }
+    }
+
+    /// Its name in the card JSON (`gain_currency`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Effect::GainCurrency(_) => "gain_currency",
+            Effect::OpponentsPay(_) => "opponents_pay",
+            Effect::AddVotes(_) => "add_votes",
+            Effect::AddEv(_) => "add_ev",
+            Effect::DrawCards(_) => "draw_cards",
+            Effect::DrainCp(_) => "drain_cp",
+            Effect::GainCp(_) => "gain_cp",
+        }
+    }
+}
+
+impl fmt::Display for Effect {
+    /// What it does, in words: "gain 4 Currency", "each opponent pays 2 Currency".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Effect::GainCurrency(n) => write!(f, "gain {n} Currency"),
+            Effect::OpponentsPay(n) => write!(f, "each opponent pays {n} Currency"),
+            Effect::AddVotes(n) => write!(f, "add {n} Votes"),
+            Effect::AddEv(n) => write!(f, "add {n} EV"),
+            Effect::DrawCards(1) => f.write_str("draw 1 card"),
+            Effect::DrawCards(n) => write!(f, "draw {n} cards"),
+            Effect::DrainCp(n) => write!(f, "a card an opponent controls loses {n} CP"),
+            Effect::GainCp(n) => write!(f, "a card you control gains {n} CP"),
         }
     }
 }
@@ -278,7 +340,7 @@ impl CardDb {
             return Err(bad(
                 "#all",
                 "id",
-                format!("{} cards: at most 65535", cards.len()),
+                format!("{} cards: a card list holds at most 65535", cards.len()),
             ));
         }
         for (i, c) in cards.iter().enumerate() {
@@ -331,7 +393,11 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
     let t = c.card_type;
     let small = |field: &'static str, v: u32| {
         if v > 1000 {
-            Err(bad(n, field, format!("{v} is above 1000")))
+            Err(bad(
+                n,
+                field,
+                format!("{v} is too large: it must be 0 to 1000"),
+            ))
         } else {
             Ok(())
         }
@@ -355,7 +421,7 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
     let permanent = !matches!(t, CardType::Maneuver | CardType::Storyline);
     let only = |field: &'static str, set: bool, allowed: bool, why: &str| {
         if set && !allowed {
-            Err(bad(n, field, format!("not allowed on a {t:?}: {why}")))
+            Err(bad(n, field, format!("not allowed on a {t}: {why}")))
         } else {
             Ok(())
         }
@@ -423,7 +489,11 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
                 return Err(bad(n, field, "needs a printed cp"));
             }
             if tr.cp == 0 || tr.cp > 1000 {
-                return Err(bad(n, field, format!("cp {} must be 1..=1000", tr.cp)));
+                return Err(bad(
+                    n,
+                    field,
+                    format!("cp is {}: it must be 1 to 1000", tr.cp),
+                ));
             }
             let possible = match tr.on {
                 Deed::CommitVotes => c.votes > 0,
@@ -434,7 +504,7 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
                 return Err(bad(
                     n,
                     field,
-                    format!("the card can never perform {:?}", tr.on),
+                    format!("the card can never {}", tr.on.name()),
                 ));
             }
         }
@@ -447,7 +517,7 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
             return Err(bad(
                 n,
                 "ability",
-                format!("cost {} CP must be 1..=1000", a.cp),
+                format!("cp is {}: it must be 1 to 1000", a.cp),
             ));
         }
         if a.effect.target().is_some() {
@@ -511,7 +581,7 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
             return Err(bad(
                 n,
                 "cp_cost",
-                format!("{} is above {MAX_CP_COST}", c.cp_cost),
+                format!("{} is too large: it must be 0 to {MAX_CP_COST}", c.cp_cost),
             ));
         }
     }
@@ -576,7 +646,7 @@ fn check_effect(card: &str, field: &'static str, e: Effect) -> Result<(), CardEr
         return Err(bad(
             card,
             field,
-            format!("{e:?}: the amount must be 1..=1000"),
+            format!("{} {v}: the amount must be 1 to 1000", e.id()),
         ));
     }
     Ok(())

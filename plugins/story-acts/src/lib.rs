@@ -13,20 +13,25 @@
 
 pub mod actions;
 pub mod cards;
+pub mod refusals;
 pub mod scoring;
 pub mod state;
+pub mod table;
+pub mod words;
 
-pub use actions::{Action, CpSplit, Why};
+pub use actions::{Action, CpSplit};
 pub use cards::{CardDb, CardDef, CardError, CardType, Deed, Effect};
+pub use refusals::{PendingChoice, Rule, Why};
 pub use scoring::{ScoreLines, act_winner, score_lines};
 pub use state::{
     ActResult, AwardTo, Band, Card, Config, FactorDef, Handles, Phase, PoliticalTie, Rules, Seat,
     Slot, SlotError, State, Zone,
 };
+pub use words::vocabulary;
 
 use coffer_core::{
     ActionError, AmountSpec, Cause, ContentTable, Description, Doc, Key, Ledger, Outcome, Owner,
-    Scope, SetupError, Shared, SharedContent, TrackSpec, Violation,
+    Scope, SetupError, Shared, SharedContent, Table, TrackSpec, Violation,
 };
 use serde_json::json;
 use state::{key, kind};
@@ -52,24 +57,27 @@ coffer_core::plugin!(StoryActs::new());
 pub const OPTIONS: &[(&str, &str)] = &[
     (
         "treasury_cap",
-        "S1: the Treasury cap; Currency gained above it is lost, from every source.",
+        "S1: the Treasury cap; Currency gained above it is lost, from every source. 1 to 1000.",
     ),
     (
         "starting_currency",
-        "Currency each player starts with (at most the cap).",
+        "Currency each player starts with: 0 to the treasury_cap.",
     ),
     (
         "starting_hand",
-        "Cards each player draws before the first turn.",
+        "Cards each player draws before the first turn: 0 to 100.",
     ),
-    ("draw_per_turn", "S10: cards drawn in each Draw Phase."),
+    (
+        "draw_per_turn",
+        "S10: cards drawn in each Draw Phase: 0 to 100.",
+    ),
     (
         "hand_limit",
-        "S10: hand size checked at the End Phase; the player chooses the discards (K6).",
+        "S10: hand size checked at the End Phase; the player chooses the discards (K6). 0 to 100.",
     ),
     (
         "votes_per_factor_step",
-        "S5 (assumption): committed Votes per Galactic Factor step (at least 1).",
+        "S5 (assumption): committed Votes per Galactic Factor step: 1 to 1000.",
     ),
     (
         "political_tie",
@@ -77,7 +85,7 @@ pub const OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "award_sp",
-        "S11 (assumption): SP of each self-inflicted award (empty Treasury; own Character Falls or is destroyed).",
+        "S11 (assumption): SP of each self-inflicted award (empty Treasury; own Character Falls or is destroyed). 0 to 1000.",
     ),
     (
         "award_to",
@@ -89,13 +97,13 @@ pub const OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "catch_up_currency",
-        "S16 (assumption): Currency each player who did not win the Act gains (capped by S1).",
+        "S16 (assumption): Currency each player who did not win the Act gains (capped by S1). 0 to 1000.",
     ),
     (
         "factors",
-        "S17 (assumption): the Galactic Factors, each {name, min, max, start}.",
+        "S17 (assumption): the Galactic Factors, each {name, min, max, start}: at most 32 factors, distinct non-empty names, -1000 <= min <= start <= max <= 1000.",
     ),
-    ("restore_cost", "S14: Currency a Restore costs."),
+    ("restore_cost", "S14: Currency a Restore costs: 0 to 1000."),
     (
         "fall_flips_homeworld",
         "Assumption: a Prime Character's Fall flips its owner's Homeworld off its Prime face.",
@@ -106,15 +114,15 @@ pub const OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "homeworlds",
-        "Homeworld card ids, player i gets entry i modulo the list's length.",
+        "Homeworld card ids, player i gets entry i modulo the list's length: 1 to 64 ids.",
     ),
     (
         "deck",
-        "Card ids of each player's deck; null: one copy of every non-Homeworld card.",
+        "Card ids of each player's deck, at most 1000; null: one copy of every non-Homeworld card.",
     ),
     (
         "cards",
-        "Inline card definitions replacing the embedded starter set; null: the starter set.",
+        "Inline card definitions replacing the embedded starter set, at most 65535 (numbers on a card 0 to 1000); null: the starter set.",
     ),
 ];
 
@@ -189,7 +197,7 @@ fn config_error(msg: String) -> SetupError {
 }
 
 fn slot_error(e: state::SlotError) -> SetupError {
-    SetupError::Config(format!("decks too large: {e}"))
+    SetupError::Config(format!("the decks hold too many cards: {e}"))
 }
 
 impl StoryActs {
@@ -207,7 +215,7 @@ impl StoryActs {
         let per_player = deck.len() + 1;
         if per_player * usize::from(players) > usize::from(u16::MAX) {
             return Err(config_error(format!(
-                "decks of {} cards are too large",
+                "decks of {} cards are too large for {players} players",
                 deck.len()
             )));
         }
@@ -348,43 +356,120 @@ impl StoryActs {
             state.put_in_play(hw, Some(Band::Planetary(p)));
         }
         for p in 0..players {
-            state.draw(p, starting_hand);
+            state.draw(p, starting_hand, Cause::Setup);
         }
         state.start_turn()?;
         Ok(state)
     }
 }
 
+/// The bounds of the numeric options (inclusive), checked by [`build_rules`] and written in their docs.
+pub mod bounds {
+    /// `treasury_cap`.
+    pub const TREASURY_CAP: (u32, u32) = (1, 1000);
+    /// `starting_hand`, `draw_per_turn` and `hand_limit`.
+    pub const CARDS: (u32, u32) = (0, 100);
+    /// `votes_per_factor_step`.
+    pub const VOTES_PER_STEP: (u32, u32) = (1, 1000);
+    /// `award_sp`, `catch_up_currency` and `restore_cost`.
+    pub const AMOUNT: (u32, u32) = (0, 1000);
+    /// How many Galactic Factors.
+    pub const FACTORS: usize = 32;
+    /// A Galactic Factor's `min`, `max` and `start`.
+    pub const FACTOR_VALUE: (i64, i64) = (-1000, 1000);
+    /// How many entries `homeworlds` lists.
+    pub const HOMEWORLDS: usize = 64;
+    /// How many cards `deck` lists.
+    pub const DECK: usize = 1000;
+}
+
+/// An option outside its bounds: "option 'hand_limit' is 500: it must be 0 to 100".
+fn bounded(option: &str, value: u32, (min, max): (u32, u32)) -> Result<(), SetupError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(config_error(format!(
+            "option '{option}' is {value}: it must be {min} to {max}"
+        )))
+    }
+}
+
+/// The ids of the Homeworlds in a card list, for messages.
+fn homeworld_ids(db: &CardDb) -> String {
+    let ids: Vec<&str> = db
+        .cards()
+        .iter()
+        .filter(|c| c.card_type == CardType::Homeworld)
+        .map(|c| c.id.as_str())
+        .collect();
+    if ids.is_empty() {
+        "the card list has none".to_owned()
+    } else {
+        format!("the card list has {}", ids.join(", "))
+    }
+}
+
 /// Validates a configuration and its cards into a game's fixed [`Rules`].
 fn build_rules(config: &Config) -> Result<Rules, SetupError> {
     let mut cfg = config.clone();
-    if cfg.votes_per_factor_step == 0 {
-        return Err(config_error(
-            "votes_per_factor_step must be at least 1, got 0".into(),
-        ));
-    }
-    if cfg.starting_currency > cfg.treasury_cap {
+    bounded("treasury_cap", cfg.treasury_cap, bounds::TREASURY_CAP)?;
+    bounded(
+        "starting_currency",
+        cfg.starting_currency,
+        (0, cfg.treasury_cap),
+    )
+    .map_err(|e| match e {
+        SetupError::Config(m) => config_error(format!("{m} (the treasury_cap)")),
+        e => e,
+    })?;
+    bounded("starting_hand", cfg.starting_hand, bounds::CARDS)?;
+    bounded("draw_per_turn", cfg.draw_per_turn, bounds::CARDS)?;
+    bounded("hand_limit", cfg.hand_limit, bounds::CARDS)?;
+    bounded(
+        "votes_per_factor_step",
+        cfg.votes_per_factor_step,
+        bounds::VOTES_PER_STEP,
+    )?;
+    bounded("award_sp", cfg.award_sp, bounds::AMOUNT)?;
+    bounded("catch_up_currency", cfg.catch_up_currency, bounds::AMOUNT)?;
+    bounded("restore_cost", cfg.restore_cost, bounds::AMOUNT)?;
+    if cfg.factors.len() > bounds::FACTORS {
         return Err(config_error(format!(
-            "starting_currency {} is above treasury_cap {}",
-            cfg.starting_currency, cfg.treasury_cap
+            "option 'factors' lists {} factors: at most {}",
+            cfg.factors.len(),
+            bounds::FACTORS
         )));
     }
-    if cfg.factors.len() > 255 {
-        return Err(config_error(format!(
-            "{} factors: at most 255",
-            cfg.factors.len()
-        )));
-    }
+    let (low, high) = bounds::FACTOR_VALUE;
     for (i, f) in cfg.factors.iter().enumerate() {
         if f.name.trim().is_empty() {
-            return Err(config_error(format!("factor #{i} has an empty name")));
+            return Err(config_error(format!(
+                "option 'factors': factor #{i} has an empty name"
+            )));
         }
         if cfg.factors[..i].iter().any(|g| g.name == f.name) {
-            return Err(config_error(format!("factor '{}' is listed twice", f.name)));
-        }
-        if !(f.min <= f.start && f.start <= f.max) {
             return Err(config_error(format!(
-                "factor '{}': start {} outside [{}, {}]",
+                "option 'factors': factor '{}' is listed twice",
+                f.name
+            )));
+        }
+        for (field, v) in [("min", f.min), ("max", f.max), ("start", f.start)] {
+            if !(low..=high).contains(&v) {
+                return Err(config_error(format!(
+                    "option 'factors': factor '{}': field '{field}' is {v}: it must be {low} to {high}",
+                    f.name
+                )));
+            }
+        }
+        if f.min > f.max {
+            return Err(config_error(format!(
+                "option 'factors': factor '{}': min {} is above max {}",
+                f.name, f.min, f.max
+            )));
+        }
+        if !(f.min..=f.max).contains(&f.start) {
+            return Err(config_error(format!(
+                "option 'factors': factor '{}': field 'start' is {}: it must be {} to {} (its min to its max)",
                 f.name, f.start, f.min, f.max
             )));
         }
@@ -395,26 +480,35 @@ fn build_rules(config: &Config) -> Result<Rules, SetupError> {
         None => CardDb::starter(&names),
     }
     .map_err(|e| SetupError::Content(e.to_string()))?;
-    if cfg.homeworlds.is_empty() {
-        return Err(config_error("homeworlds is empty".into()));
+    if cfg.homeworlds.is_empty() || cfg.homeworlds.len() > bounds::HOMEWORLDS {
+        return Err(config_error(format!(
+            "option 'homeworlds' lists {} card ids: it must list 1 to {} Homeworlds ({})",
+            cfg.homeworlds.len(),
+            bounds::HOMEWORLDS,
+            homeworld_ids(&db)
+        )));
     }
     let mut homeworlds = Vec::new();
     for id in &cfg.homeworlds {
-        let def = db
-            .find(id)
-            .ok_or_else(|| config_error(format!("unknown homeworld '{id}'")))?;
+        let def = db.find(id).ok_or_else(|| {
+            config_error(format!(
+                "option 'homeworlds': unknown card '{id}' ({})",
+                homeworld_ids(&db)
+            ))
+        })?;
         let d = db.get(def);
         if d.card_type != CardType::Homeworld {
             return Err(config_error(format!(
-                "'{id}' is a {:?}, not a Homeworld",
-                d.card_type
+                "option 'homeworlds': '{id}' is a {}, not a Homeworld ({})",
+                d.card_type,
+                homeworld_ids(&db)
             )));
         }
         for p in &d.preferred {
             let f = cfg.factors.iter().find(|f| f.name == p.factor);
             if let Some(f) = f.filter(|f| p.value < f.min || p.value > f.max) {
                 return Err(SetupError::Content(format!(
-                    "card '{id}': field 'preferred': {} = {} outside [{}, {}]",
+                    "card '{id}': field 'preferred': {} {} is outside the factor's track, {} to {}",
                     p.factor, p.value, f.min, f.max
                 )));
             }
@@ -422,14 +516,23 @@ fn build_rules(config: &Config) -> Result<Rules, SetupError> {
         homeworlds.push(def);
     }
     let deck: Vec<u16> = match &cfg.deck {
+        Some(ids) if ids.len() > bounds::DECK => {
+            return Err(config_error(format!(
+                "option 'deck' lists {} cards: at most {}",
+                ids.len(),
+                bounds::DECK
+            )));
+        }
         Some(ids) => ids
             .iter()
             .map(|id| {
                 let def = db
                     .find(id)
-                    .ok_or_else(|| config_error(format!("unknown deck card '{id}'")))?;
+                    .ok_or_else(|| config_error(format!("option 'deck': unknown card '{id}'")))?;
                 if db.get(def).card_type == CardType::Homeworld {
-                    return Err(config_error(format!("deck card '{id}' is a Homeworld")));
+                    return Err(config_error(format!(
+                        "option 'deck': '{id}' is a Homeworld: Homeworlds start in play, not in decks"
+                    )));
                 }
                 Ok(def)
             })
@@ -438,6 +541,14 @@ fn build_rules(config: &Config) -> Result<Rules, SetupError> {
             .filter(|&d| db.get(d).card_type != CardType::Homeworld)
             .collect(),
     };
+    if deck.len() > bounds::DECK {
+        return Err(config_error(format!(
+            "option 'deck' is null, so each deck holds one copy of every card that is not a Homeworld: {} \
+             cards, at most {}; list the deck's cards in option 'deck'",
+            deck.len(),
+            bounds::DECK
+        )));
+    }
     Ok(Rules {
         config: cfg,
         db,
@@ -529,6 +640,7 @@ impl coffer_core::Ruleset for StoryActs {
             ),
         ];
         d.actions = action_docs();
+        d.vocabulary = vocabulary();
         let defaults = serde_json::to_value(Config::default()).unwrap_or_default();
         d.options = OPTIONS
             .iter()
@@ -558,7 +670,9 @@ impl coffer_core::Ruleset for StoryActs {
     }
 
     fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
-        state.check(player.0, action)?;
+        if let Err(why) = state.check(player.0, action) {
+            return Err(state.explain(player.0, why));
+        }
         state.execute(player.0, action)?;
         Ok(())
     }
@@ -581,74 +695,32 @@ impl coffer_core::Ruleset for StoryActs {
         }
     }
 
-    /// What a player sees: everything public, and their own hand; other hands and every deck are shown as
-    /// card counts, and the cards in them as `null`. `None` (an observer) sees only public information.
-    fn view(&self, state: &State, player: Option<Owner>) -> serde_json::Value {
-        let mut v = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
-        // The rules in full (configuration and card list), not the configuration a snapshot carries.
-        if let Some(rules) = v.get_mut("rules") {
-            *rules = serde_json::to_value(&*state.rules).unwrap_or(serde_json::Value::Null);
-        }
-        let mine = |q: usize| player.is_some_and(|p| p.index() == q);
-        if let Some(hands) = v.get_mut("hands").and_then(|h| h.as_array_mut()) {
-            for (q, hand) in hands.iter_mut().enumerate() {
-                if !mine(q) {
-                    *hand = json!(state.hands[q].len());
-                }
-            }
-        }
-        if let Some(decks) = v.get_mut("decks").and_then(|d| d.as_array_mut()) {
-            for (q, deck) in decks.iter_mut().enumerate() {
-                *deck = json!(state.decks[q].len());
-            }
-        }
-        if let Some(cards) = v.get_mut("cards").and_then(|c| c.as_array_mut()) {
-            for (c, card) in state.cards.iter().zip(cards.iter_mut()) {
-                let hidden =
-                    c.zone == Zone::Deck || (c.zone == Zone::Hand && !mine(usize::from(c.owner)));
-                if hidden {
-                    *card = serde_json::Value::Null;
-                }
-            }
-        }
-        v
+    /// The Act, the phase, whose turn it is, who may act and why, and the game's own state (see
+    /// [`table`]): a seat's table shows its own hand; other hands and the decks are counts.
+    fn table(&self, state: &State, seat: Option<Owner>, table: &mut Table) {
+        table::fill(state, seat, table);
     }
 
-    fn label(&self, state: &State, key: Key) -> String {
-        let who = key.owner;
-        let card = || {
-            state.cards.get(key.subject as usize).map_or_else(
-                || format!("#{}", key.subject),
-                |c| state.rules.db.get(c.def).name.clone(),
-            )
-        };
+    /// Cards in a hand are seen by their owner alone, cards in a deck by nobody: their readiness, CP and
+    /// ability resources, and the notes about them, are hidden accordingly. Everything else is public.
+    fn visible(&self, state: &State, key: Key, seat: Option<Owner>) -> bool {
         match key.kind {
-            kind::TREASURY => format!("{who} treasury"),
-            kind::VOTES => format!("{who} pool votes"),
-            kind::EV => format!("{who} pool EV"),
-            kind::SP => format!("{who} story points"),
-            kind::CP => format!("{who} CP of {} (#{})", card(), key.subject),
-            kind::ACT_WINS => format!("{who} acts won"),
-            kind::FACTOR => state
-                .config()
-                .factors
-                .get(key.subject as usize)
-                .map_or_else(
-                    || format!("factor #{}", key.subject),
-                    |f| format!("factor {}", f.name),
-                ),
-            kind::CARD => format!("{who} {} (#{})", card(), key.subject),
-            kind::ABILITY => format!("{who} ability of {} (#{})", card(), key.subject),
-            kind::HAND => format!("{who} hand"),
-            _ => format!("{who} kind {} #{}", key.kind.0, key.subject),
+            kind::CARD | kind::CP | kind::ABILITY => {
+                u16::try_from(key.subject).is_ok_and(|card| state.sees_card(seat, card))
+            }
+            _ => true,
         }
+    }
+
+    fn label(&self, state: &State, key: Key) -> Option<String> {
+        words::label(state, key)
     }
 
     /// The ruleset's own invariants (the host checks the ledger's first).
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {
         if !(1..=3).contains(&state.act) || state.results.len() + 1 < usize::from(state.act) {
             return Err(Violation(format!(
-                "act {} with {} results",
+                "Act {} with {} results: the Act is 1 to 3, with a result for each Act before it",
                 state.act,
                 state.results.len()
             )));
@@ -658,30 +730,56 @@ impl coffer_core::Ruleset for StoryActs {
                 let card = state.cards.get(usize::from(c));
                 if card.is_none_or(|c| c.zone != Zone::Hand || usize::from(c.owner) != p) {
                     return Err(Violation(format!(
-                        "p{p}'s hand holds card {c} that is not in their hand"
+                        "p{p}'s hand holds card #{c} that is not in their hand"
                     )));
                 }
             }
         }
-        if let Some(i) = state.cards.iter().position(|c| !state.handles.holds(c)) {
+        for (p, deck) in state.decks.iter().enumerate() {
+            for &c in deck {
+                let card = state.cards.get(usize::from(c));
+                if card.is_none_or(|c| c.zone != Zone::Deck || usize::from(c.owner) != p) {
+                    return Err(Violation(format!(
+                        "p{p}'s deck holds card #{c} that is not in their deck"
+                    )));
+                }
+            }
+        }
+        let (held, listed) = (
+            state
+                .cards
+                .iter()
+                .filter(|c| matches!(c.zone, Zone::Hand | Zone::Deck))
+                .count(),
+            state
+                .hands
+                .iter()
+                .chain(&state.decks)
+                .map(Vec::len)
+                .sum::<usize>(),
+        );
+        if held != listed {
             return Err(Violation(format!(
-                "card {i} names a kernel handle slot outside the handle tables"
+                "{held} cards are in hands and decks, but the hands and decks list {listed}"
             )));
         }
-        let in_play: Vec<u16> = (0..state.cards.len() as u16)
-            .filter(|&c| state.cards[usize::from(c)].zone == Zone::Play)
-            .collect();
-        if in_play != state.in_play {
+        if let Some(i) = state.cards.iter().position(|c| !state.handles.holds(c)) {
             return Err(Violation(format!(
-                "in-play index {:?} but cards in play {in_play:?}",
-                state.in_play
+                "card #{i} names a kernel handle slot outside the handle tables"
             )));
+        }
+        let in_play = (0..state.cards.len() as u16)
+            .filter(|&c| state.cards[usize::from(c)].zone == Zone::Play);
+        if !in_play.eq(state.in_play.iter().copied()) {
+            return Err(Violation(
+                "the index of cards in play disagrees with the cards' zones".to_owned(),
+            ));
         }
         let cap = i64::from(state.config().treasury_cap);
         for p in 0..state.players() {
             if !(0..=cap).contains(&state.treasury(p)) {
                 return Err(Violation(format!(
-                    "p{p} treasury {} outside [0, {cap}]",
+                    "p{p}'s Treasury is {}: it must be 0 to {cap} (S1)",
                     state.treasury(p)
                 )));
             }

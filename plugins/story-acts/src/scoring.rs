@@ -2,7 +2,7 @@
 
 use crate::actions::reward_recipients;
 use crate::cards::CardType;
-use crate::state::{ActResult, Band, State, Zone, effect};
+use crate::state::{ActResult, Band, State, Zone, effect, key, kind, note};
 use coffer_core::{Cause, Refusal, Scope};
 use serde::{Deserialize, Serialize};
 
@@ -112,11 +112,16 @@ pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refu
     }
     let scores: Vec<i64> = (0..n).map(|p| s.sp(p)).collect();
     let winner = act_winner(&scores, s.active);
-    s.ledger.gain(
-        s.seats[usize::from(winner)].act_wins,
-        1,
-        Cause::Effect(effect::ACT_WON),
-    )?;
+    let won = Cause::Effect(effect::ACT_WON);
+    let winner_sp = i32::try_from(scores[usize::from(winner)]).unwrap_or(i32::MAX);
+    s.ledger.note(
+        key(winner, kind::ACT_WINS, 0),
+        note::ACT_WON,
+        [i32::from(s.act), winner_sp, 0],
+        won,
+    );
+    s.ledger
+        .gain(s.seats[usize::from(winner)].act_wins, 1, won)?;
     s.results.push(ActResult {
         act: s.act,
         scores,
@@ -133,15 +138,24 @@ pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refu
         )?;
     }
     s.ledger.end_scope(Scope::Act);
-    if s.act_wins(winner) >= 2 {
-        s.winners = Some(vec![winner]);
+    let winners = if s.act_wins(winner) >= 2 {
+        Some(vec![winner])
     } else if s.act >= 3 {
-        s.winners = Some(if s.config().act3_winner_wins {
+        Some(if s.config().act3_winner_wins {
             vec![winner]
         } else {
             let most = (0..n).map(|p| s.act_wins(p)).max().unwrap_or(0);
             (0..n).filter(|&p| s.act_wins(p) == most).collect()
-        });
+        })
+    } else {
+        None
+    };
+    if let Some(winners) = winners {
+        for &p in &winners {
+            s.ledger
+                .note(key(p, kind::ACT_WINS, 0), note::GAME_WON, [0; 3], won);
+        }
+        s.winners = Some(winners);
     } else {
         s.act += 1;
         s.active = (s.active + 1) % n;

@@ -3,6 +3,7 @@
 use crate::cards::{CardDb, CardDef, CardType, LocationKind};
 use coffer_core::{AmountId, Kind, Ledger, Owner, PermanentId, Shared, TrackId};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// Ledger kinds of this ruleset's resources.
 pub mod kind {
@@ -29,8 +30,10 @@ pub mod kind {
     pub const HAND: Kind = Kind(9);
 }
 
-/// Effect codes used as `Cause::Effect(code)`.
+/// Effect codes used as `Cause::Effect(code)`, named in the vocabulary's `effects`.
 pub mod effect {
+    /// The Draw Phase's draw (S10).
+    pub const DRAW: u16 = 0;
     /// Morality Penalties (S8).
     pub const MORALITY: u16 = 1;
     /// An aligned ability (S8).
@@ -47,6 +50,55 @@ pub mod effect {
     pub const FALL: u16 = 7;
     /// An Act won (S12).
     pub const ACT_WON: u16 = 8;
+    /// The Ready Phase readying the active player's cards (S9).
+    pub const READY: u16 = 9;
+    /// The number of effect codes.
+    pub const COUNT: usize = 10;
+}
+
+/// Codes of the ruleset's own events (`Change::Note`), named in the vocabulary's `notes`. The note's key
+/// names what it is about; its numbers are listed with each code.
+pub mod note {
+    /// A permanent or Storyline deployed from hand; key: the card.
+    pub const DEPLOY: u16 = 0;
+    /// A Maneuver played from hand; key: the card.
+    pub const PLAY: u16 = 1;
+    /// Secret: the card a player drew; key: the card. Only its owner reads it.
+    pub const DREW: u16 = 2;
+    /// Secret: a player drew a card; key: the player's hand. Everyone but its owner reads it.
+    pub const DRAW: u16 = 3;
+    /// A player's deck is empty: nothing drawn; key: the player's hand.
+    pub const DECK_EMPTY: u16 = 4;
+    /// A unit moved to the Space Band; key: the unit.
+    pub const MOVE_SPACE: u16 = 5;
+    /// A unit moved to a Surface Band; key: the unit; 0: whose Band.
+    pub const MOVE_SURFACE: u16 = 6;
+    /// A unit moved to a Planetary Band; key: the unit; 0: whose Band.
+    pub const MOVE_PLANETARY: u16 = 7;
+    /// A Surface Location captured (S14); key: the Location; 0: the capturer.
+    pub const CAPTURE: u16 = 8;
+    /// A Contested Surface Location Restored (S14); key: the Location.
+    pub const RESTORE: u16 = 9;
+    /// A Storyline advanced; key: the Storyline; 0: steps done, 1: steps it has.
+    pub const ADVANCE: u16 = 10;
+    /// A Storyline completed (S12); key: the Storyline.
+    pub const COMPLETE: u16 = 11;
+    /// A card discarded from hand (S10); key: the card.
+    pub const DISCARD: u16 = 12;
+    /// A card destroyed at 0 CP (S8); key: the card.
+    pub const DESTROYED: u16 = 13;
+    /// A Prime Character Falls (S8); key: the card; 0: its CP after.
+    pub const FALLS: u16 = 14;
+    /// A Homeworld flipped off its Prime face; key: the Homeworld.
+    pub const PRIME_LOST: u16 = 15;
+    /// An Act won (S12); key: the winner's Acts won; 0: the Act, 1: the winner's SP.
+    pub const ACT_WON: u16 = 16;
+    /// The game won (S12); key: the winner's Acts won.
+    pub const GAME_WON: u16 = 17;
+    /// A player's turn begins; key: that player's Treasury.
+    pub const TURN: u16 = 18;
+    /// The number of note codes.
+    pub const COUNT: usize = 19;
 }
 
 /// Who gets control when the highest standing Votes tie (S4).
@@ -191,6 +243,17 @@ pub enum Band {
     Surface(u16),
     /// A player's Planetary Band.
     Planetary(u16),
+}
+
+impl fmt::Display for Band {
+    /// "the Space Band", "p1's Surface Band", "p0's Planetary Band".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Band::Space => f.write_str("the Space Band"),
+            Band::Surface(p) => write!(f, "p{p}'s Surface Band"),
+            Band::Planetary(p) => write!(f, "p{p}'s Planetary Band"),
+        }
+    }
 }
 
 impl Band {
@@ -387,6 +450,33 @@ pub enum Phase {
     /// End Phase (S10): waiting for a discard down to the hand limit.
     End,
 }
+
+impl Phase {
+    /// Its number in the vocabulary's `phases` (the order of a turn).
+    pub fn number(self) -> u16 {
+        match self {
+            Phase::Ready => 0,
+            Phase::Income => 1,
+            Phase::Draw => 2,
+            Phase::Main => 3,
+            Phase::End => 4,
+        }
+    }
+
+    /// Its name, as the rules write it.
+    pub fn name(self) -> &'static str {
+        PHASES[usize::from(self.number())]
+    }
+}
+
+/// The phases' names, in the order of a turn ([`Phase::number`]).
+pub const PHASES: [&str; 5] = [
+    "Ready Phase",
+    "Income Phase",
+    "Draw Phase",
+    "main phase",
+    "End Phase",
+];
 
 /// Per-player kernel handles.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
@@ -715,4 +805,10 @@ pub fn leave_play(cards: &mut [Card], in_play: &mut Vec<u16>, card: u16, zone: Z
 /// A kernel key for a player's resource.
 pub fn key(p: u16, k: Kind, subject: u32) -> coffer_core::Key {
     coffer_core::Key::new(Owner(p), k, subject)
+}
+
+/// The kernel key naming card instance `card` of `owner` (its readiness permanent, when it has one; the
+/// subject of the ruleset's notes about it).
+pub fn card_key(owner: u16, card: u16) -> coffer_core::Key {
+    key(owner, kind::CARD, u32::from(card))
 }

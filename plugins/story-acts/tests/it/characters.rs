@@ -227,7 +227,16 @@ fn s8_cp_ability_refused_when_that_character_is_short() {
     ok(&mut s, 0, A::UseAbility { card: chancellor });
     round(&mut s);
     let e = refused(&mut s, 0, A::UseAbility { card: chancellor });
-    assert!(e.to_string().contains("cannot spend 2"), "{e}");
+    let want = coffer_core::Refusal::Insufficient {
+        key: coffer_core::Key::new(
+            coffer_core::Owner(0),
+            coffer_story_acts::state::kind::CP,
+            u32::from(chancellor),
+        ),
+        need: 2,
+        have: 1,
+    };
+    assert_eq!(e, ActionError::Refused(want), "{e}");
 }
 
 #[test]
@@ -399,7 +408,7 @@ fn s9_a_snapshot_whose_card_names_a_missing_handle_is_refused() {
         .restore(coffer_core::Format::Json, &bytes)
         .err()
         .expect("a slot past the table is refused");
-    assert!(err.to_string().contains("card 0"), "{err}");
+    assert!(err.to_string().contains("card #0"), "{err}");
     v["cards"][0]["perm"] = serde_json::json!(u16::MAX);
     let bytes = serde_json::to_vec(&v).expect("json");
     let err = ruleset

@@ -119,35 +119,55 @@ fn s10_hand_limit_is_configurable() {
 }
 
 #[test]
-fn views_hide_other_hands_and_every_deck() {
-    use coffer_core::{Owner, Ruleset};
+fn s10_a_hand_shows_its_cards_in_its_owners_table_alone() {
+    use coffer_core::{Owner, Ruleset, Table};
     let s = game(&["militia", "walker"]);
     let r = coffer_story_acts::StoryActs::new();
-    let mine = r.view(&s, Some(Owner(0)));
+    let table = |seat: Option<Owner>| {
+        let mut t = Table::new(seat);
+        r.table(&s, seat, &mut t);
+        t
+    };
     let drawn = s.hands[0][0];
-    assert_eq!(mine["hands"][0], serde_json::json!([drawn]));
-    assert_eq!(mine["hands"][1], serde_json::json!(0));
-    assert_eq!(mine["decks"][0], serde_json::json!(s.decks[0].len()));
+    let mine = table(Some(Owner(0)));
+    let hand = mine
+        .sections
+        .iter()
+        .find(|x| x.title == "Hand")
+        .expect("p0's own hand");
+    assert_eq!(hand.rows.len(), 1);
+    assert_eq!(hand.rows[0].label, format!("Planetary Militia (#{drawn})"));
     assert!(
-        mine["cards"][usize::from(drawn)].is_object(),
-        "own hand card visible"
+        hand.rows[0]
+            .value
+            .starts_with("Ground Unit, cost 1 Currency"),
+        "{}",
+        hand.rows[0].value
     );
-    let theirs = r.view(&s, Some(Owner(1)));
-    assert_eq!(
-        theirs["hands"][0],
-        serde_json::json!(1),
-        "p0's hand as a count"
-    );
-    assert!(
-        theirs["cards"][usize::from(drawn)].is_null(),
-        "p0's hand card hidden"
-    );
-    let hw = s.seats[0].homeworld;
-    assert!(
-        theirs["cards"][usize::from(hw)].is_object(),
-        "cards in play are public"
-    );
-    let public = r.view(&s, None);
-    assert_eq!(public["hands"][0], serde_json::json!(1));
-    assert_eq!(public["results"], serde_json::json!([]));
+    for seat in [Some(Owner(1)), None] {
+        let theirs = table(seat);
+        assert!(
+            theirs
+                .sections
+                .iter()
+                .filter(|x| x.title == "Hand")
+                .all(|x| x.rows.is_empty()),
+            "{seat:?} sees no card in a hand (p1's own is empty)"
+        );
+        let text = format!("{theirs:?}");
+        assert!(!text.contains("Militia"), "{seat:?} must not see p0's card");
+        let held = theirs
+            .sections
+            .iter()
+            .find(|x| x.title == "Hands and decks")
+            .expect("hand sizes");
+        let p0: Vec<(&str, &str)> = held
+            .rows
+            .iter()
+            .filter(|row| row.owner == Owner(0))
+            .map(|row| (row.label.as_str(), row.value.as_str()))
+            .collect();
+        let deck = format!("{} cards", s.decks[0].len());
+        assert_eq!(p0, [("hand", "1 card"), ("deck", deck.as_str())]);
+    }
 }

@@ -44,26 +44,28 @@ fn three_act_script_final_scores_and_winner() {
         },
         "p0 wins Acts 2 and 3"
     );
-    let view = game.view(None);
-    let results: Vec<(Vec<i64>, u64)> = view["results"]
-        .as_array()
-        .expect("results")
+    let table = game.table(None);
+    let acts = table
+        .sections
         .iter()
-        .map(|r| {
-            let scores = r["scores"]
-                .as_array()
-                .expect("scores")
-                .iter()
-                .map(|x| x.as_i64().expect("sp"))
-                .collect();
-            (scores, r["winner"].as_u64().expect("winner"))
-        })
+        .find(|s| s.title == "Acts")
+        .expect("an Acts section");
+    let rows: Vec<(&str, &str)> = acts
+        .rows
+        .iter()
+        .map(|r| (r.label.as_str(), r.value.as_str()))
         .collect();
     assert_eq!(
-        results,
-        vec![(vec![9, 10], 1), (vec![5, 3], 0), (vec![7, 4], 0)]
+        rows,
+        [
+            ("Act 1", "won by p1; SP p0 9, p1 10"),
+            ("Act 2", "won by p0; SP p0 5, p1 3"),
+            ("Act 3", "won by p0; SP p0 7, p1 4"),
+            ("winner", "p0"),
+        ]
     );
-    assert_eq!(view["act"], 3, "three Acts were played");
+    assert_eq!(table.round, 3, "three Acts were played");
+    assert_eq!(table.round_name, "Act");
 }
 
 #[test]
