@@ -364,17 +364,16 @@ impl Why {
                 ship: i,
                 card,
                 what,
-            } => format!("{} on {} {what}", card_name(s, i, card), ship(i)),
+            } => format!("{} {what}", card_on(s, i, card)),
             Why::CardCharges {
                 ship: i,
                 card,
                 active,
                 cost,
             } => format!(
-                "{} on {} has {active} active {}; its ability costs {cost} (C3)",
-                card_name(s, i, card),
-                ship(i),
-                if active == 1 { "charge" } else { "charges" }
+                "{} has {active} active {}; its ability costs {cost} (C3)",
+                card_on(s, i, card),
+                plural(active, "charge", "charges")
             ),
             Why::NoCharges(i, r) => match r {
                 ChargeRef::Force => format!("{} has no Force", ship(i)),
@@ -383,7 +382,7 @@ impl Why {
                 ChargeRef::Card(c) => {
                     let cards = s.ships.get(usize::from(i)).map_or(0, |sh| sh.cards.len());
                     if usize::from(c) < cards {
-                        format!("{} on {} has no charges", card_name(s, i, c), ship(i))
+                        format!("{} has no charges", card_on(s, i, c))
                     } else {
                         Why::NoSuchCard { ship: i, card: c }.text(s, p)
                     }
@@ -394,6 +393,7 @@ impl Why {
                     ChargeRef::Force => "Force".to_owned(),
                     ChargeRef::Shield => "shields".to_owned(),
                     ChargeRef::Energy => "energy".to_owned(),
+                    ChargeRef::Card(0) => "charges".to_owned(),
                     ChargeRef::Card(c) => format!("{} charges", card_name(s, i, c)),
                 };
                 format!("{} {charges} {what}", ship(i))
@@ -410,7 +410,9 @@ impl Why {
                 if defence { "defence" } else { "attack" }
             ),
             Why::EffectDamage { hits, crits } => format!(
-                "{hits} hits and {crits} crits: an effect deals 0-{MAX_EFFECT_DAMAGE} hits and 0-{MAX_EFFECT_DAMAGE} crits, at least one in all"
+                "{hits} {} and {crits} {}: an effect deals 0-{MAX_EFFECT_DAMAGE} hits and 0-{MAX_EFFECT_DAMAGE} crits, at least one in all",
+                plural(u32::from(hits), "hit", "hits"),
+                plural(u32::from(crits), "crit", "crits")
             ),
         }
     }
@@ -430,6 +432,25 @@ fn card_name(s: &State, ship: u8, card: u8) -> String {
         .get(usize::from(ship))
         .and_then(|sh| sh.card_names.get(usize::from(card)))
         .map_or_else(|| format!("card {card}"), Clone::clone)
+}
+
+/// A card with its ship, for texts: "Proton Torpedoes on p0's Luke Skywalker", "the pilot card of p0's
+/// Luke Skywalker".
+fn card_on(s: &State, ship: u8, card: u8) -> String {
+    if card == 0 {
+        format!("the pilot card of {}", ship_name(s, usize::from(ship)))
+    } else {
+        format!(
+            "{} on {}",
+            card_name(s, ship, card),
+            ship_name(s, usize::from(ship))
+        )
+    }
+}
+
+/// `one` or `many` after a count of `n`.
+fn plural(n: u32, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }
 
 fn illegal(reason: &'static str) -> Why {
@@ -1285,9 +1306,9 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
         }
         Action::Pass { ship } => {
             let i = usize::from(ship);
-            s.ledger.activate(s.ships[i].turn, c)?;
             let key = ship_key(s, i);
             s.ledger.note(key, note::PASSED, [0; 3], c);
+            s.ledger.activate(s.ships[i].turn, c)?;
             s.ships[i].stage = Stage::default();
         }
         Action::Attack {
@@ -1297,16 +1318,8 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
         } => {
             let i = usize::from(ship);
             let sh = &s.ships[i];
-            let dice = if weapon == 0 {
-                sh.attack
-            } else {
-                let cd = sh.cards[usize::from(weapon)];
-                if let Some(t) = cd.track {
-                    s.ledger.spend_charges(t, 1, c)?;
-                }
-                cd.attack
-            };
-            let dice = dice.min(MAX_ATTACK_DICE);
+            let card = (weapon != 0).then(|| sh.cards[usize::from(weapon)]);
+            let dice = card.map_or(sh.attack, |cd| cd.attack).min(MAX_ATTACK_DICE);
             let (attacker, defender) = (ship_key(s, i), ship_key(s, usize::from(target)));
             let weapon_kind = i32::from(weapon != 0);
             s.ledger.note(
@@ -1316,6 +1329,9 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 c,
             );
             s.ledger.note(defender, note::DEFENDS, [0; 3], c);
+            if let Some(t) = card.and_then(|cd| cd.track) {
+                s.ledger.spend_charges(t, 1, c)?;
+            }
             s.attack = Some(Attack {
                 attacker: ship,
                 defender: target,
@@ -1365,10 +1381,11 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             let sh = &s.ships[i];
             match a {
                 Action::SpendForce => {
-                    if let Some(f) = sh.force {
+                    let force = sh.force;
+                    s.ledger.note(key, note::FORCE_CHANGE, [into, 0, 0], c);
+                    if let Some(f) = force {
                         s.ledger.spend_charges(f, 1, c)?;
                     }
-                    s.ledger.note(key, note::FORCE_CHANGE, [into, 0, 0], c);
                     if attacking {
                         at.focus -= 1;
                         at.hits += 1;
@@ -1378,7 +1395,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                     }
                 }
                 Action::SpendFocus => {
-                    s.ledger.spend(sh.focus, 1, c)?;
+                    let focus = sh.focus;
                     let n = if attacking {
                         at.focus
                     } else {
@@ -1386,6 +1403,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                     };
                     s.ledger
                         .note(key, note::FOCUS_CHANGE, [into, i32::from(n), 0], c);
+                    s.ledger.spend(focus, 1, c)?;
                     if attacking {
                         at.hits += at.focus;
                         at.focus = 0;
@@ -1395,8 +1413,9 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                     }
                 }
                 _ => {
-                    s.ledger.spend(sh.evade, 1, c)?;
+                    let evade = sh.evade;
                     s.ledger.note(key, note::EVADE_ADDED, [0; 3], c);
+                    s.ledger.spend(evade, 1, c)?;
                     at.evades += 1;
                 }
             }
@@ -1420,9 +1439,9 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 s.attack = None;
             }
             None => {
-                s.ledger.activate(s.done[p.index()], c)?;
                 let key = Key::new(p, kind::DONE, 0);
                 s.ledger.note(key, note::END_DONE, [0; 3], c);
+                s.ledger.activate(s.done[p.index()], c)?;
             }
         },
         Action::SufferDamage { ship, hits, crits } => suffer(s, usize::from(ship), hits, crits, c)?,

@@ -3,7 +3,9 @@
 use coffer_charges::actions::{Turn, turn};
 use coffer_charges::state::kind;
 use coffer_charges::{Charges, Phase, State};
-use coffer_core::{ActionError, Adapter, DynGame, Format, Owner, Setup, TrackId};
+use coffer_core::{
+    ActionError, Adapter, DynGame, Format, Names, Owner, Ruleset, Setup, TrackId, Vocabulary,
+};
 use serde_json::{Value, json};
 
 /// A game under test.
@@ -165,4 +167,72 @@ impl G {
             t => panic!("no default step for {t:?}"),
         }
     }
+}
+
+/// Everything `seat` reads of a game's table, one line per item: the clock, whose turn, who may act and
+/// why, who passed, pending choices, every section row and the outcome.
+pub fn table_text(game: &dyn DynGame, seat: Option<Owner>) -> String {
+    let t = game.table(seat);
+    let mut out = format!("{} {}", t.round_name, t.round);
+    if let Some(phase) = &t.phase {
+        out.push_str(&format!(", {}", phase.name));
+    }
+    if let Some(step) = &t.step {
+        out.push_str(&format!(", {}", step.name));
+    }
+    out.push('\n');
+    if let Some(turn) = t.turn {
+        out.push_str(&format!("turn: {turn}\n"));
+    }
+    for m in &t.acting {
+        out.push_str(&format!("{} may act {}\n", m.seat, m.why));
+    }
+    for p in &t.passed {
+        out.push_str(&format!("{p} passed\n"));
+    }
+    for p in &t.pending {
+        out.push_str(&format!("{}\n", p.text));
+    }
+    for s in &t.sections {
+        out.push_str(&format!("[{}]\n", s.title));
+        for r in &s.rows {
+            out.push_str(&format!("{} | {}: {}\n", r.owner, r.label, r.value));
+        }
+    }
+    out
+}
+
+/// Every resource `seat` sees, named as a host names it.
+pub fn resources_text(game: &dyn DynGame, names: &Names, seat: Option<Owner>) -> String {
+    game.resources(seat)
+        .iter()
+        .map(|r| format!("{}\n", names.key(r.key())))
+        .collect()
+}
+
+/// The names of `game`'s resources as `seat` sees them, with the ruleset's vocabulary.
+pub fn names_for<'v>(
+    vocabulary: &'v Vocabulary,
+    game: &dyn DynGame,
+    seat: Option<Owner>,
+) -> Names<'v> {
+    Names::with_resources(vocabulary, &game.resources(seat))
+}
+
+/// The ruleset's vocabulary.
+pub fn vocabulary() -> Vocabulary {
+    Charges::new().describe().vocabulary
+}
+
+/// A refusal in words, as a host writes it.
+pub fn refusal_text(names: &Names, e: &ActionError) -> String {
+    match e {
+        ActionError::Refused(r) => names.refusal(r),
+        other => other.to_string(),
+    }
+}
+
+/// Every audience of a game: each seat, then a spectator.
+pub fn audiences(players: u16) -> Vec<Option<Owner>> {
+    (0..players).map(|p| Some(Owner(p))).chain([None]).collect()
 }

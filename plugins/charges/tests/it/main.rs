@@ -6,3 +6,6 @@ mod content;
 mod docs;
 mod playout;
 mod script;
+mod secrecy;
+mod table;
+mod words;

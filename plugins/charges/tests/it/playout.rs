@@ -163,7 +163,7 @@ proptest! {
 }
 
 /// Every action with small arguments (ships and cards 0..=5, dice 0..=6).
-fn universe() -> Vec<Action> {
+pub fn universe() -> Vec<Action> {
     let mut out = Vec::new();
     let colors = [Color::Blue, Color::White, Color::Red, Color::Purple];
     for ship in 0..=5u8 {
