@@ -96,9 +96,10 @@ pub fn act_winner(scores: &[i64], active: u16) -> u16 {
         .unwrap_or(active)
 }
 
-/// Ends the current Act at once (S12): scores it (S13), records the winner, gives the catch-up (S16), resets
-/// SP through the kernel clock (`Scope::Act`), and either ends the game or starts the next Act with the
-/// next player's turn.
+/// Ends the current Act at once (S12): scores it (S13), records the winner, gives the catch-up (S16), and
+/// either ends the game (the last Act's Story Points stay as they were counted, and no Act follows on the
+/// clock) or resets SP through the kernel clock (`Scope::Act`) and starts the next Act with the next
+/// player's turn.
 ///
 /// # Errors
 /// A kernel refusal (not expected).
@@ -137,7 +138,6 @@ pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refu
             Cause::Effect(effect::CATCH_UP),
         )?;
     }
-    s.ledger.end_scope(Scope::Act);
     let winners = if s.act_wins(winner) >= 2 {
         Some(vec![winner])
     } else if s.act >= 3 {
@@ -157,6 +157,7 @@ pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refu
         }
         s.winners = Some(winners);
     } else {
+        s.ledger.end_scope(Scope::Act);
         s.act += 1;
         s.active = (s.active + 1) % n;
         s.start_turn()?;

@@ -204,7 +204,8 @@ fn in_hand(d: &CardDef) -> String {
     v.push_str(d.card_type.name());
     let _ = write!(v, ", cost {} Currency", d.cost);
     if d.vote_cost > 0 {
-        let _ = write!(v, " + {} Votes", d.vote_cost);
+        let votes = coffer_core::plural(u64::from(d.vote_cost), "Vote", "Votes");
+        let _ = write!(v, " + {} {votes}", d.vote_cost);
     }
     if d.cp_cost > 0 {
         let _ = write!(v, " + {} CP", d.cp_cost);

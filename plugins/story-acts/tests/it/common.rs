@@ -129,3 +129,34 @@ pub fn round(s: &mut State) {
     let q = s.active;
     ok(s, q, A::EndTurn {});
 }
+
+/// `seat`'s table of the game in `s` (`None`: a spectator's), through the host-facing adapter, which names
+/// the phase and adds the pending choices.
+pub fn table(s: &State, seat: Option<u16>) -> coffer_core::Table {
+    let bytes = serde_json::to_vec(s).expect("state");
+    coffer_core::Adapter::shared(StoryActs::new())
+        .restore(coffer_core::Format::Json, &bytes)
+        .expect("the state restores")
+        .table(seat.map(Owner))
+}
+
+/// The rows of a table's section, as `(owner, label, value)`.
+#[track_caller]
+pub fn rows(t: &coffer_core::Table, title: &str) -> Vec<(Owner, String, String)> {
+    t.sections
+        .iter()
+        .find(|s| s.title == title)
+        .unwrap_or_else(|| panic!("no section {title}"))
+        .rows
+        .iter()
+        .map(|r| (r.owner, r.label.clone(), r.value.clone()))
+        .collect()
+}
+
+/// Who may act in a table, in order.
+pub fn acting(t: &coffer_core::Table) -> Vec<(u16, &str)> {
+    t.acting
+        .iter()
+        .map(|m| (m.seat.0, m.why.as_str()))
+        .collect()
+}

@@ -9,4 +9,7 @@ mod hand;
 mod playouts;
 mod resources;
 mod script;
+mod secrecy;
+mod table;
 mod votes;
+mod words;
