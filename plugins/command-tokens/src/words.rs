@@ -23,8 +23,10 @@ pub fn vocabulary() -> Vocabulary {
         Term::new("influence"),
         Term::new("structures"),
         Term::new("strategy card"),
-        // A K6 demand keyed (player, system): "p0 must remove 1 of p0's fleet in system 19".
-        Term::new("fleet").choice("remove"),
+        // A K6 demand keyed (player, system): "p0 must remove 1 of p0's fleet in system 19". Hosts that
+        // know no label for it (it is no resource) write the kind and the system's index: "fleet in
+        // system #3".
+        Term::new("fleet in system").choice("remove"),
         Term::new("play"),
     ];
     debug_assert_eq!(kinds.len(), usize::from(kind::PLAY.0) + 1);

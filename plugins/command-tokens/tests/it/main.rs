@@ -7,3 +7,5 @@ mod playouts;
 mod rounds;
 mod script;
 mod support;
+mod table;
+mod words;

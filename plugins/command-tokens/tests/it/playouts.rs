@@ -2,57 +2,10 @@
 //! per player, ship pieces, the fleet limit) hold after every action, every listed action applies, and
 //! random unlisted actions are refused with the state hash unchanged.
 
-use crate::support::Rng;
-use coffer_command_tokens::{Action, CommandTokens, Pool};
+use crate::support::{Rng, random_action};
+use coffer_command_tokens::CommandTokens;
 use coffer_core::{Adapter, DynGame, Outcome, Owner, Setup};
 use proptest::prelude::*;
-
-fn random_action(rng: &mut Rng) -> Action {
-    let pool = |rng: &mut Rng| Pool::ALL[rng.below(3)];
-    let small = |rng: &mut Rng, n: usize| rng.below(n) as u8;
-    match rng.below(16) {
-        0 => Action::Pick {
-            card: small(rng, 10),
-        },
-        1 => Action::Tactical {
-            system: rng.below(16) as u16,
-        },
-        2 => Action::Produce {
-            class: small(rng, 7),
-        },
-        3 => Action::Done,
-        4 => Action::Strategic {
-            card: small(rng, 10),
-        },
-        5 => Action::Pass,
-        6 => Action::Gain { pool: pool(rng) },
-        7 => Action::Buy {
-            influence: rng.below(12) as u32,
-        },
-        8 => Action::Secondary,
-        9 => Action::Decline,
-        10 => Action::Diplomacy {
-            system: rng.below(16) as u16,
-        },
-        11 => Action::Fallback { pool: pool(rng) },
-        12 => Action::RemoveToken {
-            system: rng.below(16) as u16,
-        },
-        13 => Action::Place {
-            system: rng.below(16) as u16,
-            fallback: [None, Some(pool(rng))][rng.below(2)],
-        },
-        14 => Action::Redistribute {
-            tactic: small(rng, 12),
-            fleet: small(rng, 12),
-            strategy: small(rng, 12),
-        },
-        _ => Action::RemoveShip {
-            system: rng.below(16) as u16,
-            class: small(rng, 7),
-        },
-    }
-}
 
 /// The one player who has legal actions (exactly one at any time while the game runs).
 fn acting(game: &mut dyn DynGame) -> Option<(Owner, usize)> {

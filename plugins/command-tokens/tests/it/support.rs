@@ -196,3 +196,51 @@ pub fn skip(s: &mut State, p: u8) {
     ok(s, p, Action::Tactical { system });
     ok(s, p, Action::Done);
 }
+
+/// A random action of any kind, legal or not, with indices a little past the content's ranges.
+pub fn random_action(rng: &mut Rng) -> Action {
+    let pool = |rng: &mut Rng| Pool::ALL[rng.below(3)];
+    let small = |rng: &mut Rng, n: usize| rng.below(n) as u8;
+    match rng.below(16) {
+        0 => Action::Pick {
+            card: small(rng, 10),
+        },
+        1 => Action::Tactical {
+            system: rng.below(16) as u16,
+        },
+        2 => Action::Produce {
+            class: small(rng, 7),
+        },
+        3 => Action::Done,
+        4 => Action::Strategic {
+            card: small(rng, 10),
+        },
+        5 => Action::Pass,
+        6 => Action::Gain { pool: pool(rng) },
+        7 => Action::Buy {
+            influence: rng.below(12) as u32,
+        },
+        8 => Action::Secondary,
+        9 => Action::Decline,
+        10 => Action::Diplomacy {
+            system: rng.below(16) as u16,
+        },
+        11 => Action::Fallback { pool: pool(rng) },
+        12 => Action::RemoveToken {
+            system: rng.below(16) as u16,
+        },
+        13 => Action::Place {
+            system: rng.below(16) as u16,
+            fallback: [None, Some(pool(rng))][rng.below(2)],
+        },
+        14 => Action::Redistribute {
+            tactic: small(rng, 12),
+            fleet: small(rng, 12),
+            strategy: small(rng, 12),
+        },
+        _ => Action::RemoveShip {
+            system: rng.below(16) as u16,
+            class: small(rng, 7),
+        },
+    }
+}
