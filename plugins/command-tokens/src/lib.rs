@@ -3,13 +3,19 @@
 //!
 //! ```
 //! use coffer_command_tokens::CommandTokens;
-//! use coffer_core::{Adapter, Owner, Setup};
+//! use coffer_core::{Adapter, Names, Owner, Setup};
 //!
 //! let ruleset = Adapter::shared(CommandTokens::new());
 //! let mut game = ruleset.new_game(&Setup::new(3, 1)).unwrap();
+//! let table = game.table(None);
+//! assert_eq!(table.acting[0].why, "to pick a strategy card");
 //! // The speaker (p0) picks Leadership in the strategy phase.
 //! game.apply_json(Owner(0), r#"{"type":"pick","card":0}"#).unwrap();
 //! assert!(game.check_invariants().is_ok());
+//! let vocabulary = &ruleset.description().vocabulary;
+//! let names = Names::with_resources(vocabulary, &game.resources(None));
+//! let said = names.event(&game.events()[0], None).unwrap();
+//! assert_eq!(said, "p0 picks Leadership, by p0's strategy card pick");
 //! ```
 
 mod actions;
