@@ -1119,21 +1119,23 @@ impl State {
         }
     }
 
+    /// Ends the round after the status phase: the next round's strategy phase, or, after the last round,
+    /// the end of the game (no round begins after the last; the cards keep their holders for the table).
     fn end_round(&mut self, cause: Cause) {
+        if self.ledger.clock().act + 1 >= u32::from(self.rules.rounds) {
+            self.flow.phase = Phase::Over;
+            self.flow.step = Step::Over;
+            self.ledger.note(ROUND_KEY, note::GAME_OVER, [0; 3], cause);
+            return;
+        }
         self.ledger.end_scope(coffer_core::Scope::Act);
         self.flow.holder = [NOBODY; crate::content::MAX_CARDS];
         self.flow.picks = 0;
         self.flow.passed = 0;
-        if self.ledger.clock().act >= u32::from(self.rules.rounds) {
-            self.flow.phase = Phase::Over;
-            self.flow.step = Step::Over;
-            self.ledger.note(ROUND_KEY, note::GAME_OVER, [0; 3], cause);
-        } else {
-            self.flow.phase = Phase::Strategy;
-            self.flow.step = Step::Pick;
-            let speaker = i32::from(self.flow.speaker);
-            self.ledger
-                .note(ROUND_KEY, note::STRATEGY_PHASE, [speaker, 0, 0], cause);
-        }
+        self.flow.phase = Phase::Strategy;
+        self.flow.step = Step::Pick;
+        let speaker = i32::from(self.flow.speaker);
+        self.ledger
+            .note(ROUND_KEY, note::STRATEGY_PHASE, [speaker, 0, 0], cause);
     }
 }

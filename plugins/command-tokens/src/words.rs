@@ -277,12 +277,7 @@ impl State {
 
     /// The round as the table counts it, from 1 (the last round once the game is over).
     pub fn round(&self) -> u32 {
-        let done = self.ledger.clock().act;
-        if self.flow.phase == Phase::Over {
-            done.max(1)
-        } else {
-            done + 1
-        }
+        self.ledger.clock().act + 1
     }
 
     /// Fills the table. Nothing is hidden in this ruleset: every seat and spectators see the same.

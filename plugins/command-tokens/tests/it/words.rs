@@ -13,7 +13,7 @@ use coffer_core::{
 #[track_caller]
 pub fn assert_words(context: &str, text: &str) {
     for bad in [
-        "Key {", "Kind(", "Some(", "None", "Action {", "Upkeep(", "Effect(",
+        "Key {", "Kind(", "Some(", "None", "Action {", "Upkeep(", "Effect(", "Owner(", "Refused(",
     ] {
         assert!(!text.contains(bad), "{context}: '{bad}' in: {text}");
     }
@@ -169,6 +169,10 @@ fn the_example_script_reads_in_words_for_every_seat_and_spectators() {
         log.extend(render(&mut *game, &vocabulary, &context));
     }
     assert!(matches!(game.outcome(), Outcome::Finished { .. }));
+    // Three rounds: the last ends the game, and no fourth begins.
+    assert!(log.iter().any(|l| l == "Round 3 begins"));
+    assert!(!log.iter().any(|l| l.starts_with("Round 4")));
+    assert_eq!(game.table(None).round, 3);
     // A few lines as a reader sees them.
     for expected in [
         "p0 picks Leadership, by p0's strategy card pick",
