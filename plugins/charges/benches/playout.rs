@@ -2,10 +2,12 @@
 //! `DynGame` (static adapter) against a baseline that drives the typed ruleset directly with the same
 //! transaction per action, in the same process; prints actions per second and the ratio.
 //!
+//! Also times one seat's table of the largest game (four players with four ships each).
+//!
 //! Run: `cargo bench -p coffer-charges --bench playout -- --warm-up-time 1 --measurement-time 3`.
 
 use coffer_charges::{Action, Charges, State};
-use coffer_core::{Adapter, Owner, Ruleset, Setup};
+use coffer_core::{Adapter, DynGame, Owner, Ruleset, Setup};
 use criterion::Criterion;
 use std::hint::black_box;
 use std::time::Instant;
@@ -82,8 +84,43 @@ fn typed_playout(rng: &mut Rng) -> u32 {
     done
 }
 
+/// A four-player game, four ships a player, played some way into its first round.
+fn big_game() -> Box<dyn DynGame> {
+    let ship =
+        |pilot: &str, upgrades: &[&str]| serde_json::json!({"pilot": pilot, "upgrades": upgrades});
+    let squad = serde_json::json!([
+        ship("luke-skywalker", &["proton-torpedoes", "r2-astromech"]),
+        ship("wedge-antilles", &["concussion-missiles"]),
+        ship("blue-squadron-escort", &[]),
+        ship("academy-pilot", &[]),
+    ]);
+    let config = serde_json::json!({"squads": [squad, squad, squad, squad]});
+    let rs = Adapter::shared(Charges::new());
+    let mut game = rs.new_game(&Setup::new(4, 1).config(config)).unwrap();
+    let mut rng = Rng(0x5eed);
+    for _ in 0..40 {
+        let acting: Vec<Owner> = game
+            .acting()
+            .iter()
+            .filter(|a| a.legal > 0)
+            .map(|a| a.owner())
+            .collect();
+        let Some(&p) = acting.get((rng.next() % acting.len().max(1) as u64) as usize) else {
+            break;
+        };
+        let n = game.legal_actions(p);
+        game.apply_legal(p, (rng.next() % n.min(4) as u64) as usize)
+            .unwrap();
+    }
+    game
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
+    let game = big_game();
+    c.bench_function("charges table, 4 players x 4 ships, one seat", |b| {
+        b.iter(|| black_box(game.table(Some(Owner(0)))))
+    });
     c.bench_function("charges playout 10k actions (DynGame)", |b| {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         b.iter(|| black_box(dyn_playout(&mut rng)))

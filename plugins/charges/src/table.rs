@@ -126,31 +126,51 @@ fn ships_in_play(s: &State, owner: Owner) -> usize {
 fn ships(s: &State, seat: Option<Owner>, table: &mut Table) {
     let section = table.section("Ships");
     section.rows.reserve(s.ships.len());
-    for (i, sh) in s.ships.iter().enumerate() {
-        let mut v = String::with_capacity(160);
-        let l = &s.ledger;
+    let l = &s.ledger;
+    for sh in &s.ships {
+        let mut v = String::with_capacity(144);
         let (facedown, faceup) = (l.value(sh.facedown), l.value(sh.faceup));
-        if s.alive(i) {
-            let _ = write!(v, "in play, initiative {}, ", sh.initiative);
+        let alive = facedown + faceup < i64::from(sh.hull);
+        v.push_str(if alive { "in play" } else { "destroyed" });
+        v.push_str(", initiative ");
+        number(&mut v, i64::from(sh.initiative));
+        if alive {
+            v.push_str(", ");
             dial(sh, seat == Some(sh.owner), &mut v);
-            let _ = write!(
-                v,
-                ", stress {}, focus {}, evade {}, disarm {}, ",
-                l.value(sh.stress),
-                l.value(sh.focus),
-                l.value(sh.evade),
-                l.value(sh.disarm)
-            );
-        } else {
-            let _ = write!(v, "destroyed, initiative {}, ", sh.initiative);
+            for (name, id) in [
+                (", stress ", sh.stress),
+                (", focus ", sh.focus),
+                (", evade ", sh.evade),
+                (", disarm ", sh.disarm),
+            ] {
+                v.push_str(name);
+                number(&mut v, l.value(id));
+            }
         }
-        let _ = write!(
-            v,
-            "damage {} of hull {} ({facedown} facedown, {faceup} faceup)",
-            facedown + faceup,
-            sh.hull
-        );
+        v.push_str(", damage ");
+        number(&mut v, facedown + faceup);
+        v.push_str(" of hull ");
+        number(&mut v, i64::from(sh.hull));
+        v.push_str(" (");
+        number(&mut v, facedown);
+        v.push_str(" facedown, ");
+        number(&mut v, faceup);
+        v.push_str(" faceup)");
         section.row(sh.owner, sh.name.as_str(), v);
+    }
+}
+
+/// Writes a number: the small counts of a table without the formatting machinery.
+fn number(v: &mut String, n: i64) {
+    match u8::try_from(n) {
+        Ok(n) if n < 10 => v.push(char::from(b'0' + n)),
+        Ok(n) if n < 100 => {
+            v.push(char::from(b'0' + n / 10));
+            v.push(char::from(b'0' + n % 10));
+        }
+        _ => {
+            let _ = write!(v, "{n}");
+        }
     }
 }
 
@@ -159,14 +179,14 @@ fn dial(sh: &Ship, owner: bool, v: &mut String) {
     match sh.planned {
         None => v.push_str("dial not planned"),
         Some(m) if sh.revealed => {
-            let _ = write!(v, "dial {}, executed", m.name());
+            v.push_str("dial ");
+            v.push_str(m.name());
+            v.push_str(", executed");
         }
         Some(m) if owner => {
-            let _ = write!(
-                v,
-                "dial {} (hidden from the others), not executed",
-                m.name()
-            );
+            v.push_str("dial ");
+            v.push_str(m.name());
+            v.push_str(" (hidden from the others), not executed");
         }
         Some(_) => v.push_str("dial planned, not executed"),
     }
