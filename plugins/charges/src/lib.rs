@@ -3,7 +3,8 @@
 //! The `charges` ruleset: X-Wing second edition charges, Force, shields and energy (RULES.md C1–C11) on
 //! the Coffer kernel's charge tracks. Ships and upgrades are data ([`content`]); a game is a squad per
 //! player played through Planning, System, Activation, Engagement and End phases, with dice results and
-//! damage given as action inputs.
+//! damage given as action inputs. Its [`vocab`] names everything in the rulebook's words, and its
+//! [`table`] shows each seat the game, a planned dial only to its owner until it is revealed.
 //!
 //! ```
 //! use coffer_core::{Adapter, Owner, Setup};
@@ -11,7 +12,14 @@
 //! let charges = Adapter::shared(coffer_charges::Charges::new());
 //! let mut game = charges.new_game(&Setup::new(2, 1)).unwrap();
 //! game.apply_json(Owner(0), r#"{"type":"plan","ship":0,"maneuver":"white"}"#).unwrap();
-//! assert!(game.apply_json(Owner(0), r#"{"type":"plan","ship":1,"maneuver":"white"}"#).is_err());
+//! let refused = game.apply_json(Owner(0), r#"{"type":"plan","ship":1,"maneuver":"white"}"#);
+//! assert_eq!(
+//!     refused.unwrap_err().to_string(),
+//!     "it is not p0's turn to act: p1's Darth Vader is not p0's ship"
+//! );
+//! let table = game.table(None);
+//! assert_eq!(table.acting[0].why, "to plan a dial for Darth Vader");
+//! assert!(table.sections[0].rows[0].value.contains("dial planned, not executed"));
 //! ```
 
 pub mod actions;

@@ -103,3 +103,65 @@ fn default_squads_serve_two_to_four_players() {
         }
     }
 }
+
+fn setup_error(config: serde_json::Value) -> String {
+    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
+    rs.new_game(&coffer_core::Setup::new(2, 1).config(config))
+        .err()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn absurd_numbers_are_refused_with_their_bound() {
+    for rounds in [0, 1001, 4_000_000_000u32] {
+        let e = setup_error(json!({ "max_rounds": rounds }));
+        assert!(
+            e.contains(&format!("`max_rounds` is {rounds}: give 1-1000 rounds")),
+            "{e}"
+        );
+    }
+    let pilot = |field: &str, value: serde_json::Value| {
+        let mut p = json!({"id": "p", "name": "P", "ship": "S", "size": "small", "initiative": 1,
+            "attack": 2, "agility": 2, "hull": 3});
+        p[field] = value;
+        err(json!({"pilots": [p], "upgrades": []}))
+    };
+    let e = pilot("hull", json!(41));
+    assert!(
+        e.contains("'p'") && e.contains("'hull'") && e.contains("1-40"),
+        "{e}"
+    );
+    let e = pilot("initiative", json!(9));
+    assert!(e.contains("'initiative'") && e.contains("0-8"), "{e}");
+    let e = pilot("shields", json!({"value": 21}));
+    assert!(e.contains("'shields'") && e.contains("0-20"), "{e}");
+    let e = pilot("name", json!(""));
+    assert!(e.contains("'name'"), "{e}");
+    // A field of the wrong type is named by its entry.
+    let e = pilot("hull", json!(-1));
+    assert!(e.contains("pilot 'p'"), "{e}");
+}
+
+#[test]
+fn squad_errors_name_the_player_the_ship_and_the_range() {
+    let five = json!([{"pilot": "academy-pilot"}, {"pilot": "academy-pilot"}, {"pilot": "academy-pilot"},
+        {"pilot": "academy-pilot"}, {"pilot": "academy-pilot"}]);
+    let e = setup_error(json!({"squads": [[{"pilot": "darth-vader"}], five]}));
+    assert!(
+        e.contains("`squads`: p1's squad has 5 ships; a squad has 1-4"),
+        "{e}"
+    );
+    let e = setup_error(json!({"squads": [[{"pilot": "nobody"}], [{"pilot": "darth-vader"}]]}));
+    assert!(
+        e.contains("`squads`: p0's ship 0: unknown pilot 'nobody'; known: luke-skywalker"),
+        "{e}"
+    );
+    let e = setup_error(
+        json!({"squads": [[{"pilot": "luke-skywalker", "upgrades": ["quick-release-locks"]}], [{"pilot": "darth-vader"}]]}),
+    );
+    assert!(
+        e.contains("goes only on a huge ship, and 'luke-skywalker' is a small ship"),
+        "{e}"
+    );
+}
