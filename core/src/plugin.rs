@@ -949,14 +949,16 @@ impl<R: Ruleset> DynGame for Game<R> {
         if !pending.is_empty() {
             let mut names = Names::new(v);
             for d in pending {
-                if let Some(label) = r.label(s, d.key) {
-                    names.label_key(d.key, label);
-                }
+                let label = r
+                    .label(s, d.key)
+                    .unwrap_or_else(|| names.label(d.key).into_owned());
+                names.label_key(d.key, label.clone());
                 table.pending.push(Pending {
                     owner: d.key.owner,
                     key: d.key,
                     excess: d.excess,
                     text: names.demand(d),
+                    label,
                 });
             }
         }

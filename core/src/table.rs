@@ -51,6 +51,8 @@ pub struct Pending {
     pub key: Key,
     /// How many must go.
     pub excess: u32,
+    /// The resource's label without its owner ("hand"), for naming it where it is not a resource.
+    pub label: String,
     /// The choice in words ("p0 must discard 1 of p0's hand").
     pub text: String,
 }

@@ -58,8 +58,9 @@ impl Term {
 /// The template of a ruleset's own event ([`Change::Note`] with this code), for actions and effects that
 /// change the ruleset's state rather than the ledger's ("p0 picks Leadership").
 ///
-/// Placeholders: `{who}` the event key's owner (`p0`), `{subject}` the event key's label with its owner
-/// ("p0's Luke Skywalker"), `{name}` the label alone, `{0}` `{1}` `{2}` the note's numbers, and `{value}`
+/// Placeholders: `{who}` the event key's owner (`p0`), `{player}` the player whose action caused it (the
+/// key's owner when no action did; for notes about the game's things: "{player} picks {name}"),
+/// `{subject}` the event key's label with its owner ("p0's Luke Skywalker"), `{name}` the label alone, `{0}` `{1}` `{2}` the note's numbers, and `{value}`
 /// the first number through [`values`](Self::values).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoteTerm {
@@ -529,12 +530,13 @@ impl<'v> Names<'v> {
                 other => format!("the {} ends", self.scope(other)),
             },
             Change::Random { .. } => return None,
-            Change::Note { code, args } => return self.note(key, code, args, seat),
+            Change::Note { code, args } => return self.note(event, code, args, seat),
         };
         Some(text)
     }
 
-    fn note(&self, key: Key, code: u16, args: [i32; 3], seat: Seat) -> Option<String> {
+    fn note(&self, event: &Event, code: u16, args: [i32; 3], seat: Seat) -> Option<String> {
+        let key = event.key;
         let Some(term) = self.vocabulary.notes.get(usize::from(code)) else {
             return Some(format!("{}: event {code}", self.key(key)));
         };
@@ -560,6 +562,13 @@ impl<'v> Names<'v> {
             };
             match name {
                 "who" => out.push_str(&self.owner(key.owner)),
+                "player" => {
+                    let player = match event.cause {
+                        Cause::Action { player, .. } => player,
+                        _ => key.owner,
+                    };
+                    out.push_str(&self.owner(player));
+                }
                 "subject" => out.push_str(&self.key(key)),
                 "name" => out.push_str(&self.label(key)),
                 "0" => out.push_str(&arg(0)),

@@ -752,8 +752,7 @@ fn show(
             "state_hash": game.state_hash().to_string(),
         }))?;
     } else {
-        let names =
-            coffer_core::Names::with_resources(&game.ruleset().description().vocabulary, &views);
+        let names = game.names(seat);
         outln!("{}", summary_line(&game));
         outln!("seen by {}", render::audience(&names, seat));
         out!("{}", render::table(&names, &table));

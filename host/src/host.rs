@@ -171,13 +171,17 @@ impl HostedGame {
         self.game.legal_actions(Owner(player))
     }
 
-    /// The names of this game as `seat` (`None`: a spectator) may read them: the ruleset's vocabulary and
-    /// the labels of the resources `seat` may see.
+    /// The names of this game as `seat` (`None`: a spectator) may read them: the ruleset's vocabulary, the
+    /// labels of the resources `seat` may see, and those of pending choices.
     pub fn names(&self, seat: Option<Owner>) -> Names<'_> {
-        Names::with_resources(
+        let mut names = Names::with_resources(
             &self.ruleset.description().vocabulary,
             &self.game.resources(seat),
-        )
+        );
+        for pending in self.game.table(seat).pending {
+            names.label_key(pending.key, pending.label);
+        }
+        names
     }
 
     /// What `seat` (`None`: a spectator) sees of the game besides its resources.

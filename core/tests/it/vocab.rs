@@ -25,6 +25,7 @@ fn vocabulary() -> Vocabulary {
             )
             .values(["blue", "white", "red"]),
             NoteTerm::secret("{who} draws {0} cards", ""),
+            NoteTerm::new("{player} picks {name}"),
         ],
     }
 }
@@ -314,4 +315,23 @@ fn a_refusal_in_a_game_names_the_resource_by_its_label() {
         &game.resources(Some(Owner(1))),
     );
     assert_eq!(names.refusal(&r), "p1's Treasury holds 5; the cost is 9");
+}
+
+#[test]
+fn a_note_about_the_game_s_things_names_the_player_who_acted() {
+    let v = vocabulary();
+    let mut names = Names::new(&v);
+    names.label_key(Key::new(Owner::GAME, Kind(2), 4), "Leadership");
+    let pick = Event {
+        key: Key::new(Owner::GAME, Kind(2), 4),
+        change: Change::Note {
+            code: 3,
+            args: [0; 3],
+        },
+        cause: Cause::Action {
+            player: Owner(2),
+            code: 0,
+        },
+    };
+    assert_eq!(names.change(&pick, None).unwrap(), "p2 picks Leadership");
 }

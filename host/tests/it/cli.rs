@@ -671,7 +671,7 @@ fn play_runs_a_script_prints_events_and_stops_at_the_first_refusal() {
     ]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.contains(&format!("{s}:3: player 0 cannot play")),
+        run.stderr.contains(&format!("{s}:3: p0 cannot play")),
         "{}",
         run.stderr
     );
@@ -1011,7 +1011,11 @@ fn show_draws_the_table_from_one_seat_or_as_a_spectator() {
         assert!(json["table"]["acting"].is_array(), "{json}");
         let run = coffer(&["show", g, "--player", "7"]);
         assert_eq!(run.code, 1);
-        assert!(run.stderr.contains("player 7 is not in this game"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("player 7 is not in this game"),
+            "{}",
+            run.stderr
+        );
     }
 }
 
@@ -1024,7 +1028,13 @@ fn log_tells_the_history_in_words_for_one_seat() {
         let n: u16 = players(id).parse().unwrap();
         for _ in 0..3 {
             let (p, action) = first_legal(&game, n);
-            ok(coffer(&["act", g, "--player", &p.to_string(), &action.to_string()]));
+            ok(coffer(&[
+                "act",
+                g,
+                "--player",
+                &p.to_string(),
+                &action.to_string(),
+            ]));
         }
         let log = ok(coffer(&["log", g, "--player", "0"])).stdout;
         assert!(log.contains("history as p0 reads it"), "{log}");
@@ -1041,7 +1051,10 @@ fn log_tells_the_history_in_words_for_one_seat() {
 #[test]
 fn numeric_options_are_bounded_with_a_message() {
     for (args, bound) in [
-        (vec!["simulate", "charges", "--threads", "100000"], "1..=256"),
+        (
+            vec!["simulate", "charges", "--threads", "100000"],
+            "1..=256",
+        ),
         (
             vec!["simulate", "charges", "--threads", "18446744073709551615"],
             "",
@@ -1061,7 +1074,10 @@ fn refusals_echo_the_action_once_and_cut() {
     let dir = tempfile::tempdir().unwrap();
     let game = new_game(dir.path(), "charges");
     let g = game.to_str().unwrap();
-    let long = format!(r#"{{"type":"plan","ship":0,"maneuver":"{}"}}"#, "z".repeat(300));
+    let long = format!(
+        r#"{{"type":"plan","ship":0,"maneuver":"{}"}}"#,
+        "z".repeat(300)
+    );
     let run = coffer(&["act", g, "--player", "0", &long]);
     assert_eq!(run.code, 1);
     assert_eq!(run.stderr.matches("plan").count(), 1, "{}", run.stderr);

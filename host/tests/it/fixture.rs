@@ -99,6 +99,7 @@ impl Ruleset for Tally {
                 coffer_core::Term::new("board"),
             ],
             actions: vec!["Earn".into(), "Work".into(), "Place".into(), "Pass".into()],
+            notes: vec![coffer_core::NoteTerm::new("{who} passes")],
             ..coffer_core::Vocabulary::default()
         };
         d.resources = vec![
@@ -199,6 +200,8 @@ impl Ruleset for Tally {
                     .move_tokens(p, s.reserves[i], s.board, 1, cause(p, a))?;
             }
             Action::Pass => {
+                s.ledger
+                    .note(Key::new(p, RESERVE, 0), 0, [0; 3], cause(p, a));
                 s.ledger.end_scope(Scope::Turn);
                 s.turn = (s.turn + 1) % s.ledger.owners();
                 let next = usize::from(s.turn);
