@@ -308,6 +308,15 @@ impl Ruleset for Charges {
         {
             return Err(Violation("every card of a ship has a name".into()));
         }
+        if let Some(i) = state
+            .ships
+            .iter()
+            .position(|s| s.revealed && s.planned.is_none())
+        {
+            return Err(Violation(format!(
+                "ship {i} has a revealed dial but no planned maneuver"
+            )));
+        }
         Ok(())
     }
 }
