@@ -743,12 +743,17 @@ impl State {
 
     /// S4: the player in political control: most standing Vote; a tie per [`Config::political_tie`].
     pub fn political_control(&self) -> Option<u16> {
+        self.control_by(|p| self.standing_vote(p))
+    }
+
+    /// [`State::political_control`] with each player's standing Vote given by `vote` (already counted).
+    pub fn control_by(&self, vote: impl Fn(u16) -> u64) -> Option<u16> {
         let mut best = 0u64;
         let mut who: Option<u16> = None;
         let mut tied = false;
         let mut active_tops = false;
         for p in 0..self.players() {
-            let v = self.standing_vote(p);
+            let v = vote(p);
             if who.is_none() || v > best {
                 best = v;
                 who = Some(p);
@@ -759,7 +764,7 @@ impl State {
         }
         if tied {
             if self.config().political_tie == PoliticalTie::ActivePlayer {
-                active_tops = self.standing_vote(self.active) == best;
+                active_tops = vote(self.active) == best;
             }
             return active_tops.then_some(self.active);
         }

@@ -9,12 +9,13 @@
 use crate::Action;
 use crate::actions;
 use crate::cards::{CardDef, CardType};
-use crate::state::{Card, Phase, State, Zone};
+use crate::state::{Band, Card, Phase, State, Zone};
 use coffer_core::{Owner, Table};
 use std::fmt::Write as _;
 
 /// Fills `seat`'s table (`None`: a spectator's).
 pub fn fill(s: &State, seat: Option<Owner>, t: &mut Table) {
+    t.sections.reserve(8);
     t.clock(u32::from(s.act), Some(s.phase.number()), None);
     if s.winners.is_none() {
         t.turn(Owner(s.active));
@@ -80,6 +81,7 @@ fn fast_maneuver_playable(s: &State, q: u16) -> bool {
 /// Hand and deck sizes, public.
 fn held(s: &State, t: &mut Table) {
     let section = t.section("Hands and decks");
+    section.rows.reserve(2 * usize::from(s.players()));
     for q in 0..s.players() {
         let o = Owner(q);
         section.row(o, "hand", count(s.hands[usize::from(q)].len()));
@@ -89,8 +91,10 @@ fn held(s: &State, t: &mut Table) {
 
 /// The cards in `p`'s own hand, with their costs: only in `p`'s table.
 fn hand(s: &State, p: u16, t: &mut Table) {
+    let cards = &s.hands[usize::from(p)];
     let section = t.section("Hand");
-    for &card in &s.hands[usize::from(p)] {
+    section.rows.reserve(cards.len());
+    for &card in cards {
         let d = s.def(card);
         section.row(Owner(p), card_label(d, card), in_hand(d));
     }
@@ -99,6 +103,7 @@ fn hand(s: &State, p: u16, t: &mut Table) {
 /// The cards in play, grouped by controller: a captured Location under its captor.
 fn in_play(s: &State, t: &mut Table) {
     let section = t.section("In play");
+    section.rows.reserve(s.in_play.len());
     for q in 0..s.players() {
         for (card, c) in s.play().filter(|(_, c)| c.controller == q) {
             let d = s.rules.db.get(c.def);
@@ -107,41 +112,55 @@ fn in_play(s: &State, t: &mut Table) {
     }
 }
 
-/// Each player's discard pile (played Maneuvers, completed Storylines, discarded and destroyed cards).
+/// Each player's discard pile (played Maneuvers, completed Storylines, discarded and destroyed cards):
+/// "2 cards: Windfall (#30), Senator (#12)". One pass over the cards for every pile.
 fn discards(s: &State, t: &mut Table) {
-    let section = t.section("Discard piles");
-    for q in 0..s.players() {
-        let mut value = String::new();
-        let mut n = 0usize;
-        for (i, c) in s.cards.iter().enumerate() {
-            if c.owner == q && c.zone == Zone::Discard {
-                value.push_str(if n == 0 { ": " } else { ", " });
-                let _ = write!(value, "{} (#{i})", s.rules.db.get(c.def).name);
-                n += 1;
+    let mut piles: Vec<(u32, String)> = vec![(0, String::new()); usize::from(s.players())];
+    for (i, c) in s.cards.iter().enumerate() {
+        if c.zone == Zone::Discard {
+            if let Some((n, names)) = piles.get_mut(usize::from(c.owner)) {
+                names.push_str(if *n == 0 { ": " } else { ", " });
+                push_card(names, s.rules.db.get(c.def), i);
+                *n += 1;
             }
         }
+    }
+    let section = t.section("Discard piles");
+    section.rows.reserve(piles.len());
+    for (q, (n, names)) in piles.into_iter().enumerate() {
         let value = if n == 0 {
             "empty".to_owned()
         } else {
-            let mut head = count(n);
-            head.push_str(&value);
-            head
+            let mut value = String::with_capacity(names.len() + 12);
+            amount(&mut value, n, "card", "cards");
+            value.push_str(&names);
+            value
         };
-        section.row(Owner(q), "discard pile", value);
+        section.row(Owner(q as u16), "discard pile", value);
     }
 }
 
 /// The Galactic Factors: signed position on its track, and the Homeworlds that prefer a value (S13 (a)).
 fn factors(s: &State, t: &mut Table) {
+    let defs = &s.config().factors;
     let section = t.section("Galactic Factors");
-    for (f, def) in s.config().factors.iter().enumerate() {
-        let mut value = String::with_capacity(48);
+    section.rows.reserve(defs.len());
+    for (f, def) in defs.iter().enumerate() {
+        let mut value = String::with_capacity(64);
         signed(&mut value, s.factor(f));
-        let _ = write!(value, " (range {}..{})", def.min, def.max);
+        value.push_str(" (range ");
+        num(&mut value, def.min);
+        value.push_str("..");
+        num(&mut value, def.max);
+        value.push(')');
         for q in 0..s.players() {
             let hw = s.def(s.seats[usize::from(q)].homeworld);
             if let Some(pref) = hw.preferred.iter().find(|p| p.factor == def.name) {
-                let _ = write!(value, "; p{q}'s {} prefers ", hw.name);
+                value.push_str("; ");
+                seat(&mut value, q);
+                value.push_str("'s ");
+                value.push_str(&hw.name);
+                value.push_str(" prefers ");
                 signed(&mut value, pref.value);
             }
         }
@@ -151,35 +170,56 @@ fn factors(s: &State, t: &mut Table) {
 
 /// Standing Vote and political control (S4).
 fn politics(s: &State, t: &mut Table) {
+    let votes: Vec<u64> = (0..s.players()).map(|q| s.standing_vote(q)).collect();
     let section = t.section("Politics");
-    for q in 0..s.players() {
-        section.row(Owner(q), "standing Vote", s.standing_vote(q).to_string());
+    section.rows.reserve(votes.len() + 1);
+    for (q, &v) in votes.iter().enumerate() {
+        let mut value = String::with_capacity(4);
+        num(&mut value, i64::try_from(v).unwrap_or(i64::MAX));
+        section.row(Owner(q as u16), "standing Vote", value);
     }
-    let control = match s.political_control() {
-        Some(q) => format!("p{q}"),
-        None => "nobody".to_owned(),
-    };
+    let mut control = String::with_capacity(8);
+    match s.control_by(|q| votes.get(usize::from(q)).copied().unwrap_or(0)) {
+        Some(q) => seat(&mut control, q),
+        None => control.push_str("nobody"),
+    }
     section.row(Owner::GAME, "political control", control);
 }
 
 /// Each Act's result, the Act in progress, and the winners once the game is over.
 fn results(s: &State, t: &mut Table) {
     let section = t.section("Acts");
+    section.rows.reserve(s.results.len() + 1);
+    let act = |n: u8| {
+        let mut label = String::with_capacity(6);
+        label.push_str("Act ");
+        num(&mut label, i64::from(n));
+        label
+    };
     for r in &s.results {
-        let mut value = format!("won by p{}; SP", r.winner);
-        for (q, sp) in r.scores.iter().enumerate() {
-            let _ = write!(value, "{} p{q} {sp}", if q == 0 { "" } else { "," });
+        let mut value = String::with_capacity(32);
+        value.push_str("won by ");
+        seat(&mut value, r.winner);
+        value.push_str("; SP");
+        for (q, &sp) in r.scores.iter().enumerate() {
+            value.push_str(if q == 0 { " " } else { ", " });
+            seat(&mut value, q as u16);
+            value.push(' ');
+            num(&mut value, sp);
         }
-        section.row(Owner::GAME, format!("Act {}", r.act), value);
+        section.row(Owner::GAME, act(r.act), value);
     }
     match &s.winners {
         None => {
-            section.row(Owner::GAME, format!("Act {}", s.act), "in progress");
+            section.row(Owner::GAME, act(s.act), "in progress");
         }
         Some(winners) => {
-            let mut value = String::new();
-            for (i, w) in winners.iter().enumerate() {
-                let _ = write!(value, "{}p{w}", if i == 0 { "" } else { ", " });
+            let mut value = String::with_capacity(8);
+            for (i, &w) in winners.iter().enumerate() {
+                if i > 0 {
+                    value.push_str(", ");
+                }
+                seat(&mut value, w);
             }
             let label = if winners.len() == 1 {
                 "winner"
@@ -194,21 +234,31 @@ fn results(s: &State, t: &mut Table) {
 /// "Jedi Knight (#12)": a card by name and the number actions name it by.
 fn card_label(d: &CardDef, card: u16) -> String {
     let mut label = String::with_capacity(d.name.len() + 8);
-    let _ = write!(label, "{} (#{card})", d.name);
+    push_card(&mut label, d, usize::from(card));
     label
+}
+
+fn push_card(out: &mut String, d: &CardDef, card: usize) {
+    out.push_str(&d.name);
+    out.push_str(" (#");
+    num(out, card as i64);
+    out.push(')');
 }
 
 /// A card in hand: its type and what playing it costs and does.
 fn in_hand(d: &CardDef) -> String {
     let mut v = String::with_capacity(64);
     v.push_str(d.card_type.name());
-    let _ = write!(v, ", cost {} Currency", d.cost);
+    v.push_str(", cost ");
+    num(&mut v, i64::from(d.cost));
+    v.push_str(" Currency");
     if d.vote_cost > 0 {
-        let votes = coffer_core::plural(u64::from(d.vote_cost), "Vote", "Votes");
-        let _ = write!(v, " + {} {votes}", d.vote_cost);
+        v.push_str(" + ");
+        amount(&mut v, d.vote_cost, "Vote", "Votes");
     }
     if d.cp_cost > 0 {
-        let _ = write!(v, " + {} CP", d.cp_cost);
+        v.push_str(" + ");
+        amount(&mut v, d.cp_cost, "CP", "CP");
     }
     if d.fast {
         v.push_str(", Fast");
@@ -230,24 +280,23 @@ fn in_hand(d: &CardDef) -> String {
     v
 }
 
-/// What a card prints that matters in play: CP, Votes, EV, income.
+/// What a card prints that matters in play: CP, Votes, EV, income, a "-X CP:" ability.
 fn printed(v: &mut String, d: &CardDef) {
     if let Some(cp) = d.cp {
-        let _ = write!(v, ", {cp} CP");
+        v.push_str(", ");
+        amount(v, cp, "CP", "CP");
     }
     if d.votes > 0 {
-        let _ = write!(
-            v,
-            ", {} {}",
-            d.votes,
-            coffer_core::plural(u64::from(d.votes), "Vote", "Votes")
-        );
+        v.push_str(", ");
+        amount(v, d.votes, "Vote", "Votes");
     }
     if d.ev > 0 {
-        let _ = write!(v, ", Add {} EV", d.ev);
+        v.push_str(", Add ");
+        amount(v, d.ev, "EV", "EV");
     }
     if d.income > 0 {
-        let _ = write!(v, ", income {}", d.income);
+        v.push_str(", income ");
+        num(v, i64::from(d.income));
     }
     if let Some(a) = d.ability {
         let _ = write!(v, ", -{} CP: {}", a.cp, a.effect);
@@ -256,13 +305,25 @@ fn printed(v: &mut String, d: &CardDef) {
 
 /// A card in play: where it is and its state.
 fn on_table(s: &State, card: u16, c: &Card, d: &CardDef) -> String {
-    let mut v = String::with_capacity(64);
+    let mut v = String::with_capacity(80);
     v.push_str(d.card_type.name());
     if let Some(band) = c.band {
-        let _ = write!(v, " in {}", band);
+        v.push_str(" in ");
+        match band {
+            Band::Space => v.push_str("the Space Band"),
+            Band::Surface(q) => {
+                seat(&mut v, q);
+                v.push_str("'s Surface Band");
+            }
+            Band::Planetary(q) => {
+                seat(&mut v, q);
+                v.push_str("'s Planetary Band");
+            }
+        }
     }
     if c.owner != c.controller {
-        let _ = write!(v, ", owned by p{}", c.owner);
+        v.push_str(", owned by ");
+        seat(&mut v, c.owner);
     }
     if let Some(perm) = s.perm_id(card) {
         if s.ledger.is_exhausted(perm) {
@@ -276,7 +337,9 @@ fn on_table(s: &State, card: u16, c: &Card, d: &CardDef) -> String {
         }
     }
     if let Some(cp) = s.cp_id(card) {
-        let _ = write!(v, ", {} CP", s.ledger.value(cp));
+        v.push_str(", ");
+        num(&mut v, s.ledger.value(cp));
+        v.push_str(" CP");
     }
     if s.ability_id(card).is_some_and(|a| s.ledger.active(a) == 0) {
         v.push_str(", ability used this turn");
@@ -288,7 +351,11 @@ fn on_table(s: &State, card: u16, c: &Card, d: &CardDef) -> String {
         v.push_str(", Fallen");
     }
     if d.card_type == CardType::Storyline {
-        let _ = write!(v, ", {} of {} steps done", c.progress, d.steps);
+        v.push_str(", ");
+        num(&mut v, i64::from(c.progress));
+        v.push_str(" of ");
+        num(&mut v, i64::from(d.steps));
+        v.push_str(" steps done");
     }
     if d.card_type == CardType::Homeworld {
         let prime = s.seats[usize::from(c.owner)].prime_face;
@@ -303,19 +370,70 @@ fn on_table(s: &State, card: u16, c: &Card, d: &CardDef) -> String {
 
 /// "1 card", "5 cards".
 fn count(n: usize) -> String {
-    plural(n as u64, "card", "cards")
+    let mut out = String::with_capacity(12);
+    amount(
+        &mut out,
+        u32::try_from(n).unwrap_or(u32::MAX),
+        "card",
+        "cards",
+    );
+    out
 }
 
 /// A count and its noun.
 fn plural(n: u64, one: &'static str, many: &'static str) -> String {
-    format!("{n} {}", coffer_core::plural(n, one, many))
+    let mut out = String::with_capacity(12);
+    num(&mut out, i64::try_from(n).unwrap_or(i64::MAX));
+    out.push(' ');
+    out.push_str(coffer_core::plural(n, one, many));
+    out
 }
 
-/// A track position with its sign: "+2", "0", "-1".
+/// Appends a count and its noun: "1 Vote", "2 Votes".
+fn amount(out: &mut String, n: u32, one: &str, many: &str) {
+    num(out, i64::from(n));
+    out.push(' ');
+    out.push_str(if n == 1 { one } else { many });
+}
+
+/// Appends a seat: "p1".
+fn seat(out: &mut String, q: u16) {
+    out.push('p');
+    num(out, i64::from(q));
+}
+
+/// Appends a track position with its sign: "+2", "0", "-1".
 fn signed(out: &mut String, v: i64) {
     if v > 0 {
-        let _ = write!(out, "+{v}");
-    } else {
-        let _ = write!(out, "{v}");
+        out.push('+');
+    }
+    num(out, v);
+}
+
+/// Appends a number in decimal, without the formatting machinery (a table writes many small ones).
+fn num(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    let n = v.unsigned_abs();
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    if n < 100 {
+        out.push(char::from(b'0' + (n / 10) as u8));
+        out.push(char::from(b'0' + (n % 10) as u8));
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    while n > 0 {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
     }
 }
