@@ -325,3 +325,88 @@ fn a_snapshot_carries_the_configuration_and_rebuilds_its_cards_once_no_game_shar
         .unwrap();
     assert!(e.to_string().contains("votes_per_factor_step"), "{e}");
 }
+
+#[test]
+fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
+    let ruleset = Adapter::shared(StoryActs::new());
+    let cases = [
+        (
+            serde_json::json!({"treasury_cap": 0}),
+            "option 'treasury_cap' is 0: it must be 1 to 1000",
+        ),
+        (
+            serde_json::json!({"treasury_cap": 4_000_000_000u32}),
+            "option 'treasury_cap' is 4000000000: it must be 1 to 1000",
+        ),
+        (
+            serde_json::json!({"starting_currency": 30}),
+            "option 'starting_currency' is 30: it must be 0 to 20 (the treasury_cap)",
+        ),
+        (
+            serde_json::json!({"starting_hand": 101}),
+            "option 'starting_hand' is 101: it must be 0 to 100",
+        ),
+        (
+            serde_json::json!({"draw_per_turn": 500}),
+            "option 'draw_per_turn' is 500: it must be 0 to 100",
+        ),
+        (
+            serde_json::json!({"hand_limit": 1000}),
+            "option 'hand_limit' is 1000: it must be 0 to 100",
+        ),
+        (
+            serde_json::json!({"votes_per_factor_step": 0}),
+            "option 'votes_per_factor_step' is 0: it must be 1 to 1000",
+        ),
+        (
+            serde_json::json!({"award_sp": 1001}),
+            "option 'award_sp' is 1001: it must be 0 to 1000",
+        ),
+        (
+            serde_json::json!({"catch_up_currency": 5000}),
+            "option 'catch_up_currency' is 5000: it must be 0 to 1000",
+        ),
+        (
+            serde_json::json!({"restore_cost": 99999}),
+            "option 'restore_cost' is 99999: it must be 0 to 1000",
+        ),
+        (
+            serde_json::json!({"factors": [{"name": "order", "min": -9_000_000_000_000i64, "max": 3, "start": 0}]}),
+            "option 'factors': factor 'order': field 'min' is -9000000000000: it must be -1000 to 1000",
+        ),
+        (
+            serde_json::json!({"factors": [{"name": "order", "min": -3, "max": 3, "start": 7}]}),
+            "option 'factors': factor 'order': field 'start' is 7: it must be -3 to 3 (its min to its max)",
+        ),
+        (
+            serde_json::json!({"deck": vec!["militia"; 1001]}),
+            "option 'deck' lists 1001 cards: at most 1000",
+        ),
+        (
+            serde_json::json!({"homeworlds": ["militia"]}),
+            "option 'homeworlds': 'militia' is a Ground Unit, not a Homeworld (the card list has coruscant, korriban)",
+        ),
+    ];
+    for (cfg, want) in cases {
+        let err = ruleset
+            .new_game(&Setup::new(2, 1).config(cfg.clone()))
+            .err()
+            .expect("refused");
+        assert_eq!(
+            err.to_string(),
+            format!("invalid configuration: {want}"),
+            "{cfg}"
+        );
+    }
+    let many: Vec<serde_json::Value> = (0..33)
+        .map(|i| serde_json::json!({"name": format!("f{i}"), "min": 0, "max": 1, "start": 0}))
+        .collect();
+    let err = ruleset
+        .new_game(&Setup::new(2, 1).config(serde_json::json!({"factors": many, "homeworlds": ["coruscant"], "cards": [{"id": "coruscant", "name": "Coruscant", "type": "homeworld"}]})))
+        .err()
+        .expect("refused");
+    assert!(
+        err.to_string().contains("lists 33 factors: at most 32"),
+        "{err}"
+    );
+}

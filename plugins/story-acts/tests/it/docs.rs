@@ -82,6 +82,11 @@ fn readme_and_describe_list_every_option_with_its_default() {
             serde_json::to_string(&doc.value).expect("json")
         );
         assert!(config.contains(&row), "README lacks the row {row}");
+        let full = format!("{row} {} |", doc.doc);
+        assert!(
+            config.contains(&full),
+            "README's row differs from describe(): {full}"
+        );
     }
 }
 
@@ -113,4 +118,42 @@ fn the_ruleset_is_registered_statically() {
         .map(|r| r.description().id.clone())
         .collect();
     assert!(ids.iter().any(|id| id == "story-acts"), "{ids:?}");
+}
+
+#[test]
+fn readme_names_the_vocabulary() {
+    let v = StoryActs::new().describe().vocabulary;
+    // Words wrapped over lines count as written on one.
+    let vocabulary = section(README, "## Vocabulary")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for name in v.actions.iter().chain(&v.phases).chain(&v.effects) {
+        assert!(
+            vocabulary.contains(name.as_str()),
+            "README's Vocabulary lacks {name}"
+        );
+    }
+    for kind in &v.kinds {
+        assert!(
+            vocabulary.contains(kind.name.as_str()),
+            "README's Vocabulary lacks {}",
+            kind.name
+        );
+    }
+    let table = section(README, "## Table");
+    for title in [
+        "Hands and decks",
+        "Hand",
+        "In play",
+        "Discard piles",
+        "Galactic Factors",
+        "Politics",
+        "Acts",
+    ] {
+        assert!(
+            table.contains(&format!("**{title}**")),
+            "README's Table lacks {title}"
+        );
+    }
 }
