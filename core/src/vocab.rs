@@ -37,6 +37,13 @@ pub struct Term {
     /// What a pending choice on this kind asks its owner to do, as a verb ("discard"); empty: "give up".
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub choice: String,
+    /// What a permanent of this kind is when exhausted, after its name ("has had its turn"); empty: "is
+    /// exhausted".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub exhausted: String,
+    /// What it is when ready ("may act this round"); empty: "is ready".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ready: String,
 }
 
 impl Term {
@@ -45,7 +52,16 @@ impl Term {
         Term {
             name: name.into(),
             choice: String::new(),
+            exhausted: String::new(),
+            ready: String::new(),
         }
+    }
+
+    /// With the words for a permanent of this kind exhausted and ready ("has had its turn", "may act").
+    pub fn states(mut self, exhausted: impl Into<String>, ready: impl Into<String>) -> Term {
+        self.exhausted = exhausted.into();
+        self.ready = ready.into();
+        self
     }
 
     /// With the verb of a pending choice on it ("discard").
@@ -364,6 +380,17 @@ impl<'v> Names<'v> {
         }
     }
 
+    /// What a permanent of `kind` is when exhausted (`true`) or ready, in the ruleset's words.
+    pub fn readiness(&self, kind: Kind, exhausted: bool) -> &str {
+        let term = self.vocabulary.kinds.get(usize::from(kind.0));
+        match (term, exhausted) {
+            (Some(t), true) if !t.exhausted.is_empty() => &t.exhausted,
+            (Some(t), false) if !t.ready.is_empty() => &t.ready,
+            (_, true) => "is exhausted",
+            (_, false) => "is ready",
+        }
+    }
+
     /// A pending choice in words: "p0 must discard 2 of p0's hand".
     pub fn demand(&self, demand: &crate::Demand) -> String {
         format!(
@@ -377,7 +404,7 @@ impl<'v> Names<'v> {
 
     /// An event in words, as `seat` may read it, with its cause: "p0's Treasury: +5, 4 -> 9 (2 lost to
     /// the cap), by Income". `None` for an event that is not for `seat` (another seat's secret note) or
-    /// not worth a line (draws from the random generator).
+    /// not worth a line (draws from the random generator, an amount reaching its floor).
     ///
     /// `seat` decides only secret notes: which resource events a seat may see is the game's business
     /// ([`DynGame::events_for`](crate::DynGame::events_for)).
@@ -448,7 +475,8 @@ impl<'v> Names<'v> {
                 }
                 s
             }
-            Change::Floor { at, .. } => format!("{} reached its floor of {at}", k()),
+            // Reaching the floor (K1.5) is for rulesets to react to; the spend that got there says it.
+            Change::Floor { .. } => return None,
             Change::Charges {
                 op, before, after, ..
             } => {
@@ -508,15 +536,7 @@ impl<'v> Names<'v> {
                 self.label(key)
             ),
             Change::Exhaust { exhausted, .. } => {
-                format!(
-                    "{} {}",
-                    k(),
-                    if exhausted {
-                        "is exhausted"
-                    } else {
-                        "is ready"
-                    }
-                )
+                format!("{} {}", k(), self.readiness(key.kind, exhausted))
             }
             Change::Demand { demand, raised, .. } => {
                 if raised {

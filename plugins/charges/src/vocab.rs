@@ -71,6 +71,16 @@ pub fn vocabulary() -> Vocabulary {
     ] {
         kinds[usize::from(k.0)] = Term::new(name);
     }
+    // A ship's turn, an ability's use per round and a player's End Phase are permanents: say what their
+    // states mean.
+    for (k, exhausted, ready) in [
+        (kind::TURN, "has had its turn", "may take its turn"),
+        (kind::USED, "has been used this round", "may be used"),
+        (kind::DONE, "is done", "is not done yet"),
+    ] {
+        let term = std::mem::take(&mut kinds[usize::from(k.0)]);
+        kinds[usize::from(k.0)] = term.states(exhausted, ready);
+    }
     let mut notes = vec![NoteTerm::default(); 18];
     let mut set = |code: u16, term: NoteTerm| notes[usize::from(code)] = term;
     set(
