@@ -481,9 +481,9 @@ impl State {
                     let mut alloc = [(seat.treasury, 0u64); MAX_CP_COST as usize];
                     let parts = cp.parts();
                     for (i, &(h, n)) in parts.iter().enumerate() {
-                        let id = self
-                            .cp_id(h)
-                            .ok_or_else(|| Refusal::Invalid(format!("card {h} has no CP")))?;
+                        let id = self.cp_id(h).ok_or_else(|| {
+                            Refusal::Invalid(format!("card #{h} has no CP to pay with"))
+                        })?;
                         alloc[i] = (id, u64::from(n));
                     }
                     self.ledger
@@ -530,13 +530,12 @@ impl State {
                 self.ledger.set(self.factors[f], after, cause)?;
             }
             Action::UseAbility { card } => {
-                let ab = self
-                    .def(card)
-                    .ability
-                    .ok_or_else(|| Refusal::Invalid(format!("card {card} has no ability")))?;
+                let ab = self.def(card).ability.ok_or_else(|| {
+                    Refusal::Invalid(format!("card #{card} has no \"-X CP:\" ability"))
+                })?;
                 let (Some(track), Some(cp)) = (self.ability_id(card), self.cp_id(card)) else {
                     return Err(Refusal::Invalid(format!(
-                        "card {card} has no ability track or CP"
+                        "card #{card} has no ability track or no CP"
                     )));
                 };
                 self.ledger.pay_cost(
@@ -625,9 +624,11 @@ impl State {
     }
 
     fn activate(&mut self, card: u16, cause: Cause) -> Result<(), Refusal> {
-        let perm = self
-            .perm_id(card)
-            .ok_or_else(|| Refusal::Invalid(format!("card {card} cannot be activated")))?;
+        let perm = self.perm_id(card).ok_or_else(|| {
+            Refusal::Invalid(format!(
+                "card #{card} is not a permanent: it cannot be activated"
+            ))
+        })?;
         self.ledger.activate(perm, cause)
     }
 
@@ -680,10 +681,11 @@ impl State {
             }
             Effect::DrawCards(n) => self.draw(p, n, cause),
             Effect::DrainCp(n) | Effect::GainCp(n) => {
-                let t = target.ok_or_else(|| Refusal::Invalid("effect needs a target".into()))?;
+                let t = target
+                    .ok_or_else(|| Refusal::Invalid("the effect needs a target card".into()))?;
                 let cp = self
                     .cp_id(t)
-                    .ok_or_else(|| Refusal::Invalid(format!("card {t} has no CP")))?;
+                    .ok_or_else(|| Refusal::Invalid(format!("card #{t} has no CP")))?;
                 if matches!(e, Effect::DrainCp(_)) {
                     self.ledger.pay(cp, u64::from(n), cause)?;
                 } else {
