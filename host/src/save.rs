@@ -1,11 +1,24 @@
-//! Save files: a game as versioned JSON, written atomically and verified completely when read.
+//! Save files: a game as versioned JSON, read through one set of checks, updated under a lock, written
+//! atomically.
 //!
 //! A save records the ruleset (id and version), players, seed, configuration, the action log (each entry
-//! with the state hash right after it), a snapshot of the state and its hash. [`load`] accepts a file only
-//! when every part agrees: the format version is known, the ruleset is present in that version, the
-//! snapshot restores to the saved hash, and replaying the log from players, seed and configuration
-//! reproduces every logged hash and the final one. Anything else is a [`SaveError`] naming the field and
-//! what was expected and found.
+//! with the state hash right after it), a snapshot of the state and its hash.
+//!
+//! Every command reads a save through the same checks ([`load`], [`update`]): the file is a regular file
+//! no larger than [`Limits::max_file_bytes`], the format version is known, the ruleset is present in that
+//! version, the snapshot restores to the saved hash, the last log entry's hash is that hash (or, with an
+//! empty log, a new game from players, seed and configuration has it), and every logged player is in the
+//! game. These checks do not replay the log, so reading a save costs the same whether it holds ten actions
+//! or ten thousand (apart from reading the text). [`load_verified`] (the `replay` command) adds the full
+//! check: replaying the log from players, seed and configuration reproduces every logged hash. Anything
+//! else is a [`SaveError`] naming the file or field and what was expected and found.
+//!
+//! [`update`] is the read-modify-write of a save (`coffer act`): it takes an exclusive advisory lock
+//! (`flock`) on the file for the whole update, so two writers never lose an action; a writer that finds
+//! the lock held waits up to [`Limits::lock_wait`] and then gives up with [`SaveError::Locked`]. Writes go
+//! through a symlink to its target, keep the target's permissions, and refuse a read-only save or one with
+//! several hard links. Temporary files are named `.coffer-save-<pid>-<random>.tmp`; a write removes those
+//! of writers that are gone (see [`sweep_stale_temporaries`]).
 //!
 //! ```json
 //! {
@@ -20,15 +33,134 @@
 
 use crate::host::{HostedGame, LoggedAction};
 use crate::registry::Registry;
-use coffer_core::{ActionError, DynRuleset, Format, Owner, Setup, SetupError, StateHash};
+use coffer_core::{ActionError, DynGame, DynRuleset, Format, Owner, Setup, SetupError, StateHash};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use std::io::Write as _;
+use std::fs::{File, Metadata};
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 
 /// The save format this build writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// The environment variable that sets [`Limits::max_file_bytes`].
+pub const MAX_FILE_BYTES_ENV: &str = "COFFER_MAX_FILE_BYTES";
+
+/// The environment variable that sets [`Limits::lock_wait`], in milliseconds.
+pub const LOCK_WAIT_ENV: &str = "COFFER_LOCK_WAIT_MS";
+
+/// How long a temporary file of a writer that is gone is kept before a later write removes it.
+pub const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(60);
+
+/// The prefix of every temporary file a save write creates (followed by the writer's pid, `-`, random
+/// characters and `.tmp`).
+pub const TEMPORARY_PREFIX: &str = ".coffer-save-";
+
+/// Bounds on what reading a file may cost and how long a writer waits for a save's lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    max_file_bytes: u64,
+    lock_wait: Duration,
+}
+
+impl Limits {
+    /// The default size limit of every file read: 64 MiB.
+    pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 << 20;
+    /// The largest size limit that can be set: 1 TiB.
+    pub const MAX_MAX_FILE_BYTES: u64 = 1 << 40;
+    /// The default time a writer waits for a save's lock: 10 seconds.
+    pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
+    /// The longest time a writer can be told to wait for a lock: one hour.
+    pub const MAX_LOCK_WAIT: Duration = Duration::from_secs(3600);
+
+    /// Limits with the given values.
+    ///
+    /// # Errors
+    /// [`SaveError::BadLimit`] when `max_file_bytes` is not from 1 to [`MAX_MAX_FILE_BYTES`](Self::MAX_MAX_FILE_BYTES)
+    /// or `lock_wait` is longer than [`MAX_LOCK_WAIT`](Self::MAX_LOCK_WAIT).
+    pub fn new(max_file_bytes: u64, lock_wait: Duration) -> Result<Limits, SaveError> {
+        if !(1..=Self::MAX_MAX_FILE_BYTES).contains(&max_file_bytes) {
+            return Err(SaveError::BadLimit {
+                name: "the file size limit",
+                value: max_file_bytes.to_string(),
+                allowed: format!("a number of bytes from 1 to {}", Self::MAX_MAX_FILE_BYTES),
+            });
+        }
+        if lock_wait > Self::MAX_LOCK_WAIT {
+            return Err(SaveError::BadLimit {
+                name: "the lock wait",
+                value: format!("{} ms", lock_wait.as_millis()),
+                allowed: format!("0 to {} ms", Self::MAX_LOCK_WAIT.as_millis()),
+            });
+        }
+        Ok(Limits {
+            max_file_bytes,
+            lock_wait,
+        })
+    }
+
+    /// The limits set by [`MAX_FILE_BYTES_ENV`] and [`LOCK_WAIT_ENV`], each defaulting when unset or empty.
+    ///
+    /// # Errors
+    /// [`SaveError::BadLimit`] naming the variable, the value found and the allowed range.
+    pub fn from_env() -> Result<Limits, SaveError> {
+        let read = |name: &'static str, max: u64, unit: &str| -> Result<Option<u64>, SaveError> {
+            let Some(value) = std::env::var_os(name) else {
+                return Ok(None);
+            };
+            let text = value.to_string_lossy();
+            if text.trim().is_empty() {
+                return Ok(None);
+            }
+            match text.trim().parse::<u64>() {
+                Ok(n) if n <= max => Ok(Some(n)),
+                _ => Err(SaveError::BadLimit {
+                    name,
+                    value: text.into_owned(),
+                    allowed: format!("a number of {unit} from 0 to {max}"),
+                }),
+            }
+        };
+        let bytes = read(MAX_FILE_BYTES_ENV, Self::MAX_MAX_FILE_BYTES, "bytes")?
+            .unwrap_or(Self::DEFAULT_MAX_FILE_BYTES);
+        let wait = read(
+            LOCK_WAIT_ENV,
+            Self::MAX_LOCK_WAIT.as_millis() as u64,
+            "milliseconds",
+        )?
+        .map_or(Self::DEFAULT_LOCK_WAIT, Duration::from_millis);
+        if bytes == 0 {
+            return Err(SaveError::BadLimit {
+                name: MAX_FILE_BYTES_ENV,
+                value: "0".to_owned(),
+                allowed: format!("a number of bytes from 1 to {}", Self::MAX_MAX_FILE_BYTES),
+            });
+        }
+        Limits::new(bytes, wait)
+    }
+
+    /// The largest file, in bytes, that is read.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.max_file_bytes
+    }
+
+    /// How long a writer waits for a save's lock before giving up.
+    pub fn lock_wait(&self) -> Duration {
+        self.lock_wait
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_file_bytes: Self::DEFAULT_MAX_FILE_BYTES,
+            lock_wait: Self::DEFAULT_LOCK_WAIT,
+        }
+    }
+}
 
 /// Which ruleset a save belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,20 +197,111 @@ pub struct SaveFile {
     pub state_hash: StateHash,
 }
 
-/// What is wrong with a save file, or why it could not be written.
+/// What is wrong with a save file (or another file read through [`read_capped`]), or why it could not be
+/// written.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SaveError {
     /// The file could not be read or written.
-    #[error("cannot {action} save file {path}")]
+    #[error("cannot {action} {what} {path}")]
     Io {
-        /// `read` or `write`.
+        /// `open`, `read`, `lock` or `write`.
         action: &'static str,
+        /// `save file`, or `file` for other readers.
+        what: &'static str,
         /// The file.
         path: PathBuf,
         /// Why.
         #[source]
         source: std::io::Error,
+    },
+    /// The path names something other than a regular file (a FIFO, a device, a directory...).
+    #[error("cannot read {what} {path}: it is {kind}, not a regular file")]
+    NotRegular {
+        /// `save file` or `file`.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What it is, e.g. `a FIFO (named pipe)`.
+        kind: &'static str,
+    },
+    /// The file is larger than the limit.
+    #[error(
+        "cannot read {what} {path}: it is {size} bytes, more than the limit of {limit} bytes (set {MAX_FILE_BYTES_ENV} to raise it)"
+    )]
+    TooLarge {
+        /// `save file` or `file`.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Its size (at least this many bytes).
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The file is not UTF-8 text.
+    #[error("{what} {path} is not UTF-8 text: invalid byte at offset {offset}")]
+    NotText {
+        /// `save file` or `file`.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Where the first invalid byte is.
+        offset: usize,
+    },
+    /// A limit (from the environment or given in code) is out of range.
+    #[error("{name} is {value}: expected {allowed}")]
+    BadLimit {
+        /// The environment variable or the limit's name.
+        name: &'static str,
+        /// The value found.
+        value: String,
+        /// The allowed range.
+        allowed: String,
+    },
+    /// Another process holds the save's lock and did not release it in time.
+    #[error(
+        "save file {path} is locked by another coffer command (an `act` in progress?); gave up after waiting {waited_ms} ms (set {LOCK_WAIT_ENV} to wait longer)"
+    )]
+    Locked {
+        /// The save.
+        path: PathBuf,
+        /// How long this command waited.
+        waited_ms: u128,
+    },
+    /// The save has no write permission.
+    #[error(
+        "save file {path} is read-only (mode {mode:04o}); it is left as it is: make it writable (chmod u+w) to play on"
+    )]
+    ReadOnly {
+        /// The save (the symlink's target when the path is a link).
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// The save has more than one hard link: replacing it would leave the other names on the old game.
+    #[error(
+        "save file {path} has {links} hard links; rewriting it would split them into different games: give it a file of its own (cp) and play on that"
+    )]
+    HardLinked {
+        /// The save.
+        path: PathBuf,
+        /// Its link count.
+        links: u64,
+    },
+    /// The save changed while this command held its lock (a program wrote it without locking).
+    #[error(
+        "save file {path} changed while this command was updating it (another program wrote it without taking its lock); nothing was written: run the command again"
+    )]
+    Changed {
+        /// The save.
+        path: PathBuf,
+    },
+    /// A new save would replace an existing file.
+    #[error("save file {path} already exists; pass --force to replace it")]
+    Exists {
+        /// The file.
+        path: PathBuf,
     },
     /// The file is not complete JSON (often: it was cut short).
     #[error("save file is {}: {message} at line {line} column {column}", if *.truncated { "truncated" } else { "not valid JSON" })]
@@ -159,17 +382,20 @@ pub enum SaveError {
         #[source]
         source: ActionError,
     },
-    /// Replaying the log, a state hash differs from the logged one.
+    /// A state hash differs from the logged one: replaying the log, or between the last log entry and
+    /// the snapshot.
     #[error(
-        "replay diverges at {field}: expected state hash {expected} (saved), found {found} (replayed)"
+        "replay diverges at {field}: expected state hash {expected} (saved), found {found} ({found_in})"
     )]
     ReplayHash {
         /// `log[i].hash` or `state_hash`.
         field: String,
         /// The saved hash.
         expected: StateHash,
-        /// The replayed hash.
+        /// The hash found.
         found: StateHash,
+        /// Where `found` comes from: `replayed`, or `the snapshot's` for the last log entry.
+        found_in: &'static str,
     },
 }
 
@@ -179,6 +405,16 @@ fn list(items: &[String]) -> String {
     } else {
         items.join(", ")
     }
+}
+
+/// A save's ruleset and its game restored from the snapshot.
+type Restored = (Arc<dyn DynRuleset>, Box<dyn DynGame>);
+
+/// The first field of a save, read without building the document: only `format` is kept.
+#[derive(Deserialize)]
+struct Header<'a> {
+    #[serde(borrow)]
+    format: Option<&'a RawValue>,
 }
 
 impl SaveFile {
@@ -220,40 +456,49 @@ impl SaveFile {
     }
 
     /// Parses a save from JSON text, checking its shape and format version (not yet its consistency: see
-    /// [`restore`](Self::restore)).
+    /// [`restore`](Self::restore)). The text is read twice (the format version first, without building a
+    /// document, then the fields), and copied once: the snapshot is kept verbatim.
     ///
     /// # Errors
     /// [`SaveError::Json`], [`SaveError::FutureFormat`], [`SaveError::Field`].
     pub fn parse(text: &str) -> Result<SaveFile, SaveError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| SaveError::Json {
-            truncated: e.is_eof(),
-            message: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_owned(),
-            line: e.line(),
-            column: e.column(),
-        })?;
-        // The format version decides how to read the rest, so check it first.
-        let format = value.get("format").ok_or_else(|| SaveError::Field {
+        // The format version decides how to read the rest, so check it first. This pass also checks the
+        // syntax of the whole text, so a damaged file is named as such before any field is.
+        let header = match serde_json::from_str::<Header<'_>>(text) {
+            Ok(header) => header,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return Err(SaveError::Json {
+                    truncated: e.is_eof(),
+                    message: e
+                        .to_string()
+                        .split(" at line ")
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned(),
+                    line: e.line(),
+                    column: e.column(),
+                });
+            }
+            Err(_) => Header { format: None },
+        };
+        let format = header.format.ok_or_else(|| SaveError::Field {
             field: "format".to_owned(),
             problem: "missing (is this a coffer save file?)".to_owned(),
         })?;
-        match format.as_u64() {
-            Some(found) if found > u64::from(FORMAT_VERSION) => {
+        match serde_json::from_str::<u64>(format.get()) {
+            Ok(found) if found > u64::from(FORMAT_VERSION) => {
                 return Err(SaveError::FutureFormat {
                     found,
                     supported: FORMAT_VERSION,
                 });
             }
-            Some(found) if found >= 1 => {}
+            Ok(found) if found >= 1 => {}
             _ => {
                 return Err(SaveError::Field {
                     field: "format".to_owned(),
                     problem: format!(
-                        "expected a format version from 1 to {FORMAT_VERSION}, found {format}"
+                        "expected a format version from 1 to {FORMAT_VERSION}, found {}",
+                        crate::render::cut(format.get(), 40)
                     ),
                 });
             }
@@ -272,30 +517,30 @@ impl SaveFile {
         })
     }
 
-    /// Reads and parses a save file (see [`parse`](Self::parse)).
+    /// Reads and parses a save file (see [`parse`](Self::parse)), refusing what is not a regular file or
+    /// is larger than [`Limits::from_env`] allows.
     ///
     /// # Errors
-    /// [`SaveError::Io`] and those of [`parse`](Self::parse).
+    /// Those of [`read_capped`] and of [`parse`](Self::parse).
     pub fn read(path: &Path) -> Result<SaveFile, SaveError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SaveError::Io {
-            action: "read",
-            path: path.to_owned(),
-            source,
-        })?;
-        SaveFile::parse(&text)
+        SaveFile::read_with(path, &Limits::from_env()?)
     }
 
-    /// Writes the save atomically: a temporary file in the same directory is written and synced, renamed
-    /// over `path`, and the directory is synced. A crash leaves either the old file or the new one.
+    /// [`read`](Self::read) with explicit limits.
     ///
     /// # Errors
-    /// [`SaveError::Io`]; `path` is then unchanged.
+    /// As [`read`](Self::read).
+    pub fn read_with(path: &Path, limits: &Limits) -> Result<SaveFile, SaveError> {
+        let bytes = read_file(path, SAVE_FILE, limits)?;
+        SaveFile::parse(as_text(&bytes, path, SAVE_FILE)?)
+    }
+
+    /// Writes the save atomically (see [`save`]).
+    ///
+    /// # Errors
+    /// As [`save`]; `path` is then unchanged.
     pub fn write(&self, path: &Path) -> Result<(), SaveError> {
-        write_atomic(path, self.to_json().as_bytes()).map_err(|source| SaveError::Io {
-            action: "write",
-            path: path.to_owned(),
-            source,
-        })
+        write_replacing(path, self.to_json().as_bytes(), &Limits::from_env()?)
     }
 
     /// The registered ruleset this save names, in exactly the saved version.
@@ -339,19 +584,12 @@ impl SaveFile {
         }
     }
 
-    /// Checks the whole save and returns the game: the snapshot restores, its hash and player count match
-    /// the saved ones, and [`replay`](Self::replay) reproduces every logged hash.
-    ///
-    /// # Errors
-    /// The first inconsistency found, as a [`SaveError`].
-    pub fn restore(&self, registry: &Registry) -> Result<HostedGame, SaveError> {
+    /// The checks of the snapshot: it restores, its player count and hash match the saved ones, and every
+    /// logged player is in the game.
+    fn checked_snapshot(&self, registry: &Registry) -> Result<Restored, SaveError> {
         let ruleset = self.ruleset(registry)?;
-        let bytes = serde_json::to_vec(&self.snapshot).map_err(|e| SaveError::Field {
-            field: "snapshot".to_owned(),
-            problem: e.to_string(),
-        })?;
         let restored = ruleset
-            .restore(Format::Json, &bytes)
+            .restore(Format::Json, self.snapshot.get().as_bytes())
             .map_err(SaveError::Snapshot)?;
         if restored.players() != self.players {
             return Err(SaveError::Mismatch {
@@ -368,22 +606,95 @@ impl SaveFile {
                 found: self.state_hash.to_string(),
             });
         }
-        self.replay(registry)?;
+        if let Some((index, entry)) = self
+            .log
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.player >= self.players)
+        {
+            return Err(SaveError::Field {
+                field: format!("log[{index}].player"),
+                problem: format!(
+                    "expected a player from 0 to {}, found {}",
+                    self.players.saturating_sub(1),
+                    entry.player
+                ),
+            });
+        }
+        Ok((Arc::clone(ruleset), restored))
+    }
+
+    /// The check that stands in for a replay: the last log entry's hash is the snapshot's `hash` (with
+    /// an empty log, a new game from players, seed and configuration has it).
+    fn check_log_end(&self, ruleset: &dyn DynRuleset, hash: StateHash) -> Result<(), SaveError> {
+        match self.log.last() {
+            Some(last) if last.hash != hash => {
+                return Err(SaveError::ReplayHash {
+                    field: format!("log[{}].hash", self.log.len() - 1),
+                    expected: last.hash,
+                    found: hash,
+                    found_in: "the snapshot's",
+                });
+            }
+            Some(_) => {}
+            None => {
+                let fresh = ruleset.new_game(&self.setup()).map_err(SaveError::Setup)?;
+                let found = fresh.state_hash();
+                if found != hash {
+                    return Err(SaveError::Mismatch {
+                        field: "state_hash",
+                        expected: format!(
+                            "{found} (the hash of a new game from 'players', 'seed' and 'config': the log is empty)"
+                        ),
+                        found: hash.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// All the checks every reader applies (see [`restore`](Self::restore)).
+    fn checked(&self, registry: &Registry) -> Result<Restored, SaveError> {
+        let (ruleset, game) = self.checked_snapshot(registry)?;
+        self.check_log_end(&*ruleset, game.state_hash())?;
+        Ok((ruleset, game))
+    }
+
+    /// Checks the save as every command reads it and returns the game, without replaying the log (its
+    /// cost does not grow with the log): see the [module docs](self). [`replay`](Self::replay) checks the
+    /// log too.
+    ///
+    /// # Errors
+    /// The first inconsistency found, as a [`SaveError`].
+    pub fn restore(&self, registry: &Registry) -> Result<HostedGame, SaveError> {
+        let (ruleset, game) = self.checked(registry)?;
         Ok(HostedGame::from_parts(
-            Arc::clone(ruleset),
+            ruleset,
             self.setup(),
             self.log.clone(),
-            restored,
+            game,
         ))
     }
 
-    /// Re-applies the log from scratch (players, seed, config) and checks the hash after every action and
-    /// at the end; returns the replayed game.
+    /// [`restore`](Self::restore), keeping the log without copying it.
+    fn into_game(self, registry: &Registry) -> Result<HostedGame, SaveError> {
+        let (ruleset, game) = self.checked(registry)?;
+        let setup = self.setup();
+        Ok(HostedGame::from_parts(ruleset, setup, self.log, game))
+    }
+
+    /// The full check: everything [`restore`](Self::restore) checks, then the log re-applied from
+    /// scratch (players, seed, config) with the hash checked after every action and at the end; returns
+    /// the replayed game. Whatever [`restore`](Self::restore) refuses, this refuses too.
     ///
     /// # Errors
-    /// [`SaveError::ReplayRefused`] or [`SaveError::ReplayHash`] at the first divergence, or
-    /// [`SaveError::Setup`] when the game does not start.
+    /// Those of [`restore`](Self::restore); [`SaveError::ReplayRefused`] or [`SaveError::ReplayHash`] at
+    /// the first divergence, or [`SaveError::Setup`] when the game does not start.
     pub fn replay(&self, registry: &Registry) -> Result<HostedGame, SaveError> {
+        // The replay below checks the last log entry's hash (and an empty log's new game) too, naming
+        // the first divergence rather than the last.
+        self.checked_snapshot(registry)?;
         let ruleset = self.ruleset(registry)?;
         let mut game = ruleset.new_game(&self.setup()).map_err(SaveError::Setup)?;
         for (index, entry) in self.log.iter().enumerate() {
@@ -392,7 +703,7 @@ impl SaveFile {
                 .map_err(|source| SaveError::ReplayRefused {
                     index,
                     player: entry.player,
-                    action: action.clone(),
+                    action: crate::render::cut(&action, crate::render::ECHO_LIMIT),
                     source,
                 })?;
             let found = game.state_hash();
@@ -401,6 +712,7 @@ impl SaveFile {
                     field: format!("log[{index}].hash"),
                     expected: entry.hash,
                     found,
+                    found_in: "replayed",
                 });
             }
         }
@@ -410,6 +722,7 @@ impl SaveFile {
                 field: "state_hash".to_owned(),
                 expected: self.state_hash,
                 found,
+                found_in: "replayed",
             });
         }
         Ok(HostedGame::from_parts(
@@ -421,38 +734,527 @@ impl SaveFile {
     }
 }
 
-/// Reads a save file and checks all of it ([`SaveFile::read`] then [`SaveFile::restore`]).
+/// Reads a save file with the checks every command applies ([`SaveFile::read`] then
+/// [`SaveFile::restore`]): the log is not replayed, so this costs the same for any length of log.
 ///
 /// # Errors
-/// Any [`SaveError`]; a damaged file is never accepted.
+/// Any [`SaveError`]; a file that fails a check is never accepted.
 pub fn load(path: &Path, registry: &Registry) -> Result<HostedGame, SaveError> {
-    SaveFile::read(path)?.restore(registry)
+    load_with(path, registry, &Limits::from_env()?)
 }
 
-/// Saves a hosted game to `path` atomically.
+/// [`load`] with explicit limits.
 ///
 /// # Errors
-/// [`SaveError::Snapshot`] or [`SaveError::Io`].
+/// As [`load`].
+pub fn load_with(
+    path: &Path,
+    registry: &Registry,
+    limits: &Limits,
+) -> Result<HostedGame, SaveError> {
+    SaveFile::read_with(path, limits)?.into_game(registry)
+}
+
+/// Reads a save file and checks all of it, replaying the log ([`SaveFile::read`] then
+/// [`SaveFile::replay`]): what `coffer replay` does. Refuses everything [`load`] refuses.
+///
+/// # Errors
+/// Any [`SaveError`].
+pub fn load_verified(path: &Path, registry: &Registry) -> Result<HostedGame, SaveError> {
+    SaveFile::read(path)?.replay(registry)
+}
+
+/// Saves a hosted game to `path` atomically, replacing the file if there is one (under its lock, through
+/// a symlink to its target, keeping its permissions; see [`update`] for what is refused). A new file is
+/// created with mode 0600.
+///
+/// # Errors
+/// [`SaveError::Snapshot`], [`SaveError::Io`], and for an existing file those of [`update`]'s locking.
 pub fn save(game: &HostedGame, path: &Path) -> Result<(), SaveError> {
     SaveFile::from_game(game)?.write(path)
 }
 
-/// Replaces `path` with `bytes` atomically: temporary file in the same directory, write, fsync, rename,
-/// fsync of the directory.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
+/// Checks that a new save may be written to `path`: it does not exist yet, or `force` is set. For the
+/// commands that write a new game (`new`, `play -o`), before any work; [`create`] checks again when
+/// writing.
+///
+/// # Errors
+/// [`SaveError::Exists`].
+pub fn check_new(path: &Path, force: bool) -> Result<(), SaveError> {
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(SaveError::Exists {
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Writes a new game's save to `path`. Without `force` the file must not exist, and this is checked
+/// atomically with the write (a file created meanwhile is not replaced); with `force` it is [`save`].
+///
+/// # Errors
+/// [`SaveError::Exists`], and those of [`save`].
+pub fn create(game: &HostedGame, path: &Path, force: bool) -> Result<(), SaveError> {
+    if force {
+        return save(game, path);
+    }
+    check_new(path, false)?;
+    let bytes = SaveFile::from_game(game)?.to_json();
+    let io = |action, source| SaveError::Io {
+        action,
+        what: SAVE_FILE,
+        path: path.to_owned(),
+        source,
+    };
+    let dir = parent_of(path);
+    let tmp = write_temporary(dir, bytes.as_bytes(), None).map_err(|e| io("write", e))?;
+    match tmp.persist_noclobber(path) {
+        Ok(_) => {}
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(SaveError::Exists {
+                path: path.to_owned(),
+            });
+        }
+        Err(e) => return Err(io("write", e.error)),
+    }
+    sync_dir(dir).map_err(|e| io("write", e))?;
+    sweep_stale_temporaries(dir);
+    Ok(())
+}
+
+/// Applies `change` to the game saved at `path` and writes the result back, as one update that no other
+/// [`update`] interleaves with: the file is locked (`flock`, exclusive) from before it is read until
+/// after the new file replaces it.
+///
+/// `change` gets the game as [`load`] reads it. When it returns `Err`, nothing is written and the error
+/// is handed back inside `Ok`; when it returns `Ok`, the new save replaces the old one atomically and the
+/// game and `change`'s value are handed back (the lock is released on return).
+///
+/// Waiting: a held lock is retried for up to [`Limits::lock_wait`] (default 10 s, [`LOCK_WAIT_ENV`]),
+/// then [`SaveError::Locked`]. The path may be a symlink: its target is rewritten (a temporary file in
+/// the target's directory renamed over it) and the link stays a link; the target's permission bits are
+/// kept. Refused: a read-only save ([`SaveError::ReadOnly`]), one with several hard links
+/// ([`SaveError::HardLinked`]), and one that changed under the lock ([`SaveError::Changed`]), in each
+/// case with the file left as it was.
+///
+/// # Errors
+/// Those of [`load`], and those named above.
+pub fn update<T, E>(
+    path: &Path,
+    registry: &Registry,
+    change: impl FnOnce(&mut HostedGame) -> Result<T, E>,
+) -> Result<Result<(HostedGame, T), E>, SaveError> {
+    update_with(path, registry, &Limits::from_env()?, change)
+}
+
+/// [`update`] with explicit limits.
+///
+/// # Errors
+/// As [`update`].
+pub fn update_with<T, E>(
+    path: &Path,
+    registry: &Registry,
+    limits: &Limits,
+    change: impl FnOnce(&mut HostedGame) -> Result<T, E>,
+) -> Result<Result<(HostedGame, T), E>, SaveError> {
+    let locked = LockedSave::acquire(path, limits)?;
+    let bytes = locked.read(limits)?;
+    let file = SaveFile::parse(as_text(&bytes, path, SAVE_FILE)?)?;
+    drop(bytes);
+    let mut game = file.into_game(registry)?;
+    let value = match change(&mut game) {
+        Ok(value) => value,
+        Err(e) => return Ok(Err(e)),
+    };
+    let text = SaveFile::from_game(&game)?.to_json();
+    locked.replace(text.as_bytes())?;
+    Ok(Ok((game, value)))
+}
+
+/// Reads a whole file no larger than [`Limits::from_env`] allows, refusing anything but a regular file
+/// (checked on the open descriptor, so what is checked is what is read). For every file the command
+/// reads: scripts, configuration files, check scripts, lock files.
+///
+/// # Errors
+/// [`SaveError::BadLimit`], [`SaveError::Io`], [`SaveError::NotRegular`], [`SaveError::TooLarge`].
+pub fn read_capped(path: &Path) -> Result<Vec<u8>, SaveError> {
+    read_file(path, "file", &Limits::from_env()?)
+}
+
+/// [`read_capped`] as UTF-8 text.
+///
+/// # Errors
+/// Those of [`read_capped`] and [`SaveError::NotText`].
+pub fn read_capped_text(path: &Path) -> Result<String, SaveError> {
+    let bytes = read_capped(path)?;
+    String::from_utf8(bytes).map_err(|e| SaveError::NotText {
+        what: "file",
+        path: path.to_owned(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// [`read_capped`] with explicit limits.
+///
+/// # Errors
+/// As [`read_capped`].
+pub fn read_capped_with(path: &Path, limits: &Limits) -> Result<Vec<u8>, SaveError> {
+    read_file(path, "file", limits)
+}
+
+const SAVE_FILE: &str = "save file";
+
+fn as_text<'b>(bytes: &'b [u8], path: &Path, what: &'static str) -> Result<&'b str, SaveError> {
+    std::str::from_utf8(bytes).map_err(|e| SaveError::NotText {
+        what,
+        path: path.to_owned(),
+        offset: e.valid_up_to(),
+    })
+}
+
+/// Opens `path` for reading without blocking (a FIFO with no writer would block an ordinary open) and
+/// checks, on the descriptor, that it is a regular file.
+fn open_regular(path: &Path, what: &'static str) -> Result<(File, Metadata), SaveError> {
+    use rustix::fs::{Mode, OFlags};
+    let io = |action, source| SaveError::Io {
+        action,
+        what,
+        path: path.to_owned(),
+        source,
+    };
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io("open", e.into()))?;
+    let file = File::from(fd);
+    let meta = file.metadata().map_err(|e| io("read", e))?;
+    let kind = file_kind(&meta);
+    if kind != "a regular file" {
+        return Err(SaveError::NotRegular {
+            what,
+            path: path.to_owned(),
+            kind,
+        });
+    }
+    Ok((file, meta))
+}
+
+fn file_kind(meta: &Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = meta.file_type();
+    if t.is_file() {
+        "a regular file"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+/// Reads an open regular file, at most `limit` bytes (a file that grows past it while read is refused).
+fn read_open(
+    file: &File,
+    meta: &Metadata,
+    path: &Path,
+    what: &'static str,
+    limits: &Limits,
+) -> Result<Vec<u8>, SaveError> {
+    let limit = limits.max_file_bytes;
+    let too_large = |size| SaveError::TooLarge {
+        what,
+        path: path.to_owned(),
+        size,
+        limit,
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| SaveError::Io {
+            action: "read",
+            what,
+            path: path.to_owned(),
+            source,
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+fn read_file(path: &Path, what: &'static str, limits: &Limits) -> Result<Vec<u8>, SaveError> {
+    let (file, meta) = open_regular(path, what)?;
+    read_open(&file, &meta, path, what, limits)
+}
+
+/// A save opened, checked and locked: the file stays locked until this is dropped.
+struct LockedSave {
+    /// The path as given (for messages).
+    path: PathBuf,
+    /// The file the path resolves to (the symlink's target), which a write replaces.
+    target: PathBuf,
+    /// The locked descriptor.
+    file: File,
+    /// The file as it was when locked.
+    meta: Metadata,
+}
+
+impl LockedSave {
+    /// Opens `path`, checks it, and locks it, waiting up to the limit. When another writer replaced the
+    /// file between the open and the lock, the new file is opened and locked instead.
+    fn acquire(path: &Path, limits: &Limits) -> Result<LockedSave, SaveError> {
+        let start = Instant::now();
+        let io = |action, source| SaveError::Io {
+            action,
+            what: SAVE_FILE,
+            path: path.to_owned(),
+            source,
+        };
+        loop {
+            let (file, _) = open_regular(path, SAVE_FILE)?;
+            wait_for_lock(&file, path, start, limits)?;
+            let target = std::fs::canonicalize(path).map_err(|e| io("open", e))?;
+            let meta = file.metadata().map_err(|e| io("read", e))?;
+            let now = match std::fs::metadata(&target) {
+                Ok(now) => now,
+                // Replaced and removed between the open and the lock: open it again.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io("open", e)),
+            };
+            if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
+                // Another writer renamed a new file over the path while this one waited: the locked file
+                // is no longer the save. Lock the new one.
+                continue;
+            }
+            check_writable(&target, &meta)?;
+            return Ok(LockedSave {
+                path: path.to_owned(),
+                target,
+                file,
+                meta,
+            });
+        }
+    }
+
+    fn read(&self, limits: &Limits) -> Result<Vec<u8>, SaveError> {
+        read_open(&self.file, &self.meta, &self.path, SAVE_FILE, limits)
+    }
+
+    /// Replaces the locked file with `bytes`: a temporary file in the target's directory with the
+    /// target's permissions, written and synced, renamed over the target after checking that nothing
+    /// changed the file meanwhile; then the directory is synced.
+    fn replace(self, bytes: &[u8]) -> Result<(), SaveError> {
+        let io = |source| SaveError::Io {
+            action: "write",
+            what: SAVE_FILE,
+            path: self.path.clone(),
+            source,
+        };
+        let dir = parent_of(&self.target);
+        let tmp = write_temporary(dir, bytes, Some(&self.meta)).map_err(io)?;
+        let fd_now = self.file.metadata().map_err(io)?;
+        let path_now = std::fs::metadata(&self.target).map_err(io)?;
+        let same = |m: &Metadata| {
+            (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec())
+                == (
+                    self.meta.dev(),
+                    self.meta.ino(),
+                    self.meta.len(),
+                    self.meta.mtime(),
+                    self.meta.mtime_nsec(),
+                )
+        };
+        if !same(&fd_now) || !same(&path_now) {
+            return Err(SaveError::Changed { path: self.path });
+        }
+        tmp.persist(&self.target).map_err(|e| io(e.error))?;
+        sync_dir(dir).map_err(io)?;
+        sweep_stale_temporaries(dir);
+        Ok(())
+    }
+}
+
+/// Refuses a save that has no write permission bit (even for a user, such as root, whom the system would
+/// let write), that this process may not write, or that has several hard links.
+fn check_writable(target: &Path, meta: &Metadata) -> Result<(), SaveError> {
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o222 == 0 || rustix::fs::access(target, rustix::fs::Access::WRITE_OK).is_err() {
+        return Err(SaveError::ReadOnly {
+            path: target.to_owned(),
+            mode,
+        });
+    }
+    if meta.nlink() > 1 {
+        return Err(SaveError::HardLinked {
+            path: target.to_owned(),
+            links: meta.nlink(),
+        });
+    }
+    Ok(())
+}
+
+/// Takes the exclusive lock of `file`, retrying while another process holds it, until `limits.lock_wait`
+/// after `start`.
+fn wait_for_lock(
+    file: &File,
+    path: &Path,
+    start: Instant,
+    limits: &Limits,
+) -> Result<(), SaveError> {
+    use rustix::fs::FlockOperation;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match rustix::fs::flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK || e == rustix::io::Errno::INTR => {}
+            Err(e) => {
+                return Err(SaveError::Io {
+                    action: "lock",
+                    what: SAVE_FILE,
+                    path: path.to_owned(),
+                    source: e.into(),
+                });
+            }
+        }
+        let waited = start.elapsed();
+        if waited >= limits.lock_wait {
+            return Err(SaveError::Locked {
+                path: path.to_owned(),
+                waited_ms: waited.as_millis(),
+            });
+        }
+        std::thread::sleep(pause.min(limits.lock_wait - waited));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Replaces `path` with `bytes`: under the lock of the existing file ([`update`]'s checks), or as a new
+/// file.
+fn write_replacing(path: &Path, bytes: &[u8], limits: &Limits) -> Result<(), SaveError> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return LockedSave::acquire(path, limits)?.replace(bytes);
+    }
+    let io = |source| SaveError::Io {
+        action: "write",
+        what: SAVE_FILE,
+        path: path.to_owned(),
+        source,
+    };
+    let dir = parent_of(path);
+    let tmp = write_temporary(dir, bytes, None).map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    sync_dir(dir).map_err(io)?;
+    sweep_stale_temporaries(dir);
+    Ok(())
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
+    }
+}
+
+/// A synced temporary file in `dir` holding `bytes`, named after this process (see
+/// [`sweep_stale_temporaries`]), with the permissions (and, when allowed, owner) of `like`.
+fn write_temporary(
+    dir: &Path,
+    bytes: &[u8],
+    like: Option<&Metadata>,
+) -> std::io::Result<tempfile::NamedTempFile> {
     let mut tmp = tempfile::Builder::new()
-        .prefix(".coffer-save-")
+        .prefix(&format!("{TEMPORARY_PREFIX}{}-", std::process::id()))
         .suffix(".tmp")
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
+    if let Some(meta) = like {
+        // Keep the owner when this process may (root rewriting a user's save); otherwise the new file is
+        // this user's, as any rewrite by them would be.
+        let _ = rustix::fs::fchown(
+            tmp.as_file(),
+            Some(rustix::fs::Uid::from_raw(meta.uid())),
+            Some(rustix::fs::Gid::from_raw(meta.gid())),
+        );
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(
+                meta.permissions().mode() & 0o777,
+            ))?;
+    }
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    // Make the rename itself durable.
-    std::fs::File::open(dir)?.sync_all()
+    Ok(tmp)
+}
+
+/// Makes a rename in `dir` durable.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Removes the temporary files of save writers that are gone: `.coffer-save-<pid>-<random>.tmp` files in
+/// `dir` whose pid is not a running process and that are older than [`STALE_TEMPORARY_AGE`], and
+/// temporary files of older coffer versions (`.coffer-save-<random>.tmp`, no pid) older than an hour.
+/// Best effort: a file that cannot be removed stays. Returns how many were removed. Every write of a save
+/// calls it on the save's directory.
+pub fn sweep_stale_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(middle) = name
+            .strip_prefix(TEMPORARY_PREFIX)
+            .and_then(|n| n.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let pid = middle
+            .split_once('-')
+            .and_then(|(pid, _)| pid.parse::<i32>().ok());
+        let max_age = match pid {
+            Some(pid) if !process_is_gone(pid) => continue,
+            Some(_) => STALE_TEMPORARY_AGE,
+            None => Duration::from_secs(3600),
+        };
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .unwrap_or_default();
+        if age >= max_age && std::fs::remove_file(entry.path()).is_ok() {
+            tracing::debug!(file = %entry.path().display(), "removed a stale temporary save file");
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether no process has id `pid` (a process of another user counts as running).
+fn process_is_gone(pid: i32) -> bool {
+    if pid == i32::try_from(std::process::id()).unwrap_or(0) {
+        return false;
+    }
+    match rustix::process::Pid::from_raw(pid) {
+        Some(pid) => rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH),
+        None => false,
+    }
 }
 
 /// Serde for a [`StateHash`] as 16 hex digits (readable, and safe from JSON readers that round big numbers).
@@ -476,7 +1278,8 @@ pub mod hex_hash {
         let text = String::deserialize(d)?;
         if text.is_empty() || text.len() > 16 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(serde::de::Error::custom(format!(
-                "expected a state hash of 16 hex digits, found '{text}'"
+                "expected a state hash of 16 hex digits, found '{}'",
+                crate::render::cut(&text, 40)
             )));
         }
         text.parse().map_err(|_| {
