@@ -106,7 +106,7 @@ pub enum Rule {
     NoEv(u16),
     /// Activating a card that is not a permanent.
     NotPermanent(u16),
-    /// Activating an exhausted card (K5, S9).
+    /// Activating a card already activated (exhausted, K5; S9).
     Exhausted(u16),
     /// No Galactic Factor has this number.
     NoSuchFactor(u8),
@@ -335,7 +335,7 @@ impl State {
                 format!("{} is not a permanent: it cannot be activated", name(card))
             }
             Rule::Exhausted(card) => format!(
-                "{} is exhausted: it readies in p{}'s next Ready Phase (S9)",
+                "{} is activated: it readies in p{}'s next Ready Phase (S9)",
                 name(card),
                 self.cards[usize::from(card)].controller
             ),

@@ -328,9 +328,9 @@ fn on_table(s: &State, card: u16, c: &Card, d: &CardDef) -> String {
     if let Some(perm) = s.perm_id(card) {
         if s.ledger.is_exhausted(perm) {
             v.push_str(if c.committed {
-                ", exhausted (Votes committed)"
+                ", activated (Votes committed)"
             } else {
-                ", exhausted"
+                ", activated"
             });
         } else {
             v.push_str(", ready");

@@ -19,7 +19,10 @@ pub fn vocabulary() -> Vocabulary {
     name(kind::CP, Term::new("CP"));
     name(kind::ACT_WINS, Term::new("Acts won"));
     name(kind::FACTOR, Term::new("Galactic Factor"));
-    name(kind::CARD, Term::new("card"));
+    name(
+        kind::CARD,
+        Term::new("card").states("is activated", "readies"),
+    );
     name(kind::ABILITY, Term::new("ability"));
     name(kind::HAND, Term::new("hand").choice("discard"));
 

@@ -263,7 +263,7 @@ fn s9_activated_cards_ready_in_the_ready_phase_and_not_before() {
             to: Band::Space,
         },
     );
-    assert!(e.to_string().contains("exhausted"), "{e}");
+    assert!(e.to_string().contains("is activated"), "{e}");
     ok(&mut s, 0, A::EndTurn {});
     assert!(
         s.exhausted(squad),

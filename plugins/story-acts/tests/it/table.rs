@@ -150,7 +150,7 @@ fn s14_a_captured_location_is_shown_under_its_captor() {
             Owner(0),
             &format!("Assault Walker (#{walker})")
         ),
-        "Ground Unit in p1's Surface Band, exhausted"
+        "Ground Unit in p1's Surface Band, activated"
     );
 }
 
@@ -260,7 +260,7 @@ fn s4_standing_vote_and_political_control() {
     assert_eq!(row(&t, "Politics", Owner::GAME, "political control"), "p1");
     assert_eq!(
         row(&t, "In play", Owner(0), &format!("Coruscant (#{hw})")),
-        "Homeworld in p0's Planetary Band, exhausted (Votes committed), Prime face up"
+        "Homeworld in p0's Planetary Band, activated (Votes committed), Prime face up"
     );
 }
 

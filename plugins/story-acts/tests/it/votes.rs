@@ -141,7 +141,7 @@ fn s5_commit_votes_activates_the_card_and_removes_its_standing_vote_until_it_rea
         "a committed Location leaves standing Vote"
     );
     let e = refused(&mut s, 0, A::CommitVotes { card: hw });
-    assert!(e.to_string().contains("exhausted"), "{e}");
+    assert!(e.to_string().contains("is activated"), "{e}");
     ok(&mut s, 0, A::EndTurn {});
     assert_eq!(
         s.standing_vote(0),
