@@ -1,6 +1,11 @@
 //! Coffer ruleset `story-acts`: the Story/Act card game's resources (Currency, Votes, EV, CP, Story Points)
 //! and its Acts, on the kernel's primitives.
 //!
+//! It speaks the rulebook's words ([`words`]: the vocabulary and resource labels), shows each seat its
+//! table ([`table`]: the Act, the phase, who may act and why, hands, cards in play, Galactic Factors, the
+//! Acts' results), hides hands from everyone but their owner and decks from everyone, and writes refusals
+//! for the player who tried ([`refusals`]).
+//!
 //! ```
 //! use coffer_core::{Adapter, Owner, Setup};
 //! use coffer_story_acts::StoryActs;
