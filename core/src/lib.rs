@@ -53,7 +53,7 @@ pub use plugin::{
 pub use rng::GameRng;
 pub use shared::{ContentTable, Shared, SharedContent};
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
-pub use table::{Mover, Named, Pending, Row, Section, Table};
+pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};
 pub use vocab::{Names, NoteTerm, Seat, Term, Vocabulary, plural};
 
 #[doc(hidden)]

@@ -23,6 +23,7 @@
 use crate::id::{Key, Owner};
 use crate::plugin::Outcome;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A numbered thing with its name in the ruleset's words: a phase, a step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,15 +58,28 @@ pub struct Pending {
     pub text: String,
 }
 
+/// Text of a table: borrowed when it is a constant of the ruleset ("picked"), owned when it is built.
+pub type Text = Cow<'static, str>;
+
 /// One row of a [`Section`]: a label and a value, for a seat or for the whole table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
     /// Whose row it is ([`Owner::GAME`] for the table's own).
     pub owner: Owner,
     /// What the row is about ("Leadership", "Luke Skywalker").
-    pub label: String,
+    pub label: Text,
     /// Its state in words ("picked", "dial: 2 straight, white").
-    pub value: String,
+    pub value: Text,
+}
+
+/// The name of something events may mention that is not one of the seat's resources (a card played from
+/// a hand, a strategy card), so that hosts can name it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    /// What events key it by.
+    pub key: Key,
+    /// Its name without its owner.
+    pub name: Text,
 }
 
 /// A titled part of a ruleset's own state ("Strategy cards", "Hand", "Act results").
@@ -82,8 +96,8 @@ impl Section {
     pub fn row(
         &mut self,
         owner: Owner,
-        label: impl Into<String>,
-        value: impl Into<String>,
+        label: impl Into<Text>,
+        value: impl Into<Text>,
     ) -> &mut Section {
         self.rows.push(Row {
             owner,
@@ -117,6 +131,8 @@ pub struct Table {
     pub pending: Vec<Pending>,
     /// The ruleset's own state.
     pub sections: Vec<Section>,
+    /// Names of things events may mention that are not among the seat's resources ([`Table::label`]).
+    pub labels: Vec<Label>,
     /// Whether and how the game ended.
     pub outcome: Outcome,
 }
@@ -135,6 +151,7 @@ impl Table {
             passed: Vec::new(),
             pending: Vec::new(),
             sections: Vec::new(),
+            labels: Vec::new(),
             outcome: Outcome::Ongoing,
         }
     }
@@ -182,6 +199,16 @@ impl Table {
         });
         let last = self.sections.len() - 1;
         &mut self.sections[last]
+    }
+
+    /// Names `key` for hosts, where events mention something that is not among this seat's resources (a
+    /// card played from a hand, a strategy card): only what this table's seat may see.
+    pub fn label(&mut self, key: Key, name: impl Into<Text>) -> &mut Table {
+        self.labels.push(Label {
+            key,
+            name: name.into(),
+        });
+        self
     }
 
     /// Whether `seat` is one of those who may see `owner`'s hidden state (its own seat).

@@ -239,9 +239,9 @@ pub fn table(names: &Names<'_>, table: &Table) -> String {
                 let label = if r.owner.is_player() {
                     format!("{} {}", names.owner(r.owner), r.label)
                 } else {
-                    r.label.clone()
+                    r.label.to_string()
                 };
-                (label, r.value.clone())
+                (label, r.value.to_string())
             })
             .collect();
         aligned(&mut out, "  ", &rows);

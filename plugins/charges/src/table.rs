@@ -156,7 +156,7 @@ fn ships(s: &State, seat: Option<Owner>, table: &mut Table) {
         v.push_str(" facedown, ");
         number(&mut v, faceup);
         v.push_str(" faceup)");
-        section.row(sh.owner, sh.name.as_str(), v);
+        section.row(sh.owner, sh.name.clone(), v);
     }
 }
 
@@ -200,8 +200,8 @@ fn attack(s: &State, table: &mut Table) {
         &s.ships[usize::from(at.defender)],
     );
     let section = table.section("Attack");
-    section.row(a.owner, "attacker", a.name.as_str());
-    section.row(d.owner, "defender", d.name.as_str());
+    section.row(a.owner, "attacker", a.name.clone());
+    section.row(d.owner, "defender", d.name.clone());
     let weapon = if at.weapon == 0 {
         "primary weapon".to_owned()
     } else {

@@ -324,13 +324,13 @@ impl State {
             } else {
                 (Owner(u16::from(h)), "ready")
             };
-            cards.row(owner, card.name.as_str(), value);
+            cards.row(owner, card.name.clone(), value);
         }
         let speaker = usize::from(f.speaker);
         table.section("Speaker").row(
             Owner(u16::from(f.speaker)),
             "speaker",
-            r.faction_names[speaker].as_str(),
+            r.faction_names[speaker].clone(),
         );
         let players = table.section("Command sheets");
         for p in 0..n {
@@ -350,7 +350,7 @@ impl State {
             if f.forfeited[i] > 0 {
                 let _ = write!(value, "; {} could not be gained", f.forfeited[i]);
             }
-            players.row(Owner(u16::from(p)), r.faction_names[i].as_str(), value);
+            players.row(Owner(u16::from(p)), r.faction_names[i].clone(), value);
         }
         let producing = (f.step == Step::Produce).then_some((f.turn, usize::from(f.system)));
         let board = table.section("Command tokens on the board");
@@ -368,7 +368,7 @@ impl State {
                 } else {
                     Cow::Borrowed("command token")
                 };
-                board.row(Owner(p as u16), r.system_labels[s].as_str(), value);
+                board.row(Owner(p as u16), r.system_labels[s].clone(), value);
             }
         }
         if f.phase == Phase::Over && self.ledger.pending().is_empty() {
@@ -386,7 +386,7 @@ impl State {
                 }
                 scores.row(
                     Owner(u16::from(p)),
-                    r.faction_names[usize::from(p)].as_str(),
+                    r.faction_names[usize::from(p)].clone(),
                     value,
                 );
             }

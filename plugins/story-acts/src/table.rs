@@ -9,7 +9,7 @@
 use crate::Action;
 use crate::actions;
 use crate::cards::{CardDef, CardType};
-use crate::state::{Band, Card, Phase, State, Zone};
+use crate::state::{Band, Card, Phase, State, Zone, card_key};
 use coffer_core::{Owner, Table};
 use std::fmt::Write as _;
 
@@ -98,6 +98,10 @@ fn hand(s: &State, p: u16, t: &mut Table) {
         let d = s.def(card);
         section.row(Owner(p), card_label(d, card), in_hand(d));
     }
+    // Notes about these cards (drawn, discarded) are keyed by the card: name them for this seat only.
+    for &card in cards {
+        t.label(card_key(p, card), card_label(s.def(card), card));
+    }
 }
 
 /// The cards in play, grouped by controller: a captured Location under its captor.
@@ -109,6 +113,13 @@ fn in_play(s: &State, t: &mut Table) {
             let d = s.rules.db.get(c.def);
             section.row(Owner(q), card_label(d, card), on_table(s, card, c, d));
         }
+    }
+    // Notes about cards in play (a Storyline advanced, a Location captured) are keyed by the card.
+    for (card, c) in s.play() {
+        t.label(
+            card_key(c.owner, card),
+            card_label(s.rules.db.get(c.def), card),
+        );
     }
 }
 
@@ -123,6 +134,11 @@ fn discards(s: &State, t: &mut Table) {
                 push_card(names, s.rules.db.get(c.def), i);
                 *n += 1;
             }
+            // A played Maneuver or a completed Storyline is named in the notes that put it here.
+            t.label(
+                card_key(c.owner, i as u16),
+                card_label(s.rules.db.get(c.def), i as u16),
+            );
         }
     }
     let section = t.section("Discard piles");
@@ -164,7 +180,7 @@ fn factors(s: &State, t: &mut Table) {
                 signed(&mut value, pref.value);
             }
         }
-        section.row(Owner::GAME, def.name.as_str(), value);
+        section.row(Owner::GAME, def.name.clone(), value);
     }
 }
 

@@ -36,7 +36,7 @@ fn row(table: &Table, title: &str, label: &str) -> (Owner, String) {
         .iter()
         .find(|r| r.label == label)
         .unwrap_or_else(|| panic!("no row '{label}' in '{title}'"));
-    (r.owner, r.value.clone())
+    (r.owner, r.value.to_string())
 }
 
 /// (seat, why) of those who may act.
@@ -197,7 +197,7 @@ fn t4_the_activated_system_is_on_the_board_while_ships_are_produced() {
     assert_eq!(
         rows(&t, "Command tokens on the board")
             .iter()
-            .map(|r| (r.owner, r.label.as_str(), r.value.as_str()))
+            .map(|r| (r.owner, &*r.label, &*r.value))
             .collect::<Vec<_>>(),
         [(Owner(0), "system 19", "activated: 0 ships of 2 produced")]
     );

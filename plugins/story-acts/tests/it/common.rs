@@ -149,7 +149,7 @@ pub fn rows(t: &coffer_core::Table, title: &str) -> Vec<(Owner, String, String)>
         .unwrap_or_else(|| panic!("no section {title}"))
         .rows
         .iter()
-        .map(|r| (r.owner, r.label.clone(), r.value.clone()))
+        .map(|r| (r.owner, r.label.to_string(), r.value.to_string()))
         .collect()
 }
 

@@ -165,7 +165,7 @@ fn s10_a_hand_shows_its_cards_in_its_owners_table_alone() {
             .rows
             .iter()
             .filter(|row| row.owner == Owner(0))
-            .map(|row| (row.label.as_str(), row.value.as_str()))
+            .map(|row| (&*row.label, &*row.value))
             .collect();
         let deck = format!("{} cards", s.decks[0].len());
         assert_eq!(p0, [("hand", "1 card"), ("deck", deck.as_str())]);

@@ -50,11 +50,7 @@ fn three_act_script_final_scores_and_winner() {
         .iter()
         .find(|s| s.title == "Acts")
         .expect("an Acts section");
-    let rows: Vec<(&str, &str)> = acts
-        .rows
-        .iter()
-        .map(|r| (r.label.as_str(), r.value.as_str()))
-        .collect();
+    let rows: Vec<(&str, &str)> = acts.rows.iter().map(|r| (&*r.label, &*r.value)).collect();
     assert_eq!(
         rows,
         [
