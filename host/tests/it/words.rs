@@ -29,7 +29,10 @@ fn script(id: &str) -> (PathBuf, Vec<(u16, String)>) {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (v["player"].as_u64().unwrap() as u16, v["action"].to_string())
+            (
+                v["player"].as_u64().unwrap() as u16,
+                v["action"].to_string(),
+            )
         })
         .collect();
     (path, steps)
@@ -50,8 +53,7 @@ fn halfway(dir: &Path, id: &str) -> (PathBuf, HostedGame, (u16, String)) {
     let entry = registry.get(id).unwrap();
     let (path, steps) = script(id);
     let named = steps.iter().map(|(p, _)| p + 1).max().unwrap();
-    let setup =
-        command::script_setup(&path, named, entry.ruleset.description(), 1).unwrap();
+    let setup = command::script_setup(&path, named, entry.ruleset.description(), 1).unwrap();
     let mut game = HostedGame::start(entry.ruleset.clone(), setup).unwrap();
     let half = steps.len() / 2;
     for (p, action) in &steps[..half] {
