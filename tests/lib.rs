@@ -209,3 +209,30 @@ impl Chooser {
         (z % n as u64) as usize
     }
 }
+
+/// Set in a child process started by [`run_child_test`]: the test named runs its child half.
+pub const CHILD_ENV: &str = "COFFER_TEST_CHILD";
+
+/// Runs the test `name` (its full path, `loader::some_test`) of this test binary alone in a child
+/// process, with `CHILD_ENV` and `envs` set, and returns its output: for tests of what ends a process
+/// (a plugin that spins past its deadline, crashes or exits). The named test does its work only when
+/// `CHILD_ENV` is set.
+pub fn run_child_test(name: &str, envs: &[(&str, &std::ffi::OsStr)]) -> std::process::Output {
+    let exe = std::env::current_exe().expect("the test binary knows its path");
+    let mut command = Command::new(exe);
+    command
+        .args([name, "--exact", "--nocapture", "--test-threads=1", "-q"])
+        .env(CHILD_ENV, "1")
+        .stdin(std::process::Stdio::null());
+    for (key, value) in envs {
+        command.env(key, value);
+    }
+    command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the child test {name}: {e}"))
+}
+
+/// Whether this process is a child started by [`run_child_test`].
+pub fn is_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}

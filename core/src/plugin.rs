@@ -592,6 +592,15 @@ pub trait DynGame: Send {
     /// The in-process state, for serializing with any serde format; `None` for a runtime-loaded game,
     /// whose state lives in the plugin (use [`snapshot`](Self::snapshot)).
     fn state(&self) -> Option<&dyn erased_serde::Serialize>;
+
+    /// The first failure of a call that has no error to return (legal actions, who may act, the outcome,
+    /// the state hash, views, events), in words naming the library and the call: a runtime-loaded game
+    /// whose plugin panicked there answered a neutral value (no legal action, ongoing, hash 0), which is
+    /// no answer. `None` while every answer was real; always `None` for a statically linked game, whose
+    /// panics unwind into the caller.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Wraps a typed [`Ruleset`] as a [`DynRuleset`].

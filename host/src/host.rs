@@ -62,6 +62,15 @@ pub enum HostError {
     /// A thread panicked while it held this game; the game may be half-changed and is not used again.
     #[error("game {0} is poisoned: a thread panicked while using it")]
     Poisoned(GameId),
+    /// The ruleset's plugin failed in a call that has no error of its own (legal actions, the outcome,
+    /// the state hash, a view): what it answered is no answer ([`DynGame::failure`]).
+    #[error("{message}")]
+    Plugin {
+        /// The ruleset key.
+        ruleset: String,
+        /// What failed, naming the library and the call.
+        message: String,
+    },
 }
 
 /// A game together with how it was set up and its action log: everything a save file records.
@@ -148,14 +157,56 @@ impl HostedGame {
         &*self.game
     }
 
-    /// The state hash now.
+    /// The state hash now. A plugin failure answers 0: see [`try_state_hash`](Self::try_state_hash).
     pub fn state_hash(&self) -> StateHash {
         self.game.state_hash()
     }
 
-    /// The outcome now.
+    /// The outcome now. A plugin failure answers "ongoing": see [`try_outcome`](Self::try_outcome).
     pub fn outcome(&self) -> Outcome {
         self.game.outcome()
+    }
+
+    /// Whether every answer of the game's plugin so far was a real one.
+    ///
+    /// # Errors
+    /// [`HostError::Plugin`], naming the library and the call, once a plugin call without an error of
+    /// its own failed (its neutral answer, such as no legal action or hash 0, is no answer).
+    pub fn check_plugin(&self) -> Result<(), HostError> {
+        match self.game.failure() {
+            None => Ok(()),
+            Some(message) => Err(HostError::Plugin {
+                ruleset: self.key.clone(),
+                message,
+            }),
+        }
+    }
+
+    /// The state hash now, or the plugin's failure.
+    ///
+    /// # Errors
+    /// [`HostError::Plugin`] (see [`check_plugin`](Self::check_plugin)).
+    pub fn try_state_hash(&self) -> Result<StateHash, HostError> {
+        let hash = self.game.state_hash();
+        self.check_plugin().map(|()| hash)
+    }
+
+    /// The outcome now, or the plugin's failure.
+    ///
+    /// # Errors
+    /// [`HostError::Plugin`] (see [`check_plugin`](Self::check_plugin)).
+    pub fn try_outcome(&self) -> Result<Outcome, HostError> {
+        let outcome = self.game.outcome();
+        self.check_plugin().map(|()| outcome)
+    }
+
+    /// The JSON of every legal action of `player` now, or the plugin's failure.
+    ///
+    /// # Errors
+    /// [`HostError::Plugin`] (see [`check_plugin`](Self::check_plugin)).
+    pub fn try_legal_actions(&mut self, player: u16) -> Result<Vec<String>, HostError> {
+        let actions = self.legal_actions(player);
+        self.check_plugin().map(|()| actions)
     }
 
     /// The JSON of every legal action of `player` now (empty for a player not in the game).
@@ -178,7 +229,11 @@ impl HostedGame {
             &self.ruleset.description().vocabulary,
             &self.game.resources(seat),
         );
-        for pending in self.game.table(seat).pending {
+        let table = self.game.table(seat);
+        for label in table.labels {
+            names.label_key(label.key, label.name);
+        }
+        for pending in table.pending {
             names.label_key(pending.key, pending.label);
         }
         names
@@ -218,18 +273,23 @@ impl HostedGame {
     ///
     /// # Errors
     /// [`HostError::Action`] with the ruleset's reason in words and typed; the game and the log are
-    /// unchanged.
+    /// unchanged. [`HostError::Plugin`] when the plugin failed computing the new state's hash or events:
+    /// the action is not logged, and the plugin is no longer called (it is poisoned).
     pub fn apply_json(&mut self, player: u16, json: &str) -> Result<&[Event], HostError> {
+        self.check_plugin()?;
         if let Err(refusal) = self.game.apply_json(Owner(player), json) {
             return Err(self.refused(player, json, refusal));
         }
         // The ruleset read it, so it is JSON; keep it as a value so the save file embeds it.
         let action = serde_json::from_str(json)
             .unwrap_or_else(|_| serde_json::Value::String(json.to_owned()));
+        let hash = self.game.state_hash();
+        self.game.events();
+        self.check_plugin()?;
         self.log.push(LoggedAction {
             player,
             action,
-            hash: self.game.state_hash(),
+            hash,
         });
         Ok(self.game.events())
     }
@@ -237,10 +297,13 @@ impl HostedGame {
     /// Applies legal action `index` of `player` (the hot path), logs it, and returns its events.
     ///
     /// # Errors
-    /// [`HostError::Action`]; the game and the log are unchanged.
+    /// [`HostError::Action`]; the game and the log are unchanged. [`HostError::Plugin`] as for
+    /// [`apply_json`](Self::apply_json), and when the plugin failed listing the legal actions (nothing
+    /// is applied then).
     pub fn apply_legal(&mut self, player: u16, index: usize) -> Result<&[Event], HostError> {
         let count = self.game.legal_actions(Owner(player));
         let json = self.game.legal_action_json(index);
+        self.check_plugin()?;
         let shown = json
             .clone()
             .unwrap_or_else(|| format!("legal action #{index} of {count}"));
@@ -250,10 +313,13 @@ impl HostedGame {
         let action = json
             .and_then(|j| serde_json::from_str(&j).ok())
             .unwrap_or(serde_json::Value::Null);
+        let hash = self.game.state_hash();
+        self.game.events();
+        self.check_plugin()?;
         self.log.push(LoggedAction {
             player,
             action,
-            hash: self.game.state_hash(),
+            hash,
         });
         Ok(self.game.events())
     }

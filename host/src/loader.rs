@@ -1,43 +1,74 @@
 //! Loads ruleset plugins at runtime (`libloading`) and wraps them in the same [`DynRuleset`] / [`DynGame`]
 //! traits as statically linked rulesets, so nothing above this module can tell them apart.
 //!
+//! `docs/SECURITY.md` ("Native plugins and the loader") says what this module guarantees and what it
+//! cannot: a native library runs with the host's rights, and cannot be sandboxed or preempted in-process.
+//!
 //! # Where plugins come from
 //! Only from directories the user names: `--plugin-dir DIR` (repeatable) and [`PLUGIN_PATH_ENV`]
 //! (`COFFER_PLUGIN_PATH`, a list in the platform's `PATH` syntax, see [`plugin_dirs_from_env`]). In each
 //! directory every file ending in the platform's library suffix (`.so`, `.dylib`, `.dll`) is a candidate;
-//! other files are ignored. A directory or a library file that anyone may write to is refused.
+//! other files are ignored. A directory is read once however often it is named, and a file reached
+//! through two names (a symbolic or hard link) is loaded once.
 //!
 //! # What is checked, in order, before anything of the library runs beyond its loader constructors
-//! 1. the file is not world-writable, and (with a [`LockFile`]) its SHA-256 is the pinned one;
-//! 2. it loads as a shared library;
-//! 3. it exports the declaration symbol `coffer_plugin_<crate name>`, derived from the file name
+//! 1. the path policy ([`check_path`], like sshd's `StrictModes`): symbolic links are resolved and every
+//!    component of the resolved path, up to the root, is owned by root or the current user and writable by
+//!    no one else (a directory writable by others is accepted above the file only with the sticky bit,
+//!    as `/tmp`); the plugin directory, the library and the lock file themselves are writable by no one
+//!    else at all;
+//! 2. the library is opened once; that descriptor is checked to be a regular file obeying the same rule,
+//!    (with a [`LockFile`]) hashed, and then loaded itself (`/proc/self/fd/N` on Linux), so the bytes
+//!    mapped are the bytes hashed even if the path is swapped meanwhile; where a descriptor cannot be
+//!    loaded, pinning is refused ([`LoadError::PinningUnsupported`]);
+//! 3. it loads as a shared library;
+//! 4. it exports the declaration symbol `coffer_plugin_<crate name>`, derived from the file name
 //!    (`libcoffer_charges.so` → `coffer_plugin_coffer_charges`);
-//! 4. the declaration's magic number, ABI version and size match this host's;
-//! 5. its core version is semver-compatible with this host's ([`abi::core_compatible`]), its rustc version
+//! 5. everything the declaration points to is checked before it is followed: the declaration is aligned
+//!    and inside the library's readable segments, its strings are non-null, at most
+//!    [`MAX_VERSION_LEN`] bytes and inside them too, its vtable is non-null, aligned and inside them, and
+//!    every function pointer of the vtable is inside the library's executable segments (on Linux, from
+//!    the library's program headers; elsewhere only null and alignment are checked);
+//! 6. the declaration's magic number, ABI version and size match this host's;
+//! 7. its core version is semver-compatible with this host's ([`abi::core_compatible`]), its rustc version
 //!    is this host's and its panic strategy is `unwind` like this host's.
 //!
 //! Each failure is its own [`LoadError`], naming the file and both sides' values; that library is skipped
-//! and the others still load.
+//! and the others still load. A library whose initialisers crash the process cannot be refused in-process:
+//! [`check_dir`] probes each library of a directory in a child process and names the one that crashes.
 //!
 //! # Lock file
 //! A text file in the format `sha256sum` writes: one line per allowed library,
 //! `<64 lowercase hex digits>  <file name>` (blank lines and lines starting with `#` are ignored). Generate
 //! it with `sha256sum *.so > coffer-plugins.lock` in the plugin directory. With a lock file, a library whose
-//! file name is not listed, or whose hash differs, is refused; the message shows both hashes.
+//! file name is not listed, or whose hash differs, is refused; the message shows both hashes. The lock
+//! file obeys the path policy too.
 //!
-//! # Panics and poisoning
+//! # Panics, failures and poisoning
 //! Every plugin call returns a status; a plugin that panicked is marked poisoned: the game it was applying
 //! to is as it was before the action (the plugin rebuilds it, see `coffer_core::abi`), and every later call
-//! into that library returns [`ActionError::Poisoned`] / [`SetupError::Poisoned`] (or an empty answer where
-//! the trait has no error: no legal action, an empty view). Two read-only calls still reach a poisoned
-//! library so the games can be inspected and compared: [`DynGame::state_hash`] and freeing a game. Other
-//! libraries, and static rulesets, keep running.
+//! into that library returns [`ActionError::Poisoned`] / [`SetupError::Poisoned`]. A call whose trait
+//! method has no error (legal actions, outcome, state hash, views) answers a neutral value and the game
+//! records the failure, naming the library and the call: [`DynGame::failure`] reports it, and the host
+//! turns it into an error ([`crate::HostError::Plugin`]) instead of a wrong answer. Two read-only calls
+//! still reach a poisoned library so the games can be inspected and compared: [`DynGame::state_hash`] and
+//! freeing a game. Other libraries, and static rulesets, keep running.
+//!
+//! # Deadline and process faults
+//! Native code cannot be interrupted safely, so a plugin call that never returns cannot be cancelled.
+//! Every call into a library (its initialisers included) runs under a deadline ([`DEFAULT_DEADLINE`], set
+//! by [`DEADLINE_ENV`] or [`set_call_deadline`]); a watchdog thread ends the process with
+//! [`EXIT_DEADLINE`] past it, after naming the library and the call on stderr. On Linux, a plugin that
+//! crashes during a call (`SIGSEGV`, `SIGBUS`, `SIGABRT`, `SIGILL`, `SIGFPE`) ends the process with
+//! [`EXIT_CRASHED`] and one that calls `exit` during a call with [`EXIT_EXITED`], each after a message
+//! naming the library and the call (written with async-signal-safe `write`s of text prepared before the
+//! call). Outside plugin calls, the signals reach the handlers installed before (Rust's own).
 //!
 //! # Never unloaded
 //! Loaded libraries are leaked on purpose and never `dlclose`d: thread-local destructors registered by the
 //! plugin's `std` would run unmapped code at thread exit, the plugin's `tracing` dispatcher and `inventory`
 //! registry are `'static`, and every game handle and function pointer the host holds points into the
-//! library. A library loaded twice (same canonical path) is loaded once and shared.
+//! library. A library loaded twice (same file) is loaded once and shared.
 #![allow(unsafe_code)]
 
 use crate::registry::{Origin, Registry, RegistryError};
@@ -49,18 +80,52 @@ use coffer_core::{
     Setup, SetupError, StateHash, Table, Violation,
 };
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
-use std::ffi::c_void;
-use std::fmt::Write as _;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::{OsString, c_void};
+use std::fmt::{self, Write as _};
+use std::fs::File;
+use std::io::{Read as _, Seek as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Once};
+use std::time::{Duration, Instant};
 
 /// The environment variable listing plugin directories (`PATH` syntax).
 pub const PLUGIN_PATH_ENV: &str = "COFFER_PLUGIN_PATH";
 
+/// The environment variable setting the deadline of every plugin call, in seconds (`30`, `0.5`), between
+/// [`MIN_DEADLINE`] and [`MAX_DEADLINE`].
+pub const DEADLINE_ENV: &str = "COFFER_PLUGIN_DEADLINE";
+
+/// The deadline of a plugin call when none is set: generous, as a call may build a large game.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The shortest deadline that can be set.
+pub const MIN_DEADLINE: Duration = Duration::from_millis(10);
+
+/// The longest deadline that can be set (one day).
+pub const MAX_DEADLINE: Duration = Duration::from_secs(86_400);
+
+/// Exit status of a process ended because a plugin call outlived its deadline (as `timeout(1)`).
+pub const EXIT_DEADLINE: i32 = 124;
+
+/// Exit status of a process ended because a plugin crashed (`SIGSEGV`, `SIGBUS`, `SIGABRT`, `SIGILL`,
+/// `SIGFPE`) during a call.
+pub const EXIT_CRASHED: i32 = 125;
+
+/// Exit status of a process ended because a plugin called `exit` during a call (whatever status it asked
+/// for: a plugin ending the process is a failure, not a success).
+pub const EXIT_EXITED: i32 = 123;
+
+/// The environment variable that makes a process a probe of one library ([`probe_child_main`]).
+pub const PROBE_ENV: &str = "COFFER_PROBE_LIBRARY";
+
+/// With [`PROBE_ENV`]: the lock file the probe pins the library with.
+pub const PROBE_LOCK_ENV: &str = "COFFER_PROBE_LOCK";
+
 /// Longest version string read from a declaration.
-const MAX_VERSION_LEN: usize = 256;
+pub const MAX_VERSION_LEN: usize = 256;
 
 /// Why a plugin directory or library was refused. Each names the path and, for a mismatch, both sides.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +152,32 @@ pub enum LoadError {
         path: PathBuf,
         /// Its permission bits.
         mode: u32,
+    },
+    /// A component of the resolved path (the file, or a directory above it) may be changed by someone
+    /// other than root and the current user (see [`check_path`]).
+    #[error("refusing {}: {} {problem}", path.display(), component.display())]
+    UnsafePath {
+        /// The path as given.
+        path: PathBuf,
+        /// The offending component of the resolved path.
+        component: PathBuf,
+        /// What is wrong with it.
+        problem: PathProblem,
+    },
+    /// A lock file was given on a platform where the loader cannot load the very file it hashed.
+    #[error("refusing {}: pinning by lock file needs loading a library from an open file, which this \
+             platform cannot do; load without a lock file only from directories only you can write to",
+            path.display())]
+    PinningUnsupported {
+        /// The library.
+        path: PathBuf,
+    },
+    /// The plugin call deadline set in the environment is not a number of seconds in range.
+    #[error("{DEADLINE_ENV} is '{value}': expected a number of seconds from {} to {} (for example 30 or 0.5); \
+             using {} s", MIN_DEADLINE.as_secs_f64(), MAX_DEADLINE.as_secs(), DEFAULT_DEADLINE.as_secs())]
+    BadDeadline {
+        /// The value found.
+        value: String,
     },
     /// The lock file could not be read or has a malformed line.
     #[error("lock file {}, line {line}: {reason}", path.display())]
@@ -207,13 +298,19 @@ pub enum LoadError {
         /// The host's.
         host: String,
     },
-    /// A declaration field is not readable text.
-    #[error("{}: declaration field {field} is not UTF-8 text of at most {MAX_VERSION_LEN} bytes", path.display())]
+    /// A declaration, or something it points to, is not what a Coffer plugin exports (a null, misaligned
+    /// or stray pointer, an overlong or non-UTF-8 string, a function pointer outside the library's code).
+    /// Nothing it points to was followed.
+    #[error("{}: {field} {reason}; the library is not a sound Coffer plugin (rebuild it with \
+             coffer_core::plugin!)", path.display())]
     BadDeclaration {
         /// The library.
         path: PathBuf,
-        /// The field.
-        field: &'static str,
+        /// What is wrong: `declaration`, a field (`vtable`, `core_version`) or a vtable entry
+        /// (`vtable entry apply_json`).
+        field: String,
+        /// How, with the offending value.
+        reason: String,
     },
     /// The plugin refused or panicked while initialising or describing its rulesets.
     #[error("{}: plugin failed while {during}: {message}", path.display())]
@@ -239,6 +336,9 @@ pub struct LoadReport {
     pub errors: Vec<LoadError>,
 }
 
+/// The largest lock file read, in bytes (1 MiB: some ten thousand pins).
+pub const MAX_LOCK_FILE: u64 = 1 << 20;
+
 /// SHA-256 pins of allowed libraries (see the module docs for the format).
 #[derive(Clone, Debug, Default)]
 pub struct LockFile {
@@ -247,16 +347,33 @@ pub struct LockFile {
 }
 
 impl LockFile {
-    /// Reads a lock file.
+    /// Reads a lock file, after checking its path like a library's ([`check_path`]): a lock file anyone
+    /// else could rewrite would pin nothing.
     ///
     /// # Errors
-    /// [`LoadError::LockFile`] if it cannot be read or a line is not `<sha256>  <file name>`.
+    /// [`LoadError::LockFile`] if it cannot be read, is larger than [`MAX_LOCK_FILE`] bytes or a line is
+    /// not `<sha256>  <file name>`; [`LoadError::WorldWritable`] or [`LoadError::UnsafePath`] if it or a
+    /// directory above it may be changed by others.
     pub fn read(path: &Path) -> Result<LockFile, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::LockFile {
+        let unreadable = |reason: String| LoadError::LockFile {
             path: path.to_owned(),
             line: 0,
-            reason: e.to_string(),
-        })?;
+            reason,
+        };
+        let canonical = check_path_as(path, PathKind::File)?;
+        let file = File::open(&canonical).map_err(|e| unreadable(e.to_string()))?;
+        let meta = file.metadata().map_err(|e| unreadable(e.to_string()))?;
+        check_target(path, &meta)?;
+        if meta.len() > MAX_LOCK_FILE {
+            return Err(unreadable(format!(
+                "it has {} bytes, more than the {MAX_LOCK_FILE} a lock file may have",
+                meta.len()
+            )));
+        }
+        let mut text = String::new();
+        file.take(MAX_LOCK_FILE)
+            .read_to_string(&mut text)
+            .map_err(|e| unreadable(e.to_string()))?;
         LockFile::parse(path, &text)
     }
 
@@ -321,11 +438,16 @@ impl LockFile {
 /// # Errors
 /// The I/O error reading it.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
+    sha256_of(&mut File::open(path)?)
+}
+
+/// The SHA-256 of everything read from `file`, from its start.
+fn sha256_of(file: &mut File) -> std::io::Result<String> {
+    file.rewind()?;
     let mut hasher = Sha256::new();
     let mut chunk = vec![0u8; 1 << 16];
     loop {
-        let n = std::io::Read::read(&mut file, &mut chunk)?;
+        let n = file.read(&mut chunk)?;
         if n == 0 {
             break;
         }
@@ -375,34 +497,811 @@ fn is_library_name(path: &Path) -> bool {
     })
 }
 
+/// What is wrong with a component of a path (see [`check_path`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathProblem {
+    /// Owned by neither root nor the current user.
+    Owner {
+        /// Its owner.
+        uid: u32,
+        /// The current user.
+        expected: u32,
+    },
+    /// Writable by everyone, without the sticky bit that would keep others from replacing its entries
+    /// (or, for the plugin directory, the file or the lock file itself: writable by everyone at all).
+    WorldWritable {
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// Writable by a group other than the current user's own.
+    GroupWritable {
+        /// Its permission bits.
+        mode: u32,
+        /// Its group.
+        gid: u32,
+        /// The current user's group.
+        expected: u32,
+    },
+    /// The library or lock file is not a regular file (a directory, a FIFO, a device).
+    NotAFile,
+}
+
+impl fmt::Display for PathProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathProblem::Owner { uid, expected } => write!(
+                f,
+                "is owned by user {uid}, neither root nor the current user {expected}, who could replace \
+                 what the host runs; chown it or choose another path"
+            ),
+            PathProblem::WorldWritable { mode } => write!(
+                f,
+                "is writable by everyone (mode {mode:o}, no sticky bit where it would help), so anyone could \
+                 replace what the host runs; remove write access for others (chmod o-w)"
+            ),
+            PathProblem::GroupWritable {
+                mode,
+                gid,
+                expected,
+            } => write!(
+                f,
+                "is writable by group {gid} (mode {mode:o}), not the current user's group {expected}; remove \
+                 write access for the group (chmod g-w)"
+            ),
+            PathProblem::NotAFile => f.write_str("is not a regular file"),
+        }
+    }
+}
+
+/// What a path checked by [`check_path`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathKind {
+    /// A directory the loader lists: nobody else may add files to it, sticky bit or not.
+    PluginDir,
+    /// A library or lock file.
+    File,
+}
+
+/// Checks a path like sshd's `StrictModes`: resolves symbolic links, then checks the resolved file or
+/// directory and every directory above it up to the root. Each must be owned by root or the current user
+/// and writable by nobody else: not by everyone, nor by a group other than the user's own. A directory
+/// above the file that is writable by others is accepted only with the sticky bit (as `/tmp`), which keeps
+/// others from renaming or removing what they do not own; the file or plugin directory itself never is.
+/// Returns the resolved path.
+///
+/// # Errors
+/// [`LoadError::Io`] if the path cannot be resolved, [`LoadError::WorldWritable`] for a world-writable
+/// file or plugin directory itself, [`LoadError::UnsafePath`] naming the first offending component.
+pub fn check_path(path: &Path) -> Result<PathBuf, LoadError> {
+    let kind = match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => PathKind::PluginDir,
+        _ => PathKind::File,
+    };
+    check_path_as(path, kind)
+}
+
+fn check_path_as(path: &Path, kind: PathKind) -> Result<PathBuf, LoadError> {
+    let io = |e| LoadError::Io {
+        path: path.to_owned(),
+        source: e,
+    };
+    let canonical = std::fs::canonicalize(path).map_err(io)?;
+    let meta = std::fs::metadata(&canonical).map_err(io)?;
+    if kind == PathKind::File && !meta.is_file() {
+        return Err(LoadError::UnsafePath {
+            path: path.to_owned(),
+            component: canonical,
+            problem: PathProblem::NotAFile,
+        });
+    }
+    check_target(path, &meta)?;
+    let mut dir = canonical.parent();
+    while let Some(d) = dir {
+        let meta = std::fs::metadata(d).map_err(|e| LoadError::Io {
+            path: d.to_owned(),
+            source: e,
+        })?;
+        if let Some(problem) = ancestor_problem(&meta) {
+            return Err(LoadError::UnsafePath {
+                path: path.to_owned(),
+                component: d.to_owned(),
+                problem,
+            });
+        }
+        dir = d.parent();
+    }
+    Ok(canonical)
+}
+
+/// The file or plugin directory itself (or an open file's metadata): owner, and no write access for
+/// others at all.
 #[cfg(unix)]
-fn check_not_world_writable(path: &Path, meta: &std::fs::Metadata) -> Result<(), LoadError> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = meta.permissions().mode();
+fn check_target(path: &Path, meta: &std::fs::Metadata) -> Result<(), LoadError> {
+    use std::os::unix::fs::MetadataExt;
+    let mode = meta.mode() & 0o7777;
     if mode & 0o002 != 0 {
         return Err(LoadError::WorldWritable {
             path: path.to_owned(),
-            mode: mode & 0o7777,
+            mode,
         });
     }
-    Ok(())
+    match owner_problem(meta).or_else(|| group_problem(meta)) {
+        Some(problem) => Err(LoadError::UnsafePath {
+            path: path.to_owned(),
+            component: path.to_owned(),
+            problem,
+        }),
+        None => Ok(()),
+    }
 }
 
 #[cfg(not(unix))]
-fn check_not_world_writable(_: &Path, _: &std::fs::Metadata) -> Result<(), LoadError> {
+fn check_target(_: &Path, _: &std::fs::Metadata) -> Result<(), LoadError> {
     Ok(())
+}
+
+#[cfg(unix)]
+fn ancestor_problem(meta: &std::fs::Metadata) -> Option<PathProblem> {
+    use std::os::unix::fs::MetadataExt;
+    let mode = meta.mode() & 0o7777;
+    let sticky = mode & 0o1000 != 0;
+    if let Some(problem) = owner_problem(meta) {
+        return Some(problem);
+    }
+    if mode & 0o002 != 0 && !sticky {
+        return Some(PathProblem::WorldWritable { mode });
+    }
+    if sticky {
+        return None;
+    }
+    group_problem(meta)
+}
+
+#[cfg(not(unix))]
+fn ancestor_problem(_: &std::fs::Metadata) -> Option<PathProblem> {
+    None
+}
+
+#[cfg(unix)]
+fn owner_problem(meta: &std::fs::Metadata) -> Option<PathProblem> {
+    use std::os::unix::fs::MetadataExt;
+    let me = sys::uid();
+    (meta.uid() != 0 && meta.uid() != me).then_some(PathProblem::Owner {
+        uid: meta.uid(),
+        expected: me,
+    })
+}
+
+#[cfg(unix)]
+fn group_problem(meta: &std::fs::Metadata) -> Option<PathProblem> {
+    use std::os::unix::fs::MetadataExt;
+    let mode = meta.mode() & 0o7777;
+    let mine = sys::gid();
+    (mode & 0o020 != 0 && meta.gid() != mine).then_some(PathProblem::GroupWritable {
+        mode,
+        gid: meta.gid(),
+        expected: mine,
+    })
+}
+
+/// The few C library functions the loader needs beyond `libloading`, declared by hand (the host links the
+/// C library anyway). Layouts are those of Linux on 64-bit x86 and Arm, the platforms the crash handlers
+/// and segment checks are built for; elsewhere only `getuid`/`getgid` are used.
+#[cfg(unix)]
+mod sys {
+    use std::ffi::{c_int, c_void};
+
+    unsafe extern "C" {
+        fn getuid() -> u32;
+        fn getgid() -> u32;
+    }
+
+    /// The real user id of this process.
+    pub fn uid() -> u32 {
+        // SAFETY: getuid has no preconditions and cannot fail.
+        unsafe { getuid() }
+    }
+
+    /// The real group id of this process.
+    pub fn gid() -> u32 {
+        // SAFETY: getgid has no preconditions and cannot fail.
+        unsafe { getgid() }
+    }
+
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    pub use linux::*;
+
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    mod linux {
+        use super::{c_int, c_void};
+
+        /// `struct sigaction` of the Linux C libraries (glibc, musl) on x86-64 and AArch64.
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        pub struct SigAction {
+            pub handler: usize,
+            pub mask: [u64; 16],
+            pub flags: c_int,
+            pub restorer: usize,
+        }
+
+        /// `struct dl_phdr_info` (the fields read).
+        #[repr(C)]
+        pub struct DlPhdrInfo {
+            pub addr: usize,
+            pub name: *const u8,
+            pub phdr: *const Elf64Phdr,
+            pub phnum: u16,
+        }
+
+        /// `Elf64_Phdr`.
+        #[repr(C)]
+        pub struct Elf64Phdr {
+            pub p_type: u32,
+            pub p_flags: u32,
+            pub p_offset: u64,
+            pub p_vaddr: u64,
+            pub p_paddr: u64,
+            pub p_filesz: u64,
+            pub p_memsz: u64,
+            pub p_align: u64,
+        }
+
+        /// `struct link_map` (the first field read).
+        #[repr(C)]
+        pub struct LinkMap {
+            pub addr: usize,
+        }
+
+        pub const PT_LOAD: u32 = 1;
+        pub const PF_X: u32 = 1;
+        pub const PF_R: u32 = 4;
+        pub const RTLD_DI_LINKMAP: c_int = 2;
+        pub const SA_SIGINFO: c_int = 4;
+        pub const SA_ONSTACK: c_int = 0x0800_0000;
+        pub const SIG_DFL: usize = 0;
+        pub const SIG_IGN: usize = 1;
+        pub const SIGILL: c_int = 4;
+        pub const SIGABRT: c_int = 6;
+        pub const SIGBUS: c_int = 7;
+        pub const SIGFPE: c_int = 8;
+        pub const SIGSEGV: c_int = 11;
+
+        unsafe extern "C" {
+            pub fn dlinfo(handle: *mut c_void, request: c_int, info: *mut c_void) -> c_int;
+            pub fn dl_iterate_phdr(
+                callback: extern "C" fn(*mut DlPhdrInfo, usize, *mut c_void) -> c_int,
+                data: *mut c_void,
+            ) -> c_int;
+            pub fn sigaction(signal: c_int, new: *const SigAction, old: *mut SigAction) -> c_int;
+            pub fn sigemptyset(set: *mut [u64; 16]) -> c_int;
+            pub fn raise(signal: c_int) -> c_int;
+            pub fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
+            pub fn _exit(status: c_int) -> !;
+            pub fn atexit(function: extern "C" fn()) -> c_int;
+        }
+    }
+}
+
+/// What a plugin call is about, for the messages of the watchdog and the crash handlers: the library's
+/// path as bytes, prepared before any call (a signal handler may only write existing bytes). Leaked: one
+/// per library, like the library itself.
+struct Subject {
+    path: Box<[u8]>,
+}
+
+impl Subject {
+    fn leak(path: &Path) -> &'static Subject {
+        Box::leak(Box::new(Subject {
+            path: path.as_os_str().as_encoded_bytes().into(),
+        }))
+    }
+
+    fn display(&self) -> String {
+        String::from_utf8_lossy(&self.path).into_owned()
+    }
+}
+
+/// Every entry point of a library, named in messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Call {
+    Open,
+    Init,
+    RulesetCount,
+    Describe,
+    NewGame,
+    Restore,
+    FreeGame,
+    FreeBuf,
+    Players,
+    LegalActions,
+    ToAct,
+    Acting,
+    LegalActionJson,
+    ApplyLegal,
+    ApplyLegalThenActing,
+    ApplyJson,
+    Events,
+    StateHash,
+    Snapshot,
+    Outcome,
+    Table,
+    Resources,
+    CheckInvariants,
+    CloneGame,
+}
+
+/// The names of [`Call`]s, by discriminant: `Open` then the [`VTable`]'s fields in order.
+const CALL_NAMES: [&str; 24] = [
+    "loading (its initialisers)",
+    "init",
+    "ruleset_count",
+    "describe",
+    "new_game",
+    "restore",
+    "free_game",
+    "free_buf",
+    "players",
+    "legal_actions",
+    "to_act",
+    "acting",
+    "legal_action_json",
+    "apply_legal",
+    "apply_legal_then_acting",
+    "apply_json",
+    "events",
+    "state_hash",
+    "snapshot",
+    "outcome",
+    "table",
+    "resources",
+    "check_invariants",
+    "clone_game",
+];
+
+/// The vtable's fields, in order (what [`check_declaration`] names).
+const VTABLE_FIELDS: &[&str] = CALL_NAMES.split_at(1).1;
+
+const VTABLE_ENTRIES: usize = std::mem::size_of::<VTable>() / std::mem::size_of::<usize>();
+const _: () = assert!(VTABLE_FIELDS.len() == VTABLE_ENTRIES);
+
+impl Call {
+    fn name(self) -> &'static str {
+        CALL_NAMES[self as usize]
+    }
+
+    fn from_index(index: u8) -> &'static str {
+        CALL_NAMES.get(usize::from(index)).copied().unwrap_or("?")
+    }
+}
+
+impl fmt::Display for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One thread's record of the plugin call it is in, read by the watchdog and the crash handlers. `seq` is
+/// odd during a call; `call` and `subject` are written before it turns odd.
+struct Slot {
+    seq: AtomicU64,
+    call: AtomicU8,
+    subject: AtomicPtr<Subject>,
+    free: AtomicBool,
+}
+
+/// Every slot ever handed to a thread (leaked; a slot is reused once its thread has exited).
+static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
+
+thread_local! {
+    /// This thread's slot. Constant-initialised and without destructor, so a signal handler may read it.
+    static CURRENT: Cell<Option<&'static Slot>> = const { Cell::new(None) };
+    /// Gives this thread's slot back when the thread exits.
+    static RELEASE: SlotRelease = const { SlotRelease(Cell::new(None)) };
+}
+
+struct SlotRelease(Cell<Option<&'static Slot>>);
+
+impl Drop for SlotRelease {
+    fn drop(&mut self) {
+        // In a call, this runs because the plugin called `exit` (which runs thread-local destructors
+        // before `atexit` handlers): keep the slot, so the exit handler can still name the call.
+        match self.0.get() {
+            Some(slot) if slot.seq.load(Ordering::Relaxed) % 2 == 0 => {
+                self.0.set(None);
+                let _ = CURRENT.try_with(|c| c.set(None));
+                slot.free.store(true, Ordering::Release);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[inline]
+fn slot() -> &'static Slot {
+    match CURRENT.with(Cell::get) {
+        Some(slot) => slot,
+        None => new_slot(),
+    }
+}
+
+#[cold]
+fn new_slot() -> &'static Slot {
+    let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let slot = match slots.iter().find(|s| {
+        s.free
+            .compare_exchange(true, false, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    }) {
+        Some(slot) => *slot,
+        None => {
+            let slot: &'static Slot = Box::leak(Box::new(Slot {
+                seq: AtomicU64::new(0),
+                call: AtomicU8::new(0),
+                subject: AtomicPtr::new(std::ptr::null_mut()),
+                free: AtomicBool::new(false),
+            }));
+            slots.push(slot);
+            slot
+        }
+    };
+    drop(slots);
+    CURRENT.with(|c| c.set(Some(slot)));
+    let _ = RELEASE.try_with(|r| r.0.set(Some(slot)));
+    slot
+}
+
+/// A plugin call in progress on this thread; dropping it ends the call.
+struct InCall(&'static Slot);
+
+impl InCall {
+    #[inline]
+    fn enter(subject: &'static Subject, call: Call) -> InCall {
+        let slot = slot();
+        slot.subject
+            .store(std::ptr::from_ref(subject).cast_mut(), Ordering::Relaxed);
+        slot.call.store(call as u8, Ordering::Relaxed);
+        let seq = slot.seq.load(Ordering::Relaxed);
+        slot.seq.store(seq | 1, Ordering::Release);
+        InCall(slot)
+    }
+}
+
+impl Drop for InCall {
+    #[inline]
+    fn drop(&mut self) {
+        let seq = self.0.seq.load(Ordering::Relaxed);
+        self.0.seq.store((seq | 1) + 1, Ordering::Release);
+    }
+}
+
+/// The library and call of a slot in a call, if it is in one.
+fn in_call(slot: &Slot) -> Option<(u64, &'static Subject, &'static str)> {
+    let seq = slot.seq.load(Ordering::Acquire);
+    if seq % 2 == 0 {
+        return None;
+    }
+    let subject = slot.subject.load(Ordering::Relaxed);
+    if subject.is_null() {
+        return None;
+    }
+    // SAFETY: only `InCall::enter` stores into `subject`, and only pointers of leaked `&'static Subject`s.
+    let subject: &'static Subject = unsafe { &*subject };
+    Some((
+        seq,
+        subject,
+        Call::from_index(slot.call.load(Ordering::Relaxed)),
+    ))
+}
+
+/// The call this thread is in, for the crash and exit handlers.
+#[cfg_attr(
+    not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )),
+    allow(dead_code)
+)]
+fn this_thread_in_call() -> Option<(&'static Subject, &'static str)> {
+    let slot = CURRENT.try_with(Cell::get).ok().flatten()?;
+    in_call(slot).map(|(_, subject, call)| (subject, call))
+}
+
+/// The deadline in nanoseconds; 0 until set or read from the environment.
+static DEADLINE_NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the deadline of every plugin call in this process (the watchdog is process-wide), clamped to
+/// [`MIN_DEADLINE`]..=[`MAX_DEADLINE`]. It takes precedence over [`DEADLINE_ENV`].
+pub fn set_call_deadline(deadline: Duration) {
+    let deadline = deadline.clamp(MIN_DEADLINE, MAX_DEADLINE);
+    DEADLINE_NANOS.store(deadline.as_nanos() as u64, Ordering::Relaxed);
+}
+
+/// The deadline of a plugin call now: the one set, else [`DEADLINE_ENV`]'s, else [`DEFAULT_DEADLINE`].
+pub fn call_deadline() -> Duration {
+    let _ = init_deadline();
+    Duration::from_nanos(DEADLINE_NANOS.load(Ordering::Relaxed))
+}
+
+/// The deadline [`DEADLINE_ENV`] asks for, if set.
+///
+/// # Errors
+/// [`LoadError::BadDeadline`] for a value that is not a number of seconds from [`MIN_DEADLINE`] to
+/// [`MAX_DEADLINE`].
+pub fn deadline_from_env() -> Result<Option<Duration>, LoadError> {
+    let Some(value) = std::env::var_os(DEADLINE_ENV) else {
+        return Ok(None);
+    };
+    let value = value.to_string_lossy().into_owned();
+    let bad = || LoadError::BadDeadline {
+        value: value.clone(),
+    };
+    let seconds: f64 = value.trim().parse().map_err(|_| bad())?;
+    if !(MIN_DEADLINE.as_secs_f64()..=MAX_DEADLINE.as_secs_f64()).contains(&seconds) {
+        return Err(bad());
+    }
+    Ok(Some(Duration::from_secs_f64(seconds)))
+}
+
+/// Sets the deadline from the environment unless it is set already; a bad value leaves the default and
+/// is returned.
+fn init_deadline() -> Result<(), LoadError> {
+    if DEADLINE_NANOS.load(Ordering::Relaxed) != 0 {
+        return Ok(());
+    }
+    let (deadline, result) = match deadline_from_env() {
+        Ok(d) => (d.unwrap_or(DEFAULT_DEADLINE), Ok(())),
+        Err(e) => (DEFAULT_DEADLINE, Err(e)),
+    };
+    let _ = DEADLINE_NANOS.compare_exchange(
+        0,
+        deadline.as_nanos() as u64,
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    );
+    result
+}
+
+/// Starts the watchdog and installs the crash and exit handlers, once, before the first library loads.
+fn install_guards() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let _ = init_deadline();
+        // Without a watchdog no deadline can be kept: loading goes on, as before this guard existed.
+        if let Err(e) = std::thread::Builder::new()
+            .name("coffer-plugin-watchdog".to_owned())
+            .spawn(watchdog)
+        {
+            tracing::error!(
+                "cannot start the plugin call watchdog, plugin calls have no deadline: {e}"
+            );
+        }
+        handlers::install();
+    });
+}
+
+/// Watches every thread's plugin call; ends the process when one outlives the deadline.
+fn watchdog() {
+    // Per slot (by address): the odd `seq` first seen and when.
+    let mut seen: BTreeMap<usize, (u64, Instant)> = BTreeMap::new();
+    loop {
+        let deadline = call_deadline();
+        let poll = (deadline / 8).clamp(Duration::from_millis(2), Duration::from_secs(1));
+        std::thread::sleep(poll);
+        let slots: Vec<&'static Slot> = SLOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let now = Instant::now();
+        for slot in slots {
+            let key = std::ptr::from_ref(slot) as usize;
+            let Some((seq, subject, call)) = in_call(slot) else {
+                seen.remove(&key);
+                continue;
+            };
+            match seen.get(&key) {
+                Some(&(first, since)) if first == seq => {
+                    if now.duration_since(since) >= deadline {
+                        overdue(subject, call, deadline);
+                    }
+                }
+                _ => {
+                    seen.insert(key, (seq, now));
+                }
+            }
+        }
+    }
+}
+
+#[cold]
+fn overdue(subject: &Subject, call: &str, deadline: Duration) -> ! {
+    eprintln!(
+        "error: plugin library {} did not return from the call `{call}` within {} s (the plugin call \
+         deadline; set it with {DEADLINE_ENV}); native code cannot be interrupted safely, so the process \
+         ends with status {EXIT_DEADLINE}",
+        subject.display(),
+        deadline.as_secs_f64()
+    );
+    handlers::exit_now(EXIT_DEADLINE)
+}
+
+/// The crash and exit handlers (Linux on x86-64 and AArch64; elsewhere nothing is installed).
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+mod handlers {
+    use super::sys::{self, SigAction};
+    use super::{EXIT_CRASHED, EXIT_EXITED};
+    use std::ffi::{c_int, c_void};
+    use std::sync::OnceLock;
+
+    const SIGNALS: [(c_int, &str); 5] = [
+        (sys::SIGSEGV, "SIGSEGV, an invalid memory access"),
+        (sys::SIGBUS, "SIGBUS, an invalid memory access"),
+        (sys::SIGABRT, "SIGABRT, an abort"),
+        (sys::SIGILL, "SIGILL, an illegal instruction"),
+        (sys::SIGFPE, "SIGFPE, an arithmetic fault"),
+    ];
+
+    /// The handlers installed before ours, chained to outside plugin calls.
+    static PREVIOUS: OnceLock<[SigAction; 5]> = OnceLock::new();
+
+    pub fn install() {
+        let mut previous = [SigAction {
+            handler: sys::SIG_DFL,
+            mask: [0; 16],
+            flags: 0,
+            restorer: 0,
+        }; 5];
+        for (i, (signal, _)) in SIGNALS.iter().enumerate() {
+            // SAFETY: reads the current action into a valid `SigAction`; changes nothing.
+            unsafe { sys::sigaction(*signal, std::ptr::null(), &mut previous[i]) };
+        }
+        if PREVIOUS.set(previous).is_err() {
+            return;
+        }
+        let mut ours = SigAction {
+            handler: on_fault as extern "C" fn(c_int, *mut c_void, *mut c_void) as usize,
+            mask: [0; 16],
+            flags: sys::SA_SIGINFO | sys::SA_ONSTACK,
+            restorer: 0,
+        };
+        // SAFETY: initialises the mask of a valid `SigAction`.
+        unsafe { sys::sigemptyset(&mut ours.mask) };
+        for (signal, _) in SIGNALS {
+            // SAFETY: installs a handler that only reads atomics and thread-local cells, writes with
+            // `write` and ends with `_exit`, or chains to the previous handler.
+            unsafe { sys::sigaction(signal, &ours, std::ptr::null_mut()) };
+        }
+        // SAFETY: registers a plain function; it runs at `exit` on the exiting thread.
+        unsafe { sys::atexit(on_exit) };
+    }
+
+    /// Ends the process at once: no destructors, no `atexit` handlers, no other thread's code.
+    pub fn exit_now(status: i32) -> ! {
+        // SAFETY: `_exit` is always safe to call; it does not return.
+        unsafe { sys::_exit(status) }
+    }
+
+    fn write_all(parts: &[&[u8]]) {
+        for part in parts {
+            let mut rest = *part;
+            while !rest.is_empty() {
+                // SAFETY: writes bytes of a live slice to stderr; `write` is async-signal-safe.
+                let n = unsafe { sys::write(2, rest.as_ptr().cast(), rest.len()) };
+                if n <= 0 {
+                    return;
+                }
+                rest = &rest[n as usize..];
+            }
+        }
+    }
+
+    // The statuses as the handlers write them (no formatting in a signal handler).
+    const _: () = assert!(EXIT_CRASHED == 125 && EXIT_EXITED == 123);
+
+    extern "C" fn on_fault(signal: c_int, info: *mut c_void, context: *mut c_void) {
+        let index = SIGNALS.iter().position(|(s, _)| *s == signal).unwrap_or(0);
+        if let Some((subject, call)) = super::this_thread_in_call() {
+            write_all(&[
+                b"error: plugin library ",
+                &subject.path,
+                b" crashed (",
+                SIGNALS[index].1.as_bytes(),
+                b") during the call `",
+                call.as_bytes(),
+                b"`; the process ends with status 125\n",
+            ]);
+            exit_now(EXIT_CRASHED);
+        }
+        chain(index, signal, info, context);
+    }
+
+    /// Hands a signal that did not come from a plugin call to the handler installed before ours.
+    fn chain(index: usize, signal: c_int, info: *mut c_void, context: *mut c_void) {
+        let Some(previous) = PREVIOUS.get().map(|p| p[index]) else {
+            return;
+        };
+        match previous.handler {
+            sys::SIG_IGN => {}
+            sys::SIG_DFL => {
+                let default = SigAction {
+                    handler: sys::SIG_DFL,
+                    mask: [0; 16],
+                    flags: 0,
+                    restorer: 0,
+                };
+                // SAFETY: restores the default action, then raises the signal again: it is delivered
+                // when this handler returns (a fault recurs anyway) and ends the process as it would have.
+                unsafe {
+                    sys::sigaction(signal, &default, std::ptr::null_mut());
+                    sys::raise(signal);
+                }
+            }
+            handler if previous.flags & sys::SA_SIGINFO != 0 => {
+                // SAFETY: the previous action was installed with SA_SIGINFO, so `handler` is a
+                // three-argument signal handler; it gets the arguments this one received.
+                let handler: extern "C" fn(c_int, *mut c_void, *mut c_void) =
+                    unsafe { std::mem::transmute(handler) };
+                handler(signal, info, context);
+            }
+            handler => {
+                // SAFETY: the previous action was installed without SA_SIGINFO, so `handler` is a
+                // one-argument signal handler.
+                let handler: extern "C" fn(c_int) = unsafe { std::mem::transmute(handler) };
+                handler(signal);
+            }
+        }
+    }
+
+    extern "C" fn on_exit() {
+        if let Some((subject, call)) = super::this_thread_in_call() {
+            write_all(&[
+                b"error: plugin library ",
+                &subject.path,
+                b" ended the process (it called exit) during the call `",
+                call.as_bytes(),
+                b"`; a plugin ending the process is a failure: the process ends with status 123\n",
+            ]);
+            exit_now(EXIT_EXITED);
+        }
+    }
+}
+
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
+mod handlers {
+    pub fn install() {}
+
+    pub fn exit_now(status: i32) -> ! {
+        std::process::exit(status)
+    }
 }
 
 /// One loaded library, leaked: never unloaded (see the module docs).
 struct Library {
+    /// The resolved path.
     path: PathBuf,
+    /// Device and inode: the identity of the file loaded.
+    file: (u64, u64),
     name: String,
+    subject: &'static Subject,
     vt: &'static VTable,
     poisoned: AtomicBool,
+    /// The first panic: the call and the plugin's message.
+    first_panic: Mutex<Option<String>>,
     _lib: &'static libloading::Library,
 }
 
-/// Every library loaded by this process, by canonical path.
+/// Every library loaded by this process.
 static LOADED: Mutex<Vec<&'static Library>> = Mutex::new(Vec::new());
 
 /// A failed call.
@@ -417,12 +1316,13 @@ impl Library {
     /// own function; a panic poisons the library.
     fn call(
         &'static self,
+        call: Call,
         f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
     ) -> Result<Vec<u8>, Failure> {
         if self.poisoned.load(Ordering::Relaxed) {
             return Err(Failure::Poisoned);
         }
-        self.call_anyway(f)
+        self.call_anyway(call, f)
     }
 
     /// As [`Library::call`] for the hot path, whose answers are all in out-parameters: success with an
@@ -430,38 +1330,52 @@ impl Library {
     #[inline]
     fn call_hot(
         &'static self,
+        call: Call,
         f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
     ) -> Result<(), Failure> {
         if self.poisoned.load(Ordering::Relaxed) {
             return Err(Failure::Poisoned);
         }
         let mut out = Buf::EMPTY;
-        let status = f(self.vt, &mut out);
+        let status = {
+            let _in_call = InCall::enter(self.subject, call);
+            f(self.vt, &mut out)
+        };
         if status == abi::OK && out.ptr.is_null() {
             return Ok(());
         }
-        self.finish(status, out).map(drop)
+        self.finish(call, status, out).map(drop)
     }
 
     /// As [`Library::call`], also when poisoned (read-only calls).
     fn call_anyway(
         &'static self,
+        call: Call,
         f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
     ) -> Result<Vec<u8>, Failure> {
         let mut out = Buf::EMPTY;
-        let status = f(self.vt, &mut out);
-        self.finish(status, out)
+        let status = {
+            let _in_call = InCall::enter(self.subject, call);
+            f(self.vt, &mut out)
+        };
+        self.finish(call, status, out)
     }
 
     /// Reads a call's answer: copies the out buffer and frees it with the plugin's own function; a panic
     /// (or an unknown status) poisons the library.
     #[cold]
-    fn finish(&'static self, status: abi::Status, mut out: Buf) -> Result<Vec<u8>, Failure> {
+    fn finish(
+        &'static self,
+        call: Call,
+        status: abi::Status,
+        mut out: Buf,
+    ) -> Result<Vec<u8>, Failure> {
         let bytes = if out.ptr.is_null() {
             Vec::new()
         } else {
             // SAFETY: `out` was filled by the plugin during this call and is freed just below, once.
             let bytes = unsafe { out.as_slice() }.to_vec();
+            let _in_call = InCall::enter(self.subject, Call::FreeBuf);
             (self.vt.free_buf)(&mut out);
             bytes
         };
@@ -474,11 +1388,36 @@ impl Library {
                 } else {
                     format!("unknown status {other}")
                 };
+                let message = format!(
+                    "{message} (in the call `{call}` to library {})",
+                    self.path.display()
+                );
                 self.poisoned.store(true, Ordering::Relaxed);
+                let mut first = self.first_panic.lock().unwrap_or_else(|e| e.into_inner());
+                first.get_or_insert_with(|| message.clone());
                 tracing::error!(plugin = %self.path.display(), "plugin panicked and is now poisoned: {message}");
                 Err(Failure::Panicked(message))
             }
         }
+    }
+
+    /// What a failure was, in words, naming the library and the call.
+    fn describe(&self, call: Call, failure: &Failure) -> String {
+        let what = match failure {
+            Failure::Refused(b) => format!("it refused: {}", String::from_utf8_lossy(b)),
+            Failure::Panicked(m) => format!("it panicked: {m}"),
+            Failure::Poisoned => {
+                let first = self.first_panic.lock().unwrap_or_else(|e| e.into_inner());
+                match first.as_deref() {
+                    Some(m) => format!("the library is poisoned: it panicked earlier: {m}"),
+                    None => "the library is poisoned (it panicked earlier)".to_owned(),
+                }
+            }
+        };
+        format!(
+            "plugin library {} failed in the call `{call}`: {what}",
+            self.path.display()
+        )
     }
 
     fn init_logging(&'static self) -> Result<(), LoadError> {
@@ -495,7 +1434,7 @@ impl Library {
             max_level,
             log: log_from_plugin,
         };
-        self.call(|vt, out| (vt.init)(&sink, out))
+        self.call(Call::Init, |vt, out| (vt.init)(&sink, out))
             .map(drop)
             .map_err(|f| self.plugin_error("initialising", f))
     }
@@ -516,12 +1455,14 @@ impl Library {
     /// The library's rulesets, wrapped.
     fn rulesets(&'static self) -> Result<Vec<Arc<dyn DynRuleset>>, LoadError> {
         let mut count = 0usize;
-        self.call(|vt, out| (vt.ruleset_count)(&mut count, out))
-            .map_err(|f| self.plugin_error("counting its rulesets", f))?;
+        self.call(Call::RulesetCount, |vt, out| {
+            (vt.ruleset_count)(&mut count, out)
+        })
+        .map_err(|f| self.plugin_error("counting its rulesets", f))?;
         (0..count)
             .map(|index| {
                 let bytes = self
-                    .call(|vt, out| (vt.describe)(index, out))
+                    .call(Call::Describe, |vt, out| (vt.describe)(index, out))
                     .map_err(|f| self.plugin_error("describing", f))?;
                 let description: Description =
                     serde_json::from_slice(&bytes).map_err(|e| LoadError::Plugin {
@@ -568,6 +1509,32 @@ extern "C" fn log_from_plugin(ctx: *const c_void, level: u8, target: StrRef, mes
     });
 }
 
+/// Called after a library's hash was checked and before it is loaded; for tests only (see
+/// [`set_after_hash_hook`]).
+type AfterHashHook = Box<dyn Fn(&Path) + Send + Sync>;
+
+static AFTER_HASH: Mutex<Option<AfterHashHook>> = Mutex::new(None);
+
+/// For tests of the check-then-load race: `hook` runs with each library's path (as given) after its
+/// checks and hash and before it is loaded, so a test can swap the file in between, deterministically.
+/// `None` removes it. Not for other uses.
+#[doc(hidden)]
+pub fn set_after_hash_hook(hook: Option<AfterHashHook>) {
+    *AFTER_HASH.lock().unwrap_or_else(|e| e.into_inner()) = hook;
+}
+
+/// Device and inode of an open file.
+#[cfg(unix)]
+fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn file_identity(_: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
 /// Loads one library file and returns its rulesets, wrapped as [`DynRuleset`]s (see the module docs for
 /// every check). Loading the same file again returns the already loaded library's rulesets.
 ///
@@ -581,21 +1548,31 @@ pub fn load_library(
         path: path.to_owned(),
         source: e,
     };
-    let canonical = std::fs::canonicalize(path).map_err(io)?;
-    let meta = std::fs::metadata(&canonical).map_err(io)?;
-    check_not_world_writable(path, &meta)?;
+    let canonical = check_path_as(path, PathKind::File)?;
+    // Opened once: the checks below, the hash and the load all see this file, whatever the path names
+    // by then.
+    let mut file = File::open(&canonical).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
-        return Err(LoadError::NotALibrary {
+        return Err(LoadError::UnsafePath {
             path: path.to_owned(),
-            reason: "not a regular file".to_owned(),
+            component: canonical,
+            problem: PathProblem::NotAFile,
         });
     }
+    check_target(path, &meta)?;
+    let identity = file_identity(&meta);
     if let Some(lock) = lock {
+        if !cfg!(target_os = "linux") {
+            return Err(LoadError::PinningUnsupported {
+                path: path.to_owned(),
+            });
+        }
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default();
-        let actual = sha256_file(&canonical).map_err(io)?;
+        let actual = sha256_of(&mut file).map_err(io)?;
         match lock.pin(name) {
             None => {
                 return Err(LoadError::Unpinned {
@@ -614,34 +1591,44 @@ pub fn load_library(
             Some(_) => {}
         }
     }
+    if let Some(hook) = AFTER_HASH
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+    {
+        hook(path);
+    }
     let symbol = declaration_symbol(path).ok_or_else(|| LoadError::BadFileName {
         path: path.to_owned(),
     })?;
 
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(lib) = loaded.iter().find(|l| l.path == canonical) {
+    if let Some(lib) = loaded.iter().find(|l| l.file == identity) {
         let lib: &'static Library = lib;
         drop(loaded);
         lib.init_logging()?;
         return lib.rulesets();
     }
+    install_guards();
+    let subject = Subject::leak(&canonical);
     // Leaked at once: a library is never unloaded, even one that fails the checks below (its initialisers
     // ran; see the module docs).
-    let lib: &'static libloading::Library = Box::leak(Box::new(open(path)?));
-    let decl = declaration(path, lib, &symbol)?;
-    check_declaration(path, decl)?;
-    // SAFETY: the declaration was checked: same magic, ABI version and size, so `vtable` points to a
-    // 'static `VTable` of this layout inside the library, which is never unloaded.
-    let vt: &'static VTable = unsafe { &*decl.vtable };
+    let (lib, segments) = open(path, file, subject)?;
+    let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+    let decl = declaration(path, lib, &symbol, &segments)?;
+    let vt = check_declaration(path, decl, &segments)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let library: &'static Library = Box::leak(Box::new(Library {
         path: canonical,
+        file: identity,
         name,
+        subject,
         vt,
         poisoned: AtomicBool::new(false),
+        first_panic: Mutex::new(None),
         _lib: lib,
     }));
     loaded.push(library);
@@ -650,25 +1637,158 @@ pub fn load_library(
     library.rulesets()
 }
 
-fn open(path: &Path) -> Result<libloading::Library, LoadError> {
+/// Loads the open `file` (on Linux through `/proc/self/fd/N`: the very file checked and hashed, whatever
+/// its path names now) and finds its segments. Once loaded, the descriptor stays open for the life of the
+/// process, like the library: the C library knows a loaded library by the name it was opened with, so
+/// `/proc/self/fd/N` must never name another file.
+#[cfg(unix)]
+fn open(
+    path: &Path,
+    file: File,
+    subject: &'static Subject,
+) -> Result<(libloading::Library, Segments), LoadError> {
+    use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
     let not_a_library = |e: libloading::Error| LoadError::NotALibrary {
         path: path.to_owned(),
         reason: e.to_string(),
     };
-    #[cfg(unix)]
-    {
-        use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+    let target = if cfg!(target_os = "linux") {
+        use std::os::fd::AsRawFd;
+        PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
+    } else {
+        // No way to load an open file: the path, checked just before (pinning was refused above).
+        std::fs::canonicalize(path).map_err(|e| LoadError::Io {
+            path: path.to_owned(),
+            source: e,
+        })?
+    };
+    let lib = {
+        let _in_call = InCall::enter(subject, Call::Open);
         // SAFETY: loading runs the library's initialisers; the user named this directory as trusted plugin
-        // code, and the file passed the permission and lock-file checks. RTLD_NOW resolves every symbol now,
-        // so a broken library fails here rather than at a later call.
-        unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
-            .map(Into::into)
-            .map_err(not_a_library)
+        // code, and the file passed the path policy and lock-file checks. RTLD_NOW resolves every symbol
+        // now, so a broken library fails here rather than at a later call.
+        unsafe { Library::open(Some(&target), RTLD_NOW | RTLD_LOCAL) }.map_err(not_a_library)?
+    };
+    // Kept open for good (see above); a few descriptors, one per library loaded.
+    let _ = std::os::fd::IntoRawFd::into_raw_fd(file);
+    let handle = lib.into_raw();
+    let segments = segments_of(handle);
+    // SAFETY: the handle `into_raw` just gave back, taken back once.
+    let lib = unsafe { Library::from_raw(handle) };
+    Ok((lib.into(), segments))
+}
+
+#[cfg(not(unix))]
+fn open(
+    path: &Path,
+    _file: File,
+    subject: &'static Subject,
+) -> Result<(libloading::Library, Segments), LoadError> {
+    let _in_call = InCall::enter(subject, Call::Open);
+    // SAFETY: as on Unix: trusted, checked plugin code.
+    unsafe { libloading::Library::new(path) }
+        .map(|lib| (lib, Segments::default()))
+        .map_err(|e| LoadError::NotALibrary {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })
+}
+
+/// The loaded segments of one library: start, end and ELF permission flags. Empty where they cannot be
+/// read, and then only null and alignment are checked.
+#[derive(Default)]
+struct Segments(Vec<(usize, usize, u32)>);
+
+const SEGMENT_READ: u32 = 4;
+const SEGMENT_EXEC: u32 = 1;
+
+impl Segments {
+    fn known(&self) -> bool {
+        !self.0.is_empty()
     }
-    #[cfg(not(unix))]
-    {
-        // SAFETY: as above: trusted, checked plugin code.
-        unsafe { libloading::Library::new(path) }.map_err(not_a_library)
+
+    /// Whether `len` bytes from `addr` lie in one segment with all of `flags`.
+    fn holds(&self, addr: usize, len: usize, flags: u32) -> bool {
+        if !self.known() {
+            return true;
+        }
+        let Some(end) = addr.checked_add(len) else {
+            return false;
+        };
+        self.0
+            .iter()
+            .any(|&(s, e, f)| f & flags == flags && s <= addr && end <= e && addr < e)
+    }
+
+    fn readable(&self, addr: usize, len: usize) -> bool {
+        self.holds(addr, len.max(1), SEGMENT_READ)
+    }
+
+    fn executable(&self, addr: usize) -> bool {
+        self.holds(addr, 1, SEGMENT_EXEC)
+    }
+}
+
+/// The `PT_LOAD` segments of a loaded library, from its program headers (`dlinfo`, `dl_iterate_phdr`).
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn segments_of(handle: *mut c_void) -> Segments {
+    struct Search {
+        base: usize,
+        found: Vec<(usize, usize, u32)>,
+    }
+    extern "C" fn visit(info: *mut sys::DlPhdrInfo, _size: usize, data: *mut c_void) -> i32 {
+        // SAFETY: `dl_iterate_phdr` passes a valid `dl_phdr_info` and our `Search` back.
+        let (info, search) = unsafe { (&*info, &mut *data.cast::<Search>()) };
+        if info.addr != search.base || info.phdr.is_null() {
+            return 0;
+        }
+        // SAFETY: `phdr` points to `phnum` program headers of this object, mapped while it is loaded.
+        let headers = unsafe { std::slice::from_raw_parts(info.phdr, usize::from(info.phnum)) };
+        for h in headers.iter().filter(|h| h.p_type == sys::PT_LOAD) {
+            let start = info.addr.wrapping_add(h.p_vaddr as usize);
+            search
+                .found
+                .push((start, start.saturating_add(h.p_memsz as usize), h.p_flags));
+        }
+        1
+    }
+    const _: () = assert!(sys::PF_R == SEGMENT_READ && sys::PF_X == SEGMENT_EXEC);
+    let mut map: *mut sys::LinkMap = std::ptr::null_mut();
+    // SAFETY: a live handle from `dlopen`; RTLD_DI_LINKMAP writes a `struct link_map *`.
+    let ok = unsafe { sys::dlinfo(handle, sys::RTLD_DI_LINKMAP, (&raw mut map).cast()) } == 0;
+    if !ok || map.is_null() {
+        return Segments::default();
+    }
+    // SAFETY: the link map of a loaded object, alive while it is loaded (forever: never unloaded).
+    let base = unsafe { (*map).addr };
+    let mut search = Search {
+        base,
+        found: Vec::new(),
+    };
+    // SAFETY: `visit` only reads what it is passed and writes into `search`, which outlives the call.
+    unsafe { sys::dl_iterate_phdr(visit, (&raw mut search).cast()) };
+    Segments(search.found)
+}
+
+#[cfg(all(
+    unix,
+    not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))
+))]
+fn segments_of(_: *mut c_void) -> Segments {
+    Segments::default()
+}
+
+fn bad_declaration(path: &Path, field: impl Into<String>, reason: String) -> LoadError {
+    LoadError::BadDeclaration {
+        path: path.to_owned(),
+        field: field.into(),
+        reason,
     }
 }
 
@@ -676,6 +1796,7 @@ fn declaration(
     path: &Path,
     lib: &'static libloading::Library,
     symbol: &str,
+    segments: &Segments,
 ) -> Result<&'static Declaration, LoadError> {
     let no_symbol = || LoadError::NoDeclaration {
         path: path.to_owned(),
@@ -689,8 +1810,28 @@ fn declaration(
     if address.is_null() {
         return Err(no_symbol());
     }
-    // SAFETY: by the naming convention this symbol is a `Declaration`, which starts with a 16-byte `Header`
-    // readable whatever the ABI version; unaligned read in case a foreign library placed it oddly.
+    let at = address as usize;
+    let field = "declaration";
+    if !segments.readable(at, std::mem::size_of::<Header>()) {
+        return Err(bad_declaration(
+            path,
+            field,
+            format!("'{symbol}' at {at:#x} lies outside the library's readable segments"),
+        ));
+    }
+    let align = std::mem::align_of::<Declaration>();
+    if at % align != 0 {
+        return Err(bad_declaration(
+            path,
+            field,
+            format!(
+                "'{symbol}' is misaligned: its address {at:#x} is {} past a multiple of {align}",
+                at % align
+            ),
+        ));
+    }
+    // SAFETY: 16 readable bytes of the library (checked above, where segments are known); unaligned read
+    // in case a foreign library placed it oddly.
     let header = unsafe { address.read_unaligned() };
     if header.magic != abi::MAGIC {
         return Err(LoadError::BadMagic {
@@ -715,24 +1856,56 @@ fn declaration(
             host: host_size,
         });
     }
-    if !address.cast::<Declaration>().is_aligned() {
-        return Err(no_symbol());
+    if !segments.readable(at, std::mem::size_of::<Declaration>()) {
+        return Err(bad_declaration(
+            path,
+            field,
+            format!("'{symbol}' at {at:#x} does not fit in the library's readable segments"),
+        ));
     }
-    // SAFETY: magic, ABI version and size match, so the symbol is a whole `Declaration` of this layout; it
-    // is aligned (checked) and lives as long as the library, which is never unloaded.
+    // SAFETY: magic, ABI version and size match, the whole `Declaration` is readable and aligned (checked),
+    // every bit pattern is a valid `Declaration` (integers and raw pointers), and it lives as long as the
+    // library, which is never unloaded.
     Ok(unsafe { &*address.cast::<Declaration>() })
 }
 
-fn check_declaration(path: &Path, decl: &Declaration) -> Result<(), LoadError> {
+/// Checks every string and pointer of a checked declaration before following it, then its versions;
+/// returns its vtable.
+fn check_declaration(
+    path: &Path,
+    decl: &Declaration,
+    segments: &Segments,
+) -> Result<&'static VTable, LoadError> {
     let text = |field: &'static str, s: StrRef| {
-        // SAFETY: the declaration's strings point to 'static data of the library (never unloaded); the
-        // length is bounded and the bytes are checked as UTF-8.
-        unsafe { s.to_str(MAX_VERSION_LEN) }.ok_or_else(|| LoadError::BadDeclaration {
-            path: path.to_owned(),
-            field,
-        })
+        let bad = |reason: String| bad_declaration(path, field, reason);
+        if s.len > MAX_VERSION_LEN {
+            return Err(bad(format!(
+                "is {} bytes long, more than the {MAX_VERSION_LEN} allowed",
+                s.len
+            )));
+        }
+        if s.len == 0 {
+            return Ok("");
+        }
+        let at = s.ptr as usize;
+        if s.ptr.is_null() {
+            return Err(bad(format!("is a null pointer with length {}", s.len)));
+        }
+        if !segments.readable(at, s.len) {
+            return Err(bad(format!(
+                "points to {at:#x} ({} bytes), outside the library's readable segments",
+                s.len
+            )));
+        }
+        // SAFETY: `len` (bounded) readable bytes of the library (checked where segments are known),
+        // which is never unloaded; checked as UTF-8 below.
+        let bytes = unsafe { std::slice::from_raw_parts(s.ptr, s.len) };
+        std::str::from_utf8(bytes).map_err(|e| bad(format!("is not UTF-8 text ({e})")))
     };
     let core = text("core_version", decl.core_version)?;
+    let rustc = text("rustc_version", decl.rustc_version)?;
+    let panic = text("panic_strategy", decl.panic_strategy)?;
+    let vt = check_vtable(path, decl.vtable, segments)?;
     if !abi::core_compatible(abi::CORE_VERSION, core) {
         return Err(LoadError::CoreVersion {
             path: path.to_owned(),
@@ -740,7 +1913,6 @@ fn check_declaration(path: &Path, decl: &Declaration) -> Result<(), LoadError> {
             host: abi::CORE_VERSION.to_owned(),
         });
     }
-    let rustc = text("rustc_version", decl.rustc_version)?;
     if rustc != abi::RUSTC_VERSION {
         return Err(LoadError::RustcVersion {
             path: path.to_owned(),
@@ -748,7 +1920,6 @@ fn check_declaration(path: &Path, decl: &Declaration) -> Result<(), LoadError> {
             host: abi::RUSTC_VERSION.to_owned(),
         });
     }
-    let panic = text("panic_strategy", decl.panic_strategy)?;
     if panic != abi::PANIC_STRATEGY || panic != "unwind" {
         return Err(LoadError::PanicStrategy {
             path: path.to_owned(),
@@ -756,19 +1927,65 @@ fn check_declaration(path: &Path, decl: &Declaration) -> Result<(), LoadError> {
             host: abi::PANIC_STRATEGY.to_owned(),
         });
     }
-    if decl.vtable.is_null() {
-        return Err(LoadError::BadDeclaration {
-            path: path.to_owned(),
-            field: "vtable",
-        });
+    Ok(vt)
+}
+
+/// The vtable a declaration points to, once it is non-null, aligned, readable, and each of its function
+/// pointers is non-null and inside the library's executable segments.
+fn check_vtable(
+    path: &Path,
+    vtable: *const VTable,
+    segments: &Segments,
+) -> Result<&'static VTable, LoadError> {
+    let at = vtable as usize;
+    let bad = |reason: String| bad_declaration(path, "vtable", reason);
+    if vtable.is_null() {
+        return Err(bad("is a null pointer".to_owned()));
     }
-    Ok(())
+    let align = std::mem::align_of::<VTable>();
+    if at % align != 0 {
+        return Err(bad(format!(
+            "is misaligned: its address {at:#x} is {} past a multiple of {align}",
+            at % align
+        )));
+    }
+    if !segments.readable(at, std::mem::size_of::<VTable>()) {
+        return Err(bad(format!(
+            "points to {at:#x}, outside the library's readable segments"
+        )));
+    }
+    // SAFETY: aligned, readable (checked where segments are known) memory of the library's size of a
+    // `VTable`, read as plain addresses: every bit pattern is a valid `usize`.
+    let entries: [usize; VTABLE_ENTRIES] =
+        unsafe { vtable.cast::<[usize; VTABLE_ENTRIES]>().read() };
+    for (entry, name) in entries.iter().zip(VTABLE_FIELDS) {
+        let field = format!("vtable entry {name}");
+        if *entry == 0 {
+            return Err(bad_declaration(
+                path,
+                field,
+                "is a null function pointer".to_owned(),
+            ));
+        }
+        if !segments.executable(*entry) {
+            return Err(bad_declaration(
+                path,
+                field,
+                format!("points to {entry:#x}, outside the library's executable segments"),
+            ));
+        }
+    }
+    // SAFETY: every entry is a non-null address inside the library's code (checked where segments are
+    // known), so the table is a valid `VTable` of function pointers; the library is never unloaded.
+    Ok(unsafe { &*vtable })
 }
 
 impl Registry {
     /// Loads every plugin library in `dirs` (in order; files of a directory by name) and registers their
     /// rulesets with [`Origin::Library`]. A refused directory, library or ruleset is skipped and reported;
-    /// the rest load. With `lock`, only libraries pinned in it load (see [`LockFile`]).
+    /// the rest load. With `lock`, only libraries pinned in it load (see [`LockFile`]). A directory named
+    /// twice (or through a link) is read once, and a file already registered from the same file (another
+    /// name for it) is skipped without an error.
     ///
     /// ```no_run
     /// use coffer_host::{Registry, loader};
@@ -780,10 +1997,17 @@ impl Registry {
     /// ```
     pub fn load_dirs<P: AsRef<Path>>(&mut self, dirs: &[P], lock: Option<&LockFile>) -> LoadReport {
         let mut report = LoadReport::default();
+        if let Err(e) = init_deadline() {
+            report.errors.push(e);
+        }
+        let mut seen = BTreeSet::new();
         for dir in dirs {
             let dir = dir.as_ref();
             match library_files(dir) {
-                Ok(files) => {
+                Ok((canonical, files)) => {
+                    if !seen.insert(canonical) {
+                        continue;
+                    }
                     for file in files {
                         self.load_file_into(&file, lock, &mut report);
                     }
@@ -797,6 +2021,9 @@ impl Registry {
     /// Loads one library file into the registry, as [`Registry::load_dirs`] does for each file.
     pub fn load_file(&mut self, file: &Path, lock: Option<&LockFile>) -> LoadReport {
         let mut report = LoadReport::default();
+        if let Err(e) = init_deadline() {
+            report.errors.push(e);
+        }
         self.load_file_into(file, lock, &mut report);
         report
     }
@@ -805,7 +2032,16 @@ impl Registry {
         match load_library(file, lock) {
             Ok(rulesets) => {
                 for ruleset in rulesets {
-                    let key = ruleset.description().key();
+                    let description = ruleset.description();
+                    let key = description.key();
+                    let again = self
+                        .get_exact(&description.id, &description.version)
+                        .is_some_and(
+                            |e| matches!(&e.origin, Origin::Library(p) if same_file(p, file)),
+                        );
+                    if again {
+                        continue;
+                    }
                     match self.add(ruleset, Origin::Library(file.to_owned())) {
                         Ok(()) => report.loaded.push((key, file.to_owned())),
                         Err(e) => report.errors.push(e.into()),
@@ -817,8 +2053,17 @@ impl Registry {
     }
 }
 
-/// The candidate library files of a plugin directory, by name, after checking the directory.
-fn library_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+/// Whether two paths name the same file (after links).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => file_identity(&a) == file_identity(&b) && cfg!(unix),
+        _ => false,
+    }
+}
+
+/// The resolved path of a plugin directory and its candidate library files, by name, after checking the
+/// directory and every directory above it ([`check_path`]).
+fn library_files(dir: &Path) -> Result<(PathBuf, Vec<PathBuf>), LoadError> {
     let io = |e| LoadError::Io {
         path: dir.to_owned(),
         source: e,
@@ -829,7 +2074,7 @@ fn library_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
             path: dir.to_owned(),
         });
     }
-    check_not_world_writable(dir, &meta)?;
+    let canonical = check_path_as(dir, PathKind::PluginDir)?;
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let path = entry.map_err(io)?.path();
@@ -838,7 +2083,227 @@ fn library_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
         }
     }
     files.sort();
-    Ok(files)
+    Ok((canonical, files))
+}
+
+/// What probing one library in a child process found ([`check_dir`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckReport {
+    /// The library (or the directory, when the directory itself was refused).
+    pub path: PathBuf,
+    /// What happened.
+    pub verdict: Verdict,
+}
+
+/// How a probed library fared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// It passed every check and registered these rulesets (`id@version`).
+    Loads {
+        /// The rulesets.
+        rulesets: Vec<String>,
+    },
+    /// The loader refused it (or the directory); the reason, as the loader says it.
+    Refused {
+        /// Why.
+        reason: String,
+    },
+    /// The process loading it died.
+    Crashed {
+        /// How: the signal or exit status, and the last message it wrote.
+        how: String,
+    },
+}
+
+impl CheckReport {
+    /// Whether the library loads.
+    pub fn loads(&self) -> bool {
+        matches!(self.verdict, Verdict::Loads { .. })
+    }
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.verdict {
+            Verdict::Loads { rulesets } if rulesets.is_empty() => {
+                write!(f, "{path}: loads (it registers no ruleset)")
+            }
+            Verdict::Loads { rulesets } => write!(f, "{path}: loads: {}", rulesets.join(", ")),
+            Verdict::Refused { reason } => write!(f, "{path}: refused: {reason}"),
+            Verdict::Crashed { how } => {
+                write!(f, "{path}: crashed the process that loaded it: {how}")
+            }
+        }
+    }
+}
+
+/// How [`check_dir`] starts a probe: a program that calls [`probe_child_main`] first thing (the `coffer`
+/// command does), with its arguments; the library to probe is passed in [`PROBE_ENV`].
+#[derive(Debug, Clone)]
+pub struct ProbeCommand {
+    program: PathBuf,
+    args: Vec<OsString>,
+}
+
+impl ProbeCommand {
+    /// This executable again, without arguments: for a program whose `main` calls [`probe_child_main`].
+    ///
+    /// # Errors
+    /// When the running executable cannot be found.
+    pub fn current_exe() -> std::io::Result<ProbeCommand> {
+        Ok(ProbeCommand::new(
+            std::env::current_exe()?,
+            Vec::<OsString>::new(),
+        ))
+    }
+
+    /// `program` with `args`.
+    pub fn new(
+        program: impl Into<PathBuf>,
+        args: impl IntoIterator<Item = impl Into<OsString>>,
+    ) -> ProbeCommand {
+        ProbeCommand {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// The line a probe writes on stdout: this prefix, a tab, `loads` or `refused`, a tab, the rest.
+const PROBE_LINE: &str = "coffer-probe";
+
+/// Probes every library of `dir` in its own child process, so that a library that crashes the process
+/// loading it (its initialisers, or a declaration no check can catch) is named instead of taking the
+/// caller down. `lock` pins the libraries as [`LockFile`] does. A refused directory gives one report for
+/// the directory.
+pub fn check_dir(dir: &Path, lock: Option<&Path>, probe: &ProbeCommand) -> Vec<CheckReport> {
+    let files = match library_files(dir) {
+        Ok((_, files)) => files,
+        Err(e) => {
+            return vec![CheckReport {
+                path: dir.to_owned(),
+                verdict: Verdict::Refused {
+                    reason: one_line(&e.to_string()),
+                },
+            }];
+        }
+    };
+    files
+        .into_iter()
+        .map(|file| {
+            let verdict = probe_one(&file, lock, probe);
+            CheckReport {
+                path: file,
+                verdict,
+            }
+        })
+        .collect()
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn probe_one(file: &Path, lock: Option<&Path>, probe: &ProbeCommand) -> Verdict {
+    let mut command = std::process::Command::new(&probe.program);
+    command
+        .args(&probe.args)
+        .env(PROBE_ENV, file)
+        .env_remove(PROBE_LOCK_ENV)
+        .stdin(std::process::Stdio::null());
+    if let Some(lock) = lock {
+        command.env(PROBE_LOCK_ENV, lock);
+    }
+    let output = match command.output() {
+        Ok(output) => output,
+        Err(e) => {
+            return Verdict::Crashed {
+                how: format!("the probe {} could not start: {e}", probe.program.display()),
+            };
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let answer = stdout.lines().find_map(|l| {
+        l.strip_prefix(PROBE_LINE)
+            .and_then(|rest| rest.strip_prefix('\t'))
+    });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last_words = stderr
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("error:"))
+        .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()))
+        .map(|l| format!(": {}", l.trim()))
+        .unwrap_or_default();
+    match answer.and_then(|a| a.split_once('\t')) {
+        Some(("loads", keys)) if output.status.success() => Verdict::Loads {
+            rulesets: keys.split_whitespace().map(str::to_owned).collect(),
+        },
+        Some(("refused", reason)) => Verdict::Refused {
+            reason: reason.to_owned(),
+        },
+        _ => Verdict::Crashed {
+            how: format!("{}{last_words}", exit_description(&output.status)),
+        },
+    }
+}
+
+fn exit_description(status: &std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                4 => " (SIGILL)",
+                6 => " (SIGABRT)",
+                7 => " (SIGBUS)",
+                8 => " (SIGFPE)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                _ => "",
+            };
+            return format!("killed by signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exited with status {code} without an answer"),
+        None => "ended without an answer".to_owned(),
+    }
+}
+
+/// The child side of [`check_dir`]: when [`PROBE_ENV`] names a library, loads it (pinned by
+/// [`PROBE_LOCK_ENV`]'s lock file if set) with every check, writes one line on stdout saying whether it
+/// loads, and returns the exit status to end the process with (0 loads, 1 refused). Returns `None`, doing
+/// nothing, when [`PROBE_ENV`] is not set. A program that wants [`ProbeCommand::current_exe`] to work
+/// calls it first thing in `main`.
+pub fn probe_child_main() -> Option<i32> {
+    let path = PathBuf::from(std::env::var_os(PROBE_ENV)?);
+    let refused = |reason: &str| {
+        println!("{PROBE_LINE}\trefused\t{}", one_line(reason));
+        Some(1)
+    };
+    let lock = match std::env::var_os(PROBE_LOCK_ENV) {
+        Some(lock) => match LockFile::read(Path::new(&lock)) {
+            Ok(lock) => Some(lock),
+            Err(e) => return refused(&e.to_string()),
+        },
+        None => None,
+    };
+    let mut registry = Registry::new();
+    let report = registry.load_file(&path, lock.as_ref());
+    // A bad deadline in the environment is not the library's fault (the default applies).
+    let refusal = report
+        .errors
+        .iter()
+        .find(|e| !matches!(e, LoadError::BadDeadline { .. }));
+    if let Some(e) = refusal {
+        return refused(&e.to_string());
+    }
+    let keys: Vec<String> = report.loaded.into_iter().map(|(key, _)| key).collect();
+    println!("{PROBE_LINE}\tloads\t{}", keys.join(" "));
+    Some(0)
 }
 
 /// A runtime-loaded ruleset.
@@ -869,20 +2334,11 @@ fn action_error(failure: Failure, id: &str) -> ActionError {
 impl RuntimeRuleset {
     fn game(&self, handle: *mut GameHandle) -> Result<Box<dyn DynGame>, SetupError> {
         let id: Arc<str> = Arc::from(self.description.id.as_str());
-        let mut game = RuntimeGame {
-            lib: self.lib,
-            handle,
-            id,
-            players: 0,
-            events: Vec::new(),
-            events_fresh: true,
-            acting_raw: Vec::new(),
-            acting: Vec::new(),
-        };
+        let mut game = RuntimeGame::new(self.lib, handle, id, 0);
         let mut players = 0u16;
         let h = handle.cast_const();
         self.lib
-            .call(|vt, out| (vt.players)(h, &mut players, out))
+            .call(Call::Players, |vt, out| (vt.players)(h, &mut players, out))
             .map_err(|f| setup_error(f, &self.description.id))?;
         game.players = players;
         Ok(Box::new(game))
@@ -898,7 +2354,9 @@ impl DynRuleset for RuntimeRuleset {
         let json = serde_json::to_vec(setup).map_err(|e| SetupError::Config(e.to_string()))?;
         let mut handle: *mut GameHandle = std::ptr::null_mut();
         self.lib
-            .call(|vt, out| (vt.new_game)(self.index, json.as_ptr(), json.len(), &mut handle, out))
+            .call(Call::NewGame, |vt, out| {
+                (vt.new_game)(self.index, json.as_ptr(), json.len(), &mut handle, out)
+            })
             .map_err(|f| setup_error(f, &self.description.id))?;
         self.game(handle)
     }
@@ -907,7 +2365,7 @@ impl DynRuleset for RuntimeRuleset {
         let mut handle: *mut GameHandle = std::ptr::null_mut();
         let code = abi::format_code(format);
         self.lib
-            .call(|vt, out| {
+            .call(Call::Restore, |vt, out| {
                 (vt.restore)(
                     self.index,
                     code,
@@ -935,6 +2393,8 @@ struct RuntimeGame {
     /// The plugin's answer to `to_act`, as written across the boundary and as handed out.
     acting_raw: Vec<u16>,
     acting: Vec<Owner>,
+    /// The first failed call whose trait method has no error (so it answered a neutral value), in words.
+    failure: RefCell<Option<String>>,
 }
 
 // SAFETY: the handle is owned by this value alone and the plugin's game is a `DynGame`, which is `Send`;
@@ -942,25 +2402,88 @@ struct RuntimeGame {
 unsafe impl Send for RuntimeGame {}
 
 impl RuntimeGame {
-    #[inline]
-    fn call_hot(&self, f: impl FnOnce(&VTable, *mut Buf) -> abi::Status) -> Result<(), Failure> {
-        if self.handle.is_null() {
-            return Err(Failure::Poisoned);
+    fn new(lib: &'static Library, handle: *mut GameHandle, id: Arc<str>, players: u16) -> Self {
+        RuntimeGame {
+            lib,
+            handle,
+            id,
+            players,
+            events: Vec::new(),
+            events_fresh: true,
+            acting_raw: Vec::new(),
+            acting: Vec::new(),
+            failure: RefCell::new(None),
         }
-        self.lib.call_hot(f)
     }
 
-    fn call(&self, f: impl FnOnce(&VTable, *mut Buf) -> abi::Status) -> Result<Vec<u8>, Failure> {
+    #[inline]
+    fn call_hot(
+        &self,
+        call: Call,
+        f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
+    ) -> Result<(), Failure> {
         if self.handle.is_null() {
             return Err(Failure::Poisoned);
         }
-        self.lib.call(f)
+        self.lib.call_hot(call, f)
+    }
+
+    fn call(
+        &self,
+        call: Call,
+        f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
+    ) -> Result<Vec<u8>, Failure> {
+        if self.handle.is_null() {
+            return Err(Failure::Poisoned);
+        }
+        self.lib.call(call, f)
+    }
+
+    /// Records the first failure of a call that answers a neutral value instead of an error.
+    #[cold]
+    fn failed(&self, call: Call, failure: &Failure) {
+        let mut slot = self.failure.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(self.lib.describe(call, failure));
+        }
+    }
+
+    /// Records an answer that could not be read.
+    #[cold]
+    fn unreadable(&self, call: Call, error: &postcard::Error) {
+        let mut slot = self.failure.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(format!(
+                "plugin library {} failed in the call `{call}`: its answer is unreadable: {error}",
+                self.lib.path.display()
+            ));
+        }
+    }
+
+    /// A call answering postcard bytes: the value, or `fallback` with the failure recorded.
+    fn decoded<T: serde::de::DeserializeOwned>(
+        &self,
+        call: Call,
+        f: impl FnOnce(&VTable, *mut Buf) -> abi::Status,
+        fallback: impl FnOnce() -> T,
+    ) -> T {
+        match self.call(call, f) {
+            Ok(bytes) => postcard::from_bytes(&bytes).unwrap_or_else(|e| {
+                self.unreadable(call, &e);
+                fallback()
+            }),
+            Err(failure) => {
+                self.failed(call, &failure);
+                fallback()
+            }
+        }
     }
 }
 
 impl Drop for RuntimeGame {
     fn drop(&mut self) {
         if !self.handle.is_null() {
+            let _in_call = InCall::enter(self.lib.subject, Call::FreeGame);
             // The plugin's own function frees its memory (a panic in it is caught on the plugin side).
             (self.lib.vt.free_game)(self.handle);
         }
@@ -975,9 +2498,14 @@ impl DynGame for RuntimeGame {
     fn legal_actions(&mut self, player: Owner) -> usize {
         let mut count = 0usize;
         let h = self.handle;
-        match self.call_hot(|vt, out| (vt.legal_actions)(h, player.0, &mut count, out)) {
+        match self.call_hot(Call::LegalActions, |vt, out| {
+            (vt.legal_actions)(h, player.0, &mut count, out)
+        }) {
             Ok(_) => count,
-            Err(_) => 0,
+            Err(f) => {
+                self.failed(Call::LegalActions, &f);
+                0
+            }
         }
     }
 
@@ -985,12 +2513,17 @@ impl DynGame for RuntimeGame {
         let mut list: *const Acting = std::ptr::null();
         let mut count = 0usize;
         let h = self.handle;
-        match self.call_hot(|vt, out| (vt.acting)(h, &mut list, &mut count, out)) {
+        match self.call_hot(Call::Acting, |vt, out| {
+            (vt.acting)(h, &mut list, &mut count, out)
+        }) {
             // SAFETY: the plugin wrote a pointer to `count` entries of its game's cache, which stay
             // unchanged until the next call on this game (`VTable::acting`); the slice borrows `self`
             // mutably, so no other call on the game can happen while it lives.
             Ok(()) => unsafe { plugin_list(list, count) },
-            Err(_) => &[],
+            Err(f) => {
+                self.failed(Call::Acting, &f);
+                &[]
+            }
         }
     }
 
@@ -1002,9 +2535,14 @@ impl DynGame for RuntimeGame {
             self.acting_raw.len(),
         );
         let mut count = 0usize;
-        let n = match self.call_hot(|vt, out| (vt.to_act)(h, players, capacity, &mut count, out)) {
+        let n = match self.call_hot(Call::ToAct, |vt, out| {
+            (vt.to_act)(h, players, capacity, &mut count, out)
+        }) {
             Ok(_) => count.min(capacity),
-            Err(_) => 0,
+            Err(f) => {
+                self.failed(Call::ToAct, &f);
+                0
+            }
         };
         self.acting.clear();
         self.acting
@@ -1014,15 +2552,25 @@ impl DynGame for RuntimeGame {
 
     fn legal_action_json(&self, index: usize) -> Option<String> {
         let h = self.handle.cast_const();
-        self.call(|vt, out| (vt.legal_action_json)(h, index, out))
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
+        match self.call(Call::LegalActionJson, |vt, out| {
+            (vt.legal_action_json)(h, index, out)
+        }) {
+            Ok(bytes) => String::from_utf8(bytes).ok(),
+            // No such index: an answer, not a failure.
+            Err(Failure::Refused(_)) => None,
+            Err(f) => {
+                self.failed(Call::LegalActionJson, &f);
+                None
+            }
+        }
     }
 
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError> {
         let h = self.handle;
-        self.call_hot(|vt, out| (vt.apply_legal)(h, player.0, index, out))
-            .map_err(|f| action_error(f, &self.id))?;
+        self.call_hot(Call::ApplyLegal, |vt, out| {
+            (vt.apply_legal)(h, player.0, index, out)
+        })
+        .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
         Ok(())
     }
@@ -1035,7 +2583,7 @@ impl DynGame for RuntimeGame {
         let mut list: *const Acting = std::ptr::null();
         let mut count = 0usize;
         let h = self.handle;
-        self.call_hot(|vt, out| {
+        self.call_hot(Call::ApplyLegalThenActing, |vt, out| {
             (vt.apply_legal_then_acting)(h, player.0, index, &mut list, &mut count, out)
         })
         .map_err(|f| action_error(f, &self.id))?;
@@ -1046,8 +2594,10 @@ impl DynGame for RuntimeGame {
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         let h = self.handle;
-        self.call(|vt, out| (vt.apply_json)(h, player.0, json.as_ptr(), json.len(), out))
-            .map_err(|f| action_error(f, &self.id))?;
+        self.call(Call::ApplyJson, |vt, out| {
+            (vt.apply_json)(h, player.0, json.as_ptr(), json.len(), out)
+        })
+        .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
         Ok(())
     }
@@ -1055,11 +2605,11 @@ impl DynGame for RuntimeGame {
     fn events(&mut self) -> &[Event] {
         if !self.events_fresh {
             let h = self.handle;
-            self.events = self
-                .call(|vt, out| (vt.events)(h, abi::EVERYONE, out))
-                .ok()
-                .and_then(|b| postcard::from_bytes(&b).ok())
-                .unwrap_or_default();
+            self.events = self.decoded(
+                Call::Events,
+                |vt, out| (vt.events)(h, abi::EVERYONE, out),
+                Vec::new,
+            );
             self.events_fresh = true;
         }
         &self.events
@@ -1067,100 +2617,106 @@ impl DynGame for RuntimeGame {
 
     fn state_hash(&self) -> StateHash {
         if self.handle.is_null() {
+            self.failed(Call::StateHash, &Failure::Poisoned);
             return StateHash(0);
         }
         let mut hash = 0u64;
         let h = self.handle.cast_const();
         // Read-only: allowed on a poisoned library (see the module docs).
-        match self
-            .lib
-            .call_anyway(|vt, out| (vt.state_hash)(h, &mut hash, out))
-        {
+        match self.lib.call_anyway(Call::StateHash, |vt, out| {
+            (vt.state_hash)(h, &mut hash, out)
+        }) {
             Ok(_) => StateHash(hash),
-            Err(_) => StateHash(0),
+            Err(f) => {
+                self.failed(Call::StateHash, &f);
+                StateHash(0)
+            }
         }
     }
 
     fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
         let h = self.handle.cast_const();
         let code = abi::format_code(format);
-        self.call(|vt, out| (vt.snapshot)(h, code, out))
+        self.call(Call::Snapshot, |vt, out| (vt.snapshot)(h, code, out))
             .map_err(|f| setup_error(f, &self.id))
     }
 
     fn outcome(&self) -> Outcome {
         let h = self.handle.cast_const();
-        self.call(|vt, out| (vt.outcome)(h, out))
-            .ok()
-            .and_then(|b| postcard::from_bytes(&b).ok())
-            .unwrap_or(Outcome::Ongoing)
+        self.decoded(
+            Call::Outcome,
+            |vt, out| (vt.outcome)(h, out),
+            || Outcome::Ongoing,
+        )
     }
 
     fn table(&self, seat: Option<Owner>) -> Table {
         let h = self.handle.cast_const();
         let code = abi::audience_code(seat);
-        self.call(|vt, out| (vt.table)(h, code, out))
-            .ok()
-            .and_then(|b| postcard::from_bytes(&b).ok())
-            .unwrap_or_else(|| Table::new(seat))
+        self.decoded(
+            Call::Table,
+            |vt, out| (vt.table)(h, code, out),
+            || Table::new(seat),
+        )
     }
 
     fn resources(&self, seat: Option<Owner>) -> Vec<ResourceView> {
         let h = self.handle.cast_const();
         let code = abi::audience_code(seat);
-        self.call(|vt, out| (vt.resources)(h, code, out))
-            .ok()
-            .and_then(|b| postcard::from_bytes(&b).ok())
-            .unwrap_or_default()
+        self.decoded(
+            Call::Resources,
+            |vt, out| (vt.resources)(h, code, out),
+            Vec::new,
+        )
     }
 
     fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
         let h = self.handle;
         let code = abi::audience_code(seat);
-        self.call(|vt, out| (vt.events)(h, code, out))
-            .ok()
-            .and_then(|b| postcard::from_bytes(&b).ok())
-            .unwrap_or_default()
+        self.decoded(Call::Events, |vt, out| (vt.events)(h, code, out), Vec::new)
     }
 
     fn check_invariants(&self) -> Result<(), Violation> {
         let h = self.handle.cast_const();
-        match self.call(|vt, out| (vt.check_invariants)(h, out)) {
+        match self.call(Call::CheckInvariants, |vt, out| {
+            (vt.check_invariants)(h, out)
+        }) {
             Ok(_) => Ok(()),
             Err(Failure::Refused(b)) => Err(Violation(String::from_utf8_lossy(&b).into_owned())),
-            Err(Failure::Panicked(m)) => Err(Violation(format!(
-                "the plugin panicked checking invariants: {m}"
-            ))),
-            Err(Failure::Poisoned) => Err(Violation(format!(
-                "ruleset '{}' is poisoned (it panicked earlier) and is no longer called",
-                self.id
-            ))),
+            Err(f @ (Failure::Panicked(_) | Failure::Poisoned)) => {
+                Err(Violation(self.lib.describe(Call::CheckInvariants, &f)))
+            }
         }
     }
 
     fn clone_game(&self) -> Box<dyn DynGame> {
         let mut copy: *mut GameHandle = std::ptr::null_mut();
         let h = self.handle.cast_const();
-        if self
-            .call(|vt, out| (vt.clone_game)(h, &mut copy, out))
-            .is_err()
-        {
-            copy = std::ptr::null_mut();
-        }
-        Box::new(RuntimeGame {
-            lib: self.lib,
-            handle: copy,
-            id: Arc::clone(&self.id),
-            players: self.players,
-            events: Vec::new(),
-            events_fresh: true,
-            acting_raw: Vec::new(),
-            acting: Vec::new(),
-        })
+        let game = match self.call(Call::CloneGame, |vt, out| {
+            (vt.clone_game)(h, &mut copy, out)
+        }) {
+            Ok(_) => RuntimeGame::new(self.lib, copy, Arc::clone(&self.id), self.players),
+            Err(f) => {
+                self.failed(Call::CloneGame, &f);
+                let game = RuntimeGame::new(
+                    self.lib,
+                    std::ptr::null_mut(),
+                    Arc::clone(&self.id),
+                    self.players,
+                );
+                game.failed(Call::CloneGame, &f);
+                game
+            }
+        };
+        Box::new(game)
     }
 
     fn state(&self) -> Option<&dyn coffer_core::erased_serde::Serialize> {
         None
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failure.borrow().clone()
     }
 }
 
@@ -1183,10 +2739,10 @@ pub fn is_poisoned(origin: &Origin) -> Option<bool> {
     let Origin::Library(path) = origin else {
         return None;
     };
-    let canonical = std::fs::canonicalize(path).ok()?;
+    let identity = file_identity(&std::fs::metadata(path).ok()?);
     let loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     loaded
         .iter()
-        .find(|l| l.path == canonical)
+        .find(|l| l.file == identity)
         .map(|l| l.poisoned.load(Ordering::Relaxed))
 }

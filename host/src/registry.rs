@@ -205,4 +205,14 @@ impl Registry {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
+    /// Sets the deadline of every call into a runtime-loaded plugin, clamped to
+    /// [`loader::MIN_DEADLINE`](crate::loader::MIN_DEADLINE)..=[`loader::MAX_DEADLINE`](crate::loader::MAX_DEADLINE);
+    /// past it the process ends with [`loader::EXIT_DEADLINE`](crate::loader::EXIT_DEADLINE), as native
+    /// code cannot be interrupted. Process-wide (one watchdog watches every call) and taking precedence
+    /// over [`loader::DEADLINE_ENV`](crate::loader::DEADLINE_ENV); the default is
+    /// [`loader::DEFAULT_DEADLINE`](crate::loader::DEFAULT_DEADLINE).
+    pub fn set_plugin_deadline(&mut self, deadline: std::time::Duration) {
+        crate::loader::set_call_deadline(deadline);
+    }
 }

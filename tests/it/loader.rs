@@ -4,13 +4,14 @@
 
 use coffer_core::abi;
 use coffer_core::{ActionError, DynGame, Format, Owner, Setup, SetupError};
-use coffer_host::loader::{self, LoadError, LockFile};
-use coffer_host::{Origin, Registry, RegistryError};
+use coffer_host::loader::{self, LoadError, LockFile, PathProblem, ProbeCommand, Verdict};
+use coffer_host::{HostError, HostedGame, Origin, Registry, RegistryError};
 use coffer_tests::{
-    BUILTIN, Chooser, builtin_runtime_ruleset, fixture_library, fixture_target_dir,
-    library_file_name, plugin_dir_with, repo_root, run_cargo, static_ruleset,
+    BUILTIN, Chooser, builtin_runtime_ruleset, fixture_library, fixture_target_dir, is_child,
+    library_file_name, plugin_dir_with, repo_root, run_cargo, run_child_test, static_ruleset,
 };
-use std::path::Path;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Loads one directory into a fresh registry.
@@ -713,4 +714,420 @@ fn panic_in_a_restored_game_rebuilds_it_from_its_first_clone_and_the_mixed_log()
         before,
         "rebuilt from the clone and the four actions since"
     );
+}
+
+// ---- Issue 12: the loader under attack and faults. ----
+
+#[cfg(target_os = "linux")]
+#[test]
+fn lock_file_pins_the_bytes_loaded_even_when_the_file_is_swapped_after_hashing() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let name = library_file_name("coffer_fixture_good");
+    let target = dir.path().join(&name);
+    let pinned = loader::sha256_file(&target).unwrap();
+    let lock_path = dir.path().join("coffer-plugins.lock");
+    std::fs::write(&lock_path, format!("{pinned}  {name}\n")).unwrap();
+    let lock = LockFile::read(&lock_path).unwrap();
+    // `evil` exports good's declaration symbol but registers `fixture-evil`; staged on the same file
+    // system, so the swap is one rename.
+    let staging = tempfile::tempdir_in(dir.path()).unwrap();
+    let evil = staging.path().join(&name);
+    std::fs::copy(fixture_library("evil"), &evil).unwrap();
+    let swapped = Arc::new(AtomicBool::new(false));
+    let (hook_target, hook_swapped) = (target.clone(), Arc::clone(&swapped));
+    loader::set_after_hash_hook(Some(Box::new(move |path: &Path| {
+        if path == hook_target && !hook_swapped.swap(true, Ordering::SeqCst) {
+            std::fs::rename(&evil, &hook_target).expect("swap the library after its hash");
+        }
+    })));
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[dir.path()], Some(&lock));
+    loader::set_after_hash_hook(None);
+    assert!(swapped.load(Ordering::SeqCst), "the hook swapped the file");
+    assert_ne!(
+        loader::sha256_file(&target).unwrap(),
+        pinned,
+        "the path now names the unpinned library"
+    );
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(
+        registry.get("fixture-coins").is_ok(),
+        "the pinned bytes were loaded: {:?}",
+        registry.keys()
+    );
+    assert!(
+        registry.get("fixture-evil").is_err(),
+        "the library swapped in after the hash must not run"
+    );
+}
+
+/// A fresh copy of the `faulty` fixture (a library of its own, so no other test's poisoning applies) and
+/// a game of it whose `fault` entry point fails after the first move.
+fn faulty_game(fault: &str) -> (tempfile::TempDir, HostedGame) {
+    let dir = plugin_dir_with(&[&fixture_library("faulty")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let ruleset = Arc::clone(&registry.get("fixture-faulty").unwrap().ruleset);
+    let setup = Setup::new(2, 1).config(serde_json::json!({ "fault": fault }));
+    let game = HostedGame::start(ruleset, setup).expect("the faulty game starts");
+    (dir, game)
+}
+
+const TAKE_ONE: &str = r#"{"type":"take","n":1}"#;
+
+/// The plugin failure of `result`, checked to name the library and the call.
+fn plugin_failure<T: std::fmt::Debug>(result: Result<T, HostError>, call: &str) -> String {
+    let err = result.expect_err("a plugin failure is an error, not an answer");
+    let HostError::Plugin { message, .. } = &err else {
+        panic!("expected a plugin failure: {err:?}")
+    };
+    assert_eq!(message, &err.to_string());
+    assert!(
+        message.contains(&library_file_name("coffer_fixture_faulty")),
+        "names the library: {message}"
+    );
+    assert!(
+        message.contains(&format!("`{call}`")),
+        "names the call: {message}"
+    );
+    message.clone()
+}
+
+#[test]
+fn plugin_panic_listing_legal_actions_is_an_error_not_no_legal_action() {
+    let (_dir, mut game) = faulty_game("legal");
+    game.apply_json(0, TAKE_ONE).unwrap();
+    let message = plugin_failure(game.try_legal_actions(1), "legal_actions");
+    assert!(message.contains("fixture fault in legal"), "{message}");
+    // And the hot path refuses to apply anything on such an answer.
+    plugin_failure(game.apply_legal(1, 0).map(|_| ()), "legal_actions");
+    assert_eq!(game.log().len(), 1, "nothing more was logged");
+}
+
+#[test]
+fn plugin_panic_in_outcome_is_an_error_not_an_ongoing_game() {
+    let (_dir, mut game) = faulty_game("outcome");
+    game.apply_json(0, TAKE_ONE).unwrap();
+    let message = plugin_failure(game.try_outcome(), "outcome");
+    assert!(message.contains("fixture fault in outcome"), "{message}");
+    plugin_failure(game.check_plugin(), "outcome");
+}
+
+#[test]
+fn plugin_panic_while_hashing_is_an_error_naming_the_plugin_not_a_hash_of_zero() {
+    let (_dir, mut game) = faulty_game("hash");
+    let message = plugin_failure(game.apply_json(0, TAKE_ONE).map(|_| ()), "state_hash");
+    assert!(message.contains("fixture fault in hash"), "{message}");
+    assert!(
+        game.log().is_empty(),
+        "an action whose hash is unknown is not logged"
+    );
+    plugin_failure(game.try_state_hash(), "state_hash");
+}
+
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The offending component and problem of an unsafe-path refusal.
+fn unsafe_path(err: &LoadError) -> (&Path, &PathProblem) {
+    match err {
+        LoadError::UnsafePath {
+            component, problem, ..
+        } => (component, problem),
+        other => panic!("expected an unsafe path: {other:?}"),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_into_a_world_writable_directory_is_refused() {
+    let base = tempfile::tempdir().unwrap();
+    let open = base.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    let name = library_file_name("coffer_fixture_good");
+    std::fs::copy(fixture_library("good"), open.join(&name)).unwrap();
+    chmod(&open, 0o777);
+    let plugins = base.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    std::os::unix::fs::symlink(open.join(&name), plugins.join(&name)).unwrap();
+    let (registry, report) = load(&plugins);
+    let err = only_error(&report);
+    let (component, problem) = unsafe_path(err);
+    assert_eq!(component, std::fs::canonicalize(&open).unwrap());
+    assert!(
+        matches!(problem, PathProblem::WorldWritable { mode: 0o777 }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("writable by everyone"), "{err}");
+    assert!(registry.is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn plugin_directory_under_a_world_writable_parent_is_refused() {
+    let base = tempfile::tempdir().unwrap();
+    let open = base.path().join("open");
+    let plugins = open.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::copy(
+        fixture_library("good"),
+        plugins.join(library_file_name("coffer_fixture_good")),
+    )
+    .unwrap();
+    chmod(&open, 0o777);
+    let (registry, report) = load(&plugins);
+    let err = only_error(&report);
+    let (component, _) = unsafe_path(err);
+    assert_eq!(component, std::fs::canonicalize(&open).unwrap());
+    assert!(registry.is_empty());
+
+    // With the sticky bit (as /tmp), nobody else can replace what is inside: it loads.
+    chmod(&open, 0o1777);
+    let (registry, report) = load(&plugins);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(registry.get("fixture-coins").is_ok());
+}
+
+#[cfg(unix)]
+#[test]
+fn world_writable_lock_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join("coffer-plugins.lock");
+    std::fs::write(&lock, "").unwrap();
+    chmod(&lock, 0o666);
+    let err = LockFile::read(&lock).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::WorldWritable { path, mode: 0o666 } if *path == lock),
+        "{err:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn lock_file_in_a_world_writable_directory_is_refused() {
+    let base = tempfile::tempdir().unwrap();
+    let open = base.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    let lock = open.join("coffer-plugins.lock");
+    std::fs::write(&lock, "").unwrap();
+    chmod(&open, 0o777);
+    let err = LockFile::read(&lock).unwrap_err();
+    let (component, problem) = unsafe_path(&err);
+    assert_eq!(component, std::fs::canonicalize(&open).unwrap());
+    assert!(
+        matches!(problem, PathProblem::WorldWritable { .. }),
+        "{err}"
+    );
+}
+
+/// The child half of the tests of faults that end the process: loads a fresh copy of `faulty` with the
+/// fault `COFFER_TEST_FAULT` and plays until it fires. Does nothing outside a child process.
+#[test]
+fn child_plays_a_faulty_plugin_until_its_fault_fires() {
+    if !is_child() {
+        return;
+    }
+    let fault = std::env::var("COFFER_TEST_FAULT").expect("the fault to play");
+    let (_dir, mut game) = faulty_game(&fault);
+    game.apply_json(0, TAKE_ONE).unwrap();
+    let _ = game.apply_json(1, TAKE_ONE);
+    panic!("the fault '{fault}' did not end the process");
+}
+
+/// Runs [`child_plays_a_faulty_plugin_until_its_fault_fires`] with `fault` and returns its exit status
+/// and stderr.
+fn run_fault(fault: &str) -> (Option<i32>, String) {
+    let output = run_child_test(
+        "loader::child_plays_a_faulty_plugin_until_its_fault_fires",
+        &[
+            ("COFFER_TEST_FAULT", OsStr::new(fault)),
+            (loader::DEADLINE_ENV, OsStr::new("0.3")),
+        ],
+    );
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn assert_names_library_and_apply(stderr: &str) {
+    assert!(
+        stderr.contains(&library_file_name("coffer_fixture_faulty")),
+        "names the library: {stderr}"
+    );
+    assert!(stderr.contains("`apply_json`"), "names the call: {stderr}");
+}
+
+#[test]
+fn plugin_call_past_its_deadline_ends_the_process_naming_library_and_call() {
+    let (code, stderr) = run_fault("spin");
+    assert_eq!(code, Some(loader::EXIT_DEADLINE), "{stderr}");
+    assert_names_library_and_apply(&stderr);
+    assert!(stderr.contains("within 0.3 s"), "{stderr}");
+    assert!(stderr.contains(loader::DEADLINE_ENV), "{stderr}");
+}
+
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[test]
+fn plugin_calling_exit_during_a_call_is_no_success() {
+    let (code, stderr) = run_fault("exit");
+    assert_eq!(code, Some(loader::EXIT_EXITED), "{stderr}");
+    assert_names_library_and_apply(&stderr);
+    assert!(stderr.contains("called exit"), "{stderr}");
+}
+
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[test]
+fn plugin_abort_or_segfault_during_a_call_is_named_with_its_own_status() {
+    for (fault, signal) in [("abort", "SIGABRT"), ("segv", "SIGSEGV")] {
+        let (code, stderr) = run_fault(fault);
+        assert_eq!(code, Some(loader::EXIT_CRASHED), "{fault}: {stderr}");
+        assert_names_library_and_apply(&stderr);
+        assert!(stderr.contains(signal), "{fault}: {stderr}");
+    }
+}
+
+#[test]
+fn bad_deadline_in_the_environment_is_refused_with_the_allowed_range() {
+    // The parsing alone: the variable is not set in this process, and setting it would race other tests.
+    let err = LoadError::BadDeadline {
+        value: "forever".to_owned(),
+    };
+    let text = err.to_string();
+    assert!(text.contains("'forever'"), "{text}");
+    assert!(text.contains("from 0.01 to 86400"), "{text}");
+}
+
+fn bad_declaration(fixture: &str) -> (String, String) {
+    let dir = plugin_dir_with(&[&fixture_library(fixture)]);
+    let (registry, report) = load(dir.path());
+    assert!(registry.is_empty());
+    match only_error(&report) {
+        LoadError::BadDeclaration { field, reason, .. } => (field.clone(), reason.clone()),
+        other => panic!("{fixture}: expected a bad declaration: {other:?}"),
+    }
+}
+
+#[test]
+fn null_vtable_is_reported_as_a_null_vtable() {
+    let (field, reason) = bad_declaration("nullvt");
+    assert_eq!(field, "vtable");
+    assert_eq!(reason, "is a null pointer");
+}
+
+#[test]
+fn misaligned_declaration_is_reported_as_misaligned_not_as_missing() {
+    let (field, reason) = bad_declaration("misaligned");
+    assert_eq!(field, "declaration");
+    assert!(reason.contains("is misaligned"), "{reason}");
+    assert!(reason.contains("past a multiple of 8"), "{reason}");
+}
+
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[test]
+fn vtable_of_garbage_pointers_is_refused_before_any_call() {
+    let (field, reason) = bad_declaration("garbagevt");
+    assert_eq!(field, "vtable entry init");
+    assert!(
+        reason.contains("0xdead000")
+            && reason.contains("outside the library's executable segments"),
+        "{reason}"
+    );
+}
+
+/// The child half of [`check_dir_probes_each_library_in_a_child_and_names_the_one_that_crashes`].
+#[test]
+fn probe_child() {
+    if let Some(code) = loader::probe_child_main() {
+        std::process::exit(code);
+    }
+}
+
+#[test]
+fn check_dir_probes_each_library_in_a_child_and_names_the_one_that_crashes() {
+    let dir = plugin_dir_with(&[
+        &fixture_library("good"),
+        &fixture_library("crashinit"),
+        &fixture_library("nullvt"),
+    ]);
+    let probe = ProbeCommand::new(
+        std::env::current_exe().unwrap(),
+        [
+            "loader::probe_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+            "-q",
+        ],
+    );
+    let reports = loader::check_dir(dir.path(), None, &probe);
+    let verdict = |crate_name: &str| {
+        let path = dir.path().join(library_file_name(crate_name));
+        reports
+            .iter()
+            .find(|r| r.path == path)
+            .unwrap_or_else(|| panic!("{crate_name} probed: {reports:?}"))
+    };
+    let good = verdict("coffer_fixture_good");
+    assert_eq!(
+        good.verdict,
+        Verdict::Loads {
+            rulesets: vec!["fixture-coins@0.1.0".to_owned()]
+        }
+    );
+    let crash = verdict("coffer_fixture_crashinit");
+    assert!(
+        matches!(&crash.verdict, Verdict::Crashed { how } if how.contains("SIGSEGV")),
+        "{crash}"
+    );
+    assert!(
+        crash
+            .to_string()
+            .contains("libcoffer_fixture_crashinit.so: crashed"),
+        "{crash}"
+    );
+    let null = verdict("coffer_fixture_nullvt");
+    assert!(
+        matches!(&null.verdict, Verdict::Refused { reason } if reason.contains("vtable is a null pointer")),
+        "{null}"
+    );
+}
+
+#[test]
+fn the_same_directory_named_twice_loads_once() {
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[dir.path(), dir.path()], None);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.loaded.len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_same_file_through_a_link_loads_once() {
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let other = tempfile::tempdir().unwrap();
+    let linked: PathBuf = other.path().join("plugins");
+    std::os::unix::fs::symlink(dir.path(), &linked).unwrap();
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[dir.path(), &linked], None);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.loaded.len(), 1);
+    // Loaded again by file, under another name for the same file: nothing twice, no error.
+    let report = registry.load_file(&linked.join(library_file_name("coffer_fixture_good")), None);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(report.loaded.is_empty());
 }
