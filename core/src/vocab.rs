@@ -404,7 +404,8 @@ impl<'v> Names<'v> {
 
     /// An event in words, as `seat` may read it, with its cause: "p0's Treasury: +5, 4 -> 9 (2 lost to
     /// the cap), by Income". `None` for an event that is not for `seat` (another seat's secret note) or
-    /// not worth a line (draws from the random generator, an amount reaching its floor).
+    /// not worth a line (draws from the random generator, an amount reaching its floor, the end of an
+    /// unnamed phase or step).
     ///
     /// `seat` decides only secret notes: which resource events a seat may see is the game's business
     /// ([`DynGame::events_for`](crate::DynGame::events_for)).
@@ -547,7 +548,10 @@ impl<'v> Names<'v> {
             }
             Change::Scope { scope, after, .. } => match scope {
                 Scope::Act => format!("{} {} begins", self.vocabulary.round(), after.act + 1),
-                other => format!("the {} ends", self.scope(other)),
+                Scope::Turn | Scope::Game => format!("the {} ends", self.scope(scope)),
+                // The kernel's clock does not know which phase or step of the ruleset ended: a bare
+                // "the phase ends" tells nothing; rulesets note the phases they name.
+                Scope::Phase | Scope::Step => return None,
             },
             Change::Random { .. } => return None,
             Change::Note { code, args } => return self.note(event, code, args, seat),

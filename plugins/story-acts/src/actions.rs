@@ -609,6 +609,8 @@ impl State {
                 }
             }
             Action::EndTurn {} => {
+                self.ledger
+                    .note(key(p, kind::TREASURY, 0), note::END_TURN, [0; 3], cause);
                 self.ledger.end_scope(Scope::Phase);
                 self.phase = Phase::End;
                 if self.check_hand(p) == 0 {

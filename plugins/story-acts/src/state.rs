@@ -97,8 +97,10 @@ pub mod note {
     pub const GAME_WON: u16 = 17;
     /// A player's turn begins; key: that player's Treasury.
     pub const TURN: u16 = 18;
+    /// A player ends their turn (End Turn); key: that player's Treasury.
+    pub const END_TURN: u16 = 19;
     /// The number of note codes.
-    pub const COUNT: usize = 19;
+    pub const COUNT: usize = 20;
 }
 
 /// Who gets control when the highest standing Votes tie (S4).

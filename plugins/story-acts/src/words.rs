@@ -96,6 +96,7 @@ pub fn vocabulary() -> Vocabulary {
         ),
         (note::GAME_WON, NoteTerm::new("{who} wins the game")),
         (note::TURN, NoteTerm::new("{who}'s turn begins")),
+        (note::END_TURN, NoteTerm::new("{who} ends the turn")),
     ] {
         notes[usize::from(code)] = term;
     }
