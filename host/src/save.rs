@@ -36,6 +36,7 @@ use crate::registry::Registry;
 use coffer_core::{ActionError, DynGame, DynRuleset, Format, Owner, Setup, SetupError, StateHash};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::fs::{File, Metadata};
 use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
@@ -407,6 +408,35 @@ fn list(items: &[String]) -> String {
     }
 }
 
+/// The registered ruleset `saved` names, in exactly the saved version.
+fn ruleset_of<'r>(
+    saved: &RulesetRef,
+    registry: &'r Registry,
+) -> Result<&'r Arc<dyn DynRuleset>, SaveError> {
+    let RulesetRef { id, version } = saved;
+    if let Some(entry) = registry.get_exact(id, version) {
+        return Ok(&entry.ruleset);
+    }
+    let available: Vec<String> = registry
+        .iter()
+        .filter(|e| &e.ruleset.description().id == id)
+        .map(|e| e.key())
+        .collect();
+    if available.is_empty() {
+        Err(SaveError::UnknownRuleset {
+            id: id.clone(),
+            version: version.clone(),
+            loaded: registry.keys(),
+        })
+    } else {
+        Err(SaveError::RulesetVersion {
+            id: id.clone(),
+            version: version.clone(),
+            available,
+        })
+    }
+}
+
 /// A save's ruleset and its game restored from the snapshot.
 type Restored = (Arc<dyn DynRuleset>, Box<dyn DynGame>);
 
@@ -449,19 +479,38 @@ impl SaveFile {
         })
     }
 
-    /// The save as pretty JSON text.
+    /// The save as JSON text: indented, one log entry per line, the snapshot as the ruleset wrote it.
     pub fn to_json(&self) -> String {
-        // A SaveFile holds only JSON values, strings and integers: writing it cannot fail.
-        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+        write_json(&Parts {
+            ruleset: &self.ruleset,
+            players: self.players,
+            seed: self.seed,
+            config: &self.config,
+            log: ("", &self.log),
+            snapshot: &self.snapshot,
+            state_hash: self.state_hash,
+        })
     }
 
     /// Parses a save from JSON text, checking its shape and format version (not yet its consistency: see
-    /// [`restore`](Self::restore)). The text is read twice (the format version first, without building a
-    /// document, then the fields), and copied once: the snapshot is kept verbatim.
+    /// [`restore`](Self::restore)). A good file is read in one pass without building a JSON document; the
+    /// snapshot's text is copied once, verbatim.
     ///
     /// # Errors
     /// [`SaveError::Json`], [`SaveError::FutureFormat`], [`SaveError::Field`].
     pub fn parse(text: &str) -> Result<SaveFile, SaveError> {
+        // One pass for a good file; a file that does not read is read again for the precise error.
+        if let Ok(file) = serde_json::from_str::<SaveFile>(text) {
+            if (1..=FORMAT_VERSION).contains(&file.format) {
+                return Ok(file);
+            }
+        }
+        SaveFile::parse_error(text)
+    }
+
+    /// Why `text` is not a save this build reads: the syntax, then the format version, then the first
+    /// field that does not read.
+    fn parse_error(text: &str) -> Result<SaveFile, SaveError> {
         // The format version decides how to read the rest, so check it first. This pass also checks the
         // syntax of the whole text, so a damaged file is named as such before any field is.
         let header = match serde_json::from_str::<Header<'_>>(text) {
@@ -551,28 +600,7 @@ impl SaveFile {
         &self,
         registry: &'r Registry,
     ) -> Result<&'r Arc<dyn DynRuleset>, SaveError> {
-        let RulesetRef { id, version } = &self.ruleset;
-        if let Some(entry) = registry.get_exact(id, version) {
-            return Ok(&entry.ruleset);
-        }
-        let available: Vec<String> = registry
-            .iter()
-            .filter(|e| &e.ruleset.description().id == id)
-            .map(|e| e.key())
-            .collect();
-        if available.is_empty() {
-            Err(SaveError::UnknownRuleset {
-                id: id.clone(),
-                version: version.clone(),
-                loaded: registry.keys(),
-            })
-        } else {
-            Err(SaveError::RulesetVersion {
-                id: id.clone(),
-                version: version.clone(),
-                available,
-            })
-        }
+        ruleset_of(&self.ruleset, registry)
     }
 
     /// The setup the game started from.
@@ -584,81 +612,25 @@ impl SaveFile {
         }
     }
 
-    /// The checks of the snapshot: it restores, its player count and hash match the saved ones, and every
-    /// logged player is in the game.
-    fn checked_snapshot(&self, registry: &Registry) -> Result<Restored, SaveError> {
-        let ruleset = self.ruleset(registry)?;
-        let restored = ruleset
-            .restore(Format::Json, self.snapshot.get().as_bytes())
-            .map_err(SaveError::Snapshot)?;
-        if restored.players() != self.players {
-            return Err(SaveError::Mismatch {
-                field: "players",
-                expected: format!("{} (the snapshot's player count)", restored.players()),
-                found: self.players.to_string(),
-            });
+    /// What the checks read of this save.
+    fn view(&self) -> View<'_> {
+        View {
+            ruleset: self.ruleset.clone(),
+            players: self.players,
+            seed: self.seed,
+            config: self.config.clone(),
+            snapshot: Cow::Borrowed(self.snapshot.get()),
+            state_hash: self.state_hash,
+            log: LogSummary {
+                players: self.log.iter().map(|e| e.player).collect(),
+                last_hash: self.log.last().map(|e| e.hash),
+            },
         }
-        let hash = restored.state_hash();
-        if hash != self.state_hash {
-            return Err(SaveError::Mismatch {
-                field: "state_hash",
-                expected: format!("{hash} (the hash of the snapshot)"),
-                found: self.state_hash.to_string(),
-            });
-        }
-        if let Some((index, entry)) = self
-            .log
-            .iter()
-            .enumerate()
-            .find(|(_, e)| e.player >= self.players)
-        {
-            return Err(SaveError::Field {
-                field: format!("log[{index}].player"),
-                problem: format!(
-                    "expected a player from 0 to {}, found {}",
-                    self.players.saturating_sub(1),
-                    entry.player
-                ),
-            });
-        }
-        Ok((Arc::clone(ruleset), restored))
-    }
-
-    /// The check that stands in for a replay: the last log entry's hash is the snapshot's `hash` (with
-    /// an empty log, a new game from players, seed and configuration has it).
-    fn check_log_end(&self, ruleset: &dyn DynRuleset, hash: StateHash) -> Result<(), SaveError> {
-        match self.log.last() {
-            Some(last) if last.hash != hash => {
-                return Err(SaveError::ReplayHash {
-                    field: format!("log[{}].hash", self.log.len() - 1),
-                    expected: last.hash,
-                    found: hash,
-                    found_in: "the snapshot's",
-                });
-            }
-            Some(_) => {}
-            None => {
-                let fresh = ruleset.new_game(&self.setup()).map_err(SaveError::Setup)?;
-                let found = fresh.state_hash();
-                if found != hash {
-                    return Err(SaveError::Mismatch {
-                        field: "state_hash",
-                        expected: format!(
-                            "{found} (the hash of a new game from 'players', 'seed' and 'config': the log is empty)"
-                        ),
-                        found: hash.to_string(),
-                    });
-                }
-            }
-        }
-        Ok(())
     }
 
     /// All the checks every reader applies (see [`restore`](Self::restore)).
     fn checked(&self, registry: &Registry) -> Result<Restored, SaveError> {
-        let (ruleset, game) = self.checked_snapshot(registry)?;
-        self.check_log_end(&*ruleset, game.state_hash())?;
-        Ok((ruleset, game))
+        self.view().checked(registry)
     }
 
     /// Checks the save as every command reads it and returns the game, without replaying the log (its
@@ -694,7 +666,7 @@ impl SaveFile {
     pub fn replay(&self, registry: &Registry) -> Result<HostedGame, SaveError> {
         // The replay below checks the last log entry's hash (and an empty log's new game) too, naming
         // the first divergence rather than the last.
-        self.checked_snapshot(registry)?;
+        self.view().checked_snapshot(registry)?;
         let ruleset = self.ruleset(registry)?;
         let mut game = ruleset.new_game(&self.setup()).map_err(SaveError::Setup)?;
         for (index, entry) in self.log.iter().enumerate() {
@@ -771,7 +743,7 @@ pub fn load_verified(path: &Path, registry: &Registry) -> Result<HostedGame, Sav
 /// # Errors
 /// [`SaveError::Snapshot`], [`SaveError::Io`], and for an existing file those of [`update`]'s locking.
 pub fn save(game: &HostedGame, path: &Path) -> Result<(), SaveError> {
-    SaveFile::from_game(game)?.write(path)
+    write_replacing(path, game_json(game)?.as_bytes(), &Limits::from_env()?)
 }
 
 /// Checks that a new save may be written to `path`: it does not exist yet, or `force` is set. For the
@@ -799,7 +771,7 @@ pub fn create(game: &HostedGame, path: &Path, force: bool) -> Result<(), SaveErr
         return save(game, path);
     }
     check_new(path, false)?;
-    let bytes = SaveFile::from_game(game)?.to_json();
+    let bytes = game_json(game)?;
     let io = |action, source| SaveError::Io {
         action,
         what: SAVE_FILE,
@@ -826,9 +798,12 @@ pub fn create(game: &HostedGame, path: &Path, force: bool) -> Result<(), SaveErr
 /// [`update`] interleaves with: the file is locked (`flock`, exclusive) from before it is read until
 /// after the new file replaces it.
 ///
-/// `change` gets the game as [`load`] reads it. When it returns `Err`, nothing is written and the error
-/// is handed back inside `Ok`; when it returns `Ok`, the new save replaces the old one atomically and the
-/// game and `change`'s value are handed back (the lock is released on return).
+/// `change` gets the game as [`load`] reads it (the same checks), except for its log: the saved actions
+/// are not read into memory, so [`HostedGame::log`] starts empty and holds only the actions `change`
+/// applies, which are appended to the file's log. That keeps an update's cost from growing with the game
+/// (apart from copying the file's text). When `change` returns `Err`, nothing is written and the error is
+/// handed back inside `Ok`; when it returns `Ok`, the new save replaces the old one atomically and the game
+/// and `change`'s value are handed back (the lock is released on return).
 ///
 /// Waiting: a held lock is retried for up to [`Limits::lock_wait`] (default 10 s, [`LOCK_WAIT_ENV`]),
 /// then [`SaveError::Locked`]. The path may be a symlink: its target is rewritten (a temporary file in
@@ -859,14 +834,17 @@ pub fn update_with<T, E>(
 ) -> Result<Result<(HostedGame, T), E>, SaveError> {
     let locked = LockedSave::acquire(path, limits)?;
     let bytes = locked.read(limits)?;
-    let file = SaveFile::parse(as_text(&bytes, path, SAVE_FILE)?)?;
-    drop(bytes);
-    let mut game = file.into_game(registry)?;
+    let read = ReadForUpdate::parse(as_text(&bytes, path, SAVE_FILE)?)?;
+    let (ruleset, restored) = read.view.checked(registry)?;
+    // The saved actions stay in the file as text: the game starts this update with an empty log.
+    let mut game = HostedGame::from_parts(ruleset, read.view.setup(), Vec::new(), restored);
     let value = match change(&mut game) {
         Ok(value) => value,
         Err(e) => return Ok(Err(e)),
     };
-    let text = SaveFile::from_game(&game)?.to_json();
+    let text = game_json_after(&game, &read.log_text)?;
+    drop(read);
+    drop(bytes);
     locked.replace(text.as_bytes())?;
     Ok(Ok((game, value)))
 }
@@ -900,6 +878,311 @@ pub fn read_capped_text(path: &Path) -> Result<String, SaveError> {
 /// As [`read_capped`].
 pub fn read_capped_with(path: &Path, limits: &Limits) -> Result<Vec<u8>, SaveError> {
     read_file(path, "file", limits)
+}
+
+/// What a save file holds, borrowed from a [`SaveFile`] or a game.
+struct Parts<'a> {
+    ruleset: &'a RulesetRef,
+    players: u16,
+    seed: u64,
+    config: &'a serde_json::Value,
+    /// Entries already written, as text without the brackets (empty if none), then entries to write.
+    log: (&'a str, &'a [LoggedAction]),
+    snapshot: &'a RawValue,
+    state_hash: StateHash,
+}
+
+/// What every reader checks of a save, borrowed from a parsed [`SaveFile`] or from the text of a save being
+/// updated (whose log is scanned, not kept).
+struct View<'a> {
+    ruleset: RulesetRef,
+    players: u16,
+    seed: u64,
+    config: serde_json::Value,
+    snapshot: Cow<'a, str>,
+    state_hash: StateHash,
+    log: LogSummary,
+}
+
+/// What the checks need of a log: who acted in each entry, and the last entry's hash.
+#[derive(Default)]
+struct LogSummary {
+    players: Vec<u16>,
+    last_hash: Option<StateHash>,
+}
+
+impl View<'_> {
+    fn setup(&self) -> Setup {
+        Setup {
+            players: self.players,
+            seed: self.seed,
+            config: self.config.clone(),
+        }
+    }
+
+    /// The checks of the snapshot: it restores, its player count and hash match the saved ones, and every
+    /// logged player is in the game.
+    fn checked_snapshot(&self, registry: &Registry) -> Result<Restored, SaveError> {
+        let ruleset = ruleset_of(&self.ruleset, registry)?;
+        let restored = ruleset
+            .restore(Format::Json, self.snapshot.as_bytes())
+            .map_err(SaveError::Snapshot)?;
+        if restored.players() != self.players {
+            return Err(SaveError::Mismatch {
+                field: "players",
+                expected: format!("{} (the snapshot's player count)", restored.players()),
+                found: self.players.to_string(),
+            });
+        }
+        let hash = restored.state_hash();
+        if hash != self.state_hash {
+            return Err(SaveError::Mismatch {
+                field: "state_hash",
+                expected: format!("{hash} (the hash of the snapshot)"),
+                found: self.state_hash.to_string(),
+            });
+        }
+        if let Some((index, player)) = self
+            .log
+            .players
+            .iter()
+            .enumerate()
+            .find(|(_, p)| **p >= self.players)
+        {
+            return Err(SaveError::Field {
+                field: format!("log[{index}].player"),
+                problem: format!(
+                    "expected a player from 0 to {}, found {player}",
+                    self.players.saturating_sub(1),
+                ),
+            });
+        }
+        Ok((Arc::clone(ruleset), restored))
+    }
+
+    /// The check that stands in for a replay: the last log entry's hash is the snapshot's `hash` (with
+    /// an empty log, a new game from players, seed and configuration has it).
+    fn check_log_end(&self, ruleset: &dyn DynRuleset, hash: StateHash) -> Result<(), SaveError> {
+        match self.log.last_hash {
+            Some(last) if last != hash => Err(SaveError::ReplayHash {
+                field: format!("log[{}].hash", self.log.players.len() - 1),
+                expected: last,
+                found: hash,
+                found_in: "the snapshot's",
+            }),
+            Some(_) => Ok(()),
+            None => {
+                let fresh = ruleset.new_game(&self.setup()).map_err(SaveError::Setup)?;
+                let found = fresh.state_hash();
+                if found == hash {
+                    return Ok(());
+                }
+                Err(SaveError::Mismatch {
+                    field: "state_hash",
+                    expected: format!(
+                        "{found} (the hash of a new game from 'players', 'seed' and 'config': the log is empty)"
+                    ),
+                    found: hash.to_string(),
+                })
+            }
+        }
+    }
+
+    /// All the checks every reader applies.
+    fn checked(&self, registry: &Registry) -> Result<Restored, SaveError> {
+        let (ruleset, game) = self.checked_snapshot(registry)?;
+        self.check_log_end(&*ruleset, game.state_hash())?;
+        Ok((ruleset, game))
+    }
+}
+
+/// A save being updated, read without materializing its log: the log is kept as the file's text (and
+/// scanned once for the checks), the other fields are read as [`SaveFile`] reads them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSave<'a> {
+    format: u32,
+    ruleset: RulesetRef,
+    players: u16,
+    seed: u64,
+    config: serde_json::Value,
+    #[serde(borrow)]
+    log: &'a RawValue,
+    #[serde(borrow)]
+    snapshot: &'a RawValue,
+    #[serde(with = "hex_hash")]
+    state_hash: StateHash,
+}
+
+/// One log entry as the scan reads it: nothing is copied unless the hash holds escapes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryRef<'a> {
+    player: u16,
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    action: &'a RawValue,
+    #[serde(borrow)]
+    hash: Cow<'a, str>,
+}
+
+impl<'de> Deserialize<'de> for LogSummary {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LogSummary, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = LogSummary;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of logged actions")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<LogSummary, A::Error> {
+                let mut summary = LogSummary::default();
+                while let Some(entry) = seq.next_element::<EntryRef<'de>>()? {
+                    summary.players.push(entry.player);
+                    summary.last_hash =
+                        Some(hex_hash::parse(&entry.hash).map_err(serde::de::Error::custom)?);
+                }
+                Ok(summary)
+            }
+        }
+        d.deserialize_seq(Entries)
+    }
+}
+
+/// A save's text read for an update: the log's entries as text, and what the checks need.
+struct ReadForUpdate<'a> {
+    view: View<'a>,
+    /// The log's entries as they are in the file, without the brackets (empty for an empty log).
+    log_text: Cow<'a, str>,
+}
+
+impl<'a> ReadForUpdate<'a> {
+    /// Reads `text` without materializing the log; a text that does not read so is read as
+    /// [`SaveFile::parse`] reads it, which names what is wrong (or, for the odd file only it reads, such
+    /// as a hash written with escapes, is used instead).
+    fn parse(text: &'a str) -> Result<ReadForUpdate<'a>, SaveError> {
+        if let Ok(raw) = serde_json::from_str::<RawSave<'a>>(text) {
+            if (1..=FORMAT_VERSION).contains(&raw.format) {
+                if let Ok(log) = serde_json::from_str::<LogSummary>(raw.log.get()) {
+                    let inner = raw.log.get().trim();
+                    let inner = inner
+                        .strip_prefix('[')
+                        .and_then(|t| t.strip_suffix(']'))
+                        .unwrap_or_default()
+                        .trim();
+                    return Ok(ReadForUpdate {
+                        view: View {
+                            ruleset: raw.ruleset,
+                            players: raw.players,
+                            seed: raw.seed,
+                            config: raw.config,
+                            snapshot: Cow::Borrowed(raw.snapshot.get()),
+                            state_hash: raw.state_hash,
+                            log,
+                        },
+                        log_text: Cow::Borrowed(inner),
+                    });
+                }
+            }
+        }
+        let file = SaveFile::parse(text)?;
+        let log_text = file
+            .log
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join(",\n    ");
+        let view = file.view();
+        Ok(ReadForUpdate {
+            view: View {
+                snapshot: Cow::Owned(view.snapshot.into_owned()),
+                ..view
+            },
+            log_text: Cow::Owned(log_text),
+        })
+    }
+}
+
+/// The save of `game` as text, without copying its log.
+fn game_json(game: &HostedGame) -> Result<String, SaveError> {
+    game_json_after(game, "")
+}
+
+/// The save of `game` whose log follows `earlier` (entries as text, without brackets).
+fn game_json_after(game: &HostedGame, earlier: &str) -> Result<String, SaveError> {
+    let description = game.ruleset().description();
+    let bytes = game
+        .game()
+        .snapshot(Format::Json)
+        .map_err(SaveError::Snapshot)?;
+    let snapshot: &RawValue = serde_json::from_slice(&bytes).map_err(|e| {
+        SaveError::Snapshot(SetupError::Snapshot(format!(
+            "the ruleset wrote invalid JSON: {e}"
+        )))
+    })?;
+    let setup = game.setup();
+    Ok(write_json(&Parts {
+        ruleset: &RulesetRef {
+            id: description.id.clone(),
+            version: description.version.clone(),
+        },
+        players: setup.players,
+        seed: setup.seed,
+        config: &setup.config,
+        log: (earlier, game.log()),
+        snapshot,
+        state_hash: game.state_hash(),
+    }))
+}
+
+/// Writes a save: the fields indented as `serde_json`'s pretty printer does, each log entry on one line
+/// (half the bytes of an indented entry, and a log that reads one action per line).
+fn write_json(parts: &Parts<'_>) -> String {
+    use std::fmt::Write as _;
+    // Every part is a JSON value, a string or an integer: writing them cannot fail.
+    let (earlier, entries) = parts.log;
+    let mut out = String::with_capacity(
+        256 + parts.snapshot.get().len() + earlier.len() + entries.len() * 96,
+    );
+    let _ = write!(
+        out,
+        "{{\n  \"format\": {FORMAT_VERSION},\n  \"ruleset\": {},\n  \"players\": {},\n  \"seed\": {},\n  \"config\": {},\n  \"log\": [",
+        pretty(parts.ruleset),
+        parts.players,
+        parts.seed,
+        pretty(parts.config),
+    );
+    let mut first = true;
+    if !earlier.is_empty() {
+        out.push_str("\n    ");
+        out.push_str(earlier);
+        first = false;
+    }
+    for entry in entries {
+        out.push_str(if first { "\n    " } else { ",\n    " });
+        out.push_str(&serde_json::to_string(entry).unwrap_or_default());
+        first = false;
+    }
+    if !first {
+        out.push_str("\n  ");
+    }
+    let _ = write!(
+        out,
+        "],\n  \"snapshot\": {},\n  \"state_hash\": \"{}\"\n}}\n",
+        parts.snapshot.get(),
+        parts.state_hash
+    );
+    out
+}
+
+/// Pretty JSON of a nested value, its lines after the first indented to sit at the second level of a
+/// save (a JSON string holds no raw line break, so every one is the printer's).
+fn pretty<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string_pretty(value)
+        .unwrap_or_default()
+        .replace('\n', "\n  ")
 }
 
 const SAVE_FILE: &str = "save file";
@@ -1276,16 +1559,20 @@ pub mod hex_hash {
     /// Anything else, with the text found.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<StateHash, D::Error> {
         let text = String::deserialize(d)?;
-        if text.is_empty() || text.len() > 16 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(serde::de::Error::custom(format!(
+        parse(&text).map_err(serde::de::Error::custom)
+    }
+
+    /// Reads 1 to 16 hex digits; anything else is a message with the text found.
+    pub(crate) fn parse(text: &str) -> Result<StateHash, String> {
+        let refused = || {
+            format!(
                 "expected a state hash of 16 hex digits, found '{}'",
-                crate::render::cut(&text, 40)
-            )));
+                crate::render::cut(text, 40)
+            )
+        };
+        if text.is_empty() || text.len() > 16 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(refused());
         }
-        text.parse().map_err(|_| {
-            serde::de::Error::custom(format!(
-                "expected a state hash of 16 hex digits, found '{text}'"
-            ))
-        })
+        text.parse().map_err(|_| refused())
     }
 }

@@ -895,3 +895,81 @@ fn a_new_save_never_replaces_an_existing_file_without_force() {
     assert_eq!(std::fs::read(&new).unwrap(), bytes);
     assert_eq!(names(dir.path()), ["game.json", "new.json"]);
 }
+
+/// Whether [`save::update`] accepts the save at `path` (without writing: the change is refused).
+fn update_accepts(path: &Path, registry: &Registry) -> Result<(), SaveError> {
+    save::update(path, registry, |_| Err::<(), ()>(())).map(|_| ())
+}
+
+#[test]
+fn an_update_reads_a_save_through_the_same_checks_as_load() {
+    // `act` reads the log as text (it is not replayed nor kept in memory): it must still refuse exactly
+    // what `show` refuses, with the same message.
+    let (_dir, path, _) = saved_game();
+    let full = std::fs::read(&path).unwrap();
+    let registry = registry();
+    let mut tried = 0;
+    for i in 0..full.len() {
+        let changed = match full[i] {
+            b'0'..=b'8' | b'a'..=b'y' | b'A'..=b'Y' => full[i] + 1,
+            b'9' => b'0',
+            b'"' => b'\'',
+            b'{' | b'[' | b',' | b':' => b' ',
+            _ => continue,
+        };
+        let mut damaged = full.clone();
+        damaged[i] = changed;
+        std::fs::write(&path, &damaged).unwrap();
+        let loaded = save::load(&path, &registry).map(|_| ());
+        let updated = update_accepts(&path, &registry);
+        assert_eq!(
+            loaded.as_ref().map_err(ToString::to_string),
+            updated.as_ref().map_err(ToString::to_string),
+            "byte {i} changed to '{}'",
+            changed as char
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), damaged, "nothing written");
+        tried += 1;
+    }
+    assert!(tried > 800, "only {tried} edits tried");
+    // A hash written with an escape is still a hash: both read it.
+    std::fs::write(&path, &full).unwrap();
+    let text = String::from_utf8(full).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let last = v["log"][3]["hash"].as_str().unwrap();
+    let escaped = format!("\\u00{:x}{}", last.as_bytes()[0], &last[1..]);
+    std::fs::write(&path, text.replacen(last, &escaped, 1)).unwrap();
+    save::load(&path, &registry).unwrap();
+    update_accepts(&path, &registry).unwrap();
+    let (game, _) = save::update(&path, &registry, pass_in_turn)
+        .unwrap()
+        .unwrap();
+    let verified = save::load_verified(&path, &registry).unwrap();
+    assert_eq!(verified.state_hash(), game.state_hash());
+    assert_eq!(verified.log().len(), 5);
+}
+
+#[test]
+fn an_update_appends_to_the_log_without_reading_it_into_the_game() {
+    let (_dir, path, before) = saved_game();
+    let (game, player) = save::update(&path, &registry(), pass_in_turn)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        game.log().len(),
+        1,
+        "the game holds this update's action only"
+    );
+    assert_eq!(game.log()[0].player, player);
+    let after = save::load_verified(&path, &registry()).unwrap();
+    assert_eq!(&after.log()[..4], before.log());
+    assert_eq!(after.log()[4], game.log()[0]);
+    // The file is the same as a save of the whole game written at once.
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text, SaveFile::from_game(&after).unwrap().to_json());
+    assert_eq!(
+        text.lines().filter(|l| l.contains("\"hash\":")).count(),
+        5,
+        "one line per logged action"
+    );
+}
