@@ -614,25 +614,79 @@ fn check_path_as(path: &Path, kind: PathKind) -> Result<PathBuf, LoadError> {
     Ok(canonical)
 }
 
-/// The file or plugin directory itself (or an open file's metadata): owner, and no write access for
-/// others at all.
-#[cfg(unix)]
-fn check_target(path: &Path, meta: &std::fs::Metadata) -> Result<(), LoadError> {
-    use std::os::unix::fs::MetadataExt;
-    let mode = meta.mode() & 0o7777;
-    if mode & 0o002 != 0 {
-        return Err(LoadError::WorldWritable {
-            path: path.to_owned(),
-            mode,
+/// Who owns a path component and who may write to it.
+#[derive(Clone, Copy, Debug)]
+struct Ownership {
+    /// Permission bits (`0o7777`).
+    mode: u32,
+    uid: u32,
+    gid: u32,
+}
+
+/// The user running the host: their user and group.
+#[derive(Clone, Copy, Debug)]
+struct User {
+    uid: u32,
+    gid: u32,
+}
+
+/// What is wrong with one component for `me`: the file or plugin directory itself (`above` false) may be
+/// written by nobody but its owner (root or `me`) and `me`'s group; a directory above it may also be
+/// writable by others if it has the sticky bit.
+fn component_problem(c: Ownership, me: User, above: bool) -> Option<PathProblem> {
+    let sticky_above = above && c.mode & 0o1000 != 0;
+    if c.mode & 0o002 != 0 && !sticky_above {
+        return Some(PathProblem::WorldWritable { mode: c.mode });
+    }
+    if c.uid != 0 && c.uid != me.uid {
+        return Some(PathProblem::Owner {
+            uid: c.uid,
+            expected: me.uid,
         });
     }
-    match owner_problem(meta).or_else(|| group_problem(meta)) {
+    if c.mode & 0o020 != 0 && c.gid != me.gid && !sticky_above {
+        return Some(PathProblem::GroupWritable {
+            mode: c.mode,
+            gid: c.gid,
+            expected: me.gid,
+        });
+    }
+    None
+}
+
+#[cfg(unix)]
+fn ownership(meta: &std::fs::Metadata) -> Ownership {
+    use std::os::unix::fs::MetadataExt;
+    Ownership {
+        mode: meta.mode() & 0o7777,
+        uid: meta.uid(),
+        gid: meta.gid(),
+    }
+}
+
+#[cfg(unix)]
+fn current_user() -> User {
+    User {
+        uid: sys::uid(),
+        gid: sys::gid(),
+    }
+}
+
+/// The file or plugin directory itself (or an open file's metadata): owned by root or the current user,
+/// writable by nobody else.
+#[cfg(unix)]
+fn check_target(path: &Path, meta: &std::fs::Metadata) -> Result<(), LoadError> {
+    match component_problem(ownership(meta), current_user(), false) {
+        None => Ok(()),
+        Some(PathProblem::WorldWritable { mode }) => Err(LoadError::WorldWritable {
+            path: path.to_owned(),
+            mode,
+        }),
         Some(problem) => Err(LoadError::UnsafePath {
             path: path.to_owned(),
             component: path.to_owned(),
             problem,
         }),
-        None => Ok(()),
     }
 }
 
@@ -643,46 +697,12 @@ fn check_target(_: &Path, _: &std::fs::Metadata) -> Result<(), LoadError> {
 
 #[cfg(unix)]
 fn ancestor_problem(meta: &std::fs::Metadata) -> Option<PathProblem> {
-    use std::os::unix::fs::MetadataExt;
-    let mode = meta.mode() & 0o7777;
-    let sticky = mode & 0o1000 != 0;
-    if let Some(problem) = owner_problem(meta) {
-        return Some(problem);
-    }
-    if mode & 0o002 != 0 && !sticky {
-        return Some(PathProblem::WorldWritable { mode });
-    }
-    if sticky {
-        return None;
-    }
-    group_problem(meta)
+    component_problem(ownership(meta), current_user(), true)
 }
 
 #[cfg(not(unix))]
 fn ancestor_problem(_: &std::fs::Metadata) -> Option<PathProblem> {
     None
-}
-
-#[cfg(unix)]
-fn owner_problem(meta: &std::fs::Metadata) -> Option<PathProblem> {
-    use std::os::unix::fs::MetadataExt;
-    let me = sys::uid();
-    (meta.uid() != 0 && meta.uid() != me).then_some(PathProblem::Owner {
-        uid: meta.uid(),
-        expected: me,
-    })
-}
-
-#[cfg(unix)]
-fn group_problem(meta: &std::fs::Metadata) -> Option<PathProblem> {
-    use std::os::unix::fs::MetadataExt;
-    let mode = meta.mode() & 0o7777;
-    let mine = sys::gid();
-    (mode & 0o020 != 0 && meta.gid() != mine).then_some(PathProblem::GroupWritable {
-        mode,
-        gid: meta.gid(),
-        expected: mine,
-    })
 }
 
 /// The few C library functions the loader needs beyond `libloading`, declared by hand (the host links the
@@ -2745,4 +2765,69 @@ pub fn is_poisoned(origin: &Origin) -> Option<bool> {
         .iter()
         .find(|l| l.file == identity)
         .map(|l| l.poisoned.load(Ordering::Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Ownership, PathProblem, User, component_problem};
+
+    const ME: User = User {
+        uid: 1000,
+        gid: 1000,
+    };
+
+    fn own(mode: u32, uid: u32, gid: u32) -> Ownership {
+        Ownership { mode, uid, gid }
+    }
+
+    #[test]
+    fn a_component_owned_by_another_user_is_refused_one_owned_by_root_or_me_is_not() {
+        for above in [false, true] {
+            assert_eq!(
+                component_problem(own(0o755, 1001, 1001), ME, above),
+                Some(PathProblem::Owner {
+                    uid: 1001,
+                    expected: 1000
+                })
+            );
+            assert_eq!(component_problem(own(0o755, 0, 0), ME, above), None);
+            assert_eq!(component_problem(own(0o700, 1000, 1000), ME, above), None);
+        }
+    }
+
+    #[test]
+    fn a_component_writable_by_another_group_is_refused_by_my_own_group_it_is_not() {
+        for above in [false, true] {
+            assert_eq!(
+                component_problem(own(0o775, 1000, 50), ME, above),
+                Some(PathProblem::GroupWritable {
+                    mode: 0o775,
+                    gid: 50,
+                    expected: 1000
+                })
+            );
+            assert_eq!(component_problem(own(0o775, 1000, 1000), ME, above), None);
+        }
+    }
+
+    #[test]
+    fn a_sticky_world_writable_directory_is_accepted_only_above_the_file() {
+        // As /tmp: root's, world-writable, sticky.
+        let tmp = own(0o1777, 0, 0);
+        assert_eq!(component_problem(tmp, ME, true), None);
+        assert_eq!(
+            component_problem(tmp, ME, false),
+            Some(PathProblem::WorldWritable { mode: 0o1777 }),
+            "a sticky plugin directory still lets anyone add a library"
+        );
+        assert_eq!(
+            component_problem(own(0o777, 0, 0), ME, true),
+            Some(PathProblem::WorldWritable { mode: 0o777 })
+        );
+        // Sticky does not excuse a foreign owner.
+        assert!(matches!(
+            component_problem(own(0o1777, 1001, 0), ME, true),
+            Some(PathProblem::Owner { .. })
+        ));
+    }
 }
