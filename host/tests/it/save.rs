@@ -973,3 +973,46 @@ fn an_update_appends_to_the_log_without_reading_it_into_the_game() {
         "one line per logged action"
     );
 }
+
+#[test]
+fn an_action_that_load_cannot_read_is_refused_by_update_too() {
+    // The update reads log entries without building them; it must not accept what `load` cannot read:
+    // a number out of range, nesting deeper than the JSON reader allows.
+    let registry = registry();
+    let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    for action in [
+        "1e400".to_owned(),
+        nested(124),
+        nested(125),
+        nested(126),
+        nested(127),
+    ] {
+        let (_dir, path, _) = saved_game();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first = text.find(r#""action":{"type":"earn","n":2}"#).unwrap();
+        let damaged = text.replacen(
+            r#""action":{"type":"earn","n":2}"#,
+            &format!(r#""action":{action}"#),
+            1,
+        );
+        assert!(first > 0);
+        std::fs::write(&path, &damaged).unwrap();
+        let accepted = save::fuzzing::read_every_way(&damaged, &registry);
+        assert_eq!(
+            accepted,
+            save::load(&path, &registry).is_ok(),
+            "{}",
+            crate::save::cut(&action)
+        );
+        assert_eq!(
+            update_accepts(&path, &registry).map_err(|e| e.to_string()),
+            save::load(&path, &registry)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        );
+    }
+}
+
+fn cut(text: &str) -> &str {
+    &text[..text.len().min(40)]
+}
