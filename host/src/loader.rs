@@ -616,6 +616,7 @@ fn check_path_as(path: &Path, kind: PathKind) -> Result<PathBuf, LoadError> {
 
 /// Who owns a path component and who may write to it.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(unix), allow(dead_code))]
 struct Ownership {
     /// Permission bits (`0o7777`).
     mode: u32,
@@ -625,6 +626,7 @@ struct Ownership {
 
 /// The user running the host: their user and group.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(unix), allow(dead_code))]
 struct User {
     uid: u32,
     gid: u32,
@@ -633,6 +635,7 @@ struct User {
 /// What is wrong with one component for `me`: the file or plugin directory itself (`above` false) may be
 /// written by nobody but its owner (root or `me`) and `me`'s group; a directory above it may also be
 /// writable by others if it has the sticky bit.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn component_problem(c: Ownership, me: User, above: bool) -> Option<PathProblem> {
     let sticky_above = above && c.mode & 0o1000 != 0;
     if c.mode & 0o002 != 0 && !sticky_above {
@@ -1543,16 +1546,25 @@ pub fn set_after_hash_hook(hook: Option<AfterHashHook>) {
     *AFTER_HASH.lock().unwrap_or_else(|e| e.into_inner()) = hook;
 }
 
-/// Device and inode of an open file.
+/// The identity of a file: device and inode (elsewhere than Unix, a hash of its resolved path, `canonical`).
 #[cfg(unix)]
-fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+fn file_identity(meta: &std::fs::Metadata, _canonical: &Path) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
     (meta.dev(), meta.ino())
 }
 
 #[cfg(not(unix))]
-fn file_identity(_: &std::fs::Metadata) -> (u64, u64) {
-    (0, 0)
+fn file_identity(_: &std::fs::Metadata, canonical: &Path) -> (u64, u64) {
+    use std::hash::{BuildHasher, RandomState};
+    static KEYS: std::sync::OnceLock<RandomState> = std::sync::OnceLock::new();
+    (KEYS.get_or_init(RandomState::new).hash_one(canonical), 0)
+}
+
+/// The identity of the file a path names (after links).
+fn identity_of(path: &Path) -> Option<(u64, u64)> {
+    let canonical = std::fs::canonicalize(path).ok()?;
+    let meta = std::fs::metadata(&canonical).ok()?;
+    Some(file_identity(&meta, &canonical))
 }
 
 /// Loads one library file and returns its rulesets, wrapped as [`DynRuleset`]s (see the module docs for
@@ -1581,7 +1593,7 @@ pub fn load_library(
         });
     }
     check_target(path, &meta)?;
-    let identity = file_identity(&meta);
+    let identity = file_identity(&meta, &canonical);
     if let Some(lock) = lock {
         if !cfg!(target_os = "linux") {
             return Err(LoadError::PinningUnsupported {
@@ -2075,8 +2087,8 @@ impl Registry {
 
 /// Whether two paths name the same file (after links).
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => file_identity(&a) == file_identity(&b) && cfg!(unix),
+    match (identity_of(a), identity_of(b)) {
+        (Some(a), Some(b)) => a == b,
         _ => false,
     }
 }
@@ -2759,7 +2771,7 @@ pub fn is_poisoned(origin: &Origin) -> Option<bool> {
     let Origin::Library(path) = origin else {
         return None;
     };
-    let identity = file_identity(&std::fs::metadata(path).ok()?);
+    let identity = identity_of(path)?;
     let loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     loaded
         .iter()
