@@ -1131,3 +1131,47 @@ fn the_same_file_through_a_link_loads_once() {
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert!(report.loaded.is_empty());
 }
+
+/// Recurses until the stack overflows (the bound is never reached).
+fn recurse(depth: u64) -> u64 {
+    let frame = std::hint::black_box([depth; 64]);
+    if depth == u64::MAX {
+        return frame[0];
+    }
+    recurse(depth + 1).wrapping_add(frame[1])
+}
+
+/// The child half of [`a_crash_in_the_host_itself_is_reported_as_before_the_handlers`]: loads a plugin
+/// (installing the crash handlers), then overflows its own stack outside any plugin call. Does nothing
+/// outside a child process.
+#[test]
+fn child_overflows_its_own_stack_after_loading_a_plugin() {
+    if !is_child() {
+        return;
+    }
+    let dir = plugin_dir_with(&[&fixture_library("good")]);
+    let (registry, _) = load(dir.path());
+    assert!(registry.get("fixture-coins").is_ok());
+    std::hint::black_box(recurse(0));
+}
+
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[test]
+fn a_crash_in_the_host_itself_is_reported_as_before_the_handlers() {
+    use std::os::unix::process::ExitStatusExt;
+    let output = run_child_test(
+        "loader::child_overflows_its_own_stack_after_loading_a_plugin",
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Rust's own stack-overflow report, reached through the loader's handlers, then its abort.
+    assert!(stderr.contains("has overflowed its stack"), "{stderr}");
+    assert_eq!(output.status.signal(), Some(6), "SIGABRT: {stderr}");
+    assert!(
+        !stderr.contains("plugin library"),
+        "no plugin is blamed: {stderr}"
+    );
+}
