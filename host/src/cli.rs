@@ -226,6 +226,13 @@ pub enum Command {
         #[arg(long, default_value_t = 1, value_name = "S")]
         seed: u64,
     },
+    /// Check plugin libraries without loading them into this process.
+    #[command(subcommand)]
+    Plugins(PluginsCommand),
+    /// Internal: probe one library in this child process for `coffer plugins check` (the library comes from
+    /// the environment the parent sets).
+    #[command(name = "probe-library", hide = true)]
+    ProbeLibrary,
     /// Random playouts with invariant checks: uniform legal actions mixed with illegal and malformed ones.
     ///
     /// After every action the kernel and ruleset invariants are checked and every refusal must leave the
@@ -233,6 +240,20 @@ pub enum Command {
     /// the log must reproduce the state hash. Each violation is shrunk to a minimal script (written to
     /// --repro-dir) that `coffer play` and `coffer simulate --check-script` re-run. Exits 1 on any violation.
     Simulate(crate::simulate::SimulateArgs),
+}
+
+/// `coffer plugins ...`.
+#[derive(Debug, Subcommand)]
+#[non_exhaustive]
+pub enum PluginsCommand {
+    /// Probe every library of DIR in a child process of its own, one by one, with every check the loader
+    /// makes (path policy, lock file, declaration, versions, a first call), and name each library that
+    /// is refused or crashes. Exits 1 when any library would not load.
+    Check {
+        /// The plugin directory.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 /// A line of a `coffer play` script.
@@ -254,6 +275,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
+    if let Command::ProbeLibrary = cli.command {
+        // Only in a child that `plugins check` started: a stray environment variable never turns another
+        // command into a probe.
+        let code = crate::loader::probe_child_main().unwrap_or(2);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     init_tracing(cli.global.verbose);
     match run(&cli) {
         Ok(Status::Success) => ExitCode::SUCCESS,
@@ -327,10 +354,26 @@ fn init_tracing(verbose: u8) {
 /// # Errors
 /// Whatever made the command fail, with context.
 pub fn run(cli: &Cli) -> anyhow::Result<Status> {
-    let registry = load_registry(&cli.global)?;
     let format = cli.global.format;
     match &cli.command {
-        Command::Rulesets => rulesets(&registry, &cli.global),
+        Command::Plugins(PluginsCommand::Check { dir }) => {
+            return plugins_check(dir, &cli.global);
+        }
+        Command::ProbeLibrary => {
+            bail!("probe-library runs only as a child of `coffer plugins check`")
+        }
+        _ => {}
+    }
+    let (registry, refused) = load_registry_counting(&cli.global)?;
+    match &cli.command {
+        Command::Rulesets => {
+            let status = rulesets(&registry, &cli.global)?;
+            // Every library refused is a failure, not an empty list.
+            if registry.is_empty() && refused > 0 {
+                return Ok(Status::Failure);
+            }
+            Ok(status)
+        }
         Command::Describe { ruleset, json } => describe(
             &registry,
             ruleset,
@@ -375,7 +418,33 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             *actions as usize,
             *seed,
         ),
+        Command::Plugins(_) | Command::ProbeLibrary => unreachable!("handled before loading"),
     }
+}
+
+/// `coffer plugins check DIR`: each library probed in a child process.
+fn plugins_check(dir: &Path, global: &Global) -> anyhow::Result<Status> {
+    let probe = crate::loader::ProbeCommand::new(std::env::current_exe()?, ["probe-library"]);
+    let reports = crate::loader::check_dir(dir, global.lock.as_deref(), &probe);
+    if global.format == OutputFormat::Json {
+        let list: Vec<_> = reports
+            .iter()
+            .map(|r| json!({"library": r.path, "loads": r.loads(), "report": r.to_string()}))
+            .collect();
+        print_json(&serde_json::Value::Array(list))?;
+    } else {
+        if reports.is_empty() {
+            outln!("{}: no plugin library here", dir.display());
+        }
+        for report in &reports {
+            outln!("{report}");
+        }
+    }
+    Ok(if reports.iter().all(crate::loader::CheckReport::loads) {
+        Status::Success
+    } else {
+        Status::Failure
+    })
 }
 
 /// The plugin directories: `--plugin-dir` ones first, then those of `COFFER_PLUGIN_PATH`.
@@ -391,19 +460,25 @@ pub fn plugin_dirs(global: &Global) -> Vec<PathBuf> {
 /// # Errors
 /// Only an unreadable or invalid lock file: with pinning asked for, nothing loads unpinned.
 pub fn load_registry(global: &Global) -> anyhow::Result<Registry> {
+    load_registry_counting(global).map(|(registry, _)| registry)
+}
+
+/// [`load_registry`], and how many libraries were refused.
+fn load_registry_counting(global: &Global) -> anyhow::Result<(Registry, usize)> {
     let lock = match &global.lock {
         Some(path) => Some(crate::loader::LockFile::read(path)?),
         None => None,
     };
     let mut registry = Registry::new();
     let report = registry.load_dirs(&plugin_dirs(global), lock.as_ref());
+    let refused = report.errors.len();
     for err in report.errors {
         eprintln!("warning: skipped: {}", chain(&err));
     }
     for (key, path) in &report.loaded {
         tracing::info!(ruleset = %key, library = %path.display(), "loaded");
     }
-    Ok(registry)
+    Ok((registry, refused))
 }
 
 fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
@@ -541,6 +616,7 @@ fn new(
         );
     }
     let hosted = start(registry, game)?;
+    hosted.check_plugin()?;
     crate::save::save(&hosted, output)?;
     if format == OutputFormat::Json {
         print_json(
@@ -582,6 +658,7 @@ fn act(
     let seat = Some(Owner(player));
     let events = game.events_for(seat);
     let names = game.names(seat);
+    game.check_plugin()?;
     if format == OutputFormat::Json {
         print_json(&json!({
             "action": render::action_heading(&names, player, &events),
@@ -698,6 +775,7 @@ fn play(
     let steps = read_script(script)?;
     let mut hosted = start(registry, game)?;
     let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format, true)?;
+    hosted.check_plugin()?;
     if let Some(output) = output {
         crate::save::save(&hosted, output)?;
     }
@@ -741,6 +819,7 @@ fn show(
     let seat = seat_of(&game, player)?;
     let table = game.table(seat);
     let views = game.resources(seat);
+    game.check_plugin()?;
     if format == OutputFormat::Json {
         print_json(&json!({
             "ruleset": game.key(),
@@ -787,6 +866,7 @@ fn log(
             .with_context(|| format!("action {} of the save no longer applies", n + 1))?;
         let events = game.events_for(seat);
         let names = game.names(seat);
+        game.check_plugin()?;
         if format == OutputFormat::Json {
             entries.push(json!({
                 "number": n + 1,
@@ -852,7 +932,8 @@ fn legal(
 ) -> anyhow::Result<Status> {
     let mut game = load(registry, path)?;
     seat_of(&game, Some(player))?;
-    let actions = game.legal_actions(player);
+    let actions = game.try_legal_actions(player)?;
+    let outcome = game.try_outcome()?;
     if format == OutputFormat::Json {
         let values: Vec<serde_json::Value> = actions
             .iter()
@@ -862,7 +943,7 @@ fn legal(
     } else if actions.is_empty() {
         outln!(
             "p{player} has no legal action now (outcome: {})",
-            render::outcome(&game.outcome())
+            render::outcome(&outcome)
         );
     } else {
         for action in &actions {
@@ -1034,6 +1115,7 @@ fn demo(
         }
         // The demo shows the table as a spectator sees it: public information only.
         let views = game.resources(None);
+        game.check_plugin()?;
         if format == OutputFormat::Text {
             let names = game.names(None);
             outln!(

@@ -1083,3 +1083,30 @@ fn refusals_echo_the_action_once_and_cut() {
     assert_eq!(run.stderr.matches("plan").count(), 1, "{}", run.stderr);
     assert!(run.stderr.len() < 600, "{}", run.stderr);
 }
+
+#[test]
+fn plugins_check_probes_each_library_and_names_the_refused_one() {
+    let run = coffer(&["plugins", "check", plugin_dir().to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    for (id, _) in PLUGINS {
+        assert!(
+            run.stdout.contains(&format!("{id}@0.1.0")),
+            "{}",
+            run.stdout
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bogus = dir.path().join(format!(
+        "{}bogus{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    std::fs::write(&bogus, b"not a library").unwrap();
+    let run = coffer(&["plugins", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("bogus"), "{}", run.stdout);
+    // The same directory as the only plugin directory: nothing loads, and `rulesets` says so with status 1.
+    let run = bare(&["--plugin-dir", dir.path().to_str().unwrap(), "rulesets"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("bogus"), "{}", run.stderr);
+}
