@@ -1,7 +1,7 @@
 //! What the ruleset calls things: its [`vocabulary`] (kinds of resource, phases, actions, effects and its own
 //! events, in the rulebook's words) and the labels of its resources ([`label`]).
 
-use crate::state::{PHASES, State, effect, kind, note};
+use crate::state::{PHASES, State, Zone, effect, kind, note};
 use coffer_core::{Key, NoteTerm, Term, Vocabulary};
 
 /// The vocabulary, declared once in the ruleset's description.
@@ -131,13 +131,18 @@ pub const ACTIONS: [&str; 12] = [
 /// A resource's label, without its owner: "Treasury", "CP of Jedi Knight (#12)", "Galactic Factor order".
 /// Cards carry their instance number, the number actions name them by.
 pub fn label(state: &State, key: Key) -> Option<String> {
+    // A card's resources are keyed by its owner for the whole game: say where the card is now when that
+    // is not in play under its owner (discarded, destroyed, captured).
     let card = || {
         let c = state.cards.get(key.subject as usize)?;
-        Some(format!(
-            "{} (#{})",
-            state.rules.db.get(c.def).name,
-            key.subject
-        ))
+        let name = &state.rules.db.get(c.def).name;
+        Some(match c.zone {
+            Zone::Discard => format!("{name} (#{}, in the discard pile)", key.subject),
+            Zone::Play if c.controller != c.owner => {
+                format!("{name} (#{}, captured by p{})", key.subject, c.controller)
+            }
+            _ => format!("{name} (#{})", key.subject),
+        })
     };
     Some(match key.kind {
         kind::TREASURY => "Treasury".to_owned(),
