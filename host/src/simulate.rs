@@ -731,6 +731,7 @@ fn play(
             break;
         }
         let outcome = game.outcome();
+        plugin_failure(&*game)?;
         if outcome != Outcome::Ongoing {
             for p in 0..setup.players {
                 let count = game.legal_actions(Owner(p));
@@ -746,6 +747,8 @@ fn play(
             break;
         }
         let Some((player, index)) = pick_legal(&mut *game, &mut rng, &mut order) else {
+            // No legal action from a plugin that failed listing them is no stuck game.
+            plugin_failure(&*game)?;
             tally.stuck += 1;
             break;
         };
@@ -793,6 +796,15 @@ fn play(
     deep_check(&**ruleset, &mut *game, &mut replica, log)?;
     tally.deep_checks += 1;
     Ok(())
+}
+
+/// A runtime-loaded game whose plugin failed in a call without an error of its own (listing legal
+/// actions, the outcome, hashing) answered with a neutral value: that is a panic, not an answer.
+fn plugin_failure(game: &dyn DynGame) -> Result<(), ViolationKind> {
+    match game.failure() {
+        Some(message) => Err(ViolationKind::Panicked(message)),
+        None => Ok(()),
+    }
 }
 
 enum Attempted {
