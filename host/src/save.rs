@@ -1388,7 +1388,14 @@ impl LockedSave {
             };
             if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
                 // Another writer renamed a new file over the path while this one waited: the locked file
-                // is no longer the save. Lock the new one.
+                // is no longer the save. Lock the new one, within the same wait.
+                let waited = start.elapsed();
+                if waited >= limits.lock_wait {
+                    return Err(SaveError::Locked {
+                        path: path.to_owned(),
+                        waited_ms: waited.as_millis(),
+                    });
+                }
                 continue;
             }
             check_writable(&target, &meta)?;
