@@ -178,7 +178,7 @@ impl<C: SharedContent> Serialize for Shared<C> {
 impl<'de, C: SharedContent> Deserialize<'de> for Shared<C> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shared<C>, D::Error> {
         let key = C::Key::deserialize(deserializer)?;
-        Shared::get(&key).map_err(|e| D::Error::custom(format!("content of {key:?}: {e}")))
+        Shared::get(&key).map_err(|e| D::Error::custom(format!("the content of this setup: {e}")))
     }
 }
 

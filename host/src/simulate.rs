@@ -199,7 +199,7 @@ pub enum ViolationKind {
         clone: StateHash,
     },
     /// A snapshot could not be written or restored, or its restored game has another hash.
-    #[error("{format:?} snapshot round-trip: {problem}")]
+    #[error("{} snapshot round-trip: {problem}", format_name(*format))]
     Snapshot {
         /// Which format.
         format: Format,
@@ -210,7 +210,10 @@ pub enum ViolationKind {
     #[error("replaying the log on a fresh game: {0}")]
     Replay(String),
     /// The game is over, yet a player still has legal actions.
-    #[error("the game is finished ({outcome:?}) but {player} still has {count} legal action(s)")]
+    #[error(
+        "the game is finished ({}) but {player} still has {count} legal action(s)",
+        crate::render::outcome(outcome)
+    )]
     FinishedWithLegalActions {
         /// The outcome.
         outcome: Outcome,
@@ -228,7 +231,10 @@ pub enum ViolationKind {
         count: usize,
     },
     /// A player with legal actions was not among the players who may act ([`DynGame::to_act`]).
-    #[error("{player} has {count} legal action(s) but is not listed by to_act {listed:?}")]
+    #[error(
+        "{player} has {count} legal action(s) but is not listed by to_act ({})",
+        seats(listed)
+    )]
     ToActIncomplete {
         /// The player left out.
         player: Owner,
@@ -796,6 +802,25 @@ fn play(
     deep_check(&**ruleset, &mut *game, &mut replica, log)?;
     tally.deep_checks += 1;
     Ok(())
+}
+
+/// A snapshot format in words.
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Json => "JSON",
+        Format::Binary => "binary",
+    }
+}
+
+/// Seats in words: "p0, p2", or "nobody".
+fn seats(list: &[Owner]) -> String {
+    if list.is_empty() {
+        return "nobody".to_owned();
+    }
+    list.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A runtime-loaded game whose plugin failed in a call without an error of its own (listing legal
