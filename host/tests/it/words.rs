@@ -137,3 +137,58 @@ fn what_coffer_prints_reads_in_the_game_s_words() {
         insta::assert_snapshot!(format!("{id}-act"), act);
     }
 }
+
+/// What no output may hold: pieces of Rust `Debug` renderings of kernel types.
+const DEBUG_PIECES: [&str; 8] = [
+    "Key {",
+    "Kind(",
+    "Some(",
+    "Action {",
+    "Upkeep(",
+    "Effect(",
+    "Owner(",
+    "(no change)",
+];
+
+#[test]
+fn json_outputs_hold_no_debug_rendering() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, _) in PLUGINS {
+        let (save, _, (next_player, next_action)) = halfway(dir.path(), id);
+        let g = save.to_str().unwrap();
+        let mut outputs = vec![
+            ok(coffer(&["--format", "json", "show", g])).stdout,
+            ok(coffer(&["--format", "json", "show", g, "--player", "1"])).stdout,
+            ok(coffer(&["--format", "json", "log", g, "--player", "0"])).stdout,
+        ];
+        let refused = coffer(&[
+            "--format",
+            "json",
+            "act",
+            g,
+            "--player",
+            "0",
+            r#"{"type":"x"}"#,
+        ]);
+        assert_eq!(refused.code, 1);
+        outputs.push(refused.stdout);
+        outputs.push(refused.stderr);
+        outputs.push(
+            ok(coffer(&[
+                "--format",
+                "json",
+                "act",
+                g,
+                "--player",
+                &next_player.to_string(),
+                &next_action,
+            ]))
+            .stdout,
+        );
+        for out in outputs {
+            for piece in DEBUG_PIECES {
+                assert!(!out.contains(piece), "{id}: `{piece}` in:\n{out}");
+            }
+        }
+    }
+}
