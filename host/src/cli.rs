@@ -165,6 +165,9 @@ pub enum Command {
         /// Report refused actions and go on with the next line (the exit status is still 1 if any was refused).
         #[arg(long)]
         keep_going: bool,
+        /// Replace the save file given by --output if it exists.
+        #[arg(long)]
+        force: bool,
     },
     /// Show a saved game's table from one seat, or as a spectator: the clock, whose turn, who may act and
     /// why, pending choices, the ruleset's own state, every resource that seat may see, and the outcome.
@@ -394,11 +397,12 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             script,
             output,
             keep_going,
+            force,
         } => play(
             &registry,
             game,
             script,
-            output.as_deref(),
+            output.as_deref().map(|o| (o, *force)),
             *keep_going,
             format,
         ),
@@ -569,7 +573,7 @@ fn read_config(path: Option<&Path>) -> anyhow::Result<serde_json::Value> {
     let Some(path) = path else {
         return Ok(serde_json::Value::Null);
     };
-    let text = std::fs::read_to_string(path)
+    let text = crate::save::read_capped_text(path)
         .with_context(|| format!("cannot read config file {}", path.display()))?;
     serde_json::from_str(&text)
         .with_context(|| format!("config file {} is not valid JSON", path.display()))
@@ -609,15 +613,10 @@ fn new(
     force: bool,
     format: OutputFormat,
 ) -> anyhow::Result<Status> {
-    if output.exists() && !force {
-        bail!(
-            "{} already exists; pass --force to replace it",
-            output.display()
-        );
-    }
+    crate::save::check_new(output, force)?;
     let hosted = start(registry, game)?;
     hosted.check_plugin()?;
-    crate::save::save(&hosted, output)?;
+    crate::save::create(&hosted, output, force)?;
     if format == OutputFormat::Json {
         print_json(
             &json!({"game": output, "ruleset": hosted.key(), "state_hash": hosted.state_hash().to_string()}),
@@ -639,21 +638,30 @@ fn act(
     action: &str,
     format: OutputFormat,
 ) -> anyhow::Result<Status> {
-    let mut game = load(registry, path)?;
-    if let Err(err) = game.apply_json(player, action) {
-        // The save file is not touched. JSON output carries the typed refusal for programs.
-        let message = chain(&err);
-        if format == OutputFormat::Json {
-            let refusal = match &err {
-                crate::host::HostError::Action { refusal, .. } => serde_json::to_value(refusal)?,
-                _ => serde_json::Value::Null,
-            };
-            print_json(&json!({"error": message, "refusal": refusal}))?;
+    // Locked read, apply and write: two `act`s on one save never lose an action. A refused action writes
+    // nothing.
+    let applied = crate::save::update(path, registry, |game| {
+        game.apply_json(player, action).map(|_| ())
+    })
+    .with_context(|| format!("cannot load game {}", path.display()))?;
+    let mut game = match applied {
+        Ok((game, ())) => game,
+        Err(err) => {
+            // JSON output carries the typed refusal for programs.
+            let message = chain(&err);
+            if format == OutputFormat::Json {
+                let refusal = match &err {
+                    crate::host::HostError::Action { refusal, .. } => {
+                        serde_json::to_value(refusal)?
+                    }
+                    _ => serde_json::Value::Null,
+                };
+                print_json(&json!({"error": message, "refusal": refusal}))?;
+            }
+            eprintln!("error: {message}");
+            return Ok(Status::Failure);
         }
-        eprintln!("error: {message}");
-        return Ok(Status::Failure);
-    }
-    crate::save::save(&game, path)?;
+    };
     // The actor reads what it did as its own seat sees it.
     let seat = Some(Owner(player));
     let events = game.events_for(seat);
@@ -699,7 +707,7 @@ fn step_json(
 
 /// Reads a script: `(line number, player, action)` for every non-blank line.
 fn read_script(path: &Path) -> anyhow::Result<Vec<(usize, u16, serde_json::Value)>> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::save::read_capped_text(path)
         .with_context(|| format!("cannot read script {}", path.display()))?;
     let mut steps = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -768,16 +776,20 @@ fn play(
     registry: &Registry,
     game: &NewGame,
     script: &Path,
-    output: Option<&Path>,
+    output: Option<(&Path, bool)>,
     keep_going: bool,
     format: OutputFormat,
 ) -> anyhow::Result<Status> {
+    // Refused before any work: an existing save is replaced only with --force.
+    if let Some((output, force)) = output {
+        crate::save::check_new(output, force)?;
+    }
     let steps = read_script(script)?;
     let mut hosted = start(registry, game)?;
     let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format, true)?;
     hosted.check_plugin()?;
-    if let Some(output) = output {
-        crate::save::save(&hosted, output)?;
+    if let Some((output, force)) = output {
+        crate::save::create(&hosted, output, force)?;
     }
     if format == OutputFormat::Json {
         print_json(&json!({
@@ -976,7 +988,7 @@ pub fn script_setup(
     let mut setup = Setup::new(named.max(d.min_players), seed);
     let sidecar = script.with_extension("setup.json");
     if sidecar.is_file() {
-        let text = std::fs::read_to_string(&sidecar)
+        let text = crate::save::read_capped_text(&sidecar)
             .with_context(|| format!("cannot read {}", sidecar.display()))?;
         let file: SetupFile = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a valid setup file", sidecar.display()))?;

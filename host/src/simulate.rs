@@ -1511,7 +1511,7 @@ pub fn command(
     let ruleset = Arc::clone(&registry.get(&args.ruleset)?.ruleset);
     let config = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = crate::save::read_capped_text(path)
                 .with_context(|| format!("cannot read config file {}", path.display()))?;
             serde_json::from_str(&text)
                 .with_context(|| format!("config file {} is not valid JSON", path.display()))?
@@ -1522,7 +1522,7 @@ pub fn command(
         let players = args
             .players
             .context("--check-script needs --players (and --seed) to start the scripted game")?;
-        let text = std::fs::read_to_string(path)
+        let text = crate::save::read_capped_text(path)
             .with_context(|| format!("cannot read script {}", path.display()))?;
         let script = parse_script(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let setup = Setup::new(players, args.seed).config(config);

@@ -1110,3 +1110,57 @@ fn plugins_check_probes_each_library_and_names_the_refused_one() {
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stderr.contains("bogus"), "{}", run.stderr);
 }
+
+#[test]
+fn two_coffer_acts_racing_on_one_save_lose_no_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = new_game(dir.path(), "command-tokens");
+    let g = game.to_str().unwrap().to_owned();
+    let log_len = || {
+        let save: Value = serde_json::from_str(&std::fs::read_to_string(&game).unwrap()).unwrap();
+        save["log"].as_array().unwrap().len()
+    };
+    let before = log_len();
+    let applied: usize = std::thread::scope(|scope| {
+        let racers: Vec<_> = (0..2)
+            .map(|_| {
+                let g = g.clone();
+                scope.spawn(move || {
+                    let mut applied = 0;
+                    for _ in 0..40 {
+                        // Read the legal actions, then act: the other racer may have moved in between,
+                        // so some acts are refused; none may be lost.
+                        let Some((p, action)) = (0..3u16).find_map(|p| {
+                            let run = coffer(&[
+                                "--format",
+                                "json",
+                                "legal",
+                                &g,
+                                "--player",
+                                &p.to_string(),
+                            ]);
+                            let first = run.json().as_array()?.first()?.clone();
+                            Some((p, first))
+                        }) else {
+                            break; // The game is over.
+                        };
+                        let run =
+                            coffer(&["act", &g, "--player", &p.to_string(), &action.to_string()]);
+                        assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+                        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+                        applied += usize::from(run.code == 0);
+                    }
+                    applied
+                })
+            })
+            .collect();
+        racers.into_iter().map(|r| r.join().unwrap()).sum()
+    });
+    assert!(applied >= 20, "only {applied} acts applied");
+    assert_eq!(
+        log_len() - before,
+        applied,
+        "every acknowledged act is in the save"
+    );
+    ok(coffer(&["replay", &g]));
+}
