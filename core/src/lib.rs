@@ -54,7 +54,7 @@ pub use rng::GameRng;
 pub use shared::{ContentTable, Shared, SharedContent};
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
 pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};
-pub use vocab::{Names, NoteTerm, Seat, Term, Vocabulary, plural};
+pub use vocab::{Names, NoteTerm, Seat, Term, Vocabulary, plural, unreadable};
 
 #[doc(hidden)]
 pub use inventory;

@@ -619,6 +619,61 @@ impl<'v> Names<'v> {
     }
 }
 
+/// Pieces of a Rust `Debug` rendering of a kernel type, or of an old renderer: never in a text a person
+/// reads.
+const DEBUG_PIECES: [&str; 11] = [
+    "Key {",
+    "Kind(",
+    "Some(",
+    "None",
+    "Action {",
+    "Upkeep(",
+    "Effect(",
+    "Owner(",
+    "Refused(",
+    "(got ",
+    "(no change)",
+];
+
+/// The plain names [`Names`] falls back to for a number the vocabulary does not declare, and the raw
+/// kind numbers of an old renderer ("kind 65535").
+const PLAIN_NAMES: [&str; 8] = [
+    "resource ",
+    "kind ",
+    "action ",
+    "effect ",
+    "phase ",
+    "step ",
+    "event ",
+    "place ",
+];
+
+/// The first piece of `text` that is not in a game's words, if any: a Rust `Debug` rendering of a kernel
+/// type (`Key {`, `Some(`...) or a plain name for a number the vocabulary did not declare ("resource 3",
+/// "action 2"). For the tests of rulesets and hosts: every text a person reads should pass.
+///
+/// ```
+/// assert_eq!(coffer_core::unreadable("p0's Treasury holds 4; the cost is 5"), None);
+/// assert_eq!(coffer_core::unreadable("p0's resource 3 holds 4").as_deref(), Some("resource 3"));
+/// assert_eq!(coffer_core::unreadable("Key { owner: p0 }").as_deref(), Some("Key {"));
+/// ```
+pub fn unreadable(text: &str) -> Option<String> {
+    if let Some(piece) = DEBUG_PIECES.iter().find(|p| text.contains(*p)) {
+        return Some((*piece).to_owned());
+    }
+    let lower = text.to_lowercase();
+    for word in PLAIN_NAMES {
+        for (at, _) in lower.match_indices(word) {
+            let rest = &lower[at + word.len()..];
+            if rest.starts_with(|c: char| c.is_ascii_digit()) {
+                let digits = rest.chars().take_while(char::is_ascii_digit).count();
+                return Some(lower[at..at + word.len() + digits].to_owned());
+            }
+        }
+    }
+    None
+}
+
 /// `one` or `many` after a count.
 pub fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }

@@ -9,41 +9,8 @@ use coffer_core::{ActionError, Adapter, DynGame, Names, Outcome, Owner, Setup, V
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// Texts that only a Rust rendering or a missing name produces.
-const RUST: [&str; 7] = [
-    "Key {", "Kind(", "Some(", "None", "Action {", "Upkeep(", "Effect(",
-];
-
-/// Plain names the kernel falls back to for a number the vocabulary does not name.
-const PLAIN: [&str; 8] = [
-    "resource ",
-    "kind ",
-    "action ",
-    "effect ",
-    "phase ",
-    "step ",
-    "event ",
-    "place ",
-];
-
-/// The first sign of a text not in words, if any.
-fn not_in_words(text: &str) -> Option<String> {
-    if let Some(bad) = RUST.iter().find(|bad| text.contains(*bad)) {
-        return Some((*bad).to_owned());
-    }
-    let lower = text.to_lowercase();
-    for word in PLAIN {
-        for (i, _) in lower.match_indices(word) {
-            if lower[i + word.len()..].starts_with(|c: char| c.is_ascii_digit()) {
-                return Some(lower[i..(i + word.len() + 2).min(lower.len())].to_owned());
-            }
-        }
-    }
-    None
-}
-
 fn assert_words(text: &str, context: &str) {
-    if let Some(bad) = not_in_words(text) {
+    if let Some(bad) = coffer_core::unreadable(text) {
         panic!("{context}: '{bad}' in:\n{text}");
     }
 }

@@ -12,27 +12,8 @@ use coffer_core::{
 /// Fails if `text` holds a Rust rendering or a name the vocabulary does not declare.
 #[track_caller]
 pub fn assert_words(context: &str, text: &str) {
-    for bad in [
-        "Key {", "Kind(", "Some(", "None", "Action {", "Upkeep(", "Effect(", "Owner(", "Refused(",
-    ] {
-        assert!(!text.contains(bad), "{context}: '{bad}' in: {text}");
-    }
-    for prefix in [
-        "resource ",
-        "kind ",
-        "action ",
-        "effect ",
-        "phase ",
-        "step ",
-        "event ",
-    ] {
-        for (i, _) in text.match_indices(prefix) {
-            let next = text[i + prefix.len()..].chars().next();
-            assert!(
-                !next.is_some_and(|c| c.is_ascii_digit()),
-                "{context}: an undeclared name '{prefix}N' in: {text}"
-            );
-        }
+    if let Some(bad) = coffer_core::unreadable(text) {
+        panic!("{context}: '{bad}' in: {text}");
     }
 }
 

@@ -9,40 +9,10 @@ use coffer_story_acts::{Action, Band, CpSplit, StoryActs};
 
 const SCRIPT: &str = include_str!("../../examples/three_acts.jsonl");
 
-/// Why `text` is not in words, if it is not.
-fn flaw(text: &str) -> Option<String> {
-    for bad in [
-        "Key {", "Kind(", "Some(", "None", "Action {", "Upkeep(", "Effect(", "(got", "Owner(",
-    ] {
-        if text.contains(bad) {
-            return Some(format!("contains {bad:?}"));
-        }
-    }
-    for word in [
-        "resource ",
-        "kind ",
-        "action ",
-        "effect ",
-        "phase ",
-        "step ",
-        "event ",
-        "place ",
-    ] {
-        let mut rest = text;
-        while let Some(at) = rest.find(word) {
-            rest = &rest[at + word.len()..];
-            if rest.starts_with(|c: char| c.is_ascii_digit()) {
-                return Some(format!("names an undeclared {}", word.trim()));
-            }
-        }
-    }
-    None
-}
-
 #[track_caller]
 fn check(text: &str, context: &str) {
-    if let Some(why) = flaw(text) {
-        panic!("{context}: {why}: {text}");
+    if let Some(why) = coffer_core::unreadable(text) {
+        panic!("{context}: `{why}` is not in the game's words: {text}");
     }
 }
 
