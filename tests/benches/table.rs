@@ -7,9 +7,9 @@
 
 use coffer_core::{DynGame, DynRuleset, Format, Owner, Setup};
 use coffer_tests::{BUILTIN, Chooser, builtin_runtime_ruleset, static_ruleset};
+use cpu_time::ThreadTime;
 use criterion::Criterion;
 use std::hint::black_box;
-use cpu_time::ThreadTime;
 use std::time::Duration;
 
 /// A game of `players` after `actions` random legal actions from `seed`: a table in mid-game.
@@ -29,7 +29,8 @@ fn mid_game(ruleset: &dyn DynRuleset, players: u16, actions: usize, seed: u64) -
             break;
         }
         let (p, n) = movers[chooser.below(movers.len())];
-        game.apply_legal(p, chooser.below(n)).expect("a listed action");
+        game.apply_legal(p, chooser.below(n))
+            .expect("a listed action");
     }
     game
 }
