@@ -108,7 +108,7 @@ pub fn fill(s: &State, seat: Option<Owner>, table: &mut Table) {
             } else {
                 format!("{n} {ships} in play")
             };
-            section.row(owner, owner.to_string(), value);
+            section.row(owner, "result", value);
         }
         if winners.is_empty() {
             section.row(Owner::GAME, "winners", "none: a draw");

@@ -266,7 +266,22 @@ fn the_result_names_the_winners() {
     );
     assert!(t.acting.is_empty());
     // Both players keep their one ship: a shared win.
-    assert_eq!(row(&t, "Result", "p0"), "wins, with 1 ship in play");
-    assert_eq!(row(&t, "Result", "p1"), "wins, with 1 ship in play");
+    let result = &t
+        .sections
+        .iter()
+        .find(|s| s.title == "Result")
+        .unwrap()
+        .rows;
+    let rows: Vec<(Owner, &str, &str)> = result
+        .iter()
+        .map(|r| (r.owner, &*r.label, &*r.value))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (Owner(0), "result", "wins, with 1 ship in play"),
+            (Owner(1), "result", "wins, with 1 ship in play")
+        ]
+    );
     assert!(matches!(t.outcome, coffer_core::Outcome::Finished { .. }));
 }
