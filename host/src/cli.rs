@@ -74,9 +74,28 @@ pub struct Global {
     /// Output format: `text` for people, `json` for programs (one JSON document on stdout).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, global = true)]
     pub format: OutputFormat,
+    /// Seconds a call into a plugin may take (0.01 to 86400; default 30, or COFFER_PLUGIN_DEADLINE). Native
+    /// code cannot be interrupted: past the deadline `coffer` names the library and the call and exits 124.
+    #[arg(long, value_name = "SECS", value_parser = parse_deadline, global = true)]
+    pub plugin_deadline: Option<std::time::Duration>,
     /// More log output on stderr (-v: info, -vv: debug, -vvv: trace). RUST_LOG, when set, takes precedence.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+}
+
+/// A plugin call deadline in seconds, within the loader's bounds.
+fn parse_deadline(text: &str) -> Result<std::time::Duration, String> {
+    let (min, max) = (crate::loader::MIN_DEADLINE, crate::loader::MAX_DEADLINE);
+    let bounds = format!(
+        "a number of seconds from {} to {}",
+        min.as_secs_f64(),
+        max.as_secs()
+    );
+    let secs: f64 = text.parse().map_err(|_| format!("expected {bounds}"))?;
+    if !(min.as_secs_f64()..=max.as_secs_f64()).contains(&secs) {
+        return Err(format!("{secs} is not {bounds}"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 /// How results are printed.
@@ -474,6 +493,9 @@ fn load_registry_counting(global: &Global) -> anyhow::Result<(Registry, usize)> 
         None => None,
     };
     let mut registry = Registry::new();
+    if let Some(deadline) = global.plugin_deadline {
+        registry.set_plugin_deadline(deadline);
+    }
     let report = registry.load_dirs(&plugin_dirs(global), lock.as_ref());
     let refused = report.errors.len();
     for err in report.errors {
@@ -545,8 +567,14 @@ fn describe(registry: &Registry, name: &str, format: OutputFormat) -> anyhow::Re
     outln!("{} — {}", d.key(), d.summary);
     outln!("players: {} to {}", d.min_players, d.max_players);
     outln!("loaded from: {}", entry.origin);
-    if !d.phases.is_empty() {
-        outln!("\nphases:\n  {}", d.phases.join(" → "));
+    // The vocabulary's names are the rulebook's; the older list is a fallback for rulesets without one.
+    let phases = if d.vocabulary.phases.is_empty() {
+        &d.phases
+    } else {
+        &d.vocabulary.phases
+    };
+    if !phases.is_empty() {
+        outln!("\nphases:\n  {}", phases.join(" → "));
     }
     describe_docs("resources", &d.resources, "")?;
     describe_docs("actions", &d.actions, "e.g. ")?;

@@ -1164,3 +1164,11 @@ fn two_coffer_acts_racing_on_one_save_lose_no_action() {
     );
     ok(coffer(&["replay", &g]));
 }
+
+#[test]
+fn the_plugin_deadline_option_is_bounded() {
+    let run = coffer(&["--plugin-deadline", "0", "rulesets"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("from 0.01 to 86400"), "{}", run.stderr);
+    ok(coffer(&["--plugin-deadline", "5", "rulesets"]));
+}
