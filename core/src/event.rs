@@ -220,7 +220,7 @@ pub enum Change {
         /// How many 64-bit draws.
         draws: u32,
     },
-    /// A ruleset's own event (a card picked, a dial planned, dice rolled): `code` in the ruleset's
+    /// A ruleset's own event (a card picked, a move planned, dice rolled): `code` in the ruleset's
     /// numbering, written in words through its vocabulary's [`NoteTerm`](crate::NoteTerm). Observable
     /// only: changes nothing.
     Note {

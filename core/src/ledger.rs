@@ -1927,7 +1927,7 @@ impl Ledger {
     // ----- the ruleset's own events -----
 
     /// Records a ruleset's own event: something an action or effect did to the ruleset's state rather
-    /// than the ledger's (a card picked, a dial planned), named by `code` in the ruleset's
+    /// than the ledger's (a card picked, a move planned), named by `code` in the ruleset's
     /// [`Vocabulary::notes`](crate::Vocabulary::notes), about the resource or subject `key`, with up to
     /// three numbers. It changes nothing; hosts write it in words.
     #[inline]

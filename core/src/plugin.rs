@@ -300,7 +300,7 @@ impl Setup {
 pub enum ResourceView {
     /// A bounded amount.
     Amount {
-        /// Display name, without the owner ("Treasury").
+        /// Display name, without the owner ("Gold").
         label: String,
         /// Owner, kind and subject.
         key: Key,
@@ -454,8 +454,8 @@ pub trait Ruleset: Send + Sync + 'static {
 
     /// Fills the ruleset's part of `seat`'s [`Table`] (`None`: a spectator's): the clock
     /// ([`Table::clock`]), whose turn it is, who may act and why, who has passed, and the ruleset's own
-    /// state as sections of rows. Put in only what `seat` may see: a seat's hidden state (a hand, a
-    /// planned dial) goes into that seat's table alone. The adapter adds the names of the phase and step,
+    /// state as sections of rows. Put in only what `seat` may see: a seat's hidden state (cards held,
+    /// a planned move) goes into that seat's table alone. The adapter adds the names of the phase and step,
     /// the pending choices and the outcome; when the ruleset lists nobody as acting, it lists
     /// [`to_act`](Self::to_act).
     fn table(&self, state: &Self::State, seat: Option<Owner>, table: &mut Table) {
@@ -464,13 +464,13 @@ pub trait Ruleset: Send + Sync + 'static {
 
     /// Whether `seat` (`None`: a spectator) may see the resource `key` now: its value in
     /// [`DynGame::resources`] and the events that change it. The default shows everything; a ruleset with
-    /// hidden information (cards in hand, a deck) hides those resources from everyone but their owner.
+    /// hidden information (cards held, a draw pile) hides those resources from everyone but their owner.
     fn visible(&self, state: &Self::State, key: Key, seat: Option<Owner>) -> bool {
         let _ = (state, key, seat);
         true
     }
 
-    /// A display name for a resource of the ledger, without its owner ("Treasury", "CP of Jedi Knight");
+    /// A display name for a resource of the ledger, without its owner ("Gold", "strength of the Ranger");
     /// `None` names it from the vocabulary's kind ([`Names::label`](crate::Names::label)).
     fn label(&self, state: &Self::State, key: Key) -> Option<String> {
         let _ = (state, key);

@@ -14,8 +14,8 @@
 //! let mut table = Table::new(Some(Owner(0)));
 //! table.clock(2, Some(1), None);
 //! table.turn(Owner(1));
-//! table.act(Owner(1), "to pick a strategy card");
-//! table.section("Strategy cards").row(Owner(0), "Leadership", "picked");
+//! table.act(Owner(1), "to pick a title");
+//! table.section("Titles").row(Owner(0), "the Crown", "picked");
 //! assert_eq!(table.round, 2);
 //! assert_eq!(table.sections[0].rows[0].value, "picked");
 //! ```
@@ -39,7 +39,7 @@ pub struct Named {
 pub struct Mover {
     /// The seat.
     pub seat: Owner,
-    /// Why, in the ruleset's words ("to pick a strategy card"); empty when the ruleset does not say.
+    /// Why, in the ruleset's words ("to pick a title"); empty when the ruleset does not say.
     pub why: String,
 }
 
@@ -52,9 +52,9 @@ pub struct Pending {
     pub key: Key,
     /// How many must go.
     pub excess: u32,
-    /// The resource's label without its owner ("hand"), for naming it where it is not a resource.
+    /// The resource's label without its owner ("stash"), for naming it where it is not a resource.
     pub label: String,
-    /// The choice in words ("p0 must discard 1 of p0's hand").
+    /// The choice in words ("p0 must return 1 of p0's stash").
     pub text: String,
 }
 
@@ -66,14 +66,14 @@ pub type Text = Cow<'static, str>;
 pub struct Row {
     /// Whose row it is ([`Owner::GAME`] for the table's own).
     pub owner: Owner,
-    /// What the row is about ("Leadership", "Luke Skywalker").
+    /// What the row is about ("the Crown", "the Ranger").
     pub label: Text,
-    /// Its state in words ("picked", "dial: 2 straight, white").
+    /// Its state in words ("picked", "move planned").
     pub value: Text,
 }
 
 /// The name of something events may mention that is not one of the seat's resources (a card played from
-/// a hand, a strategy card), so that hosts can name it.
+/// a stash, a title), so that hosts can name it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Label {
     /// What events key it by.
@@ -82,7 +82,7 @@ pub struct Label {
     pub name: Text,
 }
 
-/// A titled part of a ruleset's own state ("Strategy cards", "Hand", "Act results").
+/// A titled part of a ruleset's own state ("Titles", "Stash", "Round results").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Section {
     /// The title.
@@ -202,7 +202,7 @@ impl Table {
     }
 
     /// Names `key` for hosts, where events mention something that is not among this seat's resources (a
-    /// card played from a hand, a strategy card): only what this table's seat may see.
+    /// card played from a stash, a title): only what this table's seat may see.
     pub fn label(&mut self, key: Key, name: impl Into<Text>) -> &mut Table {
         self.labels.push(Label {
             key,

@@ -12,10 +12,10 @@
 //! use coffer_core::{Key, Kind, Names, Owner, Refusal, Term, Vocabulary};
 //!
 //! let mut vocabulary = Vocabulary::default();
-//! vocabulary.kinds = vec![Term::new("Treasury")];
+//! vocabulary.kinds = vec![Term::new("Gold")];
 //! let names = Names::new(&vocabulary);
 //! let refusal = Refusal::Insufficient { key: Key::new(Owner(0), Kind(0), 0), need: 5, have: 4 };
-//! assert_eq!(names.refusal(&refusal), "p0's Treasury holds 4; the cost is 5");
+//! assert_eq!(names.refusal(&refusal), "p0's Gold holds 4; the cost is 5");
 //! ```
 //!
 //! A ruleset that declares nothing still gets plain names ("resource 3", "action 2").
@@ -32,9 +32,9 @@ use std::fmt::Write as _;
 /// The name of one kind of resource.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Term {
-    /// Its name, as the rulebook writes it ("Treasury", "fleet pool").
+    /// Its name, as the rulebook writes it ("Gold", "supply pool").
     pub name: String,
-    /// What a pending choice on this kind asks its owner to do, as a verb ("discard"); empty: "give up".
+    /// What a pending choice on this kind asks its owner to do, as a verb ("return"); empty: "give up".
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub choice: String,
     /// What a permanent of this kind is when exhausted, after its name ("has had its turn"); empty: "is
@@ -64,7 +64,7 @@ impl Term {
         self
     }
 
-    /// With the verb of a pending choice on it ("discard").
+    /// With the verb of a pending choice on it ("return").
     pub fn choice(mut self, verb: impl Into<String>) -> Term {
         self.choice = verb.into();
         self
@@ -72,11 +72,11 @@ impl Term {
 }
 
 /// The template of a ruleset's own event ([`Change::Note`] with this code), for actions and effects that
-/// change the ruleset's state rather than the ledger's ("p0 picks Leadership").
+/// change the ruleset's state rather than the ledger's ("p0 picks the Crown").
 ///
 /// Placeholders: `{who}` the event key's owner (`p0`), `{player}` the player whose action caused it (the
 /// key's owner when no action did; for notes about the game's things: "{player} picks {name}"),
-/// `{subject}` the event key's label with its owner ("p0's Luke Skywalker"), `{name}` the label alone, `{0}` `{1}` `{2}` the note's numbers, and `{value}`
+/// `{subject}` the event key's label with its owner ("p0's Ranger"), `{name}` the label alone, `{0}` `{1}` `{2}` the note's numbers, and `{value}`
 /// the first number through [`values`](Self::values).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoteTerm {
@@ -85,7 +85,7 @@ pub struct NoteTerm {
     /// Names for the first number (`{value}`): `values[n]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<String>,
-    /// Whether only the key's owner may see `text` (a planned dial, a card drawn).
+    /// Whether only the key's owner may see `text` (a planned move, a card drawn).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub secret: bool,
     /// For a secret note, what everyone else sees (numbers are not filled in); empty: nothing.
@@ -206,8 +206,8 @@ pub type Seat = Option<Owner>;
 
 /// A vocabulary and one game's resource labels: writes refusals, events and causes in words.
 ///
-/// Labels name a resource without its owner ("Treasury", "CP of Jedi Knight"); [`Names::key`] adds the
-/// owner ("p0's Treasury"). A key without a label is named from the vocabulary alone.
+/// Labels name a resource without its owner ("Gold", "strength of the Ranger"); [`Names::key`] adds the
+/// owner ("p0's Gold"). A key without a label is named from the vocabulary alone.
 #[derive(Clone, Debug)]
 pub struct Names<'v> {
     vocabulary: &'v Vocabulary,
@@ -288,7 +288,7 @@ impl<'v> Names<'v> {
         }
     }
 
-    /// A resource with its owner: "p0's Treasury"; a resource of the game is its label alone.
+    /// A resource with its owner: "p0's Gold"; a resource of the game is its label alone.
     pub fn key(&self, key: Key) -> String {
         let label = self.label(key);
         if key.owner.is_player() {
@@ -305,7 +305,7 @@ impl<'v> Names<'v> {
         }
     }
 
-    /// Why something happened, in words: "p0's Deploy", "Income", "the end of the phase", "setup".
+    /// Why something happened, in words: "p0's Build", "Harvest", "the end of the phase", "setup".
     pub fn cause(&self, cause: &Cause) -> String {
         match *cause {
             Cause::Setup => "setup".to_owned(),
@@ -326,7 +326,7 @@ impl<'v> Names<'v> {
         }
     }
 
-    /// A refusal in words: "p0's Treasury holds 4; the cost is 5".
+    /// A refusal in words: "p0's Gold holds 4; the cost is 5".
     pub fn refusal(&self, refusal: &Refusal) -> String {
         match refusal {
             Refusal::NoSuchResource { what, index } => {
@@ -391,7 +391,7 @@ impl<'v> Names<'v> {
         }
     }
 
-    /// A pending choice in words: "p0 must discard 2 of p0's hand".
+    /// A pending choice in words: "p0 must return 2 of p0's stash".
     pub fn demand(&self, demand: &crate::Demand) -> String {
         format!(
             "{} must {} {} of {}",
@@ -402,8 +402,8 @@ impl<'v> Names<'v> {
         )
     }
 
-    /// An event in words, as `seat` may read it, with its cause: "p0's Treasury: +5, 4 -> 9 (2 lost to
-    /// the cap), by Income". `None` for an event that is not for `seat` (another seat's secret note) or
+    /// An event in words, as `seat` may read it, with its cause: "p0's Gold: +5, 4 -> 9 (2 lost to the
+    /// cap), by Harvest". `None` for an event that is not for `seat` (another seat's secret note) or
     /// not worth a line (draws from the random generator, an amount reaching its floor, the end of an
     /// unnamed phase or step).
     ///
@@ -653,7 +653,7 @@ const PLAIN_NAMES: [&str; 8] = [
 /// "action 2"). For the tests of rulesets and hosts: every text a person reads should pass.
 ///
 /// ```
-/// assert_eq!(coffer_core::unreadable("p0's Treasury holds 4; the cost is 5"), None);
+/// assert_eq!(coffer_core::unreadable("p0's Gold holds 4; the cost is 5"), None);
 /// assert_eq!(coffer_core::unreadable("p0's resource 3 holds 4").as_deref(), Some("resource 3"));
 /// assert_eq!(coffer_core::unreadable("Key { owner: p0 }").as_deref(), Some("Key {"));
 /// ```
