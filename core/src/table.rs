@@ -108,7 +108,8 @@ impl Section {
     }
 }
 
-/// What one audience sees of a game besides the ledger's resources. See the [module docs](self).
+/// What one audience sees of a game besides the ledger's resources: a seat's table holds what that seat
+/// may see and nothing more, a spectator's only public information.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
     /// Whose table this is; `None` for a spectator's.
