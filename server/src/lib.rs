@@ -1,0 +1,49 @@
+//! The durable state of a Coffer game server.
+//!
+//! This is the first part of `coffer serve`: the event store the server will be built on. Games
+//! (ruleset key, setup, created time, finished flag), seats (the SHA-256 of each seat's bearer token,
+//! never the token), each game's gapless action log and its snapshots are kept behind one [`Store`]
+//! trait with two implementations: [`MemoryStore`], the reference behaviour, and [`SqliteStore`], one
+//! SQLite file in WAL mode written by one thread that commits concurrent appends in groups. The HTTP
+//! server is not built yet.
+//!
+//! ```
+//! use coffer_server::{Action, GameId, MemoryStore, NewGame, RulesetKey, Setup, StateHash, Store,
+//!     StoreError, TokenHash};
+//! use serde_json::value::RawValue;
+//!
+//! let store = MemoryStore::new();
+//! store.create_game(NewGame {
+//!     id: GameId(1),
+//!     ruleset: RulesetKey::new("charges@1")?,
+//!     setup: Setup { players: 2, seed: 7, config: serde_json::json!({}) },
+//!     created_unix_ms: 0,
+//!     seats: vec![Some(TokenHash::of_token(b"secret of seat 0")), None],
+//! })?;
+//! let action = |seq| Action {
+//!     seq,
+//!     seat: 0,
+//!     action: RawValue::from_string(r#"{"pass":null}"#.into()).unwrap(),
+//!     hash: StateHash(seq),
+//! };
+//! store.append(GameId(1), action(1))?;
+//! // A second submission that also read the game at sequence 0 is refused with the current one.
+//! match store.append(GameId(1), action(1)) {
+//!     Err(StoreError::SequenceConflict { current, .. }) => assert_eq!(current, 1),
+//!     other => panic!("{other:?}"),
+//! }
+//! let recovery = store.recover(GameId(1))?;
+//! assert_eq!(recovery.tail.len(), 1);
+//! # Ok::<(), StoreError>(())
+//! ```
+
+mod memory;
+mod sqlite;
+mod store;
+
+pub use memory::MemoryStore;
+pub use sqlite::{Durability, SqliteConfig, SqliteStore, WriterStats};
+pub use store::{
+    Action, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash, Store,
+    StoreError, TokenHash,
+};

@@ -1,0 +1,347 @@
+//! The store's contract: the records a server keeps durable, the `Store` trait and its errors.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+/// A game's identity on the server, chosen by the caller when the game is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GameId(pub u64);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A ruleset's key in the registry, `id@version` (`charges@1`): both sides non-empty, no spaces.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RulesetKey(String);
+
+impl RulesetKey {
+    /// Checks that `key` reads `id@version`.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidRulesetKey`] when there is no `@`, either side is empty, or the key holds
+    /// whitespace or a second `@`.
+    pub fn new(key: &str) -> Result<Self, StoreError> {
+        let valid = match key.split_once('@') {
+            Some((id, version)) => {
+                !id.is_empty()
+                    && !version.is_empty()
+                    && !version.contains('@')
+                    && !key.chars().any(char::is_whitespace)
+            }
+            None => false,
+        };
+        if valid {
+            Ok(Self(key.to_owned()))
+        } else {
+            Err(StoreError::InvalidRulesetKey(key.to_owned()))
+        }
+    }
+
+    /// The whole key, `id@version`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RulesetKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a game was created with, enough to build its initial state again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    /// The number of players, which is also the number of seats.
+    pub players: u32,
+    /// The seed of the game's random generator.
+    pub seed: u64,
+    /// The ruleset's configuration, as JSON.
+    pub config: serde_json::Value,
+}
+
+/// The SHA-256 digest of a seat's secret bearer token. The store never sees the token itself.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TokenHash([u8; 32]);
+
+impl TokenHash {
+    /// Hashes a token.
+    pub fn of_token(token: &[u8]) -> Self {
+        Self(Sha256::digest(token).into())
+    }
+
+    /// A digest read back from storage.
+    pub fn from_digest(digest: [u8; 32]) -> Self {
+        Self(digest)
+    }
+
+    /// The digest's bytes.
+    pub fn digest(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// Whether `token` hashes to this digest. The comparison takes the same time wherever the
+    /// digests first differ.
+    pub fn matches(&self, token: &[u8]) -> bool {
+        let other = Self::of_token(token);
+        self.0.iter().zip(other.0.iter()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    }
+}
+
+impl fmt::Debug for TokenHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TokenHash(")?;
+        for byte in &self.0 {
+            write!(f, "{byte:02x}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// A game state's hash (the kernel's `state_hash`, XXH3-64 of the postcard encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StateHash(pub u64);
+
+/// A game to create.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// Its identity; refused if taken.
+    pub id: GameId,
+    /// The ruleset it plays.
+    pub ruleset: RulesetKey,
+    /// Players, seed and configuration.
+    pub setup: Setup,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// One entry per seat (`setup.players` of them): the hash of the seat's token, or `None` for a
+    /// free seat that someone may claim later.
+    pub seats: Vec<Option<TokenHash>>,
+}
+
+/// A stored game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// Its identity.
+    pub id: GameId,
+    /// The ruleset it plays.
+    pub ruleset: RulesetKey,
+    /// Players, seed and configuration.
+    pub setup: Setup,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// Whether it has ended; finished games are not recovered.
+    pub finished: bool,
+    /// The sequence number of its last action, 0 before the first.
+    pub seq: u64,
+}
+
+/// One applied action in a game's log.
+#[derive(Clone, Debug)]
+pub struct Action {
+    /// Its place in the game's log: 1 for the first action, then 2, 3, ... with no gaps.
+    pub seq: u64,
+    /// The seat that acted.
+    pub seat: u32,
+    /// The action as JSON, stored as written.
+    pub action: Box<RawValue>,
+    /// The state's hash after the action.
+    pub hash: StateHash,
+}
+
+impl PartialEq for Action {
+    fn eq(&self, other: &Self) -> bool {
+        self.seq == other.seq
+            && self.seat == other.seat
+            && self.action.get() == other.action.get()
+            && self.hash == other.hash
+    }
+}
+
+/// A game's state at one point of its log, in the ruleset's binary snapshot format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The sequence number of the last action the snapshot includes (0: the initial state).
+    pub seq: u64,
+    /// The ruleset's snapshot bytes.
+    pub bytes: Vec<u8>,
+    /// The state's hash.
+    pub hash: StateHash,
+}
+
+/// What a server needs to bring one game back after a restart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recovery {
+    /// The game: ruleset, setup, current sequence.
+    pub game: GameRecord,
+    /// Its latest snapshot, if any; without one, the game is rebuilt from its setup.
+    pub snapshot: Option<Snapshot>,
+    /// The actions after the snapshot (or all of them), in order.
+    pub tail: Vec<Action>,
+}
+
+/// Why a store refused or failed a call.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A ruleset key that does not read `id@version`.
+    #[error("invalid ruleset key '{0}': expected id@version, like charges@1")]
+    InvalidRulesetKey(String),
+    /// No game has this id.
+    #[error("no game {0}")]
+    NoSuchGame(GameId),
+    /// A game with this id already exists.
+    #[error("game {0} already exists")]
+    GameExists(GameId),
+    /// A new game's seat list does not have one entry per player.
+    #[error("game {game} has {players} players but {seats} seats were given")]
+    SeatCount {
+        /// The game.
+        game: GameId,
+        /// Its number of players.
+        players: u32,
+        /// The number of seats given.
+        seats: usize,
+    },
+    /// A seat number past the game's seats.
+    #[error("no seat {seat} in game {game}: its seats are 0 to {}", .seats.saturating_sub(1))]
+    NoSuchSeat {
+        /// The game.
+        game: GameId,
+        /// The seat asked for.
+        seat: u32,
+        /// The number of seats.
+        seats: u32,
+    },
+    /// A seat that already has a token.
+    #[error("seat {seat} of game {game} is already taken")]
+    SeatTaken {
+        /// The game.
+        game: GameId,
+        /// The seat.
+        seat: u32,
+    },
+    /// An action whose sequence number is not the game's next one: stale (someone else acted
+    /// first), repeated, or ahead. Nothing was applied.
+    #[error("action {given} of game {game} is not the next one: the game is at {current}, the next is {}", .current + 1)]
+    SequenceConflict {
+        /// The game.
+        game: GameId,
+        /// The sequence number given.
+        given: u64,
+        /// The game's current sequence number (its last action's).
+        current: u64,
+    },
+    /// An action for a game that has ended.
+    #[error("game {0} is finished")]
+    GameFinished(GameId),
+    /// A snapshot of a state the log has not reached.
+    #[error("snapshot at {seq} of game {game} is ahead of its log, which is at {current}")]
+    SnapshotAhead {
+        /// The game.
+        game: GameId,
+        /// The snapshot's sequence number.
+        seq: u64,
+        /// The game's current sequence number.
+        current: u64,
+    },
+    /// Stored data that does not read back as what was written.
+    #[error("corrupt store: {0}")]
+    Corrupt(String),
+    /// The SQLite database failed (shared: one failed commit fails every call in its group).
+    #[error("sqlite store failed")]
+    Sqlite(#[source] Arc<rusqlite::Error>),
+    /// The SQLite store's writer thread has stopped, so nothing more can be written.
+    #[error("the sqlite store's writer thread has stopped")]
+    WriterStopped,
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        Self::Sqlite(Arc::new(error))
+    }
+}
+
+/// The server's durable state: games, seats, action logs, snapshots.
+///
+/// Object-safe (`Arc<dyn Store>`), so the server picks its backend at run time (`--store`) and
+/// every handler shares one type; a store call costs a channel round trip or a lock, next to which
+/// a virtual call is nothing. Every method blocks: call it from a thread that may block, never from
+/// an async executor's threads.
+///
+/// # Durability
+/// A call that writes returns `Ok` only once the write is as durable as the implementation
+/// documents ([`MemoryStore`](crate::MemoryStore): not at all; [`SqliteStore`](crate::SqliteStore):
+/// committed to its database, see its docs). A call that returns `Err` wrote nothing.
+pub trait Store: Send + Sync {
+    /// Creates a game with its seats.
+    ///
+    /// # Errors
+    /// [`StoreError::GameExists`], [`StoreError::SeatCount`], or a storage failure.
+    fn create_game(&self, game: NewGame) -> Result<(), StoreError>;
+
+    /// Gives a free seat its token's hash.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`], [`StoreError::NoSuchSeat`], [`StoreError::SeatTaken`], or a
+    /// storage failure.
+    fn claim_seat(&self, game: GameId, seat: u32, token: TokenHash) -> Result<(), StoreError>;
+
+    /// Each seat's token hash, `None` for a free seat.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn seats(&self, game: GameId) -> Result<Vec<Option<TokenHash>>, StoreError>;
+
+    /// Appends an action to a game's log. `action.seq` must be the game's next sequence number;
+    /// anything else is refused with the current one, so a caller that read the game at sequence
+    /// `n` and submits `n + 1` wins only if nobody acted in between.
+    ///
+    /// # Errors
+    /// [`StoreError::SequenceConflict`], [`StoreError::NoSuchGame`], [`StoreError::GameFinished`],
+    /// [`StoreError::NoSuchSeat`], or a storage failure.
+    fn append(&self, game: GameId, action: Action) -> Result<(), StoreError>;
+
+    /// Stores a snapshot of a game at or before its current sequence, replacing one at the same
+    /// sequence. Older snapshots are kept.
+    ///
+    /// # Errors
+    /// [`StoreError::SnapshotAhead`], [`StoreError::NoSuchGame`], or a storage failure.
+    fn put_snapshot(&self, game: GameId, snapshot: Snapshot) -> Result<(), StoreError>;
+
+    /// Marks a game finished: it accepts no more actions and is not recovered. Finishing a finished
+    /// game does nothing.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn finish(&self, game: GameId) -> Result<(), StoreError>;
+
+    /// A game's record.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn game(&self, game: GameId) -> Result<GameRecord, StoreError>;
+
+    /// A game's actions with a sequence number above `after`, in order (`after = 0`: all of them).
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn actions_after(&self, game: GameId, after: u64) -> Result<Vec<Action>, StoreError>;
+
+    /// The games not finished, in id order: those a restarting server brings back.
+    ///
+    /// # Errors
+    /// A storage failure.
+    fn unfinished_games(&self) -> Result<Vec<GameId>, StoreError>;
+
+    /// A game's record, its latest snapshot and the actions after it, read at one point in time.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn recover(&self, game: GameId) -> Result<Recovery, StoreError>;
+}
