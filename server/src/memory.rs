@@ -175,6 +175,8 @@ impl Store for MemoryStore {
 
 /// The actions after sequence `after`; the log holds action `n` at index `n - 1`.
 fn tail(actions: &[Action], after: u64) -> Vec<Action> {
-    let start = usize::try_from(after).unwrap_or(usize::MAX).min(actions.len());
+    let start = usize::try_from(after)
+        .unwrap_or(usize::MAX)
+        .min(actions.len());
     actions[start..].to_vec()
 }

@@ -329,9 +329,8 @@ fn create(conn: &Connection, game: &NewGame) -> rusqlite::Result<Result<(), Stor
         game.setup.config.to_string(),
         game.created_unix_ms as i64,
     ])?;
-    let mut seat = conn.prepare_cached(
-        "INSERT INTO seats (game, seat, token_sha256) VALUES (?1, ?2, ?3)",
-    )?;
+    let mut seat =
+        conn.prepare_cached("INSERT INTO seats (game, seat, token_sha256) VALUES (?1, ?2, ?3)")?;
     for (index, token) in game.seats.iter().enumerate() {
         seat.execute(params![
             game.id.0 as i64,
@@ -474,7 +473,9 @@ fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> 
     let ruleset = RulesetKey::new(&ruleset)
         .map_err(|_| StoreError::Corrupt(format!("game {game} has ruleset key '{ruleset}'")))?;
     let config = serde_json::from_str(&config).map_err(|error| {
-        StoreError::Corrupt(format!("game {game} has a configuration that is not json: {error}"))
+        StoreError::Corrupt(format!(
+            "game {game} has a configuration that is not json: {error}"
+        ))
     })?;
     Ok(GameRecord {
         id: game,
@@ -506,9 +507,7 @@ fn read_actions(conn: &Connection, game: GameId, after: u64) -> Result<Vec<Actio
     for row in rows {
         let (seq, seat, action, hash) = row?;
         let action = RawValue::from_string(action).map_err(|error| {
-            StoreError::Corrupt(format!(
-                "action {seq} of game {game} is not json: {error}"
-            ))
+            StoreError::Corrupt(format!("action {seq} of game {game} is not json: {error}"))
         })?;
         actions.push(Action {
             seq: seq as u64,

@@ -90,7 +90,11 @@ impl TokenHash {
     /// digests first differ.
     pub fn matches(&self, token: &[u8]) -> bool {
         let other = Self::of_token(token);
-        self.0.iter().zip(other.0.iter()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+        self.0
+            .iter()
+            .zip(other.0.iter())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
     }
 }
 
