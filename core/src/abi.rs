@@ -274,16 +274,25 @@ pub struct LogSink {
 /// The functions of a plugin library. Every pointer argument must be valid for the call. The host passes
 /// every out buffer empty ([`Buf::EMPTY`]); the hot-path functions (`legal_actions`, `to_act`, `acting`,
 /// `apply_legal`) leave it untouched on success. A filled buffer is freed with `free_buf`, every game with `free_game`.
+///
+/// Its entries are `unsafe` function pointers: a bad pointer passed to one is undefined behaviour, so safe
+/// code cannot call them. Only the loader does, on a library whose declaration it checked, with the
+/// pointers each entry documents:
+///
+/// ```compile_fail,E0133
+/// let mut out = coffer_core::abi::Buf::EMPTY;
+/// (coffer_core::abi::VTABLE.free_buf)(&mut out); // error: call to unsafe function
+/// ```
 #[repr(C)]
 pub struct VTable {
     /// Installs the log forwarder (or updates its level). `sink` is copied.
-    pub init: extern "C" fn(sink: *const LogSink, out: *mut Buf) -> Status,
+    pub init: unsafe extern "C" fn(sink: *const LogSink, out: *mut Buf) -> Status,
     /// How many rulesets the library registers.
-    pub ruleset_count: extern "C" fn(count: *mut usize, out: *mut Buf) -> Status,
+    pub ruleset_count: unsafe extern "C" fn(count: *mut usize, out: *mut Buf) -> Status,
     /// The JSON of ruleset `index`'s [`Description`](crate::Description).
-    pub describe: extern "C" fn(index: usize, out: *mut Buf) -> Status,
+    pub describe: unsafe extern "C" fn(index: usize, out: *mut Buf) -> Status,
     /// A new game from the JSON of a [`Setup`]; on refusal `out` holds the JSON of a [`SetupError`].
-    pub new_game: extern "C" fn(
+    pub new_game: unsafe extern "C" fn(
         index: usize,
         setup: *const u8,
         len: usize,
@@ -291,7 +300,7 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// A game from a snapshot (`format` 0 JSON, 1 binary); on refusal `out` holds a [`SetupError`] JSON.
-    pub restore: extern "C" fn(
+    pub restore: unsafe extern "C" fn(
         index: usize,
         format: u8,
         bytes: *const u8,
@@ -300,13 +309,14 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// Frees a game.
-    pub free_game: extern "C" fn(game: *mut GameHandle),
+    pub free_game: unsafe extern "C" fn(game: *mut GameHandle),
     /// Frees a buffer.
-    pub free_buf: extern "C" fn(buf: *mut Buf),
+    pub free_buf: unsafe extern "C" fn(buf: *mut Buf),
     /// The number of players.
-    pub players: extern "C" fn(game: *const GameHandle, players: *mut u16, out: *mut Buf) -> Status,
+    pub players:
+        unsafe extern "C" fn(game: *const GameHandle, players: *mut u16, out: *mut Buf) -> Status,
     /// Lists `player`'s legal actions (cached in the plugin) and writes how many.
-    pub legal_actions: extern "C" fn(
+    pub legal_actions: unsafe extern "C" fn(
         game: *mut GameHandle,
         player: u16,
         count: *mut usize,
@@ -314,7 +324,7 @@ pub struct VTable {
     ) -> Status,
     /// The players who may act now ([`DynGame::to_act`](crate::DynGame::to_act)): writes how many there are
     /// to `count` and the first `min(count, capacity)` of them to `players`.
-    pub to_act: extern "C" fn(
+    pub to_act: unsafe extern "C" fn(
         game: *mut GameHandle,
         players: *mut u16,
         capacity: usize,
@@ -325,7 +335,7 @@ pub struct VTable {
     /// ([`DynGame::acting`](crate::DynGame::acting)): writes to `list` a pointer to `count` [`Acting`]
     /// entries that the plugin owns and keeps unchanged until the next call on this game (the host reads
     /// them before it calls anything else on the game, and never frees them).
-    pub acting: extern "C" fn(
+    pub acting: unsafe extern "C" fn(
         game: *mut GameHandle,
         list: *mut *const Acting,
         count: *mut usize,
@@ -333,15 +343,19 @@ pub struct VTable {
     ) -> Status,
     /// The JSON of listed legal action `index`; [`REFUSED`] with an empty buffer when there is none.
     pub legal_action_json:
-        extern "C" fn(game: *const GameHandle, index: usize, out: *mut Buf) -> Status,
+        unsafe extern "C" fn(game: *const GameHandle, index: usize, out: *mut Buf) -> Status,
     /// Applies legal action `index`; on refusal `out` holds the JSON of an [`ActionError`].
-    pub apply_legal:
-        extern "C" fn(game: *mut GameHandle, player: u16, index: usize, out: *mut Buf) -> Status,
+    pub apply_legal: unsafe extern "C" fn(
+        game: *mut GameHandle,
+        player: u16,
+        index: usize,
+        out: *mut Buf,
+    ) -> Status,
     /// Applies legal action `index`, then answers as `acting` for the new state
     /// ([`DynGame::apply_legal_then_acting`](crate::DynGame::apply_legal_then_acting)); on refusal `out`
     /// holds the JSON of an [`ActionError`] and `list`/`count` are not written. A panic in either part
     /// leaves the game as it was before the call.
-    pub apply_legal_then_acting: extern "C" fn(
+    pub apply_legal_then_acting: unsafe extern "C" fn(
         game: *mut GameHandle,
         player: u16,
         index: usize,
@@ -350,7 +364,7 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// Applies an action from its JSON; on refusal `out` holds the JSON of an [`ActionError`].
-    pub apply_json: extern "C" fn(
+    pub apply_json: unsafe extern "C" fn(
         game: *mut GameHandle,
         player: u16,
         json: *const u8,
@@ -358,22 +372,28 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// The postcard encoding of the last action's events (`Vec<Event>`).
-    pub events: extern "C" fn(game: *mut GameHandle, seat: i32, out: *mut Buf) -> Status,
+    pub events: unsafe extern "C" fn(game: *mut GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// The state hash.
-    pub state_hash: extern "C" fn(game: *const GameHandle, hash: *mut u64, out: *mut Buf) -> Status,
+    pub state_hash:
+        unsafe extern "C" fn(game: *const GameHandle, hash: *mut u64, out: *mut Buf) -> Status,
     /// The snapshot bytes (`format` 0 JSON, 1 binary); on refusal `out` holds a [`SetupError`] JSON.
-    pub snapshot: extern "C" fn(game: *const GameHandle, format: u8, out: *mut Buf) -> Status,
+    pub snapshot:
+        unsafe extern "C" fn(game: *const GameHandle, format: u8, out: *mut Buf) -> Status,
     /// The postcard encoding of the [`Outcome`](crate::Outcome).
-    pub outcome: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
+    pub outcome: unsafe extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
     /// The table of `seat` ([`SPECTATOR`]: a spectator's), as postcard bytes of [`crate::Table`].
-    pub table: extern "C" fn(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status,
+    pub table: unsafe extern "C" fn(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// The postcard encoding of the `Vec<ResourceView>`.
-    pub resources: extern "C" fn(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status,
+    pub resources:
+        unsafe extern "C" fn(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// [`OK`], or [`REFUSED`] with the violation's message.
-    pub check_invariants: extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
+    pub check_invariants: unsafe extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
     /// An independent copy of the game.
-    pub clone_game:
-        extern "C" fn(game: *const GameHandle, copy: *mut *mut GameHandle, out: *mut Buf) -> Status,
+    pub clone_game: unsafe extern "C" fn(
+        game: *const GameHandle,
+        copy: *mut *mut GameHandle,
+        out: *mut Buf,
+    ) -> Status,
 }
 
 /// The functions of this build, pointed to by [`Declaration::CURRENT`].

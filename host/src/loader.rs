@@ -1399,7 +1399,9 @@ impl Library {
             // SAFETY: `out` was filled by the plugin during this call and is freed just below, once.
             let bytes = unsafe { out.as_slice() }.to_vec();
             let _in_call = InCall::enter(self.subject, Call::FreeBuf);
-            (self.vt.free_buf)(&mut out);
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (self.vt.free_buf)(&mut out) };
             bytes
         };
         match status {
@@ -1457,9 +1459,13 @@ impl Library {
             max_level,
             log: log_from_plugin,
         };
-        self.call(Call::Init, |vt, out| (vt.init)(&sink, out))
-            .map(drop)
-            .map_err(|f| self.plugin_error("initialising", f))
+        self.call(Call::Init, |vt, out| {
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.init)(&sink, out) }
+        })
+        .map(drop)
+        .map_err(|f| self.plugin_error("initialising", f))
     }
 
     fn plugin_error(&self, during: &'static str, failure: Failure) -> LoadError {
@@ -1479,13 +1485,19 @@ impl Library {
     fn rulesets(&'static self) -> Result<Vec<Arc<dyn DynRuleset>>, LoadError> {
         let mut count = 0usize;
         self.call(Call::RulesetCount, |vt, out| {
-            (vt.ruleset_count)(&mut count, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.ruleset_count)(&mut count, out) }
         })
         .map_err(|f| self.plugin_error("counting its rulesets", f))?;
         (0..count)
             .map(|index| {
                 let bytes = self
-                    .call(Call::Describe, |vt, out| (vt.describe)(index, out))
+                    .call(Call::Describe, |vt, out| {
+                        // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                        // passed is valid for the whole call.
+                        unsafe { (vt.describe)(index, out) }
+                    })
                     .map_err(|f| self.plugin_error("describing", f))?;
                 let description: Description =
                     serde_json::from_slice(&bytes).map_err(|e| LoadError::Plugin {
@@ -2370,7 +2382,11 @@ impl RuntimeRuleset {
         let mut players = 0u16;
         let h = handle.cast_const();
         self.lib
-            .call(Call::Players, |vt, out| (vt.players)(h, &mut players, out))
+            .call(Call::Players, |vt, out| {
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe { (vt.players)(h, &mut players, out) }
+            })
             .map_err(|f| setup_error(f, &self.description.id))?;
         game.players = players;
         Ok(Box::new(game))
@@ -2387,7 +2403,9 @@ impl DynRuleset for RuntimeRuleset {
         let mut handle: *mut GameHandle = std::ptr::null_mut();
         self.lib
             .call(Call::NewGame, |vt, out| {
-                (vt.new_game)(self.index, json.as_ptr(), json.len(), &mut handle, out)
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe { (vt.new_game)(self.index, json.as_ptr(), json.len(), &mut handle, out) }
             })
             .map_err(|f| setup_error(f, &self.description.id))?;
         self.game(handle)
@@ -2398,14 +2416,18 @@ impl DynRuleset for RuntimeRuleset {
         let code = abi::format_code(format);
         self.lib
             .call(Call::Restore, |vt, out| {
-                (vt.restore)(
-                    self.index,
-                    code,
-                    bytes.as_ptr(),
-                    bytes.len(),
-                    &mut handle,
-                    out,
-                )
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe {
+                    (vt.restore)(
+                        self.index,
+                        code,
+                        bytes.as_ptr(),
+                        bytes.len(),
+                        &mut handle,
+                        out,
+                    )
+                }
             })
             .map_err(|f| setup_error(f, &self.description.id))?;
         self.game(handle)
@@ -2517,7 +2539,9 @@ impl Drop for RuntimeGame {
         if !self.handle.is_null() {
             let _in_call = InCall::enter(self.lib.subject, Call::FreeGame);
             // The plugin's own function frees its memory (a panic in it is caught on the plugin side).
-            (self.lib.vt.free_game)(self.handle);
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (self.lib.vt.free_game)(self.handle) };
         }
     }
 }
@@ -2531,7 +2555,9 @@ impl DynGame for RuntimeGame {
         let mut count = 0usize;
         let h = self.handle;
         match self.call_hot(Call::LegalActions, |vt, out| {
-            (vt.legal_actions)(h, player.0, &mut count, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.legal_actions)(h, player.0, &mut count, out) }
         }) {
             Ok(_) => count,
             Err(f) => {
@@ -2546,7 +2572,9 @@ impl DynGame for RuntimeGame {
         let mut count = 0usize;
         let h = self.handle;
         match self.call_hot(Call::Acting, |vt, out| {
-            (vt.acting)(h, &mut list, &mut count, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.acting)(h, &mut list, &mut count, out) }
         }) {
             // SAFETY: the plugin wrote a pointer to `count` entries of its game's cache, which stay
             // unchanged until the next call on this game (`VTable::acting`); the slice borrows `self`
@@ -2568,7 +2596,9 @@ impl DynGame for RuntimeGame {
         );
         let mut count = 0usize;
         let n = match self.call_hot(Call::ToAct, |vt, out| {
-            (vt.to_act)(h, players, capacity, &mut count, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.to_act)(h, players, capacity, &mut count, out) }
         }) {
             Ok(_) => count.min(capacity),
             Err(f) => {
@@ -2585,7 +2615,9 @@ impl DynGame for RuntimeGame {
     fn legal_action_json(&self, index: usize) -> Option<String> {
         let h = self.handle.cast_const();
         match self.call(Call::LegalActionJson, |vt, out| {
-            (vt.legal_action_json)(h, index, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.legal_action_json)(h, index, out) }
         }) {
             Ok(bytes) => String::from_utf8(bytes).ok(),
             // No such index: an answer, not a failure.
@@ -2600,7 +2632,9 @@ impl DynGame for RuntimeGame {
     fn apply_legal(&mut self, player: Owner, index: usize) -> Result<(), ActionError> {
         let h = self.handle;
         self.call_hot(Call::ApplyLegal, |vt, out| {
-            (vt.apply_legal)(h, player.0, index, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.apply_legal)(h, player.0, index, out) }
         })
         .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
@@ -2616,7 +2650,9 @@ impl DynGame for RuntimeGame {
         let mut count = 0usize;
         let h = self.handle;
         self.call_hot(Call::ApplyLegalThenActing, |vt, out| {
-            (vt.apply_legal_then_acting)(h, player.0, index, &mut list, &mut count, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.apply_legal_then_acting)(h, player.0, index, &mut list, &mut count, out) }
         })
         .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
@@ -2627,7 +2663,9 @@ impl DynGame for RuntimeGame {
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         let h = self.handle;
         self.call(Call::ApplyJson, |vt, out| {
-            (vt.apply_json)(h, player.0, json.as_ptr(), json.len(), out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.apply_json)(h, player.0, json.as_ptr(), json.len(), out) }
         })
         .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
@@ -2639,7 +2677,11 @@ impl DynGame for RuntimeGame {
             let h = self.handle;
             self.events = self.decoded(
                 Call::Events,
-                |vt, out| (vt.events)(h, abi::EVERYONE, out),
+                |vt, out| {
+                    // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                    // passed is valid for the whole call.
+                    unsafe { (vt.events)(h, abi::EVERYONE, out) }
+                },
                 Vec::new,
             );
             self.events_fresh = true;
@@ -2656,7 +2698,9 @@ impl DynGame for RuntimeGame {
         let h = self.handle.cast_const();
         // Read-only: allowed on a poisoned library (see the module docs).
         match self.lib.call_anyway(Call::StateHash, |vt, out| {
-            (vt.state_hash)(h, &mut hash, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.state_hash)(h, &mut hash, out) }
         }) {
             Ok(_) => StateHash(hash),
             Err(f) => {
@@ -2669,15 +2713,23 @@ impl DynGame for RuntimeGame {
     fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
         let h = self.handle.cast_const();
         let code = abi::format_code(format);
-        self.call(Call::Snapshot, |vt, out| (vt.snapshot)(h, code, out))
-            .map_err(|f| setup_error(f, &self.id))
+        self.call(Call::Snapshot, |vt, out| {
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.snapshot)(h, code, out) }
+        })
+        .map_err(|f| setup_error(f, &self.id))
     }
 
     fn outcome(&self) -> Outcome {
         let h = self.handle.cast_const();
         self.decoded(
             Call::Outcome,
-            |vt, out| (vt.outcome)(h, out),
+            |vt, out| {
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe { (vt.outcome)(h, out) }
+            },
             || Outcome::Ongoing,
         )
     }
@@ -2687,7 +2739,11 @@ impl DynGame for RuntimeGame {
         let code = abi::audience_code(seat);
         self.decoded(
             Call::Table,
-            |vt, out| (vt.table)(h, code, out),
+            |vt, out| {
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe { (vt.table)(h, code, out) }
+            },
             || Table::new(seat),
         )
     }
@@ -2697,7 +2753,11 @@ impl DynGame for RuntimeGame {
         let code = abi::audience_code(seat);
         self.decoded(
             Call::Resources,
-            |vt, out| (vt.resources)(h, code, out),
+            |vt, out| {
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe { (vt.resources)(h, code, out) }
+            },
             Vec::new,
         )
     }
@@ -2705,13 +2765,23 @@ impl DynGame for RuntimeGame {
     fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
         let h = self.handle;
         let code = abi::audience_code(seat);
-        self.decoded(Call::Events, |vt, out| (vt.events)(h, code, out), Vec::new)
+        self.decoded(
+            Call::Events,
+            |vt, out| {
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe { (vt.events)(h, code, out) }
+            },
+            Vec::new,
+        )
     }
 
     fn check_invariants(&self) -> Result<(), Violation> {
         let h = self.handle.cast_const();
         match self.call(Call::CheckInvariants, |vt, out| {
-            (vt.check_invariants)(h, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.check_invariants)(h, out) }
         }) {
             Ok(_) => Ok(()),
             Err(Failure::Refused(b)) => Err(Violation(String::from_utf8_lossy(&b).into_owned())),
@@ -2725,7 +2795,9 @@ impl DynGame for RuntimeGame {
         let mut copy: *mut GameHandle = std::ptr::null_mut();
         let h = self.handle.cast_const();
         let game = match self.call(Call::CloneGame, |vt, out| {
-            (vt.clone_game)(h, &mut copy, out)
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.clone_game)(h, &mut copy, out) }
         }) {
             Ok(_) => RuntimeGame::new(self.lib, copy, Arc::clone(&self.id), self.players),
             Err(f) => {
