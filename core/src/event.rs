@@ -44,16 +44,16 @@ pub enum ChargeOp {
 /// How tokens moved (K4).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum TokenOp {
-    /// Created in zone `to` at setup, which becomes the owner's reinforcements; `from` is the owner's
-    /// reinforcements before (`to` when it had none), so that the change can be undone.
+    /// Created in zone `to` at setup, which becomes the owner's reserve; `from` is the owner's
+    /// reserve before (`to` when it had none), so that the change can be undone.
     Stock,
     /// Moved from one zone to another (K4.1).
     Move,
-    /// Gained from reinforcements (K4.2).
+    /// Gained from the reserve (K4.2).
     Gain,
-    /// Meant for a one-per-owner zone that already held one, sent to reinforcements instead (K4.3).
+    /// Meant for a one-per-owner zone that already held one, sent to the reserve instead (K4.3).
     Bounce,
-    /// Taken from a fallback source because reinforcements were empty (K4.4).
+    /// Taken from a fallback source because the reserve was empty (K4.4).
     Fallback,
 }
 
@@ -187,7 +187,7 @@ pub enum Change {
         /// How many.
         n: u32,
     },
-    /// K4.2: `lost` of `owner`'s tokens could not be gained into `zone` (reinforcements ran short, or a
+    /// K4.2: `lost` of `owner`'s tokens could not be gained into `zone` (the reserve ran short, or a
     /// one-per-owner zone already held one). Observable only: changes nothing.
     Short {
         /// Whose tokens.

@@ -41,7 +41,7 @@ impl fmt::Display for Owner {
     }
 }
 
-/// A ruleset-defined kind of resource (for example "treasury" or "fleet pool").
+/// A ruleset-defined kind of resource (for example "gold" or "supply pool").
 ///
 /// The kernel never interprets it; rulesets use it to label resources and events.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
@@ -54,7 +54,7 @@ impl Kind {
 }
 
 /// The identity of a resource as events and views report it: owner, kind and a ruleset-defined subject
-/// (a card instance, a system, a ship...; `0` when there is only one).
+/// (a card instance, a place on the board, a piece...; `0` when there is only one).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 pub struct Key {
     /// Who owns the resource.
@@ -121,7 +121,7 @@ handle!(
     "charge track"
 );
 handle!(
-    /// A token zone in a [`Ledger`](crate::Ledger): reinforcements, a pool, a board place (K4).
+    /// A token zone in a [`Ledger`](crate::Ledger): a reserve, a pool, a board place (K4).
     ZoneId,
     "zone"
 );

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub struct Gained {
     /// How much arrived.
     pub gained: u64,
-    /// How much was lost to the cap, or could not be gained for want of reinforcements.
+    /// How much was lost to the cap, or could not be gained for want of tokens in the reserve.
     pub lost: u64,
 }
 
@@ -28,14 +28,14 @@ pub struct Paid {
     pub shortfall: u64,
 }
 
-/// Where a token placed "from reinforcements" came from (K4.3, K4.4).
+/// Where a token placed "from the reserve" came from (K4.3, K4.4).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Placement {
-    /// From reinforcements to the zone.
+    /// From the reserve to the zone.
     FromReserve,
-    /// Reinforcements were empty; it came from the fallback pool.
+    /// The reserve was empty; it came from the fallback pool.
     FromFallback,
-    /// The zone already held one of the owner's tokens: the token is (or stays) in reinforcements.
+    /// The zone already held one of the owner's tokens: the token is (or stays) in the reserve.
     Bounced,
 }
 
@@ -95,12 +95,12 @@ pub struct Violation(pub String);
 /// use coffer_core::{AmountSpec, Cause, Key, Kind, Ledger, Owner, Refusal};
 ///
 /// let mut ledger = Ledger::new(2, 7);
-/// let treasury = ledger.add_amount(AmountSpec::new(Key::new(Owner(0), Kind(0), 0)).cap(20)).unwrap();
-/// let gained = ledger.gain(treasury, 25, Cause::Setup).unwrap();
+/// let gold = ledger.add_amount(AmountSpec::new(Key::new(Owner(0), Kind(0), 0)).cap(20)).unwrap();
+/// let gained = ledger.gain(gold, 25, Cause::Setup).unwrap();
 /// assert_eq!((gained.gained, gained.lost), (20, 5)); // K1.1: the excess is lost and reported
-/// let refused = ledger.spend(treasury, 21, Cause::Setup);
+/// let refused = ledger.spend(gold, 21, Cause::Setup);
 /// assert!(matches!(refused, Err(Refusal::Insufficient { need: 21, have: 20, .. })));
-/// assert_eq!(ledger.value(treasury), 20); // a refusal changes nothing
+/// assert_eq!(ledger.value(gold), 20); // a refusal changes nothing
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "LedgerData")]
@@ -118,7 +118,7 @@ pub struct Ledger {
     /// Each owner's total tokens of each supply (K4 conservation), `supply * owners + owner`.
     #[serde(serialize_with = "crate::rows::serialize")]
     supply: Vec<u32>,
-    /// Each owner's reinforcements zone of each supply, if it has tokens there, `supply * owners + owner`.
+    /// Each owner's reserve zone of each supply, if it has tokens there, `supply * owners + owner`.
     #[serde(serialize_with = "crate::rows::serialize")]
     reserve: Vec<Option<ZoneId>>,
     #[serde(serialize_with = "crate::rows::serialize")]
@@ -1165,7 +1165,7 @@ impl Ledger {
         Ok(())
     }
 
-    /// K3.7: removes every capacity source `source` gave a track (an upgrade discarded). Active charges
+    /// K3.7: removes every capacity source `source` gave a track (a card leaving play). Active charges
     /// above the lowered limit are removed. Returns the capacity removed.
     ///
     /// # Errors
@@ -1257,9 +1257,9 @@ impl Ledger {
         &self.zones
     }
 
-    /// Gives `owner` a supply: `n` tokens created in `reserve`, which becomes the owner's reinforcements.
+    /// Gives `owner` a supply: `n` tokens created in `reserve`, which becomes the owner's reserve.
     /// Setup only; the owner's total then never changes (K4). Stocking several zones (tokens that start on
-    /// the board, then the reinforcements) makes the last one the reinforcements.
+    /// the board, then the reserve) makes the last one the reserve.
     ///
     /// # Errors
     /// [`Refusal::NoSuchResource`]; [`Refusal::Invalid`] for a non-player owner or `n == 0`;
@@ -1346,13 +1346,13 @@ impl Ledger {
         u16::try_from((self.supply.len() / o).max(1)).unwrap_or(u16::MAX)
     }
 
-    /// The owner's reinforcements zone of supply 0 (see [`reserve_of`](Self::reserve_of)).
+    /// The owner's reserve zone of supply 0 (see [`reserve_of`](Self::reserve_of)).
     #[inline]
     pub fn reserve(&self, owner: Owner) -> Option<ZoneId> {
         self.reserve_of(0, owner)
     }
 
-    /// The owner's reinforcements zone of a supply: the zone last stocked for it.
+    /// The owner's reserve zone of a supply: the zone last stocked for it.
     #[inline]
     pub fn reserve_of(&self, supply: u16, owner: Owner) -> Option<ZoneId> {
         if owner.0 >= self.owners {
@@ -1418,7 +1418,7 @@ impl Ledger {
     }
 
     /// K4.1: moves `n` of `owner`'s tokens. K4.3: a token for a one-per-owner zone that already holds one
-    /// of the owner's tokens (or a second token in the same move) goes to reinforcements instead; the
+    /// of the owner's tokens (or a second token in the same move) goes to the reserve instead; the
     /// returned count says how many were sent there.
     ///
     /// # Errors
@@ -1478,9 +1478,9 @@ impl Ledger {
         Ok(bounced)
     }
 
-    /// K4.2: gains up to `n` tokens from the owner's reinforcements into `to`; what reinforcements lack is
+    /// K4.2: gains up to `n` tokens from the owner's reserve into `to`; what the reserve lacks is
     /// reported in [`Gained::lost`], not refused. K4.3: a one-per-owner zone takes at most one of the
-    /// owner's tokens; the others stay in reinforcements and are reported in [`Gained::lost`] too.
+    /// owner's tokens; the others stay in the reserve and are reported in [`Gained::lost`] too.
     ///
     /// # Errors
     /// [`Refusal::Invalid`] for an owner without supply.
@@ -1519,12 +1519,12 @@ impl Ledger {
         })
     }
 
-    /// K4.3/K4.4: places one of `owner`'s tokens in `to` from reinforcements. If `to` is one-per-owner and
-    /// already holds one, the token goes to (stays in) reinforcements. If reinforcements are empty, it comes
+    /// K4.3/K4.4: places one of `owner`'s tokens in `to` from the reserve. If `to` is one-per-owner and
+    /// already holds one, the token goes to (stays in) the reserve. If reserve is empty, it comes
     /// from `fallback` (a pool the owner chose).
     ///
     /// # Errors
-    /// [`Refusal::NotEnoughTokens`] when reinforcements and the fallback are both empty.
+    /// [`Refusal::NotEnoughTokens`] when the reserve and the fallback are both empty.
     pub fn place_from_reserve(
         &mut self,
         owner: Owner,
@@ -1538,7 +1538,7 @@ impl Ledger {
             self.same_supply(self.zone(pool)?, &dst)?;
         }
         if dst.one_per_owner && self.tokens(to, owner) > 0 {
-            // The token would go straight back to reinforcements: report it, move nothing.
+            // The token would go straight back to the reserve: report it, move nothing.
             self.emit(
                 dst.key,
                 Change::Tokens {

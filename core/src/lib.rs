@@ -13,11 +13,11 @@
 //!
 //! let mut ledger = Ledger::new(1, 0);
 //! let me = Owner(0);
-//! // A Resource Pool amount that empties at the end of every phase (K2).
-//! let votes = ledger.add_amount(AmountSpec::new(Key::new(me, Kind(1), 0)).lasts(Scope::Phase)).unwrap();
-//! ledger.gain(votes, 3, Cause::Setup).unwrap();
+//! // A pool that empties at the end of every phase (K2).
+//! let pool = ledger.add_amount(AmountSpec::new(Key::new(me, Kind(1), 0)).lasts(Scope::Phase)).unwrap();
+//! ledger.gain(pool, 3, Cause::Setup).unwrap();
 //! ledger.end_scope(Scope::Phase);
-//! assert_eq!(ledger.value(votes), 0);
+//! assert_eq!(ledger.value(pool), 0);
 //! ```
 //!
 //! Rulesets implement [`Ruleset`] and register with [`plugin!`]; the host drives them as

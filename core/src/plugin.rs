@@ -13,7 +13,7 @@
 //! use coffer_core::*;
 //! use serde::{Deserialize, Serialize};
 //!
-//! /// A one-resource game: each player may add 1 to a treasury capped at 3; first to 3 wins.
+//! /// A one-resource game: each player may add 1 to a purse capped at 3; first to 3 wins.
 //! struct Coins;
 //!
 //! #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -241,7 +241,7 @@ pub enum SetupError {
     /// The configuration is not valid for this ruleset.
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// Content (cards, ships, factions) failed validation.
+    /// Content (cards, pieces, sides) failed validation.
     #[error("invalid content: {0}")]
     Content(String),
     /// A snapshot could not be read, or does not describe a valid state.

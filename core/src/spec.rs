@@ -42,7 +42,7 @@ impl Amount {
     }
 }
 
-/// How to create an [`Amount`]: `AmountSpec::new(key).cap(20)` is a treasury, `.lasts(Scope::Phase)` a pool.
+/// How to create an [`Amount`]: `AmountSpec::new(key).cap(20)` is a capped purse, `.lasts(Scope::Phase)` a pool.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct AmountSpec {
     /// Owner, kind and subject.
@@ -103,7 +103,7 @@ impl AmountSpec {
 pub enum Recurrence {
     /// The sum of every source's recurrence.
     Sum,
-    /// The highest recurrence among the sources (X-Wing's current Force rule).
+    /// The highest recurrence among the sources (a rule of charges that recur by their best source).
     Max,
     /// A fixed recurrence, whatever the sources print.
     Fixed(i32),
@@ -148,7 +148,7 @@ impl Track {
     }
 }
 
-/// One source of a track's capacity and recurrence (K3.7): a card and its upgrades feed one shared track.
+/// One source of a track's capacity and recurrence (K3.7): a card and the cards attached to it feed one shared track.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Contribution {
     /// The track fed.
@@ -208,18 +208,18 @@ impl TrackSpec {
     }
 }
 
-/// K4: a place tokens can be: an owner's reinforcements, a pool, a place on the board.
+/// K4: a place tokens can be: an owner's reserve, a pool, a place on the board.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Zone {
     /// Owner, kind and subject of the zone itself.
     pub key: Key,
-    /// K4.3: at most one token per owner; another one goes to that owner's reinforcements instead.
+    /// K4.3: at most one token per owner; another one goes to that owner's reserve instead.
     pub one_per_owner: bool,
     /// K4.5: the face tokens show here (ruleset-defined; 0 when faces do not matter).
     pub face: u8,
     /// K4: which of an owner's supplies the tokens here belong to (0 unless set). An owner may have
-    /// several finite supplies (command tokens, ship pieces of each class...), each with its own
-    /// reinforcements and its own conserved total; tokens never move between zones of different supplies.
+    /// several finite supplies (tokens of one kind, pieces of each class...), each with its own
+    /// reserve and its own conserved total; tokens never move between zones of different supplies.
     pub supply: u16,
 }
 

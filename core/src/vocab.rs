@@ -526,7 +526,7 @@ impl<'v> Names<'v> {
                         self.label(key)
                     ),
                     TokenOp::Fallback => format!(
-                        "{who}'s reinforcements are empty: {n} {tokens} taken from {from} into {to}"
+                        "{who}'s reserve is empty: {n} {tokens} taken from {from} into {to}"
                     ),
                 }
             }

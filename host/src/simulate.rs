@@ -81,7 +81,7 @@
 //! assert!(report.violations.is_empty(), "{report}");
 //! ```
 
-use coffer_core::abi::Acting;
+use coffer_core::abi::{Acting, panic_message};
 use coffer_core::{
     ActionError, DynGame, DynRuleset, Format, GameRng, Outcome, Owner, Setup, StateHash,
 };
@@ -678,16 +678,6 @@ fn simulate_game(
     Some(report_violation(
         ruleset, options, game, &setup, &log, actions, kind,
     ))
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a non-text panic".to_string()
-    }
 }
 
 fn plugin_panic(e: &ActionError) -> Option<ViolationKind> {

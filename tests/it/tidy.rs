@@ -82,3 +82,64 @@ fn every_source_file_starts_with_a_module_doc_line() {
         "files without a `//!` first line: {missing:?}"
     );
 }
+
+/// Words of the bundled rulesets' games (their kinds, cards, phases and actions). The kernel knows no game:
+/// none of them may appear in `core/src`, in code, docs or messages (ARCHITECTURE.md).
+const GAME_WORDS: [&str; 24] = [
+    "treasury",
+    "votes",
+    "x-wing",
+    "xwing",
+    "force",
+    "shield",
+    "discard",
+    "fleet",
+    "tactic",
+    "strategy card",
+    "jedi",
+    "sith",
+    "maneuver",
+    "dial",
+    "story point",
+    "galactic",
+    "ship",
+    "faction",
+    "twilight",
+    "deploy",
+    "upgrade",
+    "torpedo",
+    "reinforcement",
+    "command token",
+];
+
+#[test]
+fn core_src_holds_no_game_word() {
+    let mut files = Vec::new();
+    rust_files(&root().join("core/src"), &mut files);
+    assert!(!files.is_empty());
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap().to_lowercase();
+        for (n, line) in text.lines().enumerate() {
+            for word in GAME_WORDS {
+                // Whole words only: "enforce" is no "force", "relationship" no "ship".
+                let hit = line.match_indices(word).any(|(at, _)| {
+                    let before = line[..at].chars().next_back();
+                    let after = line[at + word.len()..].chars().next();
+                    // `Weak::upgrade` is Rust's, not a game's.
+                    !line[..at].ends_with("::")
+                        && !before.is_some_and(char::is_alphanumeric)
+                        && !after.is_some_and(|c| c.is_alphanumeric() && c != 's')
+                });
+                if hit {
+                    found.push(format!("{}:{}: {word}", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "game words in core/src:\n{}",
+        found.join("\n")
+    );
+}
