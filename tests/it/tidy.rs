@@ -143,3 +143,37 @@ fn core_src_holds_no_game_word() {
         found.join("\n")
     );
 }
+
+/// The value of `key = value` in the `[table]` of a manifest's text.
+fn manifest_value(text: &str, table: &str, key: &str) -> Option<String> {
+    let section = text.split(&format!("[{table}]\n")).nth(1)?;
+    let section = section.split("\n[").next()?;
+    section.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().to_owned())
+    })
+}
+
+#[test]
+fn core_manifest_writes_out_the_workspace_keys_and_lints_it_cannot_inherit() {
+    let workspace = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let core = std::fs::read_to_string(root().join("core/Cargo.toml")).unwrap();
+    for key in ["version", "edition", "rust-version", "license"] {
+        assert_eq!(
+            manifest_value(&core, "package", key),
+            manifest_value(&workspace, "workspace.package", key),
+            "core/Cargo.toml's {key} differs from the workspace's"
+        );
+    }
+    for (table, key) in [
+        ("lints.rust", "missing_docs"),
+        ("lints.rust", "unsafe_code"),
+        ("lints.clippy", "undocumented_unsafe_blocks"),
+    ] {
+        assert_eq!(
+            manifest_value(&core, table, key),
+            manifest_value(&workspace, &format!("workspace.{table}"), key),
+            "core/Cargo.toml's [{table}] {key} differs from the workspace's"
+        );
+    }
+}
