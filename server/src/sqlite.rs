@@ -186,7 +186,7 @@ impl SqliteStore {
         let writer = std::thread::Builder::new()
             .name("coffer-store-writer".into())
             .spawn(move || run_writer(writer, &inbox, max_batch, &thread_counters))
-            .map_err(|error| StoreError::Corrupt(format!("cannot start the writer: {error}")))?;
+            .map_err(StoreError::WriterStart)?;
         Ok(Self {
             requests: Some(requests),
             writer: Some(writer),

@@ -260,6 +260,9 @@ pub enum StoreError {
     /// The SQLite database failed (shared: one failed commit fails every call in its group).
     #[error("sqlite store failed")]
     Sqlite(#[source] Arc<rusqlite::Error>),
+    /// The SQLite store's writer thread could not be started.
+    #[error("cannot start the sqlite store's writer thread")]
+    WriterStart(#[source] std::io::Error),
     /// The SQLite store's writer thread has stopped, so nothing more can be written.
     #[error("the sqlite store's writer thread has stopped")]
     WriterStopped,
