@@ -89,7 +89,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -373,6 +373,8 @@ pub struct ThreadReport {
 /// The result of [`run`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Report {
+    /// Players of every game, or `None` when each game drew its own.
+    pub players: Option<u16>,
     /// The ruleset's `id@version`.
     pub ruleset: String,
     /// Games played.
@@ -421,6 +423,10 @@ fn per_second(n: u64, time: Duration) -> f64 {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "ruleset:     {}", self.ruleset)?;
+        match self.players {
+            Some(p) => writeln!(f, "players:     {p} in every game")?,
+            None => writeln!(f, "players:     drawn from each game's seed")?,
+        }
         writeln!(
             f,
             "games:       {} ({} finished, {} stuck, {} at the action limit)",
@@ -429,9 +435,17 @@ impl fmt::Display for Report {
         writeln!(f, "actions:     {}", self.actions)?;
         writeln!(
             f,
-            "illegal:     {} tried, {} refused",
+            "illegal:     {} tried, {} refused as they should be, each leaving the state hash unchanged",
             self.attempts, self.refusals
         )?;
+        if self.attempts > self.refusals {
+            writeln!(
+                f,
+                "             {} accepted: they were legal after all (another player's legal action that \
+                 this player may take too), and checked like any action",
+                self.attempts - self.refusals
+            )?;
+        }
         writeln!(f, "deep checks: {}", self.deep_checks)?;
         writeln!(
             f,
@@ -551,6 +565,13 @@ pub fn playout(
 
 // ----- a run -----
 
+/// `println!` that hands a write error (a closed pipe) back to the caller instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    };
+}
+
 /// Runs `options.games` random playouts of `ruleset` on `options.threads` threads, checking everything the
 /// module docs list, and reports. `progress` advances by one per game (use [`progress_bar`], or
 /// `ProgressBar::hidden()`).
@@ -599,6 +620,7 @@ pub fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions, progress: &Progr
     progress.finish_and_clear();
     let mut report = Report {
         ruleset: ruleset.description().key(),
+        players: options.players,
         threads,
         elapsed,
         ..Report::default()
@@ -1422,9 +1444,12 @@ pub struct SimulateArgs {
     /// Seed of the first game.
     #[arg(long, default_value_t = 0, value_name = "S")]
     pub seed: u64,
-    /// Players per game (default: drawn from each game's seed within the ruleset's range).
+    /// Players per game (default: the ruleset's fewest; see --random-players).
     #[arg(long, short = 'p', value_name = "N")]
     pub players: Option<u16>,
+    /// Draw each game's player count from its seed, within the ruleset's range, instead of one count.
+    #[arg(long, conflicts_with = "players")]
+    pub random_players: bool,
     /// JSON file with the ruleset's configuration.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -1454,6 +1479,7 @@ impl Report {
     pub fn to_json(&self) -> Value {
         serde_json::json!({
             "ruleset": self.ruleset,
+            "players": self.players,
             "games": self.games,
             "actions": self.actions,
             "attempts": self.attempts,
@@ -1521,20 +1547,20 @@ pub fn command(
             let v = found.as_ref().map(|v| {
                 serde_json::json!({"line": v.line.map(|l| l + 1), "kind": v.kind.name(), "message": v.kind.to_string()})
             });
-            println!(
+            outln!(
                 "{}",
                 serde_json::json!({"script": path, "lines": script.len(), "violation": v})
             );
         } else {
             match &found {
-                None => println!(
+                None => outln!(
                     "{}: {} lines, every check passed",
                     path.display(),
                     script.len()
                 ),
                 Some(v) => match v.line {
-                    Some(l) => println!("{}:{}: {}", path.display(), l + 1, v.kind),
-                    None => println!("{}: before the first line: {}", path.display(), v.kind),
+                    Some(l) => outln!("{}:{}: {}", path.display(), l + 1, v.kind),
+                    None => outln!("{}: before the first line: {}", path.display(), v.kind),
                 },
             }
         }
@@ -1552,7 +1578,12 @@ pub fn command(
     let options = SimOptions {
         games: args.games,
         seed: args.seed,
-        players: args.players,
+        // One player count unless asked otherwise: a run's figures then describe one kind of game.
+        players: if args.random_players {
+            None
+        } else {
+            Some(args.players.unwrap_or(ruleset.description().min_players))
+        },
         config,
         max_actions: args.max_actions,
         threads: usize::from(args.threads.max(1)),
@@ -1563,9 +1594,9 @@ pub fn command(
     };
     let report = run(&ruleset, &options, &progress_bar(options.games));
     if format == OutputFormat::Json {
-        println!("{}", report.to_json());
+        outln!("{}", report.to_json());
     } else {
-        println!("{report}");
+        outln!("{report}");
     }
     Ok(if report.is_clean() {
         Status::Success

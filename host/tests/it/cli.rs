@@ -1172,3 +1172,48 @@ fn the_plugin_deadline_option_is_bounded() {
     assert!(run.stderr.contains("from 0.01 to 86400"), "{}", run.stderr);
     ok(coffer(&["--plugin-deadline", "5", "rulesets"]));
 }
+
+#[test]
+fn simulate_plays_one_player_count_unless_asked_and_explains_its_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let repro = dir.path().to_str().unwrap();
+    let run = ok(coffer(&[
+        "simulate",
+        "charges",
+        "--games",
+        "3",
+        "--repro-dir",
+        repro,
+    ]));
+    assert!(
+        run.stdout.contains("players:     2 in every game"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("refused as they should be"),
+        "{}",
+        run.stdout
+    );
+    let run = ok(coffer(&[
+        "simulate",
+        "charges",
+        "--games",
+        "3",
+        "--random-players",
+        "--repro-dir",
+        repro,
+    ]));
+    assert!(
+        run.stdout.contains("drawn from each game's seed"),
+        "{}",
+        run.stdout
+    );
+    let run = coffer(&["simulate", "charges", "--players", "2", "--random-players"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    // A reader that stops after one line ends it quietly.
+    let (line, status, stderr) =
+        first_line_then_close(&["simulate", "charges", "--games", "5", "--repro-dir", repro]);
+    assert!(line.starts_with("ruleset:"), "{line}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
