@@ -232,7 +232,7 @@ pub enum StoreError {
     },
     /// An action whose sequence number is not the game's next one: stale (someone else acted
     /// first), repeated, or ahead. Nothing was applied.
-    #[error("action {given} of game {game} is not the next one: the game is at {current}, the next is {}", .current + 1)]
+    #[error("action {given} of game {game} is not the next one: the game is at {current}, the next is {}", .current.saturating_add(1))]
     SequenceConflict {
         /// The game.
         game: GameId,
