@@ -150,8 +150,8 @@ impl SqliteStore {
     /// Opens (or creates) the database at `path` and starts its writer thread.
     ///
     /// # Errors
-    /// [`StoreError::Sqlite`] when the file cannot be opened or set up, [`StoreError::Corrupt`]
-    /// when it was written by a newer schema.
+    /// [`StoreError::Sqlite`] when the file cannot be opened or set up, [`StoreError::NewerSchema`]
+    /// when a newer build wrote it, [`StoreError::WriterStart`] when no thread can be started.
     pub fn open(path: &Path, config: SqliteConfig) -> Result<Self, StoreError> {
         let writer = Connection::open(path)?;
         writer.busy_timeout(std::time::Duration::from_secs(5))?;
@@ -168,9 +168,10 @@ impl SqliteStore {
         writer.pragma_update(None, "synchronous", synchronous)?;
         let version: i64 = writer.query_row("PRAGMA user_version", [], |row| row.get(0))?;
         if version > SCHEMA_VERSION {
-            return Err(StoreError::Corrupt(format!(
-                "schema version {version} is newer than this build's {SCHEMA_VERSION}"
-            )));
+            return Err(StoreError::NewerSchema {
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
         }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;

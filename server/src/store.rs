@@ -254,6 +254,14 @@ pub enum StoreError {
         /// The game's current sequence number.
         current: u64,
     },
+    /// A database written by a newer build, whose schema this one does not know.
+    #[error("the store's schema version is {found}, newer than this build's {supported}")]
+    NewerSchema {
+        /// The database's schema version.
+        found: i64,
+        /// The newest version this build reads and writes.
+        supported: i64,
+    },
     /// Stored data that does not read back as what was written.
     #[error("corrupt store: {0}")]
     Corrupt(String),

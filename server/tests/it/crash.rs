@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -124,7 +125,9 @@ fn acknowledged_actions_survive_sigkill() {
         }
     }
     child.kill().unwrap();
-    child.wait().unwrap();
+    let status = child.wait().unwrap();
+    // Killed mid-work, not finished or failed on its own.
+    assert_eq!(status.signal(), Some(9), "the child ended with {status}");
     reader.join().unwrap();
     for line in received.try_iter() {
         record(&line);

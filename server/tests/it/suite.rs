@@ -461,3 +461,19 @@ fn sqlite_files_never_hold_a_token() {
     assert!(contains(hash.digest()), "the hash is stored");
     assert!(!contains(token), "the token is not");
 }
+
+#[test]
+fn sqlite_refuses_a_database_of_a_newer_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.db");
+    drop(SqliteStore::open(&path, SqliteConfig::default()).unwrap());
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", 2)
+        .unwrap();
+    let error = SqliteStore::open(&path, SqliteConfig::default()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the store's schema version is 2, newer than this build's 1"
+    );
+}
