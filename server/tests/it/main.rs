@@ -1,6 +1,7 @@
 //! The store's tests: one suite run against every store, and a crash test for the SQLite store.
 
 mod crash;
+mod differential;
 mod suite;
 
 use coffer_server::{Action, GameId, NewGame, RulesetKey, Setup, StateHash, TokenHash};
