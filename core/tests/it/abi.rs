@@ -121,18 +121,14 @@ fn the_exported_abi_plays_a_game_in_process() {
     // A legal action by index, then its events for everyone.
     let mut legal = 0usize;
     // SAFETY: a live game handle; `legal` and `out` live across the call.
-    assert_eq!(
-        unsafe { (vt.legal_actions)(game, 0, &mut legal, &mut out) },
-        abi::OK
-    );
+    let status = unsafe { (vt.legal_actions)(game, 0, &mut legal, &mut out) };
+    assert_eq!(status, abi::OK);
     assert_eq!(legal, 1);
     // SAFETY: a live game handle used by this thread only.
     assert_eq!(unsafe { (vt.apply_legal)(game, 0, 0, &mut out) }, abi::OK);
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { (vt.events)(game, abi::EVERYONE, &mut out) },
-        abi::OK
-    );
+    let status = unsafe { (vt.events)(game, abi::EVERYONE, &mut out) };
+    assert_eq!(status, abi::OK);
     let events: Vec<Event> = postcard::from_bytes(&take(&mut out)).unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].values(), Some((0, 1)));
@@ -140,10 +136,8 @@ fn the_exported_abi_plays_a_game_in_process() {
     // A refusal leaves the game as it was and comes back as the JSON of the typed error.
     let mut before = 0u64;
     // SAFETY: a live game handle; `before` and `out` live across the call.
-    assert_eq!(
-        unsafe { (vt.state_hash)(game, &mut before, &mut out) },
-        abi::OK
-    );
+    let status = unsafe { (vt.state_hash)(game, &mut before, &mut out) };
+    assert_eq!(status, abi::OK);
     let spend = br#"{"Spend":9}"#;
     // SAFETY: `spend` is valid for its length; a live game handle.
     let status = unsafe { (vt.apply_json)(game, 0, spend.as_ptr(), spend.len(), &mut out) };
@@ -152,10 +146,8 @@ fn the_exported_abi_plays_a_game_in_process() {
     assert!(matches!(error, ActionError::Refused(_)), "{error}");
     let mut after = 0u64;
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { (vt.state_hash)(game, &mut after, &mut out) },
-        abi::OK
-    );
+    let status = unsafe { (vt.state_hash)(game, &mut after, &mut out) };
+    assert_eq!(status, abi::OK);
     assert_eq!(before, after);
 
     // A seat's table, and a copy of the game freed on its own.
@@ -165,10 +157,8 @@ fn the_exported_abi_plays_a_game_in_process() {
     assert_eq!(table.seat, Some(Owner(1)));
     let mut copy: *mut GameHandle = std::ptr::null_mut();
     // SAFETY: a live game handle; `copy` and `out` live across the call.
-    assert_eq!(
-        unsafe { (vt.clone_game)(game, &mut copy, &mut out) },
-        abi::OK
-    );
+    let status = unsafe { (vt.clone_game)(game, &mut copy, &mut out) };
+    assert_eq!(status, abi::OK);
     // SAFETY: both handles came from this library and are freed once each.
     unsafe {
         (vt.free_game)(copy);
