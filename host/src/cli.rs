@@ -871,7 +871,7 @@ fn show(
             "state_hash": game.state_hash().to_string(),
         }))?;
     } else {
-        let names = game.names(seat);
+        let names = game.names_from(&views, &table);
         outln!("{}", summary_line(&game));
         outln!("seen by {}", render::audience(&names, seat));
         out!("{}", render::table(&names, &table));
@@ -1157,12 +1157,13 @@ fn demo(
         let views = game.resources(None);
         game.check_plugin()?;
         if format == OutputFormat::Text {
-            let names = game.names(None);
+            let table = game.table(None);
+            let names = game.names_from(&views, &table);
             outln!(
                 "--- the table after {} actions, as a spectator sees it",
                 game.log().len()
             );
-            out!("{}", render::table(&names, &game.table(None)));
+            out!("{}", render::table(&names, &table));
             outln!("\nResources");
             out!("{}", render::resources(&names, &views));
             outln!("outcome: {}\n", render::outcome(&game.outcome()));

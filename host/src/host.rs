@@ -225,16 +225,18 @@ impl HostedGame {
     /// The names of this game as `seat` (`None`: a spectator) may read them: the ruleset's vocabulary, the
     /// labels of the resources `seat` may see, and those of pending choices.
     pub fn names(&self, seat: Option<Owner>) -> Names<'_> {
-        let mut names = Names::with_resources(
-            &self.ruleset.description().vocabulary,
-            &self.game.resources(seat),
-        );
-        let table = self.game.table(seat);
-        for label in table.labels {
-            names.label_key(label.key, label.name);
+        self.names_from(&self.game.resources(seat), &self.game.table(seat))
+    }
+
+    /// [`names`](Self::names) from a seat's resources and table already at hand (no second call into the
+    /// game for them).
+    pub fn names_from(&self, resources: &[ResourceView], table: &Table) -> Names<'_> {
+        let mut names = Names::with_resources(&self.ruleset.description().vocabulary, resources);
+        for label in &table.labels {
+            names.label_key(label.key, label.name.clone());
         }
-        for pending in table.pending {
-            names.label_key(pending.key, pending.label);
+        for pending in &table.pending {
+            names.label_key(pending.key, pending.label.clone());
         }
         names
     }

@@ -26,11 +26,7 @@ fn plugin_dir() -> &'static Path {
             .join("coffer-it-plugins");
         std::fs::create_dir_all(&dir).unwrap();
         for (_, name) in PLUGINS {
-            let file = format!(
-                "{}{name}{}",
-                std::env::consts::DLL_PREFIX,
-                std::env::consts::DLL_SUFFIX
-            );
+            let file = library_file(name);
             let from = deps.join(&file);
             assert!(
                 from.is_file(),
@@ -45,6 +41,15 @@ fn plugin_dir() -> &'static Path {
         }
         dir
     })
+}
+
+/// The file name of a library for a crate name on this platform (`libcoffer_charges.so`).
+fn library_file(name: &str) -> String {
+    format!(
+        "{}{name}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    )
 }
 
 /// What a run printed and returned.
@@ -850,15 +855,8 @@ fn demo_plays_the_repository_example_scripts() {
 
 #[test]
 fn a_lock_file_lets_only_pinned_libraries_load() {
-    let file = |name: &str| {
-        format!(
-            "{}{name}{}",
-            std::env::consts::DLL_PREFIX,
-            std::env::consts::DLL_SUFFIX
-        )
-    };
-    let charges = file("coffer_charges");
-    let story = file("coffer_story_acts");
+    let charges = library_file("coffer_charges");
+    let story = library_file("coffer_story_acts");
     let good = coffer_host::loader::sha256_file(&plugin_dir().join(&charges)).unwrap();
     let wrong = "0".repeat(64);
     let dir = tempfile::tempdir().unwrap();
@@ -885,7 +883,7 @@ fn a_lock_file_lets_only_pinned_libraries_load() {
         run.stderr
     );
     assert!(
-        run.stderr.contains(&file("coffer_command_tokens")),
+        run.stderr.contains(&library_file("coffer_command_tokens")),
         "{}",
         run.stderr
     );
@@ -1096,11 +1094,7 @@ fn plugins_check_probes_each_library_and_names_the_refused_one() {
         );
     }
     let dir = tempfile::tempdir().unwrap();
-    let bogus = dir.path().join(format!(
-        "{}bogus{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
+    let bogus = dir.path().join(library_file("bogus"));
     std::fs::write(&bogus, b"not a library").unwrap();
     let run = coffer(&["plugins", "check", dir.path().to_str().unwrap()]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
