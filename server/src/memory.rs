@@ -116,9 +116,31 @@ impl Store for MemoryStore {
                 seats,
             });
         }
+        if let Some(key) = &action.key
+            && let Some(first) = entry
+                .actions
+                .iter()
+                .find(|a| a.seat == action.seat && a.key.as_ref() == Some(key))
+        {
+            return Err(StoreError::Duplicate {
+                game,
+                seat: action.seat,
+                seq: first.seq,
+            });
+        }
         entry.record.seq = action.seq;
         entry.actions.push(action);
         Ok(())
+    }
+
+    fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError> {
+        let mut games = self.lock();
+        let entry = entry(&mut games, game)?;
+        Ok(entry
+            .actions
+            .iter()
+            .find(|a| a.seat == seat && a.key.as_deref() == Some(key))
+            .map(|a| a.seq))
     }
 
     fn put_snapshot(&self, game: GameId, snapshot: Snapshot) -> Result<(), StoreError> {

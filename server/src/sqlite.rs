@@ -9,12 +9,12 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::value::RawValue;
 
 use crate::store::{
-    Action, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash, Store,
-    StoreError, TokenHash,
+    Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,
+    Store, StoreError, TokenHash,
 };
 
 /// The schema this build writes, in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -40,8 +40,10 @@ CREATE TABLE IF NOT EXISTS actions (
     seat INTEGER NOT NULL,
     action TEXT NOT NULL,
     hash INTEGER NOT NULL,
+    idem TEXT,
     PRIMARY KEY (game, seq)
 ) STRICT, WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS actions_idem ON actions (game, seat, idem) WHERE idem IS NOT NULL;
 CREATE TABLE IF NOT EXISTS snapshots (
     game INTEGER NOT NULL,
     seq INTEGER NOT NULL,
@@ -124,7 +126,36 @@ pub struct SqliteStore {
 #[derive(Debug)]
 struct Request {
     op: Op,
-    reply: mpsc::SyncSender<Result<(), StoreError>>,
+    reply: Reply,
+}
+
+/// Where a request's result goes.
+enum Reply {
+    /// A caller blocked in [`SqliteStore::write`].
+    Wait(mpsc::SyncSender<Result<(), StoreError>>),
+    /// A caller of [`Store::append_then`].
+    Then(Done),
+}
+
+impl Reply {
+    fn send(self, result: Result<(), StoreError>) {
+        match self {
+            // A caller that stopped waiting lost nothing: its write is committed.
+            Reply::Wait(sender) => {
+                let _ = sender.send(result);
+            }
+            Reply::Then(done) => done(result),
+        }
+    }
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Reply::Wait(_) => "Wait",
+            Reply::Then(_) => "Then",
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -173,6 +204,10 @@ impl SqliteStore {
                 supported: SCHEMA_VERSION,
             });
         }
+        if version == 1 {
+            // Version 2 added idempotency keys to actions.
+            writer.execute_batch("ALTER TABLE actions ADD COLUMN idem TEXT")?;
+        }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;
 
@@ -209,9 +244,25 @@ impl SqliteStore {
         let (reply, answer) = mpsc::sync_channel(1);
         let requests = self.requests.as_ref().ok_or(StoreError::WriterStopped)?;
         requests
-            .send(Request { op, reply })
+            .send(Request {
+                op,
+                reply: Reply::Wait(reply),
+            })
             .map_err(|_| StoreError::WriterStopped)?;
         answer.recv().map_err(|_| StoreError::WriterStopped)?
+    }
+
+    /// Sends `op` to the writer; `done` gets the result once its group is committed.
+    fn write_then(&self, op: Op, done: Done) {
+        let Some(requests) = self.requests.as_ref() else {
+            return done(Err(StoreError::WriterStopped));
+        };
+        if let Err(mpsc::SendError(request)) = requests.send(Request {
+            op,
+            reply: Reply::Then(done),
+        }) {
+            request.reply.send(Err(StoreError::WriterStopped));
+        }
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
@@ -253,14 +304,13 @@ fn run_writer(
         match commit_group(&mut conn, &batch) {
             Ok(results) => {
                 for (request, result) in batch.drain(..).zip(results) {
-                    // A caller that stopped waiting lost nothing: its write is committed.
-                    let _ = request.reply.send(result);
+                    request.reply.send(result);
                 }
             }
             Err(error) => {
                 let error = Arc::new(error);
                 for request in batch.drain(..) {
-                    let _ = request
+                    request
                         .reply
                         .send(Err(StoreError::Sqlite(Arc::clone(&error))));
                 }
@@ -405,8 +455,20 @@ fn append(
             },
         }));
     }
+    if let Some(key) = &action.key
+        && let Some(first) = keyed(conn, game, action.seat, key)?
+    {
+        // Undo the advance above; the transaction holds other requests' writes.
+        conn.prepare_cached("UPDATE games SET seq = ?2 - 1 WHERE id = ?1")?
+            .execute(params![game.0 as i64, action.seq as i64])?;
+        return Ok(Err(StoreError::Duplicate {
+            game,
+            seat: action.seat,
+            seq: first,
+        }));
+    }
     conn.prepare_cached(
-        "INSERT INTO actions (game, seq, seat, action, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO actions (game, seq, seat, action, hash, idem) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![
         game.0 as i64,
@@ -414,8 +476,18 @@ fn append(
         action.seat,
         action.action.get(),
         action.hash.0 as i64,
+        action.key,
     ])?;
     Ok(Ok(()))
+}
+
+fn keyed(conn: &Connection, game: GameId, seat: u32, key: &str) -> rusqlite::Result<Option<u64>> {
+    conn.prepare_cached("SELECT seq FROM actions WHERE game = ?1 AND seat = ?2 AND idem = ?3")?
+        .query_row(params![game.0 as i64, seat, key], |row| {
+            row.get::<_, i64>(0)
+        })
+        .optional()
+        .map(|seq| seq.map(|seq| seq as u64))
 }
 
 fn put_snapshot(
@@ -494,7 +566,7 @@ fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> 
 
 fn read_actions(conn: &Connection, game: GameId, after: u64) -> Result<Vec<Action>, StoreError> {
     let mut statement = conn.prepare_cached(
-        "SELECT seq, seat, action, hash FROM actions WHERE game = ?1 AND seq > ?2 ORDER BY seq",
+        "SELECT seq, seat, action, hash, idem FROM actions WHERE game = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let rows = statement.query_map(params![game.0 as i64, after as i64], |row| {
         Ok((
@@ -502,11 +574,12 @@ fn read_actions(conn: &Connection, game: GameId, after: u64) -> Result<Vec<Actio
             row.get::<_, u32>(1)?,
             row.get::<_, String>(2)?,
             row.get::<_, i64>(3)?,
+            row.get::<_, Option<String>>(4)?,
         ))
     })?;
     let mut actions = Vec::new();
     for row in rows {
-        let (seq, seat, action, hash) = row?;
+        let (seq, seat, action, hash, key) = row?;
         let action = RawValue::from_string(action).map_err(|error| {
             StoreError::Corrupt(format!("action {seq} of game {game} is not json: {error}"))
         })?;
@@ -515,6 +588,7 @@ fn read_actions(conn: &Connection, game: GameId, after: u64) -> Result<Vec<Actio
             seat,
             action,
             hash: StateHash(hash as u64),
+            key,
         });
     }
     Ok(actions)
@@ -570,6 +644,21 @@ impl Store for SqliteStore {
 
     fn append(&self, game: GameId, action: Action) -> Result<(), StoreError> {
         self.write(Op::Append { game, action })
+    }
+
+    fn append_then(&self, game: GameId, action: Action, done: Done) {
+        self.write_then(Op::Append { game, action }, done);
+    }
+
+    fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError> {
+        let conn = self.reader();
+        let exists = conn
+            .prepare_cached("SELECT 1 FROM games WHERE id = ?1")?
+            .exists([game.0 as i64])?;
+        if !exists {
+            return Err(StoreError::NoSuchGame(game));
+        }
+        Ok(keyed(&conn, game, seat, key)?)
     }
 
     fn put_snapshot(&self, game: GameId, snapshot: Snapshot) -> Result<(), StoreError> {

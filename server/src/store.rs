@@ -156,6 +156,9 @@ pub struct Action {
     pub action: Box<RawValue>,
     /// The state's hash after the action.
     pub hash: StateHash,
+    /// The submitter's idempotency key, if it gave one: a second action of the same seat with the same
+    /// key is refused with [`StoreError::Duplicate`], naming the first one's sequence number.
+    pub key: Option<String>,
 }
 
 impl PartialEq for Action {
@@ -164,8 +167,13 @@ impl PartialEq for Action {
             && self.seat == other.seat
             && self.action.get() == other.action.get()
             && self.hash == other.hash
+            && self.key == other.key
     }
 }
+
+/// What a store calls with the result of a write it was handed with [`Store::append_then`]: once, on
+/// a thread of the store's (keep it short; send the result somewhere).
+pub type Done = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 
 /// A game's state at one point of its log, in the ruleset's binary snapshot format.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,6 +248,17 @@ pub enum StoreError {
         given: u64,
         /// The game's current sequence number (its last action's).
         current: u64,
+    },
+    /// An action whose seat already submitted one with the same idempotency key: nothing was
+    /// applied; the first one is action `seq`.
+    #[error("game {game} already has this submission of seat {seat}, as action {seq}")]
+    Duplicate {
+        /// The game.
+        game: GameId,
+        /// The seat.
+        seat: u32,
+        /// The first submission's sequence number.
+        seq: u64,
     },
     /// An action for a game that has ended.
     #[error("game {0} is finished")]
@@ -318,9 +337,22 @@ pub trait Store: Send + Sync {
     /// `n` and submits `n + 1` wins only if nobody acted in between.
     ///
     /// # Errors
-    /// [`StoreError::SequenceConflict`], [`StoreError::NoSuchGame`], [`StoreError::GameFinished`],
-    /// [`StoreError::NoSuchSeat`], or a storage failure.
+    /// [`StoreError::SequenceConflict`], [`StoreError::Duplicate`], [`StoreError::NoSuchGame`],
+    /// [`StoreError::GameFinished`], [`StoreError::NoSuchSeat`], or a storage failure.
     fn append(&self, game: GameId, action: Action) -> Result<(), StoreError>;
+
+    /// [`append`](Self::append) without waiting: `done` is called with the result once the write is
+    /// as durable as `append`'s would be when it returns. For callers that must not block a thread
+    /// per waiting write (an async server). The default calls `append` and then `done`.
+    fn append_then(&self, game: GameId, action: Action, done: Done) {
+        done(self.append(game, action));
+    }
+
+    /// The sequence number of the action `seat` submitted with idempotency key `key`, if any.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError>;
 
     /// Stores a snapshot of a game at or before its current sequence, replacing one at the same
     /// sequence. Older snapshots are kept.

@@ -69,7 +69,67 @@ suite!(
     finished_games_take_no_actions_and_are_not_recovered,
     actions_after_a_sequence_are_the_tail,
     racing_threads_on_many_games_lose_and_duplicate_nothing,
+    a_repeated_idempotency_key_of_a_seat_is_refused_with_the_first_sequence,
+    append_then_reports_the_result_of_the_write,
 );
+
+fn keyed(mut action: coffer_server::Action, key: &str) -> coffer_server::Action {
+    action.key = Some(key.to_owned());
+    action
+}
+
+fn a_repeated_idempotency_key_of_a_seat_is_refused_with_the_first_sequence(store: &Arc<dyn Store>) {
+    store.create_game(new_game(1)).unwrap();
+    // Seat 1 (odd sequence numbers) submits with key "a"; seat 0 may use the same key.
+    store
+        .append(GameId(1), keyed(action(1, 1, 0), "a"))
+        .unwrap();
+    store
+        .append(GameId(1), keyed(action(1, 2, 0), "a"))
+        .unwrap();
+    match store.append(GameId(1), keyed(action(1, 3, 0), "a")) {
+        Err(StoreError::Duplicate { seat, seq, .. }) => assert_eq!((seat, seq), (1, 1)),
+        other => panic!("expected a duplicate, got {other:?}"),
+    }
+    // Nothing was applied: the next sequence is still 3.
+    assert_eq!(store.game(GameId(1)).unwrap().seq, 2);
+    store
+        .append(GameId(1), keyed(action(1, 3, 0), "b"))
+        .unwrap();
+    assert_eq!(store.keyed_action(GameId(1), 1, "a").unwrap(), Some(1));
+    assert_eq!(store.keyed_action(GameId(1), 0, "a").unwrap(), Some(2));
+    assert_eq!(store.keyed_action(GameId(1), 0, "b").unwrap(), None);
+    let log = store.actions_after(GameId(1), 0).unwrap();
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[2].key.as_deref(), Some("b"));
+    assert!(matches!(
+        store.keyed_action(GameId(9), 0, "a"),
+        Err(StoreError::NoSuchGame(_))
+    ));
+}
+
+fn append_then_reports_the_result_of_the_write(store: &Arc<dyn Store>) {
+    store.create_game(new_game(1)).unwrap();
+    let (sender, results) = std::sync::mpsc::channel();
+    for seq in [1, 1, 2] {
+        let sender = sender.clone();
+        store.append_then(
+            GameId(1),
+            action(1, seq, 0),
+            Box::new(move |result| sender.send(result.map_err(|e| e.to_string())).unwrap()),
+        );
+    }
+    let answers: Vec<_> = (0..3).map(|_| results.recv().unwrap()).collect();
+    assert_eq!(answers[0], Ok(()));
+    assert!(
+        answers[1]
+            .as_ref()
+            .unwrap_err()
+            .contains("not the next one")
+    );
+    assert_eq!(answers[2], Ok(()));
+    assert_eq!(store.game(GameId(1)).unwrap().seq, 2);
+}
 
 fn conflict_current(result: Result<(), StoreError>) -> u64 {
     match result {
