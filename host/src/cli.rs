@@ -251,6 +251,30 @@ pub enum Command {
     /// Check plugin libraries without loading them into this process.
     #[command(subcommand)]
     Plugins(PluginsCommand),
+    /// Host games of every loaded ruleset for remote players over HTTP and WebSocket, on a durable store
+    /// (runs the server program `coffer-server`; `coffer serve --help` lists its options).
+    #[command(disable_help_flag = true)]
+    Serve {
+        /// The server's options (see `coffer serve --help`).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "OPTIONS"
+        )]
+        args: Vec<std::ffi::OsString>,
+    },
+    /// Measure a server's acknowledged actions per second and latency (runs `coffer-server loadtest`;
+    /// `coffer loadtest --help` lists its options).
+    #[command(disable_help_flag = true)]
+    Loadtest {
+        /// The load generator's options (see `coffer loadtest --help`).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "OPTIONS"
+        )]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Internal: probe one library in this child process for `coffer plugins check` (the library comes from
     /// the environment the parent sets).
     #[command(name = "probe-library", hide = true)]
@@ -303,6 +327,11 @@ pub fn main() -> ExitCode {
         let code = crate::loader::probe_child_main().unwrap_or(2);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    match &cli.command {
+        Command::Serve { args } => return server_program(&cli.global, "serve", args),
+        Command::Loadtest { args } => return server_program(&cli.global, "loadtest", args),
+        _ => {}
+    }
     init_tracing(cli.global.verbose);
     match run(&cli) {
         Ok(Status::Success) => ExitCode::SUCCESS,
@@ -317,6 +346,56 @@ pub fn main() -> ExitCode {
             }
             eprintln!("error: {message}");
             ExitCode::from(1)
+        }
+    }
+}
+
+/// `coffer serve` and `coffer loadtest`: the server program `coffer-server`, next to this one, given the
+/// same plugin options. On Unix it replaces this process, so signals (SIGTERM for a graceful stop) reach
+/// the server itself.
+fn server_program(global: &Global, command: &str, args: &[std::ffi::OsString]) -> ExitCode {
+    let name = format!("coffer-server{}", std::env::consts::EXE_SUFFIX);
+    let program = match std::env::current_exe() {
+        Ok(exe) => exe.with_file_name(&name),
+        Err(e) => {
+            eprintln!("error: cannot find this program's own path to find {name} beside it: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !program.is_file() {
+        eprintln!(
+            "error: `coffer {command}` runs the server program {}, which is not built: build it with \
+             `cargo build --release --workspace`",
+            program.display()
+        );
+        return ExitCode::from(2);
+    }
+    let mut child = std::process::Command::new(&program);
+    for dir in &global.plugin_dirs {
+        child.arg("--plugin-dir").arg(dir);
+    }
+    if let Some(lock) = &global.lock {
+        child.arg("--lock").arg(lock);
+    }
+    if let Some(deadline) = global.plugin_deadline {
+        child
+            .arg("--plugin-deadline")
+            .arg(deadline.as_secs_f64().to_string());
+    }
+    child.arg(command).args(args);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        let error = child.exec();
+        eprintln!("error: cannot run {}: {error}", program.display());
+        ExitCode::from(2)
+    }
+    #[cfg(not(unix))]
+    match child.status() {
+        Ok(status) => ExitCode::from(u8::try_from(status.code().unwrap_or(1)).unwrap_or(1)),
+        Err(error) => {
+            eprintln!("error: cannot run {}: {error}", program.display());
+            ExitCode::from(2)
         }
     }
 }
@@ -384,6 +463,11 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
         Command::ProbeLibrary => {
             bail!("probe-library runs only as a child of `coffer plugins check`")
         }
+        Command::Serve { .. } | Command::Loadtest { .. } => {
+            bail!(
+                "`coffer serve` and `coffer loadtest` run the program coffer-server: call cli::main"
+            )
+        }
         _ => {}
     }
     let (registry, refused) = load_registry_counting(&cli.global)?;
@@ -441,7 +525,10 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             *actions as usize,
             *seed,
         ),
-        Command::Plugins(_) | Command::ProbeLibrary => unreachable!("handled before loading"),
+        Command::Plugins(_)
+        | Command::ProbeLibrary
+        | Command::Serve { .. }
+        | Command::Loadtest { .. } => unreachable!("handled before loading"),
     }
 }
 

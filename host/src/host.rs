@@ -3,8 +3,8 @@
 
 use crate::registry::{Registry, RegistryError};
 use coffer_core::{
-    ActionError, DynGame, DynRuleset, Event, Names, Outcome, Owner, ResourceView, Setup,
-    SetupError, StateHash, Table,
+    ActionError, Description, DynGame, DynRuleset, Event, Names, Outcome, Owner, ResourceView,
+    Setup, SetupError, StateHash, Table,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -231,14 +231,7 @@ impl HostedGame {
     /// [`names`](Self::names) from a seat's resources and table already at hand (no second call into the
     /// game for them).
     pub fn names_from(&self, resources: &[ResourceView], table: &Table) -> Names<'_> {
-        let mut names = Names::with_resources(&self.ruleset.description().vocabulary, resources);
-        for label in &table.labels {
-            names.label_key(label.key, label.name.clone());
-        }
-        for pending in &table.pending {
-            names.label_key(pending.key, pending.label.clone());
-        }
-        names
+        names_for(self.ruleset.description(), resources, table)
     }
 
     /// What `seat` (`None`: a spectator) sees of the game besides its resources.
@@ -258,11 +251,7 @@ impl HostedGame {
 
     /// A refusal of `player`'s `action`, its reason written in the game's words.
     fn refused(&self, player: u16, action: &str, refusal: ActionError) -> HostError {
-        let reason = match &refusal {
-            ActionError::Refused(r) => self.names(Some(Owner(player))).refusal(r),
-            // A parser's message may quote the input again: cut it too.
-            other => crate::render::cut(&other.to_string(), 2 * crate::render::ECHO_LIMIT),
-        };
+        let reason = refusal_reason(&self.names(Some(Owner(player))), &refusal);
         HostError::Action {
             player,
             action: crate::render::cut(action, crate::render::ECHO_LIMIT),
@@ -324,6 +313,33 @@ impl HostedGame {
             hash,
         });
         Ok(self.game.events())
+    }
+}
+
+/// The names of a game of the ruleset `description` as one audience reads them, from that audience's
+/// resources and table: the vocabulary, the resources' labels, the table's labels and pending choices.
+pub fn names_for<'d>(
+    description: &'d Description,
+    resources: &[ResourceView],
+    table: &Table,
+) -> Names<'d> {
+    let mut names = Names::with_resources(&description.vocabulary, resources);
+    for label in &table.labels {
+        names.label_key(label.key, label.name.clone());
+    }
+    for pending in &table.pending {
+        names.label_key(pending.key, pending.label.clone());
+    }
+    names
+}
+
+/// Why an action was refused, in words: the ruleset's refusal written with `names` (those of the seat
+/// that acted), or the parser's message cut to twice [`ECHO_LIMIT`](crate::render::ECHO_LIMIT).
+pub fn refusal_reason(names: &Names<'_>, refusal: &ActionError) -> String {
+    match refusal {
+        ActionError::Refused(r) => names.refusal(r),
+        // A parser's message may quote the input again: cut it too.
+        other => crate::render::cut(&other.to_string(), 2 * crate::render::ECHO_LIMIT),
     }
 }
 

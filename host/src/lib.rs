@@ -23,7 +23,7 @@ pub mod render;
 pub mod save;
 pub mod simulate;
 
-pub use host::{GameId, Host, HostError, HostedGame, LoggedAction};
+pub use host::{GameId, Host, HostError, HostedGame, LoggedAction, names_for, refusal_reason};
 pub use registry::{Entry, Origin, Registry, RegistryError};
 pub use save::{SaveError, SaveFile};
 

@@ -1111,10 +1111,22 @@ fn install_guards() {
     });
 }
 
-/// Watches every thread's plugin call; ends the process when one outlives the deadline.
+/// Whether a call past its deadline is left to the host ([`contain_overdue_calls`]).
+static CONTAIN_OVERDUE: AtomicBool = AtomicBool::new(false);
+
+/// Leaves calls past their deadline to the host instead of ending the process: the watchdog only reports
+/// each one, once, through `tracing`. For a host that keeps its own deadline around every call and can
+/// stop using what the stuck call holds, as the game server does (it quarantines that game; the thread
+/// stuck in the call is abandoned, never joined). Process-wide and permanent.
+pub fn contain_overdue_calls() {
+    CONTAIN_OVERDUE.store(true, Ordering::Relaxed);
+}
+
+/// Watches every thread's plugin call; ends the process when one outlives the deadline (unless
+/// [`contain_overdue_calls`] was called).
 fn watchdog() {
-    // Per slot (by address): the odd `seq` first seen and when.
-    let mut seen: BTreeMap<usize, (u64, Instant)> = BTreeMap::new();
+    // Per slot (by address): the odd `seq` first seen, when, and whether it was reported.
+    let mut seen: BTreeMap<usize, (u64, Instant, bool)> = BTreeMap::new();
     loop {
         let deadline = call_deadline();
         let poll = (deadline / 8).clamp(Duration::from_millis(2), Duration::from_secs(1));
@@ -1127,14 +1139,24 @@ fn watchdog() {
                 seen.remove(&key);
                 continue;
             };
-            match seen.get(&key) {
-                Some(&(first, since)) if first == seq => {
-                    if now.duration_since(since) >= deadline {
-                        overdue(subject, call, deadline);
+            match seen.get_mut(&key) {
+                Some((first, since, reported)) if *first == seq => {
+                    if now.duration_since(*since) >= deadline {
+                        if !CONTAIN_OVERDUE.load(Ordering::Relaxed) {
+                            overdue(subject, call, deadline);
+                        }
+                        if !*reported {
+                            *reported = true;
+                            tracing::error!(
+                                plugin = %subject.display(),
+                                "plugin call `{call}` is past its deadline of {} s; the host stops using what it holds",
+                                deadline.as_secs_f64()
+                            );
+                        }
                     }
                 }
                 _ => {
-                    seen.insert(key, (seq, now));
+                    seen.insert(key, (seq, now, false));
                 }
             }
         }

@@ -1,11 +1,18 @@
-//! The durable state of a Coffer game server.
+//! The Coffer game server (`coffer serve`): games of every loaded ruleset hosted over an HTTP JSON API
+//! and a WebSocket per game, on a durable event store.
 //!
-//! This is the first part of `coffer serve`: the event store the server will be built on. Games
+//! - [`serve::serve`] runs a server: it opens the store, recovers every unfinished game, and serves
+//!   [`http::router`] until SIGTERM; [`Games`] hosts the games, each behind its own lock, every ruleset
+//!   call on a blocking thread under the plugin deadline; [`Limits`] bounds everything a client can
+//!   make the server hold.
+//! - `docs/SERVER.md` documents the API, the store, the trust model and the limits.
+//!
+//! # The store
+//! Games
 //! (ruleset key, setup, created time, finished flag), seats (the SHA-256 of each seat's bearer token,
 //! never the token), each game's gapless action log and its snapshots are kept behind one [`Store`]
 //! trait with two implementations: [`MemoryStore`], the reference behaviour, and [`SqliteStore`], one
-//! SQLite file in WAL mode written by one thread that commits concurrent appends in groups. The HTTP
-//! server is not built yet.
+//! SQLite file in WAL mode written by one thread that commits concurrent appends in groups.
 //!
 //! ```
 //! use coffer_server::{Action, GameId, MemoryStore, NewGame, RulesetKey, Setup, StateHash, Store,
@@ -37,13 +44,24 @@
 //! # Ok::<(), StoreError>(())
 //! ```
 
+pub mod error;
+pub mod games;
+pub mod http;
+pub mod limits;
+pub mod loadtest;
 mod memory;
+pub mod metrics;
+pub mod serve;
 mod sqlite;
 mod store;
+
+pub use error::ApiError;
+pub use games::Games;
+pub use limits::Limits;
 
 pub use memory::MemoryStore;
 pub use sqlite::{Durability, SqliteConfig, SqliteStore, WriterStats};
 pub use store::{
-    Action, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash, Store,
-    StoreError, TokenHash,
+    Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,
+    Store, StoreError, TokenHash,
 };

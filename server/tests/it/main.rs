@@ -1,8 +1,10 @@
-//! The store's tests: one suite run against every store, and a crash test for the SQLite store.
+//! The server's tests: the store (one suite run against every store, a crash test for the SQLite
+//! store) and the API of real servers on loopback.
 
 mod crash;
 mod differential;
 mod suite;
+pub mod support;
 
 use coffer_server::{Action, GameId, NewGame, RulesetKey, Setup, StateHash, TokenHash};
 use serde_json::value::RawValue;
@@ -36,6 +38,7 @@ pub fn action(game: u64, seq: u64, writer: u64) -> Action {
         seat: u32::try_from(seq % 2).expect("0 or 1"),
         action: RawValue::from_string(text).expect("valid json"),
         hash: StateHash(expected_hash(game, seq, writer)),
+        key: None,
     }
 }
 

@@ -1,0 +1,160 @@
+//! What the API answers when it refuses or fails: an HTTP status and a JSON body
+//! `{"error": "<code>", "message": "<in words>", ...}`.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use std::time::Duration;
+
+/// Why a request was refused or failed. Every message speaks the game's words or the API's, never a
+/// kernel type's, and never holds another seat's hidden state.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiError {
+    /// The request is malformed: not JSON, a missing or wrong field, too deep.
+    #[error("{0}")]
+    BadRequest(String),
+    /// A seat's request without a token.
+    #[error(
+        "this request needs a seat's token: send the header 'Authorization: Bearer <token>' (or, for a WebSocket, '?token=<token>')"
+    )]
+    Unauthorized,
+    /// A token that is not one of this game's seats.
+    #[error("this token is not a seat of game {0}")]
+    Forbidden(u64),
+    /// No such game, route or seat.
+    #[error("{0}")]
+    NotFound(String),
+    /// `expected_seq` is not the game's sequence number: someone acted first. Nothing was applied.
+    #[error(
+        "the game is at action {current}, not {expected}: someone acted first; nothing was applied"
+    )]
+    Stale {
+        /// The sequence number the client expected.
+        expected: u64,
+        /// The game's sequence number now.
+        current: u64,
+    },
+    /// The seat asked for is taken, or no seat is free.
+    #[error("{0}")]
+    SeatTaken(String),
+    /// The game has ended.
+    #[error("game {0} is over: it takes no more actions")]
+    Finished(u64),
+    /// The game is stopped (quarantined) and takes no more requests; why, in words.
+    #[error("{0}")]
+    Stopped(String),
+    /// The ruleset refused the action; the game is unchanged.
+    #[error("{message}")]
+    Refused {
+        /// Why, in the game's words.
+        message: String,
+    },
+    /// Past the seat's action rate.
+    #[error("too many actions from this seat: wait {:.3} s", retry_after.as_secs_f64())]
+    RateLimited {
+        /// How long until the next action is accepted.
+        retry_after: Duration,
+    },
+    /// The request body is larger than the limit.
+    #[error("the request body is larger than {0} bytes")]
+    TooLarge(usize),
+    /// The server hosts as many games as it may.
+    #[error("{0}")]
+    Full(String),
+    /// The game was busy for longer than the plugin deadline.
+    #[error("game {0} is busy: try again")]
+    Busy(u64),
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// A failure of the server (its store); the message says what, without internals of the game.
+    #[error("{0}")]
+    Internal(String),
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: &'a str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_seq: Option<u64>,
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Stale { .. }
+            | ApiError::SeatTaken(_)
+            | ApiError::Finished(_)
+            | ApiError::Stopped(_) => StatusCode::CONFLICT,
+            ApiError::Refused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Full(_) | ApiError::Busy(_) | ApiError::ShuttingDown => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The machine-readable code in the body's `error` field.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::Stale { .. } => "stale",
+            ApiError::SeatTaken(_) => "seat_taken",
+            ApiError::Finished(_) => "finished",
+            ApiError::Stopped(_) => "stopped",
+            ApiError::Refused { .. } => "refused",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::TooLarge(_) => "too_large",
+            ApiError::Full(_) => "full",
+            ApiError::Busy(_) => "busy",
+            ApiError::ShuttingDown => "shutting_down",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> serde_json::Value {
+        serde_json::to_value(Body {
+            error: self.code(),
+            message: self.to_string(),
+            current_seq: match self {
+                ApiError::Stale { current, .. } => Some(*current),
+                _ => None,
+            },
+        })
+        .unwrap_or_default()
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status(), axum::Json(self.body())).into_response();
+        match &self {
+            ApiError::Unauthorized => {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            ApiError::RateLimited { retry_after } => {
+                let secs = retry_after.as_secs_f64().ceil().max(1.0) as u64;
+                if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
+                    response.headers_mut().insert(header::RETRY_AFTER, value);
+                }
+            }
+            _ => {}
+        }
+        response
+    }
+}

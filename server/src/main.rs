@@ -1,0 +1,221 @@
+//! `coffer-server`: the game server (`coffer serve` runs it) and its load generator (`coffer loadtest`).
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use coffer_host::cli::{Global, load_registry};
+use coffer_server::serve::{ServeConfig, StoreChoice, serve};
+use coffer_server::{Durability, Limits};
+
+const AFTER_HELP: &str = "\
+Examples:
+  coffer --plugin-dir target/release serve
+  coffer --plugin-dir target/release serve --listen 0.0.0.0:8080 --store games.db
+  coffer --plugin-dir target/release loadtest --games 100 --transport ws";
+
+/// The Coffer game server.
+#[derive(Debug, Parser)]
+#[command(name = "coffer", bin_name = "coffer", version, about = "The Coffer game server", after_long_help = AFTER_HELP)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Host games of every loaded ruleset over HTTP and WebSocket, on a durable store.
+    Serve(ServeArgs),
+    /// Measure a server: acknowledged actions per second and latency, at several numbers of games.
+    Loadtest(coffer_server::loadtest::Args),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum DurabilityArg {
+    /// An acknowledged action survives a power loss (every commit synced; the default).
+    PowerLoss,
+    /// An acknowledged action survives a crash of the server, not of the machine.
+    ProcessCrash,
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// Address to listen on (port 0: any free port; the address is printed).
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    listen: SocketAddr,
+    /// SQLite database of the games (created if missing).
+    #[arg(long, default_value = "coffer.db", value_name = "PATH")]
+    store: PathBuf,
+    /// Keep games in memory only: nothing survives the process.
+    #[arg(long, conflicts_with = "store")]
+    memory: bool,
+    /// What an acknowledged action survives.
+    #[arg(long, value_enum, default_value_t = DurabilityArg::PowerLoss)]
+    durability: DurabilityArg,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_body_bytes, value_name = "BYTES")]
+    max_body_bytes: usize,
+    /// Deepest nesting of a JSON body or WebSocket message.
+    #[arg(long, default_value_t = Limits::default().max_json_depth, value_name = "N")]
+    max_json_depth: usize,
+    /// Largest WebSocket message a client may send, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_ws_message_bytes, value_name = "BYTES")]
+    max_ws_message_bytes: usize,
+    /// Connections open at once; more are closed at once.
+    #[arg(long, default_value_t = Limits::default().max_connections, value_name = "N")]
+    max_connections: usize,
+    /// Games hosted at once.
+    #[arg(long, default_value_t = Limits::default().max_games, value_name = "N")]
+    max_games: usize,
+    /// Actions per second one seat's token may submit, sustained.
+    #[arg(long, default_value_t = Limits::default().actions_per_second, value_name = "N")]
+    actions_per_second: u32,
+    /// Actions one seat's token may submit at once before the rate applies.
+    #[arg(long, default_value_t = Limits::default().action_burst, value_name = "N")]
+    action_burst: u32,
+    /// Seconds a connection may take to send its request headers.
+    #[arg(long, default_value_t = Limits::default().header_timeout.as_secs_f64(), value_name = "SECS")]
+    header_timeout: f64,
+    /// Seconds between pings of an idle WebSocket (closed after two unanswered).
+    #[arg(long, default_value_t = Limits::default().ws_ping.as_secs_f64(), value_name = "SECS")]
+    ws_ping: f64,
+    /// Store a snapshot of a game every N actions.
+    #[arg(long, default_value_t = Limits::default().snapshot_every, value_name = "N")]
+    snapshot_every: u64,
+}
+
+fn seconds(value: f64, name: &str) -> Result<Duration, String> {
+    if value.is_finite() && (0.001..=86_400.0).contains(&value) {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(format!(
+            "--{name} must be between 0.001 and 86400 seconds, not {value}"
+        ))
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("COFFER_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    match cli.command {
+        Command::Serve(args) => run_serve(&cli.global, args),
+        Command::Loadtest(args) => coffer_server::loadtest::run(&cli.global, args),
+    }
+}
+
+fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
+    let registry = match load_registry(global) {
+        Ok(registry) => registry,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if registry.is_empty() {
+        eprintln!(
+            "error: no ruleset is loaded: build the plugins with `cargo build --release --workspace` and pass \
+             `--plugin-dir target/release` (or set COFFER_PLUGIN_PATH)"
+        );
+        return ExitCode::from(2);
+    }
+    let mut limits = Limits::default();
+    limits.max_body_bytes = args.max_body_bytes;
+    limits.max_json_depth = args.max_json_depth;
+    limits.max_ws_message_bytes = args.max_ws_message_bytes;
+    limits.max_connections = args.max_connections;
+    limits.max_games = args.max_games;
+    limits.actions_per_second = args.actions_per_second;
+    limits.action_burst = args.action_burst;
+    limits.snapshot_every = args.snapshot_every;
+    limits.plugin_deadline = coffer_host::loader::call_deadline();
+    for (value, name, slot) in [
+        (
+            args.header_timeout,
+            "header-timeout",
+            &mut limits.header_timeout,
+        ),
+        (args.ws_ping, "ws-ping", &mut limits.ws_ping),
+    ] {
+        match seconds(value, name) {
+            Ok(duration) => *slot = duration,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let store = if args.memory {
+        StoreChoice::Memory
+    } else {
+        StoreChoice::Sqlite {
+            path: args.store.clone(),
+            durability: match args.durability {
+                DurabilityArg::PowerLoss => Durability::PowerLoss,
+                DurabilityArg::ProcessCrash => Durability::ProcessCrash,
+            },
+        }
+    };
+    let where_ = if args.memory {
+        "in memory (nothing survives a restart)".to_owned()
+    } else {
+        args.store.display().to_string()
+    };
+    let keys = registry.keys().join(", ");
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(1024)
+        .thread_name("coffer-server")
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the server's threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let config = ServeConfig {
+        listen: args.listen,
+        store,
+        limits,
+    };
+    let result = runtime.block_on(serve(
+        registry,
+        config,
+        |addr, games| {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(
+                out,
+                "coffer serve: listening on http://{addr} with {keys}; games in {where_} ({} recovered)",
+                games.len()
+            );
+            let _ = out.flush();
+        },
+        None,
+    ));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let mut message = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                message.push_str(": ");
+                message.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The server's Prometheus metrics, served at `/metrics` in the text exposition format.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+/// Every metric the server keeps.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    /// Actions applied and committed.
+    pub actions: Counter,
+    /// Actions the ruleset refused.
+    pub refusals: Counter,
+    /// Submissions refused before the ruleset saw them: stale `expected_seq`, rate limit, stopped game.
+    pub rejected: Counter,
+    /// Seconds from handing an action to the store to its commit.
+    pub commit_seconds: Histogram,
+    /// WebSocket clients connected now.
+    pub connected_clients: Gauge,
+    /// Connections open now (HTTP and WebSocket).
+    pub connections: Gauge,
+    /// Connections closed at once because `max_connections` were open.
+    pub connections_refused: Counter,
+    /// Games hosted now.
+    pub games: Gauge,
+    /// Games stopped (quarantined): a plugin past its deadline, a panic, a poisoned library, a storage
+    /// failure.
+    pub games_stopped: Counter,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("coffer");
+        let actions = Counter::default();
+        let refusals = Counter::default();
+        let rejected = Counter::default();
+        let commit_seconds = Histogram::new([
+            0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0,
+        ]);
+        let connected_clients = Gauge::default();
+        let connections = Gauge::default();
+        let connections_refused = Counter::default();
+        let games = Gauge::default();
+        let games_stopped = Counter::default();
+        registry.register("actions", "Actions applied and committed", actions.clone());
+        registry.register("refusals", "Actions the ruleset refused", refusals.clone());
+        registry.register(
+            "rejected",
+            "Submissions refused before the ruleset saw them (stale, rate limited, stopped game)",
+            rejected.clone(),
+        );
+        registry.register(
+            "commit_seconds",
+            "Seconds from handing an action to the store to its commit",
+            commit_seconds.clone(),
+        );
+        registry.register(
+            "connected_clients",
+            "WebSocket clients connected now",
+            connected_clients.clone(),
+        );
+        registry.register("connections", "Connections open now", connections.clone());
+        registry.register(
+            "connections_refused",
+            "Connections closed at once because the connection limit was reached",
+            connections_refused.clone(),
+        );
+        registry.register("games", "Games hosted now", games.clone());
+        registry.register(
+            "games_stopped",
+            "Games stopped: plugin past its deadline, panic, poisoned library, storage failure",
+            games_stopped.clone(),
+        );
+        Self {
+            registry,
+            actions,
+            refusals,
+            rejected,
+            commit_seconds,
+            connected_clients,
+            connections,
+            connections_refused,
+            games,
+            games_stopped,
+        }
+    }
+}
+
+impl Metrics {
+    /// The metrics in Prometheus' text format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut out, &self.registry);
+        out
+    }
+}

@@ -1,0 +1,238 @@
+//! Running the server: the store, recovery, the listener with its connection limit and header
+//! timeout, and graceful shutdown.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
+
+use crate::games::{Games, SWEEP_EVERY};
+use crate::http::{App, router};
+use crate::limits::Limits;
+use crate::metrics::Metrics;
+use crate::{Durability, MemoryStore, SqliteConfig, SqliteStore, Store, StoreError};
+use coffer_host::Registry;
+
+/// Where the server keeps its games.
+#[derive(Clone, Debug)]
+pub enum StoreChoice {
+    /// One SQLite file (created if missing), the embedded default.
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// What an acknowledged action survives.
+        durability: Durability,
+    },
+    /// Memory only: nothing survives the process. For tests and trials.
+    Memory,
+}
+
+/// How to run a server.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// The address to listen on; port 0 picks a free one.
+    pub listen: SocketAddr,
+    /// The store.
+    pub store: StoreChoice,
+    /// The bounds.
+    pub limits: Limits,
+}
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The store could not be opened or read.
+    #[error("cannot open the store")]
+    Store(#[source] StoreError),
+    /// The listening address could not be bound.
+    #[error("cannot listen on {addr}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Opens the store, recovers its unfinished games, listens, and serves until `stop` resolves (or
+/// SIGTERM/SIGINT when `stop` is `None`); then stops accepting, closes WebSockets, waits up to
+/// [`Limits::shutdown_grace`] for requests in flight and closes the store once every commit is done.
+/// `ready` is called with the bound address once the server accepts connections.
+///
+/// # Errors
+/// [`ServeError`] when the store cannot be opened or the address bound.
+pub async fn serve(
+    registry: Registry,
+    config: ServeConfig,
+    ready: impl FnOnce(SocketAddr, &Games),
+    stop: Option<tokio::sync::oneshot::Receiver<()>>,
+) -> Result<(), ServeError> {
+    // The server keeps its own deadline around every plugin call and stops only the game concerned.
+    coffer_host::loader::contain_overdue_calls();
+    let limits = config.limits.clone();
+    let store: Arc<dyn Store> = match &config.store {
+        StoreChoice::Sqlite { path, durability } => {
+            let sqlite = SqliteConfig {
+                durability: *durability,
+                ..SqliteConfig::default()
+            };
+            let path = path.clone();
+            let opened = tokio::task::spawn_blocking(move || SqliteStore::open(&path, sqlite))
+                .await
+                .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
+            Arc::new(opened.map_err(ServeError::Store)?)
+        }
+        StoreChoice::Memory => Arc::new(MemoryStore::new()),
+    };
+    let metrics = Arc::new(Metrics::default());
+    let games = Arc::new(Games::new(registry, store, limits.clone(), metrics.clone()));
+    let recovering = Arc::clone(&games);
+    let (recovered, stopped) = tokio::task::spawn_blocking(move || recovering.recover())
+        .await
+        .map_err(|_| ServeError::Store(StoreError::WriterStopped))?
+        .map_err(ServeError::Store)?;
+    if recovered > 0 {
+        tracing::info!(
+            recovered,
+            stopped,
+            "unfinished games recovered from the store"
+        );
+    }
+
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| ServeError::Listen {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| ServeError::Listen {
+        addr: config.listen,
+        source,
+    })?;
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let app = App::new(Arc::clone(&games), shutdown_rx.clone());
+    let service = router(app.clone());
+    ready(addr, &games);
+
+    let sweeper = {
+        let app = app.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(SWEEP_EVERY);
+            loop {
+                every.tick().await;
+                app.sweep();
+            }
+        })
+    };
+
+    let max_connections = limits.max_connections.max(1);
+    let connections = Arc::new(Semaphore::new(max_connections));
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let stop = async move {
+        match stop {
+            Some(stop) => {
+                let _ = stop.await;
+            }
+            None => signal().await,
+        }
+    };
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // Out of descriptors and the like: wait a little rather than spin.
+                        tracing::warn!("accept failed: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
+                    metrics.connections_refused.inc();
+                    drop(stream);
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                metrics.connections.inc();
+                let connection = builder
+                    .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service.clone()))
+                    .with_upgrades();
+                let metrics = Arc::clone(&metrics);
+                let mut closing = shutdown_rx.clone();
+                tokio::spawn(async move {
+                    tokio::pin!(connection);
+                    tokio::select! {
+                        _ = connection.as_mut() => {}
+                        _ = closing.changed() => {
+                            // Finish the request in flight, then close; an upgraded WebSocket closes
+                            // itself on the same signal.
+                            connection.as_mut().graceful_shutdown();
+                            let _ = connection.await;
+                        }
+                    }
+                    metrics.connections.dec();
+                    drop(permit);
+                });
+            }
+            () = &mut stop => break,
+        }
+    }
+    tracing::info!("shutting down: no new connections; closing WebSockets, finishing requests");
+    drop(listener);
+    let _ = shutdown_tx.send(true);
+    sweeper.abort();
+    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
+    if tokio::time::timeout(limits.shutdown_grace, connections.acquire_many(all))
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "requests still open after {} s are cut",
+            limits.shutdown_grace.as_secs_f64()
+        );
+    }
+    // Every acknowledged action is committed already; dropping the last handle on the store lets its
+    // writer finish what is queued and close the database.
+    drop(service);
+    drop(app);
+    let closing = tokio::task::spawn_blocking(move || drop(games));
+    let _ = closing.await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT.
+async fn signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

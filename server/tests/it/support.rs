@@ -1,0 +1,173 @@
+//! Real servers for the API tests: the `coffer-server` binary started on loopback with a real SQLite
+//! file and the three plugin libraries loaded at runtime.
+
+use std::io::{BufRead as _, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The bundled rulesets and the library file each one is built into.
+pub const PLUGINS: [(&str, &str); 3] = [
+    ("charges", "coffer_charges"),
+    ("command-tokens", "coffer_command_tokens"),
+    ("story-acts", "coffer_story_acts"),
+];
+
+/// The file name of a library for a crate name on this platform (`libcoffer_charges.so`).
+pub fn library_file(name: &str) -> String {
+    format!(
+        "{}{name}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    )
+}
+
+/// A directory holding exactly the three plugin libraries, copied from `target/<profile>/deps` where
+/// cargo builds the dev-dependencies' cdylibs. Fails loudly when one is missing: these tests never skip.
+pub fn plugin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let deps = exe.parent().expect("target/<profile>/deps");
+        let dir = deps
+            .parent()
+            .expect("target/<profile>")
+            .join("coffer-server-it-plugins");
+        std::fs::create_dir_all(&dir).unwrap();
+        for (_, name) in PLUGINS {
+            let file = library_file(name);
+            let from = deps.join(&file);
+            assert!(
+                from.is_file(),
+                "plugin library {} is missing: coffer-server's dev-dependencies should have built it",
+                from.display()
+            );
+            // Copy then rename, so that test processes running at once never load a half-written file.
+            let tmp = dir.join(format!("{file}.{}.tmp", std::process::id()));
+            std::fs::copy(&from, &tmp).unwrap();
+            std::fs::rename(&tmp, dir.join(&file)).unwrap();
+        }
+        dir
+    })
+}
+
+/// A running `coffer-server serve`, killed when dropped.
+pub struct Server {
+    child: Option<Child>,
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    /// `http://<addr>`.
+    pub base: String,
+    /// Where its stderr goes.
+    pub log: PathBuf,
+}
+
+impl Server {
+    /// Starts a server on a free loopback port with the SQLite store `store`, plus `args` for `serve`
+    /// (limits and the like), and waits until it listens.
+    pub fn start(store: &Path, args: &[&str]) -> Server {
+        Self::start_with_env(store, args, &[])
+    }
+
+    /// [`start`](Self::start) with environment variables set for the server.
+    pub fn start_with_env(store: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let log = store.with_extension(format!(
+            "{}.log",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_coffer-server"));
+        command
+            .arg("--plugin-dir")
+            .arg(plugin_dir())
+            .arg("serve")
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--store")
+            .arg(store)
+            .args(args)
+            .env("COFFER_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("coffer-server starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the server's first line");
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| {
+                let _ = child.kill();
+                panic!(
+                    "the server did not say where it listens: {line:?}; its log:\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                )
+            });
+        Server {
+            child: Some(child),
+            addr,
+            base: format!("http://{addr}"),
+            log,
+        }
+    }
+
+    /// `ws://<addr><path>`.
+    pub fn ws(&self, path: &str) -> String {
+        format!("ws://{}{path}", self.addr)
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// Kills it with SIGKILL and waits for it.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Sends SIGTERM and waits (at most 30 s) for it to exit.
+    pub fn terminate(&mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("running");
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        for _ in 0..300 {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        panic!("the server did not exit within 30 s of SIGTERM");
+    }
+
+    /// What it wrote on stderr so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
