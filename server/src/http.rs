@@ -93,6 +93,7 @@ pub fn router(app: App) -> Router {
         .route("/api/games/{id}/actions", post(act))
         .route("/api/games/{id}/events", get(events))
         .route("/api/games/{id}/ws", get(websocket))
+        .merge(crate::web::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(limit))
@@ -418,10 +419,12 @@ async fn rulesets(State(app): State<App>) -> Json<Value> {
         .registry()
         .iter()
         .map(|entry| {
+            let description = entry.ruleset.description();
             json!({
                 "key": entry.key(),
                 "origin": entry.origin.to_string(),
-                "description": entry.ruleset.description(),
+                "description": description,
+                "web_view": crate::web::view_for(&description.id),
             })
         })
         .collect();

@@ -54,6 +54,7 @@ pub mod metrics;
 pub mod serve;
 mod sqlite;
 mod store;
+pub mod web;
 
 pub use error::ApiError;
 pub use games::Games;

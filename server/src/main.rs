@@ -84,6 +84,9 @@ struct ServeArgs {
     /// Seconds between pings of an idle WebSocket (closed after two unanswered).
     #[arg(long, default_value_t = Limits::default().ws_ping.as_secs_f64(), value_name = "SECS")]
     ws_ping: f64,
+    /// Directory of rulesets' own views for the web table: `<ruleset id>.js` ES modules (docs/WEB.md).
+    #[arg(long, value_name = "DIR")]
+    web_views: Option<PathBuf>,
     /// Store a snapshot of a game every N actions.
     #[arg(long, default_value_t = Limits::default().snapshot_every, value_name = "N")]
     snapshot_every: u64,
@@ -155,6 +158,13 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    if let Some(dir) = &args.web_views {
+        if !dir.is_dir() {
+            eprintln!("error: --web-views {}: not a directory", dir.display());
+            return ExitCode::from(2);
+        }
+        coffer_server::web::set_views_dir(dir.clone());
     }
     let store = if args.memory {
         StoreChoice::Memory
