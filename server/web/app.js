@@ -554,7 +554,11 @@ function appendLog(state, message) {
 // ----- routing -----
 
 // For the console and for tests: submit any action as this page's seat, as its buttons do.
-window.coffer = { submit: (action) => currentState && submit(currentState, action) };
+window.coffer = {
+  submit: (action) => currentState && submit(currentState, action),
+  // Closes the game's WebSocket as a dropped connection would; the page reconnects by itself.
+  drop: () => currentState && currentState.socket && currentState.socket.close(),
+};
 let currentState = null;
 
 const game = location.pathname.match(/^\/game\/(\d+)\/?$/);

@@ -117,6 +117,7 @@ async function playGame(browser, game, index) {
 
   const refuseAt = Math.min(3, game.script.length - 1);
   const reloadAt = Math.floor(game.script.length / 2);
+  const dropAt = Math.floor(game.script.length / 3);
   for (const [i, step] of game.script.entries()) {
     const page = pages[step.player];
     await waitForSeq(page, i);
@@ -141,6 +142,11 @@ async function playGame(browser, game, index) {
       await waitForSeq(page, i);
       if ((await page.locator("#log").innerText()) !== log) fail(`${game.ruleset}: the log differs after a reload`);
     }
+    if (i === dropAt) {
+      // Dropped connections: the spectator's and another seat's; both resume with what they missed.
+      await spectator.evaluate(() => window.coffer.drop());
+      await pages[(step.player + 1) % game.players].evaluate(() => window.coffer.drop());
+    }
     await click(page, step.action, i + 1);
     await waitForSeq(page, i + 1);
   }
@@ -149,9 +155,19 @@ async function playGame(browser, game, index) {
     await waitForSeq(page, seq);
     await page.locator("#outcome").waitFor({ timeout: STEP_TIMEOUT });
   }
+  for (const page of [...pages, spectator]) {
+    // Every action once, in order, whatever was dropped or reloaded on the way.
+    const seqs = await page.locator("#log > li").evaluateAll((els) => els.map((e) => Number(e.dataset.seq)));
+    if (seqs.length !== seq || seqs.some((s, i) => s !== i + 1)) fail(`${game.ruleset}: the log of ${page.url()} is ${seqs.join(",")}`);
+  }
   const short = game.ruleset.split("@")[0];
   await pages[0].screenshot({ path: join(plan.shots, `${short}-seat0.png`), fullPage: true });
   await spectator.screenshot({ path: join(plan.shots, `${short}-spectator.png`), fullPage: true });
+  // Readable at phone width: nothing wider than the window.
+  await spectator.setViewportSize({ width: 390, height: 844 });
+  const overflow = await spectator.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 1) fail(`${game.ruleset}: the page is ${overflow} px wider than a 390 px window`);
+  await spectator.screenshot({ path: join(plan.shots, `${short}-phone.png`) });
 
   // The spectator's traffic holds none of the seats' hidden state; the seats' traffic does hold it, so
   // the check would see a leak.
