@@ -273,6 +273,21 @@ impl Slot {
         }
     }
 
+    /// Forgets the feed of `audience` once nobody listens to it, and every feed once none is listened
+    /// to, so a game nobody watches holds no channel.
+    pub fn unsubscribe(&self, audience: Audience) {
+        let index = self.audience_index(audience);
+        let mut feeds = self.feeds();
+        if let Some(feed) = feeds.get_mut(index)
+            && feed.as_ref().is_some_and(|f| f.receiver_count() == 0)
+        {
+            *feed = None;
+        }
+        if feeds.iter().all(Option::is_none) {
+            *feeds = Vec::new();
+        }
+    }
+
     /// The audiences someone listens to now.
     fn listening(&self) -> Vec<Audience> {
         let players = self.setup.players as usize;
@@ -849,15 +864,23 @@ impl Games {
                 }
                 let seq = live.seq + 1;
                 let hash = StateHash(game.state_hash().0);
-                let answer = action_message(game, description, seq, seat, Some(Owner(seat)), false).to_string();
-                let pushes = slot
-                    .listening()
-                    .into_iter()
-                    .map(|audience| {
-                        let message = action_message(game, description, seq, seat, audience, true);
-                        (audience, Arc::<str>::from(message.to_string()))
-                    })
-                    .collect();
+                let actor = Some(Owner(seat));
+                let mut answer = None;
+                let mut pushes = Vec::new();
+                for audience in slot.listening() {
+                    let mut message = action_message(game, description, seq, seat, audience, true);
+                    pushes.push((audience, Arc::<str>::from(message.to_string())));
+                    if audience == actor
+                        && let Some(fields) = message.as_object_mut()
+                    {
+                        // The actor's answer is its own feed's message without the view.
+                        fields.remove("view");
+                        answer = Some(message.to_string());
+                    }
+                }
+                let answer = answer.unwrap_or_else(|| {
+                    action_message(game, description, seq, seat, actor, false).to_string()
+                });
                 let finished = matches!(game.outcome(), Outcome::Finished { .. });
                 let snapshot = if seq % snapshot_every == 0 || finished {
                     game.snapshot(Format::Binary).ok()

@@ -712,6 +712,8 @@ async fn session(
     metrics.connected_clients.inc();
     let (mut sink, mut stream) = socket.split();
     let result = run_session(&app, &slot, audience, since, &mut sink, &mut stream).await;
+    // The session's feed receiver is gone: a game nobody watches keeps no channel.
+    slot.unsubscribe(audience);
     let frame = result.unwrap_or_default();
     if let Some(frame) = frame {
         let _ = sink.send(Message::Close(Some(frame))).await;
