@@ -959,8 +959,10 @@ impl Games {
         if let Err(error) = result {
             // What is in memory was not saved: nobody may see it. The game is recovered from the store
             // when the server restarts.
-            guard.game = None;
+            // Freeing a game is a call into its ruleset: not on the executor's threads either.
+            let game = guard.game.take();
             drop(guard);
+            tokio::task::spawn_blocking(move || drop(game));
             slot.stop(
                 format!(
                     "game {} is stopped: the server could not save its last action ({error}); it is \
