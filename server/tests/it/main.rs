@@ -1,8 +1,11 @@
 //! The server's tests: the store (one suite run against every store, a crash test for the SQLite
 //! store) and the API of real servers on loopback.
 
+mod concurrency;
 mod crash;
 mod differential;
+mod play;
+mod secrecy;
 mod suite;
 pub mod support;
 
