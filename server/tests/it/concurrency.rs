@@ -19,13 +19,58 @@ use crate::support::Server;
 /// How many clients race.
 const TASKS: usize = 16;
 
-/// One racing client's record: the answers it won (sequence number, body) and, for each stale
-/// submission, the sequence it expected and the `current_seq` it was told.
+/// One racing client's record: the sequence numbers it won (with the HTTP answer's body; a WebSocket's
+/// `acted` has none), how many stale submissions it made, and how many were refused as finished.
 #[derive(Default)]
 struct Record {
-    won: Vec<(u64, String)>,
-    stale: Vec<(u64, u64)>,
+    won: Vec<(u64, Option<String>)>,
+    stale: usize,
     finished: usize,
+}
+
+/// What one submission of a racing client was answered, read from an HTTP reply or a WebSocket
+/// message.
+fn outcome(
+    known: u64,
+    total: u64,
+    line: &crate::play::Line,
+    ok: bool,
+    body: &Value,
+    text: String,
+    record: &mut Record,
+) -> u64 {
+    match (ok, body["error"].as_str()) {
+        (true, _) => {
+            assert_eq!(body["seq"], known + 1, "{text}");
+            if body["type"] == "action" {
+                assert_eq!(body["actor"], line.player, "{text}");
+                record.won.push((known + 1, Some(text)));
+            } else {
+                assert_eq!(
+                    (&body["type"], &body["first"]),
+                    (&json!("acted"), &json!(true)),
+                    "{text}"
+                );
+                record.won.push((known + 1, None));
+            }
+            known + 1
+        }
+        (false, Some("stale")) => {
+            let current = body["current_seq"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("a stale answer says where the game is: {text}"));
+            assert!(current > known, "told {current} after expecting {known}");
+            record.stale += 1;
+            current
+        }
+        // The game ended while this one was on its way (`finished` is answered before the
+        // staleness check, without current_seq).
+        (false, Some("finished")) => {
+            record.finished += 1;
+            total
+        }
+        _ => panic!("expected a success, stale or finished at {known}: {text}"),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -40,55 +85,78 @@ async fn racing_clients_with_expected_seq_get_exactly_one_success_per_seq_and_th
     let api = Api::new(&server.base);
     let (game, tokens) = api.create(&script.create_body()).await;
     let tokens = Arc::new(tokens);
-    let start = Arc::new(Barrier::new(TASKS));
+    let start = Arc::new(Barrier::new(TASKS + 1));
+
+    // p0 watches on its WebSocket from the start: it must get every action once, in order, even while
+    // submissions collide.
+    let mut watcher = Ws::connect(&server.ws(&ws_path(game, Some(&tokens[0]), None))).await;
+    assert_eq!(watcher.head().await["type"], "hello");
+    assert_eq!(watcher.head().await["type"], "view");
+    let mut watcher = Some(tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while seen.last().is_none_or(|m: &Value| m["seq"] != total) {
+            seen.push(watcher.json().await);
+        }
+        seen
+    }));
 
     // Each client submits the next line of the script at the sequence number it believes current, with
-    // the acting seat's token (shared by several clients), and learns the current one from a 409.
-    let clients: Vec<_> = (0..TASKS)
-        .map(|_| {
-            let (script, tokens, start) = (script.clone(), tokens.clone(), start.clone());
-            let api = Api::new(&server.base);
-            tokio::spawn(async move {
-                let mut record = Record::default();
-                let mut known = 0;
-                start.wait().await;
-                while known < total {
-                    let line = &script.lines[known as usize];
-                    let token = &tokens[usize::from(line.player)];
-                    let reply = api.act(game, token, &line.action, Some(known), None).await;
-                    let body = reply.json();
-                    match (reply.status, body["error"].as_str()) {
-                        (StatusCode::OK, _) => {
-                            assert_eq!(body["seq"], known + 1, "{body}");
-                            assert_eq!(body["actor"], line.player, "{body}");
-                            record.won.push((known + 1, reply.body));
-                            known += 1;
-                        }
-                        (StatusCode::CONFLICT, Some("stale")) => {
-                            let current = body["current_seq"].as_u64().unwrap_or_else(|| {
-                                panic!("a stale answer says where the game is: {body}")
-                            });
-                            assert!(current > known, "told {current} after expecting {known}");
-                            record.stale.push((known, current));
-                            known = current;
-                        }
-                        // The game ended while this one was on its way (answered before the
-                        // staleness check, without current_seq).
-                        (StatusCode::CONFLICT, Some("finished")) => {
-                            record.finished += 1;
-                            known = total;
-                        }
-                        _ => panic!(
-                            "expected 200 or 409 at {known}: {} {}",
-                            reply.status, reply.body
-                        ),
+    // the acting seat's token (shared by several clients), and learns the current one from the 409 (or
+    // the WebSocket's error). Even clients post over HTTP; odd ones send `act` on one WebSocket per
+    // seat.
+    let mut clients = Vec::new();
+    for i in 0..TASKS {
+        let (script, tokens, start) = (script.clone(), tokens.clone(), start.clone());
+        let api = Api::new(&server.base);
+        let mut sockets = Vec::new();
+        if i % 2 == 1 {
+            for token in tokens.iter() {
+                let mut ws = Ws::connect(&server.ws(&ws_path(game, Some(token), None))).await;
+                assert_eq!(ws.head().await["type"], "hello");
+                assert_eq!(ws.head().await["type"], "view");
+                sockets.push(ws);
+            }
+        }
+        clients.push(tokio::spawn(async move {
+            let mut record = Record::default();
+            let mut known = 0;
+            start.wait().await;
+            while known < total {
+                let line = &script.lines[known as usize];
+                let seat = usize::from(line.player);
+                known = if sockets.is_empty() {
+                    let reply = api
+                        .act(game, &tokens[seat], &line.action, Some(known), None)
+                        .await;
+                    let ok = reply.status == StatusCode::OK;
+                    if !ok {
+                        assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.body);
                     }
-                }
-                record
-            })
-        })
-        .collect();
-    let mut won: BTreeMap<u64, String> = BTreeMap::new();
+                    let body = reply.json();
+                    outcome(known, total, line, ok, &body, reply.body, &mut record)
+                } else {
+                    let ws = &mut sockets[seat];
+                    ws.send(act_message(&line.action, Some(known), None)).await;
+                    // Skip the feed's actions to the answer.
+                    let text = loop {
+                        let text = ws.text().await;
+                        if !text.starts_with(r#"{"type":"action""#) {
+                            break text;
+                        }
+                    };
+                    let body: Value = serde_json::from_str(&text).expect("JSON");
+                    let ok = body["type"] == "acted";
+                    outcome(known, total, line, ok, &body, text, &mut record)
+                };
+            }
+            for ws in sockets {
+                ws.close().await;
+            }
+            record
+        }));
+    }
+    start.wait().await;
+    let mut won: BTreeMap<u64, Option<String>> = BTreeMap::new();
     let (mut stale, mut finished) = (0, 0);
     for client in clients {
         let record = tokio::time::timeout(GAME_WAIT, client)
@@ -101,7 +169,7 @@ async fn racing_clients_with_expected_seq_get_exactly_one_success_per_seq_and_th
                 "action {seq} was accepted twice"
             );
         }
-        stale += record.stale.len();
+        stale += record.stale;
         finished += record.finished;
     }
     assert_eq!(
@@ -117,12 +185,14 @@ async fn racing_clients_with_expected_seq_get_exactly_one_success_per_seq_and_th
         "{total} actions accepted, {stale} stale submissions answered 409 with current_seq, {finished} after the end"
     );
 
-    // Each accepted answer is the action the log holds, as its seat reads it.
+    // Each accepted HTTP answer is the action the log holds, as its seat reads it; so is each message
+    // of p0's WebSocket, without its view.
     let summary = api.summary(game).await;
     assert_eq!(
         (&summary["seq"], &summary["finished"]),
         (&json!(total), &json!(true))
     );
+    let mut answers = 0;
     for (seat, token) in tokens.iter().enumerate() {
         let events = api
             .get(&format!("/api/games/{game}/events?since=0"), Some(token))
@@ -130,16 +200,39 @@ async fn racing_clients_with_expected_seq_get_exactly_one_success_per_seq_and_th
         let history = raw_elements(&events.body);
         assert_eq!(history.len() as u64, total);
         for (i, line) in script.lines.iter().enumerate() {
-            if usize::from(line.player) == seat {
+            if let (true, Some(answer)) = (usize::from(line.player) == seat, &won[&(i as u64 + 1)])
+            {
                 assert_eq!(
                     &history[i],
-                    &won[&(i as u64 + 1)],
+                    answer,
                     "the accepted answer of {} is the logged action",
                     i + 1
                 );
+                answers += 1;
+            }
+        }
+        if seat == 0 {
+            let watcher = watcher.take().expect("one watcher");
+            let live = tokio::time::timeout(GAME_WAIT, watcher)
+                .await
+                .expect("p0 saw the end")
+                .expect("p0's watcher");
+            assert_eq!(
+                live.iter()
+                    .map(|m| m["seq"].as_u64().expect("seq"))
+                    .collect::<Vec<_>>(),
+                (1..=total).collect::<Vec<_>>(),
+                "p0's WebSocket delivered every action once, in order"
+            );
+            for (mut message, logged) in live.into_iter().zip(&history) {
+                assert_eq!(message["type"], "action", "{message}");
+                message.as_object_mut().expect("an object").remove("view");
+                let logged: Value = serde_json::from_str(logged).expect("JSON");
+                assert_eq!(message, logged, "p0's live message is the logged action");
             }
         }
     }
+    assert!(answers > 0, "no HTTP client won anything");
     let status = server.terminate();
     assert!(status.success(), "SIGTERM: {status}");
     assert_stored_script(&db, game, &script, &hashes);

@@ -6,6 +6,7 @@
 //! The clients here ([`Api`], [`Ws`]) and the scripts ([`Script`]) serve the secrecy and concurrency
 //! tests too.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -915,12 +916,8 @@ async fn sigterm_exits_cleanly_and_the_restarted_server_recovers_the_unfinished_
         "SIGTERM: {status}; log:\n{}",
         server.log_text()
     );
-    let (code, texts) = watcher.until_closed().await;
-    assert_eq!(
-        code,
-        Some(1001),
-        "an open WebSocket is closed as going away at shutdown"
-    );
+    // (How the socket was closed is the next test's.)
+    let (_, texts) = watcher.until_closed().await;
     let live: Vec<u64> = texts
         .iter()
         .map(|t| seq(&serde_json::from_str(t).expect("JSON")))
@@ -989,4 +986,40 @@ async fn sigterm_exits_cleanly_and_the_restarted_server_recovers_the_unfinished_
         stored_actions(&db, game).last().map(|a| a.hash.0),
         Some(reference.state_hash().0)
     );
+}
+
+/// The server documents that shutdown closes every WebSocket with code 1001. Whether a socket gets its
+/// close frame before the process exits is a race (seen to lose for about half of 150 sockets in some
+/// runs), so the test opens many sockets and shuts down three servers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_closes_every_open_websocket_with_going_away_1001_before_the_server_exits() {
+    const SOCKETS: usize = 150;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for round in 0..3 {
+        let mut server = Server::start(&dir.path().join(format!("games{round}.db")), &FAST);
+        let api = Api::new(&server.base);
+        let (game, tokens) = api.create(&Script::load("charges").create_body()).await;
+        let mut sockets = Vec::new();
+        for i in 0..SOCKETS {
+            let token = (i % 3 < 2).then(|| tokens[i % 3].as_str());
+            let mut ws = Ws::connect(&server.ws(&ws_path(game, token, None))).await;
+            assert_eq!(kind(&ws.head().await), "hello");
+            assert_eq!(kind(&ws.head().await), "view");
+            sockets.push(ws);
+        }
+        let status = server.terminate();
+        assert!(status.success(), "SIGTERM: {status}");
+        let mut codes = BTreeMap::new();
+        for ws in &mut sockets {
+            let (code, texts) = ws.until_closed().await;
+            assert!(texts.is_empty(), "{texts:?}");
+            *codes.entry(code).or_insert(0) += 1;
+        }
+        assert_eq!(
+            codes,
+            BTreeMap::from([(Some(1001), SOCKETS)]),
+            "round {round}: how the {SOCKETS} sockets were closed (None: no close frame, the \
+             connection just ended)"
+        );
+    }
 }
