@@ -474,3 +474,68 @@ async fn a_keyed_retry_of_the_games_last_action_answers_the_first_result_not_fin
         "the retry of the final action answers its first result"
     );
 }
+
+/// Clients racing to join one game: exactly one gets a given seat, and clients asking for any free seat
+/// get every free seat, each once, while one is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_racing_to_join_get_each_free_seat_exactly_once() {
+    const JOINERS: usize = 8;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&dir.path().join("games.db"), &FAST);
+    let api = Api::new(&server.base);
+    let create = json!({"ruleset": "charges", "players": 4, "seed": 1, "config": {}, "open_seats": [1, 2, 3]});
+    for body in [json!({"seat": 2}), json!({})] {
+        let reply = api.post("/api/games", None, create.to_string()).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        let game = reply.json()["game"].as_u64().expect("an id");
+        let start = Arc::new(Barrier::new(JOINERS));
+        let joiners: Vec<_> = (0..JOINERS)
+            .map(|_| {
+                let (api, start, body) = (Api::new(&server.base), start.clone(), body.clone());
+                tokio::spawn(async move {
+                    start.wait().await;
+                    api.post(&format!("/api/games/{game}/join"), None, body.to_string())
+                        .await
+                })
+            })
+            .collect();
+        let mut seats = BTreeMap::new();
+        let mut refused = Vec::new();
+        for joiner in joiners {
+            let reply = tokio::time::timeout(GAME_WAIT, joiner)
+                .await
+                .expect("answered in time")
+                .expect("a joiner failed");
+            match reply.status {
+                StatusCode::OK => {
+                    let joined = reply.json();
+                    let seat = joined["seat"].as_u64().expect("a seat");
+                    let token = joined["token"].as_str().expect("a token").to_owned();
+                    assert!(
+                        seats.insert(seat, token).is_none(),
+                        "seat {seat} was given twice"
+                    );
+                }
+                StatusCode::CONFLICT => refused.push(reply.body),
+                other => panic!("join: {other} {}", reply.body),
+            }
+        }
+        let expected: Vec<u64> = if body["seat"] == 2 {
+            vec![2]
+        } else {
+            vec![1, 2, 3]
+        };
+        assert_eq!(
+            seats.keys().copied().collect::<Vec<_>>(),
+            expected,
+            "{body}: the seats given; the refusals: {refused:?}"
+        );
+        for (seat, token) in &seats {
+            let view = api
+                .get(&format!("/api/games/{game}/view"), Some(token))
+                .await;
+            assert_eq!(view.status, StatusCode::OK, "{}", view.body);
+            assert_eq!(view.json()["seat"], *seat);
+        }
+    }
+}
