@@ -159,6 +159,27 @@ impl Game {
         self.ask(spectator, act_message(action, None, None)).await;
     }
 
+    /// Each audience connects again with `since=0`: its hello, the whole history as it reads it, and
+    /// its view.
+    async fn replay(&mut self, server: &Server) {
+        for i in 0..self.audiences.len() {
+            let token = self.audiences[i].token.clone();
+            let mut ws =
+                Ws::connect(&server.ws(&ws_path(self.id, token.as_deref(), Some(0)))).await;
+            for _ in 0..self.seq + 2 {
+                let text = ws.text().await;
+                self.record(i, &text);
+            }
+            let last: Value =
+                serde_json::from_str(self.audiences[i].log.last().expect("logged")).expect("JSON");
+            assert_eq!(
+                (&last["type"], &last["seq"]),
+                (&json!("view"), &json!(self.seq))
+            );
+            ws.close().await;
+        }
+    }
+
     /// Everything an audience may ask for now, over HTTP and its WebSocket.
     async fn probe(&mut self, api: &Api) {
         for i in 0..self.audiences.len() {
@@ -201,6 +222,9 @@ async fn twin_games(create_a: Value, create_b: Value, hidden: usize, steps: &[St
         for game in [&mut a, &mut b] {
             game.probe(&api).await;
         }
+    }
+    for game in [&mut a, &mut b] {
+        game.replay(&server).await;
     }
     for (i, (x, y)) in a.audiences.iter().zip(&b.audiences).enumerate() {
         assert!(x.log.len() > 20, "{} was sent little: {:?}", x.name, x.log);
