@@ -114,6 +114,28 @@ async fn method_not_allowed() -> Response {
 
 // ----- extractors that answer in the API's JSON errors -----
 
+/// A body's bytes, size-limited by the router; refusals in the API's JSON errors (413 `too_large`).
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody
+where
+    App: axum::extract::FromRef<S>,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let app = <App as axum::extract::FromRef<S>>::from_ref(state);
+        let limit = app.games.limits().max_body_bytes;
+        Bytes::from_request(req, state)
+            .await
+            .map(RawBody)
+            .map_err(|e: BytesRejection| match e.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge(limit),
+                _ => ApiError::BadRequest(format!("cannot read the body: {e}")),
+            })
+    }
+}
+
 /// A JSON body: size-limited by the router, depth-checked before parsing.
 pub struct Body<T>(pub T);
 
@@ -125,14 +147,9 @@ where
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let app = <App as axum::extract::FromRef<S>>::from_ref(state);
-        let limits = app.games.limits();
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|e: BytesRejection| match e.status() {
-                StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge(limits.max_body_bytes),
-                _ => ApiError::BadRequest(format!("cannot read the body: {e}")),
-            })?;
-        parse_json(&bytes, limits.max_json_depth).map(Body)
+        let max_json_depth = app.games.limits().max_json_depth;
+        let RawBody(bytes) = RawBody::from_request(req, state).await?;
+        parse_json(&bytes, max_json_depth).map(Body)
     }
 }
 
@@ -499,7 +516,7 @@ async fn game_summary(
 async fn join_game(
     State(app): State<App>,
     GameIdPath(id): GameIdPath,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<Joined>, ApiError> {
     let join: JoinGame = if body.iter().all(u8::is_ascii_whitespace) {
         JoinGame::default()
@@ -686,19 +703,47 @@ async fn websocket(
         .on_upgrade(move |socket| session(app, slot, audience, query.since, socket)))
 }
 
-/// What a client may send over the WebSocket.
+/// What a client may send over the WebSocket: `{"type":"act","action":{...},"expected_seq":N,"key":"k"}`,
+/// `{"type":"legal"}` or `{"type":"view"}`. Read as one struct and checked by hand: a raw action cannot
+/// be read inside an internally tagged enum (serde buffers it first, which `RawValue` refuses).
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-enum ClientMessage {
+#[serde(deny_unknown_fields)]
+struct ClientMessage {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    action: Option<Box<RawValue>>,
+    #[serde(default)]
+    expected_seq: Option<u64>,
+    #[serde(default)]
+    key: Option<String>,
+}
+
+/// What a WebSocket client asks for.
+enum ClientRequest {
     Act {
         action: Box<RawValue>,
-        #[serde(default)]
         expected_seq: Option<u64>,
-        #[serde(default)]
         key: Option<String>,
     },
     Legal,
     View,
+}
+
+impl ClientMessage {
+    fn request(self) -> Option<ClientRequest> {
+        let bare = self.action.is_none() && self.expected_seq.is_none() && self.key.is_none();
+        match (self.kind.as_str(), self.action) {
+            ("act", Some(action)) => Some(ClientRequest::Act {
+                action,
+                expected_seq: self.expected_seq,
+                key: self.key,
+            }),
+            ("legal", _) if bare => Some(ClientRequest::Legal),
+            ("view", _) if bare => Some(ClientRequest::View),
+            _ => None,
+        }
+    }
 }
 
 async fn session(
@@ -808,7 +853,15 @@ async fn run_session(
             incoming = stream.next() => {
                 let Some(incoming) = incoming else { return Ok(None) };
                 last_heard = Instant::now();
-                match incoming? {
+                let incoming = match incoming {
+                    Ok(incoming) => incoming,
+                    // Past `max_ws_message_bytes`: closed with 1009 (message too big), as documented.
+                    Err(error) if too_big(&error) => {
+                        return Ok(Some(close(1009, "message too big")));
+                    }
+                    Err(error) => return Err(error),
+                };
+                match incoming {
                     Message::Text(text) => {
                         let answer = client_message(app, slot, audience, text.as_bytes()).await;
                         send(sink, &answer).await?;
@@ -832,6 +885,14 @@ async fn run_session(
     }
 }
 
+/// Whether a WebSocket read failed because the client's message or frame passed the size limit.
+fn too_big(error: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    std::error::Error::source(error)
+        .and_then(|source| source.downcast_ref::<WsError>())
+        .is_some_and(|source| matches!(source, WsError::Capacity(_)))
+}
+
 fn ws_error(error: &ApiError, key: Option<&str>) -> String {
     let mut body = error.body();
     body["type"] = json!("error");
@@ -843,9 +904,12 @@ fn ws_error(error: &ApiError, key: Option<&str>) -> String {
 
 /// Answers one client message.
 async fn client_message(app: &App, slot: &Arc<Slot>, audience: Audience, text: &[u8]) -> String {
-    let message: ClientMessage = match parse_json(text, app.games.limits().max_json_depth) {
-        Ok(message) => message,
-        Err(_) => {
+    let message = parse_json::<ClientMessage>(text, app.games.limits().max_json_depth)
+        .ok()
+        .and_then(ClientMessage::request);
+    let message = match message {
+        Some(message) => message,
+        None => {
             let error = ApiError::BadRequest(
                 "expected {\"type\":\"act\",\"action\":{...}}, {\"type\":\"legal\"} or {\"type\":\"view\"}".into(),
             );
@@ -853,11 +917,11 @@ async fn client_message(app: &App, slot: &Arc<Slot>, audience: Audience, text: &
         }
     };
     match message {
-        ClientMessage::View => match app.games.view(slot, audience).await {
+        ClientRequest::View => match app.games.view(slot, audience).await {
             Ok(view) => view.to_string(),
             Err(error) => ws_error(&error, None),
         },
-        ClientMessage::Legal => {
+        ClientRequest::Legal => {
             let Some(Owner(seat)) = audience else {
                 return ws_error(&ApiError::Unauthorized, None);
             };
@@ -869,7 +933,7 @@ async fn client_message(app: &App, slot: &Arc<Slot>, audience: Audience, text: &
                 Err(error) => ws_error(&error, None),
             }
         }
-        ClientMessage::Act {
+        ClientRequest::Act {
             action,
             expected_seq,
             key,

@@ -1,6 +1,7 @@
 //! The server's tests: the store (one suite run against every store, a crash test for the SQLite
 //! store) and the API of real servers on loopback.
 
+mod bad_input;
 mod concurrency;
 mod crash;
 mod differential;
