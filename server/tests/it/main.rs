@@ -4,6 +4,7 @@
 mod bad_input;
 mod concurrency;
 mod crash;
+mod crash_api;
 mod differential;
 mod play;
 mod secrecy;
