@@ -7,6 +7,7 @@ mod crash;
 mod crash_api;
 mod differential;
 mod play;
+mod schemathesis;
 mod secrecy;
 mod suite;
 pub mod support;
