@@ -2,5 +2,6 @@
 mod loader;
 mod parity;
 mod readable;
+mod server_isolation;
 mod simulate;
 mod tidy;
