@@ -705,40 +705,52 @@ impl Games {
     pub async fn join(&self, id: u64, seat: Option<u32>) -> Result<(u32, String), ApiError> {
         let slot = self.slot(id)?;
         let players = slot.setup.players;
-        let seat = {
-            let seats = slot.seats.lock().unwrap_or_else(PoisonError::into_inner);
-            match seat {
-                Some(seat) if seat >= players => {
-                    return Err(ApiError::NotFound(format!(
-                        "game {id} has no seat {seat}: its seats are 0 to {}",
-                        players.saturating_sub(1)
-                    )));
-                }
-                Some(seat) => seat,
-                None => seats
-                    .iter()
-                    .position(Option::is_none)
-                    .map(|s| s as u32)
-                    .ok_or_else(|| ApiError::SeatTaken(format!("game {id} has no free seat")))?,
-            }
-        };
+        if let Some(seat) = seat
+            && seat >= players
+        {
+            return Err(ApiError::NotFound(format!(
+                "game {id} has no seat {seat}: its seats are 0 to {}",
+                players.saturating_sub(1)
+            )));
+        }
         let token = new_token()?;
         let hash = TokenHash::of_token(token.as_bytes());
-        let store = Arc::clone(&self.store);
-        let claimed = tokio::task::spawn_blocking(move || store.claim_seat(GameId(id), seat, hash))
-            .await
-            .map_err(|_| ApiError::Internal("the store panicked".into()))?;
-        match claimed {
-            Ok(()) => {}
-            Err(StoreError::SeatTaken { .. }) => {
-                return Err(ApiError::SeatTaken(format!(
-                    "seat {seat} of game {id} is taken"
-                )));
+        // Without a seat asked for: the first free one; when another client claims it first, the next.
+        let mut tried = 0u32;
+        loop {
+            let candidate = match seat {
+                Some(seat) => seat,
+                None => {
+                    let seats = slot.seats.lock().unwrap_or_else(PoisonError::into_inner);
+                    seats
+                        .iter()
+                        .enumerate()
+                        .skip(tried as usize)
+                        .find(|(_, s)| s.is_none())
+                        .map(|(i, _)| i as u32)
+                        .ok_or_else(|| ApiError::SeatTaken(format!("game {id} has no free seat")))?
+                }
+            };
+            let store = Arc::clone(&self.store);
+            let claimed =
+                tokio::task::spawn_blocking(move || store.claim_seat(GameId(id), candidate, hash))
+                    .await
+                    .map_err(|_| ApiError::Internal("the store panicked".into()))?;
+            match claimed {
+                Ok(()) => {
+                    slot.seats.lock().unwrap_or_else(PoisonError::into_inner)[candidate as usize] =
+                        Some(hash);
+                    return Ok((candidate, token));
+                }
+                Err(StoreError::SeatTaken { .. }) if seat.is_none() => tried = candidate + 1,
+                Err(StoreError::SeatTaken { .. }) => {
+                    return Err(ApiError::SeatTaken(format!(
+                        "seat {candidate} of game {id} is taken"
+                    )));
+                }
+                Err(e) => return Err(storage(&e)),
             }
-            Err(e) => return Err(storage(&e)),
         }
-        slot.seats.lock().unwrap_or_else(PoisonError::into_inner)[seat as usize] = Some(hash);
-        Ok((seat, token))
     }
 
     /// What `audience` sees of game `slot` now: `{"type":"view","seq","seat","view":{table,resources}}`.
@@ -792,9 +804,7 @@ impl Games {
     /// reason in words; nothing applied), [`ApiError::Stopped`], [`ApiError::Internal`] when the store
     /// failed (the game is stopped: what is in memory was not saved).
     pub async fn act(&self, slot: &Arc<Slot>, submit: Submit) -> Result<Acted, ApiError> {
-        if slot.finished.load(Ordering::Acquire) {
-            return Err(ApiError::Finished(slot.id.0));
-        }
+        // A retry (same key) answers its first result whatever happened since: the key comes first.
         if let Some(key) = &submit.key
             && let Some((seq, answer)) = slot.remembered(submit.seat, key)
         {
@@ -803,6 +813,9 @@ impl Games {
                 answer,
                 first: false,
             });
+        }
+        if submit.key.is_none() && slot.finished.load(Ordering::Acquire) {
+            return Err(ApiError::Finished(slot.id.0));
         }
         let Submit {
             seat,
@@ -820,6 +833,16 @@ impl Games {
         let (applied, mut guard) = self
             .call(slot, move |live| {
                 let slot = task_slot;
+                if let Some(key) = &key_for_call {
+                    if let Some((seq, answer)) = slot.remembered(seat, key) {
+                        return Ok(Applied::Remembered(seq, answer));
+                    }
+                    match store.keyed_action(id, u32::from(seat), key) {
+                        Ok(Some(first)) => return Ok(Applied::Duplicate(first)),
+                        Ok(None) => {}
+                        Err(e) => return Err(CallError::Api(storage(&e))),
+                    }
+                }
                 if slot.finished.load(Ordering::Acquire) {
                     return Err(CallError::Api(ApiError::Finished(id.0)));
                 }
@@ -830,16 +853,6 @@ impl Games {
                         expected,
                         current: live.seq,
                     }));
-                }
-                if let Some(key) = &key_for_call {
-                    if let Some((seq, answer)) = slot.remembered(seat, key) {
-                        return Ok(Applied::Remembered(seq, answer));
-                    }
-                    match store.keyed_action(id, u32::from(seat), key) {
-                        Ok(Some(first)) => return Ok(Applied::Duplicate(first)),
-                        Ok(None) => {}
-                        Err(e) => return Err(CallError::Api(storage(&e))),
-                    }
                 }
                 let Some(ruleset) = ruleset else {
                     return Err(CallError::Stop("the ruleset of this game is not loaded".into()));

@@ -36,6 +36,7 @@ pub struct App {
     limiter: Arc<DefaultKeyedRateLimiter<(u64, u16)>>,
     shutdown: watch::Receiver<bool>,
     openapi: Arc<String>,
+    connections: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl App {
@@ -53,7 +54,16 @@ impl App {
             limiter: Arc::new(limiter),
             shutdown,
             openapi: Arc::new(openapi),
+            connections: None,
         }
+    }
+
+    /// Counts every open WebSocket against the server's connections (`--max-connections`): a socket
+    /// holds one permit of `connections` until it closes, so the limit bounds open sockets too, and
+    /// shutdown, which waits for every permit, waits for every socket to close.
+    pub fn limit_connections(mut self, connections: Arc<tokio::sync::Semaphore>) -> Self {
+        self.connections = Some(connections);
+        self
     }
 
     /// The games.
@@ -696,11 +706,23 @@ async fn websocket(
     if *app.shutdown.borrow() {
         return Err(ApiError::ShuttingDown);
     }
+    let permit = match &app.connections {
+        Some(connections) => Some(Arc::clone(connections).try_acquire_owned().map_err(|_| {
+            app.games.metrics().connections_refused.inc();
+            ApiError::Full(
+                "the server has as many connections open as it may: try again later".into(),
+            )
+        })?),
+        None => None,
+    };
     let size = app.games.limits().max_ws_message_bytes;
     Ok(upgrade
         .max_message_size(size)
         .max_frame_size(size)
-        .on_upgrade(move |socket| session(app, slot, audience, query.since, socket)))
+        .on_upgrade(move |socket| async move {
+            session(app, slot, audience, query.since, socket).await;
+            drop(permit);
+        }))
 }
 
 /// What a client may send over the WebSocket: `{"type":"act","action":{...},"expected_seq":N,"key":"k"}`,

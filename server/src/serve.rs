@@ -117,7 +117,10 @@ pub async fn serve(
         source,
     })?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let app = App::new(Arc::clone(&games), shutdown_rx.clone());
+    let max_connections = limits.max_connections.max(1);
+    let connections = Arc::new(Semaphore::new(max_connections));
+    let app = App::new(Arc::clone(&games), shutdown_rx.clone())
+        .limit_connections(Arc::clone(&connections));
     let service = router(app.clone());
     ready(addr, &games);
 
@@ -132,8 +135,6 @@ pub async fn serve(
         })
     };
 
-    let max_connections = limits.max_connections.max(1);
-    let connections = Arc::new(Semaphore::new(max_connections));
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
