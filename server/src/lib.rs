@@ -51,6 +51,7 @@ pub mod limits;
 pub mod loadtest;
 mod memory;
 pub mod metrics;
+mod postgres;
 pub mod serve;
 mod sqlite;
 mod store;
@@ -61,6 +62,7 @@ pub use games::Games;
 pub use limits::Limits;
 
 pub use memory::MemoryStore;
+pub use postgres::PgStore;
 pub use sqlite::{Durability, SqliteConfig, SqliteStore, WriterStats};
 pub use store::{
     Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,

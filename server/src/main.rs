@@ -48,7 +48,8 @@ struct ServeArgs {
     /// Address to listen on (port 0: any free port; the address is printed).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     listen: SocketAddr,
-    /// SQLite database of the games (created if missing).
+    /// Where the games are kept: a SQLite database file (created if missing), or a PostgreSQL database
+    /// given as a `postgres://user@host:port/database` URL (migrated on start).
     #[arg(long, default_value = "coffer.db", value_name = "PATH")]
     store: PathBuf,
     /// Keep games in memory only: nothing survives the process.
@@ -166,8 +167,13 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         }
         coffer_server::web::set_views_dir(dir.clone());
     }
+    let store_text = args.store.to_string_lossy().into_owned();
     let store = if args.memory {
         StoreChoice::Memory
+    } else if store_text.starts_with("postgres://") || store_text.starts_with("postgresql://") {
+        StoreChoice::Postgres {
+            url: store_text.clone(),
+        }
     } else {
         StoreChoice::Sqlite {
             path: args.store.clone(),
@@ -179,6 +185,16 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
     };
     let where_ = if args.memory {
         "in memory (nothing survives a restart)".to_owned()
+    } else if let StoreChoice::Postgres { url } = &store {
+        // The URL may carry a password: only its host and database are printed.
+        let host = url
+            .rsplit('@')
+            .next()
+            .unwrap_or(url)
+            .split('?')
+            .next()
+            .unwrap_or("");
+        format!("postgres {host}")
     } else {
         args.store.display().to_string()
     };

@@ -28,6 +28,11 @@ pub enum StoreChoice {
         /// What an acknowledged action survives.
         durability: Durability,
     },
+    /// A PostgreSQL database (`postgres://user@host:port/database`), migrated on start.
+    Postgres {
+        /// The connection URL.
+        url: String,
+    },
     /// Memory only: nothing survives the process. For tests and trials.
     Memory,
 }
@@ -85,6 +90,13 @@ pub async fn serve(
             };
             let path = path.clone();
             let opened = tokio::task::spawn_blocking(move || SqliteStore::open(&path, sqlite))
+                .await
+                .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
+            Arc::new(opened.map_err(ServeError::Store)?)
+        }
+        StoreChoice::Postgres { url } => {
+            let url = url.clone();
+            let opened = tokio::task::spawn_blocking(move || crate::PgStore::open(&url))
                 .await
                 .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
             Arc::new(opened.map_err(ServeError::Store)?)

@@ -287,6 +287,9 @@ pub enum StoreError {
     /// The SQLite database failed (shared: one failed commit fails every call in its group).
     #[error("sqlite store failed")]
     Sqlite(#[source] Arc<rusqlite::Error>),
+    /// The PostgreSQL database failed or could not be reached.
+    #[error("postgres store failed")]
+    Postgres(#[source] Arc<postgres::Error>),
     /// The SQLite store's writer thread could not be started.
     #[error("cannot start the sqlite store's writer thread")]
     WriterStart(#[source] std::io::Error),

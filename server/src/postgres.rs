@@ -1,0 +1,619 @@
+//! `PgStore`: the store in a PostgreSQL database, for several server nodes sharing one store (issue 16's
+//! first part). Same contract and the same test suite as the SQLite store.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
+use std::thread::JoinHandle;
+
+use postgres::{Client, GenericClient, NoTls};
+use serde_json::value::RawValue;
+
+use crate::store::{
+    Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,
+    Store, StoreError, TokenHash,
+};
+
+/// The migrations, in order; `coffer_schema` records how many were applied. Embedded and applied when the
+/// store opens, under an advisory lock so that nodes starting together apply each once.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE games (
+    id BIGINT PRIMARY KEY,
+    ruleset TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    seed BIGINT NOT NULL,
+    config TEXT NOT NULL,
+    created_unix_ms BIGINT NOT NULL,
+    finished BOOLEAN NOT NULL DEFAULT FALSE,
+    seq BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX games_unfinished ON games (id) WHERE NOT finished;
+CREATE TABLE seats (
+    game BIGINT NOT NULL REFERENCES games (id),
+    seat INTEGER NOT NULL,
+    token_sha256 BYTEA,
+    PRIMARY KEY (game, seat)
+);
+CREATE TABLE actions (
+    game BIGINT NOT NULL REFERENCES games (id),
+    seq BIGINT NOT NULL,
+    seat INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    hash BIGINT NOT NULL,
+    idem TEXT,
+    PRIMARY KEY (game, seq)
+);
+CREATE UNIQUE INDEX actions_idem ON actions (game, seat, idem) WHERE idem IS NOT NULL;
+CREATE TABLE snapshots (
+    game BIGINT NOT NULL REFERENCES games (id),
+    seq BIGINT NOT NULL,
+    bytes BYTEA NOT NULL,
+    hash BIGINT NOT NULL,
+    PRIMARY KEY (game, seq)
+);
+"];
+
+/// How many connections serve reads.
+const READERS: usize = 4;
+
+/// A [`Store`] in a PostgreSQL database.
+///
+/// Like [`SqliteStore`](crate::SqliteStore), one writer thread owns the writing connection, takes every
+/// request waiting (up to 1,024), applies them in one transaction and commits before answering each:
+/// group commit, so many games' appends share one commit. Each request checks before it writes (an append
+/// is one conditional `UPDATE games SET seq` that matches only at the previous sequence), so a refused
+/// request writes nothing and the others in its group commit. If the group's transaction fails as a whole
+/// (a constraint, a lost connection), each request is retried in a transaction of its own, so one bad
+/// request cannot fail its neighbours. Reads go through a small pool of connections.
+///
+/// # Durability
+/// A write is acknowledged after `COMMIT` returns, which with PostgreSQL's defaults (`synchronous_commit =
+/// on`, `fsync = on`) means its WAL record is flushed to the database server's disk.
+pub struct PgStore {
+    requests: Option<mpsc::Sender<Request>>,
+    writer: Option<JoinHandle<()>>,
+    readers: Vec<Mutex<Client>>,
+    next_reader: AtomicUsize,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("readers", &self.readers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+struct Request {
+    op: Op,
+    reply: Done,
+}
+
+enum Op {
+    Create(NewGame),
+    Claim {
+        game: GameId,
+        seat: u32,
+        token: TokenHash,
+    },
+    Append {
+        game: GameId,
+        action: Action,
+    },
+    Snapshot {
+        game: GameId,
+        snapshot: Snapshot,
+    },
+    Finish(GameId),
+}
+
+fn pg(error: postgres::Error) -> StoreError {
+    StoreError::Postgres(Arc::new(error))
+}
+
+fn connect(url: &str) -> Result<Client, StoreError> {
+    Client::connect(url, NoTls).map_err(pg)
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://user@host:port/database`, or the key-value form),
+    /// applies the migrations it lacks, and starts the writer thread.
+    ///
+    /// # Errors
+    /// [`StoreError::Postgres`] when the database cannot be reached or migrated, [`StoreError::NewerSchema`]
+    /// when a newer build migrated it, [`StoreError::WriterStart`] when no thread can be started.
+    pub fn open(url: &str) -> Result<Self, StoreError> {
+        let mut writer = connect(url)?;
+        migrate(&mut writer)?;
+        let readers = (0..READERS)
+            .map(|_| connect(url).map(Mutex::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (requests, inbox) = mpsc::channel();
+        let writer = std::thread::Builder::new()
+            .name("coffer-pg-writer".into())
+            .spawn(move || run_writer(writer, &inbox))
+            .map_err(StoreError::WriterStart)?;
+        Ok(Self {
+            requests: Some(requests),
+            writer: Some(writer),
+            readers,
+            next_reader: AtomicUsize::new(0),
+        })
+    }
+
+    fn write_then(&self, op: Op, reply: Done) {
+        let Some(requests) = self.requests.as_ref() else {
+            return reply(Err(StoreError::WriterStopped));
+        };
+        if let Err(mpsc::SendError(request)) = requests.send(Request { op, reply }) {
+            (request.reply)(Err(StoreError::WriterStopped));
+        }
+    }
+
+    fn write(&self, op: Op) -> Result<(), StoreError> {
+        let (sender, answer) = mpsc::sync_channel(1);
+        self.write_then(
+            op,
+            Box::new(move |result| {
+                let _ = sender.send(result);
+            }),
+        );
+        answer.recv().map_err(|_| StoreError::WriterStopped)?
+    }
+
+    fn reader(&self) -> MutexGuard<'_, Client> {
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        for i in 0..self.readers.len() {
+            if let Ok(client) = self.readers[(start + i) % self.readers.len()].try_lock() {
+                return client;
+            }
+        }
+        self.readers[start % self.readers.len()]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        drop(self.requests.take());
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let mut tx = client.transaction().map_err(pg)?;
+    // One node migrates at a time; the others wait and find the work done.
+    tx.execute("SELECT pg_advisory_xact_lock(7236911)", &[])
+        .map_err(pg)?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS coffer_schema (version INTEGER NOT NULL)")
+        .map_err(pg)?;
+    let version: i32 = match tx
+        .query_opt("SELECT version FROM coffer_schema", &[])
+        .map_err(pg)?
+    {
+        Some(row) => row.get(0),
+        None => {
+            tx.execute("INSERT INTO coffer_schema (version) VALUES (0)", &[])
+                .map_err(pg)?;
+            0
+        }
+    };
+    let known = MIGRATIONS.len() as i32;
+    if version > known {
+        return Err(StoreError::NewerSchema {
+            found: i64::from(version),
+            supported: i64::from(known),
+        });
+    }
+    for migration in &MIGRATIONS[version as usize..] {
+        tx.batch_execute(migration).map_err(pg)?;
+    }
+    tx.execute("UPDATE coffer_schema SET version = $1", &[&known])
+        .map_err(pg)?;
+    tx.commit().map_err(pg)
+}
+
+fn run_writer(mut client: Client, inbox: &mpsc::Receiver<Request>) {
+    let mut batch = Vec::with_capacity(1024);
+    while let Ok(first) = inbox.recv() {
+        batch.push(first);
+        while batch.len() < 1024 {
+            match inbox.try_recv() {
+                Ok(request) => batch.push(request),
+                Err(_) => break,
+            }
+        }
+        match commit_group(&mut client, batch.iter().map(|r| &r.op)) {
+            Ok(results) => {
+                for (request, result) in batch.drain(..).zip(results) {
+                    (request.reply)(result);
+                }
+            }
+            Err(_) => {
+                // The group failed as a whole: each request on its own, so one cannot fail another.
+                for request in batch.drain(..) {
+                    let result = match commit_group(&mut client, std::iter::once(&request.op)) {
+                        Ok(mut results) => results.pop().unwrap_or(Err(StoreError::WriterStopped)),
+                        Err(error) => Err(pg(error)),
+                    };
+                    (request.reply)(result);
+                }
+            }
+        }
+    }
+}
+
+fn commit_group<'a>(
+    client: &mut Client,
+    ops: impl Iterator<Item = &'a Op>,
+) -> Result<Vec<Result<(), StoreError>>, postgres::Error> {
+    let mut tx = client.transaction()?;
+    let mut results = Vec::new();
+    for op in ops {
+        results.push(apply(&mut tx, op)?);
+    }
+    tx.commit()?;
+    Ok(results)
+}
+
+fn apply(tx: &mut impl GenericClient, op: &Op) -> Result<Result<(), StoreError>, postgres::Error> {
+    match op {
+        Op::Create(game) => create(tx, game),
+        Op::Claim { game, seat, token } => claim(tx, *game, *seat, token),
+        Op::Append { game, action } => append(tx, *game, action),
+        Op::Snapshot { game, snapshot } => put_snapshot(tx, *game, snapshot),
+        Op::Finish(game) => {
+            let changed = tx.execute(
+                "UPDATE games SET finished = TRUE WHERE id = $1",
+                &[&(game.0 as i64)],
+            )?;
+            Ok(if changed == 0 {
+                Err(StoreError::NoSuchGame(*game))
+            } else {
+                Ok(())
+            })
+        }
+    }
+}
+
+fn create(
+    tx: &mut impl GenericClient,
+    game: &NewGame,
+) -> Result<Result<(), StoreError>, postgres::Error> {
+    if game.seats.len() != game.setup.players as usize {
+        return Ok(Err(StoreError::SeatCount {
+            game: game.id,
+            players: game.setup.players,
+            seats: game.seats.len(),
+        }));
+    }
+    let inserted = tx.execute(
+        "INSERT INTO games (id, ruleset, players, seed, config, created_unix_ms)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+        &[
+            &(game.id.0 as i64),
+            &game.ruleset.as_str(),
+            &(game.setup.players as i32),
+            &(game.setup.seed as i64),
+            &game.setup.config.to_string(),
+            &(game.created_unix_ms as i64),
+        ],
+    )?;
+    if inserted == 0 {
+        return Ok(Err(StoreError::GameExists(game.id)));
+    }
+    let statement =
+        tx.prepare("INSERT INTO seats (game, seat, token_sha256) VALUES ($1, $2, $3)")?;
+    for (index, token) in game.seats.iter().enumerate() {
+        let digest: Option<&[u8]> = token.as_ref().map(|t| &t.digest()[..]);
+        tx.execute(&statement, &[&(game.id.0 as i64), &(index as i32), &digest])?;
+    }
+    Ok(Ok(()))
+}
+
+fn claim(
+    tx: &mut impl GenericClient,
+    game: GameId,
+    seat: u32,
+    token: &TokenHash,
+) -> Result<Result<(), StoreError>, postgres::Error> {
+    let digest: &[u8] = &token.digest()[..];
+    let changed = tx.execute(
+        "UPDATE seats SET token_sha256 = $3 WHERE game = $1 AND seat = $2 AND token_sha256 IS NULL",
+        &[&(game.0 as i64), &(seat as i32), &digest],
+    )?;
+    if changed == 1 {
+        return Ok(Ok(()));
+    }
+    let players = tx
+        .query_opt(
+            "SELECT players FROM games WHERE id = $1",
+            &[&(game.0 as i64)],
+        )?
+        .map(|row| row.get::<_, i32>(0) as u32);
+    Ok(Err(match players {
+        None => StoreError::NoSuchGame(game),
+        Some(seats) if seat >= seats => StoreError::NoSuchSeat { game, seat, seats },
+        Some(_) => StoreError::SeatTaken { game, seat },
+    }))
+}
+
+fn append(
+    tx: &mut impl GenericClient,
+    game: GameId,
+    action: &Action,
+) -> Result<Result<(), StoreError>, postgres::Error> {
+    let changed = tx.execute(
+        "UPDATE games SET seq = $2::BIGINT WHERE id = $1 AND seq = $2::BIGINT - 1 AND NOT finished AND players > $3::INTEGER",
+        &[&(game.0 as i64), &(action.seq as i64), &(action.seat as i32)],
+    )?;
+    if changed == 0 {
+        let row = tx.query_opt(
+            "SELECT finished, seq, players FROM games WHERE id = $1",
+            &[&(game.0 as i64)],
+        )?;
+        return Ok(Err(match row {
+            None => StoreError::NoSuchGame(game),
+            Some(row) if row.get::<_, bool>(0) => StoreError::GameFinished(game),
+            Some(row) if row.get::<_, i64>(1) as u64 + 1 != action.seq => {
+                StoreError::SequenceConflict {
+                    game,
+                    given: action.seq,
+                    current: row.get::<_, i64>(1) as u64,
+                }
+            }
+            Some(row) => StoreError::NoSuchSeat {
+                game,
+                seat: action.seat,
+                seats: row.get::<_, i32>(2) as u32,
+            },
+        }));
+    }
+    if let Some(key) = &action.key
+        && let Some(first) = keyed(tx, game, action.seat, key)?
+    {
+        tx.execute(
+            "UPDATE games SET seq = $2::BIGINT - 1 WHERE id = $1",
+            &[&(game.0 as i64), &(action.seq as i64)],
+        )?;
+        return Ok(Err(StoreError::Duplicate {
+            game,
+            seat: action.seat,
+            seq: first,
+        }));
+    }
+    tx.execute(
+        "INSERT INTO actions (game, seq, seat, action, hash, idem) VALUES ($1, $2, $3, $4, $5, $6)",
+        &[
+            &(game.0 as i64),
+            &(action.seq as i64),
+            &(action.seat as i32),
+            &action.action.get(),
+            &(action.hash.0 as i64),
+            &action.key,
+        ],
+    )?;
+    Ok(Ok(()))
+}
+
+fn keyed(
+    client: &mut impl GenericClient,
+    game: GameId,
+    seat: u32,
+    key: &str,
+) -> Result<Option<u64>, postgres::Error> {
+    Ok(client
+        .query_opt(
+            "SELECT seq FROM actions WHERE game = $1 AND seat = $2 AND idem = $3",
+            &[&(game.0 as i64), &(seat as i32), &key],
+        )?
+        .map(|row| row.get::<_, i64>(0) as u64))
+}
+
+fn put_snapshot(
+    tx: &mut impl GenericClient,
+    game: GameId,
+    snapshot: &Snapshot,
+) -> Result<Result<(), StoreError>, postgres::Error> {
+    let Some(row) = tx.query_opt("SELECT seq FROM games WHERE id = $1", &[&(game.0 as i64)])?
+    else {
+        return Ok(Err(StoreError::NoSuchGame(game)));
+    };
+    let current = row.get::<_, i64>(0) as u64;
+    if snapshot.seq > current {
+        return Ok(Err(StoreError::SnapshotAhead {
+            game,
+            seq: snapshot.seq,
+            current,
+        }));
+    }
+    tx.execute(
+        "INSERT INTO snapshots (game, seq, bytes, hash) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (game, seq) DO UPDATE SET bytes = EXCLUDED.bytes, hash = EXCLUDED.hash",
+        &[
+            &(game.0 as i64),
+            &(snapshot.seq as i64),
+            &snapshot.bytes,
+            &(snapshot.hash.0 as i64),
+        ],
+    )?;
+    Ok(Ok(()))
+}
+
+fn read_game(client: &mut impl GenericClient, game: GameId) -> Result<GameRecord, StoreError> {
+    let row = client
+        .query_opt(
+            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq FROM games WHERE id = $1",
+            &[&(game.0 as i64)],
+        )
+        .map_err(pg)?
+        .ok_or(StoreError::NoSuchGame(game))?;
+    let ruleset: String = row.get(0);
+    let config: String = row.get(3);
+    Ok(GameRecord {
+        id: game,
+        ruleset: RulesetKey::new(&ruleset)
+            .map_err(|_| StoreError::Corrupt(format!("game {game} has ruleset key '{ruleset}'")))?,
+        setup: Setup {
+            players: row.get::<_, i32>(1) as u32,
+            seed: row.get::<_, i64>(2) as u64,
+            config: serde_json::from_str(&config).map_err(|e| {
+                StoreError::Corrupt(format!("game {game}'s config is not JSON: {e}"))
+            })?,
+        },
+        created_unix_ms: row.get::<_, i64>(4) as u64,
+        finished: row.get(5),
+        seq: row.get::<_, i64>(6) as u64,
+    })
+}
+
+fn read_actions(
+    client: &mut impl GenericClient,
+    game: GameId,
+    after: u64,
+) -> Result<Vec<Action>, StoreError> {
+    let rows = client
+        .query(
+            "SELECT seq, seat, action, hash, idem FROM actions WHERE game = $1 AND seq > $2 ORDER BY seq",
+            &[&(game.0 as i64), &(after as i64)],
+        )
+        .map_err(pg)?;
+    rows.into_iter()
+        .map(|row| {
+            let seq = row.get::<_, i64>(0) as u64;
+            let text: String = row.get(2);
+            Ok(Action {
+                seq,
+                seat: row.get::<_, i32>(1) as u32,
+                action: RawValue::from_string(text).map_err(|e| {
+                    StoreError::Corrupt(format!("action {seq} of game {game} is not JSON: {e}"))
+                })?,
+                hash: StateHash(row.get::<_, i64>(3) as u64),
+                key: row.get(4),
+            })
+        })
+        .collect()
+}
+
+/// A read-only transaction at one point in time, so a multi-statement read is consistent.
+fn snapshot_read<T>(
+    client: &mut Client,
+    read: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let mut tx = client
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .map_err(pg)?;
+    let value = read(&mut tx)?;
+    tx.commit().map_err(pg)?;
+    Ok(value)
+}
+
+impl Store for PgStore {
+    fn create_game(&self, game: NewGame) -> Result<(), StoreError> {
+        self.write(Op::Create(game))
+    }
+
+    fn claim_seat(&self, game: GameId, seat: u32, token: TokenHash) -> Result<(), StoreError> {
+        self.write(Op::Claim { game, seat, token })
+    }
+
+    fn seats(&self, game: GameId) -> Result<Vec<Option<TokenHash>>, StoreError> {
+        snapshot_read(&mut self.reader(), |tx| {
+            read_game(tx, game)?;
+            let rows = tx
+                .query(
+                    "SELECT token_sha256 FROM seats WHERE game = $1 ORDER BY seat",
+                    &[&(game.0 as i64)],
+                )
+                .map_err(pg)?;
+            rows.into_iter()
+                .map(|row| match row.get::<_, Option<Vec<u8>>>(0) {
+                    None => Ok(None),
+                    Some(bytes) => bytes
+                        .try_into()
+                        .map(|d| Some(TokenHash::from_digest(d)))
+                        .map_err(|bytes: Vec<u8>| {
+                            StoreError::Corrupt(format!(
+                                "a seat of game {game} has a {}-byte token hash, not 32",
+                                bytes.len()
+                            ))
+                        }),
+                })
+                .collect()
+        })
+    }
+
+    fn append(&self, game: GameId, action: Action) -> Result<(), StoreError> {
+        self.write(Op::Append { game, action })
+    }
+
+    fn append_then(&self, game: GameId, action: Action, done: Done) {
+        self.write_then(Op::Append { game, action }, done);
+    }
+
+    fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError> {
+        snapshot_read(&mut self.reader(), |tx| {
+            read_game(tx, game)?;
+            keyed(tx, game, seat, key).map_err(pg)
+        })
+    }
+
+    fn put_snapshot(&self, game: GameId, snapshot: Snapshot) -> Result<(), StoreError> {
+        self.write(Op::Snapshot { game, snapshot })
+    }
+
+    fn finish(&self, game: GameId) -> Result<(), StoreError> {
+        self.write(Op::Finish(game))
+    }
+
+    fn game(&self, game: GameId) -> Result<GameRecord, StoreError> {
+        read_game(&mut *self.reader(), game)
+    }
+
+    fn actions_after(&self, game: GameId, after: u64) -> Result<Vec<Action>, StoreError> {
+        snapshot_read(&mut self.reader(), |tx| {
+            read_game(tx, game)?;
+            read_actions(tx, game, after)
+        })
+    }
+
+    fn unfinished_games(&self) -> Result<Vec<GameId>, StoreError> {
+        let rows = self
+            .reader()
+            .query("SELECT id FROM games WHERE NOT finished ORDER BY id", &[])
+            .map_err(pg)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| GameId(row.get::<_, i64>(0) as u64))
+            .collect())
+    }
+
+    fn recover(&self, game: GameId) -> Result<Recovery, StoreError> {
+        snapshot_read(&mut self.reader(), |tx| {
+            let record = read_game(tx, game)?;
+            let snapshot = tx
+                .query_opt(
+                    "SELECT seq, bytes, hash FROM snapshots WHERE game = $1 ORDER BY seq DESC LIMIT 1",
+                    &[&(game.0 as i64)],
+                )
+                .map_err(pg)?
+                .map(|row| Snapshot {
+                    seq: row.get::<_, i64>(0) as u64,
+                    bytes: row.get(1),
+                    hash: StateHash(row.get::<_, i64>(2) as u64),
+                });
+            let after = snapshot.as_ref().map_or(0, |s| s.seq);
+            let tail = read_actions(tx, game, after)?;
+            Ok(Recovery {
+                game: record,
+                snapshot,
+                tail,
+            })
+        })
+    }
+}
