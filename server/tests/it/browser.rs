@@ -33,7 +33,11 @@ fn repo() -> PathBuf {
 
 /// An example script of a ruleset: its steps and its setup.
 fn example(ruleset: &str, file: &str) -> (Vec<Value>, Value) {
-    let path = repo().join("plugins").join(ruleset).join("examples").join(file);
+    let path = repo()
+        .join("plugins")
+        .join(ruleset)
+        .join("examples")
+        .join(file);
     let steps: Vec<Value> = std::fs::read_to_string(&path)
         .unwrap()
         .lines()
@@ -109,7 +113,7 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         "command-tokens",
         Setup::new(3, 0).config(tokens_config.clone()),
     );
-    let games = vec![
+    let games = [
         (
             "charges",
             2u16,
@@ -215,7 +219,12 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
             "{id}: the game clicked in the browser ends in the state the same actions reach in-process"
         );
     }
-    for shot in ["lobby", "charges-seat0", "command-tokens-spectator", "story-acts-seat0"] {
+    for shot in [
+        "lobby",
+        "charges-seat0",
+        "command-tokens-spectator",
+        "story-acts-seat0",
+    ] {
         assert!(shots.join(format!("{shot}.png")).is_file(), "{shot}.png");
     }
 }

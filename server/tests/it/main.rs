@@ -2,6 +2,7 @@
 //! store) and the API of real servers on loopback.
 
 mod bad_input;
+mod browser;
 mod concurrency;
 mod crash;
 mod crash_api;
