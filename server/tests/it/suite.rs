@@ -612,11 +612,47 @@ fn sqlite_refuses_a_database_of_a_newer_schema() {
     drop(SqliteStore::open(&path, SqliteConfig::default()).unwrap());
     rusqlite::Connection::open(&path)
         .unwrap()
-        .pragma_update(None, "user_version", 2)
+        .pragma_update(None, "user_version", 3)
         .unwrap();
     let error = SqliteStore::open(&path, SqliteConfig::default()).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the store's schema version is 2, newer than this build's 1"
+        "the store's schema version is 3, newer than this build's 2"
     );
+}
+
+#[test]
+fn sqlite_migrates_a_version_1_database_and_keeps_its_actions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.db");
+    {
+        // The schema version 1 wrote: actions without idempotency keys.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id INTEGER PRIMARY KEY, ruleset TEXT NOT NULL, players INTEGER NOT NULL,
+                 seed INTEGER NOT NULL, config TEXT NOT NULL, created_unix_ms INTEGER NOT NULL,
+                 finished INTEGER NOT NULL DEFAULT 0, seq INTEGER NOT NULL DEFAULT 0) STRICT;
+             CREATE TABLE seats (game INTEGER NOT NULL, seat INTEGER NOT NULL, token_sha256 BLOB,
+                 PRIMARY KEY (game, seat)) STRICT, WITHOUT ROWID;
+             CREATE TABLE actions (game INTEGER NOT NULL, seq INTEGER NOT NULL, seat INTEGER NOT NULL,
+                 action TEXT NOT NULL, hash INTEGER NOT NULL, PRIMARY KEY (game, seq)) STRICT, WITHOUT ROWID;
+             CREATE TABLE snapshots (game INTEGER NOT NULL, seq INTEGER NOT NULL, bytes BLOB NOT NULL,
+                 hash INTEGER NOT NULL, PRIMARY KEY (game, seq)) STRICT, WITHOUT ROWID;
+             INSERT INTO games VALUES (1, 'charges@1', 2, 7, '{}', 0, 0, 1);
+             INSERT INTO seats VALUES (1, 0, NULL), (1, 1, NULL);
+             INSERT INTO actions VALUES (1, 1, 1, '{\"a\":1}', 42);
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&path, SqliteConfig::default()).unwrap();
+    let log = store.actions_after(GameId(1), 0).unwrap();
+    assert_eq!(
+        (log.len(), log[0].hash, log[0].key.clone()),
+        (1, StateHash(42), None)
+    );
+    let mut next = action(1, 2, 0);
+    next.key = Some("k".into());
+    store.append(GameId(1), next).unwrap();
+    assert_eq!(store.keyed_action(GameId(1), 0, "k").unwrap(), Some(2));
 }
