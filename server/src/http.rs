@@ -249,7 +249,8 @@ fn audience(slot: &Slot, token: Option<&str>) -> Result<Audience, ApiError> {
 #[derive(ToSchema)]
 #[allow(dead_code)]
 struct ErrorBody {
-    /// A machine-readable code: bad_request, unauthorized, forbidden, not_found, stale, seat_taken,
+    /// A machine-readable code: bad_request, unauthorized, forbidden, not_found, method_not_allowed,
+    /// stale, seat_taken,
     /// finished, stopped, refused, rate_limited, too_large, full, busy, shutting_down, internal.
     error: String,
     /// What happened, in words.
