@@ -367,8 +367,43 @@ impl Slot {
     }
 }
 
+/// One event as the API writes it (the JSON of `coffer log --format json`).
+#[derive(serde::Serialize)]
+struct EventOut<'a> {
+    text: Option<String>,
+    key: coffer_core::Key,
+    label: String,
+    change: &'a coffer_core::Change,
+    cause: String,
+}
+
+/// The table and resources an audience sees.
+#[derive(serde::Serialize)]
+struct ViewOut<'a> {
+    table: &'a coffer_core::Table,
+    resources: &'a [coffer_core::ResourceView],
+}
+
+/// An `action` message, serialized straight to text (no JSON tree in between: this is the hot path).
+#[derive(serde::Serialize)]
+struct ActionOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    seq: u64,
+    actor: u16,
+    action: &'a str,
+    events: &'a [EventOut<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    view: Option<ViewOut<'a>>,
+}
+
+fn to_text(value: &impl serde::Serialize) -> String {
+    // Serializing these types cannot fail: every map key is a string.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// One action as `audience` reads it: who acted, the action's heading and its events in the game's
-/// words, and (with `view`) the table and resources after it.
+/// words; and, with `view`, the same message with the table and resources after it too.
 fn action_message(
     game: &mut dyn DynGame,
     description: &Description,
@@ -376,22 +411,39 @@ fn action_message(
     actor: u16,
     audience: Audience,
     view: bool,
-) -> Value {
+) -> (String, Option<String>) {
     let events = game.events_for(audience);
     let table = game.table(audience);
     let resources = game.resources(audience);
     let names = names_for(description, &resources, &table);
-    let mut message = json!({
-        "type": "action",
-        "seq": seq,
-        "actor": actor,
-        "action": render::action_heading(&names, actor, &events),
-        "events": events.iter().map(|e| render::event_json(&names, e, audience)).collect::<Vec<_>>(),
+    let out: Vec<EventOut<'_>> = events
+        .iter()
+        .map(|event| EventOut {
+            text: names.change(event, audience),
+            key: event.key,
+            label: names.key(event.key),
+            change: &event.change,
+            cause: names.cause(&event.cause),
+        })
+        .collect();
+    let heading = render::action_heading(&names, actor, &events);
+    let mut message = ActionOut {
+        kind: "action",
+        seq,
+        actor,
+        action: &heading,
+        events: &out,
+        view: None,
+    };
+    let plain = to_text(&message);
+    let with_view = view.then(|| {
+        message.view = Some(ViewOut {
+            table: &table,
+            resources: &resources,
+        });
+        to_text(&message)
     });
-    if view {
-        message["view"] = json!({"table": table, "resources": resources});
-    }
-    message
+    (plain, with_view)
 }
 
 /// What `audience` sees of the game now.
@@ -408,6 +460,33 @@ fn plugin_failed(game: &dyn DynGame) -> Result<(), String> {
     match game.failure() {
         Some(message) => Err(message),
         None => Ok(()),
+    }
+}
+
+/// A seat's legal actions at one sequence number.
+#[derive(Debug)]
+pub struct Legal {
+    /// The sequence number they are legal at.
+    pub seq: u64,
+    /// Each legal action's JSON, as the ruleset wrote it.
+    pub actions: Vec<Box<RawValue>>,
+}
+
+impl Legal {
+    /// `{"seq": N, "actions": [...]}`, or with `kind` `{"type": kind, "seq": N, "actions": [...]}`.
+    pub fn to_json(&self, kind: Option<&str>) -> String {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+            kind: Option<&'a str>,
+            seq: u64,
+            actions: &'a [Box<RawValue>],
+        }
+        to_text(&Out {
+            kind,
+            seq: self.seq,
+            actions: &self.actions,
+        })
     }
 }
 
@@ -776,7 +855,7 @@ impl Games {
     ///
     /// # Errors
     /// [`ApiError::Stopped`] and the plugin's failures.
-    pub async fn legal(&self, slot: &Arc<Slot>, seat: u16) -> Result<Value, ApiError> {
+    pub async fn legal(&self, slot: &Arc<Slot>, seat: u16) -> Result<Legal, ApiError> {
         let (legal, _guard) = self
             .call(slot, move |live| {
                 let game = live
@@ -784,12 +863,16 @@ impl Games {
                     .as_deref_mut()
                     .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
                 let count = game.legal_actions(Owner(seat));
-                let actions: Vec<Value> = (0..count)
+                // The ruleset's JSON is passed on as written, checked to be JSON but not parsed into a tree.
+                let actions: Vec<Box<RawValue>> = (0..count)
                     .filter_map(|i| game.legal_action_json(i))
-                    .filter_map(|j| serde_json::from_str(&j).ok())
+                    .filter_map(|j| RawValue::from_string(j).ok())
                     .collect();
                 plugin_failed(game).map_err(CallError::Stop)?;
-                Ok(json!({"seq": live.seq, "actions": actions}))
+                Ok(Legal {
+                    seq: live.seq,
+                    actions,
+                })
             })
             .await?;
         Ok(legal)
@@ -881,18 +964,16 @@ impl Games {
                 let mut answer = None;
                 let mut pushes = Vec::new();
                 for audience in slot.listening() {
-                    let mut message = action_message(game, description, seq, seat, audience, true);
-                    pushes.push((audience, Arc::<str>::from(message.to_string())));
-                    if audience == actor
-                        && let Some(fields) = message.as_object_mut()
-                    {
+                    let (plain, with_view) =
+                        action_message(game, description, seq, seat, audience, true);
+                    pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
+                    if audience == actor {
                         // The actor's answer is its own feed's message without the view.
-                        fields.remove("view");
-                        answer = Some(message.to_string());
+                        answer = Some(plain);
                     }
                 }
                 let answer = answer.unwrap_or_else(|| {
-                    action_message(game, description, seq, seat, actor, false).to_string()
+                    action_message(game, description, seq, seat, actor, false).0
                 });
                 let finished = matches!(game.outcome(), Outcome::Finished { .. });
                 let snapshot = if seq % snapshot_every == 0 || finished {
@@ -1068,7 +1149,7 @@ impl Games {
                 if action.seq > since {
                     out.push(
                         action_message(&mut *game, description, action.seq, seat, audience, false)
-                            .to_string(),
+                            .0,
                     );
                 }
             }

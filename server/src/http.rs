@@ -576,11 +576,16 @@ async fn legal(
     State(app): State<App>,
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let slot = app.games.slot(id)?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
     let seat = seat_of(&slot, token)?;
-    Ok(Json(app.games.legal(&slot, seat).await?))
+    let legal = app.games.legal(&slot, seat).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        legal.to_json(None),
+    )
+        .into_response())
 }
 
 /// Submits an action for the caller's seat. Answers it as the seat reads it: `{"type":"action", "seq",
@@ -949,10 +954,7 @@ async fn client_message(app: &App, slot: &Arc<Slot>, audience: Audience, text: &
                 return ws_error(&ApiError::Unauthorized, None);
             };
             match app.games.legal(slot, seat).await {
-                Ok(mut legal) => {
-                    legal["type"] = json!("legal");
-                    legal.to_string()
-                }
+                Ok(legal) => legal.to_json(Some("legal")),
                 Err(error) => ws_error(&error, None),
             }
         }
