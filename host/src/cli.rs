@@ -382,6 +382,9 @@ fn server_program(global: &Global, command: &str, args: &[std::ffi::OsString]) -
             .arg("--plugin-deadline")
             .arg(deadline.as_secs_f64().to_string());
     }
+    if global.format == OutputFormat::Json {
+        child.arg("--format").arg("json");
+    }
     child.arg(command).args(args);
     #[cfg(unix)]
     {
