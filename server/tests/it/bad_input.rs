@@ -1069,3 +1069,20 @@ async fn a_websocket_that_never_answers_pings_is_closed() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_forbids_sniffing_and_referrers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&store(dir.path()), &[]);
+    let client = client();
+    for path in ["/", "/assets/app.js", "/api/games", "/api/games/1", "/nope"] {
+        let response = client
+            .get(format!("{}{path}", server.base))
+            .send()
+            .await
+            .unwrap();
+        let headers = response.headers();
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(headers["referrer-policy"], "no-referrer", "{path}");
+    }
+}
