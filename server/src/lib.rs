@@ -32,6 +32,7 @@
 //!     seat: 0,
 //!     action: RawValue::from_string(r#"{"pass":null}"#.into()).unwrap(),
 //!     hash: StateHash(seq),
+//!     key: None,
 //! };
 //! store.append(GameId(1), action(1))?;
 //! // A second submission that also read the game at sequence 0 is refused with the current one.
