@@ -9,8 +9,8 @@ use postgres::{Client, GenericClient, NoTls};
 use serde_json::value::RawValue;
 
 use crate::store::{
-    Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,
-    Store, StoreError, TokenHash,
+    Action, Done, GameId, GameRecord, NewGame, Op, Recovery, RulesetKey, Setup, Snapshot,
+    StateHash, Store, StoreError, TokenHash,
 };
 
 /// The migrations, in order; `coffer_schema` records how many were applied. Embedded and applied when the
@@ -86,24 +86,6 @@ impl std::fmt::Debug for PgStore {
 struct Request {
     op: Op,
     reply: Done,
-}
-
-enum Op {
-    Create(NewGame),
-    Claim {
-        game: GameId,
-        seat: u32,
-        token: TokenHash,
-    },
-    Append {
-        game: GameId,
-        action: Action,
-    },
-    Snapshot {
-        game: GameId,
-        snapshot: Snapshot,
-    },
-    Finish(GameId),
 }
 
 fn pg(error: postgres::Error) -> StoreError {

@@ -9,8 +9,8 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::value::RawValue;
 
 use crate::store::{
-    Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,
-    Store, StoreError, TokenHash,
+    Action, Done, GameId, GameRecord, NewGame, Op, Recovery, RulesetKey, Setup, Snapshot,
+    StateHash, Store, StoreError, TokenHash,
 };
 
 /// The schema this build writes, in `PRAGMA user_version`.
@@ -156,25 +156,6 @@ impl std::fmt::Debug for Reply {
             Reply::Then(_) => "Then",
         })
     }
-}
-
-#[derive(Debug)]
-enum Op {
-    Create(NewGame),
-    Claim {
-        game: GameId,
-        seat: u32,
-        token: TokenHash,
-    },
-    Append {
-        game: GameId,
-        action: Action,
-    },
-    Snapshot {
-        game: GameId,
-        snapshot: Snapshot,
-    },
-    Finish(GameId),
 }
 
 impl SqliteStore {

@@ -171,6 +171,26 @@ impl PartialEq for Action {
     }
 }
 
+/// One write a store's writer thread applies: the SQLite and the PostgreSQL stores queue the same ones.
+#[derive(Debug)]
+pub(crate) enum Op {
+    Create(NewGame),
+    Claim {
+        game: GameId,
+        seat: u32,
+        token: TokenHash,
+    },
+    Append {
+        game: GameId,
+        action: Action,
+    },
+    Snapshot {
+        game: GameId,
+        snapshot: Snapshot,
+    },
+    Finish(GameId),
+}
+
 /// What a store calls with the result of a write it was handed with [`Store::append_then`]: once, on
 /// a thread of the store's (keep it short; send the result somewhere).
 pub type Done = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
