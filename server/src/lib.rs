@@ -45,6 +45,7 @@
 //! # Ok::<(), StoreError>(())
 //! ```
 
+pub mod cluster;
 pub mod error;
 pub mod games;
 pub mod http;
@@ -63,7 +64,7 @@ pub use games::Games;
 pub use limits::Limits;
 
 pub use memory::MemoryStore;
-pub use postgres::PgStore;
+pub use postgres::{ACTIONS_CHANNEL, NodeConfig, PgStore};
 pub use sqlite::{Durability, SqliteConfig, SqliteStore, WriterStats};
 pub use store::{
     Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,

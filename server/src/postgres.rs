@@ -15,7 +15,8 @@ use crate::store::{
 
 /// The migrations, in order; `coffer_schema` records how many were applied. Embedded and applied when the
 /// store opens, under an advisory lock so that nodes starting together apply each once.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE games (
     id BIGINT PRIMARY KEY,
     ruleset TEXT NOT NULL,
@@ -50,7 +51,34 @@ CREATE TABLE snapshots (
     hash BIGINT NOT NULL,
     PRIMARY KEY (game, seq)
 );
-"];
+",
+    "
+CREATE TABLE leases (
+    game BIGINT PRIMARY KEY REFERENCES games (id),
+    node TEXT NOT NULL,
+    addr TEXT NOT NULL,
+    fence BIGINT NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX leases_node ON leases (node);
+CREATE INDEX leases_expires_at ON leases (expires_at);
+",
+];
+
+/// The channel on which every fenced append is announced, at its commit, as `game:seq`.
+pub const ACTIONS_CHANNEL: &str = "coffer_actions";
+
+/// A server node sharing the store with others: who it is, where others reach it, how long its leases
+/// last without renewal.
+#[derive(Clone, Debug)]
+pub struct NodeConfig {
+    /// Its identity, unique among the nodes (a new one each time a node starts).
+    pub id: String,
+    /// Its base URL as the other nodes reach it (`http://10.0.0.5:8080`).
+    pub addr: String,
+    /// How long a lease lasts without renewal; a node that dies loses its games after this long.
+    pub lease: std::time::Duration,
+}
 
 /// How many connections serve reads.
 const READERS: usize = 4;
@@ -69,6 +97,7 @@ const READERS: usize = 4;
 /// A write is acknowledged after `COMMIT` returns, which with PostgreSQL's defaults (`synchronous_commit =
 /// on`, `fsync = on`) means its WAL record is flushed to the database server's disk.
 pub struct PgStore {
+    url: String,
     requests: Option<mpsc::Sender<Request>>,
     writer: Option<JoinHandle<()>>,
     readers: Vec<Mutex<Client>>,
@@ -96,6 +125,28 @@ fn connect(url: &str) -> Result<Client, StoreError> {
     Client::connect(url, NoTls).map_err(pg)
 }
 
+/// A connection for the writer. With several nodes, a transaction left open by a node that was paused
+/// (SIGSTOP) is ended by the database after the lease's length, so it cannot hold a lease row locked
+/// against the node taking the game over.
+fn connect_writer(url: &str, node: Option<&NodeConfig>) -> Result<Client, StoreError> {
+    let mut client = connect(url)?;
+    if let Some(node) = node {
+        let millis = node.lease.as_millis().max(1);
+        client
+            .batch_execute(&format!(
+                "SET idle_in_transaction_session_timeout = {millis}"
+            ))
+            .map_err(pg)?;
+    }
+    Ok(client)
+}
+
+/// The writer's view of its node, when it is one of several.
+struct Writer {
+    url: String,
+    node: Option<NodeConfig>,
+}
+
 impl PgStore {
     /// Connects to the database at `url` (`postgres://user@host:port/database`, or the key-value form),
     /// applies the migrations it lacks, and starts the writer thread.
@@ -104,7 +155,17 @@ impl PgStore {
     /// [`StoreError::Postgres`] when the database cannot be reached or migrated, [`StoreError::NewerSchema`]
     /// when a newer build migrated it, [`StoreError::WriterStart`] when no thread can be started.
     pub fn open(url: &str) -> Result<Self, StoreError> {
-        let mut writer = connect(url)?;
+        Self::open_node(url, None)
+    }
+
+    /// [`open`](Self::open) for a node of several: each game it creates gets a lease held by `node`
+    /// (fencing number 1), and [`append_fenced_then`](Store::append_fenced_then) checks the lease in
+    /// the append's transaction and announces the append on [`ACTIONS_CHANNEL`] at its commit.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn open_node(url: &str, node: Option<NodeConfig>) -> Result<Self, StoreError> {
+        let mut writer = connect_writer(url, node.as_ref())?;
         migrate(&mut writer)?;
         let readers = (0..READERS)
             .map(|_| connect(url).map(Mutex::new))
@@ -112,9 +173,16 @@ impl PgStore {
         let (requests, inbox) = mpsc::channel();
         let writer = std::thread::Builder::new()
             .name("coffer-pg-writer".into())
-            .spawn(move || run_writer(writer, &inbox))
+            .spawn({
+                let config = Writer {
+                    url: url.to_owned(),
+                    node,
+                };
+                move || run_writer(writer, &config, &inbox)
+            })
             .map_err(StoreError::WriterStart)?;
         Ok(Self {
+            url: url.to_owned(),
             requests: Some(requests),
             writer: Some(writer),
             readers,
@@ -144,14 +212,25 @@ impl PgStore {
 
     fn reader(&self) -> MutexGuard<'_, Client> {
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
-        for i in 0..self.readers.len() {
-            if let Ok(client) = self.readers[(start + i) % self.readers.len()].try_lock() {
-                return client;
-            }
+        let mut client = (0..self.readers.len())
+            .find_map(|i| {
+                self.readers[(start + i) % self.readers.len()]
+                    .try_lock()
+                    .ok()
+            })
+            .unwrap_or_else(|| {
+                self.readers[start % self.readers.len()]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+            });
+        // After the database restarted, or the connection was cut: a new one. If that fails too,
+        // the closed one answers this read with the error.
+        if client.is_closed()
+            && let Ok(fresh) = connect(&self.url)
+        {
+            *client = fresh;
         }
-        self.readers[start % self.readers.len()]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        client
     }
 }
 
@@ -197,8 +276,9 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     tx.commit().map_err(pg)
 }
 
-fn run_writer(mut client: Client, inbox: &mpsc::Receiver<Request>) {
+fn run_writer(mut client: Client, writer: &Writer, inbox: &mpsc::Receiver<Request>) {
     let mut batch = Vec::with_capacity(1024);
+    let node = writer.node.as_ref();
     while let Ok(first) = inbox.recv() {
         batch.push(first);
         while batch.len() < 1024 {
@@ -207,7 +287,22 @@ fn run_writer(mut client: Client, inbox: &mpsc::Receiver<Request>) {
                 Err(_) => break,
             }
         }
-        match commit_group(&mut client, batch.iter().map(|r| &r.op)) {
+        if client.is_closed() {
+            // The database restarted or the connection was cut: a new connection, or this group
+            // fails (nothing written) and the next one tries again.
+            match connect_writer(&writer.url, node) {
+                Ok(fresh) => client = fresh,
+                Err(error) => {
+                    tracing::warn!("the store's database cannot be reached: {error}");
+                    let error = Arc::new(error);
+                    for request in batch.drain(..) {
+                        (request.reply)(Err(StoreError::Unreachable(Arc::clone(&error))));
+                    }
+                    continue;
+                }
+            }
+        }
+        match commit_group(&mut client, node, batch.iter().map(|r| &r.op)) {
             Ok(results) => {
                 for (request, result) in batch.drain(..).zip(results) {
                     (request.reply)(result);
@@ -216,7 +311,8 @@ fn run_writer(mut client: Client, inbox: &mpsc::Receiver<Request>) {
             Err(_) => {
                 // The group failed as a whole: each request on its own, so one cannot fail another.
                 for request in batch.drain(..) {
-                    let result = match commit_group(&mut client, std::iter::once(&request.op)) {
+                    let result = match commit_group(&mut client, node, std::iter::once(&request.op))
+                    {
                         Ok(mut results) => results.pop().unwrap_or(Err(StoreError::WriterStopped)),
                         Err(error) => Err(pg(error)),
                     };
@@ -229,22 +325,83 @@ fn run_writer(mut client: Client, inbox: &mpsc::Receiver<Request>) {
 
 fn commit_group<'a>(
     client: &mut Client,
+    node: Option<&NodeConfig>,
     ops: impl Iterator<Item = &'a Op>,
 ) -> Result<Vec<Result<(), StoreError>>, postgres::Error> {
     let mut tx = client.transaction()?;
     let mut results = Vec::new();
     for op in ops {
-        results.push(apply(&mut tx, op)?);
+        results.push(apply(&mut tx, node, op)?);
     }
     tx.commit()?;
     Ok(results)
 }
 
-fn apply(tx: &mut impl GenericClient, op: &Op) -> Result<Result<(), StoreError>, postgres::Error> {
+fn apply(
+    tx: &mut impl GenericClient,
+    node: Option<&NodeConfig>,
+    op: &Op,
+) -> Result<Result<(), StoreError>, postgres::Error> {
     match op {
-        Op::Create(game) => create(tx, game),
+        Op::Create(game) => {
+            let created = create(tx, game)?;
+            if created.is_ok()
+                && let Some(node) = node
+            {
+                tx.execute(
+                    "INSERT INTO leases (game, node, addr, fence, expires_at)
+                     VALUES ($1, $2, $3, 1, now() + $4::BIGINT * INTERVAL '1 millisecond')",
+                    &[
+                        &(game.id.0 as i64),
+                        &node.id,
+                        &node.addr,
+                        &(node.lease.as_millis() as i64),
+                    ],
+                )?;
+            }
+            Ok(created)
+        }
         Op::Claim { game, seat, token } => claim(tx, *game, *seat, token),
-        Op::Append { game, action } => append(tx, *game, action),
+        Op::Append {
+            game,
+            action,
+            fence: None,
+        } => append(tx, *game, action),
+        Op::Append {
+            game,
+            action,
+            fence: Some(fence),
+        } => {
+            let Some(node) = node else {
+                return Ok(Err(StoreError::Fenced {
+                    game: *game,
+                    fence: *fence,
+                }));
+            };
+            // The lease row stays locked until this transaction ends: a node taking the game over
+            // waits for this commit, and this append sees any takeover committed before it.
+            let held = tx
+                .query_opt(
+                    "SELECT fence FROM leases WHERE game = $1 AND node = $2 FOR SHARE",
+                    &[&(game.0 as i64), &node.id],
+                )?
+                .is_some_and(|row| row.get::<_, i64>(0) as u64 == *fence);
+            if !held {
+                return Ok(Err(StoreError::Fenced {
+                    game: *game,
+                    fence: *fence,
+                }));
+            }
+            let appended = append(tx, *game, action)?;
+            if appended.is_ok() {
+                // Delivered to every listening node when (and only if) this transaction commits.
+                tx.execute(
+                    "SELECT pg_notify($1, $2)",
+                    &[&ACTIONS_CHANNEL, &format!("{}:{}", game.0, action.seq)],
+                )?;
+            }
+            Ok(appended)
+        }
         Op::Snapshot { game, snapshot } => put_snapshot(tx, *game, snapshot),
         Op::Finish(game) => {
             let changed = tx.execute(
@@ -531,11 +688,33 @@ impl Store for PgStore {
     }
 
     fn append(&self, game: GameId, action: Action) -> Result<(), StoreError> {
-        self.write(Op::Append { game, action })
+        self.write(Op::Append {
+            game,
+            action,
+            fence: None,
+        })
     }
 
     fn append_then(&self, game: GameId, action: Action, done: Done) {
-        self.write_then(Op::Append { game, action }, done);
+        self.write_then(
+            Op::Append {
+                game,
+                action,
+                fence: None,
+            },
+            done,
+        );
+    }
+
+    fn append_fenced_then(&self, game: GameId, action: Action, fence: u64, done: Done) {
+        self.write_then(
+            Op::Append {
+                game,
+                action,
+                fence: Some(fence),
+            },
+            done,
+        );
     }
 
     fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError> {

@@ -320,7 +320,7 @@ fn apply(conn: &Connection, op: &Op) -> rusqlite::Result<Result<(), StoreError>>
     match op {
         Op::Create(game) => create(conn, game),
         Op::Claim { game, seat, token } => claim(conn, *game, *seat, token),
-        Op::Append { game, action } => append(conn, *game, action),
+        Op::Append { game, action, .. } => append(conn, *game, action),
         Op::Snapshot { game, snapshot } => put_snapshot(conn, *game, snapshot),
         Op::Finish(game) => {
             let changed = conn
@@ -624,11 +624,22 @@ impl Store for SqliteStore {
     }
 
     fn append(&self, game: GameId, action: Action) -> Result<(), StoreError> {
-        self.write(Op::Append { game, action })
+        self.write(Op::Append {
+            game,
+            action,
+            fence: None,
+        })
     }
 
     fn append_then(&self, game: GameId, action: Action, done: Done) {
-        self.write_then(Op::Append { game, action }, done);
+        self.write_then(
+            Op::Append {
+                game,
+                action,
+                fence: None,
+            },
+            done,
+        );
     }
 
     fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError> {

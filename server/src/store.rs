@@ -183,6 +183,8 @@ pub(crate) enum Op {
     Append {
         game: GameId,
         action: Action,
+        /// With several nodes: the lease's fencing number the appending node holds.
+        fence: Option<u64>,
     },
     Snapshot {
         game: GameId,
@@ -283,6 +285,17 @@ pub enum StoreError {
     /// An action for a game that has ended.
     #[error("game {0} is finished")]
     GameFinished(GameId),
+    /// An append by a node that no longer holds the game's lease (its fencing number is not the
+    /// lease's): another node owns the game now. Nothing was applied.
+    #[error(
+        "game {game} is owned by another node now (fencing number {fence} is no longer current)"
+    )]
+    Fenced {
+        /// The game.
+        game: GameId,
+        /// The fencing number the append was made with.
+        fence: u64,
+    },
     /// A snapshot of a state the log has not reached.
     #[error("snapshot at {seq} of game {game} is ahead of its log, which is at {current}")]
     SnapshotAhead {
@@ -310,6 +323,10 @@ pub enum StoreError {
     /// The PostgreSQL database failed or could not be reached.
     #[error("postgres store failed")]
     Postgres(#[source] Arc<postgres::Error>),
+    /// The store's database cannot be reached now (it restarts, or the network is cut); nothing was
+    /// written, and the next call tries again.
+    #[error("the store's database cannot be reached")]
+    Unreachable(#[source] Arc<StoreError>),
     /// The SQLite store's writer thread could not be started.
     #[error("cannot start the sqlite store's writer thread")]
     WriterStart(#[source] std::io::Error),
@@ -369,6 +386,15 @@ pub trait Store: Send + Sync {
     /// per waiting write (an async server). The default calls `append` and then `done`.
     fn append_then(&self, game: GameId, action: Action, done: Done) {
         done(self.append(game, action));
+    }
+
+    /// [`append_then`](Self::append_then) by a node of several sharing the store, holding the game's
+    /// lease with fencing number `fence`: refused with [`StoreError::Fenced`], in the same transaction
+    /// as the write, once another node has taken the lease over. A store that one node alone uses has
+    /// no leases, and the default is `append_then`.
+    fn append_fenced_then(&self, game: GameId, action: Action, fence: u64, done: Done) {
+        let _ = fence;
+        self.append_then(game, action, done);
     }
 
     /// The sequence number of the action `seat` submitted with idempotency key `key`, if any.

@@ -1,0 +1,290 @@
+//! Several server nodes on one PostgreSQL database: who owns which game, and news of every append.
+//!
+//! # Ownership
+//! Each unfinished game has one row in `leases`: the node that owns it, that node's address, a fencing
+//! number and an expiry, all in the database's clock. Only the owner applies actions; every append it
+//! makes checks, in the append's own transaction, that the lease row still names it with the same
+//! fencing number (see [`PgStore`](crate::PgStore)). A node renews all its leases together every third
+//! of the lease's length. A lease that has expired is taken over by another node in one `UPDATE` that
+//! raises the fencing number, so the old owner's appends, however late, are refused from then on.
+//!
+//! # News
+//! A fenced append runs `pg_notify` in its transaction: PostgreSQL delivers `game:seq` on
+//! [`ACTIONS_CHANNEL`] to every listening node when, and only when, the append commits, in commit
+//! order. A node whose listening connection was cut has missed some: it is told to catch up from the
+//! store ([`Notice::Resync`]).
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, NoTls};
+
+use crate::postgres::{ACTIONS_CHANNEL, NodeConfig};
+use crate::store::{GameId, StoreError};
+
+/// A lease as read from the database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// The node holding it.
+    pub node: String,
+    /// That node's base URL.
+    pub addr: String,
+    /// Its fencing number.
+    pub fence: u64,
+    /// Whether it has not expired yet.
+    pub live: bool,
+}
+
+/// What the listening connection hears.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Action `seq` of `game` was committed.
+    Action {
+        /// The game.
+        game: GameId,
+        /// The action's sequence number.
+        seq: u64,
+    },
+    /// Notices may have been missed (the connection was cut and made again): catch up from the store.
+    Resync,
+}
+
+/// This node's side of the leases.
+pub struct Cluster {
+    url: String,
+    node: NodeConfig,
+    client: Mutex<Option<Client>>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("node", &self.node)
+            .finish_non_exhaustive()
+    }
+}
+
+fn pg(error: postgres::Error) -> StoreError {
+    StoreError::Postgres(std::sync::Arc::new(error))
+}
+
+impl Cluster {
+    /// This node's side of the leases in the database at `url` (already migrated by
+    /// [`PgStore::open_node`](crate::PgStore::open_node)). Unfinished games that have no lease (made by
+    /// a node of an earlier version, or by a single node) get an expired one, so some node takes them.
+    ///
+    /// # Errors
+    /// [`StoreError::Postgres`] when the database cannot be reached.
+    pub fn open(url: &str, node: NodeConfig) -> Result<Self, StoreError> {
+        let cluster = Self {
+            url: url.to_owned(),
+            node,
+            client: Mutex::new(None),
+        };
+        cluster.with_client(|client| {
+            client.execute(
+                "INSERT INTO leases (game, node, addr, fence, expires_at)
+                 SELECT id, '', '', 0, 'epoch' FROM games
+                 WHERE NOT finished AND NOT EXISTS (SELECT 1 FROM leases WHERE game = games.id)
+                 ON CONFLICT (game) DO NOTHING",
+                &[],
+            )
+        })?;
+        Ok(cluster)
+    }
+
+    /// This node.
+    pub fn node(&self) -> &NodeConfig {
+        &self.node
+    }
+
+    fn lease_millis(&self) -> i64 {
+        self.node.lease.as_millis() as i64
+    }
+
+    fn with_client<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.as_ref().is_none_or(Client::is_closed) {
+            *slot = Some(Client::connect(&self.url, NoTls).map_err(pg)?);
+        }
+        let client = slot.as_mut().expect("connected above");
+        f(client).map_err(pg)
+    }
+
+    /// Renews every lease this node holds; answers the games it still holds, with their fencing
+    /// numbers. A game this node believed it owned and that is not in the answer was taken over.
+    ///
+    /// # Errors
+    /// A database failure: nothing is known, and the leases expire unless a later renewal works.
+    pub fn renew(&self) -> Result<Vec<(GameId, u64)>, StoreError> {
+        let millis = self.lease_millis();
+        self.with_client(|client| {
+            let rows = client.query(
+                "UPDATE leases SET expires_at = now() + $2::BIGINT * INTERVAL '1 millisecond'
+                 WHERE node = $1 RETURNING game, fence",
+                &[&self.node.id, &millis],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|row| {
+                    (
+                        GameId(row.get::<_, i64>(0) as u64),
+                        row.get::<_, i64>(1) as u64,
+                    )
+                })
+                .collect())
+        })
+    }
+
+    /// Takes over up to `limit` unfinished games whose leases have expired; answers them with their
+    /// new fencing numbers. Rows another node is taking at the same moment are skipped, not waited for.
+    ///
+    /// # Errors
+    /// A database failure: nothing was taken.
+    pub fn claim_expired(&self, limit: i64) -> Result<Vec<(GameId, u64)>, StoreError> {
+        let millis = self.lease_millis();
+        self.with_client(|client| {
+            let rows = client.query(
+                "UPDATE leases SET node = $1, addr = $2, fence = leases.fence + 1,
+                     expires_at = now() + $3::BIGINT * INTERVAL '1 millisecond'
+                 WHERE game IN (
+                     SELECT l.game FROM leases l JOIN games g ON g.id = l.game
+                     WHERE l.expires_at < now() AND NOT g.finished
+                     ORDER BY l.expires_at LIMIT $4
+                     FOR UPDATE OF l SKIP LOCKED)
+                 RETURNING game, fence",
+                &[&self.node.id, &self.node.addr, &millis, &limit],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|row| {
+                    (
+                        GameId(row.get::<_, i64>(0) as u64),
+                        row.get::<_, i64>(1) as u64,
+                    )
+                })
+                .collect())
+        })
+    }
+
+    /// Takes `game` over if its lease has expired, or answers this node's fencing number if it holds
+    /// the lease already; `None` when another node holds a live lease.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub fn claim(&self, game: GameId) -> Result<Option<u64>, StoreError> {
+        let millis = self.lease_millis();
+        self.with_client(|client| {
+            let row = client.query_opt(
+                "UPDATE leases SET node = $2, addr = $3,
+                     fence = CASE WHEN node = $2 THEN fence ELSE fence + 1 END,
+                     expires_at = now() + $4::BIGINT * INTERVAL '1 millisecond'
+                 WHERE game = $1 AND (node = $2 OR expires_at < now())
+                 RETURNING fence",
+                &[&(game.0 as i64), &self.node.id, &self.node.addr, &millis],
+            )?;
+            Ok(row.map(|row| row.get::<_, i64>(0) as u64))
+        })
+    }
+
+    /// The lease of `game`, if it has one.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub fn lease(&self, game: GameId) -> Result<Option<Lease>, StoreError> {
+        self.with_client(|client| {
+            let row = client.query_opt(
+                "SELECT node, addr, fence, expires_at > now() FROM leases WHERE game = $1",
+                &[&(game.0 as i64)],
+            )?;
+            Ok(row.map(|row| Lease {
+                node: row.get(0),
+                addr: row.get(1),
+                fence: row.get::<_, i64>(2) as u64,
+                live: row.get(3),
+            }))
+        })
+    }
+
+    /// Lets every lease of this node expire now, so other nodes take its games at once (a graceful
+    /// shutdown, after the last commit).
+    ///
+    /// # Errors
+    /// A database failure: the leases then expire in their own time.
+    pub fn release_all(&self) -> Result<u64, StoreError> {
+        self.with_client(|client| {
+            client.execute(
+                "UPDATE leases SET expires_at = 'epoch' WHERE node = $1",
+                &[&self.node.id],
+            )
+        })
+    }
+
+    /// Listens on [`ACTIONS_CHANNEL`] on a thread of its own for as long as the process lives, calling
+    /// `hear` with each notice. When the connection is lost it connects again (every second until the
+    /// database answers), then calls `hear(Notice::Resync)`.
+    ///
+    /// # Errors
+    /// When the thread cannot be started.
+    pub fn listen(
+        &self,
+        hear: impl Fn(Notice) + Send + 'static,
+    ) -> std::io::Result<std::thread::JoinHandle<()>> {
+        let url = self.url.clone();
+        std::thread::Builder::new()
+            .name("coffer-listen".into())
+            .spawn(move || {
+                let mut first = true;
+                loop {
+                    let mut client = match Client::connect(&url, NoTls)
+                        .and_then(|mut c| c.batch_execute(&format!("LISTEN {ACTIONS_CHANNEL}")).map(|()| c))
+                    {
+                        Ok(client) => client,
+                        Err(error) => {
+                            tracing::warn!("cannot listen for other nodes' actions: {error}");
+                            std::thread::sleep(Duration::from_secs(1));
+                            continue;
+                        }
+                    };
+                    if !first {
+                        tracing::info!("listening for other nodes' actions again");
+                        hear(Notice::Resync);
+                    }
+                    first = false;
+                    // Listens a second at a time, so a closed connection is noticed even when quiet.
+                    'listening: while !client.is_closed() {
+                        let mut notifications = client.notifications();
+                        let mut heard = notifications.timeout_iter(Duration::from_secs(1));
+                        loop {
+                            match heard.next() {
+                                Ok(Some(notification)) => {
+                                    if let Some(notice) = parse_notice(notification.payload()) {
+                                        hear(notice);
+                                    }
+                                }
+                                Ok(None) => break,
+                                Err(error) => {
+                                    tracing::warn!(
+                                        "lost the connection listening for other nodes' actions: {error}"
+                                    );
+                                    break 'listening;
+                                }
+                            }
+                        }
+                    }
+                }
+            })
+    }
+}
+
+fn parse_notice(payload: &str) -> Option<Notice> {
+    let (game, seq) = payload.split_once(':')?;
+    Some(Notice::Action {
+        game: GameId(game.parse().ok()?),
+        seq: seq.parse().ok()?,
+    })
+}
