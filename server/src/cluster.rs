@@ -9,17 +9,19 @@
 //! raises the fencing number, so the old owner's appends, however late, are refused from then on.
 //!
 //! # News
-//! A fenced append runs `pg_notify` in its transaction: PostgreSQL delivers `game:seq` on
+//! A fenced append runs `pg_notify` in its transaction: PostgreSQL delivers `a:<game>:<seq>` on
 //! [`ACTIONS_CHANNEL`] to every listening node when, and only when, the append commits, in commit
 //! order. A node whose listening connection was cut has missed some: it is told to catch up from the
 //! store ([`Notice::Resync`]).
 
-use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 
+use crate::games::Games;
 use crate::postgres::{ACTIONS_CHANNEL, NodeConfig};
 use crate::store::{GameId, StoreError};
 
@@ -46,6 +48,8 @@ pub enum Notice {
         /// The action's sequence number.
         seq: u64,
     },
+    /// A game was created, or one of its seats claimed: its record or seats changed.
+    Game(GameId),
     /// Notices may have been missed (the connection was cut and made again): catch up from the store.
     Resync,
 }
@@ -54,7 +58,20 @@ pub enum Notice {
 pub struct Cluster {
     url: String,
     node: NodeConfig,
+    /// Renewals and sweeps: a connection of their own, so requests looking leases up never hold up
+    /// the renewal that keeps this node's games its own.
+    control: Mutex<Option<Client>>,
+    /// Requests' look-ups and claims.
     client: Mutex<Option<Client>>,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        // A blocking client owns a runtime, which cannot be dropped inside an async one.
+        let control = self.control.get_mut().map(Option::take).unwrap_or(None);
+        let client = self.client.get_mut().map(Option::take).unwrap_or(None);
+        let _ = std::thread::spawn(move || drop((control, client))).join();
+    }
 }
 
 impl std::fmt::Debug for Cluster {
@@ -80,6 +97,7 @@ impl Cluster {
         let cluster = Self {
             url: url.to_owned(),
             node,
+            control: Mutex::new(None),
             client: Mutex::new(None),
         };
         cluster.with_client(|client| {
@@ -107,9 +125,32 @@ impl Cluster {
         &self,
         f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
     ) -> Result<T, StoreError> {
-        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        self.with(&self.client, f)
+    }
+
+    fn with_control<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        self.with(&self.control, f)
+    }
+
+    fn with<T>(
+        &self,
+        connection: &Mutex<Option<Client>>,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let mut slot = connection.lock().unwrap_or_else(PoisonError::into_inner);
         if slot.as_ref().is_none_or(Client::is_closed) {
-            *slot = Some(Client::connect(&self.url, NoTls).map_err(pg)?);
+            let mut client = Client::connect(&self.url, NoTls).map_err(pg)?;
+            // A lease call that cannot finish within a lease is of no use: it fails instead of hanging.
+            client
+                .batch_execute(&format!(
+                    "SET statement_timeout = {}",
+                    self.lease_millis().max(1)
+                ))
+                .map_err(pg)?;
+            *slot = Some(client);
         }
         let client = slot.as_mut().expect("connected above");
         f(client).map_err(pg)
@@ -120,9 +161,9 @@ impl Cluster {
     ///
     /// # Errors
     /// A database failure: nothing is known, and the leases expire unless a later renewal works.
-    pub fn renew(&self) -> Result<Vec<(GameId, u64)>, StoreError> {
+    pub fn renew(&self) -> Result<HashMap<GameId, u64>, StoreError> {
         let millis = self.lease_millis();
-        self.with_client(|client| {
+        self.with_control(|client| {
             let rows = client.query(
                 "UPDATE leases SET expires_at = now() + $2::BIGINT * INTERVAL '1 millisecond'
                  WHERE node = $1 RETURNING game, fence",
@@ -147,7 +188,7 @@ impl Cluster {
     /// A database failure: nothing was taken.
     pub fn claim_expired(&self, limit: i64) -> Result<Vec<(GameId, u64)>, StoreError> {
         let millis = self.lease_millis();
-        self.with_client(|client| {
+        self.with_control(|client| {
             let rows = client.query(
                 "UPDATE leases SET node = $1, addr = $2, fence = leases.fence + 1,
                      expires_at = now() + $3::BIGINT * INTERVAL '1 millisecond'
@@ -171,8 +212,8 @@ impl Cluster {
         })
     }
 
-    /// Takes `game` over if its lease has expired, or answers this node's fencing number if it holds
-    /// the lease already; `None` when another node holds a live lease.
+    /// Takes `game` over if its lease has expired (or it has none), or answers this node's fencing
+    /// number if it holds the lease already; `None` when another node holds a live lease.
     ///
     /// # Errors
     /// A database failure.
@@ -180,10 +221,13 @@ impl Cluster {
         let millis = self.lease_millis();
         self.with_client(|client| {
             let row = client.query_opt(
-                "UPDATE leases SET node = $2, addr = $3,
-                     fence = CASE WHEN node = $2 THEN fence ELSE fence + 1 END,
-                     expires_at = now() + $4::BIGINT * INTERVAL '1 millisecond'
-                 WHERE game = $1 AND (node = $2 OR expires_at < now())
+                "INSERT INTO leases (game, node, addr, fence, expires_at)
+                 VALUES ($1, $2, $3, 1, now() + $4::BIGINT * INTERVAL '1 millisecond')
+                 ON CONFLICT (game) DO UPDATE SET node = EXCLUDED.node, addr = EXCLUDED.addr,
+                     fence = CASE WHEN leases.node = EXCLUDED.node THEN leases.fence
+                             ELSE leases.fence + 1 END,
+                     expires_at = EXCLUDED.expires_at
+                 WHERE leases.node = EXCLUDED.node OR leases.expires_at < now()
                  RETURNING fence",
                 &[&(game.0 as i64), &self.node.id, &self.node.addr, &millis],
             )?;
@@ -216,7 +260,7 @@ impl Cluster {
     /// # Errors
     /// A database failure: the leases then expire in their own time.
     pub fn release_all(&self) -> Result<u64, StoreError> {
-        self.with_client(|client| {
+        self.with_control(|client| {
             client.execute(
                 "UPDATE leases SET expires_at = 'epoch' WHERE node = $1",
                 &[&self.node.id],
@@ -281,10 +325,133 @@ impl Cluster {
     }
 }
 
+/// The tasks of a node: renewing its leases, taking over expired ones, following the channel.
+pub struct Running {
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    cluster: Arc<Cluster>,
+}
+
+impl Running {
+    /// Stops renewing and claiming, then lets this node's leases expire at once so the other nodes
+    /// take its games over without waiting (after its last commit: a graceful shutdown).
+    pub async fn release(self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        let cluster = self.cluster;
+        match tokio::task::spawn_blocking(move || cluster.release_all()).await {
+            Ok(Ok(released)) => tracing::info!(released, "leases released to the other nodes"),
+            Ok(Err(error)) => {
+                tracing::warn!("leases not released, they expire in their time: {error}")
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// Starts this node's part in the cluster for `games` (made [`with_cluster`](Games::with_cluster)):
+/// renews its leases every third of a lease (and, when no renewal has worked for a whole lease, takes
+/// itself for owner of nothing), takes over expired leases every quarter of a lease, and follows what
+/// the other nodes commit.
+///
+/// # Errors
+/// When the listening thread cannot be started.
+pub fn start(games: &Arc<Games>) -> std::io::Result<Running> {
+    let cluster = Arc::clone(
+        games
+            .cluster()
+            .ok_or_else(|| std::io::Error::other("these games are not one node's of a cluster"))?,
+    );
+    let lease = cluster.node.lease;
+    let (notices, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    cluster.listen(move |notice| {
+        let _ = notices.send(notice);
+    })?;
+    let mut tasks = Vec::new();
+    tasks.push(tokio::spawn({
+        let games = Arc::clone(games);
+        async move {
+            while let Some(notice) = heard.recv().await {
+                games.on_notice(notice);
+            }
+        }
+    }));
+    tasks.push(tokio::spawn({
+        let games = Arc::clone(games);
+        let cluster = Arc::clone(&cluster);
+        async move {
+            let mut every = tokio::time::interval((lease / 3).max(Duration::from_millis(20)));
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut renewed = Instant::now();
+            loop {
+                every.tick().await;
+                let asked = Instant::now();
+                let cluster = Arc::clone(&cluster);
+                match tokio::task::spawn_blocking(move || cluster.renew()).await {
+                    Ok(Ok(held)) => {
+                        renewed = asked;
+                        games.renewed(&held);
+                    }
+                    Ok(Err(error)) => {
+                        tracing::warn!("leases not renewed: {error}");
+                        if renewed.elapsed() >= lease {
+                            games.lost_all();
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+    }));
+    tasks.push(tokio::spawn({
+        let games = Arc::clone(games);
+        let cluster = Arc::clone(&cluster);
+        async move {
+            let mut every = tokio::time::interval((lease / 4).max(Duration::from_millis(20)));
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                let claiming = Arc::clone(&cluster);
+                match tokio::task::spawn_blocking(move || claiming.claim_expired(64)).await {
+                    Ok(Ok(taken)) if !taken.is_empty() => games.took(taken).await,
+                    Ok(Ok(_)) | Err(_) => {}
+                    Ok(Err(error)) => tracing::warn!("expired leases not claimed: {error}"),
+                }
+            }
+        }
+    }));
+    Ok(Running { tasks, cluster })
+}
+
 fn parse_notice(payload: &str) -> Option<Notice> {
-    let (game, seq) = payload.split_once(':')?;
-    Some(Notice::Action {
-        game: GameId(game.parse().ok()?),
-        seq: seq.parse().ok()?,
-    })
+    let mut parts = payload.split(':');
+    let notice = match (parts.next()?, parts.next()?, parts.next()) {
+        ("a", game, Some(seq)) => Notice::Action {
+            game: GameId(game.parse().ok()?),
+            seq: seq.parse().ok()?,
+        },
+        ("g", game, None) => Notice::Game(GameId(game.parse().ok()?)),
+        _ => return None,
+    };
+    parts.next().is_none().then_some(notice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_read_as_written() {
+        assert_eq!(
+            parse_notice("a:12:7"),
+            Some(Notice::Action {
+                game: GameId(12),
+                seq: 7
+            })
+        );
+        assert_eq!(parse_notice("g:12"), Some(Notice::Game(GameId(12))));
+        for bad in ["", "a:12", "g:x", "a:1:2:3", "z:1", "g:1:2"] {
+            assert_eq!(parse_notice(bad), None, "{bad}");
+        }
+    }
 }

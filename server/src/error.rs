@@ -65,6 +65,14 @@ pub enum ApiError {
     /// The game was busy for longer than the plugin deadline.
     #[error("game {0} is busy: try again")]
     Busy(u64),
+    /// With several nodes: another node owns this game now, and the request could not be passed on to
+    /// it; nothing was applied. Try again.
+    #[error("game {0} moved to another server node: try again")]
+    Moved(u64),
+    /// The server cannot do this now (its store or the node owning the game cannot be reached); what it
+    /// could not do is said, and whether anything was applied.
+    #[error("{0}")]
+    Unavailable(String),
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -96,9 +104,11 @@ impl ApiError {
             ApiError::Refused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::Full(_) | ApiError::Busy(_) | ApiError::ShuttingDown => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::Full(_)
+            | ApiError::Busy(_)
+            | ApiError::Moved(_)
+            | ApiError::Unavailable(_)
+            | ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -119,6 +129,8 @@ impl ApiError {
             ApiError::TooLarge(_) => "too_large",
             ApiError::Full(_) => "full",
             ApiError::Busy(_) => "busy",
+            ApiError::Moved(_) => "moved",
+            ApiError::Unavailable(_) => "unavailable",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::Internal(_) => "internal",
         }

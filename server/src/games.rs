@@ -27,6 +27,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedMutexGuard, broadcast, oneshot};
 
+use crate::cluster::{Cluster, Notice};
 use crate::error::ApiError;
 use crate::limits::Limits;
 use crate::metrics::Metrics;
@@ -58,6 +59,25 @@ pub struct Games {
     slots: RwLock<HashMap<GameId, Arc<Slot>>>,
     limits: Limits,
     metrics: Arc<Metrics>,
+    /// With several nodes sharing the store: this node's leases and its client for the others.
+    node: Option<Node>,
+}
+
+/// This node's side of a cluster.
+struct Node {
+    cluster: Arc<Cluster>,
+    http: reqwest::Client,
+}
+
+/// Who applies a game's actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Role {
+    /// The only node: every game is its own.
+    Sole,
+    /// This node holds the game's lease, with this fencing number.
+    Owner(u64),
+    /// Another node owns the game (at this address, when known): this node follows its log.
+    Follower(Option<Arc<str>>),
 }
 
 /// One hosted game.
@@ -75,6 +95,50 @@ pub struct Slot {
     /// One feed per audience: seats `0..players`, then the spectators. Made when someone subscribes.
     feeds: Mutex<Vec<Option<broadcast::Sender<Feed>>>>,
     recent: Mutex<VecDeque<Recent>>,
+    role: Mutex<Role>,
+    /// The highest sequence number another node announced for this game.
+    heard: AtomicU64,
+    /// Whether a task is bringing this game up to `heard`.
+    following: AtomicBool,
+}
+
+/// What a hosted game is made of.
+struct Hosting {
+    id: GameId,
+    ruleset: Option<Arc<dyn DynRuleset>>,
+    key: String,
+    setup: Setup,
+    created_unix_ms: u64,
+    seats: Vec<Option<TokenHash>>,
+    game: Option<Box<dyn DynGame>>,
+    seq: u64,
+    finished: bool,
+    role: Role,
+}
+
+impl From<Hosting> for Slot {
+    fn from(h: Hosting) -> Self {
+        Slot {
+            id: h.id,
+            ruleset: h.ruleset,
+            key: h.key,
+            setup: h.setup,
+            created_unix_ms: h.created_unix_ms,
+            seats: Mutex::new(h.seats),
+            live: Arc::new(tokio::sync::Mutex::new(Live {
+                game: h.game,
+                seq: h.seq,
+            })),
+            seq: AtomicU64::new(h.seq),
+            finished: AtomicBool::new(h.finished),
+            stopped: OnceLock::new(),
+            feeds: Mutex::new(Vec::new()),
+            recent: Mutex::new(VecDeque::new()),
+            role: Mutex::new(h.role),
+            heard: AtomicU64::new(h.seq),
+            following: AtomicBool::new(false),
+        }
+    }
 }
 
 struct Live {
@@ -151,7 +215,7 @@ pub struct Create {
 }
 
 /// An action to apply.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Submit {
     /// The seat acting.
     pub seat: u16,
@@ -172,7 +236,21 @@ fn now_unix_ms() -> u64 {
 
 fn storage(error: &StoreError) -> ApiError {
     tracing::error!(error = %error, "store failure");
-    ApiError::Internal(format!("the server could not use its store: {error}"))
+    match error {
+        // The database restarts or the network to it is cut: the next call tries again.
+        StoreError::Postgres(_) | StoreError::Unreachable(_) => {
+            ApiError::Unavailable("the server cannot reach its store now: try again".into())
+        }
+        _ => ApiError::Internal(format!("the server could not use its store: {error}")),
+    }
+}
+
+/// A game whose log cannot be read now: logged with why, answered without the store's details.
+fn unreadable(id: GameId, error: &StoreError) -> CallError {
+    tracing::warn!(game = %id, "cannot read the game from the store: {error}");
+    CallError::Api(ApiError::Unavailable(format!(
+        "game {id} cannot be read from the store now: try again"
+    )))
 }
 
 /// A fresh secret: 32 random bytes, base64url without padding (43 characters).
@@ -342,6 +420,42 @@ impl Slot {
             stopped: self.stopped.get().cloned(),
             created_unix_ms: self.created_unix_ms,
         }
+    }
+
+    /// Rebuilds the dropped game at the last action this node saw committed (`seq`), from the store: the
+    /// actions after it are then followed (and shown to viewers) like any other node's.
+    fn reload(&self, live: &mut Live, store: &dyn Store) -> Result<(), CallError> {
+        let Some(ruleset) = &self.ruleset else {
+            return Err(CallError::Stop(
+                "the ruleset of this game is not loaded".into(),
+            ));
+        };
+        let unavailable = |e: StoreError| unreadable(self.id, &e);
+        let target = self.seq();
+        let recovery = store.recover(self.id).map_err(unavailable)?;
+        let (snapshot, tail) = match recovery.snapshot {
+            Some(snapshot) if snapshot.seq <= target => (Some(snapshot), recovery.tail),
+            _ => (None, store.actions_after(self.id, 0).map_err(unavailable)?),
+        };
+        let tail: Vec<Action> = tail.into_iter().take_while(|a| a.seq <= target).collect();
+        let setup =
+            CoreSetup::new(self.players(), self.setup.seed).config(self.setup.config.clone());
+        let game = rebuild(&**ruleset, &setup, snapshot.as_ref(), &tail)
+            .map_err(|reason| CallError::Stop(format!("game {} is stopped: {reason}", self.id)))?;
+        live.game = Some(game);
+        live.seq = target;
+        Ok(())
+    }
+
+    fn role(&self) -> Role {
+        self.role
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_role(&self, role: Role) {
+        *self.role.lock().unwrap_or_else(PoisonError::into_inner) = role;
     }
 
     fn remembered(&self, seat: u16, key: &str) -> Option<(u64, Arc<str>)> {
@@ -526,7 +640,28 @@ impl Games {
             slots: RwLock::new(HashMap::new()),
             limits,
             metrics,
+            node: None,
         }
+    }
+
+    /// The same, as one node of several sharing the store: games are owned through `cluster`'s leases,
+    /// followed from the store when another node owns them, and their actions passed on to their owner.
+    #[must_use]
+    pub fn with_cluster(mut self, cluster: Arc<Cluster>) -> Self {
+        // A submission passed on is keyed, so one that takes longer than a lease is asked again (of
+        // whoever owns the game by then) without being applied twice.
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(1))
+            .timeout(cluster.node().lease.max(Duration::from_secs(1)))
+            .build()
+            .unwrap_or_default();
+        self.node = Some(Node { cluster, http });
+        self
+    }
+
+    /// This node's side of the cluster, when it is one of several.
+    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.node.as_ref().map(|n| &n.cluster)
     }
 
     /// The rulesets.
@@ -602,8 +737,19 @@ impl Games {
             }
         };
         slot.check_running()?;
+        // With several nodes, a game whose last append failed was dropped: rebuilt from the store first.
+        let reload = self
+            .node
+            .is_some()
+            .then(|| (Arc::clone(&self.store), Arc::clone(slot)));
         let handle = tokio::task::spawn_blocking(move || {
             let mut guard = guard;
+            if let Some((store, slot)) = reload
+                && guard.game.is_none()
+                && let Err(error) = slot.reload(&mut guard, &*store)
+            {
+                return (Err(error), guard);
+            }
             let result = f(&mut guard);
             (result, guard)
         });
@@ -747,23 +893,23 @@ impl Games {
                 Err(_) => return Err(ApiError::Internal("the store panicked".into())),
             }
         }
-        let slot = Arc::new(Slot {
+        let slot = Arc::new(Slot::from(Hosting {
             id,
             ruleset: Some(ruleset),
             key: key.clone(),
             setup: stored_setup,
             created_unix_ms,
-            seats: Mutex::new(hashes),
-            live: Arc::new(tokio::sync::Mutex::new(Live {
-                game: Some(started),
-                seq: 0,
-            })),
-            seq: AtomicU64::new(0),
-            finished: AtomicBool::new(false),
-            stopped: OnceLock::new(),
-            feeds: Mutex::new(Vec::new()),
-            recent: Mutex::new(VecDeque::new()),
-        });
+            seats: hashes,
+            game: Some(started),
+            seq: 0,
+            finished: false,
+            // The store gave the new game a lease held by this node, fencing number 1.
+            role: if self.node.is_some() {
+                Role::Owner(1)
+            } else {
+                Role::Sole
+            },
+        }));
         self.slots
             .write()
             .unwrap_or_else(PoisonError::into_inner)
@@ -781,8 +927,12 @@ impl Games {
     ///
     /// # Errors
     /// [`ApiError::NotFound`], [`ApiError::SeatTaken`] when that seat is taken or none is free.
-    pub async fn join(&self, id: u64, seat: Option<u32>) -> Result<(u32, String), ApiError> {
-        let slot = self.slot(id)?;
+    pub async fn join(
+        self: &Arc<Self>,
+        id: u64,
+        seat: Option<u32>,
+    ) -> Result<(u32, String), ApiError> {
+        let slot = self.find(id).await?;
         let players = slot.setup.players;
         if let Some(seat) = seat
             && seat >= players
@@ -886,7 +1036,35 @@ impl Games {
     /// [`ApiError::Finished`], [`ApiError::Stale`] (nothing applied), [`ApiError::Refused`] (the ruleset's
     /// reason in words; nothing applied), [`ApiError::Stopped`], [`ApiError::Internal`] when the store
     /// failed (the game is stopped: what is in memory was not saved).
-    pub async fn act(&self, slot: &Arc<Slot>, submit: Submit) -> Result<Acted, ApiError> {
+    pub async fn act(
+        self: &Arc<Self>,
+        slot: &Arc<Slot>,
+        submit: Submit,
+        token: &str,
+    ) -> Result<Acted, ApiError> {
+        // On a task of its own: a client that goes away (a closed connection drops its request) must
+        // not stop an action between its application in memory and its commit.
+        let games = Arc::clone(self);
+        let slot = Arc::clone(slot);
+        let token = token.to_owned();
+        tokio::spawn(async move {
+            match &games.node {
+                None => games.act_here(&slot, submit, None).await,
+                Some(node) => games.act_in_cluster(node, &slot, submit, &token).await,
+            }
+        })
+        .await
+        .unwrap_or_else(|_| Err(ApiError::Internal("applying the action failed".into())))
+    }
+
+    /// [`act`](Self::act) on this node, holding the game's lease with fencing number `fence` when it
+    /// is one of several.
+    async fn act_here(
+        &self,
+        slot: &Arc<Slot>,
+        submit: Submit,
+        fence: Option<u64>,
+    ) -> Result<Acted, ApiError> {
         // A retry (same key) answers its first result whatever happened since: the key comes first.
         if let Some(key) = &submit.key
             && let Some((seq, answer)) = slot.remembered(submit.seat, key)
@@ -1033,19 +1211,20 @@ impl Games {
         };
         let (sender, committed) = oneshot::channel();
         let started = Instant::now();
-        self.store.append_then(
-            slot.id,
-            Action {
-                seq,
-                seat: u32::from(seat),
-                action,
-                hash,
-                key: key.clone(),
-            },
-            Box::new(move |result| {
-                let _ = sender.send(result);
-            }),
-        );
+        let stored = Action {
+            seq,
+            seat: u32::from(seat),
+            action,
+            hash,
+            key: key.clone(),
+        };
+        let done: crate::store::Done = Box::new(move |result| {
+            let _ = sender.send(result);
+        });
+        match fence {
+            Some(fence) => self.store.append_fenced_then(slot.id, stored, fence, done),
+            None => self.store.append_then(slot.id, stored, done),
+        }
         let result = committed.await.unwrap_or(Err(StoreError::WriterStopped));
         self.metrics
             .commit_seconds
@@ -1057,6 +1236,21 @@ impl Games {
             let game = guard.game.take();
             drop(guard);
             tokio::task::spawn_blocking(move || drop(game));
+            if self.node.is_some() {
+                // With several nodes the game goes on: this node rebuilds it from the store before its
+                // next use, at the last action it saw committed, and follows the log from there.
+                if let StoreError::Fenced { .. } = error {
+                    self.metrics.fenced.inc();
+                    self.lose_lease(slot);
+                    return Err(ApiError::Moved(slot.id.0));
+                }
+                tracing::warn!(game = %slot.id, "an action could not be saved: {error}");
+                return Err(ApiError::Unavailable(
+                    "the server could not save this action to its store, or cannot tell whether \
+                     it did: submit it again with the same idempotency key"
+                        .into(),
+                ));
+            }
             slot.stop(
                 format!(
                     "game {} is stopped: the server could not save its last action ({error}); it is \
@@ -1183,56 +1377,11 @@ impl Games {
         let ids = self.store.unfinished_games()?;
         let mut stopped = 0;
         for id in &ids {
-            let recovery = self.store.recover(*id)?;
-            let record = recovery.game;
-            let seats = self.store.seats(*id)?;
-            let entry = self.registry.get(record.ruleset.as_str()).ok();
-            let exact = entry.filter(|e| e.key() == record.ruleset.as_str());
-            let setup = CoreSetup::new(record.setup.players as u16, record.setup.seed)
-                .config(record.setup.config.clone());
-            let (game, problem) = match exact {
-                None => (
-                    None,
-                    Some(format!(
-                        "game {id} is stopped: its ruleset {} is not loaded on this server",
-                        record.ruleset
-                    )),
-                ),
-                Some(entry) => match rebuild(
-                    &*entry.ruleset,
-                    &setup,
-                    recovery.snapshot.as_ref(),
-                    &recovery.tail,
-                ) {
-                    Ok(game) => (Some(game), None),
-                    Err(reason) => (None, Some(format!("game {id} is stopped: {reason}"))),
-                },
-            };
-            let finished = game
-                .as_ref()
-                .is_some_and(|g| matches!(g.outcome(), Outcome::Finished { .. }));
-            let slot = Slot {
-                id: *id,
-                ruleset: exact.map(|e| Arc::clone(&e.ruleset)),
-                key: record.ruleset.to_string(),
-                setup: record.setup.clone(),
-                created_unix_ms: record.created_unix_ms,
-                seats: Mutex::new(seats),
-                live: Arc::new(tokio::sync::Mutex::new(Live {
-                    game,
-                    seq: record.seq,
-                })),
-                seq: AtomicU64::new(record.seq),
-                finished: AtomicBool::new(finished),
-                stopped: OnceLock::new(),
-                feeds: Mutex::new(Vec::new()),
-                recent: Mutex::new(VecDeque::new()),
-            };
-            if let Some(reason) = problem {
-                slot.stop(reason, &self.metrics);
+            let slot = self.load_game(*id)?;
+            if slot.stopped().is_some() {
                 stopped += 1;
             }
-            if finished {
+            if slot.finished.load(Ordering::Acquire) {
                 self.store.finish(*id)?;
             }
             self.slots
@@ -1242,6 +1391,59 @@ impl Games {
             self.metrics.games.inc();
         }
         Ok((ids.len(), stopped))
+    }
+
+    /// Game `id` from the store, as [`recover`](Self::recover) brings it back (not yet hosted). With
+    /// several nodes it starts as a follower: the lease says who owns it.
+    fn load_game(&self, id: GameId) -> Result<Slot, StoreError> {
+        let recovery = self.store.recover(id)?;
+        let record = recovery.game;
+        let seats = self.store.seats(id)?;
+        let entry = self.registry.get(record.ruleset.as_str()).ok();
+        let exact = entry.filter(|e| e.key() == record.ruleset.as_str());
+        let setup = CoreSetup::new(record.setup.players as u16, record.setup.seed)
+            .config(record.setup.config.clone());
+        let (game, problem) = match exact {
+            None => (
+                None,
+                Some(format!(
+                    "game {id} is stopped: its ruleset {} is not loaded on this server",
+                    record.ruleset
+                )),
+            ),
+            Some(entry) => match rebuild(
+                &*entry.ruleset,
+                &setup,
+                recovery.snapshot.as_ref(),
+                &recovery.tail,
+            ) {
+                Ok(game) => (Some(game), None),
+                Err(reason) => (None, Some(format!("game {id} is stopped: {reason}"))),
+            },
+        };
+        let finished = game
+            .as_ref()
+            .is_some_and(|g| matches!(g.outcome(), Outcome::Finished { .. }));
+        let slot = Slot::from(Hosting {
+            id,
+            ruleset: exact.map(|e| Arc::clone(&e.ruleset)),
+            key: record.ruleset.to_string(),
+            setup: record.setup.clone(),
+            created_unix_ms: record.created_unix_ms,
+            seats,
+            game,
+            seq: record.seq,
+            finished,
+            role: if self.node.is_some() {
+                Role::Follower(None)
+            } else {
+                Role::Sole
+            },
+        });
+        if let Some(reason) = problem {
+            slot.stop(reason, &self.metrics);
+        }
+        Ok(slot)
     }
 }
 
@@ -1294,3 +1496,583 @@ fn rebuild(
 
 /// How long the server waits between sweeps of the rate limiter's idle entries.
 pub const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// A forwarded submission as the owner's API reads it.
+#[derive(serde::Serialize)]
+struct Forwarded<'a> {
+    action: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a str>,
+}
+
+/// The header a node sends with a submission it passes on: the owner answers `moved` rather than pass
+/// it on again.
+pub const FORWARDED_HEADER: &str = "coffer-forwarded-by";
+
+/// The header of an answer that repeats an earlier submission's (same idempotency key).
+pub const REPLAYED_HEADER: &str = "idempotent-replayed";
+
+/// What passing a submission on to its owner gave.
+enum Passed {
+    /// The owner's answer, applied or refused.
+    Answer(Result<Acted, ApiError>),
+    /// Nothing was applied there: look the owner up again.
+    Retry,
+}
+
+/// An error answer from another node, as this node answers it.
+fn relayed(
+    id: u64,
+    expected: Option<u64>,
+    status: reqwest::StatusCode,
+    retry_after: Option<Duration>,
+    body: &str,
+) -> ApiError {
+    #[derive(serde::Deserialize)]
+    struct Body {
+        error: String,
+        message: String,
+        current_seq: Option<u64>,
+    }
+    let Ok(body) = serde_json::from_str::<Body>(body) else {
+        return ApiError::Unavailable(format!(
+            "the server node owning game {id} answered {status} without an explanation"
+        ));
+    };
+    match body.error.as_str() {
+        "bad_request" | "too_large" => ApiError::BadRequest(body.message),
+        "unauthorized" => ApiError::Unauthorized,
+        "forbidden" => ApiError::Forbidden(id),
+        "not_found" => ApiError::NotFound(body.message),
+        "stale" => ApiError::Stale {
+            expected: expected.unwrap_or_default(),
+            current: body.current_seq.unwrap_or_default(),
+        },
+        "finished" => ApiError::Finished(id),
+        "stopped" => ApiError::Stopped(body.message),
+        "refused" => ApiError::Refused {
+            message: body.message,
+        },
+        "rate_limited" => ApiError::RateLimited {
+            retry_after: retry_after.unwrap_or(Duration::from_secs(1)),
+        },
+        "busy" => ApiError::Busy(id),
+        "moved" => ApiError::Moved(id),
+        "internal" => ApiError::Internal(body.message),
+        _ => ApiError::Unavailable(body.message),
+    }
+}
+
+/// The cluster side of the hosted games: who owns each, following the others' logs, passing actions on.
+impl Games {
+    fn node_id(&self) -> &str {
+        self.node
+            .as_ref()
+            .map_or("", |n| n.cluster.node().id.as_str())
+    }
+
+    /// The game `id`, loaded from the store if this node does not host it yet (with several nodes, a
+    /// game another node created).
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`]; [`ApiError::Unavailable`] when the store cannot be read.
+    pub async fn find(self: &Arc<Self>, id: u64) -> Result<Arc<Slot>, ApiError> {
+        match self.slot(id) {
+            Ok(slot) => Ok(slot),
+            Err(missing) if self.node.is_none() => Err(missing),
+            Err(missing) => match self.host_from_store(GameId(id)).await {
+                Ok(slot) => Ok(slot),
+                Err(StoreError::NoSuchGame(_)) => Err(missing),
+                Err(error) => {
+                    tracing::warn!(game = id, "cannot read the game from the store: {error}");
+                    Err(ApiError::Unavailable(format!(
+                        "game {id} cannot be read from the store now: try again"
+                    )))
+                }
+            },
+        }
+    }
+
+    /// Hosts game `id` from the store (as a follower), unless it is hosted already.
+    async fn host_from_store(self: &Arc<Self>, id: GameId) -> Result<Arc<Slot>, StoreError> {
+        let games = Arc::clone(self);
+        let slot = tokio::task::spawn_blocking(move || games.load_game(id))
+            .await
+            .map_err(|_| StoreError::WriterStopped)??;
+        let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
+        let slot = slots.entry(id).or_insert_with(|| {
+            self.metrics.games.inc();
+            Arc::new(slot)
+        });
+        Ok(Arc::clone(slot))
+    }
+
+    /// The seat whose token this is; with several nodes, a token this node does not know yet (a seat
+    /// joined through another node) has the game's seats read again from the store.
+    ///
+    /// # Errors
+    /// [`ApiError::Forbidden`].
+    pub async fn seat_of(&self, slot: &Arc<Slot>, token: &str) -> Result<u16, ApiError> {
+        if let Some(seat) = slot.seat_of(token) {
+            return Ok(seat);
+        }
+        if self.node.is_some() {
+            self.refresh_seats(slot).await;
+            if let Some(seat) = slot.seat_of(token) {
+                return Ok(seat);
+            }
+        }
+        Err(ApiError::Forbidden(slot.id.0))
+    }
+
+    async fn refresh_seats(&self, slot: &Arc<Slot>) {
+        let store = Arc::clone(&self.store);
+        let id = slot.id;
+        if let Ok(Ok(seats)) = tokio::task::spawn_blocking(move || store.seats(id)).await {
+            *slot.seats.lock().unwrap_or_else(PoisonError::into_inner) = seats;
+        }
+    }
+
+    /// [`act`](Self::act) with several nodes: applied here while this node holds the lease; otherwise
+    /// passed on to the owner (its address read from the lease), or the game taken over when its lease
+    /// has expired. Gives up after twice the lease's length with [`ApiError::Unavailable`].
+    async fn act_in_cluster(
+        self: &Arc<Self>,
+        node: &Node,
+        slot: &Arc<Slot>,
+        submit: Submit,
+        token: &str,
+    ) -> Result<Acted, ApiError> {
+        let id = slot.id;
+        let give_up = Instant::now() + node.cluster.node().lease * 2 + Duration::from_secs(1);
+        let mut submit = submit;
+        // A submission passed on gets a key if it has none, so it may be passed on again (or applied
+        // here after a takeover) without being applied twice.
+        let mut keyed_here = false;
+        let mut unanswered = false;
+        let mut failed: Option<Arc<str>> = None;
+        loop {
+            match slot.role() {
+                Role::Sole => return self.act_here(slot, submit, None).await,
+                Role::Owner(fence) => {
+                    match self.act_here(slot, submit.clone(), Some(fence)).await {
+                        Err(ApiError::Moved(_)) => {}
+                        answer => return answer,
+                    }
+                }
+                Role::Follower(Some(addr)) => {
+                    if submit.key.is_none() {
+                        submit.key = Some(format!("~{}", new_token()?));
+                        keyed_here = true;
+                    }
+                    match self.pass_on(node, &addr, slot, &submit, token).await {
+                        Passed::Answer(mut answer) => {
+                            if let Ok(acted) = &mut answer {
+                                // Asked again only by this node: the client's first submission.
+                                acted.first |= keyed_here;
+                                self.metrics.forwarded.inc();
+                                // What this client reads next from this node includes its action.
+                                if slot.seq() < acted.seq {
+                                    let _ = self.catch_up(slot).await;
+                                }
+                            }
+                            return answer;
+                        }
+                        Passed::Retry => {
+                            unanswered = true;
+                            failed = Some(addr);
+                            slot.set_role(Role::Follower(None));
+                            continue;
+                        }
+                    }
+                }
+                Role::Follower(None) => {
+                    let cluster = Arc::clone(&node.cluster);
+                    let lease = tokio::task::spawn_blocking(move || cluster.lease(id))
+                        .await
+                        .map_err(|_| ApiError::Internal("the store panicked".into()))?;
+                    match lease {
+                        Ok(Some(lease)) if lease.live && lease.node != self.node_id() => {
+                            let again = failed.as_deref() == Some(lease.addr.as_str());
+                            if matches!(slot.role(), Role::Follower(_)) {
+                                slot.set_role(Role::Follower(Some(Arc::from(lease.addr))));
+                            }
+                            if !again {
+                                continue;
+                            }
+                            // The owner that did not answer still holds the lease: wait a little.
+                        }
+                        Ok(_) => {
+                            // Expired, missing, or this node's own: take it (over).
+                            let cluster = Arc::clone(&node.cluster);
+                            match tokio::task::spawn_blocking(move || cluster.claim(id)).await {
+                                Ok(Ok(Some(fence))) => self.take_over(slot, fence).await?,
+                                Ok(Ok(None)) => {}
+                                Ok(Err(error)) => {
+                                    tracing::warn!(game = %id, "cannot claim the game: {error}");
+                                }
+                                Err(_) => {
+                                    return Err(ApiError::Internal("the store panicked".into()));
+                                }
+                            }
+                        }
+                        Err(error) => tracing::debug!(game = %id, "cannot read the lease: {error}"),
+                    }
+                }
+            }
+            if Instant::now() > give_up {
+                let applied = if !unanswered {
+                    "nothing was applied"
+                } else if keyed_here {
+                    "it may have been applied: read the game before submitting it again"
+                } else {
+                    "submit it again with the same idempotency key to learn whether it was applied"
+                };
+                return Err(ApiError::Unavailable(format!(
+                    "the server node owning game {id} does not answer, and its lease has not expired \
+                     yet: try again ({applied})"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Passes a submission on to the node at `addr`, with the client's token.
+    async fn pass_on(
+        &self,
+        node: &Node,
+        addr: &str,
+        slot: &Slot,
+        submit: &Submit,
+        token: &str,
+    ) -> Passed {
+        let id = slot.id.0;
+        let body = Forwarded {
+            action: &submit.action,
+            expected_seq: submit.expected_seq,
+            key: submit.key.as_deref(),
+        };
+        let sent = node
+            .http
+            .post(format!("{addr}/api/games/{id}/actions"))
+            .bearer_auth(token)
+            .header(FORWARDED_HEADER, self.node_id())
+            .json(&body)
+            .send()
+            .await;
+        let response = match sent {
+            Ok(response) => response,
+            // Not reached, cut, or slower than a lease (a paused or dying node): the submission is
+            // keyed, so asking again, of whoever owns the game then, cannot apply it twice.
+            Err(error) => {
+                tracing::debug!(game = id, "passing an action on to {addr} failed: {error}");
+                return Passed::Retry;
+            }
+        };
+        let status = response.status();
+        let replayed = response
+            .headers()
+            .get(REPLAYED_HEADER)
+            .is_some_and(|v| v.as_bytes() == b"true");
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let Ok(text) = response.text().await else {
+            return Passed::Retry;
+        };
+        if status.is_success() {
+            #[derive(serde::Deserialize)]
+            struct Seq {
+                seq: u64,
+            }
+            return Passed::Answer(match serde_json::from_str::<Seq>(&text) {
+                Ok(Seq { seq }) => Ok(Acted {
+                    seq,
+                    answer: Arc::from(text),
+                    first: !replayed,
+                }),
+                Err(_) => Err(ApiError::Internal(format!(
+                    "the server node owning game {id} answered an action without its sequence number"
+                ))),
+            });
+        }
+        match relayed(id, submit.expected_seq, status, retry_after, &text) {
+            ApiError::Moved(_) | ApiError::ShuttingDown => Passed::Retry,
+            error => Passed::Answer(Err(error)),
+        }
+    }
+
+    /// Whether this node owns game `slot` (or is the only node).
+    pub fn owns(&self, slot: &Slot) -> bool {
+        matches!(slot.role(), Role::Owner(_) | Role::Sole)
+    }
+
+    /// Makes this node the owner of `slot` (its lease taken with fencing number `fence`), once its
+    /// state has caught up with the store's log.
+    ///
+    /// # Errors
+    /// When the log cannot be read or does not replay.
+    pub async fn take_over(self: &Arc<Self>, slot: &Arc<Slot>, fence: u64) -> Result<(), ApiError> {
+        if slot.role() == Role::Owner(fence) {
+            return Ok(());
+        }
+        self.catch_up(slot).await?;
+        let was = std::mem::replace(
+            &mut *slot.role.lock().unwrap_or_else(PoisonError::into_inner),
+            Role::Owner(fence),
+        );
+        if was != Role::Owner(fence) {
+            self.metrics.takeovers.inc();
+            tracing::info!(game = %slot.id, fence, "took the game over");
+        }
+        Ok(())
+    }
+
+    /// This node no longer holds the lease of `slot`: it follows the game from now on.
+    fn lose_lease(&self, slot: &Slot) {
+        let mut role = slot.role.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Role::Owner(fence) = *role {
+            *role = Role::Follower(None);
+            self.metrics.leases_lost.inc();
+            tracing::info!(game = %slot.id, fence, "lost the game's lease: following it");
+        }
+    }
+
+    /// Brings game `slot` up to its log in the store: applies each action committed since the last one
+    /// this node has, checks its stored hash, and shows it to this node's viewers as the owner would.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] when the store cannot be read; [`ApiError::Stopped`] when the log does
+    /// not replay (the game is stopped).
+    pub async fn catch_up(self: &Arc<Self>, slot: &Arc<Slot>) -> Result<(), ApiError> {
+        // On a task of its own, so that what it applied is shown even if its caller goes away.
+        let games = Arc::clone(self);
+        let slot = Arc::clone(slot);
+        tokio::spawn(async move { games.catch_up_here(&slot).await })
+            .await
+            .unwrap_or_else(|_| Err(ApiError::Internal("following the game failed".into())))
+    }
+
+    async fn catch_up_here(&self, slot: &Arc<Slot>) -> Result<(), ApiError> {
+        let store = Arc::clone(&self.store);
+        let task_slot = Arc::clone(slot);
+        type Shown = Vec<(u64, Vec<(Audience, Arc<str>)>)>;
+        let ((shown, finished), guard) = self
+            .call(slot, move |live| -> Result<(Shown, bool), CallError> {
+                let slot = task_slot;
+                let Some(ruleset) = slot.ruleset.clone() else {
+                    return Err(CallError::Stop(
+                        "the ruleset of this game is not loaded".into(),
+                    ));
+                };
+                let description = ruleset.description();
+                let actions = store
+                    .actions_after(slot.id, live.seq)
+                    .map_err(|e| unreadable(slot.id, &e))?;
+                let game = live
+                    .game
+                    .as_deref_mut()
+                    .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
+                let listening = slot.listening();
+                let mut shown = Vec::with_capacity(actions.len());
+                for action in actions {
+                    let seat = action.seat as u16;
+                    if action.seq != live.seq + 1
+                        || game.apply_json(Owner(seat), action.action.get()).is_err()
+                        || game.state_hash().0 != action.hash.0
+                    {
+                        return Err(CallError::Stop(format!(
+                            "game {} is stopped: its log does not replay at action {} (a different \
+                             ruleset build on another node?)",
+                            slot.id, action.seq
+                        )));
+                    }
+                    live.seq = action.seq;
+                    let pushes = listening
+                        .iter()
+                        .map(|&audience| {
+                            let (_, with_view) =
+                                action_message(game, description, action.seq, seat, audience, true);
+                            (audience, Arc::<str>::from(with_view.unwrap_or_default()))
+                        })
+                        .collect();
+                    shown.push((action.seq, pushes));
+                }
+                let finished = matches!(game.outcome(), Outcome::Finished { .. });
+                plugin_failed(game).map_err(CallError::Stop)?;
+                Ok((shown, finished))
+            })
+            .await?;
+        slot.seq.store(guard.seq, Ordering::Release);
+        for (seq, pushes) in shown {
+            slot.publish(seq, pushes);
+        }
+        if finished {
+            slot.finished.store(true, Ordering::Release);
+        }
+        drop(guard);
+        Ok(())
+    }
+
+    /// Another node announced action `seq` of game `id`: a task brings this node's copy up to it, one
+    /// task per game at a time however many announcements arrive.
+    fn heard(self: &Arc<Self>, id: GameId, seq: u64) {
+        let slot = match self.slot(id.0) {
+            Ok(slot) => slot,
+            Err(_) => {
+                let games = Arc::clone(self);
+                tokio::spawn(async move {
+                    if let Err(error) = games.host_from_store(id).await {
+                        tracing::warn!(game = %id, "cannot follow the game: {error}");
+                    }
+                });
+                return;
+            }
+        };
+        if self.owns(&slot) || slot.stopped().is_some() {
+            return;
+        }
+        slot.heard.fetch_max(seq, Ordering::AcqRel);
+        if slot.following.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut failures = 0;
+            loop {
+                if slot.seq() < slot.heard.load(Ordering::Acquire) && !games.owns(&slot) {
+                    match games.catch_up(&slot).await {
+                        Ok(()) => failures = 0,
+                        Err(ApiError::Stopped(_)) => {}
+                        Err(error) => {
+                            failures += 1;
+                            if failures < 20 {
+                                tokio::time::sleep(Duration::from_millis(100)).await;
+                                continue;
+                            }
+                            tracing::warn!(game = %slot.id, "cannot follow the game: {error}");
+                        }
+                    }
+                }
+                slot.following.store(false, Ordering::Release);
+                if slot.seq() >= slot.heard.load(Ordering::Acquire)
+                    || games.owns(&slot)
+                    || failures >= 20
+                    || slot.following.swap(true, Ordering::AcqRel)
+                {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// Acts on what the store's channel said.
+    pub fn on_notice(self: &Arc<Self>, notice: Notice) {
+        match notice {
+            Notice::Action { game, seq } => self.heard(game, seq),
+            Notice::Game(id) => {
+                let games = Arc::clone(self);
+                tokio::spawn(async move {
+                    match games.slot(id.0) {
+                        Ok(slot) => games.refresh_seats(&slot).await,
+                        Err(_) => {
+                            if let Err(error) = games.host_from_store(id).await {
+                                tracing::warn!(game = %id, "cannot follow the game: {error}");
+                            }
+                        }
+                    }
+                });
+            }
+            Notice::Resync => {
+                let games = Arc::clone(self);
+                tokio::spawn(async move { games.resync().await });
+            }
+        }
+    }
+
+    /// After announcements may have been missed: every game this node follows is brought up to the
+    /// store's log, and games it does not host yet are hosted.
+    pub async fn resync(self: &Arc<Self>) {
+        let store = Arc::clone(&self.store);
+        if let Ok(Ok(ids)) = tokio::task::spawn_blocking(move || store.unfinished_games()).await {
+            for id in ids {
+                if self.slot(id.0).is_err()
+                    && let Err(error) = self.host_from_store(id).await
+                {
+                    tracing::warn!(game = %id, "cannot follow the game: {error}");
+                }
+            }
+        }
+        for slot in self.all() {
+            if !self.owns(&slot) && slot.stopped().is_none() {
+                let _ = self.catch_up(&slot).await;
+            }
+        }
+    }
+
+    fn all(&self) -> Vec<Arc<Slot>> {
+        self.slots
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// After a renewal: `held` are the games whose leases this node still holds, with their fencing
+    /// numbers; every other game it believed it owned was taken over.
+    pub fn renewed(self: &Arc<Self>, held: &HashMap<GameId, u64>) {
+        for slot in self.all() {
+            if let Role::Owner(fence) = slot.role()
+                && held.get(&slot.id) != Some(&fence)
+            {
+                self.lose_lease(&slot);
+                self.follow_now(slot);
+            }
+        }
+    }
+
+    /// No renewal succeeded for a whole lease: every lease of this node may have been taken.
+    pub fn lost_all(self: &Arc<Self>) {
+        for slot in self.all() {
+            if self.owns(&slot) {
+                self.lose_lease(&slot);
+                self.follow_now(slot);
+            }
+        }
+    }
+
+    /// Brings a game this node just stopped owning up to the new owner's log, without waiting for its
+    /// next announcement.
+    fn follow_now(self: &Arc<Self>, slot: Arc<Slot>) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            let _ = games.catch_up(&slot).await;
+        });
+    }
+
+    /// Takes over the games `taken` (their leases just claimed by this node, with their fencing
+    /// numbers), hosting those it did not host yet.
+    pub async fn took(self: &Arc<Self>, taken: Vec<(GameId, u64)>) {
+        for (id, fence) in taken {
+            let slot = match self.slot(id.0) {
+                Ok(slot) => slot,
+                Err(_) => match self.host_from_store(id).await {
+                    Ok(slot) => slot,
+                    Err(error) => {
+                        tracing::warn!(game = %id, "cannot take the game over: {error}");
+                        continue;
+                    }
+                },
+            };
+            if let Err(error) = self.take_over(&slot, fence).await {
+                tracing::warn!(game = %id, "cannot take the game over: {error}");
+            }
+        }
+    }
+}

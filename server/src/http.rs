@@ -10,7 +10,7 @@ use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -26,7 +26,10 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use utoipa::{OpenApi, ToSchema};
 
 use crate::error::ApiError;
-use crate::games::{Audience, Create, Created, Games, MAX_KEY_LEN, Slot, Submit, Summary};
+use crate::games::{
+    Audience, Create, Created, FORWARDED_HEADER, Games, MAX_KEY_LEN, REPLAYED_HEADER, Slot, Submit,
+    Summary,
+};
 use crate::limits::too_deep;
 use coffer_core::Owner;
 
@@ -244,13 +247,16 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 }
 
 /// The seat of a token, or 403.
-fn seat_of(slot: &Slot, token: &str) -> Result<u16, ApiError> {
-    slot.seat_of(token).ok_or(ApiError::Forbidden(slot.id().0))
+async fn seat_of(app: &App, slot: &Arc<Slot>, token: &str) -> Result<u16, ApiError> {
+    app.games.seat_of(slot, token).await
 }
 
 /// The audience of a request: the seat of its token, or the spectators without one.
-fn audience(slot: &Slot, token: Option<&str>) -> Result<Audience, ApiError> {
-    token.map(|t| seat_of(slot, t).map(Owner)).transpose()
+async fn audience(app: &App, slot: &Arc<Slot>, token: Option<&str>) -> Result<Audience, ApiError> {
+    match token {
+        Some(token) => Ok(Some(Owner(seat_of(app, slot, token).await?))),
+        None => Ok(None),
+    }
 }
 
 // ----- schemas of the API document -----
@@ -261,7 +267,8 @@ fn audience(slot: &Slot, token: Option<&str>) -> Result<Audience, ApiError> {
 struct ErrorBody {
     /// A machine-readable code: bad_request, unauthorized, forbidden, not_found, method_not_allowed,
     /// stale, seat_taken,
-    /// finished, stopped, refused, rate_limited, too_large, full, busy, shutting_down, internal.
+    /// finished, stopped, refused, rate_limited, too_large, full, busy, moved, unavailable, shutting_down,
+    /// internal.
     error: String,
     /// What happened, in words.
     message: String,
@@ -523,7 +530,7 @@ async fn game_summary(
     State(app): State<App>,
     GameIdPath(id): GameIdPath,
 ) -> Result<Json<Summary>, ApiError> {
-    Ok(Json(app.games.slot(id)?.summary()))
+    Ok(Json(app.games.find(id).await?.summary()))
 }
 
 /// Takes a free seat: answers its token.
@@ -567,8 +574,8 @@ async fn view(
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
-    let slot = app.games.slot(id)?;
-    let audience = audience(&slot, bearer(&headers)?)?;
+    let slot = app.games.find(id).await?;
+    let audience = audience(&app, &slot, bearer(&headers)?).await?;
     Ok(Json(app.games.view(&slot, audience).await?))
 }
 
@@ -587,9 +594,9 @@ async fn legal(
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let slot = app.games.slot(id)?;
+    let slot = app.games.find(id).await?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    let seat = seat_of(&slot, token)?;
+    let seat = seat_of(&app, &slot, token).await?;
     let legal = app.games.legal(&slot, seat).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/json")],
@@ -622,9 +629,9 @@ async fn act(
     headers: HeaderMap,
     Body(body): Body<SubmitAction>,
 ) -> Result<Response, ApiError> {
-    let slot = app.games.slot(id)?;
+    let slot = app.games.find(id).await?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    let seat = seat_of(&slot, token)?;
+    let seat = seat_of(&app, &slot, token).await?;
     let header_key = match headers.get("idempotency-key") {
         Some(value) => Some(
             value
@@ -635,6 +642,10 @@ async fn act(
         None => None,
     };
     let key = check_key(body.key.or(header_key))?;
+    // Passed on by another node that believed this one owns the game: never passed on again.
+    if headers.contains_key(FORWARDED_HEADER) && !app.games.owns(&slot) {
+        return Err(ApiError::Moved(id));
+    }
     app.admit(id, seat)?;
     let acted = app
         .games
@@ -646,10 +657,15 @@ async fn act(
                 expected_seq: body.expected_seq,
                 key,
             },
+            token,
         )
         .await?;
+    let replayed = if acted.first { "false" } else { "true" };
     Ok((
-        [(header::CONTENT_TYPE, "application/json")],
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (HeaderName::from_static(REPLAYED_HEADER), replayed),
+        ],
         acted.answer.to_string(),
     )
         .into_response())
@@ -679,9 +695,9 @@ async fn events(
     headers: HeaderMap,
     Params(query): Params<SinceQuery>,
 ) -> Result<Response, ApiError> {
-    let slot = app.games.slot(id)?;
+    let slot = app.games.find(id).await?;
     let token = bearer(&headers)?.or(query.token.as_deref());
-    let audience = audience(&slot, token)?;
+    let audience = audience(&app, &slot, token).await?;
     let until = slot.seq();
     let since = query.since.unwrap_or(0).min(until);
     let history = app.games.history(&slot, audience, since, until).await?;
@@ -713,9 +729,9 @@ async fn websocket(
     Params(query): Params<SinceQuery>,
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let slot = app.games.slot(id)?;
+    let slot = app.games.find(id).await?;
     let token = bearer(&headers)?.or(query.token.as_deref());
-    let audience = audience(&slot, token)?;
+    let audience = audience(&app, &slot, token).await?;
     let upgrade = upgrade.map_err(|_| {
         ApiError::BadRequest("this route is a WebSocket: connect with a WebSocket client".into())
     })?;
@@ -732,11 +748,12 @@ async fn websocket(
         None => None,
     };
     let size = app.games.limits().max_ws_message_bytes;
+    let token: Option<Arc<str>> = token.map(Arc::from);
     Ok(upgrade
         .max_message_size(size)
         .max_frame_size(size)
         .on_upgrade(move |socket| async move {
-            session(app, slot, audience, query.since, socket).await;
+            session(app, slot, audience, token, query.since, socket).await;
             drop(permit);
         }))
 }
@@ -788,13 +805,22 @@ async fn session(
     app: App,
     slot: Arc<Slot>,
     audience: Audience,
+    token: Option<Arc<str>>,
     since: Option<u64>,
     socket: WebSocket,
 ) {
     let metrics = Arc::clone(app.games.metrics());
     metrics.connected_clients.inc();
     let (mut sink, mut stream) = socket.split();
-    let result = run_session(&app, &slot, audience, since, &mut sink, &mut stream).await;
+    let result = run_session(
+        &app,
+        &slot,
+        (audience, token.as_deref()),
+        since,
+        &mut sink,
+        &mut stream,
+    )
+    .await;
     // The session's feed receiver is gone: a game nobody watches keeps no channel.
     slot.unsubscribe(audience);
     let frame = result.unwrap_or_default();
@@ -823,7 +849,7 @@ async fn send(sink: &mut Sink, text: &str) -> Result<(), axum::Error> {
 async fn run_session(
     app: &App,
     slot: &Arc<Slot>,
-    audience: Audience,
+    (audience, token): (Audience, Option<&str>),
     since: Option<u64>,
     sink: &mut Sink,
     stream: &mut Stream,
@@ -901,7 +927,7 @@ async fn run_session(
                 };
                 match incoming {
                     Message::Text(text) => {
-                        let answer = client_message(app, slot, audience, text.as_bytes()).await;
+                        let answer = client_message(app, slot, (audience, token), text.as_bytes()).await;
                         send(sink, &answer).await?;
                     }
                     Message::Binary(_) => {
@@ -941,7 +967,12 @@ fn ws_error(error: &ApiError, key: Option<&str>) -> String {
 }
 
 /// Answers one client message.
-async fn client_message(app: &App, slot: &Arc<Slot>, audience: Audience, text: &[u8]) -> String {
+async fn client_message(
+    app: &App,
+    slot: &Arc<Slot>,
+    (audience, token): (Audience, Option<&str>),
+    text: &[u8],
+) -> String {
     let message = parse_json::<ClientMessage>(text, app.games.limits().max_json_depth)
         .ok()
         .and_then(ClientMessage::request);
@@ -973,7 +1004,7 @@ async fn client_message(app: &App, slot: &Arc<Slot>, audience: Audience, text: &
             expected_seq,
             key,
         } => {
-            let Some(Owner(seat)) = audience else {
+            let (Some(Owner(seat)), Some(token)) = (audience, token) else {
                 return ws_error(&ApiError::Unauthorized, key.as_deref());
             };
             let key = match check_key(key) {
@@ -989,7 +1020,7 @@ async fn client_message(app: &App, slot: &Arc<Slot>, audience: Audience, text: &
                 expected_seq,
                 key: key.clone(),
             };
-            match app.games.act(slot, submit).await {
+            match app.games.act(slot, submit, token).await {
                 Ok(acted) => {
                     json!({"type": "acted", "seq": acted.seq, "key": key, "first": acted.first})
                         .to_string()

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use coffer_host::cli::{Global, load_registry};
-use coffer_server::serve::{ServeConfig, StoreChoice, serve};
+use coffer_server::serve::{ClusterOptions, ServeConfig, StoreChoice, serve};
 use coffer_server::{Durability, Limits};
 
 const AFTER_HELP: &str = "\
@@ -91,6 +91,17 @@ struct ServeArgs {
     /// Store a snapshot of a game every N actions.
     #[arg(long, default_value_t = Limits::default().snapshot_every, value_name = "N")]
     snapshot_every: u64,
+    /// Run as one node of several sharing the PostgreSQL store: each game is owned by one node through
+    /// a lease, any node accepts any client and passes actions on to the owner, and a dead node's games
+    /// are taken over by the others (docs/SERVER.md, "Several nodes").
+    #[arg(long, requires = "store")]
+    cluster: bool,
+    /// With --cluster: the base URL the other nodes reach this one at (default: http://<--listen>).
+    #[arg(long, requires = "cluster", value_name = "URL")]
+    advertise: Option<String>,
+    /// With --cluster: seconds a lease lasts without renewal; a dead node's games move after this long.
+    #[arg(long, requires = "cluster", default_value_t = 3.0, value_name = "SECS")]
+    lease: f64,
 }
 
 fn seconds(value: f64, name: &str) -> Result<Duration, String> {
@@ -171,9 +182,42 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
     let store = if args.memory {
         StoreChoice::Memory
     } else if store_text.starts_with("postgres://") || store_text.starts_with("postgresql://") {
+        let cluster = if args.cluster {
+            let lease = match seconds(args.lease, "lease") {
+                Ok(lease) if lease >= Duration::from_millis(100) => lease,
+                Ok(_) => {
+                    eprintln!("error: --lease must be at least 0.1 s");
+                    return ExitCode::from(2);
+                }
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            };
+            if let Some(advertise) = &args.advertise
+                && !(advertise.starts_with("http://") || advertise.starts_with("https://"))
+            {
+                eprintln!(
+                    "error: --advertise {advertise}: expected a base URL like http://10.0.0.5:8080"
+                );
+                return ExitCode::from(2);
+            }
+            Some(ClusterOptions {
+                advertise: args.advertise.clone(),
+                lease,
+            })
+        } else {
+            None
+        };
         StoreChoice::Postgres {
             url: store_text.clone(),
+            cluster,
         }
+    } else if args.cluster {
+        eprintln!(
+            "error: --cluster needs a PostgreSQL store (--store postgres://...): the nodes share it"
+        );
+        return ExitCode::from(2);
     } else {
         StoreChoice::Sqlite {
             path: args.store.clone(),
@@ -185,7 +229,7 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
     };
     let where_ = if args.memory {
         "in memory (nothing survives a restart)".to_owned()
-    } else if let StoreChoice::Postgres { url } = &store {
+    } else if let StoreChoice::Postgres { url, .. } = &store {
         // The URL may carry a password: only its host and database are printed.
         let host = url
             .rsplit('@')

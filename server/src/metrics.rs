@@ -29,6 +29,14 @@ pub struct Metrics {
     /// Games stopped (quarantined): a plugin past its deadline, a panic, a poisoned library, a storage
     /// failure.
     pub games_stopped: Counter,
+    /// With several nodes: actions this node passed on to the node owning their game.
+    pub forwarded: Counter,
+    /// With several nodes: games this node took over from another (an expired lease).
+    pub takeovers: Counter,
+    /// With several nodes: appends the store refused because another node had taken the game's lease.
+    pub fenced: Counter,
+    /// With several nodes: games whose lease this node lost (taken over, or not renewed in time).
+    pub leases_lost: Counter,
 }
 
 impl Default for Metrics {
@@ -45,6 +53,10 @@ impl Default for Metrics {
         let connections_refused = Counter::default();
         let games = Gauge::default();
         let games_stopped = Counter::default();
+        let forwarded = Counter::default();
+        let takeovers = Counter::default();
+        let fenced = Counter::default();
+        let leases_lost = Counter::default();
         registry.register("actions", "Actions applied and committed", actions.clone());
         registry.register("refusals", "Actions the ruleset refused", refusals.clone());
         registry.register(
@@ -74,6 +86,26 @@ impl Default for Metrics {
             "Games stopped: plugin past its deadline, panic, poisoned library, storage failure",
             games_stopped.clone(),
         );
+        registry.register(
+            "forwarded",
+            "Actions passed on to the node owning their game",
+            forwarded.clone(),
+        );
+        registry.register(
+            "takeovers",
+            "Games taken over from another node after its lease expired",
+            takeovers.clone(),
+        );
+        registry.register(
+            "fenced",
+            "Appends refused because another node had taken the game's lease",
+            fenced.clone(),
+        );
+        registry.register(
+            "leases_lost",
+            "Games whose lease this node lost",
+            leases_lost.clone(),
+        );
         Self {
             registry,
             actions,
@@ -85,6 +117,10 @@ impl Default for Metrics {
             connections_refused,
             games,
             games_stopped,
+            forwarded,
+            takeovers,
+            fenced,
+            leases_lost,
         }
     }
 }

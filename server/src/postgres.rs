@@ -65,7 +65,8 @@ CREATE INDEX leases_expires_at ON leases (expires_at);
 ",
 ];
 
-/// The channel on which every fenced append is announced, at its commit, as `game:seq`.
+/// The channel on which nodes announce, at commit: every fenced append as `a:<game>:<seq>`, and a game
+/// created or a seat claimed as `g:<game>`.
 pub const ACTIONS_CHANNEL: &str = "coffer_actions";
 
 /// A server node sharing the store with others: who it is, where others reach it, how long its leases
@@ -240,6 +241,10 @@ impl Drop for PgStore {
         if let Some(writer) = self.writer.take() {
             let _ = writer.join();
         }
+        // A blocking client owns a runtime, which cannot be dropped inside an async one: the readers
+        // close on a thread of their own, wherever the store is dropped.
+        let readers = std::mem::take(&mut self.readers);
+        let _ = std::thread::spawn(move || drop(readers)).join();
     }
 }
 
@@ -358,10 +363,17 @@ fn apply(
                         &(node.lease.as_millis() as i64),
                     ],
                 )?;
+                notify(tx, &format!("g:{}", game.id.0))?;
             }
             Ok(created)
         }
-        Op::Claim { game, seat, token } => claim(tx, *game, *seat, token),
+        Op::Claim { game, seat, token } => {
+            let claimed = claim(tx, *game, *seat, token)?;
+            if claimed.is_ok() && node.is_some() {
+                notify(tx, &format!("g:{}", game.0))?;
+            }
+            Ok(claimed)
+        }
         Op::Append {
             game,
             action,
@@ -395,10 +407,7 @@ fn apply(
             let appended = append(tx, *game, action)?;
             if appended.is_ok() {
                 // Delivered to every listening node when (and only if) this transaction commits.
-                tx.execute(
-                    "SELECT pg_notify($1, $2)",
-                    &[&ACTIONS_CHANNEL, &format!("{}:{}", game.0, action.seq)],
-                )?;
+                notify(tx, &format!("a:{}:{}", game.0, action.seq))?;
             }
             Ok(appended)
         }
@@ -415,6 +424,12 @@ fn apply(
             })
         }
     }
+}
+
+/// Tells every listening node `payload` when, and only if, this transaction commits.
+fn notify(tx: &mut impl GenericClient, payload: &str) -> Result<(), postgres::Error> {
+    tx.execute("SELECT pg_notify($1, $2)", &[&ACTIONS_CHANNEL, &payload])?;
+    Ok(())
 }
 
 fn create(

@@ -32,9 +32,21 @@ pub enum StoreChoice {
     Postgres {
         /// The connection URL.
         url: String,
+        /// As one node of several sharing this database: how.
+        cluster: Option<ClusterOptions>,
     },
     /// Memory only: nothing survives the process. For tests and trials.
     Memory,
+}
+
+/// How a node joins the others on the same PostgreSQL database.
+#[derive(Clone, Debug)]
+pub struct ClusterOptions {
+    /// The base URL the other nodes reach this one at; `None`: `http://<the address it listens on>`.
+    pub advertise: Option<String>,
+    /// How long its leases last without renewal: a node that dies has its games taken over after this
+    /// long (plus a quarter of it, the other nodes' sweep).
+    pub lease: std::time::Duration,
 }
 
 /// How to run a server.
@@ -55,6 +67,11 @@ pub enum ServeError {
     /// The store could not be opened or read.
     #[error("cannot open the store")]
     Store(#[source] StoreError),
+    /// A node of several listens on all interfaces and was not told the address others reach it at.
+    #[error(
+        "a node of several that listens on {0} needs --advertise URL: the address the other nodes reach it at"
+    )]
+    NoAdvertise(SocketAddr),
     /// The listening address could not be bound.
     #[error("cannot listen on {addr}")]
     Listen {
@@ -82,6 +99,18 @@ pub async fn serve(
     // The server keeps its own deadline around every plugin call and stops only the game concerned.
     coffer_host::loader::contain_overdue_calls();
     let limits = config.limits.clone();
+    // Bound first: a node of several tells the others where it listens when it takes a lease.
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| ServeError::Listen {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| ServeError::Listen {
+        addr: config.listen,
+        source,
+    })?;
+    let mut node = None;
     let store: Arc<dyn Store> = match &config.store {
         StoreChoice::Sqlite { path, durability } => {
             let sqlite = SqliteConfig {
@@ -94,17 +123,50 @@ pub async fn serve(
                 .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
             Arc::new(opened.map_err(ServeError::Store)?)
         }
-        StoreChoice::Postgres { url } => {
+        StoreChoice::Postgres { url, cluster } => {
+            let config = match cluster {
+                Some(options) => {
+                    let advertise = match &options.advertise {
+                        Some(advertise) => advertise.trim_end_matches('/').to_owned(),
+                        None if addr.ip().is_unspecified() => {
+                            return Err(ServeError::NoAdvertise(addr));
+                        }
+                        None => format!("http://{addr}"),
+                    };
+                    let id = crate::games::new_token()
+                        .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
+                    Some(crate::NodeConfig {
+                        id: format!("node-{}", &id[..12]),
+                        addr: advertise,
+                        lease: options.lease,
+                    })
+                }
+                None => None,
+            };
             let url = url.clone();
-            let opened = tokio::task::spawn_blocking(move || crate::PgStore::open(&url))
-                .await
-                .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
-            Arc::new(opened.map_err(ServeError::Store)?)
+            let opened = tokio::task::spawn_blocking(move || {
+                let store = crate::PgStore::open_node(&url, config.clone())?;
+                let cluster = config
+                    .map(|config| crate::cluster::Cluster::open(&url, config))
+                    .transpose()?;
+                Ok::<_, StoreError>((store, cluster))
+            })
+            .await
+            .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
+            let (store, cluster) = opened.map_err(ServeError::Store)?;
+            node = cluster.map(Arc::new);
+            Arc::new(store)
         }
         StoreChoice::Memory => Arc::new(MemoryStore::new()),
     };
     let metrics = Arc::new(Metrics::default());
-    let games = Arc::new(Games::new(registry, store, limits.clone(), metrics.clone()));
+    let mut games = Games::new(registry, store, limits.clone(), metrics.clone());
+    if let Some(cluster) = &node {
+        tracing::info!(node = %cluster.node().id, advertise = %cluster.node().addr,
+            lease_secs = cluster.node().lease.as_secs_f64(), "one node of several on the store");
+        games = games.with_cluster(Arc::clone(cluster));
+    }
+    let games = Arc::new(games);
     let recovering = Arc::clone(&games);
     let (recovered, stopped) = tokio::task::spawn_blocking(move || recovering.recover())
         .await
@@ -118,19 +180,16 @@ pub async fn serve(
         );
     }
 
-    let listener = TcpListener::bind(config.listen)
-        .await
-        .map_err(|source| ServeError::Listen {
-            addr: config.listen,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| ServeError::Listen {
-        addr: config.listen,
-        source,
-    })?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let max_connections = limits.max_connections.max(1);
     let connections = Arc::new(Semaphore::new(max_connections));
+    let running = match node {
+        Some(_) => Some(
+            crate::cluster::start(&games)
+                .map_err(|e| ServeError::Store(StoreError::WriterStart(e)))?,
+        ),
+        None => None,
+    };
     let app = App::new(Arc::clone(&games), shutdown_rx.clone())
         .limit_connections(Arc::clone(&connections));
     let service = router(app.clone());
@@ -223,6 +282,9 @@ pub async fn serve(
     drop(app);
     let closing = tokio::task::spawn_blocking(move || drop(games));
     let _ = closing.await;
+    if let Some(running) = running {
+        running.release().await;
+    }
     tracing::info!("stopped");
     Ok(())
 }

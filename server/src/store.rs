@@ -219,6 +219,19 @@ pub struct Recovery {
     pub tail: Vec<Action>,
 }
 
+/// A PostgreSQL error in words with its causes ("db error: canceling statement due to statement
+/// timeout"), for the logs.
+fn postgres_text(error: &postgres::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// Why a store refused or failed a call.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -321,12 +334,12 @@ pub enum StoreError {
     #[error("sqlite store failed")]
     Sqlite(#[source] Arc<rusqlite::Error>),
     /// The PostgreSQL database failed or could not be reached.
-    #[error("postgres store failed")]
-    Postgres(#[source] Arc<postgres::Error>),
+    #[error("postgres store failed: {}", postgres_text(.0))]
+    Postgres(Arc<postgres::Error>),
     /// The store's database cannot be reached now (it restarts, or the network is cut); nothing was
     /// written, and the next call tries again.
-    #[error("the store's database cannot be reached")]
-    Unreachable(#[source] Arc<StoreError>),
+    #[error("the store's database cannot be reached: {0}")]
+    Unreachable(Arc<StoreError>),
     /// The SQLite store's writer thread could not be started.
     #[error("cannot start the sqlite store's writer thread")]
     WriterStart(#[source] std::io::Error),

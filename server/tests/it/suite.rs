@@ -11,6 +11,7 @@ use coffer_server::{
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
+use crate::support::Database;
 use crate::{action, new_game, new_game_with_seats};
 
 /// A store under test and what must live as long as it (the SQLite store's directory, the PostgreSQL
@@ -21,70 +22,11 @@ pub struct Fixture {
     _database: Option<Database>,
 }
 
-/// The environment variable naming the PostgreSQL server the PostgreSQL store is tested against, as a
-/// `postgres://user@host:port/database` URL of a role that may create databases.
-pub const POSTGRES_ENV: &str = "COFFER_POSTGRES_URL";
-
-/// A database made for one test, dropped after it.
-pub struct Database {
-    admin_url: String,
-    name: String,
-}
-
-impl Drop for Database {
-    fn drop(&mut self) {
-        if let Ok(mut admin) = postgres::Client::connect(&self.admin_url, postgres::NoTls) {
-            let _ = admin.batch_execute(&format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                self.name
-            ));
-        }
-    }
-}
-
-/// `url` with its database replaced by `name`.
-fn with_database(url: &str, name: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, format!("?{query}")),
-        None => (url, String::new()),
-    };
-    let scheme_end = base.find("://").map_or(0, |i| i + 3);
-    let host_end = base[scheme_end..]
-        .find('/')
-        .map_or(base.len(), |i| scheme_end + i);
-    format!("{}/{name}{query}", &base[..host_end])
-}
-
 /// A PostgreSQL store in a new database, or `None` (after saying once how to run these tests) when
 /// `COFFER_POSTGRES_URL` is not set. Set but unreachable fails the test.
 fn postgres() -> Option<Fixture> {
-    static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    static SAID: std::sync::Once = std::sync::Once::new();
-    let Ok(admin_url) = std::env::var(POSTGRES_ENV) else {
-        SAID.call_once(|| {
-            println!(
-                "postgres store: skipped: set {POSTGRES_ENV}=postgres://postgres@127.0.0.1:5432/postgres \
-                 (a role that may create databases) to run the store suite against PostgreSQL"
-            );
-        });
-        return None;
-    };
-    let mut admin = postgres::Client::connect(&admin_url, postgres::NoTls)
-        .unwrap_or_else(|e| panic!("{POSTGRES_ENV}={admin_url} is set but unreachable: {e}"));
-    let name = format!(
-        "coffer_test_{}_{}",
-        std::process::id(),
-        COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
-    admin
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .unwrap_or_else(|e| panic!("cannot create database {name}: {e}"));
-    let database = Database {
-        admin_url: admin_url.clone(),
-        name: name.clone(),
-    };
-    let store = coffer_server::PgStore::open(&with_database(&admin_url, &name))
-        .expect("a new PostgreSQL store opens");
+    let (database, url) = Database::new("the store suite against PostgreSQL")?;
+    let store = coffer_server::PgStore::open(&url).expect("a new PostgreSQL store opens");
     Some(Fixture {
         store: Arc::new(store),
         _dir: None,

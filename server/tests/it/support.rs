@@ -80,6 +80,17 @@ impl Server {
                 .unwrap()
                 .as_nanos()
         ));
+        Self::start_logged(store.as_os_str(), log, args, env)
+    }
+
+    /// Starts a server on the store `store` (a SQLite path or a `postgres://` URL) writing its stderr
+    /// to `log`, plus `args` for `serve`, and waits until it listens.
+    pub fn start_logged(
+        store: &std::ffi::OsStr,
+        log: PathBuf,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_coffer-server"));
         command
             .arg("--plugin-dir")
@@ -133,6 +144,16 @@ impl Server {
         self.child.as_ref().expect("running").id()
     }
 
+    /// Sends `signal` (`STOP`, `CONT`...) to it.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -{signal} failed");
+    }
+
     /// Kills it with SIGKILL and waits for it.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -157,7 +178,10 @@ impl Server {
             std::thread::sleep(Duration::from_millis(100));
         }
         let _ = child.kill();
-        panic!("the server did not exit within 30 s of SIGTERM");
+        panic!(
+            "the server did not exit within 30 s of SIGTERM; its log:\n{}",
+            self.log_text()
+        );
     }
 
     /// What it wrote on stderr so far.
@@ -170,4 +194,86 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The environment variable naming the PostgreSQL server the PostgreSQL store is tested against, as a
+/// `postgres://user@host:port/database` URL of a role that may create databases.
+pub const POSTGRES_ENV: &str = "COFFER_POSTGRES_URL";
+
+/// A database made for one test, dropped after it.
+pub struct Database {
+    admin_url: String,
+    name: String,
+}
+
+impl Database {
+    /// A new database on the server `COFFER_POSTGRES_URL` names, and its URL; `None` (after saying once
+    /// how to run `what`) when the variable is not set. Set but unreachable fails the test.
+    pub fn new(what: &str) -> Option<(Database, String)> {
+        static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let Ok(admin_url) = std::env::var(POSTGRES_ENV) else {
+            static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+            let mut said = SAID
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !said.iter().any(|w| w == what) {
+                println!(
+                    "{what}: skipped: set {POSTGRES_ENV}=postgres://postgres@127.0.0.1:5432/postgres \
+                     (a role that may create databases) to run it"
+                );
+                said.push(what.to_owned());
+            }
+            return None;
+        };
+        Some(Self::on(&admin_url, &COUNT))
+    }
+
+    /// A new database on the server at `admin_url`.
+    pub fn on(admin_url: &str, count: &std::sync::atomic::AtomicU32) -> (Database, String) {
+        let mut admin = postgres::Client::connect(admin_url, postgres::NoTls)
+            .unwrap_or_else(|e| panic!("{POSTGRES_ENV}={admin_url} is set but unreachable: {e}"));
+        let name = format!(
+            "coffer_test_{}_{}",
+            std::process::id(),
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .unwrap_or_else(|e| panic!("cannot create database {name}: {e}"));
+        let url = with_database(admin_url, &name);
+        (
+            Database {
+                admin_url: admin_url.to_owned(),
+                name,
+            },
+            url,
+        )
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        // On a thread of its own: the blocking client cannot run inside an async test's runtime.
+        let admin_url = self.admin_url.clone();
+        let drop = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        let _ = std::thread::spawn(move || {
+            if let Ok(mut admin) = postgres::Client::connect(&admin_url, postgres::NoTls) {
+                let _ = admin.batch_execute(&drop);
+            }
+        })
+        .join();
+    }
+}
+
+/// `url` with its database replaced by `name`.
+pub fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (url, String::new()),
+    };
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let host_end = base[scheme_end..]
+        .find('/')
+        .map_or(base.len(), |i| scheme_end + i);
+    format!("{}/{name}{query}", &base[..host_end])
 }
