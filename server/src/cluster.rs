@@ -165,8 +165,11 @@ impl Cluster {
         let millis = self.lease_millis();
         self.with_control(|client| {
             let rows = client.query(
+                // Rows locked in game order, as appends lock them: the two never deadlock.
                 "UPDATE leases SET expires_at = now() + $2::BIGINT * INTERVAL '1 millisecond'
-                 WHERE node = $1 RETURNING game, fence",
+                 WHERE game IN (SELECT game FROM leases WHERE node = $1 ORDER BY game FOR UPDATE)
+                   AND node = $1
+                 RETURNING game, fence",
                 &[&self.node.id, &millis],
             )?;
             Ok(rows
@@ -306,8 +309,11 @@ impl Cluster {
                         loop {
                             match heard.next() {
                                 Ok(Some(notification)) => {
-                                    if let Some(notice) = parse_notice(notification.payload()) {
-                                        hear(notice);
+                                    // One notification carries a commit's notices, space-separated.
+                                    for notice in notification.payload().split(' ') {
+                                        if let Some(notice) = parse_notice(notice) {
+                                            hear(notice);
+                                        }
                                     }
                                 }
                                 Ok(None) => break,

@@ -41,9 +41,11 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Args {
-    /// Measure the server at this address (`http://HOST:PORT`) instead of starting one (no memory figure).
-    #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
+    /// Measure the server at this address (`http://HOST:PORT`) instead of starting one (no memory
+    /// figure); several, comma-separated, measure nodes of one cluster (`serve --cluster`): games are
+    /// created on each in turn, and the seats of a game use different nodes.
+    #[arg(long, value_name = "URL,...", value_delimiter = ',')]
+    pub url: Vec<String>,
     /// Numbers of concurrent games to measure, comma-separated.
     #[arg(
         long,
@@ -165,16 +167,20 @@ fn run_inner(global: &Global, args: &Args) -> Result<Report, String> {
         .build()
         .map_err(|e| format!("cannot start the load generator's threads: {e}"))?;
     let load_before = load_average();
-    let mut server = match &args.url {
-        Some(_) => None,
-        None => Some(Server::start(global)?),
+    let mut server = if args.url.is_empty() {
+        Some(Server::start(global)?)
+    } else {
+        None
     };
-    let base = match (&args.url, &server) {
-        (Some(url), _) => url.trim_end_matches('/').to_owned(),
-        (None, Some(server)) => format!("http://{}", server.addr),
-        (None, None) => unreachable!("a server is started when no --url is given"),
+    let bases: Vec<String> = match &server {
+        Some(server) => vec![format!("http://{}", server.addr)],
+        None => args
+            .url
+            .iter()
+            .map(|url| url.trim_end_matches('/').to_owned())
+            .collect(),
     };
-    let result = runtime.block_on(measure(args, &base, server.as_ref().map(|s| s.pid)));
+    let result = runtime.block_on(measure(args, &bases, server.as_ref().map(|s| s.pid)));
     let load_after = load_average();
     let stopped = server.as_mut().map(Server::stop);
     let (points, memory) = result?;
@@ -186,11 +192,10 @@ fn run_inner(global: &Global, args: &Args) -> Result<Report, String> {
         players: args.players,
         seconds: args.seconds,
         warmup: args.warmup,
-        server: match &args.url {
-            Some(url) => url.clone(),
-            None => {
-                "started by the load generator (temporary SQLite store, every commit synced)".into()
-            }
+        server: if args.url.is_empty() {
+            "started by the load generator (temporary SQLite store, every commit synced)".into()
+        } else {
+            args.url.join(", ")
         },
         cores: std::thread::available_parallelism().map_or(0, usize::from),
         load_before,
@@ -386,8 +391,11 @@ fn load_average() -> Option<[f64; 3]> {
 
 /// What the clients share.
 struct Ctx {
-    base: String,
-    ws_base: String,
+    /// Each node's base URL (one, unless a cluster is measured).
+    bases: Vec<String>,
+    ws_bases: Vec<String>,
+    /// The node the next game is created on.
+    next_node: AtomicUsize,
     http: reqwest::Client,
     ruleset: String,
     players: u16,
@@ -396,6 +404,15 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// The node a seat of `game` talks to: the seats of a game use different nodes.
+    fn base(&self, game: &Game, seat: usize) -> &str {
+        &self.bases[(game.node + seat) % self.bases.len()]
+    }
+
+    fn ws_base(&self, game: &Game, seat: usize) -> &str {
+        &self.ws_bases[(game.node + seat) % self.ws_bases.len()]
+    }
+
     fn next_seed(&self) -> u64 {
         splitmix(self.seeds.fetch_add(1, Ordering::Relaxed))
     }
@@ -403,7 +420,7 @@ impl Ctx {
 
 async fn measure(
     args: &Args,
-    base: &str,
+    bases: &[String],
     pid: Option<u32>,
 ) -> Result<(Vec<Point>, Option<Memory>), String> {
     let http = reqwest::Client::builder()
@@ -413,16 +430,21 @@ async fn measure(
         .no_proxy()
         .build()
         .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
-    let ws_base = match base.strip_prefix("http://") {
-        Some(rest) => format!("ws://{rest}"),
-        None => match base.strip_prefix("https://") {
-            Some(rest) => format!("wss://{rest}"),
-            None => return Err(format!("--url must start with http://, not {base}")),
-        },
-    };
+    let mut ws_bases = Vec::with_capacity(bases.len());
+    for base in bases {
+        ws_bases.push(match base.strip_prefix("http://") {
+            Some(rest) => format!("ws://{rest}"),
+            None => match base.strip_prefix("https://") {
+                Some(rest) => format!("wss://{rest}"),
+                None => return Err(format!("--url must start with http://, not {base}")),
+            },
+        });
+    }
+    let base = bases.join(", ");
     let ctx = Arc::new(Ctx {
-        base: base.to_owned(),
-        ws_base,
+        bases: bases.to_vec(),
+        ws_bases,
+        next_node: AtomicUsize::new(0),
         http,
         ruleset: args.ruleset.clone(),
         players: args.players,
@@ -717,6 +739,8 @@ fn percentile_ms(sorted_us: &[u32], p: f64) -> f64 {
 struct Game {
     id: u64,
     tokens: Vec<String>,
+    /// The node it was created on.
+    node: usize,
 }
 
 #[derive(Deserialize)]
@@ -768,9 +792,10 @@ impl TablePart {
 
 async fn create_game(ctx: &Ctx) -> Result<Game, String> {
     let body = json!({"ruleset": ctx.ruleset, "players": ctx.players, "seed": ctx.next_seed()});
+    let node = ctx.next_node.fetch_add(1, Ordering::Relaxed) % ctx.bases.len();
     let response = ctx
         .http
-        .post(format!("{}/api/games", ctx.base))
+        .post(format!("{}/api/games", ctx.bases[node]))
         .header("content-type", "application/json")
         .body(body.to_string())
         .send()
@@ -797,13 +822,18 @@ async fn create_game(ctx: &Ctx) -> Result<Game, String> {
     Ok(Game {
         id: created.game,
         tokens,
+        node,
     })
 }
 
 async fn http_legal(ctx: &Ctx, game: &Game, seat: usize) -> Result<Incoming, String> {
     let response = ctx
         .http
-        .get(format!("{}/api/games/{}/legal", ctx.base, game.id))
+        .get(format!(
+            "{}/api/games/{}/legal",
+            ctx.base(game, seat),
+            game.id
+        ))
         .bearer_auth(&game.tokens[seat])
         .send()
         .await
@@ -836,7 +866,11 @@ async fn http_act(ctx: &Ctx, game: &Game, seat: usize, action: &RawValue, seq: u
     let body = format!(r#"{{"action":{},"expected_seq":{seq}}}"#, action.get());
     let sent = ctx
         .http
-        .post(format!("{}/api/games/{}/actions", ctx.base, game.id))
+        .post(format!(
+            "{}/api/games/{}/actions",
+            ctx.base(game, seat),
+            game.id
+        ))
         .bearer_auth(&game.tokens[seat])
         .header("content-type", "application/json")
         .body(body)
@@ -1088,7 +1122,9 @@ async fn ws_seat(ctx: &Ctx, shared: &Shared, game: &Game, seat: usize, seed: u64
     let mut rng = Rng(seed);
     let url = format!(
         "{}/api/games/{}/ws?token={}",
-        ctx.ws_base, game.id, game.tokens[seat]
+        ctx.ws_base(game, seat),
+        game.id,
+        game.tokens[seat]
     );
     let mut socket = match tokio_tungstenite::connect_async_with_config(url, None, true).await {
         Ok((socket, _)) => socket,

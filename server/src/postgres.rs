@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::thread::JoinHandle;
 
-use postgres::{Client, GenericClient, NoTls};
+use postgres::types::ToSql;
+use postgres::{Client, GenericClient, NoTls, Statement};
 use serde_json::value::RawValue;
 
 use crate::store::{
@@ -140,6 +141,43 @@ fn connect_writer(url: &str, node: Option<&NodeConfig>) -> Result<Client, StoreE
             .map_err(pg)?;
     }
     Ok(client)
+}
+
+const ADVANCE_SQL: &str = "UPDATE games SET seq = $2::BIGINT WHERE id = $1 AND seq = $2::BIGINT - 1 AND NOT finished AND players > $3::INTEGER";
+const INSERT_ACTION_SQL: &str =
+    "INSERT INTO actions (game, seq, seat, action, hash, idem) VALUES ($1, $2, $3, $4, $5, $6)";
+const KEYED_SQL: &str = "SELECT seq FROM actions WHERE game = $1 AND seat = $2 AND idem = $3";
+const LEASES_SQL: &str =
+    "SELECT game, fence FROM leases WHERE game = ANY($1) AND node = $2 ORDER BY game FOR SHARE";
+
+/// The statements of an append, prepared once per writer connection: a statement given as text is
+/// prepared again at every use, one more round trip to the database each time.
+struct Prepared {
+    advance: Statement,
+    insert_action: Statement,
+    keyed: Statement,
+    leases: Statement,
+}
+
+impl Prepared {
+    fn on(client: &mut Client) -> Result<Self, postgres::Error> {
+        Ok(Self {
+            advance: client.prepare(ADVANCE_SQL)?,
+            insert_action: client.prepare(INSERT_ACTION_SQL)?,
+            keyed: client.prepare(KEYED_SQL)?,
+            leases: client.prepare(LEASES_SQL)?,
+        })
+    }
+}
+
+/// What the ops of one transaction share: the node, the prepared statements, and the notices that
+/// go out with its commit.
+struct Group<'a> {
+    node: Option<&'a NodeConfig>,
+    prepared: &'a Prepared,
+    /// The fencing numbers of this node's leases on the games the group appends to with one.
+    held: std::collections::HashMap<u64, u64>,
+    notices: Vec<String>,
 }
 
 /// The writer's view of its node, when it is one of several.
@@ -284,6 +322,7 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
 fn run_writer(mut client: Client, writer: &Writer, inbox: &mpsc::Receiver<Request>) {
     let mut batch = Vec::with_capacity(1024);
     let node = writer.node.as_ref();
+    let mut prepared: Option<Prepared> = None;
     while let Ok(first) = inbox.recv() {
         batch.push(first);
         while batch.len() < 1024 {
@@ -296,7 +335,10 @@ fn run_writer(mut client: Client, writer: &Writer, inbox: &mpsc::Receiver<Reques
             // The database restarted or the connection was cut: a new connection, or this group
             // fails (nothing written) and the next one tries again.
             match connect_writer(&writer.url, node) {
-                Ok(fresh) => client = fresh,
+                Ok(fresh) => {
+                    client = fresh;
+                    prepared = None;
+                }
                 Err(error) => {
                     tracing::warn!("the store's database cannot be reached: {error}");
                     let error = Arc::new(error);
@@ -307,7 +349,23 @@ fn run_writer(mut client: Client, writer: &Writer, inbox: &mpsc::Receiver<Reques
                 }
             }
         }
-        match commit_group(&mut client, node, batch.iter().map(|r| &r.op)) {
+        if prepared.is_none() {
+            match Prepared::on(&mut client) {
+                Ok(fresh) => prepared = Some(fresh),
+                Err(error) => {
+                    tracing::warn!("the store's statements cannot be prepared: {error}");
+                    let error = Arc::new(pg(error));
+                    for request in batch.drain(..) {
+                        (request.reply)(Err(StoreError::Unreachable(Arc::clone(&error))));
+                    }
+                    continue;
+                }
+            }
+        }
+        let Some(statements) = &prepared else {
+            continue;
+        };
+        match commit_group(&mut client, node, statements, batch.iter().map(|r| &r.op)) {
             Ok(results) => {
                 for (request, result) in batch.drain(..).zip(results) {
                     (request.reply)(result);
@@ -316,8 +374,12 @@ fn run_writer(mut client: Client, writer: &Writer, inbox: &mpsc::Receiver<Reques
             Err(_) => {
                 // The group failed as a whole: each request on its own, so one cannot fail another.
                 for request in batch.drain(..) {
-                    let result = match commit_group(&mut client, node, std::iter::once(&request.op))
-                    {
+                    let result = match commit_group(
+                        &mut client,
+                        node,
+                        statements,
+                        std::iter::once(&request.op),
+                    ) {
                         Ok(mut results) => results.pop().unwrap_or(Err(StoreError::WriterStopped)),
                         Err(error) => Err(pg(error)),
                     };
@@ -331,12 +393,58 @@ fn run_writer(mut client: Client, writer: &Writer, inbox: &mpsc::Receiver<Reques
 fn commit_group<'a>(
     client: &mut Client,
     node: Option<&NodeConfig>,
+    prepared: &Prepared,
     ops: impl Iterator<Item = &'a Op>,
 ) -> Result<Vec<Result<(), StoreError>>, postgres::Error> {
+    let ops: Vec<&Op> = ops.collect();
     let mut tx = client.transaction()?;
+    // The lease rows of every fenced append, read and locked at once: they stay locked until this
+    // transaction ends, so a node taking a game over waits for this commit, and this group sees any
+    // takeover committed before it.
+    let mut held = std::collections::HashMap::new();
+    if let Some(node) = node {
+        let games: Vec<i64> = ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Append {
+                    game,
+                    fence: Some(_),
+                    ..
+                } => Some(game.0 as i64),
+                _ => None,
+            })
+            .collect();
+        if !games.is_empty() {
+            for row in tx.query(&prepared.leases, &[&games, &node.id])? {
+                held.insert(row.get::<_, i64>(0) as u64, row.get::<_, i64>(1) as u64);
+            }
+        }
+    }
+    let mut group = Group {
+        node,
+        prepared,
+        held,
+        notices: Vec::new(),
+    };
     let mut results = Vec::new();
     for op in ops {
-        results.push(apply(&mut tx, node, op)?);
+        results.push(apply(&mut tx, &mut group, op)?);
+    }
+    // The group's notices, as few as fit PostgreSQL's payload limit (8,000 bytes), space-separated;
+    // delivered to every listening node when, and only if, this transaction commits.
+    let mut payload = String::new();
+    for notice in &group.notices {
+        if !payload.is_empty() && payload.len() + 1 + notice.len() > 7_900 {
+            notify(&mut tx, &payload)?;
+            payload.clear();
+        }
+        if !payload.is_empty() {
+            payload.push(' ');
+        }
+        payload.push_str(notice);
+    }
+    if !payload.is_empty() {
+        notify(&mut tx, &payload)?;
     }
     tx.commit()?;
     Ok(results)
@@ -344,9 +452,10 @@ fn commit_group<'a>(
 
 fn apply(
     tx: &mut impl GenericClient,
-    node: Option<&NodeConfig>,
+    group: &mut Group<'_>,
     op: &Op,
 ) -> Result<Result<(), StoreError>, postgres::Error> {
+    let node = group.node;
     match op {
         Op::Create(game) => {
             let created = create(tx, game)?;
@@ -363,14 +472,14 @@ fn apply(
                         &(node.lease.as_millis() as i64),
                     ],
                 )?;
-                notify(tx, &format!("g:{}", game.id.0))?;
+                group.notices.push(format!("g:{}", game.id.0));
             }
             Ok(created)
         }
         Op::Claim { game, seat, token } => {
             let claimed = claim(tx, *game, *seat, token)?;
             if claimed.is_ok() && node.is_some() {
-                notify(tx, &format!("g:{}", game.0))?;
+                group.notices.push(format!("g:{}", game.0));
             }
             Ok(claimed)
         }
@@ -378,36 +487,21 @@ fn apply(
             game,
             action,
             fence: None,
-        } => append(tx, *game, action),
+        } => append(tx, group.prepared, *game, action),
         Op::Append {
             game,
             action,
             fence: Some(fence),
         } => {
-            let Some(node) = node else {
-                return Ok(Err(StoreError::Fenced {
-                    game: *game,
-                    fence: *fence,
-                }));
-            };
-            // The lease row stays locked until this transaction ends: a node taking the game over
-            // waits for this commit, and this append sees any takeover committed before it.
-            let held = tx
-                .query_opt(
-                    "SELECT fence FROM leases WHERE game = $1 AND node = $2 FOR SHARE",
-                    &[&(game.0 as i64), &node.id],
-                )?
-                .is_some_and(|row| row.get::<_, i64>(0) as u64 == *fence);
-            if !held {
+            if node.is_none() || group.held.get(&game.0) != Some(fence) {
                 return Ok(Err(StoreError::Fenced {
                     game: *game,
                     fence: *fence,
                 }));
             }
-            let appended = append(tx, *game, action)?;
+            let appended = append(tx, group.prepared, *game, action)?;
             if appended.is_ok() {
-                // Delivered to every listening node when (and only if) this transaction commits.
-                notify(tx, &format!("a:{}:{}", game.0, action.seq))?;
+                group.notices.push(format!("a:{}:{}", game.0, action.seq));
             }
             Ok(appended)
         }
@@ -496,12 +590,17 @@ fn claim(
 
 fn append(
     tx: &mut impl GenericClient,
+    prepared: &Prepared,
     game: GameId,
     action: &Action,
 ) -> Result<Result<(), StoreError>, postgres::Error> {
     let changed = tx.execute(
-        "UPDATE games SET seq = $2::BIGINT WHERE id = $1 AND seq = $2::BIGINT - 1 AND NOT finished AND players > $3::INTEGER",
-        &[&(game.0 as i64), &(action.seq as i64), &(action.seat as i32)],
+        &prepared.advance,
+        &[
+            &(game.0 as i64),
+            &(action.seq as i64),
+            &(action.seat as i32),
+        ],
     )?;
     if changed == 0 {
         let row = tx.query_opt(
@@ -526,7 +625,7 @@ fn append(
         }));
     }
     if let Some(key) = &action.key
-        && let Some(first) = keyed(tx, game, action.seat, key)?
+        && let Some(first) = keyed(tx, &prepared.keyed, game, action.seat, key)?
     {
         tx.execute(
             "UPDATE games SET seq = $2::BIGINT - 1 WHERE id = $1",
@@ -539,7 +638,7 @@ fn append(
         }));
     }
     tx.execute(
-        "INSERT INTO actions (game, seq, seat, action, hash, idem) VALUES ($1, $2, $3, $4, $5, $6)",
+        &prepared.insert_action,
         &[
             &(game.0 as i64),
             &(action.seq as i64),
@@ -552,17 +651,16 @@ fn append(
     Ok(Ok(()))
 }
 
-fn keyed(
+fn keyed<S: postgres::ToStatement + ?Sized>(
     client: &mut impl GenericClient,
+    query: &S,
     game: GameId,
     seat: u32,
     key: &str,
 ) -> Result<Option<u64>, postgres::Error> {
+    let params: [&(dyn ToSql + Sync); 3] = [&(game.0 as i64), &(seat as i32), &key];
     Ok(client
-        .query_opt(
-            "SELECT seq FROM actions WHERE game = $1 AND seat = $2 AND idem = $3",
-            &[&(game.0 as i64), &(seat as i32), &key],
-        )?
+        .query_opt(query, &params)?
         .map(|row| row.get::<_, i64>(0) as u64))
 }
 
@@ -735,7 +833,7 @@ impl Store for PgStore {
     fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError> {
         snapshot_read(&mut self.reader(), |tx| {
             read_game(tx, game)?;
-            keyed(tx, game, seat, key).map_err(pg)
+            keyed(tx, KEYED_SQL, game, seat, key).map_err(pg)
         })
     }
 
