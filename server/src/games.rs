@@ -1170,7 +1170,8 @@ impl Games {
                 })
             })
             .await
-            .inspect_err(|_| {
+            .inspect_err(|e| {
+                tracing::debug!(game = %id, "rejected: {e}");
                 self.metrics.rejected.inc();
             })?;
         let (seq, hash, answer, pushes, finished, snapshot) = match applied {
@@ -1668,6 +1669,14 @@ impl Games {
                         keyed_here = true;
                     }
                     match self.pass_on(node, &addr, slot, &submit, token).await {
+                        Passed::Answer(Err(ApiError::Stale { expected, current }))
+                            if slot.seq() < current =>
+                        {
+                            // This node's copy is behind the owner's: brought up to it, so that the
+                            // client's next look at this node is not stale again.
+                            let _ = self.catch_up(slot).await;
+                            return Err(ApiError::Stale { expected, current });
+                        }
                         Passed::Answer(mut answer) => {
                             if let Ok(acted) = &mut answer {
                                 // Asked again only by this node: the client's first submission.
@@ -1925,10 +1934,13 @@ impl Games {
         let slot = match self.slot(id.0) {
             Ok(slot) => slot,
             Err(_) => {
+                // Hosted from the store, then followed up to `seq`: the copy may have been read just
+                // before that action's commit.
                 let games = Arc::clone(self);
                 tokio::spawn(async move {
-                    if let Err(error) = games.host_from_store(id).await {
-                        tracing::warn!(game = %id, "cannot follow the game: {error}");
+                    match games.host_from_store(id).await {
+                        Ok(_) => games.heard(id, seq),
+                        Err(error) => tracing::warn!(game = %id, "cannot follow the game: {error}"),
                     }
                 });
                 return;
@@ -1948,7 +1960,8 @@ impl Games {
                 if slot.seq() < slot.heard.load(Ordering::Acquire) && !games.owns(&slot) {
                     match games.catch_up(&slot).await {
                         Ok(()) => failures = 0,
-                        Err(ApiError::Stopped(_)) => {}
+                        // A stopped game is followed no more.
+                        Err(ApiError::Stopped(_)) => failures = 20,
                         Err(error) => {
                             failures += 1;
                             if failures < 20 {
