@@ -28,7 +28,7 @@ use coffer_core::Setup;
 use coffer_host::{HostedGame, Registry};
 use coffer_server::cluster::{Cluster, Notice};
 use coffer_server::{GameId, NodeConfig, PgStore, Store, StoreError};
-use futures_util::StreamExt as _;
+use futures_util::{SinkExt as _, StreamExt as _};
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -864,4 +864,93 @@ async fn metric_sum(client: &Client, servers: &[Server], name: &str) -> u64 {
         sum += metric(client, server, name).await;
     }
     sum
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() {
+    let Some((_database, url)) = tokio::task::block_in_place(|| Database::new("the cluster tests"))
+    else {
+        return;
+    };
+    let _turn = TURN.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut servers = nodes(&url, 2, "3", dir.path());
+    let client = http();
+    let created: Value = client
+        .post(format!("{}/api/games", servers[0].base))
+        .json(&json!({"ruleset": "charges", "players": 2, "seed": 9}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let game = created["game"].as_u64().unwrap();
+    let token = created["tokens"][0].as_str().unwrap().to_owned();
+    // Seat 0 on node 1, which did not create the game and does not own it.
+    let ws = servers[1].ws(&format!("/api/games/{game}/ws?token={token}"));
+    let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
+    let mut next = async || -> Value {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+                .await
+                .expect("a message within 10 s")
+                .expect("the socket is open")
+                .unwrap();
+            if let Message::Text(text) = message {
+                return serde_json::from_str(&text).unwrap();
+            }
+        }
+    };
+    assert_eq!(next().await["type"], "hello");
+    assert_eq!(next().await["type"], "view");
+    drop(next);
+    let act = json!({"type": "act", "action": {"type": "plan", "ship": 0, "maneuver": "blue"},
+        "expected_seq": 0, "key": "over-the-socket"});
+    socket
+        .send(Message::Text(act.to_string().into()))
+        .await
+        .unwrap();
+    let mut acted = None;
+    let mut pushed = None;
+    while acted.is_none() || pushed.is_none() {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("an answer within 10 s")
+            .unwrap()
+            .unwrap();
+        let Message::Text(text) = message else {
+            continue;
+        };
+        let message: Value = serde_json::from_str(&text).unwrap();
+        match message["type"].as_str() {
+            Some("acted") => acted = Some(message),
+            Some("action") => pushed = Some(message),
+            other => panic!("unexpected {other:?}: {message}"),
+        }
+    }
+    let acted = acted.unwrap();
+    assert_eq!(acted["seq"], 1, "{acted}");
+    assert_eq!(acted["key"], "over-the-socket");
+    assert_eq!(acted["first"], true);
+    // The seat's own feed on node 1 shows its action, as the owner committed it.
+    let pushed = pushed.unwrap();
+    assert_eq!(pushed["seq"], 1);
+    assert_eq!(pushed["actor"], 0);
+    assert_eq!(metric(&client, &servers[1], "forwarded").await, 1);
+    assert_eq!(
+        metric(&client, &servers[0], "actions").await,
+        1,
+        "the owner applied it"
+    );
+    let stored = tokio::task::block_in_place(|| {
+        PgStore::open(&url)
+            .unwrap()
+            .actions_after(GameId(game), 0)
+            .unwrap()
+    });
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].key.as_deref(), Some("over-the-socket"));
+    drop(socket);
+    stop_all(&mut servers);
 }
