@@ -890,21 +890,18 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
     // Seat 0 on node 1, which did not create the game and does not own it.
     let ws = servers[1].ws(&format!("/api/games/{game}/ws?token={token}"));
     let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
-    let mut next = async || -> Value {
-        loop {
-            let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-                .await
-                .expect("a message within 10 s")
-                .expect("the socket is open")
-                .unwrap();
-            if let Message::Text(text) = message {
-                return serde_json::from_str(&text).unwrap();
-            }
-        }
-    };
-    assert_eq!(next().await["type"], "hello");
-    assert_eq!(next().await["type"], "view");
-    drop(next);
+    for expected in ["hello", "view"] {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("the socket is open")
+            .unwrap();
+        let Message::Text(text) = message else {
+            panic!("a text message");
+        };
+        let message: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(message["type"], expected, "{message}");
+    }
     let act = json!({"type": "act", "action": {"type": "plan", "ship": 0, "maneuver": "blue"},
         "expected_seq": 0, "key": "over-the-socket"});
     socket
