@@ -82,6 +82,14 @@ impl std::fmt::Debug for Cluster {
     }
 }
 
+/// A `(game, fence)` row.
+fn game_and_fence(row: &postgres::Row) -> (GameId, u64) {
+    (
+        GameId(row.get::<_, i64>(0) as u64),
+        row.get::<_, i64>(1) as u64,
+    )
+}
+
 fn pg(error: postgres::Error) -> StoreError {
     StoreError::Postgres(std::sync::Arc::new(error))
 }
@@ -172,15 +180,7 @@ impl Cluster {
                  RETURNING game, fence",
                 &[&self.node.id, &millis],
             )?;
-            Ok(rows
-                .iter()
-                .map(|row| {
-                    (
-                        GameId(row.get::<_, i64>(0) as u64),
-                        row.get::<_, i64>(1) as u64,
-                    )
-                })
-                .collect())
+            Ok(rows.iter().map(game_and_fence).collect())
         })
     }
 
@@ -203,15 +203,7 @@ impl Cluster {
                  RETURNING game, fence",
                 &[&self.node.id, &self.node.addr, &millis, &limit],
             )?;
-            Ok(rows
-                .iter()
-                .map(|row| {
-                    (
-                        GameId(row.get::<_, i64>(0) as u64),
-                        row.get::<_, i64>(1) as u64,
-                    )
-                })
-                .collect())
+            Ok(rows.iter().map(game_and_fence).collect())
         })
     }
 

@@ -801,22 +801,11 @@ impl Store for PgStore {
     }
 
     fn append(&self, game: GameId, action: Action) -> Result<(), StoreError> {
-        self.write(Op::Append {
-            game,
-            action,
-            fence: None,
-        })
+        self.write(Op::append(game, action))
     }
 
     fn append_then(&self, game: GameId, action: Action, done: Done) {
-        self.write_then(
-            Op::Append {
-                game,
-                action,
-                fence: None,
-            },
-            done,
-        );
+        self.write_then(Op::append(game, action), done);
     }
 
     fn append_fenced_then(&self, game: GameId, action: Action, fence: u64, done: Done) {

@@ -624,22 +624,11 @@ impl Store for SqliteStore {
     }
 
     fn append(&self, game: GameId, action: Action) -> Result<(), StoreError> {
-        self.write(Op::Append {
-            game,
-            action,
-            fence: None,
-        })
+        self.write(Op::append(game, action))
     }
 
     fn append_then(&self, game: GameId, action: Action, done: Done) {
-        self.write_then(
-            Op::Append {
-                game,
-                action,
-                fence: None,
-            },
-            done,
-        );
+        self.write_then(Op::append(game, action), done);
     }
 
     fn keyed_action(&self, game: GameId, seat: u32, key: &str) -> Result<Option<u64>, StoreError> {

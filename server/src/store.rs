@@ -193,6 +193,17 @@ pub(crate) enum Op {
     Finish(GameId),
 }
 
+impl Op {
+    /// An append by the only node (no lease to check).
+    pub(crate) fn append(game: GameId, action: Action) -> Self {
+        Op::Append {
+            game,
+            action,
+            fence: None,
+        }
+    }
+}
+
 /// What a store calls with the result of a write it was handed with [`Store::append_then`]: once, on
 /// a thread of the store's (keep it short; send the result somewhere).
 pub type Done = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

@@ -33,7 +33,7 @@ use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use support::{Database, Server};
+use support::{Database, FAST_ARGS, Server};
 
 // Linked so that `Registry::with_static` finds them: every stored log is replayed in this process.
 use coffer_charges as _;
@@ -42,17 +42,6 @@ use coffer_story_acts as _;
 
 /// The scenarios take turns: each runs three servers on two cores.
 static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// Raised rate limits (the clients play as fast as the nodes answer) and frequent snapshots, so that
-/// takeovers load snapshot + tail.
-const SERVE_ARGS: [&str; 6] = [
-    "--actions-per-second",
-    "1000000",
-    "--action-burst",
-    "1000000",
-    "--snapshot-every",
-    "8",
-];
 
 /// How long one submission may keep being retried (with its key) before the test fails.
 const SUBMIT_WAIT: Duration = Duration::from_secs(30);
@@ -64,7 +53,7 @@ const RESUME_BOUND: Duration = Duration::from_secs(5);
 fn nodes(url: &str, n: usize, lease: &str, dir: &std::path::Path) -> Vec<Server> {
     (0..n)
         .map(|i| {
-            let mut args = SERVE_ARGS.to_vec();
+            let mut args = FAST_ARGS.to_vec();
             args.extend(["--cluster", "--lease", lease]);
             Server::start_logged(
                 url.as_ref(),

@@ -16,16 +16,7 @@ use serde_json::{Value, json};
 use coffer_server::{GameId, SqliteConfig, SqliteStore, Store};
 
 use crate::bad_input::{client as http_client, create, legal};
-use crate::support::Server;
-
-const SERVE_ARGS: [&str; 6] = [
-    "--actions-per-second",
-    "1000000",
-    "--action-burst",
-    "1000000",
-    "--snapshot-every",
-    "8",
-];
+use crate::support::{FAST_ARGS, Server};
 
 /// How long the clients play before the kill.
 const PLAY: Duration = Duration::from_millis(2500);
@@ -148,7 +139,7 @@ async fn play(
 async fn acknowledged_actions_survive_sigkill_of_the_server_and_play_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("games.db");
-    let mut server = Server::start(&path, &SERVE_ARGS);
+    let mut server = Server::start(&path, &FAST_ARGS);
     let base = server.base.clone();
     let client = http_client();
     let mut games = Vec::new();
@@ -287,7 +278,7 @@ async fn acknowledged_actions_survive_sigkill_of_the_server_and_play_goes_on() {
 
     // Restarted on the same file: every game back, none stopped, its history replaying from the start
     // to the stored hashes, and play goes on.
-    let server = Server::start(&path, &SERVE_ARGS);
+    let server = Server::start(&path, &FAST_ARGS);
     let base = server.base.clone();
     let client = http_client();
     let listed: Vec<Value> = client

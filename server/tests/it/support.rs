@@ -53,6 +53,17 @@ pub fn plugin_dir() -> &'static Path {
     })
 }
 
+/// `serve` options for clients that play as fast as the server answers: rate limits raised out of the
+/// way, and a snapshot every 8 actions so that recoveries load snapshot plus tail.
+pub const FAST_ARGS: [&str; 6] = [
+    "--actions-per-second",
+    "1000000",
+    "--action-burst",
+    "1000000",
+    "--snapshot-every",
+    "8",
+];
+
 /// A running `coffer-server serve`, killed when dropped.
 pub struct Server {
     child: Option<Child>,
