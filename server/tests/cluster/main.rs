@@ -940,3 +940,60 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
     drop(socket);
     stop_all(&mut servers);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_shut_down_hands_its_games_over_without_waiting_for_its_leases() {
+    let Some((_database, url)) = tokio::task::block_in_place(|| Database::new("the cluster tests"))
+    else {
+        return;
+    };
+    let _turn = TURN.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    // A long lease: a handover that waited for it would take 10 s.
+    let lease = Duration::from_secs(10);
+    let mut servers = nodes(&url, 3, "10", dir.path());
+    let net = Net::new(&servers);
+    let client = http();
+    let games = create_games(&client, &net).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let tasks = start_play(&client, &net, games, &stop);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    let leaving = node_id(&servers[0]);
+    net.dead[0].store(true, Ordering::Relaxed);
+    let status = tokio::task::block_in_place(|| servers[0].terminate());
+    assert!(status.success(), "node 0 exits 0 on SIGTERM: {status}");
+    let exited = Instant::now();
+    // Its leases are released at exit; the others' next sweep (a quarter of a lease) takes them.
+    loop {
+        let still: Vec<u64> = tokio::task::block_in_place(|| leases(&url))
+            .into_iter()
+            .filter(|(_, (node, _))| *node == leaving)
+            .map(|(game, _)| game)
+            .collect();
+        if still.is_empty() {
+            break;
+        }
+        assert!(
+            exited.elapsed() < lease,
+            "games {still:?} still node 0's {:?} after it shut down",
+            exited.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let handed_over = exited.elapsed();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let played = finish_play(&stop, tasks).await;
+    println!(
+        "node 0's games were the others' {handed_over:?} after it exited (lease {lease:?}); {} actions \
+         acknowledged in all",
+        acks(&played)
+    );
+    assert!(
+        handed_over < lease / 2,
+        "the handover took {handed_over:?}, as if it waited for the lease"
+    );
+    tokio::task::block_in_place(|| check_store(&url, &played));
+    none_stopped(&client, &servers[1..], &played).await;
+    stop_all(&mut servers[1..]);
+}
