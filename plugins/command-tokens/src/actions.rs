@@ -651,6 +651,9 @@ impl State {
                         self.flow.step = Step::Remove;
                         return;
                     }
+                    // T10 (LRR 99.1, 1.17): nothing was removed, so the part after "then" (Warfare:
+                    // gaining that token) does not resolve either.
+                    self.flow.effect += 1;
                 }
                 Effect::OthersPlaceToken => {
                     if self.rules.systems.iter().any(|s| !s.no_diplomacy) {

@@ -77,7 +77,8 @@ pub enum EffectSpec {
     },
     /// Redistribute the command-sheet tokens among the three pools (Warfare).
     Redistribute,
-    /// Remove one of the player's command tokens from the board to reinforcements, if any (Warfare).
+    /// Remove one of the player's command tokens from the board to reinforcements, if any (Warfare). The
+    /// effect after it is its "then" part (T10, LRR 1.17): with no token on the board, it is skipped too.
     RemoveBoardToken,
     /// Choose a system; each other player places a token there from reinforcements (Diplomacy; T3, T6).
     OthersPlaceToken,

@@ -45,7 +45,7 @@ fn modifier_diplomacy_places_a_token_of_every_other_player_but_not_in_mecatol_re
 }
 
 #[test]
-fn modifier_warfare_removes_a_board_token_gains_one_and_redistributes() {
+fn t10_warfare_removes_a_board_token_then_gains_that_token_and_redistributes() {
     let mut s = default_game(3);
     pick(
         &mut s,
@@ -91,7 +91,7 @@ fn modifier_warfare_removes_a_board_token_gains_one_and_redistributes() {
 }
 
 #[test]
-fn modifier_warfare_without_a_board_token_only_gains_and_redistributes() {
+fn t10_warfare_with_no_token_on_the_board_gains_nothing_and_still_redistributes() {
     let mut s = default_game(3);
     pick(
         &mut s,
@@ -106,8 +106,18 @@ fn modifier_warfare_without_a_board_token_only_gains_and_redistributes() {
     );
     skip(&mut s, 1);
     skip(&mut s, 2);
+    assert_eq!(s.board_tokens(0), 0);
+    let before = sheet(&s, 0);
     ok(&mut s, 0, Action::Strategic { card: WARFARE });
-    assert_eq!(s.flow.step, Step::Gain);
+    // Nothing to remove, so nothing is gained (LRR 99.1 gains the token removed; 1.17 "then"), and
+    // step 2, the redistribution, still comes.
+    assert_eq!(s.flow.step, Step::Redistribute);
+    assert_eq!(sheet(&s, 0), before, "no token came out of reinforcements");
+    assert!(
+        legal(&s, 0)
+            .iter()
+            .all(|a| !matches!(a, Action::Gain { .. }))
+    );
 }
 
 #[test]
