@@ -613,7 +613,9 @@ async fn legal(
         ("Idempotency-Key" = Option<String>, Header, description = "Same as the body's `key`")
     ),
     request_body = SubmitAction, security(("bearer" = [])), responses(
-    (status = 200, description = "Applied and committed", body = GameMessage),
+    (status = 200, description = "Applied and committed", body = GameMessage, headers(
+        ("idempotent-replayed" = String, description = "`true` when this answer repeats an earlier submission's (same key), `false` otherwise")
+    )),
     (status = 400, body = ErrorBody),
     (status = 401, body = ErrorBody),
     (status = 403, body = ErrorBody),
@@ -621,7 +623,9 @@ async fn legal(
     (status = 409, description = "Stale expected_seq (with current_seq), game over or stopped", body = ErrorBody),
     (status = 413, body = ErrorBody),
     (status = 422, description = "Refused by the rules, the reason in words", body = ErrorBody),
-    (status = 429, body = ErrorBody)
+    (status = 429, body = ErrorBody),
+    (status = 503, description = "busy, unavailable (the store or, with several nodes, the game's owner \
+        cannot be reached: the message says whether it may have been applied), moved or shutting_down", body = ErrorBody)
 ))]
 async fn act(
     State(app): State<App>,
