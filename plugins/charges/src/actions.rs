@@ -1576,8 +1576,8 @@ const MANEUVERS: [Color; 4] = [Color::Blue, Color::White, Color::Red, Color::Pur
 /// Room reserved in a legal-action list: a two-ship ship turn lists about 40 actions.
 const LIST_CAPACITY: usize = 64;
 
-/// The effect inputs on a ship in play that need nothing but the ship (every `suffer_damage` with
-/// 1..=2 hits and 0..=2 crits, hits outer; both damage cards; a stress), in listing order.
+/// The effect inputs on a ship in play that need nothing but the ship (every `suffer_damage` with 0..=2
+/// hits and 0..=2 crits, at least one in all, hits outer; both damage cards; a stress), in listing order.
 fn unconditional_effects(ship: u8) -> [Action; 11] {
     // The list below spells out the damage inputs for this bound.
     const _: () = assert!(MAX_EFFECT_DAMAGE == 2);
