@@ -378,8 +378,7 @@ pub fn start(games: &Arc<Games>) -> std::io::Result<Running> {
         let games = Arc::clone(games);
         let cluster = Arc::clone(&cluster);
         async move {
-            let mut every = tokio::time::interval((lease / 3).max(Duration::from_millis(20)));
-            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut every = ticker(lease / 3);
             let mut renewed = Instant::now();
             loop {
                 every.tick().await;
@@ -405,8 +404,7 @@ pub fn start(games: &Arc<Games>) -> std::io::Result<Running> {
         let games = Arc::clone(games);
         let cluster = Arc::clone(&cluster);
         async move {
-            let mut every = tokio::time::interval((lease / 4).max(Duration::from_millis(20)));
-            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut every = ticker(lease / 4);
             loop {
                 every.tick().await;
                 let claiming = Arc::clone(&cluster);
@@ -419,6 +417,14 @@ pub fn start(games: &Arc<Games>) -> std::io::Result<Running> {
         }
     }));
     Ok(Running { tasks, cluster })
+}
+
+/// Ticks every `period` (at least 20 ms); a tick missed while the node was busy or paused is not made up
+/// in a burst.
+fn ticker(period: Duration) -> tokio::time::Interval {
+    let mut every = tokio::time::interval(period.max(Duration::from_millis(20)));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    every
 }
 
 fn parse_notice(payload: &str) -> Option<Notice> {

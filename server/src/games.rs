@@ -246,11 +246,11 @@ fn storage(error: &StoreError) -> ApiError {
 }
 
 /// A game whose log cannot be read now: logged with why, answered without the store's details.
-fn unreadable(id: GameId, error: &StoreError) -> CallError {
+fn unreadable(id: GameId, error: &StoreError) -> ApiError {
     tracing::warn!(game = %id, "cannot read the game from the store: {error}");
-    CallError::Api(ApiError::Unavailable(format!(
+    ApiError::Unavailable(format!(
         "game {id} cannot be read from the store now: try again"
-    )))
+    ))
 }
 
 /// A fresh secret: 32 random bytes, base64url without padding (43 characters).
@@ -430,7 +430,7 @@ impl Slot {
                 "the ruleset of this game is not loaded".into(),
             ));
         };
-        let unavailable = |e: StoreError| unreadable(self.id, &e);
+        let unavailable = |e: StoreError| CallError::Api(unreadable(self.id, &e));
         let target = self.seq();
         let recovery = store.recover(self.id).map_err(unavailable)?;
         let (snapshot, tail) = match recovery.snapshot {
@@ -1586,12 +1586,7 @@ impl Games {
             Err(missing) => match self.host_from_store(GameId(id)).await {
                 Ok(slot) => Ok(slot),
                 Err(StoreError::NoSuchGame(_)) => Err(missing),
-                Err(error) => {
-                    tracing::warn!(game = id, "cannot read the game from the store: {error}");
-                    Err(ApiError::Unavailable(format!(
-                        "game {id} cannot be read from the store now: try again"
-                    )))
-                }
+                Err(error) => Err(unreadable(GameId(id), &error)),
             },
         }
     }
@@ -1858,16 +1853,10 @@ impl Games {
     /// # Errors
     /// [`ApiError::Unavailable`] when the store cannot be read; [`ApiError::Stopped`] when the log does
     /// not replay (the game is stopped).
-    pub async fn catch_up(self: &Arc<Self>, slot: &Arc<Slot>) -> Result<(), ApiError> {
-        // On a task of its own, so that what it applied is shown even if its caller goes away.
-        let games = Arc::clone(self);
-        let slot = Arc::clone(slot);
-        tokio::spawn(async move { games.catch_up_here(&slot).await })
-            .await
-            .unwrap_or_else(|_| Err(ApiError::Internal("following the game failed".into())))
-    }
-
-    async fn catch_up_here(&self, slot: &Arc<Slot>) -> Result<(), ApiError> {
+    ///
+    /// Every caller runs on a task of its own (an action's, a follow task, a sweep), so a client going
+    /// away cannot cut it between applying actions and showing them.
+    pub async fn catch_up(&self, slot: &Arc<Slot>) -> Result<(), ApiError> {
         let store = Arc::clone(&self.store);
         let task_slot = Arc::clone(slot);
         type Shown = Vec<(u64, Vec<(Audience, Arc<str>)>)>;
@@ -1882,7 +1871,7 @@ impl Games {
                 let description = ruleset.description();
                 let actions = store
                     .actions_after(slot.id, live.seq)
-                    .map_err(|e| unreadable(slot.id, &e))?;
+                    .map_err(|e| CallError::Api(unreadable(slot.id, &e)))?;
                 let game = live
                     .game
                     .as_deref_mut()

@@ -49,20 +49,44 @@ const SUBMIT_WAIT: Duration = Duration::from_secs(30);
 /// The documented bound for a dead node's games to resume elsewhere, with the default 3 s lease.
 const RESUME_BOUND: Duration = Duration::from_secs(5);
 
-/// Three nodes (or `n`) on the database at `url`, with `lease` seconds.
-fn nodes(url: &str, n: usize, lease: &str, dir: &std::path::Path) -> Vec<Server> {
-    (0..n)
-        .map(|i| {
-            let mut args = FAST_ARGS.to_vec();
-            args.extend(["--cluster", "--lease", lease]);
-            Server::start_logged(
-                url.as_ref(),
-                dir.join(format!("node{i}.log")),
-                &args,
-                &[("COFFER_LOG", "info")],
-            )
-        })
-        .collect()
+/// A scenario's nodes and what its clients use to reach them.
+struct Nodes {
+    /// Where the nodes' logs go; removed with it.
+    dir: tempfile::TempDir,
+    servers: Vec<Server>,
+    net: Arc<Net>,
+    client: Client,
+}
+
+impl Nodes {
+    /// `n` nodes on the database at `url`, each with a lease of `lease`.
+    fn start(url: &str, n: usize, lease: Duration) -> Nodes {
+        let dir = tempfile::tempdir().unwrap();
+        let lease = lease.as_secs_f64().to_string();
+        let servers: Vec<Server> = (0..n)
+            .map(|i| {
+                let mut args = FAST_ARGS.to_vec();
+                args.extend(["--cluster", "--lease", &lease]);
+                Server::start_logged(
+                    url.as_ref(),
+                    dir.path().join(format!("node{i}.log")),
+                    &args,
+                    &[("COFFER_LOG", "info")],
+                )
+            })
+            .collect();
+        Nodes {
+            net: Net::new(&servers),
+            servers,
+            dir,
+            client: http(),
+        }
+    }
+}
+
+/// A database of the scenario's own, or `None` (after saying how to run these tests).
+fn database() -> Option<(Database, String)> {
+    tokio::task::block_in_place(|| Database::new("the cluster tests"))
 }
 
 /// The games: every ruleset, long enough not to end during a test (most of them).
@@ -528,16 +552,17 @@ fn support_action(seq: u64) -> coffer_server::Action {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_node_s_games_resume_on_the_others_within_five_seconds() {
-    let Some((_database, url)) = tokio::task::block_in_place(|| Database::new("the cluster tests"))
-    else {
+    let Some((_database, url)) = database() else {
         return;
     };
     let _turn = TURN.lock().await;
-    let dir = tempfile::tempdir().unwrap();
     // The default lease, whose bound the documentation gives.
-    let mut servers = nodes(&url, 3, "3", dir.path());
-    let net = Net::new(&servers);
-    let client = http();
+    let Nodes {
+        dir: _dir,
+        mut servers,
+        net,
+        client,
+    } = Nodes::start(&url, 3, Duration::from_secs(3));
     let games = create_games(&client, &net).await;
     let stop = Arc::new(AtomicBool::new(false));
     let tasks = start_play(&client, &net, games, &stop);
@@ -615,16 +640,17 @@ async fn a_killed_node_s_games_resume_on_the_others_within_five_seconds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_node_cannot_append_after_its_lease_and_its_clients_move_on() {
-    let Some((_database, url)) = tokio::task::block_in_place(|| Database::new("the cluster tests"))
-    else {
+    let Some((_database, url)) = database() else {
         return;
     };
     let _turn = TURN.lock().await;
-    let dir = tempfile::tempdir().unwrap();
     let lease = Duration::from_secs(2);
-    let mut servers = nodes(&url, 3, "2", dir.path());
-    let net = Net::new(&servers);
-    let client = http();
+    let Nodes {
+        dir: _dir,
+        mut servers,
+        net,
+        client,
+    } = Nodes::start(&url, 3, lease);
     let mut games = create_games(&client, &net).await;
     // The clients of node 0's games use node 0 only: they are its own clients.
     for played in &mut games {
@@ -738,10 +764,12 @@ async fn a_database_and_broker_restart_loses_no_acknowledged_action_and_viewers_
     // nothing else.
     let mut database = tokio::task::block_in_place(pg::Private::start);
     let url = database.url();
-    let dir = tempfile::tempdir().unwrap();
-    let mut servers = nodes(&url, 3, "2", dir.path());
-    let net = Net::new(&servers);
-    let client = http();
+    let Nodes {
+        dir: _dir,
+        mut servers,
+        net,
+        client,
+    } = Nodes::start(&url, 3, Duration::from_secs(2));
     let games = create_games(&client, &net).await;
     // A spectator of every game, on a node other than the one it was created on.
     let watching = Arc::new(AtomicBool::new(false));
@@ -857,14 +885,16 @@ async fn metric_sum(client: &Client, servers: &[Server], name: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() {
-    let Some((_database, url)) = tokio::task::block_in_place(|| Database::new("the cluster tests"))
-    else {
+    let Some((_database, url)) = database() else {
         return;
     };
     let _turn = TURN.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut servers = nodes(&url, 2, "3", dir.path());
-    let client = http();
+    let Nodes {
+        dir: _dir,
+        mut servers,
+        client,
+        ..
+    } = Nodes::start(&url, 2, Duration::from_secs(3));
     let created: Value = client
         .post(format!("{}/api/games", servers[0].base))
         .json(&json!({"ruleset": "charges", "players": 2, "seed": 9}))
@@ -943,17 +973,18 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_shut_down_hands_its_games_over_without_waiting_for_its_leases() {
-    let Some((_database, url)) = tokio::task::block_in_place(|| Database::new("the cluster tests"))
-    else {
+    let Some((_database, url)) = database() else {
         return;
     };
     let _turn = TURN.lock().await;
-    let dir = tempfile::tempdir().unwrap();
     // A long lease: a handover that waited for it would take 10 s.
     let lease = Duration::from_secs(10);
-    let mut servers = nodes(&url, 3, "10", dir.path());
-    let net = Net::new(&servers);
-    let client = http();
+    let Nodes {
+        dir: _dir,
+        mut servers,
+        net,
+        client,
+    } = Nodes::start(&url, 3, lease);
     let games = create_games(&client, &net).await;
     let stop = Arc::new(AtomicBool::new(false));
     let tasks = start_play(&client, &net, games, &stop);
