@@ -1,0 +1,141 @@
+//! The kernel's invariants, checked after restores and by tests.
+
+use super::*;
+
+impl Ledger {
+    // ----- invariants -----
+
+    /// The tables agree with each other, so that no handle stored in the ledger indexes out of bounds.
+    pub(super) fn check_structure(&self) -> Result<(), Violation> {
+        let o = usize::from(self.owners);
+        if self.supply.len() != self.reserve.len()
+            || self.supply.len() < o
+            || self.supply.len() % o.max(1) != 0
+        {
+            return Err(Violation(format!(
+                "{} owners but {} supply totals and {} reserves",
+                self.owners,
+                self.supply.len(),
+                self.reserve.len()
+            )));
+        }
+        let supplies = self.supply.len() / o.max(1);
+        if let Some(z) = self
+            .zones
+            .iter()
+            .find(|z| usize::from(z.supply) >= supplies.max(1))
+        {
+            return Err(Violation(format!(
+                "{} holds supply {} but owners have {supplies}",
+                z.key, z.supply
+            )));
+        }
+        if Some(self.tokens.len()) != self.zones.len().checked_mul(o) {
+            return Err(Violation(format!(
+                "{} token counts for {} zones of {} owners",
+                self.tokens.len(),
+                self.zones.len(),
+                self.owners
+            )));
+        }
+        if let Some(c) = self
+            .contributions
+            .iter()
+            .find(|c| c.track.index() >= self.tracks.len())
+        {
+            return Err(Violation(format!(
+                "capacity source {} feeds missing {}",
+                c.source, c.track
+            )));
+        }
+        // Supply by supply, owner by owner (a division per slot was a tenth of a restore).
+        let slots = self
+            .reserve
+            .chunks_exact(o.max(1))
+            .zip(self.supply.chunks_exact(o.max(1)));
+        for (s, (reserves, supplies)) in slots.enumerate() {
+            for (owner, (reserve, supply)) in reserves.iter().zip(supplies).enumerate() {
+                if reserve.is_some_and(|z| {
+                    z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
+                }) || reserve.is_some() != (*supply > 0)
+                {
+                    return Err(Violation(format!(
+                        "p{owner} has {supply} tokens of supply {s} and reserve {}",
+                        reserve.map_or_else(|| "none".to_owned(), |z| z.to_string())
+                    )));
+                }
+            }
+        }
+        if let Some(a) = self.amounts.iter().find(|a| a.on_expiry < a.floor) {
+            return Err(Violation(format!(
+                "{} expires to {} below its floor {}",
+                a.key, a.on_expiry, a.floor
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks every kernel invariant: floors and caps (K1), `0 <= active <= limit` and limits equal to the
+    /// sum of capacity sources (K3), per-owner conservation of each token supply (K4), at most one token
+    /// per owner in a one-per-owner zone (K4.3).
+    ///
+    /// # Errors
+    /// The first [`Violation`] found.
+    pub fn check_invariants(&self) -> Result<(), Violation> {
+        self.check_structure()?;
+        for a in &self.amounts {
+            if a.value < a.floor || a.cap.is_some_and(|c| a.value > c) {
+                return Err(Violation(format!(
+                    "{} = {} outside [{}, {}]",
+                    a.key,
+                    a.value,
+                    a.floor,
+                    cap_text(a.cap)
+                )));
+            }
+        }
+        let mut capacity = vec![0u64; self.tracks.len()];
+        for c in &self.contributions {
+            capacity[c.track.index()] += u64::from(c.capacity);
+        }
+        for (t, &sum) in self.tracks.iter().zip(&capacity) {
+            if t.active > t.limit {
+                return Err(Violation(format!(
+                    "{}: {} active of {}",
+                    t.key, t.active, t.limit
+                )));
+            }
+            if sum != u64::from(t.limit) {
+                return Err(Violation(format!(
+                    "{}: limit {} but sources sum to {sum}",
+                    t.key, t.limit
+                )));
+            }
+        }
+        let o = usize::from(self.owners);
+        // One pass over the token matrix (zones x owners): each zone's counts are added to their
+        // (supply, owner) totals, and a one-per-owner zone's are checked on the way.
+        let mut held = vec![0u64; self.supply.len()];
+        for (zone, counts) in self.zones.iter().zip(self.tokens.chunks_exact(o.max(1))) {
+            let totals = &mut held[usize::from(zone.supply) * o..][..o];
+            for (sum, &count) in totals.iter_mut().zip(counts) {
+                *sum += u64::from(count);
+            }
+            if zone.one_per_owner && counts.iter().any(|&n| n > 1) {
+                let owner = counts.iter().position(|&n| n > 1).unwrap_or_default();
+                return Err(Violation(format!(
+                    "one-per-owner {} holds {} tokens of p{owner}",
+                    zone.key, counts[owner]
+                )));
+            }
+        }
+        if let Some(slot) = (0..held.len()).find(|&i| held[i] != u64::from(self.supply[i])) {
+            let (s, owner) = (slot / o.max(1), slot % o.max(1));
+            return Err(Violation(format!(
+                "p{owner} owns {} tokens of supply {s} but {} are in its zones",
+                self.supply[slot], held[slot]
+            )));
+        }
+        Ok(())
+    }
+}

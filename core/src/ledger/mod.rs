@@ -1,0 +1,271 @@
+//! The [`Ledger`]: every resource of one game, the clock, the RNG, and the log of what changed.
+//!
+//! One file per section of the kernel: [`log`] (events, transactions, replay), [`amounts`] (K1, K2),
+//! [`tracks`] (K3), [`tokens`] (K4), [`permanents`] (K5), [`limits`] (K6), [`costs`] (K7, K8),
+//! [`upkeep`] (K10, K11, randomness, notes) and [`invariants`].
+
+mod amounts;
+mod costs;
+mod invariants;
+mod limits;
+mod log;
+mod permanents;
+mod tokens;
+mod tracks;
+mod upkeep;
+
+use crate::clock::{Clock, Scope};
+use crate::error::Refusal;
+use crate::event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};
+use crate::id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
+use crate::rng::GameRng;
+use crate::spec::{
+    Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone,
+};
+use serde::{Deserialize, Serialize};
+
+/// What a gain did (K1.1, K4.2).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Gained {
+    /// How much arrived.
+    pub gained: u64,
+    /// How much was lost to the cap, or could not be gained for want of tokens in the reserve.
+    pub lost: u64,
+}
+
+/// What a mandatory payment did (K1.3).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Paid {
+    /// How much was paid.
+    pub paid: u64,
+    /// How much could not be paid: the amount is at its floor.
+    pub shortfall: u64,
+}
+
+/// Where a token placed "from the reserve" came from (K4.3, K4.4).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Placement {
+    /// From the reserve to the zone.
+    FromReserve,
+    /// The reserve was empty; it came from the fallback pool.
+    FromFallback,
+    /// The zone already held one of the owner's tokens: the token is (or stays) in the reserve.
+    Bounced,
+}
+
+/// One part of an atomic cost (K8).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Part {
+    /// Voluntarily spend `n` of an amount (K1.2).
+    Spend(AmountId, u64),
+    /// Spend `k` active charges (K3.2).
+    Charges(TrackId, u32),
+    /// Recover `k` charges, required to succeed (a cost whose effect must resolve, K3.4).
+    Recover(TrackId, u32),
+    /// Move `n` of `owner`'s tokens between zones (K4.1).
+    Tokens {
+        /// Whose tokens.
+        owner: Owner,
+        /// From.
+        from: ZoneId,
+        /// To.
+        to: ZoneId,
+        /// How many.
+        n: u32,
+    },
+    /// Exhaust a ready permanent (K5).
+    Exhaust(PermanentId),
+}
+
+/// A cap as messages write it: the number, or "no cap".
+fn cap_text(cap: Option<i64>) -> String {
+    cap.map_or_else(|| "no cap".to_owned(), |c| c.to_string())
+}
+
+/// A position in the event log, taken by [`Ledger::begin`]; [`Ledger::rollback`] returns to it.
+#[derive(Clone, Debug)]
+#[must_use = "a transaction must be committed or rolled back"]
+pub struct Mark {
+    events: usize,
+    rng: GameRng,
+    /// Table lengths: resources created inside the transaction (not logged as events) are dropped again.
+    amounts: usize,
+    tracks: usize,
+    contributions: usize,
+    zones: usize,
+    permanents: usize,
+    supplies: usize,
+}
+
+/// A broken kernel invariant, found by [`Ledger::check_invariants`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invariant broken: {0}")]
+pub struct Violation(pub String);
+
+/// Every resource of one game: amounts, charge tracks, token zones, permanents, pending choices, the clock
+/// and the seeded RNG. Each change is recorded as an [`Event`] in the log until [`Ledger::take_events`].
+///
+/// ```
+/// use coffer_core::{AmountSpec, Cause, Key, Kind, Ledger, Owner, Refusal};
+///
+/// let mut ledger = Ledger::new(2, 7);
+/// let gold = ledger.add_amount(AmountSpec::new(Key::new(Owner(0), Kind(0), 0)).cap(20)).unwrap();
+/// let gained = ledger.gain(gold, 25, Cause::Setup).unwrap();
+/// assert_eq!((gained.gained, gained.lost), (20, 5)); // K1.1: the excess is lost and reported
+/// let refused = ledger.spend(gold, 21, Cause::Setup);
+/// assert!(matches!(refused, Err(Refusal::Insufficient { need: 21, have: 20, .. })));
+/// assert_eq!(ledger.value(gold), 20); // a refusal changes nothing
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "LedgerData")]
+pub struct Ledger {
+    owners: u16,
+    #[serde(serialize_with = "crate::rows::serialize")]
+    amounts: Vec<Amount>,
+    tracks: Vec<Track>,
+    contributions: Vec<Contribution>,
+    #[serde(serialize_with = "crate::rows::serialize")]
+    zones: Vec<Zone>,
+    /// Token counts, `zone * owners + owner`.
+    #[serde(serialize_with = "crate::rows::serialize_matrix")]
+    tokens: Vec<u32>,
+    /// Each owner's total tokens of each supply (K4 conservation), `supply * owners + owner`.
+    #[serde(serialize_with = "crate::rows::serialize")]
+    supply: Vec<u32>,
+    /// Each owner's reserve zone of each supply, if it has tokens there, `supply * owners + owner`.
+    #[serde(serialize_with = "crate::rows::serialize")]
+    reserve: Vec<Option<ZoneId>>,
+    #[serde(serialize_with = "crate::rows::serialize")]
+    permanents: Vec<Permanent>,
+    pending: Vec<Demand>,
+    clock: Clock,
+    rng: GameRng,
+    #[serde(skip)]
+    log: Vec<Event>,
+    #[serde(skip)]
+    depth: u32,
+}
+
+/// The serialized form of a [`Ledger`], checked (structure and invariants) before it becomes one, so a
+/// damaged snapshot is a clear error rather than a panic later.
+#[derive(Deserialize)]
+struct LedgerData {
+    owners: u16,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
+    amounts: Vec<Amount>,
+    tracks: Vec<Track>,
+    contributions: Vec<Contribution>,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
+    zones: Vec<Zone>,
+    tokens: crate::rows::Matrix,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
+    supply: Vec<u32>,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
+    reserve: Vec<Option<ZoneId>>,
+    #[serde(deserialize_with = "crate::rows::deserialize")]
+    permanents: Vec<Permanent>,
+    pending: Vec<Demand>,
+    clock: Clock,
+    rng: GameRng,
+}
+
+impl TryFrom<LedgerData> for Ledger {
+    type Error = Violation;
+    fn try_from(d: LedgerData) -> Result<Ledger, Violation> {
+        let cells = d.zones.len().checked_mul(usize::from(d.owners));
+        let tokens = d.tokens.cells(cells).map_err(|e| {
+            Violation(format!(
+                "{e} for {} zones of {} owners",
+                d.zones.len(),
+                d.owners
+            ))
+        })?;
+        let ledger = Ledger {
+            owners: d.owners,
+            amounts: d.amounts,
+            tracks: d.tracks,
+            contributions: d.contributions,
+            zones: d.zones,
+            tokens,
+            supply: d.supply,
+            reserve: d.reserve,
+            permanents: d.permanents,
+            pending: d.pending,
+            clock: d.clock,
+            rng: d.rng,
+            log: Vec::new(),
+            depth: 0,
+        };
+        ledger.check_invariants()?;
+        Ok(ledger)
+    }
+}
+
+impl PartialEq for Ledger {
+    /// Two ledgers are equal when their states are; the event logs are not compared.
+    fn eq(&self, other: &Ledger) -> bool {
+        self.owners == other.owners
+            && self.amounts == other.amounts
+            && self.tracks == other.tracks
+            && self.contributions == other.contributions
+            && self.zones == other.zones
+            && self.tokens == other.tokens
+            && self.supply == other.supply
+            && self.reserve == other.reserve
+            && self.permanents == other.permanents
+            && self.pending == other.pending
+            && self.clock == other.clock
+            && self.rng == other.rng
+    }
+}
+
+fn missing(what: &'static str, index: u32) -> Refusal {
+    Refusal::NoSuchResource {
+        what: std::borrow::Cow::Borrowed(what),
+        index,
+    }
+}
+
+impl Ledger {
+    /// An empty ledger for `owners` players, with the RNG seeded by `seed`.
+    pub fn new(owners: u16, seed: u64) -> Ledger {
+        Ledger {
+            owners,
+            amounts: Vec::new(),
+            tracks: Vec::new(),
+            contributions: Vec::new(),
+            zones: Vec::new(),
+            tokens: Vec::new(),
+            supply: vec![0; usize::from(owners)],
+            reserve: vec![None; usize::from(owners)],
+            permanents: Vec::new(),
+            pending: Vec::new(),
+            clock: Clock::default(),
+            rng: GameRng::new(seed),
+            log: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    /// How many players own things here.
+    pub fn owners(&self) -> u16 {
+        self.owners
+    }
+}
+
+fn index_u32(len: usize) -> Result<u32, Refusal> {
+    u32::try_from(len).map_err(|_| Refusal::Invalid("ledger is full".into()))
+}
+
+/// K9: every committed event is also a `tracing` event (target `coffer::event`, level DEBUG).
+#[cold]
+#[inline(never)]
+fn publish(event: &Event) {
+    tracing::debug!(target: "coffer::event", owner = %event.key.owner, kind = event.key.kind.0,
+        subject = event.key.subject, change = ?event.change, cause = ?event.cause, "resource changed");
+}
+
+/// The crate README's code blocks, compiled and run as doctests so that the README cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
