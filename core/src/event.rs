@@ -55,6 +55,11 @@ pub enum TokenOp {
     Bounce,
     /// Taken from a fallback source because the reserve was empty (K4.4).
     Fallback,
+    /// Created in zone `to` (`from` is `to`) at setup, outside the owner's reserve: tokens that start on
+    /// the board (K4).
+    Place,
+    /// Returned from a zone of the board to the owner's reserve in a bulk return (K4.8).
+    Return,
 }
 
 /// A pending choice: the owner must bring a measured count down by `excess` (K6).
@@ -64,6 +69,67 @@ pub struct Demand {
     pub key: Key,
     /// How many must go.
     pub excess: u32,
+    /// What the kernel measures to follow the demand (K6.2); [`Measure::Ruleset`] when the ruleset
+    /// measures and calls [`Ledger::check_limit`](crate::Ledger::check_limit) again.
+    pub measure: Measure,
+    /// The count the measure must come down to (K6.2); 0 for [`Measure::Ruleset`].
+    pub target: u32,
+}
+
+impl Demand {
+    /// A demand the ruleset measures itself (K6).
+    pub const fn new(key: Key, excess: u32) -> Demand {
+        Demand {
+            key,
+            excess,
+            measure: Measure::Ruleset,
+            target: 0,
+        }
+    }
+}
+
+/// What a bounded demand measures (K6.2), so that the kernel follows it as the owner chooses what goes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// The ruleset measures, and calls `check_limit` after each choice.
+    Ruleset,
+    /// What an amount holds above its floor.
+    Amount(#[serde(rename = "amount_index")] AmountId),
+    /// An owner's tokens in one zone (a hand).
+    Tokens {
+        /// Whose tokens (the game's, for cards of a bank held in a player's zone).
+        owner: Owner,
+        /// The zone.
+        #[serde(rename = "zone_index")]
+        zone: ZoneId,
+    },
+    /// An owner's tokens over every zone of a class (K4.8).
+    Class {
+        /// Whose tokens.
+        owner: Owner,
+        /// The class: the kind of the zones' keys.
+        class: crate::id::Kind,
+    },
+}
+
+/// How far a bounded demand must bring its measure down (K6.2).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Bound {
+    /// Down to at most this many ("discard down to 7").
+    AtMost(u32),
+    /// Lose half of what is measured when the demand is raised, rounded down ("discard half").
+    LoseHalf,
+}
+
+impl Bound {
+    /// The count a measure of `measured` must come down to.
+    pub fn target(self, measured: u32) -> u32 {
+        match self {
+            Bound::AtMost(n) => n,
+            Bound::LoseHalf => measured - measured / 2,
+        }
+    }
 }
 
 /// What changed. Each variant holds what is needed to apply it again or to undo it. Handles are written
@@ -197,6 +263,19 @@ pub enum Change {
         zone: ZoneId,
         /// How many could not be gained.
         lost: u32,
+    },
+    /// K4.7: a payout from `zone` was owed `owed` of `owner`'s tokens but the zone held only `held`, so
+    /// nobody received any. Observable only: changes nothing.
+    Withheld {
+        /// Whose tokens (the game's, for a bank).
+        owner: Owner,
+        /// The zone that could not pay.
+        #[serde(rename = "zone_index")]
+        zone: ZoneId,
+        /// How many were owed in all.
+        owed: u32,
+        /// How many the zone held.
+        held: u32,
     },
     /// K5: a permanent was exhausted (`true`) or readied (`false`).
     Exhaust {

@@ -42,10 +42,12 @@ mod vocab;
 pub use abi::Acting;
 pub use clock::{Clock, Scope};
 pub use error::Refusal;
-pub use event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};
+pub use event::{Bound, Cause, Change, ChargeOp, Demand, Event, Measure, TokenOp};
 pub use hash::{StateHash, state_hash};
 pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
-pub use ledger::{Gained, Ledger, Mark, Paid, Part, Placement, Violation};
+pub use ledger::{
+    Gained, Generic, Ledger, Mark, Paid, Part, Payout, Placement, Violation, ZoneSet,
+};
 pub use plugin::{
     ActionError, Adapter, Description, Doc, DynGame, DynRuleset, Format, Outcome, ResourceView,
     Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,

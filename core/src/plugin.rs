@@ -342,6 +342,8 @@ pub enum ResourceView {
         face: u8,
         /// Tokens per owner (index = owner), zeros included.
         counts: Vec<u32>,
+        /// The game's own tokens here (a bank's, K4.6).
+        game: u32,
     },
     /// A permanent's readiness.
     Permanent {
@@ -1020,6 +1022,7 @@ impl<R: Ruleset> DynGame for Game<R> {
                     index: z as u32,
                     face: zone.face,
                     counts: l.zone_tokens(crate::id::ZoneId(z as u32)).to_vec(),
+                    game: l.tokens(crate::id::ZoneId(z as u32), Owner::GAME),
                 });
             }
         }

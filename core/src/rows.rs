@@ -452,6 +452,14 @@ pub(crate) enum Matrix {
 }
 
 impl Matrix {
+    /// How many cells the matrix says it has.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Matrix::Dense(cells) => cells.len(),
+            Matrix::Sparse(len, _) => *len,
+        }
+    }
+
     /// Every cell, given how many there must be.
     ///
     /// # Errors

@@ -528,6 +528,8 @@ impl<'v> Names<'v> {
                     TokenOp::Fallback => format!(
                         "{who}'s reserve is empty: {n} {tokens} taken from {from} into {to}"
                     ),
+                    TokenOp::Place => format!("{who} starts with {n} {tokens} on {to}"),
+                    TokenOp::Return => format!("{who}'s {n} {tokens} in {from} return to {to}"),
                 }
             }
             Change::Short { owner, lost, .. } => format!(
@@ -535,6 +537,14 @@ impl<'v> Names<'v> {
                 self.owner(owner),
                 plural(u64::from(lost), "token", "tokens"),
                 self.label(key)
+            ),
+            Change::Withheld {
+                owner, owed, held, ..
+            } => format!(
+                "{} cannot pay all {owed} of {}'s {} owed ({held} left): nobody receives any",
+                self.label(key),
+                self.owner(owner),
+                plural(u64::from(owed), "token", "tokens"),
             ),
             Change::Exhaust { exhausted, .. } => {
                 format!("{} {}", k(), self.readiness(key.kind, exhausted))

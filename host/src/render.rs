@@ -85,14 +85,18 @@ fn scope_note(names: &Names<'_>, lifetime: Scope) -> String {
     }
 }
 
-fn tokens(names: &Names<'_>, counts: &[u32]) -> String {
-    let held: Vec<String> = counts
+fn tokens(names: &Names<'_>, counts: &[u32], game: u32) -> String {
+    let owners = counts
         .iter()
         .enumerate()
-        .filter(|(_, n)| **n > 0)
-        .map(|(o, n)| format!("{} {n}", names.owner(Owner(o as u16))))
+        .map(|(o, &n)| (Owner(o as u16), n))
+        .chain([(Owner::GAME, game)]);
+    let held: Vec<String> = owners
+        .clone()
+        .filter(|&(_, n)| n > 0)
+        .map(|(o, n)| format!("{} {n}", names.owner(o)))
         .collect();
-    let total: u64 = counts.iter().map(|n| u64::from(*n)).sum();
+    let total: u64 = owners.map(|(_, n)| u64::from(n)).sum();
     if held.is_empty() {
         "empty".to_owned()
     } else {
@@ -130,13 +134,15 @@ pub fn drawn(names: &Names<'_>, view: &ResourceView) -> String {
             };
             format!("{}{note}", charges(*active, *limit))
         }
-        ResourceView::Tokens { face, counts, .. } => {
+        ResourceView::Tokens {
+            face, counts, game, ..
+        } => {
             let face = if *face == 0 {
                 String::new()
             } else {
                 format!(", face {face} up")
             };
-            format!("{}{face}", tokens(names, counts))
+            format!("{}{face}", tokens(names, counts, *game))
         }
         ResourceView::Permanent { exhausted, .. } => if *exhausted {
             "○ exhausted"

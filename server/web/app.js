@@ -396,7 +396,7 @@ function drawResources(state) {
   fill(document.getElementById("resources"), ...owners.map((owner) => {
     const all = byOwner.get(owner);
     // Empty token zones are many on a board: folded away, still there for whoever looks.
-    const empty = all.filter(([variant, data]) => variant === "tokens" && data.counts.every((c) => c === 0));
+    const empty = all.filter(([variant, data]) => variant === "tokens" && data.counts.every((c) => c === 0) && !data.game);
     const shown = all.filter((entry) => !empty.includes(entry));
     return h("section", { class: `panel owner ${owner === GAME_OWNER ? "shared" : ""}`, "aria-label": `Resources of ${ownerName(owner, state.seat)}` },
       h("h3", {}, ownerName(owner, state.seat)),
@@ -431,13 +431,15 @@ function resource(state, variant, r) {
       h("span", { class: "small muted" }, ` ${r.active}/${r.limit} active`),
       r.unrecoverable ? h("span", { class: "badge" }, "does not recover") : null);
   } else if (variant === "tokens") {
-    const players = state.summary.players;
-    shown = h("div", { class: "zone" }, r.counts.map((count, owner) => count > 0
-      ? h("span", { "aria-label": `${count} of ${owner < players ? `p${owner}` : "the reserve"}` },
-        h("span", { class: "small" }, owner < players ? `p${owner} ` : "reserve "),
+    // Each player's tokens, then the game's own (a bank's).
+    const counts = [...r.counts, r.game || 0];
+    const players = r.counts.length;
+    shown = h("div", { class: "zone" }, counts.map((count, owner) => count > 0
+      ? h("span", { "aria-label": `${count} of ${owner < players ? `p${owner}` : "the game"}` },
+        h("span", { class: "small" }, owner < players ? `p${owner} ` : "the game "),
         Array.from({ length: Math.min(count, 16) }, () => h("span", { class: "pip token", "aria-hidden": "true" })),
         h("span", { class: "value" }, ` ${count}`))
-      : null), r.counts.every((c) => c === 0) ? h("span", { class: "muted small" }, "empty") : null);
+      : null), counts.every((c) => c === 0) ? h("span", { class: "muted small" }, "empty") : null);
   } else if (variant === "permanent") {
     const term = kindTerm(state, r.key.kind);
     const words = r.exhausted ? (term.exhausted || "is exhausted") : (term.ready || "is ready");

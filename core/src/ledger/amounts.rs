@@ -103,6 +103,7 @@ impl Ledger {
             },
             cause,
         );
+        self.remeasure(cause);
         Ok(Gained {
             gained: n - lost,
             lost,
@@ -153,6 +154,7 @@ impl Ledger {
                 cause,
             );
         }
+        self.remeasure(cause);
         Ok(())
     }
 
@@ -227,6 +229,7 @@ impl Ledger {
                 cause,
             );
         }
+        self.remeasure(cause);
         Ok(Paid { paid, shortfall })
     }
 
@@ -271,6 +274,7 @@ impl Ledger {
                 cause,
             );
         }
+        self.remeasure(cause);
         Ok(())
     }
 
@@ -321,7 +325,38 @@ impl Ledger {
                 Cause::StateCheck,
             );
         }
+        self.remeasure(cause);
         Ok(())
+    }
+
+    /// The read-only check of [`spend`](Self::spend): the refusal it would return.
+    ///
+    /// # Errors
+    /// Exactly those of `spend`.
+    #[inline]
+    pub fn can_spend(&self, id: AmountId, n: u64) -> Result<(), Refusal> {
+        let a = self.amount(id)?;
+        let have = a.available();
+        if n > have {
+            return Err(Refusal::Insufficient {
+                key: a.key,
+                need: n,
+                have,
+            });
+        }
+        Ok(())
+    }
+
+    /// The read-only check of [`spend_split`](Self::spend_split): the refusal it would return.
+    ///
+    /// # Errors
+    /// Exactly those of `spend_split`.
+    pub fn can_spend_split(
+        &self,
+        allocation: &[(AmountId, u64)],
+        need: u64,
+    ) -> Result<(), Refusal> {
+        self.check_cost(&[Part::Split { allocation, need }])
     }
 
     /// K7: pays a cost of `need` split over several amounts in the payer's allocation, as one step.
@@ -337,37 +372,12 @@ impl Ledger {
         need: u64,
         cause: Cause,
     ) -> Result<(), Refusal> {
-        let sum = allocation
-            .iter()
-            .try_fold(0u64, |s, &(_, n)| s.checked_add(n));
-        if sum != Some(need) {
-            return Err(Refusal::BadAllocation {
-                sum: sum.unwrap_or(u64::MAX),
-                need,
-            });
-        }
-        for (i, &(id, _)) in allocation.iter().enumerate() {
-            if allocation[..i].iter().any(|&(other, _)| other == id) {
-                continue;
-            }
-            let total = allocation
-                .iter()
-                .filter(|&&(other, _)| other == id)
-                .map(|&(_, n)| n)
-                .sum::<u64>();
-            let a = self.amount(id)?;
-            if total > a.available() {
-                return Err(Refusal::Insufficient {
-                    key: a.key,
-                    need: total,
-                    have: a.available(),
-                });
-            }
-        }
+        self.can_spend_split(allocation, need)?;
         for &(id, n) in allocation {
-            // Checked above: every handle exists and each holder affords the sum of its parts.
+            // Checked by `can_spend_split`: every handle exists and each holder affords the sum of its parts.
             self.spend_checked(id, n, cause);
         }
+        self.remeasure(cause);
         Ok(())
     }
 }

@@ -30,6 +30,29 @@ impl Ledger {
                 z.key, z.supply
             )));
         }
+        if self.game_tokens.len() != self.zones.len()
+            || self.game_supply.len() != self.game_reserve.len()
+            || self.game_supply.len() < supplies.max(1)
+        {
+            return Err(Violation(format!(
+                "{} game token counts for {} zones, {} game supply totals and {} game reserves for {supplies} supplies",
+                self.game_tokens.len(),
+                self.zones.len(),
+                self.game_supply.len(),
+                self.game_reserve.len()
+            )));
+        }
+        for (s, (reserve, &total)) in self.game_reserve.iter().zip(&self.game_supply).enumerate() {
+            if reserve.is_some_and(|z| {
+                z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
+            }) || (reserve.is_some() && total == 0)
+            {
+                return Err(Violation(format!(
+                    "the game has {total} tokens of supply {s} and reserve {}",
+                    reserve.map_or_else(|| "none".to_owned(), |z| z.to_string())
+                )));
+            }
+        }
         if Some(self.tokens.len()) != self.zones.len().checked_mul(o) {
             return Err(Violation(format!(
                 "{} token counts for {} zones of {} owners",
@@ -57,7 +80,7 @@ impl Ledger {
             for (owner, (reserve, supply)) in reserves.iter().zip(supplies).enumerate() {
                 if reserve.is_some_and(|z| {
                     z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
-                }) || reserve.is_some() != (*supply > 0)
+                }) || (reserve.is_some() && *supply == 0)
                 {
                     return Err(Violation(format!(
                         "p{owner} has {supply} tokens of supply {s} and reserve {}",
@@ -128,6 +151,22 @@ impl Ledger {
                     zone.key, counts[owner]
                 )));
             }
+        }
+        let mut game = vec![0u64; self.game_supply.len()];
+        for (zone, &count) in self.zones.iter().zip(&self.game_tokens) {
+            game[usize::from(zone.supply)] += u64::from(count);
+            if zone.one_per_owner && count > 1 {
+                return Err(Violation(format!(
+                    "one-per-owner {} holds {count} of the game's tokens",
+                    zone.key
+                )));
+            }
+        }
+        if let Some(s) = (0..game.len()).find(|&s| game[s] != u64::from(self.game_supply[s])) {
+            return Err(Violation(format!(
+                "the game owns {} tokens of supply {s} but {} are in its zones",
+                self.game_supply[s], game[s]
+            )));
         }
         if let Some(slot) = (0..held.len()).find(|&i| held[i] != u64::from(self.supply[i])) {
             let (s, owner) = (slot / o.max(1), slot % o.max(1));

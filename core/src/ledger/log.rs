@@ -69,6 +69,7 @@ impl Ledger {
             zones: self.zones.len(),
             permanents: self.permanents.len(),
             supplies: self.supply.len(),
+            game_supplies: self.game_supply.len(),
         }
     }
 
@@ -100,11 +101,17 @@ impl Ledger {
         self.amounts.truncate(mark.amounts);
         self.tracks.truncate(mark.tracks);
         self.contributions.truncate(mark.contributions);
-        self.zones.truncate(mark.zones);
-        self.tokens.truncate(mark.zones * usize::from(self.owners));
+        if mark.zones < self.zones.len() {
+            self.zones.truncate(mark.zones);
+            self.tokens.truncate(mark.zones * usize::from(self.owners));
+            self.game_tokens.truncate(mark.zones);
+            self.truncate_board(mark.zones);
+        }
         self.permanents.truncate(mark.permanents);
         self.supply.truncate(mark.supplies);
         self.reserve.truncate(mark.supplies);
+        self.game_supply.truncate(mark.game_supplies);
+        self.game_reserve.truncate(mark.game_supplies);
     }
 
     /// Runs `f` as one transaction: all its changes stay, or (on `Err`) none do.
@@ -210,19 +217,12 @@ impl Ledger {
                 to,
                 n,
             } => {
-                let o = usize::from(self.owners);
-                owner.0 < self.owners
-                    && from.index() < self.zones.len()
+                self.holder(owner).is_ok()
                     && to.index() < self.zones.len()
-                    && if op == TokenOp::Stock {
-                        let slot = self.slot(self.zones[to.index()].supply, owner);
-                        n > 0
-                            && from.index() < self.zones.len()
-                            && self.zones[from.index()].supply == self.zones[to.index()].supply
-                            && self.reserve[slot].unwrap_or(to) == from
-                            && self.supply[slot].checked_add(n).is_some()
+                    && if matches!(op, TokenOp::Stock | TokenOp::Place) {
+                        self.stock_fits(owner, op, from, to, n)
                     } else {
-                        self.tokens[from.index() * o + owner.index()] >= n
+                        from.index() < self.zones.len() && self.tokens(from, owner) >= n
                     }
             }
             Change::Exhaust {
@@ -250,8 +250,8 @@ impl Ledger {
                 after,
             } => self.clock == before && before.after(scope) == after,
             Change::Random { .. } | Change::Note { .. } => true,
-            Change::Short { owner, zone, .. } => {
-                owner.0 < self.owners && zone.index() < self.zones.len()
+            Change::Short { owner, zone, .. } | Change::Withheld { owner, zone, .. } => {
+                self.holder(owner).is_ok() && zone.index() < self.zones.len()
             }
         };
         if ok {
@@ -301,7 +301,10 @@ impl Ledger {
                 a.cap = if forward { after } else { before };
                 a.value = pick(value_before, value_after);
             }
-            Change::Floor { .. } | Change::Short { .. } | Change::Note { .. } => {}
+            Change::Floor { .. }
+            | Change::Short { .. }
+            | Change::Withheld { .. }
+            | Change::Note { .. } => {}
             Change::Charges {
                 track,
                 before,
@@ -334,26 +337,12 @@ impl Ledger {
                 to,
                 n,
             } => {
-                let o = usize::from(self.owners);
-                let (src, dst) = if forward { (from, to) } else { (to, from) };
-                if op == TokenOp::Stock {
-                    // `to` becomes the reserve; `from` was the reserve before (`to` when there was none).
-                    // A supply is never empty (`stock` refuses 0), so "had a reserve" is "had tokens".
-                    let slot = self.slot(self.zones[to.index()].supply, owner);
-                    let cell = &mut self.tokens[to.index() * o + owner.index()];
-                    let total = &mut self.supply[slot];
-                    if forward {
-                        *cell += n;
-                        *total += n;
-                        self.reserve[slot] = Some(to);
-                    } else {
-                        *cell -= n;
-                        *total -= n;
-                        self.reserve[slot] = (*total > 0).then_some(from);
-                    }
+                if matches!(op, TokenOp::Stock | TokenOp::Place) {
+                    self.apply_stock(change, forward);
                 } else {
-                    self.tokens[src.index() * o + owner.index()] -= n;
-                    self.tokens[dst.index() * o + owner.index()] += n;
+                    let (src, dst) = if forward { (from, to) } else { (to, from) };
+                    self.take(src, owner, n);
+                    self.put(dst, owner, n);
                 }
             }
             Change::Exhaust {

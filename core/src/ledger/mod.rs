@@ -5,6 +5,7 @@
 //! [`upkeep`] (K10, K11, randomness, notes) and [`invariants`].
 
 mod amounts;
+mod board;
 mod costs;
 mod invariants;
 mod limits;
@@ -14,9 +15,13 @@ mod tokens;
 mod tracks;
 mod upkeep;
 
+pub use board::ZoneSet;
+pub use costs::Generic;
+pub use tokens::Payout;
+
 use crate::clock::{Clock, Scope};
 use crate::error::Refusal;
-use crate::event::{Cause, Change, ChargeOp, Demand, Event, TokenOp};
+use crate::event::{Bound, Cause, Change, ChargeOp, Demand, Event, Measure, TokenOp};
 use crate::id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
 use crate::rng::GameRng;
 use crate::spec::{
@@ -55,9 +60,17 @@ pub enum Placement {
 
 /// One part of an atomic cost (K8).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Part {
+pub enum Part<'a> {
     /// Voluntarily spend `n` of an amount (K1.2).
     Spend(AmountId, u64),
+    /// Spend `need` split over several amounts as the payer allocated it (K7): the generic part of a
+    /// cost, one way of [`Ledger::payments`].
+    Split {
+        /// How much each amount gives; the same amount may appear more than once.
+        allocation: &'a [(AmountId, u64)],
+        /// What the allocation must sum to.
+        need: u64,
+    },
     /// Spend `k` active charges (K3.2).
     Charges(TrackId, u32),
     /// Recover `k` charges, required to succeed (a cost whose effect must resolve, K3.4).
@@ -95,6 +108,7 @@ pub struct Mark {
     zones: usize,
     permanents: usize,
     supplies: usize,
+    game_supplies: usize,
 }
 
 /// A broken kernel invariant, found by [`Ledger::check_invariants`].
@@ -116,34 +130,113 @@ pub struct Violation(pub String);
 /// assert!(matches!(refused, Err(Refusal::Insufficient { need: 21, have: 20, .. })));
 /// assert_eq!(ledger.value(gold), 20); // a refusal changes nothing
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(try_from = "LedgerData")]
 pub struct Ledger {
     owners: u16,
-    #[serde(serialize_with = "crate::rows::serialize")]
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
-    #[serde(serialize_with = "crate::rows::serialize")]
     zones: Vec<Zone>,
-    /// Token counts, `zone * owners + owner`.
-    #[serde(serialize_with = "crate::rows::serialize_matrix")]
+    /// The players' token counts, `zone * owners + owner`.
     tokens: Vec<u32>,
-    /// Each owner's total tokens of each supply (K4 conservation), `supply * owners + owner`.
-    #[serde(serialize_with = "crate::rows::serialize")]
+    /// Each player's total tokens of each supply (K4 conservation), `supply * owners + owner`.
     supply: Vec<u32>,
-    /// Each owner's reserve zone of each supply, if it has tokens there, `supply * owners + owner`.
-    #[serde(serialize_with = "crate::rows::serialize")]
+    /// Each player's reserve zone of each supply, if it has tokens there, `supply * owners + owner`.
     reserve: Vec<Option<ZoneId>>,
-    #[serde(serialize_with = "crate::rows::serialize")]
+    /// The game's own tokens ([`Owner::GAME`], a bank's) in each zone, apart from the players' matrix so
+    /// that a game without a bank is written exactly as before banks existed.
+    game_tokens: Vec<u32>,
+    /// The game's total tokens of each supply (K4.6).
+    game_supply: Vec<u32>,
+    /// The game's reserve zone (its bank) of each supply.
+    game_reserve: Vec<Option<ZoneId>>,
     permanents: Vec<Permanent>,
     pending: Vec<Demand>,
     clock: Clock,
     rng: GameRng,
-    #[serde(skip)]
+    /// Derived from the token tables (never written): which zones hold whose tokens, and each class's zones.
+    board: board::Board,
     log: Vec<Event>,
-    #[serde(skip)]
     depth: u32,
+}
+
+/// A [`Ledger`] as it is written. Without game-owned tokens the tables have one column per player, as
+/// they had before banks; with them, each row of the token matrix and of the supply tables gains the game's
+/// column after the players'.
+#[derive(Serialize)]
+struct LedgerOut<'a> {
+    owners: u16,
+    #[serde(serialize_with = "crate::rows::serialize")]
+    amounts: &'a [Amount],
+    tracks: &'a [Track],
+    contributions: &'a [Contribution],
+    #[serde(serialize_with = "crate::rows::serialize")]
+    zones: &'a [Zone],
+    #[serde(serialize_with = "crate::rows::serialize_matrix")]
+    tokens: &'a [u32],
+    #[serde(serialize_with = "crate::rows::serialize")]
+    supply: &'a [u32],
+    #[serde(serialize_with = "crate::rows::serialize")]
+    reserve: &'a [Option<ZoneId>],
+    #[serde(serialize_with = "crate::rows::serialize")]
+    permanents: &'a [Permanent],
+    pending: &'a [Demand],
+    clock: Clock,
+    rng: &'a GameRng,
+}
+
+/// Each row of `players` (`width` cells) followed by its cell of `game`.
+fn widen<T: Copy>(players: &[T], width: usize, game: &[T]) -> Vec<T> {
+    let mut out = Vec::with_capacity(players.len() + game.len());
+    for (row, &g) in players.chunks_exact(width.max(1)).zip(game) {
+        out.extend_from_slice(row);
+        out.push(g);
+    }
+    out
+}
+
+/// The players' cells and the game's column of a table written wide (see [`LedgerOut`]).
+fn narrow<T: Copy>(wide: Vec<T>, width: usize) -> (Vec<T>, Vec<T>) {
+    let mut players = Vec::with_capacity(wide.len() / (width + 1) * width);
+    let mut game = Vec::with_capacity(wide.len() / (width + 1));
+    for row in wide.chunks_exact(width + 1) {
+        players.extend_from_slice(&row[..width]);
+        game.push(row[width]);
+    }
+    (players, game)
+}
+
+impl Serialize for Ledger {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = usize::from(self.owners);
+        let wide;
+        let (tokens, supply, reserve) = if self.game_supply.iter().all(|&n| n == 0) {
+            (&self.tokens[..], &self.supply[..], &self.reserve[..])
+        } else {
+            wide = (
+                widen(&self.tokens, o, &self.game_tokens),
+                widen(&self.supply, o, &self.game_supply),
+                widen(&self.reserve, o, &self.game_reserve),
+            );
+            (&wide.0[..], &wide.1[..], &wide.2[..])
+        };
+        LedgerOut {
+            owners: self.owners,
+            amounts: &self.amounts,
+            tracks: &self.tracks,
+            contributions: &self.contributions,
+            zones: &self.zones,
+            tokens,
+            supply,
+            reserve,
+            permanents: &self.permanents,
+            pending: &self.pending,
+            clock: self.clock,
+            rng: &self.rng,
+        }
+        .serialize(s)
+    }
 }
 
 /// The serialized form of a [`Ledger`], checked (structure and invariants) before it becomes one, so a
@@ -172,31 +265,66 @@ struct LedgerData {
 impl TryFrom<LedgerData> for Ledger {
     type Error = Violation;
     fn try_from(d: LedgerData) -> Result<Ledger, Violation> {
-        let cells = d.zones.len().checked_mul(usize::from(d.owners));
-        let tokens = d.tokens.cells(cells).map_err(|e| {
-            Violation(format!(
-                "{e} for {} zones of {} owners",
-                d.zones.len(),
-                d.owners
-            ))
-        })?;
-        let ledger = Ledger {
+        let o = usize::from(d.owners);
+        let zones = d.zones.len();
+        let sized = |e: String| Violation(format!("{e} for {zones} zones of {} owners", d.owners));
+        // Written wide (a column for the game's tokens) only when the game has tokens; see `LedgerOut`.
+        let wide = zones > 0 && Some(d.tokens.len()) == zones.checked_mul(o + 1);
+        let (tokens, supply, reserve, game_tokens, game_supply, game_reserve) = if wide {
+            let cells = d.tokens.cells(zones.checked_mul(o + 1)).map_err(sized)?;
+            if d.supply.len() % (o + 1) != 0 || d.reserve.len() != d.supply.len() {
+                return Err(Violation(format!(
+                    "{} supply totals and {} reserves for {} owners and the game",
+                    d.supply.len(),
+                    d.reserve.len(),
+                    d.owners
+                )));
+            }
+            let (tokens, game_tokens) = narrow(cells, o);
+            let (supply, game_supply) = narrow(d.supply, o);
+            let (reserve, game_reserve) = narrow(d.reserve, o);
+            (
+                tokens,
+                supply,
+                reserve,
+                game_tokens,
+                game_supply,
+                game_reserve,
+            )
+        } else {
+            let tokens = d.tokens.cells(zones.checked_mul(o)).map_err(sized)?;
+            let supplies = (d.supply.len() / o.max(1)).max(1);
+            (
+                tokens,
+                d.supply,
+                d.reserve,
+                vec![0; zones],
+                vec![0; supplies],
+                vec![None; supplies],
+            )
+        };
+        let mut ledger = Ledger {
             owners: d.owners,
             amounts: d.amounts,
             tracks: d.tracks,
             contributions: d.contributions,
             zones: d.zones,
             tokens,
-            supply: d.supply,
-            reserve: d.reserve,
+            supply,
+            reserve,
+            game_tokens,
+            game_supply,
+            game_reserve,
             permanents: d.permanents,
             pending: d.pending,
             clock: d.clock,
             rng: d.rng,
+            board: board::Board::default(),
             log: Vec::new(),
             depth: 0,
         };
         ledger.check_invariants()?;
+        ledger.rebuild_board();
         Ok(ledger)
     }
 }
@@ -212,6 +340,9 @@ impl PartialEq for Ledger {
             && self.tokens == other.tokens
             && self.supply == other.supply
             && self.reserve == other.reserve
+            && self.game_tokens == other.game_tokens
+            && self.game_supply == other.game_supply
+            && self.game_reserve == other.game_reserve
             && self.permanents == other.permanents
             && self.pending == other.pending
             && self.clock == other.clock
@@ -238,10 +369,14 @@ impl Ledger {
             tokens: Vec::new(),
             supply: vec![0; usize::from(owners)],
             reserve: vec![None; usize::from(owners)],
+            game_tokens: Vec::new(),
+            game_supply: vec![0],
+            game_reserve: vec![None],
             permanents: Vec::new(),
             pending: Vec::new(),
             clock: Clock::default(),
             rng: GameRng::new(seed),
+            board: board::Board::default(),
             log: Vec::new(),
             depth: 0,
         }

@@ -45,6 +45,19 @@ impl Ledger {
         self.permanents.get(id.index()).is_some_and(|p| p.exhausted)
     }
 
+    /// The read-only check of [`activate`](Self::activate): the refusal it would return.
+    ///
+    /// # Errors
+    /// Exactly those of `activate`.
+    #[inline]
+    pub fn can_exhaust(&self, id: PermanentId) -> Result<(), Refusal> {
+        let p = self.permanent(id)?;
+        if p.exhausted {
+            return Err(Refusal::Exhausted { key: p.key });
+        }
+        Ok(())
+    }
+
     /// K5: activates (exhausts) a ready permanent.
     ///
     /// # Errors

@@ -1,24 +1,44 @@
-//! Finite token supplies in zones (K4).
+//! Finite token supplies in zones (K4), the game's own supplies (banks, K4.6) and payouts from them (K4.7).
 
 use super::*;
 
-impl Ledger {
-    // ----- tokens (K4) -----
+/// The `from` of a [`TokenOp::Stock`] change whose zone became the reserve (there was none before), so
+/// that undoing it leaves the owner without a reserve again.
+const NO_RESERVE: ZoneId = ZoneId(u32::MAX);
 
+/// What a payout did (K4.7).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Payout {
+    /// Whether everyone owed was paid in full; when not, nobody was paid anything.
+    pub paid: bool,
+    /// How many tokens were owed in all.
+    pub owed: u32,
+    /// How many the paying zone held.
+    pub held: u32,
+}
+
+impl Ledger {
     /// Creates a token zone.
     ///
     /// # Errors
     /// Only when the ledger is full.
     pub fn add_zone(&mut self, zone: Zone) -> Result<ZoneId, Refusal> {
         let id = ZoneId(index_u32(self.zones.len())?);
-        let needed = (usize::from(zone.supply) + 1) * usize::from(self.owners);
+        let supplies = usize::from(zone.supply) + 1;
+        let needed = supplies * usize::from(self.owners);
         if needed > self.supply.len() {
             self.supply.resize(needed, 0);
             self.reserve.resize(needed, None);
         }
+        if supplies > self.game_supply.len() {
+            self.game_supply.resize(supplies, 0);
+            self.game_reserve.resize(supplies, None);
+        }
         self.zones.push(zone);
         self.tokens
             .extend(std::iter::repeat_n(0, usize::from(self.owners)));
+        self.game_tokens.push(0);
+        self.board.add_zone(id, zone.key.kind, self.owners);
         Ok(id)
     }
 
@@ -38,12 +58,32 @@ impl Ledger {
         &self.zones
     }
 
-    /// Gives `owner` a supply: `n` tokens created in `reserve`, which becomes the owner's reserve.
-    /// Setup only; the owner's total then never changes (K4). Stocking several zones (tokens that start on
-    /// the board, then the reserve) makes the last one the reserve.
+    /// Whether `owner` can hold tokens here: a player of this ledger, or the game itself (K4.6).
+    #[inline]
+    pub(super) fn holder(&self, owner: Owner) -> Result<(), Refusal> {
+        if owner.0 < self.owners || owner == Owner::GAME {
+            Ok(())
+        } else {
+            Err(Refusal::Invalid(format!(
+                "{owner} is not one of {} owners",
+                self.owners
+            )))
+        }
+    }
+
+    /// K4, K4.6: gives `owner` (a player, or [`Owner::GAME`] for a bank every player draws from and pays
+    /// back to) `n` tokens created in `reserve`, which is (or becomes) the owner's reserve of the zone's
+    /// supply. Setup only; the owner's total then never changes.
+    ///
+    /// The reserve does not depend on the order of calls: a second reserve for the same supply is refused,
+    /// and tokens that start elsewhere (on the board, in a pool) are created there with
+    /// [`stock_on`](Self::stock_on), before or after the reserve. When every token starts elsewhere, `n`
+    /// may be 0: the zone only becomes the reserve.
     ///
     /// # Errors
-    /// [`Refusal::NoSuchResource`]; [`Refusal::Invalid`] for a non-player owner or `n == 0`;
+    /// [`Refusal::NoSuchResource`]; [`Refusal::Invalid`] for an owner that is neither a player nor the
+    /// game, `n == 0` for an owner with no tokens of the supply yet, a one-per-owner zone given more than
+    /// one, or a second reserve for one supply;
     /// [`Refusal::Overflow`] past `u32::MAX` tokens.
     pub fn stock(
         &mut self,
@@ -52,47 +92,89 @@ impl Ledger {
         n: u32,
         cause: Cause,
     ) -> Result<(), Refusal> {
-        let Zone {
-            key,
-            supply,
-            one_per_owner,
-            ..
-        } = *self.zone(reserve)?;
-        if owner.0 >= self.owners {
+        let zone = *self.zone(reserve)?;
+        self.check_stock(owner, reserve, &zone, n, true)?;
+        let before = self.slot_reserve(zone.supply, owner);
+        if let Some(other) = before.filter(|&r| r != reserve) {
             return Err(Refusal::Invalid(format!(
-                "{owner} is not one of {} owners",
-                self.owners
+                "{owner} already keeps its reserve of supply {} in {}; tokens that start in {} are stocked \
+                 with stock_on",
+                zone.supply,
+                self.zones[other.index()].key,
+                zone.key
             )));
         }
-        if n == 0 {
-            return Err(Refusal::Invalid(format!(
-                "a supply of 0 tokens for {owner} in {reserve}"
-            )));
-        }
-        if one_per_owner && u64::from(self.tokens(reserve, owner)) + u64::from(n) > 1 {
-            return Err(Refusal::Invalid(format!(
-                "{n} tokens of {owner} in one-per-owner {key}"
-            )));
-        }
-        let slot = self.slot(supply, owner);
-        self.supply[slot].checked_add(n).ok_or(Refusal::Overflow {
-            op: std::borrow::Cow::Borrowed("stock"),
-            n: u64::from(n),
-            key,
-        })?;
         let change = Change::Tokens {
             owner,
             op: TokenOp::Stock,
-            from: self.reserve[slot].unwrap_or(reserve),
+            from: before.unwrap_or(NO_RESERVE),
             to: reserve,
             n,
         };
         self.apply_change(&change, true);
-        self.emit(key, change, cause);
+        self.emit(zone.key, change, cause);
         Ok(())
     }
 
-    /// Every owner's tokens in `zone`, indexed by owner (empty for a missing zone).
+    /// K4: gives `owner` `n` tokens that start in `zone` rather than in its reserve (tokens on the board
+    /// at setup). The reserve is not changed; conservation counts them from now on.
+    ///
+    /// # Errors
+    /// As [`stock`](Self::stock), but never for a second reserve.
+    pub fn stock_on(
+        &mut self,
+        owner: Owner,
+        zone: ZoneId,
+        n: u32,
+        cause: Cause,
+    ) -> Result<(), Refusal> {
+        let z = *self.zone(zone)?;
+        self.check_stock(owner, zone, &z, n, false)?;
+        let change = Change::Tokens {
+            owner,
+            op: TokenOp::Place,
+            from: zone,
+            to: zone,
+            n,
+        };
+        self.apply_change(&change, true);
+        self.emit(z.key, change, cause);
+        Ok(())
+    }
+
+    fn check_stock(
+        &self,
+        owner: Owner,
+        id: ZoneId,
+        zone: &Zone,
+        n: u32,
+        reserve: bool,
+    ) -> Result<(), Refusal> {
+        self.holder(owner)?;
+        // Naming the reserve of tokens that all start elsewhere takes none.
+        if n == 0 && !(reserve && self.slot_total(zone.supply, owner) > 0) {
+            return Err(Refusal::Invalid(format!(
+                "a supply of 0 tokens for {owner} in {id}"
+            )));
+        }
+        if zone.one_per_owner && u64::from(self.tokens(id, owner)) + u64::from(n) > 1 {
+            return Err(Refusal::Invalid(format!(
+                "{n} tokens of {owner} in one-per-owner {}",
+                zone.key
+            )));
+        }
+        self.slot_total(zone.supply, owner)
+            .checked_add(n)
+            .ok_or(Refusal::Overflow {
+                op: std::borrow::Cow::Borrowed("stock"),
+                n: u64::from(n),
+                key: zone.key,
+            })?;
+        Ok(())
+    }
+
+    /// Every player's tokens in `zone`, indexed by owner (empty for a missing zone); the game's own are
+    /// [`tokens`](Self::tokens)`(zone, Owner::GAME)`.
     #[inline]
     pub fn zone_tokens(&self, zone: ZoneId) -> &[u32] {
         let o = usize::from(self.owners);
@@ -101,23 +183,173 @@ impl Ledger {
             .unwrap_or(&[])
     }
 
-    /// How many of `owner`'s tokens are in `zone` (0 for unknown handles).
+    /// How many of `owner`'s tokens are in `zone`: a player's, or the game's for [`Owner::GAME`] (0 for
+    /// unknown handles).
     #[inline]
     pub fn tokens(&self, zone: ZoneId, owner: Owner) -> u32 {
-        let o = usize::from(self.owners);
-        if owner.0 >= self.owners {
-            return 0;
+        if owner.0 < self.owners {
+            let o = usize::from(self.owners);
+            self.tokens
+                .get(zone.index() * o + owner.index())
+                .copied()
+                .unwrap_or(0)
+        } else if owner == Owner::GAME {
+            self.game_tokens.get(zone.index()).copied().unwrap_or(0)
+        } else {
+            0
         }
-        self.tokens
-            .get(zone.index() * o + owner.index())
-            .copied()
-            .unwrap_or(0)
     }
 
-    /// The index of `(supply, owner)` in the per-supply tables.
+    /// The cell of a checked holder in a checked zone.
+    #[inline]
+    fn cell_mut(&mut self, zone: ZoneId, owner: Owner) -> &mut u32 {
+        if owner == Owner::GAME {
+            &mut self.game_tokens[zone.index()]
+        } else {
+            let o = usize::from(self.owners);
+            &mut self.tokens[zone.index() * o + owner.index()]
+        }
+    }
+
+    /// Adds `n` of `owner`'s tokens to `zone` (checked handles), keeping the board index.
+    #[inline]
+    pub(super) fn put(&mut self, zone: ZoneId, owner: Owner, n: u32) {
+        let owners = self.owners;
+        let cell = self.cell_mut(zone, owner);
+        let was = *cell;
+        *cell += n;
+        if was == 0 && n > 0 {
+            self.board.set(zone, owner, owners, true);
+        }
+    }
+
+    /// Takes `n` of `owner`'s tokens from `zone` (checked handles and count), keeping the board index.
+    #[inline]
+    pub(super) fn take(&mut self, zone: ZoneId, owner: Owner, n: u32) {
+        let owners = self.owners;
+        let cell = self.cell_mut(zone, owner);
+        *cell -= n;
+        if *cell == 0 && n > 0 {
+            self.board.set(zone, owner, owners, false);
+        }
+    }
+
+    /// The index of `(supply, player)` in the per-supply tables.
     #[inline]
     pub(super) fn slot(&self, supply: u16, owner: Owner) -> usize {
         usize::from(supply) * usize::from(self.owners) + owner.index()
+    }
+
+    /// An owner's (player's or the game's) total of a supply; 0 for others.
+    #[inline]
+    pub(super) fn slot_total(&self, supply: u16, owner: Owner) -> u32 {
+        if owner == Owner::GAME {
+            self.game_supply
+                .get(usize::from(supply))
+                .copied()
+                .unwrap_or(0)
+        } else if owner.0 < self.owners {
+            self.supply
+                .get(self.slot(supply, owner))
+                .copied()
+                .unwrap_or(0)
+        } else {
+            0
+        }
+    }
+
+    /// An owner's (player's or the game's) reserve of a supply.
+    #[inline]
+    pub(super) fn slot_reserve(&self, supply: u16, owner: Owner) -> Option<ZoneId> {
+        if owner == Owner::GAME {
+            self.game_reserve
+                .get(usize::from(supply))
+                .copied()
+                .flatten()
+        } else if owner.0 < self.owners {
+            self.reserve
+                .get(self.slot(supply, owner))
+                .copied()
+                .flatten()
+        } else {
+            None
+        }
+    }
+
+    /// Changes a checked holder's total and reserve of a checked supply.
+    pub(super) fn set_slot(
+        &mut self,
+        supply: u16,
+        owner: Owner,
+        total: u32,
+        reserve: Option<ZoneId>,
+    ) {
+        if owner == Owner::GAME {
+            self.game_supply[usize::from(supply)] = total;
+            self.game_reserve[usize::from(supply)] = reserve;
+        } else {
+            let slot = self.slot(supply, owner);
+            self.supply[slot] = total;
+            self.reserve[slot] = reserve;
+        }
+    }
+
+    /// Applies (`forward`) or undoes a stocking change (checked by `check_target` or built by `stock`).
+    pub(super) fn apply_stock(&mut self, change: &Change, forward: bool) {
+        let Change::Tokens {
+            owner,
+            op,
+            from,
+            to,
+            n,
+        } = *change
+        else {
+            return;
+        };
+        let supply = self.zones[to.index()].supply;
+        let total = self.slot_total(supply, owner);
+        let reserve = self.slot_reserve(supply, owner);
+        if forward {
+            self.put(to, owner, n);
+            let reserve = if op == TokenOp::Stock {
+                Some(to)
+            } else {
+                reserve
+            };
+            self.set_slot(supply, owner, total + n, reserve);
+        } else {
+            self.take(to, owner, n);
+            let reserve = if op == TokenOp::Stock && from == NO_RESERVE {
+                None
+            } else {
+                reserve
+            };
+            self.set_slot(supply, owner, total - n, reserve);
+        }
+    }
+
+    /// Whether a stocking change fits this ledger (see `check_target`).
+    pub(super) fn stock_fits(
+        &self,
+        owner: Owner,
+        op: TokenOp,
+        from: ZoneId,
+        to: ZoneId,
+        n: u32,
+    ) -> bool {
+        let Some(zone) = self.zones.get(to.index()) else {
+            return false;
+        };
+        let reserve = self.slot_reserve(zone.supply, owner);
+        let total = self.slot_total(zone.supply, owner);
+        (n > 0 || (op == TokenOp::Stock && total > 0))
+            && total.checked_add(n).is_some()
+            && match op {
+                TokenOp::Stock if from == NO_RESERVE => reserve.is_none(),
+                // Stocking the reserve again (or, in a log written before `NO_RESERVE`, the first time).
+                TokenOp::Stock => from == to && reserve.is_none_or(|r| r == to),
+                _ => from == to,
+            }
     }
 
     /// How many supplies the owners have: one more than the highest [`Zone::supply`] of any zone (at
@@ -133,16 +365,10 @@ impl Ledger {
         self.reserve_of(0, owner)
     }
 
-    /// The owner's reserve zone of a supply: the zone last stocked for it.
+    /// The owner's (a player's, or the game's bank for [`Owner::GAME`]) reserve zone of a supply.
     #[inline]
     pub fn reserve_of(&self, supply: u16, owner: Owner) -> Option<ZoneId> {
-        if owner.0 >= self.owners {
-            return None;
-        }
-        self.reserve
-            .get(self.slot(supply, owner))
-            .copied()
-            .flatten()
+        self.slot_reserve(supply, owner)
     }
 
     /// The owner's total number of tokens of supply 0 (see [`supply_of`](Self::supply_of)).
@@ -150,21 +376,16 @@ impl Ledger {
         self.supply_of(0, owner)
     }
 
-    /// The owner's total number of tokens of a supply, over all its zones. It never changes after setup.
+    /// The owner's (a player's, or the game's for [`Owner::GAME`]) total number of tokens of a supply,
+    /// over all its zones. It never changes after setup.
     pub fn supply_of(&self, supply: u16, owner: Owner) -> u32 {
-        if owner.0 >= self.owners {
-            return 0;
-        }
-        self.supply
-            .get(self.slot(supply, owner))
-            .copied()
-            .unwrap_or(0)
+        self.slot_total(supply, owner)
     }
 
     #[inline]
     pub(super) fn owner_reserve(&self, supply: u16, owner: Owner) -> Result<ZoneId, Refusal> {
-        self.reserve_of(supply, owner)
-            .ok_or_else(|| Refusal::Invalid(format!("{owner} has no tokens of supply {supply}")))
+        self.slot_reserve(supply, owner)
+            .ok_or_else(|| Refusal::Invalid(format!("{owner} has no reserve of supply {supply}")))
     }
 
     #[inline]
@@ -189,9 +410,8 @@ impl Ledger {
         n: u32,
         cause: Cause,
     ) {
-        let o = usize::from(self.owners);
-        self.tokens[from.index() * o + owner.index()] -= n;
-        self.tokens[to.index() * o + owner.index()] += n;
+        self.take(from, owner, n);
+        self.put(to, owner, n);
         let key = self.zones[to.index()].key;
         self.emit(
             key,
@@ -206,32 +426,24 @@ impl Ledger {
         );
     }
 
-    /// K4.1: moves `n` of `owner`'s tokens. K4.3: a token for a one-per-owner zone that already holds one
-    /// of the owner's tokens (or a second token in the same move) goes to the reserve instead; the
-    /// returned count says how many were sent there.
+    /// The read-only check of [`move_tokens`](Self::move_tokens): the refusal it would return, or what it
+    /// would do (how many would be placed in `to`, how many sent to the reserve).
     ///
     /// # Errors
-    /// [`Refusal::NotEnoughTokens`] when `from` holds fewer than `n`.
+    /// Exactly those of `move_tokens`.
     #[inline]
-    pub fn move_tokens(
-        &mut self,
+    pub fn can_move_tokens(
+        &self,
         owner: Owner,
         from: ZoneId,
         to: ZoneId,
         n: u32,
-        cause: Cause,
-    ) -> Result<u32, Refusal> {
-        let src = *self.zone(from)?;
-        let dst = *self.zone(to)?;
-        self.same_supply(&src, &dst)?;
-        // An owner with a reserve is a player (`stock` refuses others), so the cells below exist.
-        let reserve = self.owner_reserve(src.supply, owner)?;
-        let o = usize::from(self.owners);
-        let (at_from, at_to) = (
-            from.index() * o + owner.index(),
-            to.index() * o + owner.index(),
-        );
-        let have = self.tokens[at_from];
+    ) -> Result<(u32, u32), Refusal> {
+        let src = self.zone(from)?;
+        let dst = self.zone(to)?;
+        self.same_supply(src, dst)?;
+        self.owner_reserve(src.supply, owner)?;
+        let have = self.tokens(from, owner);
         if n > have {
             return Err(Refusal::NotEnoughTokens {
                 owner,
@@ -241,35 +453,50 @@ impl Ledger {
             });
         }
         if n == 0 || from == to {
-            return Ok(0);
+            return Ok((0, 0));
         }
         let placed = if dst.one_per_owner {
-            u32::from(self.tokens[at_to] == 0).min(n)
+            u32::from(self.tokens(to, owner) == 0).min(n)
         } else {
             n
         };
-        let bounced = n - placed;
+        Ok((placed, n - placed))
+    }
+
+    /// K4.1: moves `n` of `owner`'s tokens. K4.3: a token for a one-per-owner zone that already holds one
+    /// of the owner's tokens (or a second token in the same move) goes to the reserve instead; the
+    /// returned count says how many were sent there.
+    ///
+    /// # Errors
+    /// [`Refusal::NotEnoughTokens`] when `from` holds fewer than `n`; see
+    /// [`can_move_tokens`](Self::can_move_tokens).
+    #[inline]
+    pub fn move_tokens(
+        &mut self,
+        owner: Owner,
+        from: ZoneId,
+        to: ZoneId,
+        n: u32,
+        cause: Cause,
+    ) -> Result<u32, Refusal> {
+        let (placed, bounced) = self.can_move_tokens(owner, from, to, n)?;
         if placed > 0 {
-            self.tokens[at_from] -= placed;
-            self.tokens[at_to] += placed;
-            let change = Change::Tokens {
-                owner,
-                op: TokenOp::Move,
-                from,
-                to,
-                n: placed,
-            };
-            self.emit(dst.key, change, cause);
+            self.shift(owner, TokenOp::Move, from, to, placed, cause);
         }
         if bounced > 0 {
+            let reserve = self.owner_reserve(self.zones[from.index()].supply, owner)?;
             self.shift(owner, TokenOp::Bounce, from, reserve, bounced, cause);
+        }
+        if placed + bounced > 0 {
+            self.remeasure(cause);
         }
         Ok(bounced)
     }
 
     /// K4.2: gains up to `n` tokens from the owner's reserve into `to`; what the reserve lacks is
     /// reported in [`Gained::lost`], not refused. K4.3: a one-per-owner zone takes at most one of the
-    /// owner's tokens; the others stay in the reserve and are reported in [`Gained::lost`] too.
+    /// owner's tokens; the others stay in the reserve and are reported in [`Gained::lost`] too. For
+    /// [`Owner::GAME`] this is a draw from the bank.
     ///
     /// # Errors
     /// [`Refusal::Invalid`] for an owner without supply.
@@ -290,6 +517,7 @@ impl Ledger {
         let got = n.min(self.tokens(reserve, owner)).min(room);
         if got > 0 && reserve != to {
             self.shift(owner, TokenOp::Gain, reserve, to, got, cause);
+            self.remeasure(cause);
         }
         if got < n {
             self.emit(
@@ -308,12 +536,52 @@ impl Ledger {
         })
     }
 
+    /// The read-only check of [`place_from_reserve`](Self::place_from_reserve): what it would do, or the
+    /// refusal it would return.
+    ///
+    /// # Errors
+    /// Exactly those of `place_from_reserve`.
+    pub fn can_place(
+        &self,
+        owner: Owner,
+        to: ZoneId,
+        fallback: Option<ZoneId>,
+    ) -> Result<Placement, Refusal> {
+        let dst = self.zone(to)?;
+        let reserve = self.owner_reserve(dst.supply, owner)?;
+        if let Some(pool) = fallback {
+            self.same_supply(self.zone(pool)?, dst)?;
+        }
+        if dst.one_per_owner && self.tokens(to, owner) > 0 {
+            return Ok(Placement::Bounced);
+        }
+        if self.tokens(reserve, owner) > 0 {
+            return Ok(Placement::FromReserve);
+        }
+        match fallback {
+            Some(pool) if self.tokens(pool, owner) > 0 => Ok(Placement::FromFallback),
+            Some(pool) => Err(Refusal::NotEnoughTokens {
+                owner,
+                zone: self.zones[pool.index()].key,
+                need: 1,
+                have: 0,
+            }),
+            None => Err(Refusal::NotEnoughTokens {
+                owner,
+                zone: self.zones[reserve.index()].key,
+                need: 1,
+                have: 0,
+            }),
+        }
+    }
+
     /// K4.3/K4.4: places one of `owner`'s tokens in `to` from the reserve. If `to` is one-per-owner and
     /// already holds one, the token goes to (stays in) the reserve. If reserve is empty, it comes
     /// from `fallback` (a pool the owner chose).
     ///
     /// # Errors
-    /// [`Refusal::NotEnoughTokens`] when the reserve and the fallback are both empty.
+    /// [`Refusal::NotEnoughTokens`] when the reserve and the fallback are both empty; see
+    /// [`can_place`](Self::can_place).
     pub fn place_from_reserve(
         &mut self,
         owner: Owner,
@@ -321,14 +589,12 @@ impl Ledger {
         fallback: Option<ZoneId>,
         cause: Cause,
     ) -> Result<Placement, Refusal> {
-        let dst = *self.zone(to)?;
+        let placement = self.can_place(owner, to, fallback)?;
+        let dst = self.zones[to.index()];
         let reserve = self.owner_reserve(dst.supply, owner)?;
-        if let Some(pool) = fallback {
-            self.same_supply(self.zone(pool)?, &dst)?;
-        }
-        if dst.one_per_owner && self.tokens(to, owner) > 0 {
+        match placement {
             // The token would go straight back to the reserve: report it, move nothing.
-            self.emit(
+            Placement::Bounced => self.emit(
                 dst.key,
                 Change::Tokens {
                     owner,
@@ -338,33 +604,95 @@ impl Ledger {
                     n: 0,
                 },
                 cause,
-            );
-            return Ok(Placement::Bounced);
-        }
-        if self.tokens(reserve, owner) > 0 {
-            self.shift(owner, TokenOp::Move, reserve, to, 1, cause);
-            return Ok(Placement::FromReserve);
-        }
-        match fallback {
-            Some(pool) => {
-                let src = *self.zone(pool)?;
-                if self.tokens(pool, owner) == 0 {
-                    return Err(Refusal::NotEnoughTokens {
-                        owner,
-                        zone: src.key,
-                        need: 1,
-                        have: 0,
-                    });
+            ),
+            Placement::FromReserve => self.shift(owner, TokenOp::Move, reserve, to, 1, cause),
+            Placement::FromFallback => {
+                if let Some(pool) = fallback {
+                    self.shift(owner, TokenOp::Fallback, pool, to, 1, cause);
                 }
-                self.shift(owner, TokenOp::Fallback, pool, to, 1, cause);
-                Ok(Placement::FromFallback)
             }
-            None => Err(Refusal::NotEnoughTokens {
-                owner,
-                zone: self.zones[reserve.index()].key,
-                need: 1,
-                have: 0,
-            }),
         }
+        self.remeasure(cause);
+        Ok(placement)
+    }
+
+    /// K4.7: pays `owner`'s tokens (a bank's, for [`Owner::GAME`]) from `from` to every zone owed, all or
+    /// nothing: if `from` cannot pay everyone in full, nobody receives any, and a
+    /// [`Change::Withheld`] event says so. A game where a single recipient takes what is left instead calls
+    /// [`gain_tokens`](Self::gain_tokens) or [`move_tokens`](Self::move_tokens) for that case.
+    ///
+    /// ```
+    /// use coffer_core::{Cause, Key, Kind, Ledger, Owner, Zone};
+    ///
+    /// let mut l = Ledger::new(2, 0);
+    /// let bank = l.add_zone(Zone::new(Key::new(Owner::GAME, Kind(1), 0))).unwrap();
+    /// let hands = [0, 1].map(|p| l.add_zone(Zone::new(Key::new(Owner(p), Kind(2), 0))).unwrap());
+    /// l.stock(Owner::GAME, bank, 3, Cause::Setup).unwrap();
+    /// // Two are owed 2 each; the bank holds 3: nobody receives.
+    /// let paid = l.payout(Owner::GAME, bank, &[(hands[0], 2), (hands[1], 2)], Cause::Setup).unwrap();
+    /// assert!(!paid.paid);
+    /// assert_eq!(l.tokens(hands[0], Owner::GAME), 0);
+    /// let paid = l.payout(Owner::GAME, bank, &[(hands[0], 2), (hands[1], 1)], Cause::Setup).unwrap();
+    /// assert!(paid.paid);
+    /// assert_eq!(l.tokens(bank, Owner::GAME), 0);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Refusal::NoSuchResource`]; [`Refusal::Invalid`] for zones of another supply, a one-per-owner
+    /// recipient, an owner without a reserve of the supply, or a total past `u32::MAX`. Nothing changes.
+    pub fn payout(
+        &mut self,
+        owner: Owner,
+        from: ZoneId,
+        to: &[(ZoneId, u32)],
+        cause: Cause,
+    ) -> Result<Payout, Refusal> {
+        let src = *self.zone(from)?;
+        self.owner_reserve(src.supply, owner)?;
+        let mut owed = 0u32;
+        for &(zone, n) in to {
+            let dst = self.zone(zone)?;
+            self.same_supply(&src, dst)?;
+            if dst.one_per_owner {
+                return Err(Refusal::Invalid(format!(
+                    "a payout into one-per-owner {}",
+                    dst.key
+                )));
+            }
+            owed = owed.checked_add(n).ok_or(Refusal::Overflow {
+                op: std::borrow::Cow::Borrowed("payout"),
+                n: u64::from(n),
+                key: dst.key,
+            })?;
+        }
+        let held = self.tokens(from, owner);
+        if owed > held {
+            self.emit(
+                src.key,
+                Change::Withheld {
+                    owner,
+                    zone: from,
+                    owed,
+                    held,
+                },
+                cause,
+            );
+            return Ok(Payout {
+                paid: false,
+                owed,
+                held,
+            });
+        }
+        for &(zone, n) in to {
+            if n > 0 && zone != from {
+                self.shift(owner, TokenOp::Gain, from, zone, n, cause);
+            }
+        }
+        self.remeasure(cause);
+        Ok(Payout {
+            paid: true,
+            owed,
+            held,
+        })
     }
 }

@@ -71,6 +71,24 @@ impl Ledger {
         );
     }
 
+    /// The read-only check of [`spend_charges`](Self::spend_charges): the refusal it would return.
+    ///
+    /// # Errors
+    /// Exactly those of `spend_charges`.
+    #[inline]
+    pub fn can_spend_charges(&self, id: TrackId, k: u32) -> Result<(), Refusal> {
+        self.check_cost(&[Part::Charges(id, k)])
+    }
+
+    /// The read-only check of [`recover_exactly`](Self::recover_exactly): the refusal it would return.
+    ///
+    /// # Errors
+    /// Exactly those of `recover_exactly`.
+    #[inline]
+    pub fn can_recover(&self, id: TrackId, k: u32) -> Result<(), Refusal> {
+        self.check_cost(&[Part::Recover(id, k)])
+    }
+
     /// K3.2: spends `k` charges, all or nothing.
     ///
     /// # Errors

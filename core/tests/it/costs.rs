@@ -51,13 +51,7 @@ fn k6_a_limit_exceeded_at_a_boundary_waits_for_the_owners_choice() {
     assert!(l.pending().is_empty());
     l.ensure_nothing_pending().unwrap();
     assert_eq!(l.check_limit(hand, 9, 7, Cause::Upkeep(Scope::Phase)), 2);
-    assert_eq!(
-        l.pending(),
-        &[Demand {
-            key: hand,
-            excess: 2
-        }]
-    );
+    assert_eq!(l.pending(), &[Demand::new(hand, 2)]);
     let r = l.ensure_nothing_pending().unwrap_err();
     assert_eq!(
         r,
@@ -69,13 +63,7 @@ fn k6_a_limit_exceeded_at_a_boundary_waits_for_the_owners_choice() {
     );
     // One discarded: still one to go, updated in place.
     assert_eq!(l.check_limit(hand, 8, 7, Cause::Setup), 1);
-    assert_eq!(
-        l.pending(),
-        &[Demand {
-            key: hand,
-            excess: 1
-        }]
-    );
+    assert_eq!(l.pending(), &[Demand::new(hand, 1)]);
     assert_eq!(l.check_limit(hand, 7, 7, Cause::Setup), 0);
     assert!(l.pending().is_empty());
     l.ensure_nothing_pending().unwrap();

@@ -1,11 +1,14 @@
 //! Property tests: random operation sequences on a ledger with several owners and every kind of resource
 //! keep every kernel invariant (K1-K4), refusals change nothing (K8), rolled-back transactions restore the
-//! exact state hash (K8), and the event log replays to the same state hash (K9).
+//! exact state hash (K8), and the event log replays to the same state hash (K9). The read-only checks give
+//! exactly the refusal of their operation (K8.2), the board index agrees with a scan of every zone (K4.8),
+//! the game's bank is conserved like a player's supply (K4.6), payouts are all or nothing (K4.7), bounded
+//! demands follow their measure (K6.2), and the ways to pay a generic cost are sound and complete (K7.2).
 
 use crate::{hash, key};
 use coffer_core::{
-    AmountId, AmountSpec, Cause, Event, Ledger, Owner, Part, PermanentId, Recurrence, Refusal,
-    Scope, TrackId, TrackSpec, Zone, ZoneId,
+    AmountId, AmountSpec, Bound, Cause, Event, Generic, Kind, Ledger, Measure, Owner, Part,
+    PermanentId, Recurrence, Refusal, Scope, TrackId, TrackSpec, Zone, ZoneId,
 };
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -15,6 +18,10 @@ const AMOUNTS: usize = 4 * OWNERS as usize;
 const TRACKS: usize = 4;
 const ZONES: usize = 2 * OWNERS as usize + 3;
 const PERMANENTS: usize = 4;
+/// The game's tokens (a bank), stocked in the free place, the last zone.
+const BANK: u32 = 10;
+/// The zone classes of `setup`: reinforcements, pools, one-per-owner places, the free place.
+const CLASSES: [u16; 4] = [20, 21, 22, 23];
 
 /// A handle with index `i` (handles serialize as their index); `i` may name nothing.
 fn handle<T: DeserializeOwned>(i: usize) -> T {
@@ -79,6 +86,8 @@ fn setup(seed: u64, stock: &[u32]) -> Ledger {
         l.stock(Owner(o as u16), handle(2 * o), n, Cause::Setup)
             .unwrap();
     }
+    l.stock(Owner::GAME, handle(ZONES - 1), BANK, Cause::Setup)
+        .unwrap();
     for p in 0..PERMANENTS {
         let ready_at = [
             None,
@@ -118,6 +127,10 @@ enum Op {
     ReadyOwner(u16),
     Limit(u16, u64, u64),
     Cost(Vec<PartSpec>),
+    Payout(u16, usize, Vec<(usize, u32)>),
+    Return(u16, u16),
+    ReturnAll(u16),
+    Demand(u16, u8, usize, Option<u32>),
     EndScope(Scope),
     Random(u64),
     Shuffle(u8),
@@ -130,6 +143,7 @@ enum PartSpec {
     Recover(usize, u32),
     Tokens(u16, usize, usize, u32),
     Exhaust(usize),
+    Split(Vec<(usize, u64)>, u64),
 }
 
 fn n64() -> impl Strategy<Value = u64> {
@@ -178,7 +192,16 @@ fn part() -> impl Strategy<Value = PartSpec> {
         (track(), n32()).prop_map(|(t, k)| PartSpec::Recover(t, k)),
         (owner(), zone(), zone(), n32()).prop_map(|(o, f, t, n)| PartSpec::Tokens(o, f, t, n)),
         permanent().prop_map(PartSpec::Exhaust),
+        (
+            proptest::collection::vec((amount(), 0..6u64), 0..3),
+            0..12u64
+        )
+            .prop_map(|(v, n)| PartSpec::Split(v, n)),
     ]
+}
+
+fn class() -> impl Strategy<Value = u16> {
+    prop_oneof![4 => proptest::sample::select(&CLASSES[..]), 1 => Just(99u16)]
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -207,14 +230,25 @@ fn op() -> impl Strategy<Value = Op> {
         1 => owner().prop_map(Op::ReadyOwner),
         1 => (owner(), n64(), n64()).prop_map(|(o, m, x)| Op::Limit(o, m, x)),
         2 => proptest::collection::vec(part(), 1..4).prop_map(Op::Cost),
+        2 => (owner(), zone(), proptest::collection::vec((zone(), 0..5u32), 0..4))
+            .prop_map(|(o, f, to)| Op::Payout(o, f, to)),
+        1 => (owner(), class()).prop_map(|(o, c)| Op::Return(o, c)),
+        1 => class().prop_map(Op::ReturnAll),
+        2 => (owner(), 0..3u8, 0..=ZONES.max(AMOUNTS), proptest::option::of(0..6u32))
+            .prop_map(|(o, m, i, b)| Op::Demand(o, m, i, b)),
         2 => scope().prop_map(Op::EndScope),
         1 => n64().prop_map(Op::Random),
         1 => any::<u8>().prop_map(Op::Shuffle),
     ]
 }
 
-fn to_part(p: &PartSpec) -> Part {
+fn to_part<'a>(p: &PartSpec, splits: &'a [Vec<(AmountId, u64)>], at: &mut usize) -> Part<'a> {
     match *p {
+        PartSpec::Split(_, need) => {
+            let allocation = &splits[*at];
+            *at += 1;
+            Part::Split { allocation, need }
+        }
         PartSpec::Spend(a, n) => Part::Spend(handle(a), n),
         PartSpec::Charges(t, k) => Part::Charges(handle(t), k),
         PartSpec::Recover(t, k) => Part::Recover(handle(t), k),
@@ -245,7 +279,10 @@ fn apply(l: &mut Ledger, op: &Op) -> Result<(), Refusal> {
         Op::Spend(a, n) => {
             let id: AmountId = handle(a);
             let before = l.value(id);
-            l.spend(id, n, cause)?;
+            let predicted = l.can_spend(id, n);
+            let done = l.spend(id, n, cause);
+            assert_eq!(predicted, done, "can_spend");
+            done?;
             assert_eq!(before.abs_diff(l.value(id)), n);
         }
         Op::Pay(a, n) => {
@@ -262,9 +299,17 @@ fn apply(l: &mut Ledger, op: &Op) -> Result<(), Refusal> {
         Op::SetCap(a, c) => l.set_cap(handle(a), c, cause)?,
         Op::Split(ref parts, need) => {
             let alloc: Vec<(AmountId, u64)> = parts.iter().map(|&(a, n)| (handle(a), n)).collect();
-            l.spend_split(&alloc, need, cause)?;
+            let predicted = l.can_spend_split(&alloc, need);
+            let done = l.spend_split(&alloc, need, cause);
+            assert_eq!(predicted, done, "can_spend_split");
+            done?;
         }
-        Op::SpendCharges(t, k) => l.spend_charges(handle(t), k, cause)?,
+        Op::SpendCharges(t, k) => {
+            let predicted = l.can_spend_charges(handle(t), k);
+            let done = l.spend_charges(handle(t), k, cause);
+            assert_eq!(predicted, done, "can_spend_charges");
+            done?;
+        }
         Op::Lose(t, k) => {
             let id: TrackId = handle(t);
             let before = l.active(id);
@@ -277,22 +322,43 @@ fn apply(l: &mut Ledger, op: &Op) -> Result<(), Refusal> {
             let got = l.recover_charges(id, k, cause)?;
             assert_eq!(l.active(id) - before, got);
         }
-        Op::RecoverExactly(t, k) => l.recover_exactly(handle(t), k, cause)?,
+        Op::RecoverExactly(t, k) => {
+            let predicted = l.can_recover(handle(t), k);
+            let done = l.recover_exactly(handle(t), k, cause);
+            assert_eq!(predicted, done, "can_recover");
+            done?;
+        }
         Op::AddCapacity(t, s, c, r) => l.add_capacity(handle(t), s, c, r, cause)?,
         Op::RemoveCapacity(t, s) => {
             l.remove_capacity(handle(t), s, cause)?;
         }
         Op::Move(o, f, t, n) => {
-            l.move_tokens(Owner(o), handle(f), handle(t), n, cause)?;
+            let predicted = l.can_move_tokens(Owner(o), handle(f), handle(t), n);
+            let done = l.move_tokens(Owner(o), handle(f), handle(t), n, cause);
+            assert_eq!(
+                predicted.map(|(_, bounced)| bounced),
+                done,
+                "can_move_tokens"
+            );
+            done?;
         }
         Op::GainTokens(o, t, n) => {
             let g = l.gain_tokens(Owner(o), handle(t), n, cause)?;
             assert_eq!(g.gained + g.lost, u64::from(n));
         }
         Op::Place(o, t, f) => {
-            l.place_from_reserve(Owner(o), handle(t), f.map(handle::<ZoneId>), cause)?;
+            let fallback = f.map(handle::<ZoneId>);
+            let predicted = l.can_place(Owner(o), handle(t), fallback);
+            let done = l.place_from_reserve(Owner(o), handle(t), fallback, cause);
+            assert_eq!(predicted, done, "can_place");
+            done?;
         }
-        Op::Activate(p) => l.activate(handle(p), cause)?,
+        Op::Activate(p) => {
+            let predicted = l.can_exhaust(handle(p));
+            let done = l.activate(handle(p), cause);
+            assert_eq!(predicted, done, "can_exhaust");
+            done?;
+        }
         Op::Ready(p) => l.ready(handle::<PermanentId>(p), cause)?,
         Op::ReadyOwner(o) => l.ready_owner(Owner(o), cause),
         Op::Limit(o, measured, max) => {
@@ -302,9 +368,83 @@ fn apply(l: &mut Ledger, op: &Op) -> Result<(), Refusal> {
                 measured.saturating_sub(max).min(u64::from(u32::MAX))
             );
         }
-        Op::Cost(ref parts) => {
-            let parts: Vec<Part> = parts.iter().map(to_part).collect();
-            l.pay_cost(&parts, cause)?;
+        Op::Cost(ref specs) => {
+            let splits: Vec<Vec<(AmountId, u64)>> = specs
+                .iter()
+                .filter_map(|p| match p {
+                    PartSpec::Split(v, _) => Some(v.iter().map(|&(a, n)| (handle(a), n)).collect()),
+                    _ => None,
+                })
+                .collect();
+            let mut at = 0;
+            let parts: Vec<Part> = specs.iter().map(|p| to_part(p, &splits, &mut at)).collect();
+            let predicted = l.check_cost(&parts);
+            let done = l.pay_cost(&parts, cause);
+            assert_eq!(predicted, done, "check_cost");
+            done?;
+        }
+        Op::Payout(o, f, ref to) => {
+            let owner = Owner(o);
+            let to: Vec<(ZoneId, u32)> = to.iter().map(|&(z, n)| (handle(z), n)).collect();
+            let before: Vec<u32> = to.iter().map(|&(z, _)| l.tokens(z, owner)).collect();
+            let paid = l.payout(owner, handle(f), &to, cause)?;
+            // K4.7: everyone owed receives in full, or nobody receives anything.
+            for (i, &(z, n)) in to.iter().enumerate() {
+                let owed_here: u32 = to
+                    .iter()
+                    .filter(|&&(other, _)| other == z)
+                    .map(|p| p.1)
+                    .sum();
+                let now = l.tokens(z, owner);
+                if z == handle::<ZoneId>(f) || !paid.paid {
+                    assert!(!paid.paid || now <= before[i], "{paid:?}");
+                    if !paid.paid {
+                        assert_eq!(now, before[i], "a withheld payout moved tokens");
+                    }
+                } else {
+                    assert_eq!(now, before[i] + owed_here, "{n} owed into {z}");
+                }
+            }
+            assert_eq!(paid.paid, paid.owed <= paid.held);
+        }
+        Op::Return(o, c) => {
+            let owner = Owner(o);
+            let class = Kind(c);
+            let on_board: u32 = l
+                .zones_in(class)
+                .filter(|&z| l.reserve_of(l.zone(z).map_or(0, |z| z.supply), owner) != Some(z))
+                .map(|z| l.tokens(z, owner))
+                .sum();
+            let returned = l.return_tokens(owner, class, cause)?;
+            assert_eq!(returned, on_board);
+            let left: u32 = l
+                .zones_in(class)
+                .filter(|&z| l.reserve_of(l.zone(z).map_or(0, |z| z.supply), owner) != Some(z))
+                .map(|z| l.tokens(z, owner))
+                .sum();
+            assert_eq!(left, 0);
+        }
+        Op::ReturnAll(c) => {
+            l.return_all_tokens(Kind(c), cause)?;
+        }
+        Op::Demand(o, m, i, bound) => {
+            let owner = Owner(o);
+            let measure = match m {
+                0 => Measure::Amount(handle(i)),
+                1 => Measure::Tokens {
+                    owner,
+                    zone: handle(i),
+                },
+                _ => Measure::Class {
+                    owner,
+                    class: Kind(CLASSES[i % CLASSES.len()]),
+                },
+            };
+            let bound = bound.map_or(Bound::LoseHalf, Bound::AtMost);
+            let measured = l.measure(measure);
+            let excess = l.demand(key(o, 41, m.into()), measure, bound, cause)?;
+            let measured = measured.unwrap();
+            assert_eq!(excess, measured.saturating_sub(bound.target(measured)));
         }
         Op::EndScope(s) => l.end_scope(s),
         Op::Random(n) => {
@@ -333,13 +473,48 @@ fn check(l: &Ledger, supply: &[u32]) {
     for t in l.tracks() {
         assert!(t.active() <= t.limit(), "{t:?}");
     }
-    for (o, &n) in supply.iter().enumerate() {
-        let owner = Owner(o as u16);
+    let owners = supply
+        .iter()
+        .enumerate()
+        .map(|(o, &n)| (Owner(o as u16), n))
+        .chain([(Owner::GAME, BANK)]);
+    for (owner, n) in owners {
         let held: u64 = (0..ZONES)
             .map(|z| u64::from(l.tokens(handle(z), owner)))
             .sum();
         assert_eq!(held, u64::from(n), "{owner}'s tokens");
         assert_eq!(l.supply(owner), n);
+        // K4.8: the board index agrees with a scan of every zone.
+        let scan: Vec<ZoneId> = (0..ZONES)
+            .map(handle::<ZoneId>)
+            .filter(|&z| l.tokens(z, owner) > 0)
+            .collect();
+        assert_eq!(l.zones_holding(owner).collect::<Vec<_>>(), scan);
+        assert_eq!(l.zones_holding(owner).len(), scan.len());
+        for c in CLASSES {
+            let class = Kind(c);
+            let of_class = |z: &ZoneId| l.zone(*z).unwrap().key.kind == class;
+            let holding: Vec<ZoneId> = scan.iter().copied().filter(of_class).collect();
+            assert_eq!(
+                l.zones_holding_in(owner, class).collect::<Vec<_>>(),
+                holding
+            );
+            let without: Vec<ZoneId> = (0..ZONES)
+                .map(handle::<ZoneId>)
+                .filter(|z| of_class(z) && l.tokens(*z, owner) == 0)
+                .collect();
+            assert_eq!(l.zones_without(owner, class).collect::<Vec<_>>(), without);
+            let count: u32 = holding.iter().map(|&z| l.tokens(z, owner)).sum();
+            assert_eq!(l.tokens_in(owner, class), count);
+        }
+    }
+    // K6.2: every bounded demand's excess is what its measure is above its target.
+    for d in l.pending() {
+        if d.measure != Measure::Ruleset {
+            let measured = l.measure(d.measure).unwrap();
+            assert_eq!(d.excess, measured - d.target, "{d:?}");
+            assert!(d.excess > 0);
+        }
     }
 }
 
@@ -432,5 +607,63 @@ proptest! {
         prop_assert_eq!(&l, &snapshot);
         prop_assert_eq!(l.events().len(), events);
         check(&l, &stock);
+    }
+
+    #[test]
+    fn k7_2_the_ways_to_pay_a_generic_cost_are_sound_and_complete(
+        values in proptest::collection::vec(0..5u64, 4),
+        specific in proptest::collection::vec((0..4usize, 0..3u64), 0..3),
+        pools in proptest::sample::subsequence(vec![0usize, 1, 2, 3], 0..=4),
+        n in 0..7u64,
+    ) {
+        let mut l = Ledger::new(1, 0);
+        let ids: Vec<AmountId> = (0..4)
+            .map(|k| l.add_amount(AmountSpec::new(key(0, k, 0))).unwrap())
+            .collect();
+        for (&id, &v) in ids.iter().zip(&values) {
+            l.gain(id, v, Cause::Setup).unwrap();
+        }
+        let parts: Vec<Part> = specific.iter().map(|&(a, k)| Part::Spend(ids[a], k)).collect();
+        let pools: Vec<AmountId> = pools.iter().map(|&p| ids[p]).collect();
+        let mut ways = Vec::new();
+        let count = l.payments(&parts, Generic { n, pools: &pools }, &mut ways).unwrap();
+        let k = pools.len();
+        prop_assert_eq!(ways.len(), count * k);
+        // Sound: every way listed pays, and no way is listed twice.
+        let listed: Vec<&[u64]> = if k == 0 { Vec::new() } else { ways.chunks(k).collect() };
+        for (i, way) in listed.iter().enumerate() {
+            prop_assert!(!listed[..i].contains(way), "{way:?} listed twice");
+            let split = Ledger::split_of(&pools, way);
+            let mut all = parts.clone();
+            all.push(Part::Split { allocation: &split, need: n });
+            prop_assert_eq!(l.check_cost(&all), Ok(()));
+            let mut paid = l.clone();
+            prop_assert!(paid.pay_cost(&all, Cause::Setup).is_ok());
+        }
+        // Complete: every allocation of n over the pools (each part 0..=n) that pays is listed.
+        let mut expected = 0usize;
+        let mut way = vec![0u64; k];
+        loop {
+            if way.iter().sum::<u64>() == n {
+                let split = Ledger::split_of(&pools, &way);
+                let mut all = parts.clone();
+                all.push(Part::Split { allocation: &split, need: n });
+                if l.check_cost(&all).is_ok() {
+                    expected += 1;
+                    prop_assert!(k == 0 || listed.contains(&&way[..]), "{way:?} pays but is not listed");
+                }
+            }
+            // The next allocation, as an odometer over 0..=n per pool.
+            let mut i = 0;
+            while i < k && way[i] == n {
+                way[i] = 0;
+                i += 1;
+            }
+            if i == k {
+                break;
+            }
+            way[i] += 1;
+        }
+        prop_assert_eq!(count, expected);
     }
 }

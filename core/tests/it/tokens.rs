@@ -235,23 +235,26 @@ fn k4_5_a_zone_gives_its_tokens_a_face() {
 }
 
 #[test]
-fn k4_supplies_are_stocked_for_players_only_and_never_overflow() {
+fn k4_supplies_are_stocked_for_owners_only_and_never_overflow() {
     let mut b = board(2);
-    // Tokens that start on the board: stocking another zone makes it the reinforcements, and undoing
-    // that stock (rollback or a replay) restores the previous ones.
+    // Tokens that start on the board are stocked there; the reserve stays the one named by `stock`, in
+    // whatever order the calls come, and undoing them (rollback or a replay) restores the state.
     let before = crate::hash(&b.l);
     let mark = b.l.begin();
-    b.l.stock(Owner(0), b.pool[0], 1, Cause::Setup).unwrap();
-    assert_eq!(b.l.reserve(Owner(0)), Some(b.pool[0]));
+    b.l.stock_on(Owner(0), b.pool[0], 1, Cause::Setup).unwrap();
+    assert_eq!(b.l.reserve(Owner(0)), Some(b.reserve[0]));
     assert_eq!(b.l.supply(Owner(0)), 3);
     b.l.rollback(mark);
     assert_eq!(b.l.reserve(Owner(0)), Some(b.reserve[0]));
     assert_eq!(crate::hash(&b.l), before);
+    // A second reserve for one supply is refused, naming both zones.
+    let r = assert_refused(&mut b.l, |l| l.stock(Owner(0), b.pool[0], 1, Cause::Setup));
+    assert!(r.to_string().contains("already keeps its reserve"), "{r}");
     assert_refused(&mut b.l, |l| {
         l.stock(Owner(2), b.reserve[0], 1, Cause::Setup)
     });
     assert_refused(&mut b.l, |l| {
-        l.stock(Owner::GAME, b.reserve[0], 1, Cause::Setup)
+        l.stock(Owner(7), b.reserve[0], 1, Cause::Setup)
     });
     assert_refused(&mut b.l, |l| {
         l.stock(Owner(0), b.reserve[0], u32::MAX, Cause::Setup)
@@ -277,7 +280,7 @@ fn k4_each_supply_has_its_own_reinforcements_and_conserved_total() {
     let system_ships = l
         .add_zone(Zone::new(key(u16::MAX, 5, 0)).supply(1))
         .unwrap();
-    l.stock(Owner(0), system_ships, 2, Cause::Setup).unwrap();
+    l.stock_on(Owner(0), system_ships, 2, Cause::Setup).unwrap();
     l.stock(Owner(0), ship_reserve, 6, Cause::Setup).unwrap();
     l.stock(Owner(0), tokens, 16, Cause::Setup).unwrap();
     assert_eq!(l.supplies(), 2);

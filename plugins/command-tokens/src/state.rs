@@ -803,7 +803,7 @@ impl State {
         }
         // Each player has one kernel supply of command tokens (supply 0) and one per ship class (K4): each
         // has its own reinforcements and is conserved on its own by the kernel. A class's pieces are stocked
-        // in the galaxy first, then the rest in that class's reinforcements (the last zone stocked).
+        // in the galaxy (`stock_on`) and the rest in that class's reinforcements (`stock`), in either order.
         for p in 0..n {
             let owner = Owner(p as u16);
             let mut placed = [0u32; crate::content::MAX_CLASSES];
@@ -813,7 +813,7 @@ impl State {
                 .filter(|sh| usize::from(sh.player) == p)
             {
                 placed[sh.class] += sh.count;
-                l.stock(
+                l.stock_on(
                     owner,
                     ships[sh.system * c_count + sh.class],
                     sh.count,
@@ -822,7 +822,7 @@ impl State {
             }
             for c in 0..c_count {
                 let rest = rules.classes[c].reinforcements - placed[c];
-                if rest > 0 {
+                if rest > 0 || placed[c] > 0 {
                     l.stock(owner, ship_reserve[c], rest, Cause::Setup)?;
                 }
             }

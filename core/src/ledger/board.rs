@@ -1,0 +1,311 @@
+//! Wide boards (K4.8): which zones hold whose tokens, kept as bit sets beside the token tables so that
+//! "the systems without my token", "my tokens on the board" and "return every board token" cost a few
+//! words of bits rather than a look-up per zone.
+//!
+//! A zone's *class* is its key's [`Kind`]: every zone created with the same kind (every system of a map,
+//! every space of a track) is one class.
+
+use super::*;
+
+/// The derived index: never written to snapshots, rebuilt when a ledger is read, kept by every token
+/// change (including undo and replay).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Board {
+    /// Words of 64 zones per bit set.
+    words: usize,
+    /// Per holder (players, then the game): the zones holding at least one of its tokens.
+    held: Vec<Vec<u64>>,
+    /// Per class, in the order classes first appeared: its kind and its zones.
+    classes: Vec<(Kind, Vec<u64>)>,
+}
+
+impl Board {
+    fn column(owner: Owner, owners: u16) -> usize {
+        if owner == Owner::GAME {
+            usize::from(owners)
+        } else {
+            owner.index()
+        }
+    }
+
+    /// Makes room for zone `id` of class `kind`.
+    pub(super) fn add_zone(&mut self, id: ZoneId, kind: Kind, owners: u16) {
+        let words = id.index() / 64 + 1;
+        let columns = usize::from(owners) + 1;
+        if self.held.len() < columns {
+            self.held.resize(columns, Vec::new());
+        }
+        if words > self.words {
+            self.words = words;
+            for set in &mut self.held {
+                set.resize(words, 0);
+            }
+            for (_, set) in &mut self.classes {
+                set.resize(words, 0);
+            }
+        }
+        let at = match self.classes.iter().position(|(k, _)| *k == kind) {
+            Some(at) => at,
+            None => {
+                self.classes.push((kind, vec![0; self.words]));
+                self.classes.len() - 1
+            }
+        };
+        self.classes[at].1[id.index() / 64] |= 1 << (id.index() % 64);
+    }
+
+    /// Forgets zones from `zones` on (dropped by a rollback; their cells are empty by then).
+    pub(super) fn truncate(&mut self, zones: usize) {
+        let clear = |set: &mut Vec<u64>| {
+            for (w, word) in set.iter_mut().enumerate() {
+                let first = w * 64;
+                if first + 64 <= zones {
+                    continue;
+                }
+                let keep = zones.saturating_sub(first);
+                *word &= if keep == 0 {
+                    0
+                } else {
+                    u64::MAX >> (64 - keep)
+                };
+            }
+        };
+        for set in &mut self.held {
+            clear(set);
+        }
+        for (_, set) in &mut self.classes {
+            clear(set);
+        }
+        self.classes.retain(|(_, set)| set.iter().any(|&w| w != 0));
+    }
+
+    #[inline]
+    pub(super) fn set(&mut self, zone: ZoneId, owner: Owner, owners: u16, holds: bool) {
+        let column = Board::column(owner, owners);
+        let (word, bit) = (zone.index() / 64, 1u64 << (zone.index() % 64));
+        if let Some(w) = self.held.get_mut(column).and_then(|s| s.get_mut(word)) {
+            if holds {
+                *w |= bit;
+            } else {
+                *w &= !bit;
+            }
+        }
+    }
+
+    fn held(&self, owner: Owner, owners: u16) -> &[u64] {
+        self.held
+            .get(Board::column(owner, owners))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    fn class(&self, kind: Kind) -> &[u64] {
+        self.classes
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(&[], |(_, set)| set.as_slice())
+    }
+}
+
+/// How a [`ZoneSet`] combines its two bit sets.
+#[derive(Clone, Copy, Debug)]
+enum Combine {
+    /// The first set.
+    First,
+    /// Both sets.
+    Both,
+    /// The second set without the first.
+    SecondOnly,
+}
+
+/// Zones picked from the board index, in creation order, without a look-up per zone: see
+/// [`Ledger::zones_holding`], [`Ledger::zones_holding_in`], [`Ledger::zones_without`] and
+/// [`Ledger::zones_in`].
+#[derive(Clone, Debug)]
+pub struct ZoneSet<'a> {
+    a: &'a [u64],
+    b: &'a [u64],
+    combine: Combine,
+    word: usize,
+    bits: u64,
+}
+
+impl<'a> ZoneSet<'a> {
+    fn new(a: &'a [u64], b: &'a [u64], combine: Combine) -> ZoneSet<'a> {
+        let mut set = ZoneSet {
+            a,
+            b,
+            combine,
+            word: 0,
+            bits: 0,
+        };
+        set.bits = set.word_at(0);
+        set
+    }
+
+    #[inline]
+    fn word_at(&self, i: usize) -> u64 {
+        let a = self.a.get(i).copied().unwrap_or(0);
+        let b = self.b.get(i).copied().unwrap_or(0);
+        match self.combine {
+            Combine::First => a,
+            Combine::Both => a & b,
+            Combine::SecondOnly => b & !a,
+        }
+    }
+
+    fn words(&self) -> usize {
+        match self.combine {
+            Combine::First => self.a.len(),
+            Combine::Both => self.a.len().min(self.b.len()),
+            Combine::SecondOnly => self.b.len(),
+        }
+    }
+}
+
+impl Iterator for ZoneSet<'_> {
+    type Item = ZoneId;
+
+    #[inline]
+    fn next(&mut self) -> Option<ZoneId> {
+        loop {
+            if self.bits != 0 {
+                let bit = self.bits.trailing_zeros();
+                self.bits &= self.bits - 1;
+                return Some(ZoneId((self.word * 64) as u32 + bit));
+            }
+            self.word += 1;
+            if self.word >= self.words() {
+                return None;
+            }
+            self.bits = self.word_at(self.word);
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let rest: u32 = (self.word + 1..self.words())
+            .map(|i| self.word_at(i).count_ones())
+            .sum();
+        let n = (self.bits.count_ones() + rest) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for ZoneSet<'_> {}
+
+impl Ledger {
+    /// Rebuilds the board index from the token tables (after a ledger is read).
+    pub(super) fn rebuild_board(&mut self) {
+        let mut board = Board::default();
+        for (i, zone) in self.zones.iter().enumerate() {
+            board.add_zone(ZoneId(i as u32), zone.key.kind, self.owners);
+        }
+        for i in 0..self.zones.len() {
+            let zone = ZoneId(i as u32);
+            for o in 0..self.owners {
+                if self.tokens(zone, Owner(o)) > 0 {
+                    board.set(zone, Owner(o), self.owners, true);
+                }
+            }
+            if self.tokens(zone, Owner::GAME) > 0 {
+                board.set(zone, Owner::GAME, self.owners, true);
+            }
+        }
+        self.board = board;
+    }
+
+    /// Drops the board index's zones from `zones` on (a rollback removed them).
+    pub(super) fn truncate_board(&mut self, zones: usize) {
+        self.board.truncate(zones);
+    }
+
+    /// K4.8: every zone holding at least one of `owner`'s tokens (a player's, or the game's), reserves
+    /// included, in creation order.
+    pub fn zones_holding(&self, owner: Owner) -> ZoneSet<'_> {
+        ZoneSet::new(self.board.held(owner, self.owners), &[], Combine::First)
+    }
+
+    /// K4.8: the zones of class `class` (zones whose key has that kind) holding `owner`'s tokens.
+    pub fn zones_holding_in(&self, owner: Owner, class: Kind) -> ZoneSet<'_> {
+        ZoneSet::new(
+            self.board.held(owner, self.owners),
+            self.board.class(class),
+            Combine::Both,
+        )
+    }
+
+    /// K4.8: the zones of class `class` holding none of `owner`'s tokens ("systems without my token").
+    pub fn zones_without(&self, owner: Owner, class: Kind) -> ZoneSet<'_> {
+        ZoneSet::new(
+            self.board.held(owner, self.owners),
+            self.board.class(class),
+            Combine::SecondOnly,
+        )
+    }
+
+    /// Every zone of class `class`.
+    pub fn zones_in(&self, class: Kind) -> ZoneSet<'_> {
+        ZoneSet::new(self.board.class(class), &[], Combine::First)
+    }
+
+    /// K4.8: how many of `owner`'s tokens are in zones of class `class`.
+    pub fn tokens_in(&self, owner: Owner, class: Kind) -> u32 {
+        self.zones_holding_in(owner, class)
+            .map(|z| self.tokens(z, owner))
+            .sum()
+    }
+
+    /// K4.8: returns every one of `owner`'s tokens in zones of class `class` to the owner's reserve of the
+    /// zone's supply (an end-of-round clean-up), as one operation: one [`TokenOp::Return`] change per zone
+    /// that held any. The reserve itself is left alone. Returns how many tokens went back.
+    ///
+    /// # Errors
+    /// [`Refusal::Invalid`] when a zone holding the owner's tokens is of a supply the owner has no reserve
+    /// of; nothing changes then.
+    pub fn return_tokens(
+        &mut self,
+        owner: Owner,
+        class: Kind,
+        cause: Cause,
+    ) -> Result<u32, Refusal> {
+        self.holder(owner)?;
+        // Checked first, so that a refusal changes nothing.
+        for zone in self.zones_holding_in(owner, class) {
+            self.owner_reserve(self.zones[zone.index()].supply, owner)?;
+        }
+        let mut returned = 0;
+        let words = self.zones_holding_in(owner, class).words();
+        for w in 0..words {
+            // This word's zones as they are now; returning tokens clears bits of this word only.
+            let mut bits = self.zones_holding_in(owner, class).word_at(w);
+            while bits != 0 {
+                let zone = ZoneId((w * 64) as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+                let reserve = self.owner_reserve(self.zones[zone.index()].supply, owner)?;
+                if reserve != zone {
+                    let n = self.tokens(zone, owner);
+                    self.shift(owner, TokenOp::Return, zone, reserve, n, cause);
+                    returned += n;
+                }
+            }
+        }
+        if returned > 0 {
+            self.remeasure(cause);
+        }
+        Ok(returned)
+    }
+
+    /// K4.8: [`return_tokens`](Self::return_tokens) for every player and the game, players first.
+    ///
+    /// # Errors
+    /// As `return_tokens`; nothing changes then.
+    pub fn return_all_tokens(&mut self, class: Kind, cause: Cause) -> Result<u32, Refusal> {
+        let owners = (0..self.owners).map(Owner).chain([Owner::GAME]);
+        self.atomically(|l| {
+            let mut returned = 0;
+            for owner in owners {
+                returned += l.return_tokens(owner, class, cause)?;
+            }
+            Ok(returned)
+        })
+    }
+}
