@@ -820,25 +820,21 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             effect_turn(s, t, p)?;
             let i = ship_ok(s, ship)?;
             let t = track_of(s, i, charges).ok_or(Why::NoCharges(ship, charges))?;
-            let t = s
-                .ledger
-                .track(t)
-                .map_err(|_| Why::NoCharges(ship, charges))?;
-            if t.unrecoverable() {
-                return Err(Why::Charges(
+            // K8.2: the kernel's own check of the recovery.
+            match s.ledger.can_recover(t, 1) {
+                Ok(()) => Ok(()),
+                Err(Refusal::Unrecoverable { .. }) => Err(Why::Charges(
                     ship,
                     charges,
                     "cannot be recovered: the card says so (C11)",
-                ));
-            }
-            if t.inactive() == 0 {
-                return Err(Why::Charges(
+                )),
+                Err(Refusal::NothingToRecover { .. }) => Err(Why::Charges(
                     ship,
                     charges,
                     "are all active: nothing to recover (C4)",
-                ));
+                )),
+                Err(_) => Err(Why::NoCharges(ship, charges)),
             }
-            Ok(())
         }
     }
 }
@@ -866,35 +862,34 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
         }
         _ => {}
     }
-    if s.ledger.is_exhausted(c.used) {
-        return Err(Why::Card {
-            ship,
-            card,
-            what: "was already used this round",
-        });
-    }
-    // C3: every charge available to the effect is inactive -> it cannot be spent.
-    let active = s.active(c.track);
-    if active < u32::from(ab.cost) {
-        return Err(Why::CardCharges {
-            ship,
-            card,
-            active,
-            cost: ab.cost,
+    // K8.2: the cost `apply` pays, checked by the kernel: the card unused this round, its charges (C3),
+    // and a shield to recover when that is the effect.
+    let (parts, n) = ability_cost(c, ab, sh.shields);
+    if let Err(refused) = s.ledger.check_cost(&parts[..n]) {
+        return Err(match refused {
+            Refusal::InsufficientCharges { active, .. } => Why::CardCharges {
+                ship,
+                card,
+                active,
+                cost: ab.cost,
+            },
+            Refusal::Unrecoverable { .. } => Why::Ship(ship, "cannot recover its shields"),
+            Refusal::NothingToRecover { .. } => Why::Ship(
+                ship,
+                "has every shield active: the ability cannot resolve, so its cost cannot be paid (C3)",
+            ),
+            _ => Why::Card {
+                ship,
+                card,
+                what: "was already used this round",
+            },
         });
     }
     match ab.effect {
-        Effect::RecoverShield if s.inactive(sh.shields) == 0 => Err(Why::Ship(
+        Effect::RecoverShield if sh.shields.is_none() => Err(Why::Ship(
             ship,
             "has every shield active: the ability cannot resolve, so its cost cannot be paid (C3)",
         )),
-        Effect::RecoverShield
-            if sh
-                .shields
-                .is_some_and(|t| s.ledger.track(t).is_ok_and(|t| t.unrecoverable())) =>
-        {
-            Err(Why::Ship(ship, "cannot recover its shields"))
-        }
         Effect::RepairFacedown if s.ledger.value(sh.facedown) == 0 => Err(Why::Ship(
             ship,
             "has no facedown damage card to repair: the ability's cost cannot be paid (C3)",
@@ -911,6 +906,23 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
         }
         _ => Ok(()),
     }
+}
+
+/// The cost of using ability `ab` of card `c`, as kernel parts (the first `n`): the card exhausted for
+/// the round, its charges, and a shield recovered when that is the effect. [`validate`] checks it with
+/// `check_cost`; `apply` pays it with `pay_cost`, so both read the same parts.
+fn ability_cost(c: &Card, ab: Ability, shields: Option<TrackId>) -> ([Part<'static>; 3], usize) {
+    let mut parts = [Part::Exhaust(c.used); 3];
+    let mut n = 1;
+    if let Some(t) = c.track {
+        parts[n] = Part::Charges(t, u32::from(ab.cost));
+        n += 1;
+    }
+    if let (Effect::RecoverShield, Some(t)) = (ab.effect, shields) {
+        parts[n] = Part::Recover(t, 1);
+        n += 1;
+    }
+    (parts, n)
 }
 
 /// The maneuver part of [`validate`] for planning ship `i`: purple needs an active Force (C8).
@@ -1207,16 +1219,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 }
                 .error(s, p));
             };
-            let mut parts = [Part::Exhaust(cd.used); 3];
-            let mut n = 1;
-            if let Some(t) = cd.track {
-                parts[n] = Part::Charges(t, u32::from(ab.cost));
-                n += 1;
-            }
-            if let (Effect::RecoverShield, Some(t)) = (ab.effect, sh.shields) {
-                parts[n] = Part::Recover(t, 1);
-                n += 1;
-            }
+            let (parts, n) = ability_cost(&cd, ab, sh.shields);
             // K8: the charge, the exhaustion and the recovery are paid whole or not at all.
             s.ledger.pay_cost(&parts[..n], c)?;
             let (facedown, disarm) = (sh.facedown, sh.disarm);

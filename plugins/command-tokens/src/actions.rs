@@ -181,11 +181,12 @@ impl State {
             }
             Step::Turn => {
                 if self.pool(p, Pool::Tactic) > 0 {
-                    for s in 0..systems {
-                        if !self.has_token(p, s) {
-                            out.push(Action::Tactical { system: s as u16 });
-                        }
-                    }
+                    // K4.8: the systems without the player's token, from the board index.
+                    let zones = self.ledger.zones();
+                    let without = self.ledger.zones_without(Owner(u16::from(p)), kind::SYSTEM);
+                    out.extend(without.map(|z| Action::Tactical {
+                        system: zones[z.index()].key.subject as u16,
+                    }));
                 }
                 let mut all_used = true;
                 for c in 0..self.rules.cards.len() {
@@ -242,11 +243,13 @@ impl State {
                 }
             }
             Step::Remove => {
-                for s in 0..systems {
-                    if self.has_token(p, s) {
-                        out.push(Action::RemoveToken { system: s as u16 });
-                    }
-                }
+                let zones = self.ledger.zones();
+                let holding = self
+                    .ledger
+                    .zones_holding_in(Owner(u16::from(p)), kind::SYSTEM);
+                out.extend(holding.map(|z| Action::RemoveToken {
+                    system: zones[z.index()].key.subject as u16,
+                }));
             }
             Step::Place => {
                 let reserve = self.reinforcements(p) > 0;
@@ -1087,22 +1090,10 @@ impl State {
         self.ledger.end_scope(coffer_core::Scope::Phase);
         self.ledger
             .note(ROUND_KEY, note::STATUS_PHASE, [0; 3], cause);
-        // T8: every token on the board returns to reinforcements.
+        // T8: every token on the board returns to reinforcements, as one kernel operation (K4.8).
         let returned = Cause::Effect(effect::STATUS_RETURN);
-        for p in 0..self.players() {
-            for s in 0..self.rules.system_count() {
-                if self.has_token(p, s) {
-                    // Cannot fail: the system holds the token.
-                    let _ = self.ledger.move_tokens(
-                        Owner(u16::from(p)),
-                        self.h.systems[s],
-                        self.h.reinforcements,
-                        1,
-                        returned,
-                    );
-                }
-            }
-        }
+        // Cannot fail: every player has reinforcements.
+        let _ = self.ledger.return_all_tokens(kind::SYSTEM, returned);
         self.flow.phase = Phase::Status;
         self.flow.status = 0;
         self.next_status_player(cause);

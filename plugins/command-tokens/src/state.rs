@@ -933,12 +933,8 @@ impl State {
 
     /// `player`'s command tokens on the board.
     pub fn board_tokens(&self, player: u8) -> u32 {
-        let o = Owner(u16::from(player));
-        self.h
-            .systems
-            .iter()
-            .map(|&z| self.ledger.tokens(z, o))
-            .sum()
+        self.ledger
+            .tokens_in(Owner(u16::from(player)), kind::SYSTEM)
     }
 
     /// `player`'s ships of `class` in `system`.

@@ -170,16 +170,14 @@ fn rule(ok: bool, why: Rule) -> Result<(), Why> {
     if ok { Ok(()) } else { Err(Why::Rule(why)) }
 }
 
+/// K8.2: the kernel's check of spending `need` from `id`, as the refusal the rulebook words.
 fn afford(s: &State, id: coffer_core::AmountId, need: u64) -> Result<(), Why> {
-    let a = s
-        .ledger
-        .amount(id)
-        .map_err(|_| Why::Rule(Rule::Inconsistent))?;
-    if need > a.available() {
-        Err(Why::Short(a.key(), need, a.available()))
-    } else {
-        Ok(())
-    }
+    s.ledger
+        .can_spend(id, need)
+        .map_err(|refused| match refused {
+            coffer_core::Refusal::Insufficient { key, need, have } => Why::Short(key, need, have),
+            _ => Why::Rule(Rule::Inconsistent),
+        })
 }
 
 impl State {
