@@ -1,16 +1,21 @@
 //! A template Coffer ruleset, "coin race": each turn a player takes one or two coins from the bank, or
-//! spends three to build a mine that yields one coin at the start of each of their turns. The first player
-//! whose purse reaches the goal wins. Replace the rules with yours; keep the shape.
+//! pays three back to it to build a mine that yields one coin (from the bank) at the start of each of their
+//! turns. The first player whose purse reaches the goal wins; if the bank runs dry first, the richest
+//! player wins. Replace the rules with yours; keep the shape.
+//!
+//! The bank is a supply the game owns (`Owner::GAME`): coins are the game's tokens wherever they are, so
+//! the kernel conserves them, and a purse is a zone of the player's holding the game's coins.
 
 use coffer_core::{
     ActionError, AmountId, AmountSpec, Cause, Description, Doc, Key, Kind, Ledger, NoteTerm,
-    Outcome, Owner, Ruleset, SetupError, Table, Term, Vocabulary,
+    Outcome, Owner, Ruleset, SetupError, Table, Term, Vocabulary, Zone, ZoneId,
 };
 use serde::{Deserialize, Serialize};
 
 /// Resource kinds of this ruleset (the kernel knows no game words; kinds give them meaning).
 const PURSE: Kind = Kind(0);
 const MINES: Kind = Kind(1);
+const BANK: Kind = Kind(2);
 
 /// The ruleset. Holds nothing: everything of a game is in its [`State`].
 #[derive(Default)]
@@ -20,7 +25,8 @@ pub struct CoinRace;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct State {
     ledger: Ledger,
-    purse: Vec<AmountId>,
+    bank: ZoneId,
+    purse: Vec<ZoneId>,
     mines: Vec<AmountId>,
     turn: u16,
     goal: u8,
@@ -45,11 +51,13 @@ pub enum Action {
 pub struct Config {
     /// Coins that win (2 to 100).
     pub goal: u8,
+    /// Coins in the bank (the goal to 1000).
+    pub bank: u32,
 }
 
 impl Default for Config {
     fn default() -> Config {
-        Config { goal: 10 }
+        Config { goal: 10, bank: 30 }
     }
 }
 
@@ -64,7 +72,7 @@ const MINE_INCOME: u16 = 0;
 const NEXT_TURN: u16 = 0;
 
 /// What a mine costs.
-const MINE_COST: u64 = 3;
+const MINE_COST: u32 = 3;
 
 impl Ruleset for CoinRace {
     type State = State;
@@ -79,6 +87,10 @@ impl Ruleset for CoinRace {
         d.resources = vec![
             Doc::new("purse", "a player's coins; the goal wins"),
             Doc::new(
+                "bank",
+                "the coins nobody holds; taking stops when it is empty",
+            ),
+            Doc::new(
                 "mines",
                 "each yields one coin at the start of its owner's turn",
             ),
@@ -86,24 +98,27 @@ impl Ruleset for CoinRace {
         d.actions = vec![
             Doc::with(
                 "take",
-                "take one or two coins",
+                "take one or two coins from the bank (what is left, if it holds fewer)",
                 serde_json::json!({"type": "take", "coins": 2}),
             ),
             Doc::with(
                 "build",
-                "spend three coins on a mine",
+                "pay three coins back to the bank for a mine",
                 serde_json::json!({"type": "build"}),
             ),
         ];
-        d.options = vec![Doc::with(
-            "goal",
-            "coins that win (2 to 100)",
-            serde_json::json!(10),
-        )];
+        d.options = vec![
+            Doc::with("goal", "coins that win (2 to 100)", serde_json::json!(10)),
+            Doc::with(
+                "bank",
+                "coins in the bank (the goal to 1000)",
+                serde_json::json!(30),
+            ),
+        ];
         // What this ruleset calls things: hosts name resources, causes and events with it. A ruleset
         // that declares nothing gets plain names ("resource 0", "action 1").
         d.vocabulary = Vocabulary {
-            kinds: vec![Term::new("purse"), Term::new("mines")],
+            kinds: vec![Term::new("purse"), Term::new("mines"), Term::new("bank")],
             phases: vec!["Turn".to_owned()],
             actions: vec!["Take".to_owned(), "Build".to_owned()],
             effects: vec!["mine income".to_owned()],
@@ -120,19 +135,25 @@ impl Ruleset for CoinRace {
                 config.goal
             )));
         }
+        if !(u32::from(config.goal)..=1000).contains(&config.bank) {
+            return Err(SetupError::Config(format!(
+                "bank {}: choose the goal ({}) to 1000",
+                config.bank, config.goal
+            )));
+        }
         let mut ledger = Ledger::new(players, seed);
+        // The bank: the game's own supply of coins (K4.6), conserved wherever they go.
+        let bank = ledger.add_zone(Zone::new(Key::new(Owner::GAME, BANK, 0)))?;
+        ledger.stock(Owner::GAME, bank, config.bank, Cause::Setup)?;
         let mut purse = Vec::new();
         let mut mines = Vec::new();
         for p in (0..players).map(Owner) {
-            purse.push(
-                ledger.add_amount(
-                    AmountSpec::new(Key::new(p, PURSE, 0)).cap(i64::from(config.goal)),
-                )?,
-            );
+            purse.push(ledger.add_zone(Zone::new(Key::new(p, PURSE, 0)))?);
             mines.push(ledger.add_amount(AmountSpec::new(Key::new(p, MINES, 0)))?);
         }
         Ok(State {
             ledger,
+            bank,
             purse,
             mines,
             turn: 0,
@@ -144,9 +165,16 @@ impl Ruleset for CoinRace {
         if player.0 != s.turn || self.outcome(s) != Outcome::Ongoing {
             return;
         }
-        out.push(Action::Take { coins: 1 });
-        out.push(Action::Take { coins: 2 });
-        if s.ledger.value(s.purse[player.index()]) >= MINE_COST as i64 {
+        if s.ledger.tokens(s.bank, Owner::GAME) > 0 {
+            out.push(Action::Take { coins: 1 });
+            out.push(Action::Take { coins: 2 });
+        }
+        // The kernel's read-only check of the payment `apply` makes (K8.2): no copy of its rule here.
+        let purse = s.purse[player.index()];
+        if s.ledger
+            .can_move_tokens(Owner::GAME, purse, s.bank, MINE_COST)
+            .is_ok()
+        {
             out.push(Action::Build);
         }
     }
@@ -169,30 +197,38 @@ impl Ruleset for CoinRace {
         let cause = Cause::Action { player, code };
         let purse = s.purse[player.index()];
         match action {
+            Action::Take { .. } if s.ledger.tokens(s.bank, Owner::GAME) == 0 => {
+                return Err(ActionError::Illegal("the bank is empty".into()));
+            }
             Action::Take {
                 coins: coins @ 1..=2,
             } => {
-                s.ledger.gain(purse, u64::from(*coins), cause)?;
+                // A draw from the bank: fewer if it holds fewer (reported in the event, K4.2).
+                s.ledger
+                    .gain_tokens(Owner::GAME, purse, u32::from(*coins), cause)?;
             }
             Action::Take { coins } => {
                 return Err(ActionError::Illegal(format!("take {coins}: take 1 or 2")));
             }
             Action::Build => {
-                // The kernel refuses a spend that is short; the adapter rolls back the whole action then.
-                s.ledger.spend(purse, MINE_COST, cause)?;
+                // The kernel refuses a payment that is short; the adapter rolls back the whole action then.
+                s.ledger
+                    .move_tokens(Owner::GAME, purse, s.bank, MINE_COST, cause)?;
                 s.ledger.gain(s.mines[player.index()], 1, cause)?;
             }
         }
-        // The next player's turn starts with their mines' income.
+        // The next player's turn starts with their mines' income, from the bank.
         s.turn = (s.turn + 1) % s.ledger.owners();
         let next = Owner(s.turn);
         // A ruleset's own event: the turn is the ruleset's state, not the ledger's.
-        s.ledger.note(Key::new(next, PURSE, 0), NEXT_TURN, [0; 3], cause);
+        s.ledger
+            .note(Key::new(next, PURSE, 0), NEXT_TURN, [0; 3], cause);
         let income = s.ledger.value(s.mines[next.index()]);
         if income > 0 && self.outcome(s) == Outcome::Ongoing {
-            s.ledger.gain(
+            s.ledger.gain_tokens(
+                Owner::GAME,
                 s.purse[next.index()],
-                income as u64,
+                u32::try_from(income).unwrap_or(u32::MAX),
                 Cause::Effect(MINE_INCOME),
             )?;
         }
@@ -208,14 +244,21 @@ impl Ruleset for CoinRace {
     }
 
     fn outcome(&self, s: &State) -> Outcome {
-        let winners: Vec<Owner> = (0..s.ledger.owners())
-            .map(Owner)
-            .filter(|p| s.ledger.value(s.purse[p.index()]) >= i64::from(s.goal))
+        let coins = |p: Owner| s.ledger.tokens(s.purse[p.index()], Owner::GAME);
+        let players = (0..s.ledger.owners()).map(Owner);
+        let mut winners: Vec<Owner> = players
+            .clone()
+            .filter(|&p| coins(p) >= u32::from(s.goal))
             .collect();
+        if winners.is_empty() && s.ledger.tokens(s.bank, Owner::GAME) == 0 {
+            // The bank ran dry: the richest player wins (ties share the win).
+            let most = players.clone().map(coins).max().unwrap_or(0);
+            winners = players.clone().filter(|&p| coins(p) == most).collect();
+        }
         if winners.is_empty() {
             Outcome::Ongoing
         } else {
-            let scores = s.purse.iter().map(|a| s.ledger.value(*a)).collect();
+            let scores = players.map(|p| i64::from(coins(p))).collect();
             Outcome::Finished { winners, scores }
         }
     }
@@ -230,6 +273,8 @@ impl Ruleset for CoinRace {
         }
         let goal = table.section("Goal");
         goal.row(Owner::GAME, "coins that win", s.goal.to_string());
+        let bank = s.ledger.tokens(s.bank, Owner::GAME);
+        goal.row(Owner::GAME, "coins in the bank", bank.to_string());
     }
 }
 
@@ -249,5 +294,24 @@ mod tests {
         let before = g.state_hash();
         assert!(g.apply_json(Owner(0), r#"{"type":"build"}"#).is_err());
         assert_eq!(g.state_hash(), before);
+    }
+
+    #[test]
+    fn the_bank_pays_what_it_holds_and_a_dry_bank_ends_the_game() {
+        let game = Adapter::shared(CoinRace);
+        let setup = Setup::new(2, 1).config(serde_json::json!({"goal": 3, "bank": 3}));
+        let mut g = game.new_game(&setup).unwrap();
+        g.apply_json(Owner(0), r#"{"type":"take","coins":2}"#)
+            .unwrap();
+        // One coin is left: p1 asks for two and gets one; the bank is dry and p0 is the richest.
+        g.apply_json(Owner(1), r#"{"type":"take","coins":2}"#)
+            .unwrap();
+        match g.outcome() {
+            Outcome::Finished { winners, scores } => {
+                assert_eq!(winners, [Owner(0)]);
+                assert_eq!(scores, [2, 1]);
+            }
+            Outcome::Ongoing => panic!("a dry bank ends the game"),
+        }
     }
 }
