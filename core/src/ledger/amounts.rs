@@ -103,7 +103,6 @@ impl Ledger {
             },
             cause,
         );
-        self.remeasure(cause);
         Ok(Gained {
             gained: n - lost,
             lost,
@@ -154,7 +153,6 @@ impl Ledger {
                 cause,
             );
         }
-        self.remeasure(cause);
         Ok(())
     }
 
@@ -229,7 +227,6 @@ impl Ledger {
                 cause,
             );
         }
-        self.remeasure(cause);
         Ok(Paid { paid, shortfall })
     }
 
@@ -274,7 +271,6 @@ impl Ledger {
                 cause,
             );
         }
-        self.remeasure(cause);
         Ok(())
     }
 
@@ -325,7 +321,6 @@ impl Ledger {
                 Cause::StateCheck,
             );
         }
-        self.remeasure(cause);
         Ok(())
     }
 
@@ -356,7 +351,7 @@ impl Ledger {
         allocation: &[(AmountId, u64)],
         need: u64,
     ) -> Result<(), Refusal> {
-        self.check_cost(&[Part::Split { allocation, need }])
+        self.check_split_after(allocation, need, |_| 0)
     }
 
     /// K7: pays a cost of `need` split over several amounts in the payer's allocation, as one step.
@@ -377,7 +372,6 @@ impl Ledger {
             // Checked by `can_spend_split`: every handle exists and each holder affords the sum of its parts.
             self.spend_checked(id, n, cause);
         }
-        self.remeasure(cause);
         Ok(())
     }
 }

@@ -13,13 +13,16 @@ use super::*;
 pub(super) struct Board {
     /// Words of 64 zones per bit set.
     words: usize,
-    /// Per holder (players, then the game): the zones holding at least one of its tokens.
-    held: Vec<Vec<u64>>,
+    /// Holders: the players, then the game.
+    columns: usize,
+    /// Per holder, `words` words from `column * words`: the zones holding at least one of its tokens.
+    held: Vec<u64>,
     /// Per class, in the order classes first appeared: its kind and its zones.
     classes: Vec<(Kind, Vec<u64>)>,
 }
 
 impl Board {
+    #[inline]
     fn column(owner: Owner, owners: u16) -> usize {
         if owner == Owner::GAME {
             usize::from(owners)
@@ -30,16 +33,17 @@ impl Board {
 
     /// Makes room for zone `id` of class `kind`.
     pub(super) fn add_zone(&mut self, id: ZoneId, kind: Kind, owners: u16) {
-        let words = id.index() / 64 + 1;
+        let words = (id.index() / 64 + 1).max(self.words);
         let columns = usize::from(owners) + 1;
-        if self.held.len() < columns {
-            self.held.resize(columns, Vec::new());
-        }
-        if words > self.words {
-            self.words = words;
-            for set in &mut self.held {
-                set.resize(words, 0);
+        if words != self.words || columns != self.columns {
+            let mut held = vec![0; words * columns];
+            for c in 0..self.columns.min(columns) {
+                held[c * words..c * words + self.words]
+                    .copy_from_slice(&self.held[c * self.words..(c + 1) * self.words]);
             }
+            self.held = held;
+            self.words = words;
+            self.columns = columns;
             for (_, set) in &mut self.classes {
                 set.resize(words, 0);
             }
@@ -56,9 +60,10 @@ impl Board {
 
     /// Forgets zones from `zones` on (dropped by a rollback; their cells are empty by then).
     pub(super) fn truncate(&mut self, zones: usize) {
-        let clear = |set: &mut Vec<u64>| {
+        let words = self.words.max(1);
+        let clear = |set: &mut [u64]| {
             for (w, word) in set.iter_mut().enumerate() {
-                let first = w * 64;
+                let first = (w % words) * 64;
                 if first + 64 <= zones {
                     continue;
                 }
@@ -70,9 +75,7 @@ impl Board {
                 };
             }
         };
-        for set in &mut self.held {
-            clear(set);
-        }
+        clear(&mut self.held);
         for (_, set) in &mut self.classes {
             clear(set);
         }
@@ -81,9 +84,9 @@ impl Board {
 
     #[inline]
     pub(super) fn set(&mut self, zone: ZoneId, owner: Owner, owners: u16, holds: bool) {
-        let column = Board::column(owner, owners);
-        let (word, bit) = (zone.index() / 64, 1u64 << (zone.index() % 64));
-        if let Some(w) = self.held.get_mut(column).and_then(|s| s.get_mut(word)) {
+        let at = Board::column(owner, owners) * self.words + zone.index() / 64;
+        let bit = 1u64 << (zone.index() % 64);
+        if let Some(w) = self.held.get_mut(at) {
             if holds {
                 *w |= bit;
             } else {
@@ -93,9 +96,8 @@ impl Board {
     }
 
     fn held(&self, owner: Owner, owners: u16) -> &[u64] {
-        self.held
-            .get(Board::column(owner, owners))
-            .map_or(&[], Vec::as_slice)
+        let from = Board::column(owner, owners) * self.words;
+        self.held.get(from..from + self.words).unwrap_or(&[])
     }
 
     fn class(&self, kind: Kind) -> &[u64] {
@@ -199,16 +201,17 @@ impl Ledger {
         for (i, zone) in self.zones.iter().enumerate() {
             board.add_zone(ZoneId(i as u32), zone.key.kind, self.owners);
         }
-        for i in 0..self.zones.len() {
-            let zone = ZoneId(i as u32);
-            for o in 0..self.owners {
-                if self.tokens(zone, Owner(o)) > 0 {
-                    board.set(zone, Owner(o), self.owners, true);
-                }
+        // Row by row over the token matrix: one pass, no look-up per cell.
+        let o = usize::from(self.owners);
+        let words = board.words;
+        for (z, row) in self.tokens.chunks_exact(o.max(1)).enumerate() {
+            let (word, bit) = (z / 64, 1u64 << (z % 64));
+            for (column, _) in row.iter().enumerate().filter(|&(_, &n)| n > 0) {
+                board.held[column * words + word] |= bit;
             }
-            if self.tokens(zone, Owner::GAME) > 0 {
-                board.set(zone, Owner::GAME, self.owners, true);
-            }
+        }
+        for (z, _) in self.game_tokens.iter().enumerate().filter(|&(_, &n)| n > 0) {
+            board.held[o * words + z / 64] |= 1u64 << (z % 64);
         }
         self.board = board;
     }
@@ -287,9 +290,6 @@ impl Ledger {
                     returned += n;
                 }
             }
-        }
-        if returned > 0 {
-            self.remeasure(cause);
         }
         Ok(returned)
     }

@@ -14,7 +14,7 @@ pub struct Generic<'a> {
 
 /// What the parts before a part have already taken, for the read-only check of a cost.
 #[derive(Default)]
-struct Taken {
+pub(super) struct Taken {
     spent: Vec<(AmountId, u64)>,
     charges: Vec<(TrackId, i64)>,
     cells: Vec<(ZoneId, Owner, i64)>,
@@ -78,76 +78,114 @@ impl Ledger {
     /// The refusal `pay_cost` would return.
     pub fn check_cost(&self, parts: &[Part<'_>]) -> Result<(), Refusal> {
         let mut taken = Taken::default();
-        for part in parts {
-            match *part {
-                Part::Spend(id, n) => {
-                    self.check_spend_after(id, n, &taken)?;
-                    taken.spent.push((id, n));
+        for (i, part) in parts.iter().enumerate() {
+            self.check_part(part, &taken)?;
+            // What the last part takes is seen by no later part: not recorded (no allocation for a cost
+            // of one part).
+            if i + 1 < parts.len() {
+                self.record(part, &mut taken);
+            }
+        }
+        Ok(())
+    }
+
+    /// The check of one part of a cost, after what the parts before it took.
+    fn check_part(&self, part: &Part<'_>, taken: &Taken) -> Result<(), Refusal> {
+        match *part {
+            Part::Spend(id, n) => self.check_spend_after(id, n, taken),
+            Part::Split { allocation, need } => {
+                self.check_split_after(allocation, need, |id| taken.spent(id))
+            }
+            Part::Charges(id, k) => self.check_charges_after(id, k, taken),
+            Part::Recover(id, k) => self.check_recover_after(id, k, taken),
+            Part::Tokens { owner, from, to, n } => {
+                let src = self.zone(from)?;
+                let dst = self.zone(to)?;
+                self.same_supply(src, dst)?;
+                self.owner_reserve(src.supply, owner)?;
+                let have = i64::from(self.tokens(from, owner)) + taken.cell(from, owner);
+                if i64::from(n) > have {
+                    return Err(Refusal::NotEnoughTokens {
+                        owner,
+                        zone: src.key,
+                        need: n,
+                        have: u32::try_from(have).unwrap_or(0),
+                    });
                 }
-                Part::Split { allocation, need } => {
-                    self.check_split_after(allocation, need, &taken)?;
-                    taken.spent.extend_from_slice(allocation);
+                Ok(())
+            }
+            Part::Exhaust(id) => {
+                let p = self.permanent(id)?;
+                if p.exhausted || taken.exhausted.contains(&id) {
+                    return Err(Refusal::Exhausted { key: p.key });
                 }
-                Part::Charges(id, k) => {
-                    let t = self.track(id)?;
-                    let active = i64::from(t.active) + taken.charges(id);
-                    if i64::from(k) > active {
-                        return Err(Refusal::InsufficientCharges {
-                            key: t.key,
-                            need: k,
-                            active: u32::try_from(active).unwrap_or(0),
-                        });
-                    }
-                    taken.charges.push((id, -i64::from(k)));
+                Ok(())
+            }
+        }
+    }
+
+    /// Records what a checked part takes, for the parts after it.
+    fn record(&self, part: &Part<'_>, taken: &mut Taken) {
+        match *part {
+            Part::Spend(id, n) => taken.spent.push((id, n)),
+            Part::Split { allocation, .. } => taken.spent.extend_from_slice(allocation),
+            Part::Charges(id, k) => taken.charges.push((id, -i64::from(k))),
+            Part::Recover(id, k) => taken.charges.push((id, i64::from(k))),
+            Part::Tokens { owner, from, to, n } => {
+                if n == 0 || from == to {
+                    return;
                 }
-                Part::Recover(id, k) => {
-                    let t = self.track(id)?;
-                    if t.unrecoverable {
-                        return Err(Refusal::Unrecoverable { key: t.key });
-                    }
-                    let active = i64::from(t.active) + taken.charges(id);
-                    if i64::from(t.limit) - active < i64::from(k) {
-                        return Err(Refusal::NothingToRecover {
-                            key: t.key,
-                            limit: t.limit,
-                        });
-                    }
-                    taken.charges.push((id, i64::from(k)));
-                }
-                Part::Tokens { owner, from, to, n } => {
-                    let src = self.zone(from)?;
-                    let dst = self.zone(to)?;
-                    self.same_supply(src, dst)?;
-                    let reserve = self.owner_reserve(src.supply, owner)?;
-                    let now = |z: ZoneId| i64::from(self.tokens(z, owner)) + taken.cell(z, owner);
-                    let have = now(from);
-                    if i64::from(n) > have {
-                        return Err(Refusal::NotEnoughTokens {
-                            owner,
-                            zone: src.key,
-                            need: n,
-                            have: u32::try_from(have).unwrap_or(0),
-                        });
-                    }
-                    if n > 0 && from != to {
-                        let placed = if dst.one_per_owner {
-                            i64::from(now(to) == 0).min(i64::from(n))
-                        } else {
-                            i64::from(n)
-                        };
-                        taken.cells.push((from, owner, -i64::from(n)));
-                        taken.cells.push((to, owner, placed));
-                        taken.cells.push((reserve, owner, i64::from(n) - placed));
-                    }
-                }
-                Part::Exhaust(id) => {
-                    let p = self.permanent(id)?;
-                    if p.exhausted || taken.exhausted.contains(&id) {
-                        return Err(Refusal::Exhausted { key: p.key });
-                    }
-                    taken.exhausted.push(id);
+                let (src, dst) = (&self.zones[from.index()], &self.zones[to.index()]);
+                let placed = if dst.one_per_owner {
+                    let now = i64::from(self.tokens(to, owner)) + taken.cell(to, owner);
+                    i64::from(now == 0).min(i64::from(n))
+                } else {
+                    i64::from(n)
+                };
+                taken.cells.push((from, owner, -i64::from(n)));
+                taken.cells.push((to, owner, placed));
+                if let Some(reserve) = self.slot_reserve(src.supply, owner) {
+                    taken.cells.push((reserve, owner, i64::from(n) - placed));
                 }
             }
+            Part::Exhaust(id) => taken.exhausted.push(id),
+        }
+    }
+
+    pub(super) fn check_charges_after(
+        &self,
+        id: TrackId,
+        k: u32,
+        taken: &Taken,
+    ) -> Result<(), Refusal> {
+        let t = self.track(id)?;
+        let active = i64::from(t.active) + taken.charges(id);
+        if i64::from(k) > active {
+            return Err(Refusal::InsufficientCharges {
+                key: t.key,
+                need: k,
+                active: u32::try_from(active).unwrap_or(0),
+            });
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_recover_after(
+        &self,
+        id: TrackId,
+        k: u32,
+        taken: &Taken,
+    ) -> Result<(), Refusal> {
+        let t = self.track(id)?;
+        if t.unrecoverable {
+            return Err(Refusal::Unrecoverable { key: t.key });
+        }
+        let active = i64::from(t.active) + taken.charges(id);
+        if i64::from(t.limit) - active < i64::from(k) {
+            return Err(Refusal::NothingToRecover {
+                key: t.key,
+                limit: t.limit,
+            });
         }
         Ok(())
     }
@@ -165,11 +203,13 @@ impl Ledger {
         Ok(())
     }
 
-    fn check_split_after(
+    /// The check of a split payment, after `spent(amount)` was taken from each amount by earlier parts.
+    #[inline]
+    pub(super) fn check_split_after(
         &self,
         allocation: &[(AmountId, u64)],
         need: u64,
-        taken: &Taken,
+        spent: impl Fn(AmountId) -> u64,
     ) -> Result<(), Refusal> {
         let sum = allocation
             .iter()
@@ -190,7 +230,7 @@ impl Ledger {
                 .map(|&(_, n)| n)
                 .sum::<u64>();
             let a = self.amount(id)?;
-            let have = a.available() - taken.spent(id);
+            let have = a.available() - spent(id);
             if total > have {
                 return Err(Refusal::Insufficient {
                     key: a.key,

@@ -90,6 +90,13 @@ impl Ledger {
     /// Replaces the pending demand at `at` (or adds one) by `demand`, removing it when its excess is 0;
     /// one event per change, so that it can be undone and replayed.
     fn set_demand(&mut self, at: Option<usize>, demand: Demand, cause: Cause) {
+        // Its own events must not re-measure the list it is changing.
+        let measuring = std::mem::replace(&mut self.measuring, true);
+        self.replace_demand(at, demand, cause);
+        self.measuring = measuring;
+    }
+
+    fn replace_demand(&mut self, at: Option<usize>, demand: Demand, cause: Cause) {
         let key = demand.key;
         match at {
             Some(i) if self.pending[i] == demand => {}
@@ -135,17 +142,13 @@ impl Ledger {
         }
     }
 
-    /// K6.2: brings every bounded demand up to date after a change (nothing to do, one branch, while
-    /// nothing is pending).
-    #[inline]
-    pub(super) fn remeasure(&mut self, cause: Cause) {
-        if !self.pending.is_empty() {
-            self.remeasure_pending(cause);
+    /// K6.2: brings every bounded demand up to date after a change; called for each event recorded while
+    /// a choice is pending (see `emit`), never from inside itself.
+    pub(super) fn remeasure_pending(&mut self, cause: Cause) {
+        if self.measuring {
+            return;
         }
-    }
-
-    #[cold]
-    fn remeasure_pending(&mut self, cause: Cause) {
+        self.measuring = true;
         let mut i = 0;
         while i < self.pending.len() {
             let d = self.pending[i];
@@ -160,6 +163,7 @@ impl Ledger {
                 i += 1;
             }
         }
+        self.measuring = false;
     }
 
     /// Choices that must be made before anything else, oldest first (K6).

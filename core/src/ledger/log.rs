@@ -9,12 +9,28 @@ impl Ledger {
     #[inline(always)]
     pub(super) fn emit(&mut self, key: Key, change: Change, cause: Cause) {
         self.log.push(Event { key, change, cause });
-        // The level check is one relaxed atomic load; the `tracing` call itself stays out of line, so
-        // the hot path keeps the event in registers instead of spilling it around a large call site.
+        // The level check is one relaxed atomic load; the `tracing` call and the re-measuring of pending
+        // choices stay out of line, so the hot path keeps the event in registers instead of spilling it
+        // around a large call site.
+        if !self.pending.is_empty()
+            || (self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG))
+        {
+            self.after_emit(cause);
+        }
+    }
+
+    /// What follows an event off the hot path: publishing it to `tracing` (K9, outside transactions) and
+    /// bringing bounded demands up to date (K6.2).
+    #[cold]
+    #[inline(never)]
+    fn after_emit(&mut self, cause: Cause) {
         if self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG) {
             if let Some(event) = self.log.last() {
                 publish(event);
             }
+        }
+        if !self.pending.is_empty() {
+            self.remeasure_pending(cause);
         }
     }
 

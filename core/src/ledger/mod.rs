@@ -159,6 +159,9 @@ pub struct Ledger {
     board: board::Board,
     log: Vec<Event>,
     depth: u32,
+    /// Set while bounded demands are being re-measured or replaced (K6.2), so their own events do not
+    /// re-measure again.
+    measuring: bool,
 }
 
 /// A [`Ledger`] as it is written. Without game-owned tokens the tables have one column per player, as
@@ -322,6 +325,7 @@ impl TryFrom<LedgerData> for Ledger {
             board: board::Board::default(),
             log: Vec::new(),
             depth: 0,
+            measuring: false,
         };
         ledger.check_invariants()?;
         ledger.rebuild_board();
@@ -379,6 +383,7 @@ impl Ledger {
             board: board::Board::default(),
             log: Vec::new(),
             depth: 0,
+            measuring: false,
         }
     }
 

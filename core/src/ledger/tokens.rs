@@ -487,9 +487,6 @@ impl Ledger {
             let reserve = self.owner_reserve(self.zones[from.index()].supply, owner)?;
             self.shift(owner, TokenOp::Bounce, from, reserve, bounced, cause);
         }
-        if placed + bounced > 0 {
-            self.remeasure(cause);
-        }
         Ok(bounced)
     }
 
@@ -517,7 +514,6 @@ impl Ledger {
         let got = n.min(self.tokens(reserve, owner)).min(room);
         if got > 0 && reserve != to {
             self.shift(owner, TokenOp::Gain, reserve, to, got, cause);
-            self.remeasure(cause);
         }
         if got < n {
             self.emit(
@@ -612,7 +608,6 @@ impl Ledger {
                 }
             }
         }
-        self.remeasure(cause);
         Ok(placement)
     }
 
@@ -688,7 +683,6 @@ impl Ledger {
                 self.shift(owner, TokenOp::Gain, from, zone, n, cause);
             }
         }
-        self.remeasure(cause);
         Ok(Payout {
             paid: true,
             owed,

@@ -77,7 +77,7 @@ impl Ledger {
     /// Exactly those of `spend_charges`.
     #[inline]
     pub fn can_spend_charges(&self, id: TrackId, k: u32) -> Result<(), Refusal> {
-        self.check_cost(&[Part::Charges(id, k)])
+        self.check_charges_after(id, k, &costs::Taken::default())
     }
 
     /// The read-only check of [`recover_exactly`](Self::recover_exactly): the refusal it would return.
@@ -86,7 +86,7 @@ impl Ledger {
     /// Exactly those of `recover_exactly`.
     #[inline]
     pub fn can_recover(&self, id: TrackId, k: u32) -> Result<(), Refusal> {
-        self.check_cost(&[Part::Recover(id, k)])
+        self.check_recover_after(id, k, &costs::Taken::default())
     }
 
     /// K3.2: spends `k` charges, all or nothing.

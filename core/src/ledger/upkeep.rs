@@ -41,7 +41,6 @@ impl Ledger {
                 );
             }
         }
-        self.remeasure(cause);
         for i in 0..self.tracks.len() {
             let t = self.tracks[i];
             if !t.recurs_at.ends_with(scope) {
