@@ -10,7 +10,9 @@
 //!
 //! Run: `cargo bench -p coffer-wide-board --bench playout`. A criterion filter that matches nothing
 //! (`-- ratios-only`) skips the criterion groups and prints only the interleaved ratios. Under
-//! `cargo test --benches` (no `--bench` argument) only a smoke run of both.
+//! `cargo test --benches` (no `--bench` argument) only a smoke run of both. `WIDE_BOARD_ROUNDS=N` sets the
+//! number of interleaved rounds (301; 0 skips them, e.g. to profile one side with
+//! `-- --profile-time 10 kernel-static`).
 //!
 //! Times are the CPU time of the benchmark thread (`CLOCK_THREAD_CPUTIME_ID`): the machine is shared, and
 //! the targets are per core. Setting up a batch's games is not timed; playing them is, legal-action
@@ -251,9 +253,12 @@ fn main() {
         .configure_from_args();
     criterion_benches(&mut c, &bench);
     c.final_summary();
-    if quick {
-        ratios(&bench, 2, 2);
-    } else {
-        ratios(&bench, 41, BATCH);
+    // `WIDE_BOARD_ROUNDS=0` skips the interleaved rounds (to profile one criterion group alone).
+    let rounds = std::env::var("WIDE_BOARD_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if quick { 2 } else { 301 });
+    if rounds > 0 {
+        ratios(&bench, rounds, if quick { 2 } else { BATCH });
     }
 }

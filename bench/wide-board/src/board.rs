@@ -23,7 +23,8 @@ impl State {
 
     /// `player`'s tokens on the board: the systems they hold (one token per system at most).
     ///
-    /// Per-zone scan. Swap for the kernel's "`owner`'s count across a class of zones".
+    /// Per-zone scan. Swap for the kernel's "`owner`'s count across a class of zones". Not on the hot
+    /// path: the round's end counts what [`return_board_tokens`](Self::return_board_tokens) returns.
     pub fn board_tokens(&self, player: Owner) -> u32 {
         self.h
             .systems
@@ -33,22 +34,24 @@ impl State {
     }
 
     /// Returns every one of `player`'s board tokens to reinforcements, one `move_tokens` per system
-    /// holding one.
+    /// holding one, and says how many there were (the systems they held).
     ///
     /// Per-zone scan. Swap for the kernel's "return all of an owner's board tokens to the reserve".
     pub(crate) fn return_board_tokens(
         &mut self,
         player: Owner,
         cause: Cause,
-    ) -> Result<(), Refusal> {
+    ) -> Result<u32, Refusal> {
         let reinforcements = self.h.reinforcements;
+        let mut returned = 0;
         for &zone in &self.h.systems {
             let n = self.ledger.tokens(zone, player);
             if n > 0 {
                 self.ledger
                     .move_tokens(player, zone, reinforcements, n, cause)?;
+                returned += n;
             }
         }
-        Ok(())
+        Ok(returned)
     }
 }

@@ -395,12 +395,12 @@ impl State {
     fn end_round(&mut self) -> Result<(), ActionError> {
         let cause = Cause::Effect(ROUND_END);
         for owner in (0..self.players()).map(Owner) {
-            let held = self.board_tokens(owner);
+            // One token per system at most: the tokens returned are the systems held.
+            let held = self.return_board_tokens(owner, cause)?;
             if held > 0 {
                 self.ledger
                     .gain(self.h.scores[owner.index()], u64::from(held), cause)?;
             }
-            self.return_board_tokens(owner, cause)?;
         }
         self.passed = 0;
         if self.round() + 1 >= u32::from(self.rounds) {
