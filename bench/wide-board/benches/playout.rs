@@ -18,9 +18,9 @@
 //! the targets are per core. Setting up a batch's games is not timed; playing them is, legal-action
 //! enumeration and random choice included.
 
-use coffer_core::{DynGame, DynRuleset, GameRng, Setup};
+use coffer_core::{DynGame, DynRuleset, GameRng, Owner, Setup};
 use coffer_host::{Origin, Registry, simulate};
-use coffer_wide_board::{Config, plain};
+use coffer_wide_board::{Action, Config, State, plain};
 use cpu_time::ThreadTime;
 use criterion::{Criterion, Throughput};
 use std::hint::black_box;
@@ -242,6 +242,79 @@ fn ratios(bench: &Bench, rounds: usize, playouts: u64) {
     );
 }
 
+/// The same positions of both versions: every 5th position of a few seeded playouts (from the ruleset's
+/// `State` directly, without the adapter), for timing the legal-action list alone.
+fn positions(config: &Config) -> (Vec<State>, Vec<plain::Game>) {
+    let (mut kernel, mut hand) = (Vec::new(), Vec::new());
+    let (mut actions, mut moves) = (Vec::new(), Vec::new());
+    for seed in 0..8 {
+        let mut s = State::new(PLAYERS, seed, config).expect("a six-player game");
+        let mut p = plain::Game::new(PLAYERS, config);
+        let mut rng = GameRng::new(seed);
+        let mut step = 0;
+        while let Some(player) = p.active() {
+            actions.clear();
+            s.legal_actions(Owner(player), &mut actions);
+            moves.clear();
+            p.legal(&mut moves);
+            assert_eq!(actions.len(), moves.len());
+            if step % 5 == 0 {
+                kernel.push(s.clone());
+                hand.push(p.clone());
+            }
+            let i = rng.below(moves.len() as u64) as usize;
+            s.apply(Owner(player), &actions[i])
+                .expect("a listed action applies");
+            p.apply(moves[i]);
+            step += 1;
+        }
+    }
+    (kernel, hand)
+}
+
+/// ns per legal-action list over `positions`: the ruleset's `legal_actions` (30 per-zone `Ledger::tokens`
+/// look-ups and the pushes) against the plain version's `legal`.
+fn time_lists(kernel: &[State], hand: &[plain::Game]) -> (f64, f64) {
+    let mut actions: Vec<Action> = Vec::with_capacity(64);
+    let mut moves = Vec::with_capacity(64);
+    let start = ThreadTime::now();
+    for s in kernel {
+        actions.clear();
+        s.legal_actions(Owner(s.active), &mut actions);
+        black_box(&actions);
+    }
+    let k = start.elapsed().as_nanos() as f64 / kernel.len() as f64;
+    let start = ThreadTime::now();
+    for p in hand {
+        moves.clear();
+        p.legal(&mut moves);
+        black_box(&moves);
+    }
+    let h = start.elapsed().as_nanos() as f64 / hand.len() as f64;
+    (k, h)
+}
+
+/// Interleaved rounds of the legal-action list alone, on both versions; prints the minimum and median.
+fn list_ratios(config: &Config, rounds: usize) {
+    let (kernel, hand) = positions(config);
+    let (mut k, mut h) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let (a, b) = time_lists(&kernel, &hand);
+        k.push(a);
+        h.push(b);
+    }
+    println!(
+        "  legal-action list alone ({} positions, ruleset State without the adapter): kernel {:.1} ns \
+         (median {:.1}), plain {:.1} ns (median {:.1}): kernel time / plain time = {:.2}x",
+        kernel.len(),
+        quantile(&k, 0.0),
+        quantile(&k, 0.5),
+        quantile(&h, 0.0),
+        quantile(&h, 0.5),
+        quantile(&k, 0.0) / quantile(&h, 0.0)
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; without it (`cargo test --benches`, `--test`) only smoke-test.
     let args: Vec<String> = std::env::args().collect();
@@ -260,5 +333,6 @@ fn main() {
         .unwrap_or(if quick { 2 } else { 301 });
     if rounds > 0 {
         ratios(&bench, rounds, if quick { 2 } else { BATCH });
+        list_ratios(&bench.config, rounds);
     }
 }
