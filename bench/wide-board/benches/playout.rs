@@ -280,7 +280,9 @@ fn time_lists(kernel: &[State], hand: &[plain::Game]) -> (f64, f64) {
     let start = ThreadTime::now();
     for s in kernel {
         actions.clear();
-        s.legal_actions(Owner(s.active), &mut actions);
+        if let Some(player) = s.active() {
+            s.legal_actions(player, &mut actions);
+        }
         black_box(&actions);
     }
     let k = start.elapsed().as_nanos() as f64 / kernel.len() as f64;

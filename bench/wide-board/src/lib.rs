@@ -115,9 +115,23 @@ mod note {
     pub const GAME_OVER: u16 = 1;
 }
 
-/// The pools, in the order of [`START_POOLS`] and [`Handles::pools`].
-const TACTIC: usize = 0;
-const STRATEGY: usize = 2;
+/// A pool of a player's command sheet, in the order of [`START_POOLS`] and [`Handles::pools`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pool {
+    /// Spent for tactical actions.
+    Tactic,
+    /// Kept; never spent.
+    Fleet,
+    /// Spent for the strategic action.
+    Strategy,
+}
+
+impl Pool {
+    /// Its index in [`START_POOLS`] and [`Handles::pools`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
 
 /// The ruleset. Holds nothing: everything of a game is in its [`State`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -203,13 +217,13 @@ pub struct State {
     /// Where they are.
     pub h: Handles,
     /// Whose turn it is.
-    pub active: u16,
+    active: u16,
     /// Who has passed this round, one bit per player.
-    pub passed: u16,
+    passed: u16,
     /// Rounds of the game.
-    pub rounds: u16,
+    rounds: u16,
     /// Whether the last round has ended.
-    pub over: bool,
+    over: bool,
 }
 
 impl State {
@@ -269,16 +283,32 @@ impl State {
         self.ledger.owners()
     }
 
+    /// Whose turn it is; `None` once the game is over.
+    #[inline]
+    pub fn active(&self) -> Option<Owner> {
+        (!self.over).then_some(Owner(self.active))
+    }
+
+    /// Whether `player` has passed this round.
+    pub fn passed(&self, player: Owner) -> bool {
+        self.passed & (1 << player.0) != 0
+    }
+
+    /// Whether the last round has ended.
+    pub fn over(&self) -> bool {
+        self.over
+    }
+
     /// The round being played, from 0.
     #[inline]
     pub fn round(&self) -> u32 {
         self.ledger.clock().act
     }
 
-    /// `player`'s tokens in the tactic (0), fleet (1) or strategy (2) pool.
+    /// `player`'s tokens in a pool.
     #[inline]
-    pub fn pool(&self, player: Owner, pool: usize) -> u32 {
-        self.ledger.tokens(self.h.pools[pool], player)
+    pub fn pool(&self, player: Owner, pool: Pool) -> u32 {
+        self.ledger.tokens(self.h.pools[pool.index()], player)
     }
 
     /// `player`'s score so far.
@@ -293,10 +323,10 @@ impl State {
         if self.over || player.0 != self.active {
             return;
         }
-        if self.pool(player, TACTIC) > 0 {
+        if self.pool(player, Pool::Tactic) > 0 {
             self.open_systems(player, out);
         }
-        if self.pool(player, STRATEGY) > 0
+        if self.pool(player, Pool::Strategy) > 0
             && !self.ledger.is_exhausted(self.h.strategic[player.index()])
         {
             out.push(Action::Strategic);
@@ -334,7 +364,7 @@ impl State {
                 };
                 // An empty tactic pool is refused by the kernel; a token for a system that holds one of
                 // the player's would go to reinforcements instead (K4.3): refuse that.
-                let tactic = self.h.pools[TACTIC];
+                let tactic = self.h.pools[Pool::Tactic.index()];
                 if self.ledger.move_tokens(player, tactic, zone, 1, cause)? > 0 {
                     return Err(ActionError::Illegal(format!(
                         "system {system} already holds a command token of p{}",
@@ -351,7 +381,10 @@ impl State {
                 // Refused by the kernel when used this round (K5) or with an empty strategy pool.
                 self.ledger
                     .activate(self.h.strategic[player.index()], cause)?;
-                let (strategy, tactic) = (self.h.pools[STRATEGY], self.h.pools[TACTIC]);
+                let (strategy, tactic) = (
+                    self.h.pools[Pool::Strategy.index()],
+                    self.h.pools[Pool::Tactic.index()],
+                );
                 self.ledger
                     .move_tokens(player, strategy, self.h.reinforcements, 1, cause)?;
                 self.ledger
@@ -415,7 +448,10 @@ impl State {
         }
         // Readies every strategic action (K5) and counts the round (K10).
         self.ledger.end_scope(Scope::Act);
-        let (tactic, strategy) = (self.h.pools[TACTIC], self.h.pools[STRATEGY]);
+        let (tactic, strategy) = (
+            self.h.pools[Pool::Tactic.index()],
+            self.h.pools[Pool::Strategy.index()],
+        );
         for owner in (0..self.players()).map(Owner) {
             self.ledger.gain_tokens(owner, tactic, 1, cause)?;
             self.ledger.gain_tokens(owner, strategy, 1, cause)?;
@@ -562,9 +598,7 @@ impl Ruleset for WideBoard {
     /// Only the player whose turn it is, until the game is over.
     #[inline]
     fn to_act(&self, state: &State, out: &mut Vec<Owner>) {
-        if !state.over {
-            out.push(Owner(state.active));
-        }
+        out.extend(state.active());
     }
 
     #[inline]
@@ -604,11 +638,7 @@ impl Ruleset for WideBoard {
         }
         let scores = table.section("Scores");
         for p in (0..state.players()).map(Owner) {
-            let passed = if state.passed & (1 << p.0) != 0 {
-                ", passed"
-            } else {
-                ""
-            };
+            let passed = if state.passed(p) { ", passed" } else { "" };
             scores.row(p, "score", format!("{}{passed}", state.score(p)));
         }
     }

@@ -1,7 +1,7 @@
 //! The rules, through the host-facing `DynGame`: what is listed, what is refused, what a round's end does.
 
 use coffer_core::{ActionError, Adapter, DynGame, Outcome, Owner, Setup};
-use coffer_wide_board::{Config, State, WideBoard};
+use coffer_wide_board::{Config, Pool, State, WideBoard};
 
 fn game(players: u16, config: Config) -> Box<dyn DynGame> {
     Adapter::shared(WideBoard)
@@ -73,7 +73,13 @@ fn the_strategic_action_gains_two_tactic_tokens_once_per_round() {
     let mut g = game(2, Config::default());
     act(&mut *g, 0, r#"{"type":"strategic"}"#);
     let s = state(&*g);
-    assert_eq!((s.pool(Owner(0), 0), s.pool(Owner(0), 2)), (5, 1));
+    assert_eq!(
+        (
+            s.pool(Owner(0), Pool::Tactic),
+            s.pool(Owner(0), Pool::Strategy)
+        ),
+        (5, 1)
+    );
     act(&mut *g, 1, r#"{"type":"pass"}"#);
     let before = g.state_hash();
     assert!(g.apply_json(Owner(0), r#"{"type":"strategic"}"#).is_err());
@@ -119,8 +125,14 @@ fn the_round_ends_when_everyone_passed_scoring_held_systems_and_returning_every_
         assert_eq!(s.board_tokens(p), 0);
     }
     // p0 spent 2 tactic tokens (3 -> 1) and gains 1 back: 8 + 2 returned - 2 gained in reinforcements.
-    assert_eq!((s.pool(Owner(0), 0), s.pool(Owner(0), 2)), (2, 3));
-    assert_eq!(s.active, 1, "round 2 starts with p1");
+    assert_eq!(
+        (
+            s.pool(Owner(0), Pool::Tactic),
+            s.pool(Owner(0), Pool::Strategy)
+        ),
+        (2, 3)
+    );
+    assert_eq!(s.active(), Some(Owner(1)), "round 2 starts with p1");
     assert!(g.check_invariants().is_ok());
 }
 
