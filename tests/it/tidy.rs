@@ -65,7 +65,9 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_source_file_starts_with_a_module_doc_line() {
     let mut files = Vec::new();
-    for dir in ["core", "host", "plugins", "server", "tests", "template"] {
+    for dir in [
+        "bench", "core", "host", "plugins", "server", "tests", "template",
+    ] {
         rust_files(&root().join(dir), &mut files);
     }
     assert!(files.len() > 20, "found only {} Rust files", files.len());
