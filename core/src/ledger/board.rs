@@ -95,11 +95,13 @@ impl Board {
         }
     }
 
+    #[inline]
     fn held(&self, owner: Owner, owners: u16) -> &[u64] {
         let from = Board::column(owner, owners) * self.words;
         self.held.get(from..from + self.words).unwrap_or(&[])
     }
 
+    #[inline]
     fn class(&self, kind: Kind) -> &[u64] {
         self.classes
             .iter()
@@ -132,6 +134,7 @@ pub struct ZoneSet<'a> {
 }
 
 impl<'a> ZoneSet<'a> {
+    #[inline]
     fn new(a: &'a [u64], b: &'a [u64], combine: Combine) -> ZoneSet<'a> {
         let mut set = ZoneSet {
             a,
@@ -144,7 +147,7 @@ impl<'a> ZoneSet<'a> {
         set
     }
 
-    #[inline]
+    #[inline(always)]
     fn word_at(&self, i: usize) -> u64 {
         let a = self.a.get(i).copied().unwrap_or(0);
         let b = self.b.get(i).copied().unwrap_or(0);
@@ -167,7 +170,7 @@ impl<'a> ZoneSet<'a> {
 impl Iterator for ZoneSet<'_> {
     type Item = ZoneId;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<ZoneId> {
         loop {
             if self.bits != 0 {
@@ -228,6 +231,7 @@ impl Ledger {
     }
 
     /// K4.8: the zones of class `class` (zones whose key has that kind) holding `owner`'s tokens.
+    #[inline]
     pub fn zones_holding_in(&self, owner: Owner, class: Kind) -> ZoneSet<'_> {
         ZoneSet::new(
             self.board.held(owner, self.owners),
@@ -237,6 +241,7 @@ impl Ledger {
     }
 
     /// K4.8: the zones of class `class` holding none of `owner`'s tokens ("systems without my token").
+    #[inline]
     pub fn zones_without(&self, owner: Owner, class: Kind) -> ZoneSet<'_> {
         ZoneSet::new(
             self.board.held(owner, self.owners),
