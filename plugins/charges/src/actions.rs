@@ -3,7 +3,7 @@
 
 use crate::content::{Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Timing};
 use crate::state::{Attack, AttackStep, Card, CardKind, Phase, Stage, State, kind};
-use crate::vocab::note;
+use crate::words::note;
 use coffer_core::{ActionError, Cause, Key, Owner, Part, Refusal, Scope, TrackId};
 use serde::{Deserialize, Serialize};
 

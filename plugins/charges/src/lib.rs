@@ -3,7 +3,7 @@
 //! The `charges` ruleset: X-Wing second edition charges, Force, shields and energy (RULES.md C1–C11) on
 //! the Coffer kernel's charge tracks. Ships and upgrades are data ([`content`]); a game is a squad per
 //! player played through Planning, System, Activation, Engagement and End phases, with dice results and
-//! damage given as action inputs. Its [`vocab`] names everything in the rulebook's words, and its
+//! damage given as action inputs. Its [`words`] names everything in the rulebook's words, and its
 //! [`table`] shows each seat the game, a planned dial only to its owner until it is revealed.
 //!
 //! ```
@@ -26,7 +26,7 @@ pub mod actions;
 pub mod content;
 pub mod state;
 pub mod table;
-pub mod vocab;
+pub mod words;
 
 pub use actions::{Action, ChargeRef, ShipAction, Turn, Why};
 pub use content::{Content, ContentError};
@@ -220,7 +220,7 @@ impl Ruleset for Charges {
         ];
         d.actions = action_docs();
         d.options = option_docs();
-        d.vocabulary = vocab::vocabulary();
+        d.vocabulary = words::vocabulary();
         d
     }
 
@@ -272,7 +272,7 @@ impl Ruleset for Charges {
     }
 
     fn label(&self, state: &State, key: Key) -> Option<String> {
-        vocab::label(state, key)
+        words::label(state, key)
     }
 
     /// The ruleset's own invariants (the host checks the ledger's first).

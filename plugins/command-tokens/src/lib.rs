@@ -21,6 +21,7 @@
 mod actions;
 pub mod content;
 mod state;
+mod table;
 mod words;
 
 pub use actions::Action;

@@ -1,7 +1,7 @@
 //! Player actions: the serde `Action` enum, their validation (pure, shared by `apply` and the legal-action
 //! list), their effects, and the turn structure (Ready, Income, Draw, Main, End).
 
-use crate::cards::{CardType, Deed, Effect, MAX_CP_COST, RewardTo};
+use crate::content::{CardType, Deed, Effect, MAX_CP_COST, RewardTo};
 use crate::refusals::{PendingChoice, Rule, Why};
 use crate::scoring;
 use crate::state::{AwardTo, Band, Phase, State, Zone, card_key, effect, key, kind, note};
@@ -878,7 +878,7 @@ trait CloneCosts {
     fn clone_costs(&self) -> Costs;
 }
 
-impl CloneCosts for crate::cards::CardDef {
+impl CloneCosts for crate::content::CardDef {
     fn clone_costs(&self) -> Costs {
         Costs {
             maneuver: self.card_type == CardType::Maneuver,

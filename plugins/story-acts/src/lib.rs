@@ -17,7 +17,7 @@
 //! ```
 
 pub mod actions;
-pub mod cards;
+pub mod content;
 pub mod refusals;
 pub mod scoring;
 pub mod state;
@@ -25,7 +25,7 @@ pub mod table;
 pub mod words;
 
 pub use actions::{Action, CpSplit};
-pub use cards::{CardDb, CardDef, CardError, CardType, Deed, Effect};
+pub use content::{CardDb, CardDef, CardError, CardType, Deed, Effect};
 pub use refusals::{PendingChoice, Rule, Why};
 pub use scoring::{ScoreLines, act_winner, score_lines};
 pub use state::{
@@ -228,7 +228,7 @@ impl StoryActs {
         let mut ledger = Ledger::new(players, seed);
         // Every table is allocated at its final size: a hosted idle game holds only what it needs.
         let n = usize::from(players);
-        let count = |f: fn(&cards::CardDef) -> bool| {
+        let count = |f: fn(&content::CardDef) -> bool| {
             (0..n)
                 .map(|p| homeworlds[p % homeworlds.len()])
                 .chain(std::iter::repeat_n(deck.iter().copied(), n).flatten())

@@ -5,7 +5,7 @@
 //! own hand); any other card is "card #N", and where it is stays unsaid: card numbers follow the public deck
 //! lists, so a hidden card's place would tell what another player holds.
 
-use crate::cards::{CardType, Effect};
+use crate::content::{CardType, Effect};
 use crate::state::{Band, State, Zone};
 use coffer_core::{ActionError, Key, Owner, Refusal};
 use std::fmt::Write as _;

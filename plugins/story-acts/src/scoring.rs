@@ -1,7 +1,7 @@
 //! End of an Act: the S13 scoring table, the Act's winner (S12), the catch-up (S16) and the game's end.
 
 use crate::actions::reward_recipients;
-use crate::cards::CardType;
+use crate::content::CardType;
 use crate::state::{ActResult, Band, State, Zone, effect, key, kind, note};
 use coffer_core::{Cause, Refusal, Scope};
 use serde::{Deserialize, Serialize};

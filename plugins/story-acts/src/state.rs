@@ -1,6 +1,6 @@
 //! The configuration (every RULES.md assumption is an option), the game state, Bands and card instances.
 
-use crate::cards::{CardDb, CardDef, CardType, LocationKind};
+use crate::content::{CardDb, CardDef, CardType, LocationKind};
 use coffer_core::{AmountId, Kind, Ledger, Owner, PermanentId, Shared, TrackId};
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -8,7 +8,7 @@
 
 use crate::Action;
 use crate::actions;
-use crate::cards::{CardDef, CardType};
+use crate::content::{CardDef, CardType};
 use crate::state::{Band, Card, Phase, State, Zone, card_key};
 use coffer_core::{Owner, Table};
 use std::fmt::Write as _;

@@ -4,7 +4,7 @@ mod clauses;
 mod common;
 mod content;
 mod docs;
-mod playout;
+mod playouts;
 mod script;
 mod secrecy;
 mod table;

@@ -3,7 +3,7 @@
 //! none of it falls back to a Rust rendering or an undeclared name; every applied action says what it did.
 
 use crate::common::{audiences, names_for, refusal_text, resources_text, table_text, vocabulary};
-use crate::playout::universe;
+use crate::playouts::universe;
 use coffer_charges::Charges;
 use coffer_core::{ActionError, Adapter, DynGame, Names, Outcome, Owner, Setup, Vocabulary};
 use serde::Deserialize;

@@ -1,6 +1,6 @@
 //! One test (or more) per clause T1-T9, named after it, with the clause's edge cases.
 
-use crate::support::*;
+use crate::common::*;
 use coffer_command_tokens::{Action, Phase, Pool, State, Step, face};
 use coffer_core::{ActionError, Cause, Owner, Refusal};
 

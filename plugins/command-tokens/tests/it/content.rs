@@ -1,7 +1,7 @@
 //! Content and configuration: the embedded data is valid, bad data is refused with the entry and field
 //! named, and the Description and README document every action and option.
 
-use crate::support::*;
+use crate::common::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Content, ContentError};
 use coffer_core::{Adapter, Ruleset, Setup, SetupError};
 

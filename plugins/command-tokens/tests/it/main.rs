@@ -1,11 +1,11 @@
 //! Integration tests of the `command-tokens` ruleset: one module per topic.
 
 mod clauses;
+mod common;
 mod content;
 mod modifiers;
 mod playouts;
 mod rounds;
 mod script;
-mod support;
 mod table;
 mod words;

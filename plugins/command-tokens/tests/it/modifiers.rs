@@ -1,7 +1,7 @@
 //! Data-driven modifiers, one test each: Diplomacy, Warfare and Construction token effects, Sol's extra
 //! status-phase token, Letnev's +2 fleet limit, the Fleet Regulations law.
 
-use crate::support::*;
+use crate::common::*;
 use coffer_command_tokens::{Action, Config, Phase, Pool, Step};
 
 const DIPLOMACY: u8 = 1;

@@ -2,7 +2,7 @@
 //! sections (strategy cards, the speaker, command sheets, tokens on the board, final scores) in rules
 //! situations. Nothing is hidden, so every seat and spectators see the same table.
 
-use crate::support::*;
+use crate::common::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, State};
 use coffer_core::{Adapter, DynGame, Format, Outcome, Owner, Row, Table};
 

@@ -3,8 +3,8 @@
 
 use coffer_core::{Adapter, Ruleset, Setup, SetupError};
 use coffer_story_acts::{
-    CardDb, CardDef, CardType, Config, Deed, Effect, StoryActs, cards::LocationKind,
-    cards::RewardTo,
+    CardDb, CardDef, CardType, Config, Deed, Effect, StoryActs, content::LocationKind,
+    content::RewardTo,
 };
 
 fn names() -> Vec<String> {

@@ -1,0 +1,123 @@
+//! The table every seat and spectator sees: the clock, whose turn it is, who may act and why, and the
+//! game's state in sections. Nothing is hidden in this ruleset.
+
+use crate::state::{NOBODY, Phase, Pool, State, Step};
+use crate::words::count;
+use coffer_core::{Owner, Table};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+impl State {
+    /// Fills the table. Nothing is hidden in this ruleset: every seat and spectators see the same.
+    pub fn fill_table(&self, table: &mut Table) {
+        let f = &self.flow;
+        let r = &self.rules;
+        let n = self.players();
+        table.clock(self.round(), f.phase.number(), f.step.number());
+        let turn = match f.phase {
+            Phase::Strategy => Some((f.speaker + f.picks % n) % n),
+            Phase::Action => Some(f.turn),
+            Phase::Status => Some(f.resolver),
+            Phase::Over => None,
+        };
+        if let Some(t) = turn {
+            table.turn(Owner(u16::from(t)));
+        }
+        if let (Some(p), Some(why)) = (self.actor(), self.why()) {
+            table.act(Owner(u16::from(p)), why);
+        }
+        if f.phase == Phase::Action {
+            for p in 0..n {
+                if f.passed & (1 << p) != 0 {
+                    table.pass(Owner(u16::from(p)));
+                }
+            }
+        }
+        // The card being resolved: a strategic action's effects or its secondaries.
+        let resolving = f.phase == Phase::Action && !matches!(f.step, Step::Turn | Step::Produce);
+        let cards = table.section("Strategy cards");
+        for (c, card) in r.cards.iter().enumerate() {
+            let h = f.holder[c];
+            let (owner, value) = if h == NOBODY {
+                let value = if f.phase == Phase::Strategy {
+                    "available"
+                } else {
+                    "not picked"
+                };
+                (Owner::GAME, value)
+            } else if resolving && usize::from(f.card) == c {
+                (Owner(u16::from(h)), "being resolved")
+            } else if self.ledger.is_exhausted(self.h.cards[c]) {
+                (Owner(u16::from(h)), "used")
+            } else {
+                (Owner(u16::from(h)), "ready")
+            };
+            cards.row(owner, card.name.clone(), value);
+        }
+        let speaker = usize::from(f.speaker);
+        table.section("Speaker").row(
+            Owner(u16::from(f.speaker)),
+            "speaker",
+            r.faction_names[speaker].clone(),
+        );
+        let players = table.section("Command sheets");
+        for p in 0..n {
+            let i = usize::from(p);
+            let mut value = String::with_capacity(72);
+            let _ = write!(
+                value,
+                "{} tactic, {} fleet, {} strategy; {} in reinforcements",
+                self.pool(p, Pool::Tactic),
+                self.pool(p, Pool::Fleet),
+                self.pool(p, Pool::Strategy),
+                self.reinforcements(p)
+            );
+            if r.fleet_bonus[i] > 0 {
+                let _ = write!(value, "; fleet limit {}", self.fleet_limit(p));
+            }
+            if f.forfeited[i] > 0 {
+                let _ = write!(value, "; {} could not be gained", f.forfeited[i]);
+            }
+            players.row(Owner(u16::from(p)), r.faction_names[i].clone(), value);
+        }
+        let producing = (f.step == Step::Produce).then_some((f.turn, usize::from(f.system)));
+        let board = table.section("Command tokens on the board");
+        for (s, &zone) in self.h.systems.iter().enumerate() {
+            for (p, &tokens) in self.ledger.zone_tokens(zone).iter().enumerate() {
+                if tokens == 0 {
+                    continue;
+                }
+                let value = if producing == Some((p as u8, s)) {
+                    Cow::Owned(format!(
+                        "activated: {} of {} produced",
+                        count(u32::from(f.built), "ship", "ships"),
+                        r.production
+                    ))
+                } else {
+                    Cow::Borrowed("command token")
+                };
+                board.row(Owner(p as u16), r.system_labels[s].clone(), value);
+            }
+        }
+        if f.phase == Phase::Over && self.ledger.pending().is_empty() {
+            let best = (0..n).map(|p| self.sheet(p)).max().unwrap_or(0);
+            let scores = table.section("Final scores");
+            for p in 0..n {
+                let score = self.sheet(p);
+                let mut value = count(
+                    score,
+                    "token on the command sheet",
+                    "tokens on the command sheet",
+                );
+                if score == best {
+                    value.push_str(": winner");
+                }
+                scores.row(
+                    Owner(u16::from(p)),
+                    r.faction_names[usize::from(p)].clone(),
+                    value,
+                );
+            }
+        }
+    }
+}
