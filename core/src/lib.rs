@@ -34,6 +34,7 @@ mod ledger;
 mod plugin;
 mod rng;
 mod rows;
+mod sdk;
 mod shared;
 mod spec;
 mod table;
@@ -53,6 +54,7 @@ pub use plugin::{
     Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
 };
 pub use rng::GameRng;
+pub use sdk::{apply_atomically, testing};
 pub use shared::{ContentTable, Shared, SharedContent};
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
 pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};

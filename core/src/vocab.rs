@@ -529,7 +529,8 @@ impl<'v> Names<'v> {
                         "{who}'s reserve is empty: {n} {tokens} taken from {from} into {to}"
                     ),
                     TokenOp::Place => format!("{who} starts with {n} {tokens} on {to}"),
-                    TokenOp::Return => format!("{who}'s {n} {tokens} in {from} return to {to}"),
+                    TokenOp::Return if n == 1 => format!("{who}'s token in {from} returns to {to}"),
+                    TokenOp::Return => format!("{who}'s {n} tokens in {from} return to {to}"),
                 }
             }
             Change::Short { owner, lost, .. } => format!(

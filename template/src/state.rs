@@ -85,22 +85,16 @@ impl State {
 
     /// Who has won, if anybody: the goal reached, or the richest once the bank is dry.
     pub fn outcome(&self) -> Outcome {
-        let coins = |p: Owner| self.coins(p);
-        let players = (0..self.ledger.owners()).map(Owner);
-        let mut winners: Vec<Owner> = players
-            .clone()
-            .filter(|&p| coins(p) >= u32::from(self.goal))
+        let scores: Vec<i64> = (0..self.ledger.owners())
+            .map(|p| i64::from(self.coins(Owner(p))))
             .collect();
-        if winners.is_empty() && self.ledger.tokens(self.bank, Owner::GAME) == 0 {
-            // The bank ran dry: the richest player wins (ties share the win).
-            let most = players.clone().map(coins).max().unwrap_or(0);
-            winners = players.clone().filter(|&p| coins(p) == most).collect();
-        }
-        if winners.is_empty() {
-            Outcome::Ongoing
+        let goal = scores.iter().any(|&c| c >= i64::from(self.goal));
+        if goal || self.ledger.tokens(self.bank, Owner::GAME) == 0 {
+            // The goal is reached on the turn it is (so by the richest), or the bank ran dry: the richest
+            // win, ties sharing.
+            Outcome::by_score(scores)
         } else {
-            let scores = players.map(|p| i64::from(coins(p))).collect();
-            Outcome::Finished { winners, scores }
+            Outcome::Ongoing
         }
     }
 }

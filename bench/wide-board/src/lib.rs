@@ -618,15 +618,11 @@ impl Ruleset for WideBoard {
         if !state.over {
             return Outcome::Ongoing;
         }
-        let scores: Vec<i64> = (0..state.players())
-            .map(|p| state.score(Owner(p)))
-            .collect();
-        let best = scores.iter().copied().max().unwrap_or(0);
-        let winners = (0..state.players())
-            .filter(|&p| scores[usize::from(p)] == best)
-            .map(Owner)
-            .collect();
-        Outcome::Finished { winners, scores }
+        Outcome::by_score(
+            (0..state.players())
+                .map(|p| state.score(Owner(p)))
+                .collect(),
+        )
     }
 
     /// The same table for every seat and spectators: nothing is hidden.

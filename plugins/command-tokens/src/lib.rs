@@ -301,15 +301,11 @@ impl Ruleset for CommandTokens {
         if state.flow.phase != Phase::Over || !state.ledger.pending().is_empty() {
             return Outcome::Ongoing;
         }
-        let scores: Vec<i64> = (0..state.players())
-            .map(|p| i64::from(state.sheet(p)))
-            .collect();
-        let best = scores.iter().copied().max().unwrap_or(0);
-        let winners = (0..state.players())
-            .filter(|&p| scores[usize::from(p)] == best)
-            .map(|p| Owner(u16::from(p)))
-            .collect();
-        Outcome::Finished { winners, scores }
+        Outcome::by_score(
+            (0..state.players())
+                .map(|p| i64::from(state.sheet(p)))
+                .collect(),
+        )
     }
 
     /// The same table for every seat and spectators: nothing in this ruleset is hidden.

@@ -2,7 +2,7 @@
 //! scenario set-up.
 
 use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
-use coffer_core::{ActionError, Cause, Owner, Ruleset, state_hash};
+use coffer_core::{ActionError, Cause, Owner, Ruleset, testing};
 
 /// A new game through the ruleset, events taken.
 pub fn game(players: u16, config: Config) -> State {
@@ -18,39 +18,17 @@ pub fn default_game(players: u16) -> State {
     game(players, Config::default())
 }
 
-/// Applies an action as the adapter does: one transaction, rolled back on refusal.
-pub fn act(s: &mut State, p: u8, a: Action) -> Result<(), ActionError> {
-    let mark = s.ledger.begin();
-    match s.apply(Owner(u16::from(p)), &a) {
-        Ok(()) => {
-            s.ledger.commit(mark);
-            s.ledger.take_events();
-            Ok(())
-        }
-        Err(e) => {
-            s.ledger.rollback(mark);
-            Err(e)
-        }
-    }
-}
-
 /// Applies an action that must succeed.
 #[track_caller]
 pub fn ok(s: &mut State, p: u8, a: Action) {
-    if let Err(e) = act(s, p, a) {
-        panic!("{a:?} by p{p} refused: {e}");
-    }
+    testing::applies(&CommandTokens::new(), s, Owner(u16::from(p)), &a);
 }
 
-/// Applies an action that must be refused, checking the state hash did not change; returns the error.
+/// Applies an action that must be refused: the state hash unchanged, no event, not listed as legal (the
+/// SDK's harness); returns the error.
 #[track_caller]
 pub fn refused(s: &mut State, p: u8, a: Action) -> ActionError {
-    let before = state_hash(s);
-    let listed = legal(s, p).contains(&a);
-    let e = act(s, p, a).expect_err("the action must be refused");
-    assert_eq!(state_hash(s), before, "a refused action changed the state");
-    assert!(!listed, "a refused action was listed as legal: {a:?}");
-    e
+    testing::refused(&CommandTokens::new(), s, Owner(u16::from(p)), &a)
 }
 
 /// `p`'s legal actions.
