@@ -1251,8 +1251,14 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             } else {
                 planned
             };
-            // 4: the vocabulary's "purple maneuver executed as red".
-            let shown = if color == planned {
+            // C12: a stressed ship that would execute a red maneuver executes a white [2 straight]
+            // instead, so it gains no stress (and a huge ship spends no energy).
+            let stressed_red = color == Color::Red && stressed(s, i);
+            let color = if stressed_red { Color::White } else { color };
+            // 4: the vocabulary's "purple maneuver executed as red"; 5: "a white [2 straight] instead".
+            let shown = if stressed_red {
+                5
+            } else if color == planned {
                 colour_number(planned)
             } else {
                 4

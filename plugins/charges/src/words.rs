@@ -99,6 +99,7 @@ pub fn vocabulary() -> Vocabulary {
             "a red maneuver",
             "a purple maneuver",
             "its purple maneuver as red (no active Force left)",
+            "a white [2 straight] instead of its red maneuver: it is stressed",
         ]),
     );
     set(

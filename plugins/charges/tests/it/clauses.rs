@@ -717,6 +717,56 @@ fn c10_huge_ship_spends_energy_to_remove_gained_stress() {
 }
 
 #[test]
+fn c12_a_stressed_ship_executes_a_white_2_straight_instead_of_red_and_gains_no_stress() {
+    // Initiative 1 against 6: the academy pilot (ship 0) moves first in each phase.
+    let mut g = G::squads(&[("academy-pilot", NO)], &[("darth-vader", NO)]);
+    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
+    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"red"}));
+    g.advance_to(Phase::System);
+    // Ship 0 is stressed after planning; ship 1 is not.
+    g.ok(0, json!({"type":"gain_stress","ship":0}));
+    g.advance_to(Phase::Activation);
+    g.ok(0, json!({"type":"execute","ship":0}));
+    assert_eq!(
+        g.tokens(0, kind::STRESS),
+        1,
+        "the stressed ship gained no second stress"
+    );
+    g.ok(0, json!({"type":"pass","ship":0}));
+    g.ok(1, json!({"type":"execute","ship":1}));
+    assert_eq!(
+        g.tokens(1, kind::STRESS),
+        1,
+        "an unstressed ship's red maneuver gives a stress"
+    );
+}
+
+#[test]
+fn c12_a_stressed_huge_ship_executes_white_and_loses_no_energy() {
+    let mut g = cr90();
+    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
+    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
+    g.advance_to(Phase::System);
+    // Stressed with no energy to spend it away: the stress stays.
+    for _ in 0..7 {
+        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
+    }
+    g.ok(1, json!({"type":"gain_stress","ship":0}));
+    assert_eq!(g.tokens(0, kind::STRESS), 1);
+    g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
+    g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
+    g.ok(0, json!({"type":"execute","ship":0}));
+    assert_eq!(
+        g.energy(0),
+        (1, 7),
+        "no energy spent on the red maneuver it did not execute"
+    );
+    assert_eq!(g.tokens(0, kind::STRESS), 1);
+}
+
+#[test]
 fn c10_energy_recovers_only_per_the_ship_card() {
     let cr90 = json!({"id": "cr90", "name": "CR90", "ship": "CR90", "size": "huge", "initiative": 8, "attack": 4,
         "agility": 0, "hull": 18, "energy": {"value": 5, "recurs": 1}});
