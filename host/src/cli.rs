@@ -285,7 +285,7 @@ pub enum Command {
     /// state hash unchanged; every --check-every actions clone, JSON and binary snapshots and a replay of
     /// the log must reproduce the state hash. Each violation is shrunk to a minimal script (written to
     /// --repro-dir) that `coffer play` and `coffer simulate --check-script` re-run. Exits 1 on any violation.
-    Simulate(crate::simulate::SimulateArgs),
+    Simulate(SimulateArgs),
 }
 
 /// `coffer plugins ...`.
@@ -512,7 +512,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             *keep_going,
             format,
         ),
-        Command::Simulate(args) => crate::simulate::command(&registry, args, format),
+        Command::Simulate(args) => simulate(&registry, args, format),
         Command::Show { game, player } => show(&registry, game, *player, format),
         Command::Log { game, player } => log(&registry, game, *player, format),
         Command::Replay { game } => replay(&registry, game, format),
@@ -1272,4 +1272,129 @@ fn demo(
         print_json(&serde_json::Value::Array(reports))?;
     }
     Ok(status)
+}
+
+/// The arguments of `coffer simulate`.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// The ruleset: `ID` or `ID@VERSION`.
+    #[arg(value_name = "ID")]
+    pub ruleset: String,
+    /// Games to play (1 to 100000000); game i is seeded with S + i.
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub games: u64,
+    /// Seed of the first game.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Players per game (default: the ruleset's fewest; see --random-players).
+    #[arg(long, short = 'p', value_name = "N")]
+    pub players: Option<u16>,
+    /// Draw each game's player count from its seed, within the ruleset's range, instead of one count.
+    #[arg(long, conflicts_with = "players")]
+    pub random_players: bool,
+    /// JSON file with the ruleset's configuration.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Most actions per game (1 to 100000000).
+    #[arg(long, default_value_t = 1_000, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_actions: u64,
+    /// Games run in parallel on T threads of this process (1 to 256).
+    #[arg(long, default_value_t = 1, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
+    /// Share of steps that try an illegal or malformed action (0 to 0.9).
+    #[arg(long, default_value_t = 0.1, value_name = "F")]
+    pub illegal_share: f64,
+    /// Clone, snapshot and replay checks every K actions (1 to 100000000; and at each game's end).
+    #[arg(long, default_value_t = 64, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub check_every: u64,
+    /// Directory for the reproducing scripts of violations.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repro_dir: PathBuf,
+    /// Instead of simulating, re-run this script (JSON Lines, as `coffer play` reads) with every check
+    /// after every line, for the game given by --players and --seed.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub check_script: Option<PathBuf>,
+}
+
+/// `coffer simulate`: prints the report (or the script check) and fails when a violation was found.
+///
+/// # Errors
+/// An unknown ruleset, an unreadable configuration or script, or a script check without `--players`.
+fn simulate(
+    registry: &Registry,
+    args: &SimulateArgs,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    use crate::simulate::{SimOptions, check_script, parse_script, progress_bar};
+    let ruleset = std::sync::Arc::clone(&registry.get(&args.ruleset)?.ruleset);
+    let config = read_config(args.config.as_deref())?;
+    if let Some(path) = &args.check_script {
+        let players = args
+            .players
+            .context("--check-script needs --players (and --seed) to start the scripted game")?;
+        let text = crate::save::read_capped_text(path)
+            .with_context(|| format!("cannot read script {}", path.display()))?;
+        let script = parse_script(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let setup = Setup::new(players, args.seed).config(config);
+        let found = check_script(&*ruleset, &setup, &script);
+        if format == OutputFormat::Json {
+            let v = found.as_ref().map(|v| {
+                serde_json::json!({"line": v.line.map(|l| l + 1), "kind": v.kind.name(), "message": v.kind.to_string()})
+            });
+            outln!(
+                "{}",
+                serde_json::json!({"script": path, "lines": script.len(), "violation": v})
+            );
+        } else {
+            match &found {
+                None => outln!(
+                    "{}: {} lines, every check passed",
+                    path.display(),
+                    script.len()
+                ),
+                Some(v) => match v.line {
+                    Some(l) => outln!("{}:{}: {}", path.display(), l + 1, v.kind),
+                    None => outln!("{}: before the first line: {}", path.display(), v.kind),
+                },
+            }
+        }
+        return Ok(if found.is_some() {
+            Status::Failure
+        } else {
+            Status::Success
+        });
+    }
+    if !(0.0..=0.9).contains(&args.illegal_share) {
+        bail!("--illegal-share {} is outside 0 to 0.9", args.illegal_share);
+    }
+    std::fs::create_dir_all(&args.repro_dir)
+        .with_context(|| format!("cannot create {}", args.repro_dir.display()))?;
+    let options = SimOptions {
+        games: args.games,
+        seed: args.seed,
+        // One player count unless asked otherwise: a run's figures then describe one kind of game.
+        players: if args.random_players {
+            None
+        } else {
+            Some(args.players.unwrap_or(ruleset.description().min_players))
+        },
+        config,
+        max_actions: args.max_actions,
+        threads: usize::from(args.threads.max(1)),
+        illegal_share: args.illegal_share,
+        check_every: args.check_every.max(1),
+        repro_dir: args.repro_dir.clone(),
+        ..SimOptions::default()
+    };
+    let report = crate::simulate::run(&ruleset, &options, &progress_bar(options.games));
+    if format == OutputFormat::Json {
+        outln!("{}", report.to_json());
+    } else {
+        outln!("{report}");
+    }
+    Ok(if report.is_clean() {
+        Status::Success
+    } else {
+        Status::Failure
+    })
 }

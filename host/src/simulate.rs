@@ -89,7 +89,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -564,13 +564,6 @@ pub fn playout(
 }
 
 // ----- a run -----
-
-/// `println!` that hands a write error (a closed pipe) back to the caller instead of panicking.
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        writeln!(std::io::stdout().lock(), $($arg)*)?
-    };
-}
 
 /// Runs `options.games` random playouts of `ruleset` on `options.threads` threads, checking everything the
 /// module docs list, and reports. `progress` advances by one per game (use [`progress_bar`], or
@@ -1430,50 +1423,6 @@ fn report_violation(
     found
 }
 
-// ----- the `coffer simulate` subcommand -----
-
-/// The arguments of `coffer simulate`.
-#[derive(Debug, clap::Args)]
-pub struct SimulateArgs {
-    /// The ruleset: `ID` or `ID@VERSION`.
-    #[arg(value_name = "ID")]
-    pub ruleset: String,
-    /// Games to play (1 to 100000000); game i is seeded with S + i.
-    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub games: u64,
-    /// Seed of the first game.
-    #[arg(long, default_value_t = 0, value_name = "S")]
-    pub seed: u64,
-    /// Players per game (default: the ruleset's fewest; see --random-players).
-    #[arg(long, short = 'p', value_name = "N")]
-    pub players: Option<u16>,
-    /// Draw each game's player count from its seed, within the ruleset's range, instead of one count.
-    #[arg(long, conflicts_with = "players")]
-    pub random_players: bool,
-    /// JSON file with the ruleset's configuration.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Most actions per game (1 to 100000000).
-    #[arg(long, default_value_t = 1_000, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub max_actions: u64,
-    /// Games run in parallel on T threads of this process (1 to 256).
-    #[arg(long, default_value_t = 1, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub threads: u16,
-    /// Share of steps that try an illegal or malformed action (0 to 0.9).
-    #[arg(long, default_value_t = 0.1, value_name = "F")]
-    pub illegal_share: f64,
-    /// Clone, snapshot and replay checks every K actions (1 to 100000000; and at each game's end).
-    #[arg(long, default_value_t = 64, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub check_every: u64,
-    /// Directory for the reproducing scripts of violations.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub repro_dir: PathBuf,
-    /// Instead of simulating, re-run this script (JSON Lines, as `coffer play` reads) with every check
-    /// after every line, for the game given by --players and --seed.
-    #[arg(long, value_name = "FILE.jsonl")]
-    pub check_script: Option<PathBuf>,
-}
-
 impl Report {
     /// The report as one JSON document.
     pub fn to_json(&self) -> Value {
@@ -1511,96 +1460,4 @@ impl Report {
             })).collect::<Vec<_>>(),
         })
     }
-}
-
-/// Runs `coffer simulate`: prints the report (or the script check) and fails when a violation was found.
-///
-/// # Errors
-/// An unknown ruleset, an unreadable configuration or script, or a script check without `--players`.
-pub fn command(
-    registry: &crate::Registry,
-    args: &SimulateArgs,
-    format: crate::cli::OutputFormat,
-) -> anyhow::Result<crate::cli::Status> {
-    use crate::cli::{OutputFormat, Status};
-    use anyhow::Context as _;
-    let ruleset = Arc::clone(&registry.get(&args.ruleset)?.ruleset);
-    let config = match &args.config {
-        Some(path) => {
-            let text = crate::save::read_capped_text(path)
-                .with_context(|| format!("cannot read config file {}", path.display()))?;
-            serde_json::from_str(&text)
-                .with_context(|| format!("config file {} is not valid JSON", path.display()))?
-        }
-        None => Value::Null,
-    };
-    if let Some(path) = &args.check_script {
-        let players = args
-            .players
-            .context("--check-script needs --players (and --seed) to start the scripted game")?;
-        let text = crate::save::read_capped_text(path)
-            .with_context(|| format!("cannot read script {}", path.display()))?;
-        let script = parse_script(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let setup = Setup::new(players, args.seed).config(config);
-        let found = check_script(&*ruleset, &setup, &script);
-        if format == OutputFormat::Json {
-            let v = found.as_ref().map(|v| {
-                serde_json::json!({"line": v.line.map(|l| l + 1), "kind": v.kind.name(), "message": v.kind.to_string()})
-            });
-            outln!(
-                "{}",
-                serde_json::json!({"script": path, "lines": script.len(), "violation": v})
-            );
-        } else {
-            match &found {
-                None => outln!(
-                    "{}: {} lines, every check passed",
-                    path.display(),
-                    script.len()
-                ),
-                Some(v) => match v.line {
-                    Some(l) => outln!("{}:{}: {}", path.display(), l + 1, v.kind),
-                    None => outln!("{}: before the first line: {}", path.display(), v.kind),
-                },
-            }
-        }
-        return Ok(if found.is_some() {
-            Status::Failure
-        } else {
-            Status::Success
-        });
-    }
-    if !(0.0..=0.9).contains(&args.illegal_share) {
-        anyhow::bail!("--illegal-share {} is outside 0 to 0.9", args.illegal_share);
-    }
-    std::fs::create_dir_all(&args.repro_dir)
-        .with_context(|| format!("cannot create {}", args.repro_dir.display()))?;
-    let options = SimOptions {
-        games: args.games,
-        seed: args.seed,
-        // One player count unless asked otherwise: a run's figures then describe one kind of game.
-        players: if args.random_players {
-            None
-        } else {
-            Some(args.players.unwrap_or(ruleset.description().min_players))
-        },
-        config,
-        max_actions: args.max_actions,
-        threads: usize::from(args.threads.max(1)),
-        illegal_share: args.illegal_share,
-        check_every: args.check_every.max(1),
-        repro_dir: args.repro_dir.clone(),
-        ..SimOptions::default()
-    };
-    let report = run(&ruleset, &options, &progress_bar(options.games));
-    if format == OutputFormat::Json {
-        outln!("{}", report.to_json());
-    } else {
-        outln!("{report}");
-    }
-    Ok(if report.is_clean() {
-        Status::Success
-    } else {
-        Status::Failure
-    })
 }
