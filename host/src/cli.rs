@@ -1,11 +1,13 @@
-//! The `coffer` command: argument parsing (clap) and one function per subcommand.
+//! The `coffer` command: argument parsing (clap) and one function per subcommand. Not a library API:
+//! the binary calls [`main`]; `coffer-server` shares [`Global`] so both programs take the same plugin
+//! options (see `crate::programs`).
 //!
 //! The command links no ruleset: every ruleset comes from plugin libraries loaded at runtime from the
 //! directories the user names (`--plugin-dir`, `COFFER_PLUGIN_PATH`), optionally pinned by a lock file.
 
 use crate::host::HostedGame;
 use crate::registry::Registry;
-use crate::render;
+use crate::render::{self, error_chain as chain};
 use crate::save::SaveFile;
 use anyhow::{Context as _, bail};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -53,7 +55,7 @@ Examples:
     about = "Run games of tabletop rulesets loaded at runtime from plugin libraries",
     after_long_help = AFTER_HELP
 )]
-pub struct Cli {
+struct Cli {
     /// Options shared by every subcommand.
     #[command(flatten)]
     pub global: Global,
@@ -109,7 +111,7 @@ pub enum OutputFormat {
 
 /// Players, seed and configuration of a new game.
 #[derive(Debug, clap::Args)]
-pub struct NewGame {
+struct NewGame {
     /// The ruleset: `ID` or `ID@VERSION` (see `coffer rulesets`).
     #[arg(value_name = "ID")]
     pub ruleset: String,
@@ -127,7 +129,7 @@ pub struct NewGame {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 #[non_exhaustive]
-pub enum Command {
+enum Command {
     /// List the loaded rulesets with their version and the library they came from.
     Rulesets,
     /// Describe a ruleset: phases, resources, actions (with JSON examples) and configuration options.
@@ -291,7 +293,7 @@ pub enum Command {
 /// `coffer plugins ...`.
 #[derive(Debug, Subcommand)]
 #[non_exhaustive]
-pub enum PluginsCommand {
+enum PluginsCommand {
     /// Probe every library of DIR in a child process of its own, one by one, with every check the loader
     /// makes (path policy, lock file, declaration, versions, a first call), and name each library that
     /// is refused or crashes. Exits 1 when any library would not load.
@@ -412,22 +414,6 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// An error and its causes on one line, `outer: inner: innermost`. A cause whose text the line already
-/// holds (an error that prints its source itself) is not repeated.
-pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !line.contains(&text) {
-            line.push_str(": ");
-            line.push_str(&text);
-        }
-        source = cause.source();
-    }
-    line
-}
-
 /// Whether a command that ran to its end succeeded (a failure already printed its reason).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -453,11 +439,24 @@ fn init_tracing(verbose: u8) {
         .try_init();
 }
 
+/// Parses a command line (the program's name first) and runs it in this process, as [`main`] does but
+/// without printing an error or exiting: what the command tests call.
+///
+/// # Errors
+/// A usage error (clap's message), or whatever made the command fail, with context.
+pub fn run_args<I, T>(args: I) -> anyhow::Result<Status>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    run(&Cli::try_parse_from(args)?)
+}
+
 /// Runs one parsed command line.
 ///
 /// # Errors
 /// Whatever made the command fail, with context.
-pub fn run(cli: &Cli) -> anyhow::Result<Status> {
+fn run(cli: &Cli) -> anyhow::Result<Status> {
     let format = cli.global.format;
     match &cli.command {
         Command::Plugins(PluginsCommand::Check { dir }) => {
@@ -468,7 +467,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
         }
         Command::Serve { .. } | Command::Loadtest { .. } => {
             bail!(
-                "`coffer serve` and `coffer loadtest` run the program coffer-server: call cli::main"
+                "`coffer serve` and `coffer loadtest` run the program coffer-server, which only the `coffer` binary starts"
             )
         }
         _ => {}
@@ -1083,40 +1082,6 @@ fn legal(
     Ok(Status::Success)
 }
 
-/// How a script's game is set up: `<script>.setup.json` beside it when present
-/// (`{"players": N, "seed": S, "config": {...}}`, each optional), otherwise `named` players (one more than
-/// the highest player the script names, at least the ruleset's minimum) and `seed`.
-///
-/// # Errors
-/// A setup file that cannot be read or holds anything else.
-pub fn script_setup(
-    script: &Path,
-    named: u16,
-    d: &coffer_core::Description,
-    seed: u64,
-) -> anyhow::Result<Setup> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct SetupFile {
-        players: Option<u16>,
-        seed: Option<u64>,
-        #[serde(default)]
-        config: serde_json::Value,
-    }
-    let mut setup = Setup::new(named.max(d.min_players), seed);
-    let sidecar = script.with_extension("setup.json");
-    if sidecar.is_file() {
-        let text = crate::save::read_capped_text(&sidecar)
-            .with_context(|| format!("cannot read {}", sidecar.display()))?;
-        let file: SetupFile = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a valid setup file", sidecar.display()))?;
-        setup.players = file.players.unwrap_or(setup.players);
-        setup.seed = file.seed.unwrap_or(setup.seed);
-        setup.config = file.config;
-    }
-    Ok(setup)
-}
-
 /// The first script (by name) in `DIR/<id>/examples/*.jsonl`.
 fn demo_script(scripts: &Path, id: &str) -> anyhow::Result<Option<PathBuf>> {
     let dir = scripts.join(id).join("examples");
@@ -1211,7 +1176,7 @@ fn demo(
                     .map(|(_, p, _)| p.saturating_add(1))
                     .max()
                     .unwrap_or(0);
-                let setup = script_setup(&path, named, d, seed)?;
+                let setup = crate::simulate::script_setup(&path, named, d, seed)?;
                 if format == OutputFormat::Text {
                     outln!(
                         "script {}: {} actions, {} players, seed {}",
@@ -1276,7 +1241,7 @@ fn demo(
 
 /// The arguments of `coffer simulate`.
 #[derive(Debug, clap::Args)]
-pub struct SimulateArgs {
+struct SimulateArgs {
     /// The ruleset: `ID` or `ID@VERSION`.
     #[arg(value_name = "ID")]
     pub ruleset: String,

@@ -1328,6 +1328,71 @@ pub fn shrink(
     current
 }
 
+/// Why the setup file beside a script could not be used ([`script_setup`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScriptSetupError {
+    /// The file could not be read.
+    #[error("cannot read {}", path.display())]
+    Unreadable {
+        /// The setup file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<crate::save::SaveError>,
+    },
+    /// The file is not `{"players": N, "seed": S, "config": {...}}`.
+    #[error("{} is not a valid setup file", path.display())]
+    Invalid {
+        /// The setup file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// How a script's game is set up: `<script>.setup.json` beside it when present
+/// (`{"players": N, "seed": S, "config": {...}}`, each optional), otherwise `named` players (one more than
+/// the highest player the script names, at least the ruleset's minimum) and `seed`.
+///
+/// # Errors
+/// [`ScriptSetupError`]: a setup file that cannot be read or holds anything else.
+pub fn script_setup(
+    script: &Path,
+    named: u16,
+    d: &coffer_core::Description,
+    seed: u64,
+) -> Result<Setup, ScriptSetupError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct SetupFile {
+        players: Option<u16>,
+        seed: Option<u64>,
+        #[serde(default)]
+        config: serde_json::Value,
+    }
+    let mut setup = Setup::new(named.max(d.min_players), seed);
+    let sidecar = script.with_extension("setup.json");
+    if sidecar.is_file() {
+        let text = crate::save::read_capped_text(&sidecar).map_err(|source| {
+            ScriptSetupError::Unreadable {
+                path: sidecar.clone(),
+                source: Box::new(source),
+            }
+        })?;
+        let file: SetupFile =
+            serde_json::from_str(&text).map_err(|source| ScriptSetupError::Invalid {
+                path: sidecar.clone(),
+                source,
+            })?;
+        setup.players = file.players.unwrap_or(setup.players);
+        setup.seed = file.seed.unwrap_or(setup.seed);
+        setup.config = file.config;
+    }
+    Ok(setup)
+}
+
 /// Writes script lines as JSON Lines.
 ///
 /// # Errors
