@@ -9,6 +9,7 @@ use crate::host::HostedGame;
 use crate::registry::Registry;
 use crate::render::{self, error_chain as chain};
 use crate::save::SaveFile;
+use crate::simulate::PlayoutError;
 use anyhow::{Context as _, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use coffer_core::{GameRng, Owner, Setup};
@@ -524,7 +525,7 @@ fn run(cli: &Cli) -> anyhow::Result<Status> {
             &registry,
             &cli.global,
             scripts.as_deref(),
-            *actions as usize,
+            u64::from(*actions),
             *seed,
         ),
         Command::Plugins(_)
@@ -1097,57 +1098,55 @@ fn demo_script(scripts: &Path, id: &str) -> anyhow::Result<Option<PathBuf>> {
     Ok(found.into_iter().next())
 }
 
-/// A seeded random playout of at most `max` legal actions (chosen by index); each round offers the move
-/// to players in turn, starting after the last one who acted.
+/// A seeded random playout of at most `max` legal actions ([`HostedGame::playout`]: the simulation
+/// engine's loop), each printed as its heading in text mode and returned as a JSON step with its events
+/// as the acting seat reads them.
 fn random_playout(
     game: &mut HostedGame,
-    max: usize,
+    max: u64,
     seed: u64,
     format: OutputFormat,
 ) -> anyhow::Result<Vec<serde_json::Value>> {
     let mut rng = GameRng::new(seed);
-    let players = game.setup().players;
-    let mut next = 0u16;
+    let ruleset = std::sync::Arc::clone(game.ruleset());
     let mut steps = Vec::new();
-    for step in 0..max {
-        if game.outcome() != coffer_core::Outcome::Ongoing {
-            break;
-        }
-        let mover = (0..players)
-            .map(|k| (next + k) % players)
-            .find(|p| game.legal_count(*p) > 0);
-        let Some(player) = mover else { break };
-        let count = game.legal_count(player);
-        let index = usize::try_from(rng.below(count as u64)).unwrap_or(0);
-        game.apply_legal(player, index).with_context(|| {
-            format!("random playout step {step}: a listed legal action was refused")
-        })?;
-        let action = game
-            .log()
-            .last()
-            .map(|l| l.action.clone())
-            .unwrap_or_default();
-        let seat = Some(Owner(player));
+    let played = game.playout(&mut rng, max, |logged, game| -> anyhow::Result<()> {
+        let seat = Some(Owner(logged.player));
         let events = game.events_for(seat);
-        let names = game.names(seat);
+        let names = crate::host::names_for(
+            ruleset.description(),
+            &game.resources(seat),
+            &game.table(seat),
+        );
         if format == OutputFormat::Text {
-            outln!("{}", render::action_heading(&names, player, &events));
+            outln!("{}", render::action_heading(&names, logged.player, &events));
         }
         steps.push(json!({
-            "player": player,
-            "action": action,
+            "player": logged.player,
+            "action": logged.action,
             "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
         }));
-        next = (player + 1) % players;
+        Ok(())
+    });
+    match played {
+        Ok(_) => Ok(steps),
+        Err(PlayoutError::Refused {
+            applied,
+            player,
+            index,
+            error,
+        }) => Err(anyhow::Error::new(error).context(format!(
+            "random playout step {applied}: {player}'s listed legal action #{index} was refused"
+        ))),
+        Err(PlayoutError::Observer(e)) => Err(e),
     }
-    Ok(steps)
 }
 
 fn demo(
     registry: &Registry,
     global: &Global,
     scripts: Option<&Path>,
-    actions: usize,
+    actions: u64,
     seed: u64,
 ) -> anyhow::Result<Status> {
     if registry.is_empty() {

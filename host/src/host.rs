@@ -314,6 +314,37 @@ impl HostedGame {
         });
         Ok(self.game.events())
     }
+
+    /// A random playout of at most `max_actions` legal actions, each logged, chosen and applied by the
+    /// simulation engine's one loop ([`crate::simulate::playout_with`]); `observe` is shown each logged
+    /// action and the game right after it. A plugin failure without an error of its own ends the playout
+    /// early: [`check_plugin`](Self::check_plugin) reports it.
+    ///
+    /// # Errors
+    /// As [`crate::simulate::playout_with`]; the actions applied before stay applied and logged.
+    pub(crate) fn playout<E>(
+        &mut self,
+        rng: &mut coffer_core::GameRng,
+        max_actions: u64,
+        mut observe: impl FnMut(&LoggedAction, &mut dyn DynGame) -> Result<(), E>,
+    ) -> Result<u64, crate::simulate::PlayoutError<E>> {
+        let log = &mut self.log;
+        crate::simulate::playout_with(&mut *self.game, rng, max_actions, |played| {
+            let action = played
+                .action
+                .and_then(|json| serde_json::from_str(&json).ok())
+                .unwrap_or(serde_json::Value::Null);
+            log.push(LoggedAction {
+                player: played.player.0,
+                action,
+                hash: played.game.state_hash(),
+            });
+            match log.last() {
+                Some(logged) => observe(logged, played.game),
+                None => Ok(()),
+            }
+        })
+    }
 }
 
 /// The names of a game of the ruleset `description` as one audience reads them, from that audience's

@@ -88,6 +88,7 @@ use coffer_core::{
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::convert::Infallible;
 use std::fmt;
 use std::io::IsTerminal as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -542,6 +543,69 @@ pub fn playout(
     rng: &mut GameRng,
     max_actions: u64,
 ) -> Result<u64, (u64, ActionError)> {
+    let unobserved: Option<fn(Played<'_>) -> Result<(), Infallible>> = None;
+    random_playout(game, rng, max_actions, unobserved).map_err(|e| match e {
+        PlayoutError::Refused { applied, error, .. } => (applied, error),
+        PlayoutError::Observer(never) => match never {},
+    })
+}
+
+/// One applied action of [`playout_with`], as its observer sees it.
+pub struct Played<'g> {
+    /// Who acted.
+    pub player: Owner,
+    /// The action's JSON ([`DynGame::legal_action_json`], read before it applied); `None` if the game
+    /// could not write it.
+    pub action: Option<String>,
+    /// The game right after the action: ask it for the action's events, the views, the hash.
+    pub game: &'g mut dyn DynGame,
+}
+
+/// Why [`playout_with`] stopped before the end of the game.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PlayoutError<E> {
+    /// A listed legal action was refused: the ruleset's enumeration is broken (or its plugin failed).
+    Refused {
+        /// Actions applied before it.
+        applied: u64,
+        /// Who tried it.
+        player: Owner,
+        /// Its index in the player's legal actions.
+        index: usize,
+        /// The refusal.
+        error: ActionError,
+    },
+    /// The observer's error, which stopped the playout.
+    Observer(E),
+}
+
+/// [`playout`] that shows each applied action to `observe` (a `coffer demo` prints it): the same choices
+/// from the same random draws, one loop for both. Reporting costs two more calls into the game per action
+/// (listing the player's actions to read the chosen one's JSON) besides what `observe` asks.
+///
+/// # Errors
+/// [`PlayoutError::Refused`] for a listed action that was refused, [`PlayoutError::Observer`] for an error
+/// of `observe`; the actions before either stay applied.
+pub fn playout_with<E>(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    max_actions: u64,
+    observe: impl FnMut(Played<'_>) -> Result<(), E>,
+) -> Result<u64, PlayoutError<E>> {
+    random_playout(game, rng, max_actions, Some(observe))
+}
+
+/// The one random-playout loop: who acts and which action as [`choose`] draws them, applied, the next
+/// players who may act answered by the same call, each step shown to `observe` when there is one.
+/// Inlined into [`playout`], where `observe` is `None` and every report compiles away.
+#[inline(always)]
+fn random_playout<E, F: FnMut(Played<'_>) -> Result<(), E>>(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    max_actions: u64,
+    mut observe: Option<F>,
+) -> Result<u64, PlayoutError<E>> {
     let mut order = Vec::with_capacity(usize::from(game.players()));
     if max_actions == 0 {
         return Ok(0);
@@ -549,16 +613,42 @@ pub fn playout(
     order.extend_from_slice(game.acting());
     let mut applied = 0;
     while let Some((player, index)) = choose(rng, &mut order) {
-        if applied + 1 == max_actions {
-            game.apply_legal(player, index).map_err(|e| (applied, e))?;
-            return Ok(max_actions);
+        let action = match observe {
+            Some(_) => {
+                // Selects the player's list (cached by `acting`: no enumeration) for its JSON.
+                game.legal_actions(player);
+                game.legal_action_json(index)
+            }
+            None => None,
+        };
+        let refused = |error| PlayoutError::Refused {
+            applied,
+            player,
+            index,
+            error,
+        };
+        let last = applied + 1 == max_actions;
+        if last {
+            game.apply_legal(player, index).map_err(refused)?;
+        } else {
+            let next = game
+                .apply_legal_then_acting(player, index)
+                .map_err(refused)?;
+            order.clear();
+            order.extend_from_slice(next);
         }
-        let next = game
-            .apply_legal_then_acting(player, index)
-            .map_err(|e| (applied, e))?;
-        order.clear();
-        order.extend_from_slice(next);
         applied += 1;
+        if let Some(observe) = &mut observe {
+            let played = Played {
+                player,
+                action,
+                game: &mut *game,
+            };
+            observe(played).map_err(PlayoutError::Observer)?;
+        }
+        if last {
+            break;
+        }
     }
     Ok(applied)
 }
