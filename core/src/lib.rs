@@ -47,8 +47,8 @@ pub use hash::{StateHash, state_hash};
 pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
 pub use ledger::{Gained, Ledger, Mark, Paid, Part, Placement, Violation};
 pub use plugin::{
-    ActionError, Adapter, Description, Doc, DynGame, DynRuleset, Format, Outcome, ResourceView,
-    Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
+    ActionError, ActionReport, Adapter, Description, Doc, DynGame, DynRuleset, EventsFor, Format,
+    Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
 };
 pub use rng::GameRng;
 pub use shared::{ContentTable, Shared, SharedContent};
