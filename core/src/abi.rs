@@ -31,11 +31,11 @@
 //!   events [`EVERYONE`] (every event, unfiltered, for the host itself).
 //!
 //! Every function body runs under `catch_unwind`: a panic returns [`PANICKED`] with the panic message and
-//! never unwinds into the host. A panic while applying an action (or while answering after it, in the
-//! same call: who may act, the hash, the events) leaves the game as it was before the call: the plugin keeps a checkpoint (the game's setup, as
-//! `new_game` is deterministic, or a clone, refreshed every [`CHECKPOINT_EVERY`] actions) and the actions
-//! applied since (8 bytes per action by index, in a log reserved with the game; JSON actions keep their
-//! text), and rebuilds the game from them.
+//! never unwinds into the host. A panic while applying an action (or while answering after it in the same
+//! call: who may act, the hash, the events) leaves the game as it was before the call: the plugin keeps a
+//! checkpoint (the game's setup, as `new_game` is deterministic, or a clone, refreshed every
+//! [`CHECKPOINT_EVERY`] actions) and the actions applied since (8 bytes per action by index, in a log
+//! reserved with the game; JSON actions keep their text), and rebuilds the game from them.
 //!
 //! # Memory
 //! Memory is freed by the side that allocated it: a [`Buf`] or [`GameHandle`] handed out by the plugin is
@@ -375,12 +375,13 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// Applies an action from its JSON and answers, in the same call, what `state_hash`, `events` and
-    /// `acting` would answer right after it ([`DynGame::apply_json_reporting`](crate::DynGame::apply_json_reporting)):
-    /// writes the new state hash to `hash`, the postcard encoding of the action's events for `seat` (a
-    /// seat's index, [`SPECTATOR`] or [`EVERYONE`]) to `out`, and to `list`/`count` the players who may act
-    /// as `acting` does (the plugin's cache, unchanged until the next call on this game). On refusal `out`
-    /// holds the JSON of an [`ActionError`] and `hash`, `list` and `count` are not written. A panic in any
-    /// part (events that cannot be encoded included) leaves the game as it was before the call.
+    /// `acting` would answer right after it
+    /// ([`DynGame::apply_json_reporting`](crate::DynGame::apply_json_reporting)): writes the new state
+    /// hash to `hash`, the postcard encoding of the action's events for `seat` (a seat's index,
+    /// [`SPECTATOR`] or [`EVERYONE`]) to `out`, and to `list`/`count` the players who may act as `acting`
+    /// does (the plugin's cache, unchanged until the next call on this game). On refusal `out` holds the
+    /// JSON of an [`ActionError`] and `hash`, `list` and `count` are not written. A panic in any part
+    /// (events that cannot be encoded included) leaves the game as it was before the call.
     pub apply_json_reporting: unsafe extern "C" fn(
         game: *mut GameHandle,
         player: u16,
