@@ -580,6 +580,32 @@ pub enum PlayoutError<E> {
     Observer(E),
 }
 
+impl<E: fmt::Display> fmt::Display for PlayoutError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayoutError::Refused {
+                applied,
+                player,
+                index,
+                ..
+            } => write!(
+                f,
+                "after {applied} actions, {player}'s listed legal action #{index} was refused"
+            ),
+            PlayoutError::Observer(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for PlayoutError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PlayoutError::Refused { error, .. } => Some(error),
+            PlayoutError::Observer(e) => e.source(),
+        }
+    }
+}
+
 /// [`playout`] that shows each applied action to `observe` (a `coffer demo` prints it): the same choices
 /// from the same random draws, one loop for both. Reporting costs two more calls into the game per action
 /// (listing the player's actions to read the chosen one's JSON) besides what `observe` asks.
