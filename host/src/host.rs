@@ -270,8 +270,10 @@ impl HostedGame {
     ///
     /// # Errors
     /// [`HostError::Action`] with the ruleset's reason in words and typed; the game and the log are
-    /// unchanged. [`HostError::Plugin`] when the plugin's answer (the new state's hash or events) was no
-    /// answer: the action is not logged, and the plugin is no longer called (it is poisoned).
+    /// unchanged. A plugin that panicked while applying the action or answering after it is such a
+    /// refusal ([`ActionError::Panicked`]): its game is rebuilt as it was, and the plugin is no longer
+    /// called (it is poisoned). [`HostError::Plugin`] when the plugin's answer (the events) could not be
+    /// read: the action is not logged.
     pub fn apply_json(&mut self, player: u16, json: &str) -> Result<&[Event], HostError> {
         self.check_plugin()?;
         let hash = match self
