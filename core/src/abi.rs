@@ -22,17 +22,20 @@
 //! - the hot path (legal-action count, who may act with their counts, apply a legal action by index, and
 //!   apply-then-who-may-act) passes integers only; the lists of who may act are [`Acting`] entries the host
 //!   borrows from the plugin's cache until its next call on that game (no copy, nothing to free);
+//! - a user's action is one crossing, [`VTable::apply_json_reporting`]: the action's JSON goes in, and
+//!   the new state hash, the action's events for one audience (postcard bytes, as [`VTable::events`]
+//!   writes them) and who may act now (as [`VTable::apply_legal_then_acting`] writes them) come back;
 //! - descriptions, setups, JSON actions and errors cross as JSON bytes; events, outcomes, tables and
 //!   resource views as postcard bytes; snapshots as the bytes of the requested [`Format`];
 //! - an audience (whose table, resources or events) is an `i32`: a seat's index, [`SPECTATOR`], or for
 //!   events [`EVERYONE`] (every event, unfiltered, for the host itself).
 //!
 //! Every function body runs under `catch_unwind`: a panic returns [`PANICKED`] with the panic message and
-//! never unwinds into the host. A panic while applying an action (or while listing who may act after it)
-//! leaves the game as it was before the call: the plugin keeps a checkpoint (the game's setup, as
-//! `new_game` is deterministic, or a clone, refreshed every [`CHECKPOINT_EVERY`] actions) and the actions
-//! applied since (8 bytes per action by index, in a log reserved with the game; JSON actions keep their
-//! text), and rebuilds the game from them.
+//! never unwinds into the host. A panic while applying an action (or while answering after it in the same
+//! call: who may act, the hash, the events) leaves the game as it was before the call: the plugin keeps a
+//! checkpoint (the game's setup, as `new_game` is deterministic, or a clone, refreshed every
+//! [`CHECKPOINT_EVERY`] actions) and the actions applied since (8 bytes per action by index, in a log
+//! reserved with the game; JSON actions keep their text), and rebuilds the game from them.
 //!
 //! # Memory
 //! Memory is freed by the side that allocated it: a [`Buf`] or [`GameHandle`] handed out by the plugin is
@@ -51,7 +54,7 @@
 //! host's subscriber. Levels above the sink's `max_level` are filtered in the plugin at no cost.
 
 use crate::Owner;
-use crate::plugin::{ActionError, DynGame, DynRuleset, Format, Setup, SetupError};
+use crate::plugin::{ActionError, DynGame, DynRuleset, EventsFor, Format, Setup, SetupError};
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::AtomicU8;
@@ -371,6 +374,25 @@ pub struct VTable {
         len: usize,
         out: *mut Buf,
     ) -> Status,
+    /// Applies an action from its JSON and answers, in the same call, what `state_hash`, `events` and
+    /// `acting` would answer right after it
+    /// ([`DynGame::apply_json_reporting`](crate::DynGame::apply_json_reporting)): writes the new state
+    /// hash to `hash`, the postcard encoding of the action's events for `seat` (a seat's index,
+    /// [`SPECTATOR`] or [`EVERYONE`]) to `out`, and to `list`/`count` the players who may act as `acting`
+    /// does (the plugin's cache, unchanged until the next call on this game). On refusal `out` holds the
+    /// JSON of an [`ActionError`] and `hash`, `list` and `count` are not written. A panic in any part
+    /// (events that cannot be encoded included) leaves the game as it was before the call.
+    pub apply_json_reporting: unsafe extern "C" fn(
+        game: *mut GameHandle,
+        player: u16,
+        json: *const u8,
+        len: usize,
+        seat: i32,
+        hash: *mut u64,
+        list: *mut *const Acting,
+        count: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
     /// The postcard encoding of the last action's events (`Vec<Event>`).
     pub events: unsafe extern "C" fn(game: *mut GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// The state hash.
@@ -413,6 +435,7 @@ pub static VTABLE: VTable = VTable {
     apply_legal,
     apply_legal_then_acting,
     apply_json,
+    apply_json_reporting,
     events,
     state_hash,
     snapshot,
@@ -572,6 +595,20 @@ enum Applied<'a> {
     /// Legal action `index` of the player, then the players who may act next, written to the
     /// out-parameters of [`VTable::apply_legal_then_acting`].
     LegalThenActing(usize, *mut *const Acting, *mut usize),
+    /// An action's JSON, then the answers written to the out-parameters of
+    /// [`VTable::apply_json_reporting`].
+    JsonReporting(Reporting<'a>),
+}
+
+/// The JSON action and the out-parameters of one [`VTable::apply_json_reporting`] call.
+#[derive(Clone, Copy)]
+struct Reporting<'a> {
+    text: &'a str,
+    /// The audience of the events, as [`VTable::events`] reads it.
+    seat: i32,
+    hash: *mut u64,
+    list: *mut *const Acting,
+    count: *mut usize,
 }
 
 /// An action applied since the last checkpoint, to rebuild the game after a panic: 8 bytes, no allocation
@@ -635,12 +672,40 @@ impl PluginGame {
                 self.game.apply_legal(player, index)
             }
             Applied::Json(text) => self.game.apply_json(player, text),
+            Applied::JsonReporting(reporting) => {
+                // Answered before the action is logged, as below: a panic while answering rebuilds the
+                // game as it was before the call.
+                match self.game.apply_json_reporting(
+                    player,
+                    reporting.text,
+                    events_audience(reporting.seat),
+                ) {
+                    Ok(report) => {
+                        // Events that cannot be encoded are no answer: unwinding from here rebuilds the
+                        // game and reports a panic, as for a failure of the ruleset itself.
+                        let events = postcard::to_stdvec(&report.events).unwrap_or_else(|e| {
+                            panic!("the action's events cannot be encoded: {e}")
+                        });
+                        // SAFETY: the host passes a writable u64, pointer and usize. The entries live in
+                        // the game's cache, unchanged until the next call on this game (`record` only
+                        // reads the game).
+                        unsafe {
+                            reporting.hash.write(report.hash.0);
+                            reporting.list.write(report.acting.as_ptr());
+                            reporting.count.write(report.acting.len());
+                        }
+                        put(out, events);
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
         };
         if let Err(e) = applied {
             return refuse(out, &e);
         }
         match action {
-            Applied::Legal(_) | Applied::Json(_) => {}
+            Applied::Legal(_) | Applied::Json(_) | Applied::JsonReporting(_) => {}
             Applied::LegalThenActing(_, list, count) => {
                 // Listed before the action is logged: a panic while listing rebuilds the game as it
                 // was before the call.
@@ -684,10 +749,12 @@ impl PluginGame {
             Applied::Legal(index) | Applied::LegalThenActing(index, ..) => u32::try_from(index)
                 .ok()
                 .map(|i| Logged::Legal(player.0, i)),
-            Applied::Json(text) => u32::try_from(self.texts.len()).ok().map(|n| {
-                self.texts.push(text.to_owned());
-                Logged::Json(player.0, n)
-            }),
+            Applied::Json(text) | Applied::JsonReporting(Reporting { text, .. }) => {
+                u32::try_from(self.texts.len()).ok().map(|n| {
+                    self.texts.push(text.to_owned());
+                    Logged::Json(player.0, n)
+                })
+            }
         };
         match entry {
             Some(entry) => {
@@ -1020,6 +1087,57 @@ extern "C" fn apply_json(
     // SAFETY: a live handle used by one thread.
     let g = unsafe { game_mut(game) };
     guard_apply(out, g, Owner(player), Applied::Json(text))
+}
+
+// The vtable entry's parameters: the action in, then every answer out.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn apply_json_reporting(
+    game: *mut GameHandle,
+    player: u16,
+    text: *const u8,
+    len: usize,
+    seat: i32,
+    hash: *mut u64,
+    list: *mut *const Acting,
+    count: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    // SAFETY: the host passes `len` readable bytes.
+    let bytes = unsafe { bytes_in(text, len) };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return guard(out, || {
+            Reply::Refused(json(&ActionError::Malformed(
+                "the action is not UTF-8".to_owned(),
+            )))
+        });
+    };
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    let reporting = Reporting {
+        text,
+        seat,
+        hash,
+        list,
+        count,
+    };
+    guard_apply(out, g, Owner(player), Applied::JsonReporting(reporting))
+}
+
+/// The audience of events an `i32` carries: [`EVERYONE`], a seat, or (any other negative) a spectator.
+fn events_audience(code: i32) -> EventsFor {
+    if code == EVERYONE {
+        EventsFor::Everyone
+    } else {
+        EventsFor::Seat(audience(code))
+    }
+}
+
+/// The `i32` that carries an audience of events across the boundary.
+pub fn events_code(events: EventsFor) -> i32 {
+    match events {
+        EventsFor::Everyone => EVERYONE,
+        EventsFor::Seat(seat) => audience_code(seat),
+    }
 }
 
 extern "C" fn events(game: *mut GameHandle, seat: i32, out: *mut Buf) -> Status {

@@ -50,8 +50,8 @@ pub use ledger::{
     Gained, Generic, Ledger, Mark, Paid, Part, Payout, Placement, Violation, ZoneSet,
 };
 pub use plugin::{
-    ActionError, Adapter, Description, Doc, DynGame, DynRuleset, Format, Outcome, ResourceView,
-    Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
+    ActionError, ActionReport, Adapter, Description, Doc, DynGame, DynRuleset, EventsFor, Format,
+    Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
 };
 pub use rng::GameRng;
 pub use sdk::{apply_atomically, testing};

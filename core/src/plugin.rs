@@ -69,7 +69,7 @@ use crate::hash::{StateHash, state_hash};
 use crate::id::{Key, Owner};
 use crate::ledger::{Ledger, Violation};
 use crate::table::{Mover, Pending, Table};
-use crate::vocab::{Names, Vocabulary};
+use crate::vocab::{Names, Seat, Vocabulary};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -491,6 +491,26 @@ pub trait Ruleset: Send + Sync + 'static {
     }
 }
 
+/// Whose events [`DynGame::apply_json_reporting`] answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventsFor {
+    /// The host itself: every event, unfiltered, as [`DynGame::events`] answers.
+    Everyone,
+    /// What a seat (`Some`) or a spectator (`None`) may see, as [`DynGame::events_for`] answers.
+    Seat(Seat),
+}
+
+/// What applying an action answers in the same call ([`DynGame::apply_json_reporting`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActionReport<'g> {
+    /// The state hash after the action.
+    pub hash: StateHash,
+    /// The action's events, for the audience asked.
+    pub events: Vec<Event>,
+    /// Who may act now, each with their legal-action count ([`DynGame::acting`]), borrowed from the game.
+    pub acting: &'g [Acting],
+}
+
 /// A ruleset as the host sees it: object-safe, identical for static and runtime-loaded plugins.
 pub trait DynRuleset: Send + Sync {
     /// Id, version and documentation.
@@ -554,6 +574,33 @@ pub trait DynGame: Send {
     /// # Errors
     /// [`ActionError`]; the game is unchanged.
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError>;
+
+    /// [`apply_json`](Self::apply_json), then what a host answers a user with: the new
+    /// [`state_hash`](Self::state_hash), the action's events for `events` ([`events`](Self::events) or
+    /// [`events_for`](Self::events_for)) and [`acting`](Self::acting). For a runtime-loaded game this is
+    /// one boundary crossing instead of four, and the action is parsed once. The default calls those
+    /// methods in turn.
+    ///
+    /// # Errors
+    /// [`ActionError`] of the apply; the game is unchanged.
+    fn apply_json_reporting(
+        &mut self,
+        player: Owner,
+        json: &str,
+        events: EventsFor,
+    ) -> Result<ActionReport<'_>, ActionError> {
+        self.apply_json(player, json)?;
+        let hash = self.state_hash();
+        let events = match events {
+            EventsFor::Everyone => self.events().to_vec(),
+            EventsFor::Seat(seat) => self.events_for(seat),
+        };
+        Ok(ActionReport {
+            hash,
+            events,
+            acting: self.acting(),
+        })
+    }
 
     /// The events of the last applied action.
     fn events(&mut self) -> &[Event];
@@ -902,6 +949,25 @@ impl<R: Ruleset> DynGame for Game<R> {
         let action: R::Action =
             serde_json::from_str(json).map_err(|e| ActionError::Malformed(e.to_string()))?;
         self.apply_action(player, &action)
+    }
+
+    fn apply_json_reporting(
+        &mut self,
+        player: Owner,
+        json: &str,
+        events: EventsFor,
+    ) -> Result<ActionReport<'_>, ActionError> {
+        // One parse, and no dynamic call: the parts are this type's own methods.
+        self.apply_json(player, json)?;
+        let events = match events {
+            EventsFor::Everyone => self.events.clone(),
+            EventsFor::Seat(seat) => self.events_for(seat),
+        };
+        Ok(ActionReport {
+            hash: state_hash(&self.state),
+            events,
+            acting: self.acting(),
+        })
     }
 
     fn events(&mut self) -> &[Event] {

@@ -1,12 +1,15 @@
-//! The `coffer` command: argument parsing (clap) and one function per subcommand.
+//! The `coffer` command: argument parsing (clap) and one function per subcommand. Not a library API:
+//! the binary calls [`main`]; `coffer-server` shares [`Global`] so both programs take the same plugin
+//! options (see `crate::programs`).
 //!
 //! The command links no ruleset: every ruleset comes from plugin libraries loaded at runtime from the
 //! directories the user names (`--plugin-dir`, `COFFER_PLUGIN_PATH`), optionally pinned by a lock file.
 
 use crate::host::HostedGame;
 use crate::registry::Registry;
-use crate::render;
+use crate::render::{self, error_chain as chain};
 use crate::save::SaveFile;
+use crate::simulate::PlayoutError;
 use anyhow::{Context as _, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use coffer_core::{GameRng, Owner, Setup};
@@ -53,7 +56,7 @@ Examples:
     about = "Run games of tabletop rulesets loaded at runtime from plugin libraries",
     after_long_help = AFTER_HELP
 )]
-pub struct Cli {
+struct Cli {
     /// Options shared by every subcommand.
     #[command(flatten)]
     pub global: Global,
@@ -109,7 +112,7 @@ pub enum OutputFormat {
 
 /// Players, seed and configuration of a new game.
 #[derive(Debug, clap::Args)]
-pub struct NewGame {
+struct NewGame {
     /// The ruleset: `ID` or `ID@VERSION` (see `coffer rulesets`).
     #[arg(value_name = "ID")]
     pub ruleset: String,
@@ -127,7 +130,7 @@ pub struct NewGame {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 #[non_exhaustive]
-pub enum Command {
+enum Command {
     /// List the loaded rulesets with their version and the library they came from.
     Rulesets,
     /// Describe a ruleset: phases, resources, actions (with JSON examples) and configuration options.
@@ -285,13 +288,13 @@ pub enum Command {
     /// state hash unchanged; every --check-every actions clone, JSON and binary snapshots and a replay of
     /// the log must reproduce the state hash. Each violation is shrunk to a minimal script (written to
     /// --repro-dir) that `coffer play` and `coffer simulate --check-script` re-run. Exits 1 on any violation.
-    Simulate(crate::simulate::SimulateArgs),
+    Simulate(SimulateArgs),
 }
 
 /// `coffer plugins ...`.
 #[derive(Debug, Subcommand)]
 #[non_exhaustive]
-pub enum PluginsCommand {
+enum PluginsCommand {
     /// Probe every library of DIR in a child process of its own, one by one, with every check the loader
     /// makes (path policy, lock file, declaration, versions, a first call), and name each library that
     /// is refused or crashes. Exits 1 when any library would not load.
@@ -412,22 +415,6 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// An error and its causes on one line, `outer: inner: innermost`. A cause whose text the line already
-/// holds (an error that prints its source itself) is not repeated.
-pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !line.contains(&text) {
-            line.push_str(": ");
-            line.push_str(&text);
-        }
-        source = cause.source();
-    }
-    line
-}
-
 /// Whether a command that ran to its end succeeded (a failure already printed its reason).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -453,11 +440,24 @@ fn init_tracing(verbose: u8) {
         .try_init();
 }
 
+/// Parses a command line (the program's name first) and runs it in this process, as [`main`] does but
+/// without printing an error or exiting: what the command tests call.
+///
+/// # Errors
+/// A usage error (clap's message), or whatever made the command fail, with context.
+pub fn run_args<I, T>(args: I) -> anyhow::Result<Status>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    run(&Cli::try_parse_from(args)?)
+}
+
 /// Runs one parsed command line.
 ///
 /// # Errors
 /// Whatever made the command fail, with context.
-pub fn run(cli: &Cli) -> anyhow::Result<Status> {
+fn run(cli: &Cli) -> anyhow::Result<Status> {
     let format = cli.global.format;
     match &cli.command {
         Command::Plugins(PluginsCommand::Check { dir }) => {
@@ -468,7 +468,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
         }
         Command::Serve { .. } | Command::Loadtest { .. } => {
             bail!(
-                "`coffer serve` and `coffer loadtest` run the program coffer-server: call cli::main"
+                "`coffer serve` and `coffer loadtest` run the program coffer-server, which only the `coffer` binary starts"
             )
         }
         _ => {}
@@ -512,7 +512,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             *keep_going,
             format,
         ),
-        Command::Simulate(args) => crate::simulate::command(&registry, args, format),
+        Command::Simulate(args) => simulate(&registry, args, format),
         Command::Show { game, player } => show(&registry, game, *player, format),
         Command::Log { game, player } => log(&registry, game, *player, format),
         Command::Replay { game } => replay(&registry, game, format),
@@ -525,7 +525,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<Status> {
             &registry,
             &cli.global,
             scripts.as_deref(),
-            *actions as usize,
+            u64::from(*actions),
             *seed,
         ),
         Command::Plugins(_)
@@ -1083,40 +1083,6 @@ fn legal(
     Ok(Status::Success)
 }
 
-/// How a script's game is set up: `<script>.setup.json` beside it when present
-/// (`{"players": N, "seed": S, "config": {...}}`, each optional), otherwise `named` players (one more than
-/// the highest player the script names, at least the ruleset's minimum) and `seed`.
-///
-/// # Errors
-/// A setup file that cannot be read or holds anything else.
-pub fn script_setup(
-    script: &Path,
-    named: u16,
-    d: &coffer_core::Description,
-    seed: u64,
-) -> anyhow::Result<Setup> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct SetupFile {
-        players: Option<u16>,
-        seed: Option<u64>,
-        #[serde(default)]
-        config: serde_json::Value,
-    }
-    let mut setup = Setup::new(named.max(d.min_players), seed);
-    let sidecar = script.with_extension("setup.json");
-    if sidecar.is_file() {
-        let text = crate::save::read_capped_text(&sidecar)
-            .with_context(|| format!("cannot read {}", sidecar.display()))?;
-        let file: SetupFile = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a valid setup file", sidecar.display()))?;
-        setup.players = file.players.unwrap_or(setup.players);
-        setup.seed = file.seed.unwrap_or(setup.seed);
-        setup.config = file.config;
-    }
-    Ok(setup)
-}
-
 /// The first script (by name) in `DIR/<id>/examples/*.jsonl`.
 fn demo_script(scripts: &Path, id: &str) -> anyhow::Result<Option<PathBuf>> {
     let dir = scripts.join(id).join("examples");
@@ -1132,57 +1098,55 @@ fn demo_script(scripts: &Path, id: &str) -> anyhow::Result<Option<PathBuf>> {
     Ok(found.into_iter().next())
 }
 
-/// A seeded random playout of at most `max` legal actions (chosen by index); each round offers the move
-/// to players in turn, starting after the last one who acted.
+/// A seeded random playout of at most `max` legal actions ([`HostedGame::playout`]: the simulation
+/// engine's loop), each printed as its heading in text mode and returned as a JSON step with its events
+/// as the acting seat reads them.
 fn random_playout(
     game: &mut HostedGame,
-    max: usize,
+    max: u64,
     seed: u64,
     format: OutputFormat,
 ) -> anyhow::Result<Vec<serde_json::Value>> {
     let mut rng = GameRng::new(seed);
-    let players = game.setup().players;
-    let mut next = 0u16;
+    let ruleset = std::sync::Arc::clone(game.ruleset());
     let mut steps = Vec::new();
-    for step in 0..max {
-        if game.outcome() != coffer_core::Outcome::Ongoing {
-            break;
-        }
-        let mover = (0..players)
-            .map(|k| (next + k) % players)
-            .find(|p| game.legal_count(*p) > 0);
-        let Some(player) = mover else { break };
-        let count = game.legal_count(player);
-        let index = usize::try_from(rng.below(count as u64)).unwrap_or(0);
-        game.apply_legal(player, index).with_context(|| {
-            format!("random playout step {step}: a listed legal action was refused")
-        })?;
-        let action = game
-            .log()
-            .last()
-            .map(|l| l.action.clone())
-            .unwrap_or_default();
-        let seat = Some(Owner(player));
+    let played = game.playout(&mut rng, max, |logged, game| -> anyhow::Result<()> {
+        let seat = Some(Owner(logged.player));
         let events = game.events_for(seat);
-        let names = game.names(seat);
+        let names = crate::host::names_for(
+            ruleset.description(),
+            &game.resources(seat),
+            &game.table(seat),
+        );
         if format == OutputFormat::Text {
-            outln!("{}", render::action_heading(&names, player, &events));
+            outln!("{}", render::action_heading(&names, logged.player, &events));
         }
         steps.push(json!({
-            "player": player,
-            "action": action,
+            "player": logged.player,
+            "action": logged.action,
             "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
         }));
-        next = (player + 1) % players;
+        Ok(())
+    });
+    match played {
+        Ok(_) => Ok(steps),
+        Err(PlayoutError::Refused {
+            applied,
+            player,
+            index,
+            error,
+        }) => Err(anyhow::Error::new(error).context(format!(
+            "random playout step {applied}: {player}'s listed legal action #{index} was refused"
+        ))),
+        Err(PlayoutError::Observer(e)) => Err(e),
     }
-    Ok(steps)
 }
 
 fn demo(
     registry: &Registry,
     global: &Global,
     scripts: Option<&Path>,
-    actions: usize,
+    actions: u64,
     seed: u64,
 ) -> anyhow::Result<Status> {
     if registry.is_empty() {
@@ -1211,7 +1175,7 @@ fn demo(
                     .map(|(_, p, _)| p.saturating_add(1))
                     .max()
                     .unwrap_or(0);
-                let setup = script_setup(&path, named, d, seed)?;
+                let setup = crate::simulate::script_setup(&path, named, d, seed)?;
                 if format == OutputFormat::Text {
                     outln!(
                         "script {}: {} actions, {} players, seed {}",
@@ -1272,4 +1236,129 @@ fn demo(
         print_json(&serde_json::Value::Array(reports))?;
     }
     Ok(status)
+}
+
+/// The arguments of `coffer simulate`.
+#[derive(Debug, clap::Args)]
+struct SimulateArgs {
+    /// The ruleset: `ID` or `ID@VERSION`.
+    #[arg(value_name = "ID")]
+    pub ruleset: String,
+    /// Games to play (1 to 100000000); game i is seeded with S + i.
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub games: u64,
+    /// Seed of the first game.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Players per game (default: the ruleset's fewest; see --random-players).
+    #[arg(long, short = 'p', value_name = "N")]
+    pub players: Option<u16>,
+    /// Draw each game's player count from its seed, within the ruleset's range, instead of one count.
+    #[arg(long, conflicts_with = "players")]
+    pub random_players: bool,
+    /// JSON file with the ruleset's configuration.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Most actions per game (1 to 100000000).
+    #[arg(long, default_value_t = 1_000, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_actions: u64,
+    /// Games run in parallel on T threads of this process (1 to 256).
+    #[arg(long, default_value_t = 1, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
+    /// Share of steps that try an illegal or malformed action (0 to 0.9).
+    #[arg(long, default_value_t = 0.1, value_name = "F")]
+    pub illegal_share: f64,
+    /// Clone, snapshot and replay checks every K actions (1 to 100000000; and at each game's end).
+    #[arg(long, default_value_t = 64, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub check_every: u64,
+    /// Directory for the reproducing scripts of violations.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repro_dir: PathBuf,
+    /// Instead of simulating, re-run this script (JSON Lines, as `coffer play` reads) with every check
+    /// after every line, for the game given by --players and --seed.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub check_script: Option<PathBuf>,
+}
+
+/// `coffer simulate`: prints the report (or the script check) and fails when a violation was found.
+///
+/// # Errors
+/// An unknown ruleset, an unreadable configuration or script, or a script check without `--players`.
+fn simulate(
+    registry: &Registry,
+    args: &SimulateArgs,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    use crate::simulate::{SimOptions, check_script, parse_script, progress_bar};
+    let ruleset = std::sync::Arc::clone(&registry.get(&args.ruleset)?.ruleset);
+    let config = read_config(args.config.as_deref())?;
+    if let Some(path) = &args.check_script {
+        let players = args
+            .players
+            .context("--check-script needs --players (and --seed) to start the scripted game")?;
+        let text = crate::save::read_capped_text(path)
+            .with_context(|| format!("cannot read script {}", path.display()))?;
+        let script = parse_script(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let setup = Setup::new(players, args.seed).config(config);
+        let found = check_script(&*ruleset, &setup, &script);
+        if format == OutputFormat::Json {
+            let v = found.as_ref().map(|v| {
+                serde_json::json!({"line": v.line.map(|l| l + 1), "kind": v.kind.name(), "message": v.kind.to_string()})
+            });
+            outln!(
+                "{}",
+                serde_json::json!({"script": path, "lines": script.len(), "violation": v})
+            );
+        } else {
+            match &found {
+                None => outln!(
+                    "{}: {} lines, every check passed",
+                    path.display(),
+                    script.len()
+                ),
+                Some(v) => match v.line {
+                    Some(l) => outln!("{}:{}: {}", path.display(), l + 1, v.kind),
+                    None => outln!("{}: before the first line: {}", path.display(), v.kind),
+                },
+            }
+        }
+        return Ok(if found.is_some() {
+            Status::Failure
+        } else {
+            Status::Success
+        });
+    }
+    if !(0.0..=0.9).contains(&args.illegal_share) {
+        bail!("--illegal-share {} is outside 0 to 0.9", args.illegal_share);
+    }
+    std::fs::create_dir_all(&args.repro_dir)
+        .with_context(|| format!("cannot create {}", args.repro_dir.display()))?;
+    let options = SimOptions {
+        games: args.games,
+        seed: args.seed,
+        // One player count unless asked otherwise: a run's figures then describe one kind of game.
+        players: if args.random_players {
+            None
+        } else {
+            Some(args.players.unwrap_or(ruleset.description().min_players))
+        },
+        config,
+        max_actions: args.max_actions,
+        threads: usize::from(args.threads.max(1)),
+        illegal_share: args.illegal_share,
+        check_every: args.check_every.max(1),
+        repro_dir: args.repro_dir.clone(),
+        ..SimOptions::default()
+    };
+    let report = crate::simulate::run(&ruleset, &options, &progress_bar(options.games));
+    if format == OutputFormat::Json {
+        outln!("{}", report.to_json());
+    } else {
+        outln!("{report}");
+    }
+    Ok(if report.is_clean() {
+        Status::Success
+    } else {
+        Status::Failure
+    })
 }

@@ -3,8 +3,8 @@
 
 use crate::registry::{Registry, RegistryError};
 use coffer_core::{
-    ActionError, Description, DynGame, DynRuleset, Event, Names, Outcome, Owner, ResourceView,
-    Setup, SetupError, StateHash, Table,
+    ActionError, Description, DynGame, DynRuleset, Event, EventsFor, Names, Outcome, Owner,
+    ResourceView, Setup, SetupError, StateHash, Table,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -80,6 +80,8 @@ pub struct HostedGame {
     setup: Setup,
     log: Vec<LoggedAction>,
     game: Box<dyn DynGame>,
+    /// The events of the last action applied by [`HostedGame::apply_json`], as the game answered them.
+    events: Vec<Event>,
 }
 
 impl fmt::Debug for HostedGame {
@@ -112,6 +114,7 @@ impl HostedGame {
             setup,
             log: Vec::new(),
             game,
+            events: Vec::new(),
         })
     }
 
@@ -129,6 +132,7 @@ impl HostedGame {
             setup,
             log,
             game,
+            events: Vec::new(),
         }
     }
 
@@ -260,29 +264,38 @@ impl HostedGame {
         }
     }
 
-    /// Applies an action given as JSON, logs it, and returns its events.
+    /// Applies an action given as JSON, logs it, and returns its events (all of them: filter with
+    /// [`events_for`](Self::events_for)). The action, its new state hash and its events are one call into
+    /// the game ([`DynGame::apply_json_reporting`]: one boundary crossing for a runtime-loaded game).
     ///
     /// # Errors
     /// [`HostError::Action`] with the ruleset's reason in words and typed; the game and the log are
-    /// unchanged. [`HostError::Plugin`] when the plugin failed computing the new state's hash or events:
-    /// the action is not logged, and the plugin is no longer called (it is poisoned).
+    /// unchanged. A plugin that panicked while applying the action or answering after it is such a
+    /// refusal ([`ActionError::Panicked`]): its game is rebuilt as it was, and the plugin is no longer
+    /// called (it is poisoned). [`HostError::Plugin`] when the plugin's answer (the events) could not be
+    /// read: the action is not logged.
     pub fn apply_json(&mut self, player: u16, json: &str) -> Result<&[Event], HostError> {
         self.check_plugin()?;
-        if let Err(refusal) = self.game.apply_json(Owner(player), json) {
-            return Err(self.refused(player, json, refusal));
-        }
-        // The ruleset read it, so it is JSON; keep it as a value so the save file embeds it.
+        let hash = match self
+            .game
+            .apply_json_reporting(Owner(player), json, EventsFor::Everyone)
+        {
+            Ok(report) => {
+                self.events = report.events;
+                report.hash
+            }
+            Err(refusal) => return Err(self.refused(player, json, refusal)),
+        };
+        self.check_plugin()?;
+        // The ruleset read it, so it is JSON; the log keeps it as a value so the save file embeds it.
         let action = serde_json::from_str(json)
             .unwrap_or_else(|_| serde_json::Value::String(json.to_owned()));
-        let hash = self.game.state_hash();
-        self.game.events();
-        self.check_plugin()?;
         self.log.push(LoggedAction {
             player,
             action,
             hash,
         });
-        Ok(self.game.events())
+        Ok(&self.events)
     }
 
     /// Applies legal action `index` of `player` (the hot path), logs it, and returns its events.
@@ -313,6 +326,37 @@ impl HostedGame {
             hash,
         });
         Ok(self.game.events())
+    }
+
+    /// A random playout of at most `max_actions` legal actions, each logged, chosen and applied by the
+    /// simulation engine's one loop ([`crate::simulate::playout_with`]); `observe` is shown each logged
+    /// action and the game right after it. A plugin failure without an error of its own ends the playout
+    /// early: [`check_plugin`](Self::check_plugin) reports it.
+    ///
+    /// # Errors
+    /// As [`crate::simulate::playout_with`]; the actions applied before stay applied and logged.
+    pub(crate) fn playout<E>(
+        &mut self,
+        rng: &mut coffer_core::GameRng,
+        max_actions: u64,
+        mut observe: impl FnMut(&LoggedAction, &mut dyn DynGame) -> Result<(), E>,
+    ) -> Result<u64, crate::simulate::PlayoutError<E>> {
+        let log = &mut self.log;
+        crate::simulate::playout_with(&mut *self.game, rng, max_actions, |played| {
+            let action = played
+                .action
+                .and_then(|json| serde_json::from_str(&json).ok())
+                .unwrap_or(serde_json::Value::Null);
+            log.push(LoggedAction {
+                player: played.player.0,
+                action,
+                hash: played.game.state_hash(),
+            });
+            match log.last() {
+                Some(logged) => observe(logged, played.game),
+                None => Ok(()),
+            }
+        })
     }
 }
 

@@ -15,13 +15,24 @@
 //! }
 //! ```
 
-pub mod cli;
+mod cli;
 pub mod host;
 pub mod loader;
 pub mod registry;
 pub mod render;
 pub mod save;
 pub mod simulate;
+
+/// What the command-line programs share, not a library API (no stability promise, hidden from the
+/// docs): the `coffer` command's entry points, called by its binary and by the workspace's command
+/// tests, and the plugin options and registry loading `coffer-server` takes from it so that both
+/// programs accept the same flags. To run games, use [`Host`], [`HostedGame`] and [`Registry`].
+#[doc(hidden)]
+pub mod programs {
+    pub use crate::cli::{
+        Global, OutputFormat, Status, load_registry, main, plugin_dirs, run_args,
+    };
+}
 
 pub use host::{GameId, Host, HostError, HostedGame, LoggedAction, names_for, refusal_reason};
 pub use registry::{Entry, Origin, Registry, RegistryError};

@@ -76,8 +76,8 @@ use coffer_core::abi::{
     self, Acting, Buf, Declaration, GameHandle, Header, LogSink, StrRef, VTable,
 };
 use coffer_core::{
-    ActionError, Description, DynGame, DynRuleset, Event, Format, Outcome, Owner, ResourceView,
-    Setup, SetupError, StateHash, Table, Violation,
+    ActionError, ActionReport, Description, DynGame, DynRuleset, Event, EventsFor, Format, Outcome,
+    Owner, ResourceView, Setup, SetupError, StateHash, Table, Violation,
 };
 use sha2::{Digest, Sha256};
 use std::cell::{Cell, RefCell};
@@ -852,6 +852,7 @@ enum Call {
     ApplyLegal,
     ApplyLegalThenActing,
     ApplyJson,
+    ApplyJsonReporting,
     Events,
     StateHash,
     Snapshot,
@@ -863,7 +864,7 @@ enum Call {
 }
 
 /// The names of [`Call`]s, by discriminant: `Open` then the [`VTable`]'s fields in order.
-const CALL_NAMES: [&str; 24] = [
+const CALL_NAMES: [&str; 25] = [
     "loading (its initialisers)",
     "init",
     "ruleset_count",
@@ -880,6 +881,7 @@ const CALL_NAMES: [&str; 24] = [
     "apply_legal",
     "apply_legal_then_acting",
     "apply_json",
+    "apply_json_reporting",
     "events",
     "state_hash",
     "snapshot",
@@ -2692,6 +2694,47 @@ impl DynGame for RuntimeGame {
         .map_err(|f| action_error(f, &self.id))?;
         self.events_fresh = false;
         Ok(())
+    }
+
+    fn apply_json_reporting(
+        &mut self,
+        player: Owner,
+        json: &str,
+        events: EventsFor,
+    ) -> Result<ActionReport<'_>, ActionError> {
+        let (mut hash, mut list, mut count) = (0u64, std::ptr::null::<Acting>(), 0usize);
+        let (h, seat) = (self.handle, abi::events_code(events));
+        let bytes = self
+            .call(Call::ApplyJsonReporting, |vt, out| {
+                // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+                // passed is valid for the whole call.
+                unsafe {
+                    (vt.apply_json_reporting)(
+                        h,
+                        player.0,
+                        json.as_ptr(),
+                        json.len(),
+                        seat,
+                        &mut hash,
+                        &mut list,
+                        &mut count,
+                        out,
+                    )
+                }
+            })
+            .map_err(|f| action_error(f, &self.id))?;
+        // Applied: an unreadable answer is a failure of the game, not a refusal.
+        let events = postcard::from_bytes(&bytes).unwrap_or_else(|e| {
+            self.unreadable(Call::ApplyJsonReporting, &e);
+            Vec::new()
+        });
+        self.events_fresh = false;
+        Ok(ActionReport {
+            hash: StateHash(hash),
+            events,
+            // SAFETY: as in `acting`: the plugin's cache, unchanged while the slice borrows `self` mutably.
+            acting: unsafe { plugin_list(list, count) },
+        })
     }
 
     fn events(&mut self) -> &[Event] {

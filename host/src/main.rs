@@ -1,9 +1,9 @@
 //! The `coffer` command: runs games of rulesets loaded at runtime from plugin libraries.
 //!
-//! Everything lives in [`coffer_host::cli`]; this file only hands it the process.
+//! The command lives in the library's private `cli` module; this file only hands it the process.
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    coffer_host::cli::main()
+    coffer_host::programs::main()
 }

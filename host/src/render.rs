@@ -347,3 +347,19 @@ pub fn event_json(names: &Names<'_>, event: &Event, seat: Seat) -> serde_json::V
         "cause": names.cause(&event.cause),
     })
 }
+
+/// An error and its causes on one line, `outer: inner: innermost`. A cause whose text the line already
+/// holds (an error that prints its source itself) is not repeated.
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        source = cause.source();
+    }
+    line
+}

@@ -88,8 +88,9 @@ use coffer_core::{
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::convert::Infallible;
 use std::fmt;
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -542,6 +543,95 @@ pub fn playout(
     rng: &mut GameRng,
     max_actions: u64,
 ) -> Result<u64, (u64, ActionError)> {
+    let unobserved: Option<fn(Played<'_>) -> Result<(), Infallible>> = None;
+    random_playout(game, rng, max_actions, unobserved).map_err(|e| match e {
+        PlayoutError::Refused { applied, error, .. } => (applied, error),
+        PlayoutError::Observer(never) => match never {},
+    })
+}
+
+/// One applied action of [`playout_with`], as its observer sees it.
+pub struct Played<'g> {
+    /// Who acted.
+    pub player: Owner,
+    /// The action's JSON ([`DynGame::legal_action_json`], read before it applied); `None` if the game
+    /// could not write it.
+    pub action: Option<String>,
+    /// The game right after the action: ask it for the action's events, the views, the hash.
+    pub game: &'g mut dyn DynGame,
+}
+
+/// Why [`playout_with`] stopped before the end of the game.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PlayoutError<E> {
+    /// A listed legal action was refused: the ruleset's enumeration is broken (or its plugin failed).
+    Refused {
+        /// Actions applied before it.
+        applied: u64,
+        /// Who tried it.
+        player: Owner,
+        /// Its index in the player's legal actions.
+        index: usize,
+        /// The refusal.
+        error: ActionError,
+    },
+    /// The observer's error, which stopped the playout.
+    Observer(E),
+}
+
+impl<E: fmt::Display> fmt::Display for PlayoutError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayoutError::Refused {
+                applied,
+                player,
+                index,
+                ..
+            } => write!(
+                f,
+                "after {applied} actions, {player}'s listed legal action #{index} was refused"
+            ),
+            PlayoutError::Observer(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for PlayoutError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PlayoutError::Refused { error, .. } => Some(error),
+            PlayoutError::Observer(e) => e.source(),
+        }
+    }
+}
+
+/// [`playout`] that shows each applied action to `observe` (a `coffer demo` prints it): the same choices
+/// from the same random draws, one loop for both. Reporting costs two more calls into the game per action
+/// (listing the player's actions to read the chosen one's JSON) besides what `observe` asks.
+///
+/// # Errors
+/// [`PlayoutError::Refused`] for a listed action that was refused, [`PlayoutError::Observer`] for an error
+/// of `observe`; the actions before either stay applied.
+pub fn playout_with<E>(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    max_actions: u64,
+    observe: impl FnMut(Played<'_>) -> Result<(), E>,
+) -> Result<u64, PlayoutError<E>> {
+    random_playout(game, rng, max_actions, Some(observe))
+}
+
+/// The one random-playout loop: who acts and which action as [`choose`] draws them, applied, the next
+/// players who may act answered by the same call, each step shown to `observe` when there is one.
+/// Inlined into [`playout`], where `observe` is `None` and every report compiles away.
+#[inline(always)]
+fn random_playout<E, F: FnMut(Played<'_>) -> Result<(), E>>(
+    game: &mut dyn DynGame,
+    rng: &mut GameRng,
+    max_actions: u64,
+    mut observe: Option<F>,
+) -> Result<u64, PlayoutError<E>> {
     let mut order = Vec::with_capacity(usize::from(game.players()));
     if max_actions == 0 {
         return Ok(0);
@@ -549,28 +639,47 @@ pub fn playout(
     order.extend_from_slice(game.acting());
     let mut applied = 0;
     while let Some((player, index)) = choose(rng, &mut order) {
-        if applied + 1 == max_actions {
-            game.apply_legal(player, index).map_err(|e| (applied, e))?;
-            return Ok(max_actions);
+        let action = match observe {
+            Some(_) => {
+                // Selects the player's list (cached by `acting`: no enumeration) for its JSON.
+                game.legal_actions(player);
+                game.legal_action_json(index)
+            }
+            None => None,
+        };
+        let refused = |error| PlayoutError::Refused {
+            applied,
+            player,
+            index,
+            error,
+        };
+        let last = applied + 1 == max_actions;
+        if last {
+            game.apply_legal(player, index).map_err(refused)?;
+        } else {
+            let next = game
+                .apply_legal_then_acting(player, index)
+                .map_err(refused)?;
+            order.clear();
+            order.extend_from_slice(next);
         }
-        let next = game
-            .apply_legal_then_acting(player, index)
-            .map_err(|e| (applied, e))?;
-        order.clear();
-        order.extend_from_slice(next);
         applied += 1;
+        if let Some(observe) = &mut observe {
+            let played = Played {
+                player,
+                action,
+                game: &mut *game,
+            };
+            observe(played).map_err(PlayoutError::Observer)?;
+        }
+        if last {
+            break;
+        }
     }
     Ok(applied)
 }
 
 // ----- a run -----
-
-/// `println!` that hands a write error (a closed pipe) back to the caller instead of panicking.
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        writeln!(std::io::stdout().lock(), $($arg)*)?
-    };
-}
 
 /// Runs `options.games` random playouts of `ruleset` on `options.threads` threads, checking everything the
 /// module docs list, and reports. `progress` advances by one per game (use [`progress_bar`], or
@@ -1335,6 +1444,71 @@ pub fn shrink(
     current
 }
 
+/// Why the setup file beside a script could not be used ([`script_setup`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScriptSetupError {
+    /// The file could not be read.
+    #[error("cannot read {}", path.display())]
+    Unreadable {
+        /// The setup file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<crate::save::SaveError>,
+    },
+    /// The file is not `{"players": N, "seed": S, "config": {...}}`.
+    #[error("{} is not a valid setup file", path.display())]
+    Invalid {
+        /// The setup file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// How a script's game is set up: `<script>.setup.json` beside it when present
+/// (`{"players": N, "seed": S, "config": {...}}`, each optional), otherwise `named` players (one more than
+/// the highest player the script names, at least the ruleset's minimum) and `seed`.
+///
+/// # Errors
+/// [`ScriptSetupError`]: a setup file that cannot be read or holds anything else.
+pub fn script_setup(
+    script: &Path,
+    named: u16,
+    d: &coffer_core::Description,
+    seed: u64,
+) -> Result<Setup, ScriptSetupError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct SetupFile {
+        players: Option<u16>,
+        seed: Option<u64>,
+        #[serde(default)]
+        config: serde_json::Value,
+    }
+    let mut setup = Setup::new(named.max(d.min_players), seed);
+    let sidecar = script.with_extension("setup.json");
+    if sidecar.is_file() {
+        let text = crate::save::read_capped_text(&sidecar).map_err(|source| {
+            ScriptSetupError::Unreadable {
+                path: sidecar.clone(),
+                source: Box::new(source),
+            }
+        })?;
+        let file: SetupFile =
+            serde_json::from_str(&text).map_err(|source| ScriptSetupError::Invalid {
+                path: sidecar.clone(),
+                source,
+            })?;
+        setup.players = file.players.unwrap_or(setup.players);
+        setup.seed = file.seed.unwrap_or(setup.seed);
+        setup.config = file.config;
+    }
+    Ok(setup)
+}
+
 /// Writes script lines as JSON Lines.
 ///
 /// # Errors
@@ -1430,50 +1604,6 @@ fn report_violation(
     found
 }
 
-// ----- the `coffer simulate` subcommand -----
-
-/// The arguments of `coffer simulate`.
-#[derive(Debug, clap::Args)]
-pub struct SimulateArgs {
-    /// The ruleset: `ID` or `ID@VERSION`.
-    #[arg(value_name = "ID")]
-    pub ruleset: String,
-    /// Games to play (1 to 100000000); game i is seeded with S + i.
-    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub games: u64,
-    /// Seed of the first game.
-    #[arg(long, default_value_t = 0, value_name = "S")]
-    pub seed: u64,
-    /// Players per game (default: the ruleset's fewest; see --random-players).
-    #[arg(long, short = 'p', value_name = "N")]
-    pub players: Option<u16>,
-    /// Draw each game's player count from its seed, within the ruleset's range, instead of one count.
-    #[arg(long, conflicts_with = "players")]
-    pub random_players: bool,
-    /// JSON file with the ruleset's configuration.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Most actions per game (1 to 100000000).
-    #[arg(long, default_value_t = 1_000, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub max_actions: u64,
-    /// Games run in parallel on T threads of this process (1 to 256).
-    #[arg(long, default_value_t = 1, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub threads: u16,
-    /// Share of steps that try an illegal or malformed action (0 to 0.9).
-    #[arg(long, default_value_t = 0.1, value_name = "F")]
-    pub illegal_share: f64,
-    /// Clone, snapshot and replay checks every K actions (1 to 100000000; and at each game's end).
-    #[arg(long, default_value_t = 64, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub check_every: u64,
-    /// Directory for the reproducing scripts of violations.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub repro_dir: PathBuf,
-    /// Instead of simulating, re-run this script (JSON Lines, as `coffer play` reads) with every check
-    /// after every line, for the game given by --players and --seed.
-    #[arg(long, value_name = "FILE.jsonl")]
-    pub check_script: Option<PathBuf>,
-}
-
 impl Report {
     /// The report as one JSON document.
     pub fn to_json(&self) -> Value {
@@ -1511,96 +1641,4 @@ impl Report {
             })).collect::<Vec<_>>(),
         })
     }
-}
-
-/// Runs `coffer simulate`: prints the report (or the script check) and fails when a violation was found.
-///
-/// # Errors
-/// An unknown ruleset, an unreadable configuration or script, or a script check without `--players`.
-pub fn command(
-    registry: &crate::Registry,
-    args: &SimulateArgs,
-    format: crate::cli::OutputFormat,
-) -> anyhow::Result<crate::cli::Status> {
-    use crate::cli::{OutputFormat, Status};
-    use anyhow::Context as _;
-    let ruleset = Arc::clone(&registry.get(&args.ruleset)?.ruleset);
-    let config = match &args.config {
-        Some(path) => {
-            let text = crate::save::read_capped_text(path)
-                .with_context(|| format!("cannot read config file {}", path.display()))?;
-            serde_json::from_str(&text)
-                .with_context(|| format!("config file {} is not valid JSON", path.display()))?
-        }
-        None => Value::Null,
-    };
-    if let Some(path) = &args.check_script {
-        let players = args
-            .players
-            .context("--check-script needs --players (and --seed) to start the scripted game")?;
-        let text = crate::save::read_capped_text(path)
-            .with_context(|| format!("cannot read script {}", path.display()))?;
-        let script = parse_script(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let setup = Setup::new(players, args.seed).config(config);
-        let found = check_script(&*ruleset, &setup, &script);
-        if format == OutputFormat::Json {
-            let v = found.as_ref().map(|v| {
-                serde_json::json!({"line": v.line.map(|l| l + 1), "kind": v.kind.name(), "message": v.kind.to_string()})
-            });
-            outln!(
-                "{}",
-                serde_json::json!({"script": path, "lines": script.len(), "violation": v})
-            );
-        } else {
-            match &found {
-                None => outln!(
-                    "{}: {} lines, every check passed",
-                    path.display(),
-                    script.len()
-                ),
-                Some(v) => match v.line {
-                    Some(l) => outln!("{}:{}: {}", path.display(), l + 1, v.kind),
-                    None => outln!("{}: before the first line: {}", path.display(), v.kind),
-                },
-            }
-        }
-        return Ok(if found.is_some() {
-            Status::Failure
-        } else {
-            Status::Success
-        });
-    }
-    if !(0.0..=0.9).contains(&args.illegal_share) {
-        anyhow::bail!("--illegal-share {} is outside 0 to 0.9", args.illegal_share);
-    }
-    std::fs::create_dir_all(&args.repro_dir)
-        .with_context(|| format!("cannot create {}", args.repro_dir.display()))?;
-    let options = SimOptions {
-        games: args.games,
-        seed: args.seed,
-        // One player count unless asked otherwise: a run's figures then describe one kind of game.
-        players: if args.random_players {
-            None
-        } else {
-            Some(args.players.unwrap_or(ruleset.description().min_players))
-        },
-        config,
-        max_actions: args.max_actions,
-        threads: usize::from(args.threads.max(1)),
-        illegal_share: args.illegal_share,
-        check_every: args.check_every.max(1),
-        repro_dir: args.repro_dir.clone(),
-        ..SimOptions::default()
-    };
-    let report = run(&ruleset, &options, &progress_bar(options.games));
-    if format == OutputFormat::Json {
-        outln!("{}", report.to_json());
-    } else {
-        outln!("{report}");
-    }
-    Ok(if report.is_clean() {
-        Status::Success
-    } else {
-        Status::Failure
-    })
 }

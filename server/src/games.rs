@@ -20,7 +20,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use coffer_core::{
-    Description, DynGame, DynRuleset, Format, Outcome, Owner, Seat, Setup as CoreSetup,
+    Description, DynGame, DynRuleset, Event, EventsFor, Format, Outcome, Owner, Seat,
+    Setup as CoreSetup,
 };
 use coffer_host::{Registry, names_for, refusal_reason, render};
 use serde_json::value::RawValue;
@@ -527,6 +528,19 @@ fn action_message(
     view: bool,
 ) -> (String, Option<String>) {
     let events = game.events_for(audience);
+    action_message_of(game, description, seq, actor, audience, &events, view)
+}
+
+/// [`action_message`] with `audience`'s events at hand (as applying the action answered them).
+fn action_message_of(
+    game: &dyn DynGame,
+    description: &Description,
+    seq: u64,
+    actor: u16,
+    audience: Audience,
+    events: &[Event],
+    view: bool,
+) -> (String, Option<String>) {
     let table = game.table(audience);
     let resources = game.resources(audience);
     let names = names_for(description, &resources, &table);
@@ -540,7 +554,7 @@ fn action_message(
             cause: names.cause(&event.cause),
         })
         .collect();
-    let heading = render::action_heading(&names, actor, &events);
+    let heading = render::action_heading(&names, actor, events);
     let mut message = ActionOut {
         kind: "action",
         seq,
@@ -1123,36 +1137,50 @@ impl Games {
                     .game
                     .as_deref_mut()
                     .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                if let Err(refusal) = game.apply_json(Owner(seat), action_for_call.get()) {
-                    if let coffer_core::ActionError::Panicked(_) | coffer_core::ActionError::Poisoned(_) = refusal {
-                        return Err(CallError::Stop(format!(
-                            "game {id} is stopped: its ruleset's plugin failed ({refusal}); its games take no more actions"
-                        )));
-                    }
-                    let audience = Some(Owner(seat));
-                    let table = game.table(audience);
-                    let resources = game.resources(audience);
-                    let reason = refusal_reason(&names_for(description, &resources, &table), &refusal);
-                    plugin_failed(game).map_err(CallError::Stop)?;
-                    return Ok(Applied::Refused(reason));
-                }
-                let seq = live.seq + 1;
-                let hash = StateHash(game.state_hash().0);
+                // One call applies the action and answers its hash and the actor's events.
                 let actor = Some(Owner(seat));
+                let applied =
+                    game.apply_json_reporting(Owner(seat), action_for_call.get(), EventsFor::Seat(actor));
+                let (hash, actor_events) = match applied {
+                    Ok(report) => (StateHash(report.hash.0), report.events),
+                    Err(refusal) => {
+                        if let coffer_core::ActionError::Panicked(_) | coffer_core::ActionError::Poisoned(_) = refusal {
+                            return Err(CallError::Stop(format!(
+                                "game {id} is stopped: its ruleset's plugin failed ({refusal}); its games take no more actions"
+                            )));
+                        }
+                        let audience = actor;
+                        let table = game.table(audience);
+                        let resources = game.resources(audience);
+                        let reason = refusal_reason(&names_for(description, &resources, &table), &refusal);
+                        plugin_failed(game).map_err(CallError::Stop)?;
+                        return Ok(Applied::Refused(reason));
+                    }
+                };
+                let seq = live.seq + 1;
+                let mut actor_events = Some(actor_events);
                 let mut answer = None;
                 let mut pushes = Vec::new();
                 for audience in slot.listening() {
+                    let events = match actor_events.take_if(|_| audience == actor) {
+                        Some(events) => events,
+                        None => game.events_for(audience),
+                    };
                     let (plain, with_view) =
-                        action_message(game, description, seq, seat, audience, true);
+                        action_message_of(game, description, seq, seat, audience, &events, true);
                     pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
                     if audience == actor {
                         // The actor's answer is its own feed's message without the view.
                         answer = Some(plain);
                     }
                 }
-                let answer = answer.unwrap_or_else(|| {
-                    action_message(game, description, seq, seat, actor, false).0
-                });
+                let answer = match (answer, actor_events) {
+                    (Some(answer), _) => answer,
+                    (None, Some(events)) => {
+                        action_message_of(game, description, seq, seat, actor, &events, false).0
+                    }
+                    (None, None) => action_message(game, description, seq, seat, actor, false).0,
+                };
                 let finished = matches!(game.outcome(), Outcome::Finished { .. });
                 let snapshot = if seq % snapshot_every == 0 || finished {
                     game.snapshot(Format::Binary).ok()

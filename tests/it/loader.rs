@@ -797,7 +797,13 @@ fn plugin_failure<T: std::fmt::Debug>(result: Result<T, HostError>, call: &str) 
 #[test]
 fn plugin_panic_listing_legal_actions_is_an_error_not_no_legal_action() {
     let (_dir, mut game) = faulty_game("legal");
-    game.apply_json(0, TAKE_ONE).unwrap();
+    // By index, which lists nothing after it (a JSON action lists who may act next in the same call:
+    // the fault would fire there, see the next test).
+    game.apply_legal(0, 0).unwrap();
+    assert_eq!(
+        game.log()[0].action,
+        serde_json::json!({"type": "take", "n": 1})
+    );
     let message = plugin_failure(game.try_legal_actions(1), "legal_actions");
     assert!(message.contains("fixture fault in legal"), "{message}");
     // And the hot path refuses to apply anything on such an answer.
@@ -806,9 +812,34 @@ fn plugin_panic_listing_legal_actions_is_an_error_not_no_legal_action() {
 }
 
 #[test]
+fn plugin_panic_listing_who_may_act_after_a_json_action_refuses_it_and_leaves_the_game_as_it_was() {
+    let (_dir, mut game) = faulty_game("legal");
+    let before = game.try_state_hash().unwrap();
+    let err = game.apply_json(0, TAKE_ONE).unwrap_err();
+    let HostError::Action {
+        refusal: ActionError::Panicked(message),
+        ..
+    } = &err
+    else {
+        panic!("expected the plugin's panic: {err}")
+    };
+    assert!(message.contains("fixture fault in legal"), "{message}");
+    assert!(message.contains("`apply_json_reporting`"), "{message}");
+    assert!(game.log().is_empty(), "a refused action is not logged");
+    // The library is poisoned, but its games may still be hashed (read-only).
+    assert_eq!(
+        game.state_hash(),
+        before,
+        "the plugin rebuilt the game as it was before the call"
+    );
+}
+
+#[test]
 fn plugin_panic_in_outcome_is_an_error_not_an_ongoing_game() {
     let (_dir, mut game) = faulty_game("outcome");
-    game.apply_json(0, TAKE_ONE).unwrap();
+    // By index: the fixture's legal actions ask the outcome, so listing who may act after a JSON action
+    // would fire the fault inside that action's call.
+    game.apply_legal(0, 0).unwrap();
     let message = plugin_failure(game.try_outcome(), "outcome");
     assert!(message.contains("fixture fault in outcome"), "{message}");
     plugin_failure(game.check_plugin(), "outcome");
@@ -817,12 +848,32 @@ fn plugin_panic_in_outcome_is_an_error_not_an_ongoing_game() {
 #[test]
 fn plugin_panic_while_hashing_is_an_error_naming_the_plugin_not_a_hash_of_zero() {
     let (_dir, mut game) = faulty_game("hash");
-    let message = plugin_failure(game.apply_json(0, TAKE_ONE).map(|_| ()), "state_hash");
+    let before = game.try_state_hash().unwrap();
+    // The hash of a JSON action is answered in the same call: the panic refuses the action, and the
+    // plugin rebuilds the game as it was.
+    let err = game.apply_json(0, TAKE_ONE).unwrap_err();
+    let HostError::Action {
+        refusal: ActionError::Panicked(message),
+        ..
+    } = &err
+    else {
+        panic!("expected the plugin's panic: {err}")
+    };
     assert!(message.contains("fixture fault in hash"), "{message}");
+    assert!(message.contains("`apply_json_reporting`"), "{message}");
     assert!(
         game.log().is_empty(),
         "an action whose hash is unknown is not logged"
     );
+    assert_eq!(
+        game.state_hash(),
+        before,
+        "rebuilt as it was (hashing is read-only)"
+    );
+    // By index, the hash is a call of its own: its failure is the game's, naming the call.
+    let (_fresh, mut game) = faulty_game("hash");
+    plugin_failure(game.apply_legal(0, 0).map(|_| ()), "state_hash");
+    assert!(game.log().is_empty());
     plugin_failure(game.try_state_hash(), "state_hash");
 }
 
@@ -959,7 +1010,10 @@ fn assert_names_library_and_apply(stderr: &str) {
         stderr.contains(&library_file_name("coffer_fixture_faulty")),
         "names the library: {stderr}"
     );
-    assert!(stderr.contains("`apply_json`"), "names the call: {stderr}");
+    assert!(
+        stderr.contains("`apply_json_reporting`"),
+        "names the call: {stderr}"
+    );
 }
 
 #[test]

@@ -138,7 +138,7 @@ fn replay_script(id: &str, path: &Path, statik: &dyn DynRuleset, runtime: &dyn D
     let lines = script_lines(path);
     // Set up as `coffer demo` does: `<script>.setup.json` beside it, else the players it names, seed 0.
     let named = lines.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
-    let setup = coffer_host::cli::script_setup(path, named, statik.description(), 0)
+    let setup = coffer_host::simulate::script_setup(path, named, statik.description(), 0)
         .unwrap_or_else(|e| panic!("{id}: {e:#}"));
     let mut s = statik
         .new_game(&setup)

@@ -5,7 +5,7 @@
 //! The games are loaded at runtime from the built libraries, as `coffer` loads them.
 
 use coffer_core::{DynRuleset, Owner, Setup};
-use coffer_host::{HostedGame, cli, render};
+use coffer_host::{HostedGame, render, simulate};
 use coffer_tests::{BUILTIN, Chooser, builtin_runtime_ruleset, repo_root};
 use std::sync::Arc;
 
@@ -59,7 +59,7 @@ fn check_refusals(game: &HostedGame, examples: &[String], context: &str) -> usiz
             Ok(_) => {}
             Err(err) => {
                 refused += 1;
-                let text = cli::chain(&err);
+                let text = render::error_chain(&err);
                 assert_readable(&text, &format!("{context}: refusal of {action}"));
                 assert!(
                     text.matches(action.trim()).count() <= 1,
@@ -124,7 +124,7 @@ fn example_scripts_read_in_the_game_s_words_for_every_seat() {
                 .map(|s| s["player"].as_u64().unwrap() as u16 + 1)
                 .max()
                 .unwrap_or(0);
-            let setup = cli::script_setup(&script, named, ruleset.description(), 1).unwrap();
+            let setup = simulate::script_setup(&script, named, ruleset.description(), 1).unwrap();
             let mut game = HostedGame::start(Arc::clone(&ruleset), setup).unwrap();
             let mut refused = 0;
             for (n, step) in steps.iter().enumerate() {
@@ -135,7 +135,7 @@ fn example_scripts_read_in_the_game_s_words_for_every_seat() {
                 }
                 let player = step["player"].as_u64().unwrap() as u16;
                 game.apply_json(player, &step["action"].to_string())
-                    .unwrap_or_else(|e| panic!("{context}: {}", cli::chain(&e)));
+                    .unwrap_or_else(|e| panic!("{context}: {}", render::error_chain(&e)));
                 check_after_action(&mut game, player, &context);
             }
             assert!(refused > 0, "{id}: no refusal was tried");

@@ -495,8 +495,7 @@ fn static_and_runtime_rulesets_play_identical_simulations() {
 // ----- the command -----
 
 /// Runs `coffer ARGS` in this process with the built-in plugin libraries in a private plugin directory.
-fn coffer(args: &[&str]) -> coffer_host::cli::Status {
-    use clap::Parser as _;
+fn coffer(args: &[&str]) -> coffer_host::programs::Status {
     let libs: Vec<std::path::PathBuf> = coffer_tests::BUILTIN
         .iter()
         .map(|(_, krate)| coffer_tests::builtin_library(krate))
@@ -504,13 +503,12 @@ fn coffer(args: &[&str]) -> coffer_host::cli::Status {
     let dir = coffer_tests::plugin_dir_with(&libs.iter().map(|p| p.as_path()).collect::<Vec<_>>());
     let mut argv = vec!["coffer", "--plugin-dir", dir.path().to_str().unwrap()];
     argv.extend_from_slice(args);
-    let cli = coffer_host::cli::Cli::try_parse_from(&argv).expect("valid command line");
-    coffer_host::cli::run(&cli).expect("the command runs")
+    coffer_host::programs::run_args(&argv).expect("a valid command line that runs")
 }
 
 #[test]
 fn coffer_simulate_runs_each_built_in_ruleset_loaded_at_runtime() {
-    use coffer_host::cli::Status;
+    use coffer_host::programs::Status;
     let repro = tempfile::tempdir().unwrap();
     for (id, _) in coffer_tests::BUILTIN {
         let status = coffer(&[
@@ -537,7 +535,7 @@ fn coffer_simulate_runs_each_built_in_ruleset_loaded_at_runtime() {
 
 #[test]
 fn a_simulation_script_is_read_by_coffer_play_and_checked_by_coffer_simulate() {
-    use coffer_host::cli::Status;
+    use coffer_host::programs::Status;
     let dir = tempfile::tempdir().unwrap();
     for (id, _) in coffer_tests::BUILTIN {
         // A script of random legal actions, written the way a reproducing script is.

@@ -4,25 +4,27 @@
 //! loader that calls them, and runs under Miri too (`cargo +nightly miri test -p coffer-core --test it
 //! abi::`; see docs/SECURITY.md).
 
-use coffer_core::abi::{self, Buf, GameHandle};
+use coffer_core::abi::{self, Acting, Buf, GameHandle};
 use coffer_core::{
     ActionError, AmountId, AmountSpec, Cause, Description, Event, Key, Kind, Ledger, Outcome,
     Owner, Ruleset, SetupError, Table,
 };
 
-/// A one-amount game: `Add` gains 1 up to 3, a refusal above it.
+/// A one-amount game: `Add` gains 1 up to 3, a refusal above it; after `Arm`, listing legal actions panics.
 struct Counter;
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct State {
     ledger: Ledger,
     counters: Vec<AmountId>,
+    armed: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Action {
     Add,
     Spend(u64),
+    Arm,
 }
 
 impl Ruleset for Counter {
@@ -37,9 +39,14 @@ impl Ruleset for Counter {
         let counters = (0..players)
             .map(|p| ledger.add_amount(AmountSpec::new(Key::new(Owner(p), Kind(0), 0)).cap(3)))
             .collect::<Result<_, _>>()?;
-        Ok(State { ledger, counters })
+        Ok(State {
+            ledger,
+            counters,
+            armed: false,
+        })
     }
-    fn legal_actions(&self, _: &State, _: Owner, out: &mut Vec<Action>) {
+    fn legal_actions(&self, s: &State, _: Owner, out: &mut Vec<Action>) {
+        assert!(!s.armed, "armed: listing panics");
         out.push(Action::Add);
     }
     fn apply(&self, s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
@@ -50,6 +57,7 @@ impl Ruleset for Counter {
                 s.ledger.gain(id, 1, cause)?;
             }
             Action::Spend(n) => s.ledger.spend(id, *n, cause)?,
+            Action::Arm => s.armed = true,
         }
         Ok(())
     }
@@ -156,4 +164,173 @@ fn the_exported_abi_plays_a_game_in_process() {
         (vt.free_game)(copy);
         (vt.free_game)(game);
     }
+}
+
+/// A new game of the test's ruleset through the exported ABI.
+fn new_counter_game(vt: &abi::VTable) -> *mut GameHandle {
+    let mut out = Buf::EMPTY;
+    let mut count = 0usize;
+    // SAFETY: `count` and `out` live across the call.
+    assert_eq!(unsafe { (vt.ruleset_count)(&mut count, &mut out) }, abi::OK);
+    let index = (0..count)
+        .find(|&i| {
+            // SAFETY: `out` lives across the call.
+            assert_eq!(unsafe { (vt.describe)(i, &mut out) }, abi::OK);
+            let d: Description = serde_json::from_slice(&take(&mut out)).unwrap();
+            d.id == "abi-counter"
+        })
+        .expect("the test's ruleset is exported");
+    let setup = br#"{"players":2,"seed":1,"config":null}"#;
+    let mut game: *mut GameHandle = std::ptr::null_mut();
+    // SAFETY: `setup` is valid for its length; `game` and `out` live across the call.
+    let status = unsafe { (vt.new_game)(index, setup.as_ptr(), setup.len(), &mut game, &mut out) };
+    assert_eq!(status, abi::OK);
+    assert!(!game.is_null());
+    game
+}
+
+/// The hash, the events for `seat` and who may act, each asked by its own call.
+fn separate_answers(
+    vt: &abi::VTable,
+    game: *mut GameHandle,
+    seat: i32,
+) -> (u64, Vec<u8>, Vec<Acting>) {
+    let mut out = Buf::EMPTY;
+    let mut hash = 0u64;
+    // SAFETY: a live game handle; `hash` and `out` live across the call.
+    let status = unsafe { (vt.state_hash)(game, &mut hash, &mut out) };
+    assert_eq!(status, abi::OK);
+    // SAFETY: as above.
+    assert_eq!(unsafe { (vt.events)(game, seat, &mut out) }, abi::OK);
+    let events = take(&mut out);
+    let mut list: *const Acting = std::ptr::null();
+    let mut count = 0usize;
+    // SAFETY: a live game handle; `list`, `count` and `out` live across the call.
+    let status = unsafe { (vt.acting)(game, &mut list, &mut count, &mut out) };
+    assert_eq!(status, abi::OK);
+    // SAFETY: the plugin wrote `count` entries of its cache, unchanged until the next call on the game.
+    let acting = unsafe { std::slice::from_raw_parts(list, count) }.to_vec();
+    (hash, events, acting)
+}
+
+/// One `apply_json_reporting` call: its status, the hash, the bytes of `out` and who may act.
+fn apply_reporting(
+    vt: &abi::VTable,
+    game: *mut GameHandle,
+    player: u16,
+    action: &[u8],
+    seat: i32,
+) -> (abi::Status, u64, Vec<u8>, Vec<Acting>) {
+    let mut out = Buf::EMPTY;
+    // Sentinels: a refusal writes none of them.
+    let mut hash = u64::MAX;
+    let mut list: *const Acting = std::ptr::null();
+    let mut count = usize::MAX;
+    // SAFETY: `action` is valid for its length; a live game handle; every out-parameter lives across the
+    // call.
+    let status = unsafe {
+        (vt.apply_json_reporting)(
+            game,
+            player,
+            action.as_ptr(),
+            action.len(),
+            seat,
+            &mut hash,
+            &mut list,
+            &mut count,
+            &mut out,
+        )
+    };
+    let acting = if list.is_null() {
+        assert_eq!(count, usize::MAX, "no list, no count");
+        Vec::new()
+    } else {
+        // SAFETY: the plugin wrote `count` entries of its cache, unchanged until the next call on the game.
+        unsafe { std::slice::from_raw_parts(list, count) }.to_vec()
+    };
+    (status, hash, take(&mut out), acting)
+}
+
+#[test]
+fn apply_json_reporting_answers_what_the_separate_calls_answer_and_a_refusal_changes_nothing() {
+    let vt = &abi::VTABLE;
+    let mut out = Buf::EMPTY;
+    for seat in [0, 1, abi::SPECTATOR, abi::EVERYONE] {
+        let game = new_counter_game(vt);
+        // The same action on a copy, through `apply_json` and the separate calls.
+        let mut copy: *mut GameHandle = std::ptr::null_mut();
+        // SAFETY: a live game handle; `copy` and `out` live across the call.
+        let status = unsafe { (vt.clone_game)(game, &mut copy, &mut out) };
+        assert_eq!(status, abi::OK);
+        let add = br#""Add""#;
+        // SAFETY: `add` is valid for its length; a live game handle.
+        let status = unsafe { (vt.apply_json)(copy, 1, add.as_ptr(), add.len(), &mut out) };
+        assert_eq!(status, abi::OK);
+        let (hash, events, acting) = separate_answers(vt, copy, seat);
+
+        let (status, reported_hash, reported_events, reported_acting) =
+            apply_reporting(vt, game, 1, add, seat);
+        assert_eq!(
+            status,
+            abi::OK,
+            "{}",
+            String::from_utf8_lossy(&reported_events)
+        );
+        assert_eq!(reported_hash, hash, "seat {seat}");
+        assert_eq!(reported_events, events, "seat {seat}");
+        assert_eq!(reported_acting, acting, "seat {seat}");
+        let decoded: Vec<Event> = postcard::from_bytes(&reported_events).unwrap();
+        assert_eq!(decoded.len(), 1, "the counter's own events are public");
+        assert_eq!(decoded[0].values(), Some((0, 1)));
+        // And the game answers the same afterwards, separately.
+        assert_eq!(separate_answers(vt, game, seat), (hash, events, acting));
+
+        // A refusal comes back typed, writes no answer and leaves the hash as it was.
+        let spend = br#"{"Spend":9}"#;
+        let (status, refused_hash, error, refused_acting) =
+            apply_reporting(vt, game, 1, spend, seat);
+        assert_eq!(status, abi::REFUSED);
+        let error: ActionError = serde_json::from_slice(&error).unwrap();
+        assert!(matches!(error, ActionError::Refused(_)), "{error}");
+        assert_eq!(refused_hash, u64::MAX, "a refusal writes no hash");
+        assert!(refused_acting.is_empty());
+        assert_eq!(separate_answers(vt, game, seat).0, hash);
+        // Text that is not UTF-8 is refused as malformed, before the game sees it.
+        let (status, _, error, _) = apply_reporting(vt, game, 1, b"\xff", seat);
+        assert_eq!(status, abi::REFUSED);
+        let error: ActionError = serde_json::from_slice(&error).unwrap();
+        assert!(matches!(error, ActionError::Malformed(_)), "{error}");
+        assert_eq!(separate_answers(vt, game, seat).0, hash);
+        // SAFETY: both handles came from this library and are freed once each.
+        unsafe {
+            (vt.free_game)(copy);
+            (vt.free_game)(game);
+        }
+    }
+}
+
+#[test]
+fn a_panic_while_apply_json_reporting_answers_leaves_the_game_as_it_was() {
+    let vt = &abi::VTABLE;
+    let game = new_counter_game(vt);
+    let add = br#""Add""#;
+    assert_eq!(apply_reporting(vt, game, 0, add, 0).0, abi::OK);
+    let (before, _, _) = separate_answers(vt, game, 0);
+    // `Arm` applies; listing who may act after it panics, inside the same call.
+    let (status, hash, message, _) = apply_reporting(vt, game, 0, br#""Arm""#, 0);
+    assert_eq!(status, abi::PANICKED);
+    assert_eq!(hash, u64::MAX, "a panic writes no hash");
+    assert!(
+        String::from_utf8_lossy(&message).contains("armed: listing panics"),
+        "{}",
+        String::from_utf8_lossy(&message)
+    );
+    // Rebuilt from its checkpoint and the logged `Add`: as before the call, and playable.
+    assert_eq!(separate_answers(vt, game, 0).0, before);
+    let (status, _, events, _) = apply_reporting(vt, game, 0, add, 0);
+    assert_eq!(status, abi::OK);
+    let events: Vec<Event> = postcard::from_bytes(&events).unwrap();
+    assert_eq!(events[0].values(), Some((1, 2)));
+    // SAFETY: the handle came from this library and is freed once.
+    unsafe { (vt.free_game)(game) };
 }

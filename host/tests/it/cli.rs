@@ -913,7 +913,7 @@ fn an_error_chain_is_printed_once() {
         source: std::io::Error::other("disk on fire"),
     });
     assert_eq!(
-        coffer_host::cli::chain(&err),
+        coffer_host::render::error_chain(&err),
         "cannot load game: cannot read x: disk on fire"
     );
 }

@@ -6,7 +6,7 @@
 //! `INSTA_UPDATE=always cargo test -p coffer-host` and a read of the diff).
 
 use crate::cli::{PLUGINS, coffer, ok};
-use coffer_host::{HostedGame, Registry, cli as command};
+use coffer_host::{HostedGame, Registry, render, simulate};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -53,7 +53,7 @@ fn halfway(dir: &Path, id: &str) -> (PathBuf, HostedGame, (u16, String)) {
     let entry = registry.get(id).unwrap();
     let (path, steps) = script(id);
     let named = steps.iter().map(|(p, _)| p + 1).max().unwrap();
-    let setup = command::script_setup(&path, named, entry.ruleset.description(), 1).unwrap();
+    let setup = simulate::script_setup(&path, named, entry.ruleset.description(), 1).unwrap();
     let mut game = HostedGame::start(entry.ruleset.clone(), setup).unwrap();
     let half = steps.len() / 2;
     for (p, action) in &steps[..half] {
@@ -102,7 +102,7 @@ fn refusals(game: &HostedGame) -> BTreeMap<String, String> {
             };
             found
                 .entry(kind)
-                .or_insert_with(|| format!("error: {}", command::chain(&err)));
+                .or_insert_with(|| format!("error: {}", render::error_chain(&err)));
         }
     }
     found
