@@ -116,9 +116,9 @@ pub enum Measure {
 /// How far a bounded demand must bring its measure down (K6.2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Bound {
-    /// Down to at most this many ("discard down to 7").
+    /// Down to at most this many ("down to 7").
     AtMost(u32),
-    /// Lose half of what is measured when the demand is raised, rounded down ("discard half").
+    /// Lose half of what is measured when the demand is raised, rounded down ("half of them, your choice").
     LoseHalf,
 }
 

@@ -1275,6 +1275,20 @@ mod handlers {
         let Some(previous) = PREVIOUS.get().map(|p| p[index]) else {
             return;
         };
+        if matches!(signal, sys::SIGSEGV | sys::SIGBUS) && previous.handler > sys::SIG_IGN {
+            // The fault is the host's own, and the handler before ours ends the process: std's
+            // stack-overflow handler reports and calls `abort`. Its SIGABRT must not come back here:
+            // on the nearly full alternate signal stack a second frame (a few KiB with AVX-512 state)
+            // overflows it, and the kernel ends the process with SIGSEGV instead of the report's abort.
+            let default = SigAction {
+                handler: sys::SIG_DFL,
+                mask: [0; 16],
+                flags: 0,
+                restorer: 0,
+            };
+            // SAFETY: restores the default action of SIGABRT; `sigaction` is async-signal-safe.
+            unsafe { sys::sigaction(sys::SIGABRT, &default, std::ptr::null_mut()) };
+        }
         match previous.handler {
             sys::SIG_IGN => {}
             sys::SIG_DFL => {

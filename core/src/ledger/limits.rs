@@ -31,7 +31,7 @@ impl Ledger {
     /// let hand = l.add_zone(Zone::new(Key::new(p, hand_kind, 0))).unwrap();
     /// l.stock(Owner::GAME, bank, 19, Cause::Setup).unwrap();
     /// l.gain_tokens(Owner::GAME, hand, 9, Cause::Setup).unwrap();
-    /// // Discard half, rounded down: 4 of 9.
+    /// // Half of them must go, rounded down: 4 of 9.
     /// let key = Key::new(p, Kind(3), 0);
     /// let measure = Measure::Tokens { owner: Owner::GAME, zone: hand };
     /// assert_eq!(l.demand(key, measure, Bound::LoseHalf, Cause::Setup).unwrap(), 4);
