@@ -17,8 +17,10 @@ pub(super) struct Board {
     columns: usize,
     /// Per holder, `words` words from `column * words`: the zones holding at least one of its tokens.
     held: Vec<u64>,
-    /// Per class, in the order classes first appeared: its kind and its zones.
-    classes: Vec<(Kind, Vec<u64>)>,
+    /// The classes, in the order they first appeared.
+    kinds: Vec<Kind>,
+    /// Per class, `words` words from `class * words`: its zones.
+    classes: Vec<u64>,
 }
 
 impl Board {
@@ -31,31 +33,54 @@ impl Board {
         }
     }
 
+    /// An empty index for `zones` zones and `owners` players (every set sized once).
+    pub(super) fn with_capacity(zones: usize, owners: u16) -> Board {
+        let words = zones.div_ceil(64).max(1);
+        let columns = usize::from(owners) + 1;
+        Board {
+            words,
+            columns,
+            held: vec![0; words * columns],
+            kinds: Vec::new(),
+            classes: Vec::new(),
+        }
+    }
+
+    /// Re-lays every set out for `words` words (zones were added past the last word).
+    fn widen(&mut self, words: usize, columns: usize) {
+        let relaid = |sets: &[u64], count: usize, old: usize| {
+            let mut out = vec![0; words * count];
+            for c in 0..count {
+                if old > 0 && c * old < sets.len() {
+                    out[c * words..c * words + old].copy_from_slice(&sets[c * old..(c + 1) * old]);
+                }
+            }
+            out
+        };
+        self.held = relaid(&self.held, columns, self.words);
+        self.classes = relaid(&self.classes, self.kinds.len(), self.words);
+        self.words = words;
+        self.columns = columns;
+    }
+
     /// Makes room for zone `id` of class `kind`.
     pub(super) fn add_zone(&mut self, id: ZoneId, kind: Kind, owners: u16) {
         let words = (id.index() / 64 + 1).max(self.words);
         let columns = usize::from(owners) + 1;
         if words != self.words || columns != self.columns {
-            let mut held = vec![0; words * columns];
-            for c in 0..self.columns.min(columns) {
-                held[c * words..c * words + self.words]
-                    .copy_from_slice(&self.held[c * self.words..(c + 1) * self.words]);
-            }
-            self.held = held;
-            self.words = words;
-            self.columns = columns;
-            for (_, set) in &mut self.classes {
-                set.resize(words, 0);
-            }
+            self.widen(words, columns);
         }
-        let at = match self.classes.iter().position(|(k, _)| *k == kind) {
-            Some(at) => at,
-            None => {
-                self.classes.push((kind, vec![0; self.words]));
-                self.classes.len() - 1
-            }
+        // Zones of one class are usually created one after another: the last class is tried first.
+        let found = match self.kinds.last() {
+            Some(&k) if k == kind => Some(self.kinds.len() - 1),
+            _ => self.kinds.iter().position(|&k| k == kind),
         };
-        self.classes[at].1[id.index() / 64] |= 1 << (id.index() % 64);
+        let at = found.unwrap_or_else(|| {
+            self.kinds.push(kind);
+            self.classes.resize(self.kinds.len() * self.words, 0);
+            self.kinds.len() - 1
+        });
+        self.classes[at * self.words + id.index() / 64] |= 1 << (id.index() % 64);
     }
 
     /// Forgets zones from `zones` on (dropped by a rollback; their cells are empty by then).
@@ -76,10 +101,20 @@ impl Board {
             }
         };
         clear(&mut self.held);
-        for (_, set) in &mut self.classes {
-            clear(set);
+        clear(&mut self.classes);
+        // A class whose zones are all gone is forgotten, so that the index equals a rebuilt one.
+        let mut c = 0;
+        while c < self.kinds.len() {
+            if self.classes[c * words..(c + 1) * words]
+                .iter()
+                .all(|&w| w == 0)
+            {
+                self.kinds.remove(c);
+                self.classes.drain(c * words..(c + 1) * words);
+            } else {
+                c += 1;
+            }
         }
-        self.classes.retain(|(_, set)| set.iter().any(|&w| w != 0));
     }
 
     #[inline]
@@ -103,10 +138,10 @@ impl Board {
 
     #[inline]
     fn class(&self, kind: Kind) -> &[u64] {
-        self.classes
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map_or(&[], |(_, set)| set.as_slice())
+        match self.kinds.iter().position(|&k| k == kind) {
+            Some(c) => &self.classes[c * self.words..(c + 1) * self.words],
+            None => &[],
+        }
     }
 }
 
@@ -198,9 +233,16 @@ impl Iterator for ZoneSet<'_> {
 impl ExactSizeIterator for ZoneSet<'_> {}
 
 impl Ledger {
-    /// Rebuilds the board index from the token tables (after a ledger is read).
-    pub(super) fn rebuild_board(&mut self) {
-        let mut board = Board::default();
+    /// The board index, built from the token tables on first use (a restored or cloned ledger that is
+    /// never asked pays nothing for it), then kept by every token change.
+    #[inline]
+    fn board(&self) -> &Board {
+        self.board.get_or_init(|| self.build_board())
+    }
+
+    /// The board index as the token tables give it.
+    fn build_board(&self) -> Board {
+        let mut board = Board::with_capacity(self.zones.len(), self.owners);
         for (i, zone) in self.zones.iter().enumerate() {
             board.add_zone(ZoneId(i as u32), zone.key.kind, self.owners);
         }
@@ -216,26 +258,28 @@ impl Ledger {
         for (z, _) in self.game_tokens.iter().enumerate().filter(|&(_, &n)| n > 0) {
             board.held[o * words + z / 64] |= 1u64 << (z % 64);
         }
-        self.board = board;
+        board
     }
 
     /// Drops the board index's zones from `zones` on (a rollback removed them).
     pub(super) fn truncate_board(&mut self, zones: usize) {
-        self.board.truncate(zones);
+        if let Some(board) = self.board.get_mut() {
+            board.truncate(zones);
+        }
     }
 
     /// K4.8: every zone holding at least one of `owner`'s tokens (a player's, or the game's), reserves
     /// included, in creation order.
     pub fn zones_holding(&self, owner: Owner) -> ZoneSet<'_> {
-        ZoneSet::new(self.board.held(owner, self.owners), &[], Combine::First)
+        ZoneSet::new(self.board().held(owner, self.owners), &[], Combine::First)
     }
 
     /// K4.8: the zones of class `class` (zones whose key has that kind) holding `owner`'s tokens.
     #[inline]
     pub fn zones_holding_in(&self, owner: Owner, class: Kind) -> ZoneSet<'_> {
         ZoneSet::new(
-            self.board.held(owner, self.owners),
-            self.board.class(class),
+            self.board().held(owner, self.owners),
+            self.board().class(class),
             Combine::Both,
         )
     }
@@ -244,15 +288,15 @@ impl Ledger {
     #[inline]
     pub fn zones_without(&self, owner: Owner, class: Kind) -> ZoneSet<'_> {
         ZoneSet::new(
-            self.board.held(owner, self.owners),
-            self.board.class(class),
+            self.board().held(owner, self.owners),
+            self.board().class(class),
             Combine::SecondOnly,
         )
     }
 
     /// Every zone of class `class`.
     pub fn zones_in(&self, class: Kind) -> ZoneSet<'_> {
-        ZoneSet::new(self.board.class(class), &[], Combine::First)
+        ZoneSet::new(self.board().class(class), &[], Combine::First)
     }
 
     /// K4.8: how many of `owner`'s tokens are in zones of class `class`.

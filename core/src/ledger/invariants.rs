@@ -152,6 +152,16 @@ impl Ledger {
                 )));
             }
         }
+        if self.game_supply.iter().all(|&n| n == 0) {
+            // No bank: every game cell must be empty (one pass, no totals to keep).
+            if let Some(z) = self.game_tokens.iter().position(|&n| n > 0) {
+                return Err(Violation(format!(
+                    "{} holds {} of the game's tokens but the game owns none",
+                    self.zones[z].key, self.game_tokens[z]
+                )));
+            }
+            return self.check_players_conserved(&held);
+        }
         let mut game = vec![0u64; self.game_supply.len()];
         for (zone, &count) in self.zones.iter().zip(&self.game_tokens) {
             game[usize::from(zone.supply)] += u64::from(count);
@@ -168,6 +178,12 @@ impl Ledger {
                 self.game_supply[s], game[s]
             )));
         }
+        self.check_players_conserved(&held)
+    }
+
+    /// Each player's tokens of each supply, summed over its zones (`held`), equal its total (K4).
+    fn check_players_conserved(&self, held: &[u64]) -> Result<(), Violation> {
+        let o = usize::from(self.owners);
         if let Some(slot) = (0..held.len()).find(|&i| held[i] != u64::from(self.supply[i])) {
             let (s, owner) = (slot / o.max(1), slot % o.max(1));
             return Err(Violation(format!(

@@ -155,8 +155,9 @@ pub struct Ledger {
     pending: Vec<Demand>,
     clock: Clock,
     rng: GameRng,
-    /// Derived from the token tables (never written): which zones hold whose tokens, and each class's zones.
-    board: board::Board,
+    /// Derived from the token tables (never written): which zones hold whose tokens, and each class's zones;
+    /// built on first use.
+    board: std::sync::OnceLock<board::Board>,
     log: Vec<Event>,
     depth: u32,
     /// Set while bounded demands are being re-measured or replaced (K6.2), so their own events do not
@@ -306,7 +307,7 @@ impl TryFrom<LedgerData> for Ledger {
                 vec![None; supplies],
             )
         };
-        let mut ledger = Ledger {
+        let ledger = Ledger {
             owners: d.owners,
             amounts: d.amounts,
             tracks: d.tracks,
@@ -322,13 +323,12 @@ impl TryFrom<LedgerData> for Ledger {
             pending: d.pending,
             clock: d.clock,
             rng: d.rng,
-            board: board::Board::default(),
+            board: std::sync::OnceLock::new(),
             log: Vec::new(),
             depth: 0,
             measuring: false,
         };
         ledger.check_invariants()?;
-        ledger.rebuild_board();
         Ok(ledger)
     }
 }
@@ -380,7 +380,7 @@ impl Ledger {
             pending: Vec::new(),
             clock: Clock::default(),
             rng: GameRng::new(seed),
-            board: board::Board::default(),
+            board: std::sync::OnceLock::new(),
             log: Vec::new(),
             depth: 0,
             measuring: false,

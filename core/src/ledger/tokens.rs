@@ -38,7 +38,9 @@ impl Ledger {
         self.tokens
             .extend(std::iter::repeat_n(0, usize::from(self.owners)));
         self.game_tokens.push(0);
-        self.board.add_zone(id, zone.key.kind, self.owners);
+        if let Some(board) = self.board.get_mut() {
+            board.add_zone(id, zone.key.kind, self.owners);
+        }
         Ok(id)
     }
 
@@ -219,7 +221,9 @@ impl Ledger {
         let was = *cell;
         *cell += n;
         if was == 0 && n > 0 {
-            self.board.set(zone, owner, owners, true);
+            if let Some(board) = self.board.get_mut() {
+                board.set(zone, owner, owners, true);
+            }
         }
     }
 
@@ -230,7 +234,9 @@ impl Ledger {
         let cell = self.cell_mut(zone, owner);
         *cell -= n;
         if *cell == 0 && n > 0 {
-            self.board.set(zone, owner, owners, false);
+            if let Some(board) = self.board.get_mut() {
+                board.set(zone, owner, owners, false);
+            }
         }
     }
 
