@@ -25,20 +25,12 @@
 
 #[allow(unsafe_code)]
 pub mod abi;
-mod clock;
-mod error;
-mod event;
-mod hash;
-mod id;
-mod ledger;
-mod plugin;
-mod rng;
-mod rows;
+mod kernel;
 mod sdk;
-mod shared;
-mod spec;
-mod table;
-mod vocab;
+
+// The modules by their short paths, for the crate's own code (`crate::ledger::...`).
+pub(crate) use kernel::{clock, error, event, hash, id, ledger, rng, rows, spec};
+pub(crate) use sdk::{plugin, shared, table, vocab};
 
 pub use abi::Acting;
 pub use clock::{Clock, Scope};
@@ -54,7 +46,7 @@ pub use plugin::{
     Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
 };
 pub use rng::GameRng;
-pub use sdk::{apply_atomically, testing};
+pub use sdk::helpers::{apply_atomically, testing};
 pub use shared::{ContentTable, Shared, SharedContent};
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
 pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};

@@ -407,5 +407,5 @@ fn publish(event: &Event) {
 
 /// The crate README's code blocks, compiled and run as doctests so that the README cannot rot.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
