@@ -1068,6 +1068,17 @@ extern "C" fn apply_legal_then_acting(
     }
 }
 
+/// An action's JSON bytes as text, or the refusal written to `out` when they are not UTF-8.
+fn utf8_action(bytes: &[u8], out: *mut Buf) -> Result<&str, Status> {
+    std::str::from_utf8(bytes).map_err(|_| {
+        guard(out, || {
+            Reply::Refused(json(&ActionError::Malformed(
+                "the action is not UTF-8".to_owned(),
+            )))
+        })
+    })
+}
+
 extern "C" fn apply_json(
     game: *mut GameHandle,
     player: u16,
@@ -1076,13 +1087,9 @@ extern "C" fn apply_json(
     out: *mut Buf,
 ) -> Status {
     // SAFETY: the host passes `len` readable bytes.
-    let bytes = unsafe { bytes_in(text, len) };
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return guard(out, || {
-            Reply::Refused(json(&ActionError::Malformed(
-                "the action is not UTF-8".to_owned(),
-            )))
-        });
+    let text = match utf8_action(unsafe { bytes_in(text, len) }, out) {
+        Ok(text) => text,
+        Err(status) => return status,
     };
     // SAFETY: a live handle used by one thread.
     let g = unsafe { game_mut(game) };
@@ -1103,13 +1110,9 @@ extern "C" fn apply_json_reporting(
     out: *mut Buf,
 ) -> Status {
     // SAFETY: the host passes `len` readable bytes.
-    let bytes = unsafe { bytes_in(text, len) };
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return guard(out, || {
-            Reply::Refused(json(&ActionError::Malformed(
-                "the action is not UTF-8".to_owned(),
-            )))
-        });
+    let text = match utf8_action(unsafe { bytes_in(text, len) }, out) {
+        Ok(text) => text,
+        Err(status) => return status,
     };
     // SAFETY: a live handle used by one thread.
     let g = unsafe { game_mut(game) };
