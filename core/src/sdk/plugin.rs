@@ -853,21 +853,20 @@ impl<R: Ruleset> Game<R> {
     }
 
     fn apply_action(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
-        let mark = self.ruleset.ledger_mut(&mut self.state).begin();
-        match self.ruleset.apply(&mut self.state, player, action) {
-            Ok(()) => {
-                let ledger = self.ruleset.ledger_mut(&mut self.state);
-                ledger.commit(mark);
-                self.events.clear();
-                ledger.drain_events_into(&mut self.events);
-                self.changed();
-                Ok(())
-            }
-            Err(e) => {
-                self.ruleset.ledger_mut(&mut self.state).rollback(mark);
-                Err(e)
-            }
+        // The events of the last accepted action stay until another is accepted.
+        let before = self.events.len();
+        let applied = crate::apply_atomically(
+            &*self.ruleset,
+            &mut self.state,
+            player,
+            action,
+            &mut self.events,
+        );
+        if applied.is_ok() {
+            self.events.drain(..before);
+            self.changed();
         }
+        applied
     }
 }
 
