@@ -53,8 +53,8 @@
 //! | Rounds | K10 clock: an act scope per round |
 //! | Scores | K1 amount per player |
 //!
-//! The loops over every system (the tactical list, the score, the return) are in one private module,
-//! `board`, so that kernel operations over an owner's zones can replace them.
+//! The questions about the whole board (the tactical list, the score, the return) are in one private
+//! module, `board`, each one call to the kernel's board index (K4.8).
 
 mod board;
 #[doc(hidden)]
