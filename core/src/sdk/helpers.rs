@@ -2,7 +2,6 @@
 //! apply it (one transaction, rolled back on refusal), and the test harness that checks what a refusal
 //! promises (K8).
 
-use crate::event::Event;
 use crate::id::Owner;
 use crate::plugin::{ActionError, Outcome, Ruleset};
 
@@ -27,9 +26,9 @@ impl Outcome {
     }
 }
 
-/// Applies `action` of `player` as every host does: in one kernel transaction that is committed, its events
-/// moved to the end of `events`, when the ruleset accepts it, and rolled back, changing nothing, when it
-/// refuses (K8).
+/// Applies `action` of `player` as every host does: in one kernel transaction, committed when the ruleset
+/// accepts it (its events stay in the ledger's log for the caller to take), rolled back, changing nothing
+/// and recording nothing, when it refuses (K8).
 ///
 /// # Errors
 /// The ruleset's refusal.
@@ -38,14 +37,11 @@ pub fn apply_atomically<R: Ruleset>(
     state: &mut R::State,
     player: Owner,
     action: &R::Action,
-    events: &mut Vec<Event>,
 ) -> Result<(), ActionError> {
     let mark = ruleset.ledger_mut(state).begin();
     match ruleset.apply(state, player, action) {
         Ok(()) => {
-            let ledger = ruleset.ledger_mut(state);
-            ledger.commit(mark);
-            ledger.drain_events_into(events);
+            ruleset.ledger_mut(state).commit(mark);
             Ok(())
         }
         Err(e) => {
@@ -63,7 +59,8 @@ pub mod testing {
     use crate::id::Owner;
     use crate::plugin::{ActionError, Ruleset};
 
-    /// Applies an action that must be accepted; returns its events. Panics with the refusal otherwise.
+    /// Applies an action that must be accepted; returns its events (taken from the ledger's log). Panics
+    /// with the refusal otherwise.
     #[track_caller]
     pub fn applies<R: Ruleset>(
         ruleset: &R,
@@ -71,11 +68,10 @@ pub mod testing {
         player: Owner,
         action: &R::Action,
     ) -> Vec<Event> {
-        let mut events = Vec::new();
-        if let Err(e) = apply_atomically(ruleset, state, player, action, &mut events) {
+        if let Err(e) = apply_atomically(ruleset, state, player, action) {
             panic!("{action:?} by {player} was refused: {e}");
         }
-        events
+        ruleset.ledger_mut(state).take_events()
     }
 
     /// Applies an action that must be refused, and checks what a refusal promises: the state hash is
@@ -91,8 +87,8 @@ pub mod testing {
         let before = state_hash(state);
         let mut legal = Vec::new();
         ruleset.legal_actions(state, player, &mut legal);
-        let mut events = Vec::new();
-        let refusal = match apply_atomically(ruleset, state, player, action, &mut events) {
+        let events = ruleset.ledger(state).events().len();
+        let refusal = match apply_atomically(ruleset, state, player, action) {
             Ok(()) => panic!("{action:?} by {player} was accepted; it must be refused"),
             Err(e) => e,
         };
@@ -101,7 +97,11 @@ pub mod testing {
             before,
             "the refused {action:?} changed the state: {refusal}"
         );
-        assert!(events.is_empty(), "the refused {action:?} recorded events");
+        assert_eq!(
+            ruleset.ledger(state).events().len(),
+            events,
+            "the refused {action:?} recorded events"
+        );
         assert!(
             !legal.contains(action),
             "the refused {action:?} was listed as legal: {refusal}"

@@ -853,20 +853,14 @@ impl<R: Ruleset> Game<R> {
     }
 
     fn apply_action(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
-        // The events of the last accepted action stay until another is accepted.
-        let before = self.events.len();
-        let applied = crate::apply_atomically(
-            &*self.ruleset,
-            &mut self.state,
-            player,
-            action,
-            &mut self.events,
-        );
-        if applied.is_ok() {
-            self.events.drain(..before);
-            self.changed();
-        }
-        applied
+        crate::apply_atomically(&*self.ruleset, &mut self.state, player, action)?;
+        // The events of the last accepted action replace the ones before; a refusal leaves them.
+        self.events.clear();
+        self.ruleset
+            .ledger_mut(&mut self.state)
+            .drain_events_into(&mut self.events);
+        self.changed();
+        Ok(())
     }
 }
 

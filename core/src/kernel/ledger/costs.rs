@@ -288,11 +288,7 @@ impl Ledger {
         }
         let mut taken = Taken::default();
         for part in parts {
-            match *part {
-                Part::Spend(id, n) => taken.spent.push((id, n)),
-                Part::Split { allocation, .. } => taken.spent.extend_from_slice(allocation),
-                _ => {}
-            }
+            self.record(part, &mut taken);
         }
         if pools.is_empty() {
             return Ok(usize::from(generic.n == 0));
