@@ -785,7 +785,6 @@ struct Game<R: Ruleset> {
     acting_fresh: bool,
     movers: Vec<Acting>,
     movers_fresh: bool,
-    events: Vec<Event>,
 }
 
 /// Where one player's legal actions are in [`Game::legal`].
@@ -810,7 +809,6 @@ impl<R: Ruleset> Game<R> {
             acting_fresh: false,
             movers: Vec::new(),
             movers_fresh: false,
-            events: Vec::new(),
         }
     }
 
@@ -832,8 +830,12 @@ impl<R: Ruleset> Game<R> {
         }
         let start = self.legal.len();
         if player.0 < self.players {
-            self.ruleset
-                .legal_actions(&self.state, player, &mut self.legal);
+            // Listed into a local vector: pushing into `self.legal` in place stored and re-read its length
+            // through `self` after every action pushed (the compiler cannot tell the pushes do not write
+            // `self`), half of a wide board's listing time.
+            let mut legal = std::mem::take(&mut self.legal);
+            self.ruleset.legal_actions(&self.state, player, &mut legal);
+            self.legal = legal;
         }
         self.lists.push(Listed {
             player,
@@ -853,12 +855,14 @@ impl<R: Ruleset> Game<R> {
     }
 
     fn apply_action(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
+        // The last accepted action's events stay in the ledger's log (they are what `events` answers)
+        // until the next action is accepted: a refusal, rolled back to the transaction's start, leaves
+        // them; an accepted action's events replace them.
+        let before = self.ruleset.ledger(&self.state).events().len();
         crate::apply_atomically(&*self.ruleset, &mut self.state, player, action)?;
-        // The events of the last accepted action replace the ones before; a refusal leaves them.
-        self.events.clear();
         self.ruleset
             .ledger_mut(&mut self.state)
-            .drain_events_into(&mut self.events);
+            .forget_events(before);
         self.changed();
         Ok(())
     }
@@ -953,7 +957,7 @@ impl<R: Ruleset> DynGame for Game<R> {
         // One parse, and no dynamic call: the parts are this type's own methods.
         self.apply_json(player, json)?;
         let events = match events {
-            EventsFor::Everyone => self.events.clone(),
+            EventsFor::Everyone => self.events().to_vec(),
             EventsFor::Seat(seat) => self.events_for(seat),
         };
         Ok(ActionReport {
@@ -964,7 +968,7 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn events(&mut self) -> &[Event] {
-        &self.events
+        self.ruleset.ledger(&self.state).events()
     }
 
     fn state_hash(&self) -> StateHash {
@@ -1101,8 +1105,9 @@ impl<R: Ruleset> DynGame for Game<R> {
 
     fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
         let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
-        let mut out = Vec::with_capacity(self.events.len());
-        for e in &self.events {
+        let events = r.ledger(s).events();
+        let mut out = Vec::with_capacity(events.len());
+        for e in events {
             if let Change::Note { code, .. } = e.change {
                 match v.notes.get(usize::from(code)) {
                     Some(term) if term.secret && seat != Some(e.key.owner) => {

@@ -164,18 +164,26 @@ pub struct ZoneSet<'a> {
     a: &'a [u64],
     b: &'a [u64],
     combine: Combine,
+    /// The word `bits` came from, and how many words there are.
     word: usize,
+    words: usize,
     bits: u64,
 }
 
 impl<'a> ZoneSet<'a> {
     #[inline]
     fn new(a: &'a [u64], b: &'a [u64], combine: Combine) -> ZoneSet<'a> {
+        let words = match combine {
+            Combine::First => a.len(),
+            Combine::Both => a.len().min(b.len()),
+            Combine::SecondOnly => b.len(),
+        };
         let mut set = ZoneSet {
             a,
             b,
             combine,
             word: 0,
+            words,
             bits: 0,
         };
         set.bits = set.word_at(0);
@@ -193,12 +201,9 @@ impl<'a> ZoneSet<'a> {
         }
     }
 
+    #[inline]
     fn words(&self) -> usize {
-        match self.combine {
-            Combine::First => self.a.len(),
-            Combine::Both => self.a.len().min(self.b.len()),
-            Combine::SecondOnly => self.b.len(),
-        }
+        self.words
     }
 }
 
@@ -221,6 +226,7 @@ impl Iterator for ZoneSet<'_> {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         let rest: u32 = (self.word + 1..self.words())
             .map(|i| self.word_at(i).count_ones())

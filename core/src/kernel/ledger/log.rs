@@ -72,6 +72,27 @@ impl Ledger {
         out.append(&mut self.log);
     }
 
+    /// Forgets the `n` oldest recorded events (all of them if there are fewer), keeping the newer ones and
+    /// the log's memory. A host that keeps an action's events in the log until the next action is
+    /// accepted forgets them so: one buffer, no copy to a second one, and a refused action (rolled back to
+    /// its [`begin`](Self::begin)) leaves them in place.
+    #[inline]
+    pub fn forget_events(&mut self, n: usize) {
+        let n = n.min(self.log.len());
+        match self.log.len() - n {
+            _ if n == 0 => {}
+            // Most actions record one event: a move, not a `memmove` call.
+            1 => {
+                self.log[0] = self.log[n];
+                self.log.truncate(1);
+            }
+            kept => {
+                self.log.copy_within(n.., 0);
+                self.log.truncate(kept);
+            }
+        }
+    }
+
     /// Opens a transaction: until [`commit`](Self::commit) or [`rollback`](Self::rollback), changes are
     /// recorded but not yet published to `tracing`. Transactions nest.
     pub fn begin(&mut self) -> Mark {
