@@ -1245,23 +1245,25 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             let sh = &s.ships[i];
             let (stress, force, energy, huge) = (sh.stress, sh.force, sh.energy, sh.huge);
             let planned = sh.planned.unwrap_or(Color::White);
-            // Assumption: a purple maneuver whose Force is gone by now is executed as red.
-            let color = if planned == Color::Purple && s.active(force) == 0 {
-                Color::Red
+            // C13: a purple maneuver costs one Force; a ship whose Force is gone by now cannot pay it and
+            // executes a white [2 straight] instead, as a stressed ship does for a red one (C12).
+            let unpaid_purple = planned == Color::Purple && s.active(force) == 0;
+            // C12: a stressed ship that would execute a red maneuver executes a white [2 straight]
+            // instead, so it gains no stress (and a huge ship spends no energy).
+            let stressed_red = planned == Color::Red && stressed(s, i);
+            let color = if unpaid_purple || stressed_red {
+                Color::White
             } else {
                 planned
             };
-            // C12: a stressed ship that would execute a red maneuver executes a white [2 straight]
-            // instead, so it gains no stress (and a huge ship spends no energy).
-            let stressed_red = color == Color::Red && stressed(s, i);
-            let color = if stressed_red { Color::White } else { color };
-            // 4: the vocabulary's "purple maneuver executed as red"; 5: "a white [2 straight] instead".
-            let shown = if stressed_red {
-                5
-            } else if color == planned {
-                colour_number(planned)
-            } else {
+            // The vocabulary's values: 4 "a white [2 straight] instead of its purple maneuver", 5 "... of
+            // its red maneuver".
+            let shown = if unpaid_purple {
                 4
+            } else if stressed_red {
+                5
+            } else {
+                colour_number(planned)
             };
             let key = ship_key(s, i);
             s.ledger.note(key, note::EXECUTED, [shown, 0, 0], c);

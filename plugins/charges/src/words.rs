@@ -11,7 +11,7 @@ use coffer_core::{Key, NoteTerm, Term, Vocabulary};
 pub mod note {
     /// Secret: a dial planned (`[colour]`); only its owner reads the maneuver.
     pub const PLANNED: u16 = 0;
-    /// A dial revealed and its maneuver executed (`[colour]`, 4: purple executed as red).
+    /// A dial revealed and its maneuver executed (`[colour]`; 4 and 5: a white [2 straight] instead of purple or red).
     pub const EXECUTED: u16 = 1;
     /// A card ability granted one more action.
     pub const EXTRA_ACTION: u16 = 2;
@@ -98,7 +98,7 @@ pub fn vocabulary() -> Vocabulary {
             "a white maneuver",
             "a red maneuver",
             "a purple maneuver",
-            "its purple maneuver as red (no active Force left)",
+            "a white [2 straight] instead of its purple maneuver: it has no active Force to spend",
             "a white [2 straight] instead of its red maneuver: it is stressed",
         ]),
     );

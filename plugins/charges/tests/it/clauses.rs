@@ -766,6 +766,52 @@ fn c12_a_stressed_huge_ship_executes_white_and_loses_no_energy() {
     assert_eq!(g.tokens(0, kind::STRESS), 1);
 }
 
+// ----- C13 -----
+
+#[test]
+fn c13_a_purple_maneuver_without_an_active_force_executes_a_white_2_straight() {
+    // Luke (initiative 5, Force 2) plans purple, then loses both Force charges before he activates.
+    let mut g = G::squads(&[("luke-skywalker", NO)], &[("academy-pilot", NO)]);
+    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"purple"}));
+    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
+    g.advance_to(Phase::System);
+    // Effects are entered by the owner of the ship whose turn it is: the academy pilot's (initiative 1).
+    for _ in 0..2 {
+        g.ok(1, json!({"type":"lose","ship":0,"charges":"force"}));
+    }
+    assert_eq!(g.force(0), (0, 2));
+    g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
+    let before = g.tokens(0, kind::STRESS);
+    g.ok(0, json!({"type":"execute","ship":0}));
+    assert_eq!(
+        g.tokens(0, kind::STRESS),
+        before,
+        "a white maneuver: no stress, unlike the red it used to be executed as"
+    );
+    assert_eq!(g.force(0), (0, 2), "no Force to spend, none spent");
+    assert!(
+        g.said("executed a white [2 straight] instead of its purple maneuver"),
+        "the log says what happened"
+    );
+}
+
+#[test]
+fn c13_a_purple_maneuver_with_an_active_force_spends_it() {
+    let mut g = G::squads(&[("luke-skywalker", NO)], &[("academy-pilot", NO)]);
+    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"purple"}));
+    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
+    g.advance_to(Phase::System);
+    g.ok(1, json!({"type":"lose","ship":0,"charges":"force"}));
+    g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
+    g.ok(0, json!({"type":"execute","ship":0}));
+    assert_eq!(g.force(0), (0, 2), "the last active Force paid for it");
+    assert_eq!(g.tokens(0, kind::STRESS), 0);
+}
+
 #[test]
 fn c10_energy_recovers_only_per_the_ship_card() {
     let cr90 = json!({"id": "cr90", "name": "CR90", "ship": "CR90", "size": "huge", "initiative": 8, "attack": 4,

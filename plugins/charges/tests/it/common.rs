@@ -62,6 +62,19 @@ impl G {
         e
     }
 
+    /// Whether the last accepted action's events, in words as a spectator reads them, contain `text`.
+    pub fn said(&mut self, text: &str) -> bool {
+        let vocabulary = vocabulary();
+        let names = names_for(&vocabulary, &*self.game, None);
+        let lines: Vec<String> = self
+            .game
+            .events_for(None)
+            .iter()
+            .filter_map(|e| names.event(e, None))
+            .collect();
+        lines.iter().any(|l| l.contains(text))
+    }
+
     pub fn state(&self) -> State {
         serde_json::from_slice(&self.game.snapshot(Format::Json).unwrap()).unwrap()
     }
