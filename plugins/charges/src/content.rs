@@ -506,13 +506,8 @@ impl Content {
                     "only a huge ship's card has recurring shields (C9)",
                 ));
             }
-            if u.energy.recurs != 0 {
-                return Err(bad(
-                    e,
-                    "energy.recurs",
-                    "energy recurs only per the ship card (C10)",
-                ));
-            }
+            // An upgrade's recurring energy symbols are printed but do nothing: energy recovers only per the
+            // ship card (C10), which `state` reads alone.
             check_charge(e, "shields", u.shields, false)?;
             check_charge(e, "energy", u.energy, false)?;
             if u.unrecoverable && u.charges.value == 0 {

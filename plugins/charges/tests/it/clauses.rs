@@ -831,12 +831,28 @@ fn c10_energy_recovers_only_per_the_ship_card() {
     }
     g.finish_round();
     assert_eq!(g.energy(0), (1, 7));
-    let recurring = json!({"id": "cells", "name": "Spare Cells", "slot": "cargo", "energy": {"value": 2, "recurs": 1}});
-    let err = coffer_charges::Content::from_json(
-        &json!({"pilots": [], "upgrades": [recurring]}).to_string(),
-    )
-    .unwrap_err();
-    assert!(err.to_string().contains("energy.recurs"), "{err}");
+}
+
+#[test]
+fn c10_an_upgrades_recurring_energy_symbols_add_nothing_to_the_ship_cards() {
+    let cr90 = json!({"id": "cr90", "name": "CR90", "ship": "CR90", "size": "huge", "initiative": 8, "attack": 4,
+        "agility": 0, "hull": 18, "energy": {"value": 5, "recurs": 1}});
+    // Printed with two recurring symbols of its own: accepted, and ignored at the End Phase.
+    let cells = json!({"id": "cells", "name": "Spare Cells", "slot": "cargo", "energy": {"value": 2, "recurs": 2}});
+    let mut g = custom(
+        json!([cr90, tie()]),
+        json!([cells]),
+        &[("cr90", &["cells"])],
+        &[("tie", NO)],
+        json!({}),
+    );
+    assert_eq!(g.energy(0), (7, 7), "the upgrade adds to the capacity");
+    g.advance_to(Phase::System);
+    for _ in 0..7 {
+        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
+    }
+    g.finish_round();
+    assert_eq!(g.energy(0), (1, 7), "one symbol on the ship card: one energy");
 }
 
 #[test]
