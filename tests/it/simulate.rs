@@ -10,6 +10,7 @@ use coffer_host::Registry;
 use coffer_host::simulate::{self, Report, ScriptLine, SimOptions, ViolationKind};
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::sync::Arc;
 
 // Link the built-in plugin crates so that their rulesets are registered statically.
@@ -384,6 +385,11 @@ fn built_in(id: &str) -> Arc<dyn DynRuleset> {
 
 /// Plays games of `ruleset` until at least [`BUILT_IN_ACTIONS`] actions were applied; no violation allowed.
 fn simulate_at_least_100k(ruleset: &Arc<dyn DynRuleset>) -> Report {
+    simulate_at_least_100k_with(ruleset, Value::Null)
+}
+
+/// [`simulate_at_least_100k`] with a configuration.
+fn simulate_at_least_100k_with(ruleset: &Arc<dyn DynRuleset>, config: Value) -> Report {
     let dir = tempfile::tempdir().unwrap();
     let mut total = Report::default();
     let mut seed = 0u64;
@@ -395,6 +401,9 @@ fn simulate_at_least_100k(ruleset: &Arc<dyn DynRuleset>) -> Report {
                 seed,
                 max_actions: 2_000,
                 threads: 2,
+                // A configuration names one squad per player: two players then.
+                players: (!config.is_null()).then_some(2),
+                config: config.clone(),
                 ..options(&dir)
             },
         );
@@ -450,6 +459,37 @@ fn charges_static_100k_random_actions_show_no_violation() {
 #[test]
 fn command_tokens_static_100k_random_actions_show_no_violation() {
     simulate_at_least_100k(&built_in("command-tokens"));
+}
+
+/// charges with the content of the second rules round (C13-C15): abilities paid with the ship's Force, one
+/// granting an action at its own colour, a crew adding Force, an upgrade with printed recurring energy.
+fn charges_second_round_config() -> Value {
+    let ace = serde_json::json!({"id": "ace", "name": "Force Ace", "ship": "TIE Advanced x1", "size": "small",
+        "initiative": 6, "attack": 2, "agility": 3, "hull": 3, "shields": {"value": 2},
+        "force": {"value": 2, "recurs": 1}, "actions": {"focus": "white", "evade": "red"},
+        "ability": {"timing": "after_action", "cost": 1, "pays": "force", "effect": "another_action"}});
+    let pilot = serde_json::json!({"id": "pilot", "name": "Wingmate", "ship": "T-65", "size": "small",
+        "initiative": 3, "attack": 3, "agility": 2, "hull": 4, "shields": {"value": 2},
+        "actions": {"focus": "purple", "evade": "white"}});
+    let cr90 = serde_json::json!({"id": "cr90", "name": "CR90", "ship": "CR90", "size": "huge", "initiative": 8,
+        "attack": 4, "agility": 0, "hull": 18, "energy": {"value": 5, "recurs": 1}, "actions": {"focus": "red"}});
+    let crew = serde_json::json!({"id": "crew", "name": "Force Crew", "slot": "crew", "force": {"value": 1, "recurs": 1},
+        "ability": {"timing": "end", "cost": 1, "pays": "force"}});
+    let cells = serde_json::json!({"id": "cells", "name": "Spare Cells", "slot": "cargo",
+        "energy": {"value": 2, "recurs": 2}});
+    serde_json::json!({
+        "squads": [
+            [{"pilot": "ace", "upgrades": ["crew"]}, {"pilot": "pilot", "upgrades": ["crew"]}],
+            [{"pilot": "cr90", "upgrades": ["cells"]}, {"pilot": "ace", "upgrades": []}],
+        ],
+        "content": {"pilots": [ace, pilot, cr90], "upgrades": [crew, cells]},
+    })
+}
+
+#[test]
+fn charges_second_round_content_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k_with(&built_in("charges"), charges_second_round_config());
+    simulate_at_least_100k_with(&runtime("charges"), charges_second_round_config());
 }
 
 #[test]

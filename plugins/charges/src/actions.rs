@@ -1,8 +1,10 @@
 //! The actions of a `charges` game: their JSON form, who may take them when (one validation shared by
 //! `apply` and legal-action enumeration), and what they do on the ledger.
 
-use crate::content::{Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Timing};
-use crate::state::{Attack, AttackStep, Card, CardKind, Phase, Stage, State, kind};
+use crate::content::{
+    Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Pays, Timing,
+};
+use crate::state::{Attack, AttackStep, Card, CardKind, Phase, Ship, Stage, State, kind};
 use crate::words::note;
 use coffer_core::{ActionError, Cause, Key, Owner, Part, Refusal, Scope, TrackId};
 use serde::{Deserialize, Serialize};
@@ -266,6 +268,17 @@ pub enum Why {
         /// The ability's cost.
         cost: u8,
     },
+    /// A ship with too little active Force for a card's ability paid with the Force (C14).
+    ForceCost {
+        /// The ship.
+        ship: u8,
+        /// The card.
+        card: u8,
+        /// The ship's active Force.
+        active: u32,
+        /// The ability's cost.
+        cost: u8,
+    },
     /// The ship has none of these charges.
     NoCharges(u8, ChargeRef),
     /// Something about a ship's charges: "{charges} {what}".
@@ -374,6 +387,16 @@ impl Why {
                 "{} has {active} active {}; its ability costs {cost} (C3)",
                 card_on(s, i, card),
                 plural(active, "charge", "charges")
+            ),
+            Why::ForceCost {
+                ship: i,
+                card,
+                active,
+                cost,
+            } => format!(
+                "{} has {active} active Force; the ability of {} costs {cost} Force (C14)",
+                ship(i),
+                card_on(s, i, card)
             ),
             Why::NoCharges(i, r) => match r {
                 ChargeRef::Force => format!("{} has no Force", ship(i)),
@@ -554,7 +577,9 @@ fn my_ship_turn(
     Ok(i)
 }
 
-fn action_available(ship: u8, stage: Stage) -> Result<(), Why> {
+/// Whether ship `i` may perform an action now (its action step, or an extra action an ability gave it).
+fn action_available(s: &State, i: usize) -> Result<(), Why> {
+    let (ship, stage) = (i as u8, s.ships[i].stage);
     if !stage.executed {
         return Err(Why::Ship(
             ship,
@@ -563,6 +588,13 @@ fn action_available(ship: u8, stage: Stage) -> Result<(), Why> {
     }
     if stage.acted && !stage.bonus {
         return Err(Why::Ship(ship, "has already performed its action"));
+    }
+    // C15: a stressed ship performs no action at all, white, blue or purple ones included.
+    if stressed(s, i) {
+        return Err(Why::Ship(
+            ship,
+            "is stressed: a stressed ship cannot perform actions (C15)",
+        ));
     }
     Ok(())
 }
@@ -650,12 +682,12 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
         }
         Action::Perform { ship, action } => {
             let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
-            action_available(ship, s.ships[i].stage)?;
+            action_available(s, i)?;
             perform_color(s, i, action)
         }
         Action::Reload { ship, card } => {
             let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
-            action_available(ship, s.ships[i].stage)?;
+            action_available(s, i)?;
             reload_color(s, i)?;
             reload_card(s, i, card)
         }
@@ -852,7 +884,7 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
                 "has already revealed its dial: this ability comes before the maneuver",
             ));
         }
-        Timing::Action => action_available(ship, sh.stage)?,
+        Timing::Action => action_available(s, i)?,
         Timing::AfterAction if !sh.stage.acted || sh.stage.bonus => {
             return Err(Why::Card {
                 ship,
@@ -864,9 +896,17 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
     }
     // K8.2: the cost `apply` pays, checked by the kernel: the card unused this round, its charges (C3),
     // and a shield to recover when that is the effect.
-    let (parts, n) = ability_cost(c, ab, sh.shields);
+    let (parts, n) = ability_cost(c, ab, sh);
     if let Err(refused) = s.ledger.check_cost(&parts[..n]) {
         return Err(match refused {
+            Refusal::InsufficientCharges { active, .. } if ab.pays == Pays::Force => {
+                Why::ForceCost {
+                    ship,
+                    card,
+                    active,
+                    cost: ab.cost,
+                }
+            }
             Refusal::InsufficientCharges { active, .. } => Why::CardCharges {
                 ship,
                 card,
@@ -894,6 +934,10 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
             ship,
             "has no facedown damage card to repair: the ability's cost cannot be paid (C3)",
         )),
+        Effect::AnotherAction if stressed(s, i) => Err(Why::Ship(
+            ship,
+            "is stressed: a stressed ship cannot perform actions, so the ability cannot resolve (C15)",
+        )),
         Effect::ExtraAction
             if stressed(s, i)
                 || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
@@ -908,17 +952,22 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
     }
 }
 
-/// The cost of using ability `ab` of card `c`, as kernel parts (the first `n`): the card exhausted for
-/// the round, its charges, and a shield recovered when that is the effect. [`validate`] checks it with
-/// `check_cost`; `apply` pays it with `pay_cost`, so both read the same parts.
-fn ability_cost(c: &Card, ab: Ability, shields: Option<TrackId>) -> ([Part<'static>; 3], usize) {
+/// The cost of using ability `ab` of card `c` on ship `sh`, as kernel parts (the first `n`): the card
+/// exhausted for the round, its charges or the ship's Force (C14), and a shield recovered when that is the
+/// effect. [`validate`] checks it with `check_cost`; `apply` pays it with `pay_cost`, so both read the same
+/// parts.
+fn ability_cost(c: &Card, ab: Ability, sh: &Ship) -> ([Part<'static>; 3], usize) {
     let mut parts = [Part::Exhaust(c.used); 3];
     let mut n = 1;
-    if let Some(t) = c.track {
+    let paid_from = match ab.pays {
+        Pays::Charges => c.track,
+        Pays::Force => sh.force,
+    };
+    if let Some(t) = paid_from {
         parts[n] = Part::Charges(t, u32::from(ab.cost));
         n += 1;
     }
-    if let (Effect::RecoverShield, Some(t)) = (ab.effect, shields) {
+    if let (Effect::RecoverShield, Some(t)) = (ab.effect, sh.shields) {
         parts[n] = Part::Recover(t, 1);
         n += 1;
     }
@@ -1033,7 +1082,8 @@ fn attack_weapon(s: &State, i: usize, weapon: u8) -> Result<(), Why> {
 fn check_action_color(s: &State, i: usize, color: Color) -> Result<(), Why> {
     let sh = &s.ships[i];
     let ship = i as u8;
-    let bonus = sh.stage.acted;
+    // An extra action is a white one treated as red, unless it keeps its colour (C14).
+    let bonus = sh.stage.acted && !sh.stage.bonus_at_colour;
     if bonus && color != Color::White {
         return Err(Why::Ship(
             ship,
@@ -1155,7 +1205,8 @@ pub fn gain_stress(s: &mut State, i: usize, c: Cause) -> Result<(), Refusal> {
 
 /// Pays an action's colour: purple spends one Force, red (or an extra action) gains stress.
 fn pay_action_color(s: &mut State, i: usize, color: Color, c: Cause) -> Result<(), Refusal> {
-    let effective = if s.ships[i].stage.acted {
+    let stage = s.ships[i].stage;
+    let effective = if stage.acted && !stage.bonus_at_colour {
         Color::Red
     } else {
         color
@@ -1175,6 +1226,7 @@ fn pay_action_color(s: &mut State, i: usize, color: Color, c: Cause) -> Result<(
 fn after_action(stage: &mut Stage) {
     if stage.acted {
         stage.bonus = false;
+        stage.bonus_at_colour = false;
     } else {
         stage.acted = true;
     }
@@ -1219,7 +1271,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 }
                 .error(s, p));
             };
-            let (parts, n) = ability_cost(&cd, ab, sh.shields);
+            let (parts, n) = ability_cost(&cd, ab, sh);
             // K8: the charge, the exhaustion and the recovery are paid whole or not at all.
             s.ledger.pay_cost(&parts[..n], c)?;
             let (facedown, disarm) = (sh.facedown, sh.disarm);
@@ -1229,13 +1281,19 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             if ab.disarm {
                 s.ledger.gain(disarm, 1, c)?;
             }
-            if ab.effect == Effect::ExtraAction {
+            if ab.effect.grants_action() {
+                // The vocabulary's values: 0 a white action treated as red, 1 any action at its colour.
+                let at_colour = i32::from(ab.effect == Effect::AnotherAction);
                 let key = ship_key(s, i);
-                s.ledger.note(key, note::EXTRA_ACTION, [0; 3], c);
+                s.ledger.note(key, note::EXTRA_ACTION, [at_colour, 0, 0], c);
             }
             let stage = &mut s.ships[i].stage;
             match (ab.timing, ab.effect) {
                 (_, Effect::ExtraAction) => stage.bonus = true,
+                (_, Effect::AnotherAction) => {
+                    stage.bonus = true;
+                    stage.bonus_at_colour = true;
+                }
                 (Timing::Action, _) => after_action(stage),
                 _ => {}
             }
@@ -1707,7 +1765,7 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                         // `validate` of perform and reload: the ship's turn (true here, as for
                         // attacks below), `action_available`, then the parts checked here.
                         debug_assert!(my_ship_turn(s, t, p, ship, Phase::Activation, "").is_ok());
-                        if action_available(ship, sh.stage).is_ok() {
+                        if action_available(s, i).is_ok() {
                             for action in [ShipAction::Focus, ShipAction::Evade] {
                                 if perform_color(s, i, action).is_ok() {
                                     out.push(Action::Perform { ship, action });

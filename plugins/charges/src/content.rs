@@ -139,6 +139,18 @@ pub enum Timing {
     End,
 }
 
+/// What an ability's cost is paid with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pays {
+    /// The card's own standard charges (C3).
+    #[default]
+    Charges,
+    /// The ship's Force, shared by the ship card and every upgrade (C8, C14): a crew's or a pilot's
+    /// "spend 1 [Force]".
+    Force,
+}
+
 /// What a card ability does once its cost is paid.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -150,19 +162,33 @@ pub enum Effect {
     RecoverShield,
     /// Repair one facedown damage card; payable only with a facedown damage card.
     RepairFacedown,
-    /// Perform one more action, treated as red.
+    /// Perform one more action: a white one, treated as red (Poe Dameron's "perform a white action,
+    /// treating it as red").
     ExtraAction,
+    /// Perform one more action at its own colour (Darth Vader's "After you perform an action, you may
+    /// spend 1 [Force] to perform an action", C14).
+    AnotherAction,
 }
 
-/// A card ability paid with that card's own standard charges.
+impl Effect {
+    /// Whether it grants one more action (and so goes with timing `after_action`).
+    pub fn grants_action(self) -> bool {
+        matches!(self, Effect::ExtraAction | Effect::AnotherAction)
+    }
+}
+
+/// A card ability: its timing, its cost (the card's own standard charges, or the ship's Force) and its effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ability {
     /// When it may be used.
     pub timing: Timing,
-    /// Standard charges of this card it spends.
+    /// How many charges it spends, of the kind `pays` names.
     #[serde(default = "one")]
     pub cost: u8,
+    /// What the cost is paid with: this card's standard charges (the default), or the ship's Force (C14).
+    #[serde(default)]
+    pub pays: Pays,
     /// What it does.
     #[serde(default)]
     pub effect: Effect,
@@ -347,7 +373,16 @@ fn check_charge(
 
 fn check_ability(entry: &str, a: Option<Ability>, charges: Charge) -> Result<(), ContentError> {
     let Some(a) = a else { return Ok(()) };
-    if a.cost == 0 || a.cost > charges.value {
+    if a.pays == Pays::Force {
+        // The ship's Force is known only once a squad is built: `state` checks the ship has enough.
+        if a.cost == 0 || a.cost > MAX_CHARGE {
+            return Err(bad(
+                entry,
+                "ability.cost",
+                format!("a cost of {} Force: a card prints 1-{MAX_CHARGE}", a.cost),
+            ));
+        }
+    } else if a.cost == 0 || a.cost > charges.value {
         return Err(bad(
             entry,
             "ability.cost",
@@ -357,11 +392,11 @@ fn check_ability(entry: &str, a: Option<Ability>, charges: Charge) -> Result<(),
             ),
         ));
     }
-    if (a.effect == Effect::ExtraAction) != (a.timing == Timing::AfterAction) {
+    if a.effect.grants_action() != (a.timing == Timing::AfterAction) {
         return Err(bad(
             entry,
             "ability.effect",
-            "extra_action goes with timing after_action, and only it",
+            "extra_action and another_action go with timing after_action, and only they",
         ));
     }
     Ok(())

@@ -2,8 +2,8 @@
 //! configuration, and how a squad is set up on the kernel's ledger.
 
 use crate::content::{
-    Ability, ActionBar, Color, Content, ContentError, MAX_SHIPS_PER_PLAYER, MAX_UPGRADES, Size,
-    Slot,
+    Ability, ActionBar, Color, Content, ContentError, MAX_SHIPS_PER_PLAYER, MAX_UPGRADES, Pays,
+    Size, Slot,
 };
 use coffer_core::{
     AmountId, AmountSpec, Cause, Key, Kind, Ledger, Owner, PermanentId, Recurrence, Scope,
@@ -220,8 +220,11 @@ pub struct Stage {
     pub executed: bool,
     /// An action was performed.
     pub acted: bool,
-    /// One more action is allowed (treated as red).
+    /// One more action is allowed (treated as red, unless `bonus_at_colour`).
     pub bonus: bool,
+    /// The extra action keeps its own colour (C14), instead of being a white action treated as red.
+    #[serde(default)]
+    pub bonus_at_colour: bool,
 }
 
 /// A ship in play.
@@ -494,6 +497,24 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
                     )));
                 }
                 upgrades.push(u);
+            }
+            // C14: an ability paid with the Force needs a ship whose Force capacity can ever pay it.
+            let force_capacity = u32::from(pilot.force.value)
+                + upgrades
+                    .iter()
+                    .map(|u| u32::from(u.force.value))
+                    .sum::<u32>();
+            let abilities = std::iter::once((pilot.id.as_str(), pilot.ability))
+                .chain(upgrades.iter().map(|u| (u.id.as_str(), u.ability)));
+            for (card, ability) in abilities {
+                if let Some(a) = ability.filter(|a| a.pays == Pays::Force) {
+                    if u32::from(a.cost) > force_capacity {
+                        return Err(config_error(format!(
+                            "`squads`: {owner}'s ship {n} ('{}'): the ability of '{card}' costs {} Force, and the ship's Force capacity is {force_capacity}",
+                            choice.pilot, a.cost
+                        )));
+                    }
+                }
             }
             let ship_key = |k: Kind| Key::new(owner, k, i as u32);
             // Shared tracks (C5, K3.7): the ship card's printed value, then each upgrade's capacity.

@@ -104,7 +104,10 @@ pub fn vocabulary() -> Vocabulary {
     );
     set(
         note::EXTRA_ACTION,
-        NoteTerm::new("{subject} may perform one more action: a white action, treated as red"),
+        NoteTerm::new("{subject} may perform one more action: {value}").values([
+            "a white action, treated as red",
+            "any action, at its own colour",
+        ]),
     );
     set(note::PASSED, NoteTerm::new("{subject} ends its turn"));
     set(

@@ -1,4 +1,4 @@
-//! One test (or more) per clause C1–C11, named after it; each fails if its rule is broken.
+//! One test (or more) per clause C1–C15, named after it; each fails if its rule is broken.
 
 use crate::common::{G, squad};
 use coffer_charges::Phase;
@@ -812,6 +812,112 @@ fn c13_a_purple_maneuver_with_an_active_force_spends_it() {
     assert_eq!(g.tokens(0, kind::STRESS), 0);
 }
 
+// ----- C14 -----
+
+/// A Force user whose pilot ability is paid with the Force: "After you perform an action, you may spend 1
+/// [Force] to perform an action" (Darth Vader's text), with an evade on the bar to make the second action
+/// something else than the first.
+fn force_ace(crew: Value) -> G {
+    let ace = json!({"id": "ace", "name": "Force Ace", "ship": "TIE Advanced x1", "size": "small",
+        "initiative": 6, "attack": 2, "agility": 3, "hull": 3, "force": {"value": 2, "recurs": 1},
+        "actions": {"focus": "white", "evade": "red"},
+        "ability": {"timing": "after_action", "cost": 1, "pays": "force", "effect": "another_action"}});
+    custom(
+        json!([ace, tie()]),
+        json!([crew]),
+        &[("ace", &["crew"])],
+        &[("tie", NO)],
+        json!({}),
+    )
+}
+
+/// A crew card that adds one Force and whose System Phase ability spends one of the ship's Force.
+fn force_crew() -> Value {
+    json!({"id": "crew", "name": "Force Crew", "slot": "crew", "force": {"value": 1, "recurs": 1},
+        "ability": {"timing": "system", "cost": 1, "pays": "force"}})
+}
+
+#[test]
+fn c14_an_ability_paid_with_the_force_spends_the_ships_force_not_the_cards_charges() {
+    let mut g = force_ace(force_crew());
+    assert_eq!(g.force(0), (3, 3), "the crew adds to the ship's Force");
+    g.advance_to(Phase::System);
+    // The tie (initiative 1) has the System Phase turn first.
+    g.ok(1, json!({"type":"pass","ship":1}));
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    assert_eq!(g.force(0), (2, 3));
+}
+
+#[test]
+fn c14_another_action_keeps_its_colour_and_is_paid_with_the_force() {
+    let mut g = force_ace(force_crew());
+    g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
+    g.ok(0, json!({"type":"execute","ship":0}));
+    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
+    assert_eq!(g.force(0), (2, 3));
+    assert!(g.said("may perform one more action: any action, at its own colour"));
+    // The evade is red on the bar: performed as red (a stress), not refused as "only a white action".
+    g.ok(0, json!({"type":"perform","ship":0,"action":"evade"}));
+    assert_eq!(g.tokens(0, kind::EVADE), 1);
+    assert_eq!(g.tokens(0, kind::STRESS), 1);
+}
+
+#[test]
+fn c14_an_ability_paid_with_the_force_is_refused_without_enough_active_force() {
+    let mut g = force_ace(force_crew());
+    g.advance_to(Phase::System);
+    g.ok(1, json!({"type":"pass","ship":1}));
+    for _ in 0..3 {
+        g.ok(0, json!({"type":"lose","ship":0,"charges":"force"}));
+    }
+    let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":1}));
+    assert!(e.to_string().contains("0 active Force"), "{e}");
+}
+
+#[test]
+fn c14_a_ship_whose_force_capacity_cannot_pay_the_ability_is_refused_at_setup() {
+    let crew = json!({"id": "crew", "name": "Force Crew", "slot": "crew",
+        "ability": {"timing": "system", "cost": 2, "pays": "force"}});
+    let config = json!({
+        "squads": [squad(&[("tie", &["crew"])]), squad(&[("tie", NO)])],
+        "content": {"pilots": [tie()], "upgrades": [crew]},
+    });
+    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
+    let err = rs
+        .new_game(&coffer_core::Setup::new(2, 1).config(config))
+        .err()
+        .expect("refused");
+    assert!(
+        err.to_string()
+            .contains("costs 2 Force, and the ship's Force capacity is 0"),
+        "{err}"
+    );
+}
+
+// ----- C15 -----
+
+#[test]
+fn c15_a_stressed_ship_performs_no_action_white_ones_included() {
+    let mut g = G::squads(&[("academy-pilot", NO)], &[("darth-vader", NO)]);
+    g.advance_to(Phase::System);
+    g.ok(0, json!({"type":"gain_stress","ship":0}));
+    g.advance_to(Phase::Activation);
+    g.ok(0, json!({"type":"execute","ship":0}));
+    let e = g.refused(0, json!({"type":"perform","ship":0,"action":"focus"}));
+    assert!(e.to_string().contains("cannot perform actions"), "{e}");
+    assert!(
+        !g.legal(0).iter().any(|a| a.contains("perform")),
+        "no action is listed for the stressed ship"
+    );
+    g.ok(0, json!({"type":"pass","ship":0}));
+    // The unstressed ship may.
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"perform","ship":1,"action":"focus"}));
+}
+
 #[test]
 fn c10_energy_recovers_only_per_the_ship_card() {
     let cr90 = json!({"id": "cr90", "name": "CR90", "ship": "CR90", "size": "huge", "initiative": 8, "attack": 4,
@@ -852,7 +958,11 @@ fn c10_an_upgrades_recurring_energy_symbols_add_nothing_to_the_ship_cards() {
         g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
     }
     g.finish_round();
-    assert_eq!(g.energy(0), (1, 7), "one symbol on the ship card: one energy");
+    assert_eq!(
+        g.energy(0),
+        (1, 7),
+        "one symbol on the ship card: one energy"
+    );
 }
 
 #[test]

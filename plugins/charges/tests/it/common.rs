@@ -62,6 +62,14 @@ impl G {
         e
     }
 
+    /// Player `p`'s legal actions as JSON.
+    pub fn legal(&mut self, p: u16) -> Vec<String> {
+        let n = self.game.legal_actions(Owner(p));
+        (0..n)
+            .filter_map(|i| self.game.legal_action_json(i))
+            .collect()
+    }
+
     /// Whether the last accepted action's events, in words as a spectator reads them, contain `text`.
     pub fn said(&mut self, text: &str) -> bool {
         let vocabulary = vocabulary();
