@@ -768,26 +768,31 @@ fn c12_a_stressed_huge_ship_executes_white_and_loses_no_energy() {
 
 // ----- C13 -----
 
-#[test]
-fn c13_a_purple_maneuver_without_an_active_force_executes_a_white_2_straight() {
-    // Luke (initiative 5, Force 2) plans purple, then loses both Force charges before he activates.
+/// Luke (initiative 5, Force 2) plans purple and loses `lost` Force in the System Phase; the academy pilot
+/// (initiative 1) has activated, and Luke's turn to execute has come.
+fn luke_planned_purple_then_lost(lost: usize) -> G {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("academy-pilot", NO)]);
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"purple"}));
     g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
     g.advance_to(Phase::System);
-    // Effects are entered by the owner of the ship whose turn it is: the academy pilot's (initiative 1).
-    for _ in 0..2 {
+    // Effects are entered by the owner of the ship whose turn it is: the academy pilot's.
+    for _ in 0..lost {
         g.ok(1, json!({"type":"lose","ship":0,"charges":"force"}));
     }
-    assert_eq!(g.force(0), (0, 2));
     g.advance_to(Phase::Activation);
     g.ok(1, json!({"type":"execute","ship":1}));
     g.ok(1, json!({"type":"pass","ship":1}));
-    let before = g.tokens(0, kind::STRESS);
+    g
+}
+
+#[test]
+fn c13_a_purple_maneuver_without_an_active_force_executes_a_white_2_straight() {
+    let mut g = luke_planned_purple_then_lost(2);
+    assert_eq!(g.force(0), (0, 2));
     g.ok(0, json!({"type":"execute","ship":0}));
     assert_eq!(
         g.tokens(0, kind::STRESS),
-        before,
+        0,
         "a white maneuver: no stress, unlike the red it used to be executed as"
     );
     assert_eq!(g.force(0), (0, 2), "no Force to spend, none spent");
@@ -799,14 +804,7 @@ fn c13_a_purple_maneuver_without_an_active_force_executes_a_white_2_straight() {
 
 #[test]
 fn c13_a_purple_maneuver_with_an_active_force_spends_it() {
-    let mut g = G::squads(&[("luke-skywalker", NO)], &[("academy-pilot", NO)]);
-    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"purple"}));
-    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
-    g.advance_to(Phase::System);
-    g.ok(1, json!({"type":"lose","ship":0,"charges":"force"}));
-    g.advance_to(Phase::Activation);
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
+    let mut g = luke_planned_purple_then_lost(1);
     g.ok(0, json!({"type":"execute","ship":0}));
     assert_eq!(g.force(0), (0, 2), "the last active Force paid for it");
     assert_eq!(g.tokens(0, kind::STRESS), 0);
