@@ -46,6 +46,7 @@ pub use plugin::{
     Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
 };
 pub use rng::GameRng;
+pub use sdk::content::{ContentError, check_content_id, read_content};
 pub use sdk::helpers::{apply_atomically, testing};
 pub use shared::{ContentTable, Shared, SharedContent};
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};

@@ -7,22 +7,48 @@ use coffer_core::{
     ResourceView, Setup, SetupError, StateHash, Table,
 };
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 /// One applied action as the log records it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LoggedAction {
     /// Who acted (player index).
     pub player: u16,
-    /// The action, as the ruleset reads it.
-    pub action: serde_json::Value,
+    /// The action, as the JSON text the ruleset read: kept verbatim (checked to be JSON by a scan), not
+    /// parsed again into a tree, and embedded as it is in a save file.
+    pub action: Box<RawValue>,
     /// The state hash right after this action, so a replay can name the first action that diverges.
     #[serde(with = "crate::save::hex_hash")]
     pub hash: StateHash,
+}
+
+impl PartialEq for LoggedAction {
+    fn eq(&self, other: &LoggedAction) -> bool {
+        self.player == other.player
+            && self.action.get() == other.action.get()
+            && self.hash == other.hash
+    }
+}
+
+impl LoggedAction {
+    /// The logged form of an action's JSON text: verbatim when it is JSON (it is whenever a ruleset read
+    /// it), else the text as a JSON string; `None` (a plugin that could not write the action) is `null`.
+    pub fn action_json(json: Option<String>) -> Box<RawValue> {
+        let null = || RawValue::from_string("null".to_owned()).expect("null is JSON");
+        match json {
+            None => null(),
+            Some(text) => match serde_json::from_str::<&RawValue>(&text) {
+                Ok(raw) => raw.to_owned(),
+                // Not JSON (a plugin accepted it anyway): kept as a JSON string of the text.
+                Err(_) => serde_json::value::to_raw_value(&text).unwrap_or_else(|_| null()),
+            },
+        }
+    }
 }
 
 /// Why the host refused something. A refused action leaves the game unchanged.
@@ -287,9 +313,8 @@ impl HostedGame {
             Err(refusal) => return Err(self.refused(player, json, refusal)),
         };
         self.check_plugin()?;
-        // The ruleset read it, so it is JSON; the log keeps it as a value so the save file embeds it.
-        let action = serde_json::from_str(json)
-            .unwrap_or_else(|_| serde_json::Value::String(json.to_owned()));
+        // The ruleset read it, so it is JSON: the log keeps the text, which the save file embeds.
+        let action = LoggedAction::action_json(Some(json.to_owned()));
         self.log.push(LoggedAction {
             player,
             action,
@@ -314,9 +339,7 @@ impl HostedGame {
         if let Err(refusal) = self.game.apply_legal(Owner(player), index) {
             return Err(self.refused(player, &shown, refusal));
         }
-        let action = json
-            .and_then(|j| serde_json::from_str(&j).ok())
-            .unwrap_or(serde_json::Value::Null);
+        let action = LoggedAction::action_json(json);
         let hash = self.game.state_hash();
         self.game.events();
         self.check_plugin()?;
@@ -343,10 +366,7 @@ impl HostedGame {
     ) -> Result<u64, crate::simulate::PlayoutError<E>> {
         let log = &mut self.log;
         crate::simulate::playout_with(&mut *self.game, rng, max_actions, |played| {
-            let action = played
-                .action
-                .and_then(|json| serde_json::from_str(&json).ok())
-                .unwrap_or(serde_json::Value::Null);
+            let action = LoggedAction::action_json(played.action);
             log.push(LoggedAction {
                 player: played.player.0,
                 action,

@@ -1,7 +1,6 @@
 //! Ship (pilot) and upgrade cards as data: the JSON format, its validation, and the built-in sample set.
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 /// The built-in sample set (`data/ships.json`), embedded at build time.
 pub const BUILTIN: &str = include_str!("../data/ships.json");
@@ -305,34 +304,14 @@ pub struct Content {
     pub upgrades: Vec<Upgrade>,
 }
 
-/// Content that failed to parse or validate.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum ContentError {
-    /// Not valid JSON for the format.
-    #[error("cannot read card content: {0}")]
-    Parse(String),
-    /// An entry with a bad field.
-    #[error("card '{entry}': field '{field}': {reason}")]
-    Invalid {
-        /// The entry's id.
-        entry: String,
-        /// The offending field.
-        field: &'static str,
-        /// What is wrong.
-        reason: String,
-    },
-    /// Two entries share an id.
-    #[error("card id '{0}' is defined twice")]
-    Duplicate(String),
-}
+pub use coffer_core::ContentError;
+
+/// The list every content error names: the card content (the embedded `data/ships.json`, or a
+/// configuration's `content`).
+const LIST: &str = "card content";
 
 fn bad(entry: &str, field: &'static str, reason: impl Into<String>) -> ContentError {
-    ContentError::Invalid {
-        entry: entry.to_owned(),
-        field,
-        reason: reason.into(),
-    }
+    ContentError::invalid(LIST, entry, field, reason)
 }
 
 fn check_charge(
@@ -414,7 +393,7 @@ fn name_the_entry(value: &serde_json::Value) -> Option<ContentError> {
             let e = serde_json::from_value::<T>(entry.clone()).err()?;
             let id = entry.get("id").and_then(|id| id.as_str());
             let entry = id.map_or_else(|| format!("{what} {n}"), |id| format!("{what} '{id}'"));
-            Some(ContentError::Parse(format!("{entry}: {e}")))
+            Some(ContentError::parse(LIST, format!("{entry}: {e}")))
         })
     }
     first::<Pilot>(value, "pilots", "pilot")
@@ -440,7 +419,7 @@ impl Content {
     /// # Errors
     /// [`ContentError`] naming the entry and field.
     pub fn from_json(json: &str) -> Result<Content, ContentError> {
-        let parse = |e: serde_json::Error| ContentError::Parse(e.to_string());
+        let parse = |e: serde_json::Error| ContentError::parse(LIST, e);
         let value: serde_json::Value = serde_json::from_str(json).map_err(parse)?;
         let content = match serde_json::from_value::<Content>(value.clone()) {
             Ok(content) => content,
@@ -462,7 +441,7 @@ impl Content {
                 return Err(bad(e, "id", "empty id"));
             }
             if ids.contains(&e) {
-                return Err(ContentError::Duplicate(p.id.clone()));
+                return Err(bad(&p.id, "id", "appears twice"));
             }
             ids.push(e);
             if p.name.is_empty() {
@@ -526,7 +505,7 @@ impl Content {
                 return Err(bad(e, "id", "empty id"));
             }
             if ids.contains(&e) {
-                return Err(ContentError::Duplicate(u.id.clone()));
+                return Err(bad(&u.id, "id", "appears twice"));
             }
             ids.push(e);
             if u.name.is_empty() {

@@ -6,45 +6,9 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// Why content could not be loaded. Messages name the file, the entry and the field.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ContentError {
-    /// The JSON could not be read.
-    #[error("{file}: {message}")]
-    Parse {
-        /// Which content list.
-        file: &'static str,
-        /// The parser's message (with line and column).
-        message: String,
-    },
-    /// An entry is not valid.
-    #[error("{file}: entry '{entry}', field '{field}': {message}")]
-    Invalid {
-        /// Which content list.
-        file: &'static str,
-        /// The entry's id (or its position when it has no usable id).
-        entry: String,
-        /// The offending field.
-        field: &'static str,
-        /// What is wrong.
-        message: String,
-    },
-}
+use coffer_core::{check_content_id, read_content};
 
-fn invalid(
-    file: &'static str,
-    entry: &str,
-    field: &'static str,
-    message: impl Into<String>,
-) -> ContentError {
-    ContentError::Invalid {
-        file,
-        entry: entry.to_owned(),
-        field,
-        message: message.into(),
-    }
-}
+pub use coffer_core::ContentError;
 
 /// A class of ship, with the number of plastic pieces each player has of it (its reinforcements).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,41 +209,10 @@ const CARDS: &str = include_str!("../data/strategy_cards.json");
 const FACTIONS: &str = include_str!("../data/factions.json");
 const LAWS: &str = include_str!("../data/laws.json");
 
-fn parse<T: serde::de::DeserializeOwned>(
-    file: &'static str,
-    text: &str,
-) -> Result<T, ContentError> {
-    serde_json::from_str(text).map_err(|e| ContentError::Parse {
-        file,
-        message: e.to_string(),
-    })
-}
-
-fn check_id(
-    file: &'static str,
-    index: usize,
-    id: &str,
-    seen: &mut Vec<String>,
-) -> Result<(), ContentError> {
-    let entry = if id.is_empty() {
-        format!("#{index}")
-    } else {
-        id.to_owned()
-    };
-    if id.trim().is_empty() {
-        return Err(invalid(file, &entry, "id", "must not be empty"));
-    }
-    if seen.iter().any(|s| s == id) {
-        return Err(invalid(file, &entry, "id", "appears twice"));
-    }
-    seen.push(id.to_owned());
-    Ok(())
-}
-
 /// A display name must say something: tables and events show it.
 fn check_name(file: &'static str, id: &str, name: &str) -> Result<(), ContentError> {
     if name.trim().is_empty() {
-        return Err(invalid(file, id, "name", "must not be empty"));
+        return Err(ContentError::invalid(file, id, "name", "must not be empty"));
     }
     Ok(())
 }
@@ -317,19 +250,19 @@ impl Content {
     pub fn with_override(over: &ContentOverride) -> Result<Content, ContentError> {
         let ships = match &over.ships {
             Some(v) => v.clone(),
-            None => parse("ships.json", SHIPS)?,
+            None => read_content("ships.json", SHIPS)?,
         };
         let strategy_cards = match &over.strategy_cards {
             Some(v) => v.clone(),
-            None => parse("strategy_cards.json", CARDS)?,
+            None => read_content("strategy_cards.json", CARDS)?,
         };
         let factions = match &over.factions {
             Some(v) => v.clone(),
-            None => parse("factions.json", FACTIONS)?,
+            None => read_content("factions.json", FACTIONS)?,
         };
         let laws = match &over.laws {
             Some(v) => v.clone(),
-            None => parse("laws.json", LAWS)?,
+            None => read_content("laws.json", LAWS)?,
         };
         let content = Content {
             ships,
@@ -349,17 +282,17 @@ impl Content {
     pub fn with_file(file: &str, text: &str) -> Result<Content, ContentError> {
         let mut over = ContentOverride::default();
         match file {
-            "ships.json" => over.ships = Some(parse("ships.json", text)?),
+            "ships.json" => over.ships = Some(read_content("ships.json", text)?),
             "strategy_cards.json" => {
-                over.strategy_cards = Some(parse("strategy_cards.json", text)?)
+                over.strategy_cards = Some(read_content("strategy_cards.json", text)?)
             }
-            "factions.json" => over.factions = Some(parse("factions.json", text)?),
-            "laws.json" => over.laws = Some(parse("laws.json", text)?),
+            "factions.json" => over.factions = Some(read_content("factions.json", text)?),
+            "laws.json" => over.laws = Some(read_content("laws.json", text)?),
             other => {
-                return Err(ContentError::Parse {
-                    file: "content",
-                    message: format!("unknown content file '{other}'"),
-                });
+                return Err(ContentError::parse(
+                    "content",
+                    format!("unknown content file '{other}'"),
+                ));
             }
         }
         Content::with_override(&over)
@@ -368,7 +301,7 @@ impl Content {
     fn validate(&self) -> Result<(), ContentError> {
         const F: &str = "ships.json";
         if self.ships.is_empty() || self.ships.len() > MAX_CLASSES {
-            return Err(invalid(
+            return Err(ContentError::invalid(
                 F,
                 "-",
                 "ships",
@@ -380,10 +313,10 @@ impl Content {
         }
         let mut seen = Vec::new();
         for (i, s) in self.ships.iter().enumerate() {
-            check_id(F, i, &s.id, &mut seen)?;
+            check_content_id(F, i, &s.id, &mut seen)?;
             check_name(F, &s.id, &s.name)?;
             if s.reinforcements > 1000 {
-                return Err(invalid(
+                return Err(ContentError::invalid(
                     F,
                     &s.id,
                     "reinforcements",
@@ -393,7 +326,7 @@ impl Content {
         }
         const C: &str = "strategy_cards.json";
         if self.strategy_cards.is_empty() || self.strategy_cards.len() > MAX_CARDS {
-            return Err(invalid(
+            return Err(ContentError::invalid(
                 C,
                 "-",
                 "strategy_cards",
@@ -406,10 +339,10 @@ impl Content {
         let mut seen = Vec::new();
         let mut initiatives = Vec::new();
         for (i, c) in self.strategy_cards.iter().enumerate() {
-            check_id(C, i, &c.id, &mut seen)?;
+            check_content_id(C, i, &c.id, &mut seen)?;
             check_name(C, &c.id, &c.name)?;
             if initiatives.contains(&c.initiative) {
-                return Err(invalid(
+                return Err(ContentError::invalid(
                     C,
                     &c.id,
                     "initiative",
@@ -418,7 +351,7 @@ impl Content {
             }
             initiatives.push(c.initiative);
             if c.secondary_cost > 16 {
-                return Err(invalid(
+                return Err(ContentError::invalid(
                     C,
                     &c.id,
                     "secondary_cost",
@@ -427,7 +360,7 @@ impl Content {
             }
             for (field, list) in [("primary", &c.primary), ("secondary", &c.secondary)] {
                 if list.len() > 8 {
-                    return Err(invalid(
+                    return Err(ContentError::invalid(
                         C,
                         &c.id,
                         field,
@@ -437,7 +370,7 @@ impl Content {
                 for e in list {
                     match *e {
                         EffectSpec::Gain { tokens } if tokens == 0 || tokens > 16 => {
-                            return Err(invalid(
+                            return Err(ContentError::invalid(
                                 C,
                                 &c.id,
                                 field,
@@ -447,7 +380,7 @@ impl Content {
                         EffectSpec::Buy {
                             influence_per_token,
                         } if influence_per_token == 0 || influence_per_token > 100 => {
-                            return Err(invalid(
+                            return Err(ContentError::invalid(
                                 C,
                                 &c.id,
                                 field,
@@ -457,7 +390,7 @@ impl Content {
                             ));
                         }
                         EffectSpec::Structures { count } if count > 100 => {
-                            return Err(invalid(
+                            return Err(ContentError::invalid(
                                 C,
                                 &c.id,
                                 field,
@@ -472,10 +405,10 @@ impl Content {
         const FA: &str = "factions.json";
         let mut seen = Vec::new();
         for (i, f) in self.factions.iter().enumerate() {
-            check_id(FA, i, &f.id, &mut seen)?;
+            check_content_id(FA, i, &f.id, &mut seen)?;
             check_name(FA, &f.id, &f.name)?;
             if f.fleet_limit_bonus > 16 {
-                return Err(invalid(
+                return Err(ContentError::invalid(
                     FA,
                     &f.id,
                     "fleet_limit_bonus",
@@ -483,7 +416,7 @@ impl Content {
                 ));
             }
             if f.status_phase_tokens > 16 {
-                return Err(invalid(
+                return Err(ContentError::invalid(
                     FA,
                     &f.id,
                     "status_phase_tokens",
@@ -492,7 +425,7 @@ impl Content {
             }
             for (class, &n) in &f.starting_fleet {
                 let Some(s) = self.ships.iter().find(|s| &s.id == class) else {
-                    return Err(invalid(
+                    return Err(ContentError::invalid(
                         FA,
                         &f.id,
                         "starting_fleet",
@@ -507,7 +440,7 @@ impl Content {
                     ));
                 };
                 if n > s.reinforcements {
-                    return Err(invalid(
+                    return Err(ContentError::invalid(
                         FA,
                         &f.id,
                         "starting_fleet",
@@ -522,10 +455,10 @@ impl Content {
         const L: &str = "laws.json";
         let mut seen = Vec::new();
         for (i, l) in self.laws.iter().enumerate() {
-            check_id(L, i, &l.id, &mut seen)?;
+            check_content_id(L, i, &l.id, &mut seen)?;
             check_name(L, &l.id, &l.name)?;
             if let Some(m) = l.fleet_pool_max.filter(|&m| m > 16) {
-                return Err(invalid(
+                return Err(ContentError::invalid(
                     L,
                     &l.id,
                     "fleet_pool_max",

@@ -287,24 +287,11 @@ impl CardDef {
     }
 }
 
-/// A card that failed validation: names the card and the field.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CardError {
-    /// The JSON could not be read as a list of cards.
-    #[error("card list is not valid JSON for cards: {0}")]
-    Json(String),
-    /// One card's field is wrong.
-    #[error("card '{card}': field '{field}': {reason}")]
-    Field {
-        /// The card's id (or `#index` when it has none).
-        card: String,
-        /// The field.
-        field: &'static str,
-        /// What is wrong.
-        reason: String,
-    },
-}
+pub use coffer_core::ContentError;
+
+/// The list every content error names: the card list (the embedded starter set, or a configuration's
+/// `cards`).
+const LIST: &str = "cards";
 
 /// A validated list of card definitions; a card's index is its definition number.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
@@ -316,26 +303,26 @@ impl CardDb {
     /// The embedded starter set.
     ///
     /// # Errors
-    /// [`CardError`] if the embedded file is broken (a build defect, caught by tests).
-    pub fn starter(factors: &[String]) -> Result<CardDb, CardError> {
+    /// [`ContentError`] if the embedded file is broken (a build defect, caught by tests).
+    pub fn starter(factors: &[String]) -> Result<CardDb, ContentError> {
         CardDb::from_json(STARTER_JSON, factors)
     }
 
     /// Reads and validates a JSON list of cards.
     ///
     /// # Errors
-    /// [`CardError::Json`] for unreadable JSON, [`CardError::Field`] for an invalid card.
-    pub fn from_json(json: &str, factors: &[String]) -> Result<CardDb, CardError> {
+    /// [`ContentError::Parse`] for unreadable JSON, [`ContentError::Invalid`] for an invalid card.
+    pub fn from_json(json: &str, factors: &[String]) -> Result<CardDb, ContentError> {
         let cards: Vec<CardDef> =
-            serde_json::from_str(json).map_err(|e| CardError::Json(e.to_string()))?;
+            serde_json::from_str(json).map_err(|e| ContentError::parse(LIST, e))?;
         CardDb::new(cards, factors)
     }
 
     /// Validates a list of cards against the configured Galactic Factor names.
     ///
     /// # Errors
-    /// [`CardError::Field`] naming the first invalid card and field.
-    pub fn new(cards: Vec<CardDef>, factors: &[String]) -> Result<CardDb, CardError> {
+    /// [`ContentError::Invalid`] naming the first invalid card and field.
+    pub fn new(cards: Vec<CardDef>, factors: &[String]) -> Result<CardDb, ContentError> {
         if cards.len() > usize::from(u16::MAX) {
             return Err(bad(
                 "#all",
@@ -369,15 +356,11 @@ impl CardDb {
     }
 }
 
-fn bad(card: &str, field: &'static str, reason: impl Into<String>) -> CardError {
-    CardError::Field {
-        card: card.to_string(),
-        field,
-        reason: reason.into(),
-    }
+fn bad(card: &str, field: &'static str, reason: impl Into<String>) -> ContentError {
+    ContentError::invalid(LIST, card, field, reason)
 }
 
-fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardError> {
+fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), ContentError> {
     let name = if c.id.is_empty() {
         format!("#{index}")
     } else {
@@ -632,7 +615,7 @@ fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), CardErr
     Ok(())
 }
 
-fn check_effect(card: &str, field: &'static str, e: Effect) -> Result<(), CardError> {
+fn check_effect(card: &str, field: &'static str, e: Effect) -> Result<(), ContentError> {
     let v = match e {
         Effect::GainCurrency(v)
         | Effect::OpponentsPay(v)

@@ -25,7 +25,7 @@ pub mod table;
 pub mod words;
 
 pub use actions::{Action, CpSplit};
-pub use content::{CardDb, CardDef, CardError, CardType, Deed, Effect};
+pub use content::{CardDb, CardDef, CardType, ContentError, Deed, Effect};
 pub use refusals::{PendingChoice, Rule, Why};
 pub use scoring::{ScoreLines, act_winner, score_lines};
 pub use state::{

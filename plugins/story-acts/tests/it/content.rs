@@ -188,7 +188,8 @@ fn invalid_cards_are_refused_naming_the_card_and_the_field() {
     for (json, card, field) in cases {
         let msg = error_of(json);
         assert!(
-            msg.contains(&format!("card '{card}'")) && msg.contains(&format!("field '{field}'")),
+            msg.contains(&format!("cards: entry '{card}'"))
+                && msg.contains(&format!("field '{field}'")),
             "{json}: {msg}"
         );
     }
@@ -230,7 +231,7 @@ fn inline_cards_replace_the_starter_set() {
         .err()
         .expect("refused");
     assert!(
-        matches!(&err, SetupError::Content(m) if m.contains("card 'home'") && m.contains("field 'cost'")),
+        matches!(&err, SetupError::Content(m) if m.contains("cards: entry 'home'") && m.contains("field 'cost'")),
         "{err}"
     );
 }
