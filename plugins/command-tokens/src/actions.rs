@@ -2,7 +2,7 @@
 //! round (strategy, action and status phases) and the card effects they drive.
 
 use crate::content::Effect;
-use crate::state::{NOBODY, Phase, Pool, State, Step, effect, kind, note};
+use crate::state::{MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, effect, kind, note};
 use coffer_core::{ActionError, Cause, Key, Owner, Refusal};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -89,6 +89,66 @@ pub enum Action {
         /// Ship-class index.
         class: u8,
     },
+    /// Trade's primary (T11): the other players who resolve the secondary without spending a command
+    /// token, any number of them: `{"type":"free_secondaries","players":[1,3]}`.
+    FreeSecondaries {
+        /// Player indices, each at most once; not the active player.
+        players: Players,
+    },
+}
+
+/// A set of players, written as the list of their indices (`[1, 3]`), at most [`MAX_PLAYERS`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Players(pub u8);
+
+impl Players {
+    /// Whether player `p` is in the set.
+    pub fn contains(self, p: u8) -> bool {
+        p < 8 && self.0 & (1 << p) != 0
+    }
+
+    /// The players in ascending order.
+    pub fn iter(self) -> impl Iterator<Item = u8> {
+        (0..8u8).filter(move |&p| self.contains(p))
+    }
+
+    /// "p1 and p3", "p1, p2 and p3"; empty for none.
+    pub fn names(self) -> String {
+        let names: Vec<String> = self.iter().map(|p| format!("p{p}")).collect();
+        match names.split_last() {
+            None => String::new(),
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        }
+    }
+}
+
+impl Serialize for Players {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Players {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Players, D::Error> {
+        let list = Vec::<u8>::deserialize(d)?;
+        let mut set = 0u8;
+        for p in list {
+            if usize::from(p) >= MAX_PLAYERS {
+                return Err(serde::de::Error::custom(format!(
+                    "player {p}: players are numbered 0 to {}",
+                    MAX_PLAYERS - 1
+                )));
+            }
+            if set & (1 << p) != 0 {
+                return Err(serde::de::Error::custom(format!(
+                    "player {p} is listed twice"
+                )));
+            }
+            set |= 1 << p;
+        }
+        Ok(Players(set))
+    }
 }
 
 impl Action {
@@ -111,6 +171,7 @@ impl Action {
             Action::Place { .. } => 13,
             Action::Redistribute { .. } => 14,
             Action::RemoveShip { .. } => 15,
+            Action::FreeSecondaries { .. } => 16,
         }
     }
 }
@@ -223,10 +284,13 @@ impl State {
                 }
             }
             Step::Secondary => {
-                if self.pool(p, Pool::Strategy) >= self.secondary_cost() {
+                if self.pool(p, Pool::Strategy) >= self.secondary_cost(p) {
                     out.push(Action::Secondary);
                 }
-                out.push(Action::Decline);
+                // T11 (LRR 92.4a): a player chosen with Trade must resolve it.
+                if !Players(f.free).contains(p) {
+                    out.push(Action::Decline);
+                }
             }
             Step::Target => {
                 for s in 0..systems {
@@ -271,6 +335,17 @@ impl State {
                     }
                 }
             }
+            Step::FreeSecondaries => {
+                // Every set of the other players, by ascending bit mask (the empty set first).
+                let others = ((1u16 << self.players()) - 1) as u8 & !(1 << p);
+                for mask in 0..=others {
+                    if mask & !others == 0 {
+                        out.push(Action::FreeSecondaries {
+                            players: Players(mask),
+                        });
+                    }
+                }
+            }
             Step::Redistribute => {
                 let total = self.sheet(p) as u8;
                 let fleet_max = self.rules.fleet_pool_max.map_or(total, |m| m.min(total));
@@ -310,7 +385,12 @@ impl State {
 
     /// Strategy tokens the current card's secondary costs (T5).
     #[inline]
-    fn secondary_cost(&self) -> u32 {
+    /// What player `q` spends to resolve the secondary of the card being resolved: nothing for a player the
+    /// active player chose with Trade (T11).
+    fn secondary_cost(&self, q: u8) -> u32 {
+        if Players(self.flow.free).contains(q) {
+            return 0;
+        }
         u32::from(self.rules.cards[usize::from(self.flow.card)].secondary_cost)
     }
 
@@ -382,6 +462,12 @@ impl State {
             (Step::Gain, Action::Gain { pool }) => self.gain(p, pool, cause),
             (Step::Buy, Action::Buy { influence }) => self.buy(p, influence, cause),
             (Step::Secondary, Action::Secondary) => self.secondary(p, cause),
+            (Step::Secondary, Action::Decline) if Players(self.flow.free).contains(p) => {
+                Err(illegal(format!(
+                    "p{p} was chosen to resolve the secondary ability of {} without spending a command token, and must resolve it",
+                    self.card_name(self.flow.card)
+                )))
+            }
             (Step::Secondary, Action::Decline) => {
                 let card = self.flow.card;
                 self.ledger
@@ -404,6 +490,9 @@ impl State {
                     strategy,
                 },
             ) => self.redistribute(p, [tactic, fleet, strategy], cause),
+            (Step::FreeSecondaries, Action::FreeSecondaries { players }) => {
+                self.free_secondaries(p, players, cause)
+            }
             _ => Err(wrong()),
         }
     }
@@ -585,6 +674,7 @@ impl State {
         self.flow.resolver = p;
         self.flow.secondary = false;
         self.flow.effect = 0;
+        self.flow.free = 0;
         self.run_effects(cause);
         Ok(())
     }
@@ -666,6 +756,10 @@ impl State {
                 }
                 Effect::PlaceToken => {
                     self.flow.step = Step::Place;
+                    return;
+                }
+                Effect::FreeSecondaries => {
+                    self.flow.step = Step::FreeSecondaries;
                     return;
                 }
                 Effect::Structures(count) => {
@@ -799,7 +893,7 @@ impl State {
     }
 
     fn secondary(&mut self, q: u8, cause: Cause) -> Result<(), ActionError> {
-        let cost = self.secondary_cost();
+        let cost = self.secondary_cost(q);
         let card = self.flow.card;
         if self.pool(q, Pool::Strategy) < cost {
             return Err(illegal(format!(
@@ -823,6 +917,46 @@ impl State {
         self.flow.resolver = q;
         self.flow.secondary = true;
         self.flow.effect = 0;
+        self.run_effects(cause);
+        Ok(())
+    }
+
+    /// Trade's primary (T11, LRR 92.4): `players`, other players than `p`, will resolve the secondary
+    /// without spending a command token.
+    fn free_secondaries(
+        &mut self,
+        p: u8,
+        players: Players,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        if let Some(q) = players.iter().find(|&q| q == p || q >= self.players()) {
+            return Err(illegal(if q == p {
+                format!(
+                    "p{p} resolves the primary ability of {}: choose other players",
+                    self.card_name(self.flow.card)
+                )
+            } else {
+                format!("p{q} is not in this {}-player game", self.players())
+            }));
+        }
+        let card = self.flow.card;
+        if players.0 == 0 {
+            self.ledger.note(
+                card_key(card),
+                note::NO_FREE_SECONDARY,
+                [i32::from(p), 0, 0],
+                cause,
+            );
+        }
+        for q in players.iter() {
+            self.ledger.note(
+                card_key(card),
+                note::FREE_SECONDARY,
+                [i32::from(p), i32::from(q), 0],
+                cause,
+            );
+        }
+        self.flow.free = players.0;
         self.run_effects(cause);
         Ok(())
     }

@@ -54,6 +54,9 @@ pub enum EffectSpec {
         /// How many.
         count: u32,
     },
+    /// Choose any number of other players: they resolve this card's secondary without spending a command
+    /// token from their strategy pool (Trade; T11, LRR 92.4).
+    FreeSecondaries,
 }
 
 /// A strategy card: initiative, primary and secondary effects, and what the secondary costs (T5).
@@ -92,6 +95,8 @@ pub enum Effect {
     PlaceToken,
     /// See [`EffectSpec::Structures`].
     Structures(u32),
+    /// See [`EffectSpec::FreeSecondaries`].
+    FreeSecondaries,
 }
 
 impl From<EffectSpec> for Effect {
@@ -106,6 +111,7 @@ impl From<EffectSpec> for Effect {
             EffectSpec::OthersPlaceToken => Effect::OthersPlaceToken,
             EffectSpec::PlaceToken => Effect::PlaceToken,
             EffectSpec::Structures { count } => Effect::Structures(count),
+            EffectSpec::FreeSecondaries => Effect::FreeSecondaries,
         }
     }
 }
@@ -387,6 +393,14 @@ impl Content {
                                 format!(
                                     "a buy's influence_per_token of {influence_per_token} is out of range: 1 to 100"
                                 ),
+                            ));
+                        }
+                        EffectSpec::FreeSecondaries if field == "secondary" => {
+                            return Err(ContentError::invalid(
+                                C,
+                                &c.id,
+                                field,
+                                "free_secondaries chooses who resolves the secondary: only a primary has it",
                             ));
                         }
                         EffectSpec::Structures { count } if count > 100 => {

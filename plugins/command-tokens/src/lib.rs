@@ -24,7 +24,7 @@ mod state;
 mod table;
 mod words;
 
-pub use actions::Action;
+pub use actions::{Action, Players};
 pub use content::{
     Card, Content, ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, ShipClass,
     StrategyCard,

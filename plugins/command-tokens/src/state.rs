@@ -93,6 +93,11 @@ pub mod note {
     pub const STRATEGY_PHASE: u16 = 15;
     /// The game is over.
     pub const GAME_OVER: u16 = 16;
+    /// Trade: the active player lets another resolve the secondary without spending a token (`[player,
+    /// other]`).
+    pub const FREE_SECONDARY: u16 = 17;
+    /// Trade: the active player lets no other player resolve the secondary for free (`[player]`).
+    pub const NO_FREE_SECONDARY: u16 = 18;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -325,6 +330,8 @@ pub enum Step {
     Redistribute,
     /// Another player resolves or declines a secondary (T5).
     Secondary,
+    /// Choosing the other players who resolve the secondary without spending a token (Trade, T11).
+    FreeSecondaries,
     /// Nothing: the game is over.
     Over,
 }
@@ -368,6 +375,9 @@ pub struct Flow {
     pub effect: u8,
     /// Secondary cursor: offset from the active player.
     pub cursor: u8,
+    /// Bit per player who resolves this card's secondary without spending a token (Trade, T11).
+    #[serde(default)]
+    pub free: u8,
     /// Diplomacy cursor: offset from the resolver.
     pub others: u8,
     /// Diplomacy's system.
@@ -874,6 +884,7 @@ impl State {
             secondary: false,
             effect: 0,
             cursor: 0,
+            free: 0,
             others: 0,
             target: 0,
             left: 0,
@@ -1021,7 +1032,8 @@ impl State {
             | Step::Target
             | Step::Remove
             | Step::Place
-            | Step::Redistribute => f.resolver,
+            | Step::Redistribute
+            | Step::FreeSecondaries => f.resolver,
             Step::Fallback => (f.resolver + f.others) % n,
             Step::Secondary => (f.turn + f.cursor) % n,
         })
@@ -1106,6 +1118,9 @@ impl State {
         }
         if usize::from(f.cursor) > n || usize::from(f.others) > n || usize::from(f.status) > n {
             return bad("flow cursors");
+        }
+        if u16::from(f.free) >> n != 0 {
+            return bad("players resolving a secondary for free");
         }
         if usize::from(f.card) >= cards
             || usize::from(f.effect) > r.effects(f.card, f.secondary).len()

@@ -43,6 +43,7 @@ pub fn vocabulary() -> Vocabulary {
         "placing a command token",
         "redistributing command tokens",
         "secondary abilities",
+        "choosing who resolves the secondary ability for free",
         "game over",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
@@ -63,6 +64,7 @@ pub fn vocabulary() -> Vocabulary {
         "placement of a command token",
         "redistribution",
         "removal of a ship over the fleet limit",
+        "choice of the players who resolve the secondary ability for free",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -84,8 +86,10 @@ pub fn vocabulary() -> Vocabulary {
         "the status phase begins: every command token on the board returns to reinforcements",
         "the strategy phase begins: p{0}, the speaker, picks first",
         "the game is over: each player scores the tokens on their command sheet",
+        "p{0} lets p{1} resolve the secondary ability of {name} without spending a command token",
+        "p{0} lets no other player resolve the secondary ability of {name} for free",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::GAME_OVER) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::NO_FREE_SECONDARY) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -130,6 +134,9 @@ impl Step {
             Step::Place => "while a command token is placed",
             Step::Redistribute => "while command tokens are redistributed",
             Step::Secondary => "while secondary abilities are resolved",
+            Step::FreeSecondaries => {
+                "while the players who resolve the secondary ability for free are chosen"
+            }
             Step::Over => "once the game is over",
         }
     }
@@ -211,6 +218,14 @@ impl State {
                 self.class_name(class),
                 self.system_name(system)
             ),
+            Action::FreeSecondaries { players } => match players.names() {
+                names if names.is_empty() => {
+                    "letting no other player resolve the secondary ability for free".into()
+                }
+                names => format!(
+                    "letting {names} resolve the secondary ability without spending a command token"
+                ),
+            },
         }
     }
 
@@ -269,6 +284,10 @@ impl State {
             }
             Step::Secondary => Cow::Owned(format!(
                 "to resolve or decline the secondary ability of {}",
+                self.card_name(f.card)
+            )),
+            Step::FreeSecondaries => Cow::Owned(format!(
+                "to choose any number of other players who resolve the secondary ability of {} without spending a command token",
                 self.card_name(f.card)
             )),
         })

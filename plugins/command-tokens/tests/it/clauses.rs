@@ -655,6 +655,13 @@ fn t5_a_player_who_passed_still_resolves_secondaries() {
     skip(&mut s, 2);
     ok(&mut s, 1, Action::Pass);
     ok(&mut s, 0, Action::Strategic { card: TRADE });
+    ok(
+        &mut s,
+        0,
+        Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(0),
+        },
+    );
     assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 1));
     ok(&mut s, 1, Action::Secondary);
     assert_eq!(sheet(&s, 1), [3, 3, 1, 9]);
@@ -1465,4 +1472,131 @@ fn t7_a_limit_exceeded_in_the_last_status_phase_is_resolved_before_the_game_fini
     );
     assert!(matches!(r.outcome(&s), Outcome::Finished { .. }));
     assert!(s.actor().is_none());
+}
+
+// ----- T11 -----
+
+/// A four-player game in the action phase with p0 holding Trade; the other cards spread so that p0 acts
+/// first (Leadership to p0 too).
+fn trade_game() -> State {
+    let mut s = default_game(4);
+    pick(
+        &mut s,
+        &[
+            TRADE,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            LEADERSHIP,
+            WARFARE,
+            TECHNOLOGY,
+            7,
+        ],
+    );
+    assert_eq!(actor(&s), 0);
+    s
+}
+
+#[test]
+fn t11_trade_primary_lets_the_chosen_players_resolve_the_secondary_without_a_strategy_token() {
+    let mut s = trade_game();
+    ok(&mut s, 0, Action::Strategic { card: TRADE });
+    assert_eq!(s.flow.step, Step::FreeSecondaries);
+    // Every set of the other three players, and never p0 itself.
+    let choices = legal(&s, 0);
+    assert_eq!(choices.len(), 8);
+    assert!(choices.iter().all(|a| matches!(a,
+        Action::FreeSecondaries { players } if !players.contains(0))));
+    let chosen = coffer_command_tokens::Players(0b1010); // p1 and p3
+    ok(&mut s, 0, Action::FreeSecondaries { players: chosen });
+    let before: Vec<[u32; 4]> = (0..4).map(|p| sheet(&s, p)).collect();
+    for q in 1..4 {
+        assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, q));
+        ok(&mut s, q, Action::Secondary);
+    }
+    assert_eq!(sheet(&s, 1), before[1], "p1 was chosen: no token spent");
+    assert_eq!(sheet(&s, 3), before[3], "p3 was chosen: no token spent");
+    let [t, f, st, r] = before[2];
+    assert_eq!(
+        sheet(&s, 2),
+        [t, f, st - 1, r + 1],
+        "p2 was not chosen: one strategy token to reinforcements (T5)"
+    );
+}
+
+#[test]
+fn t11_a_chosen_player_resolves_it_even_with_an_empty_strategy_pool_and_may_not_decline() {
+    let mut s = trade_game();
+    shift_reserve(&mut s, 1, Pool::Strategy, -2);
+    ok(&mut s, 0, Action::Strategic { card: TRADE });
+    ok(
+        &mut s,
+        0,
+        Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(0b0010),
+        },
+    );
+    // LRR 92.4a: the chosen player must resolve it, token or not.
+    assert_eq!(legal(&s, 1), vec![Action::Secondary]);
+    let e = refused(&mut s, 1, Action::Decline);
+    assert!(e.to_string().contains("must resolve it"), "{e}");
+    ok(&mut s, 1, Action::Secondary);
+    assert_eq!(
+        legal(&s, 2),
+        vec![Action::Secondary, Action::Decline],
+        "p2 was not chosen"
+    );
+}
+
+#[test]
+fn t11_trade_cannot_choose_the_active_player_or_a_player_not_in_the_game() {
+    let mut s = trade_game();
+    ok(&mut s, 0, Action::Strategic { card: TRADE });
+    let e = refused(
+        &mut s,
+        0,
+        Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(0b0001),
+        },
+    );
+    assert!(e.to_string().contains("choose other players"), "{e}");
+    let e = refused(
+        &mut s,
+        0,
+        Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(0b1_0000),
+        },
+    );
+    assert!(e.to_string().contains("not in this 4-player game"), "{e}");
+    // Choosing nobody is a choice: everyone pays as usual.
+    ok(
+        &mut s,
+        0,
+        Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(0),
+        },
+    );
+    assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 1));
+    assert_eq!(s.flow.free, 0);
+}
+
+#[test]
+fn t11_the_choice_reads_as_a_list_of_players_in_json() {
+    let a: Action = serde_json::from_str(r#"{"type":"free_secondaries","players":[3,1]}"#).unwrap();
+    assert_eq!(
+        a,
+        Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(0b1010)
+        }
+    );
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        r#"{"type":"free_secondaries","players":[1,3]}"#
+    );
+    for bad in [
+        r#"{"type":"free_secondaries","players":[1,1]}"#,
+        r#"{"type":"free_secondaries","players":[8]}"#,
+    ] {
+        assert!(serde_json::from_str::<Action>(bad).is_err(), "{bad}");
+    }
 }

@@ -78,8 +78,19 @@ pub fn sheet(s: &State, p: u8) -> [u32; 4] {
     ]
 }
 
-/// Declines every pending secondary until `p` must decide or something else is awaited.
+/// Declines every pending secondary until `p` must decide or something else is awaited; a Trade primary
+/// (T11) first chooses nobody to resolve it for free.
 pub fn decline_secondaries_until(s: &mut State, p: Option<u8>) {
+    if s.flow.step == Step::FreeSecondaries {
+        let q = actor(s);
+        ok(
+            s,
+            q,
+            Action::FreeSecondaries {
+                players: coffer_command_tokens::Players(0),
+            },
+        );
+    }
     while s.flow.step == Step::Secondary && Some(actor(s)) != p {
         let q = actor(s);
         ok(s, q, Action::Decline);
@@ -179,7 +190,7 @@ pub fn skip(s: &mut State, p: u8) {
 pub fn random_action(rng: &mut Rng) -> Action {
     let pool = |rng: &mut Rng| Pool::ALL[rng.below(3)];
     let small = |rng: &mut Rng, n: usize| rng.below(n) as u8;
-    match rng.below(16) {
+    match rng.below(17) {
         0 => Action::Pick {
             card: small(rng, 10),
         },
@@ -216,9 +227,12 @@ pub fn random_action(rng: &mut Rng) -> Action {
             fleet: small(rng, 12),
             strategy: small(rng, 12),
         },
-        _ => Action::RemoveShip {
+        15 => Action::RemoveShip {
             system: rng.below(16) as u16,
             class: small(rng, 7),
+        },
+        _ => Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(rng.below(256) as u8),
         },
     }
 }

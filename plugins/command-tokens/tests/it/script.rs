@@ -45,7 +45,7 @@ fn six_player_script_plays_to_the_expected_end() {
             .count();
         lines += 1;
     }
-    assert_eq!(lines, 373);
+    assert_eq!(lines, 376);
     assert!(
         demands >= 10,
         "the script exercises the fleet limit ({demands} demands)"
