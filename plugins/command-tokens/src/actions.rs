@@ -762,6 +762,22 @@ impl State {
                     self.flow.step = Step::FreeSecondaries;
                     return;
                 }
+                Effect::Research => {
+                    // T13: a faction that cannot research gains command tokens instead; research
+                    // itself is not modelled.
+                    let tokens = self.rules.research_tokens.get(usize::from(p)).copied();
+                    if let Some(n) = tokens.filter(|&n| n > 0) {
+                        self.ledger.note(
+                            card_key(self.flow.card),
+                            note::RESEARCH_TOKENS,
+                            [i32::from(p), i32::from(n), 0],
+                            cause,
+                        );
+                        if self.enter_gain(p, n, cause) {
+                            return;
+                        }
+                    }
+                }
                 Effect::Structures(count) => {
                     // Cannot fail: a persistent amount without a cap, and count <= 100 (validated).
                     let _ = self.ledger.gain(

@@ -57,6 +57,9 @@ pub enum EffectSpec {
     /// Choose any number of other players: they resolve this card's secondary without spending a command
     /// token from their strategy pool (Trade; T11, LRR 92.4).
     FreeSecondaries,
+    /// Research a technology (Technology). Research itself is not modelled; a faction that gains command
+    /// tokens instead (Propagation, T13) gains them here, each into a pool of its choice.
+    Research,
 }
 
 /// A strategy card: initiative, primary and secondary effects, and what the secondary costs (T5).
@@ -97,6 +100,8 @@ pub enum Effect {
     Structures(u32),
     /// See [`EffectSpec::FreeSecondaries`].
     FreeSecondaries,
+    /// See [`EffectSpec::Research`].
+    Research,
 }
 
 impl From<EffectSpec> for Effect {
@@ -112,6 +117,7 @@ impl From<EffectSpec> for Effect {
             EffectSpec::PlaceToken => Effect::PlaceToken,
             EffectSpec::Structures { count } => Effect::Structures(count),
             EffectSpec::FreeSecondaries => Effect::FreeSecondaries,
+            EffectSpec::Research => Effect::Research,
         }
     }
 }
@@ -160,9 +166,26 @@ pub struct Faction {
     /// Extra tokens gained in the status phase (Sol's Versatile: 1).
     #[serde(default)]
     pub status_phase_tokens: u8,
+    /// Command tokens gained instead of each technology the faction would research (the Nekro Virus's
+    /// Propagation: 3; T13). 0: the faction researches as usual.
+    #[serde(default)]
+    pub research_tokens: u8,
     /// Ships in the home system at the start (default galaxy), by ship-class id.
     #[serde(default)]
     pub starting_fleet: BTreeMap<String, u32>,
+}
+
+/// A technology a player may own from the start, and its token modifiers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Technology {
+    /// Stable id, e.g. `hyper-metabolism`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Extra tokens its owner gains in the status phase (Hyper Metabolism: 1; T12).
+    #[serde(default)]
+    pub status_phase_tokens: u8,
 }
 
 /// A law in play and its token modifiers.
@@ -190,6 +213,8 @@ pub struct ContentOverride {
     pub factions: Option<Vec<Faction>>,
     /// Replaces `data/laws.json`.
     pub laws: Option<Vec<Law>>,
+    /// Replaces `data/technologies.json`.
+    pub technologies: Option<Vec<Technology>>,
 }
 
 /// Validated content.
@@ -203,6 +228,8 @@ pub struct Content {
     pub factions: Vec<Faction>,
     /// Laws.
     pub laws: Vec<Law>,
+    /// Technologies.
+    pub technologies: Vec<Technology>,
 }
 
 /// Most ship classes content may define.
@@ -214,6 +241,7 @@ const SHIPS: &str = include_str!("../data/ships.json");
 const CARDS: &str = include_str!("../data/strategy_cards.json");
 const FACTIONS: &str = include_str!("../data/factions.json");
 const LAWS: &str = include_str!("../data/laws.json");
+const TECHNOLOGIES: &str = include_str!("../data/technologies.json");
 
 /// A display name must say something: tables and events show it.
 fn check_name(file: &'static str, id: &str, name: &str) -> Result<(), ContentError> {
@@ -270,18 +298,23 @@ impl Content {
             Some(v) => v.clone(),
             None => read_content("laws.json", LAWS)?,
         };
+        let technologies = match &over.technologies {
+            Some(v) => v.clone(),
+            None => read_content("technologies.json", TECHNOLOGIES)?,
+        };
         let content = Content {
             ships,
             strategy_cards,
             factions,
             laws,
+            technologies,
         };
         content.validate()?;
         Ok(content)
     }
 
     /// Parses one content list from JSON text, for tests and tools (`file` is one of `ships.json`,
-    /// `strategy_cards.json`, `factions.json`, `laws.json`) and validates the whole content with it.
+    /// `strategy_cards.json`, `factions.json`, `laws.json`, `technologies.json`) and validates the whole content with it.
     ///
     /// # Errors
     /// [`ContentError`].
@@ -294,6 +327,9 @@ impl Content {
             }
             "factions.json" => over.factions = Some(read_content("factions.json", text)?),
             "laws.json" => over.laws = Some(read_content("laws.json", text)?),
+            "technologies.json" => {
+                over.technologies = Some(read_content("technologies.json", text)?)
+            }
             other => {
                 return Err(ContentError::parse(
                     "content",
@@ -429,6 +465,14 @@ impl Content {
                     format!("{} is out of range: 0 to 16", f.fleet_limit_bonus),
                 ));
             }
+            if f.research_tokens > 16 {
+                return Err(ContentError::invalid(
+                    FA,
+                    &f.id,
+                    "research_tokens",
+                    format!("{} is out of range: 0 to 16", f.research_tokens),
+                ));
+            }
             if f.status_phase_tokens > 16 {
                 return Err(ContentError::invalid(
                     FA,
@@ -480,7 +524,26 @@ impl Content {
                 ));
             }
         }
+        const T: &str = "technologies.json";
+        let mut seen = Vec::new();
+        for (i, t) in self.technologies.iter().enumerate() {
+            check_content_id(T, i, &t.id, &mut seen)?;
+            check_name(T, &t.id, &t.name)?;
+            if t.status_phase_tokens > 16 {
+                return Err(ContentError::invalid(
+                    T,
+                    &t.id,
+                    "status_phase_tokens",
+                    format!("{} is out of range: 0 to 16", t.status_phase_tokens),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The technology with this id.
+    pub fn technology(&self, id: &str) -> Option<&Technology> {
+        self.technologies.iter().find(|t| t.id == id)
     }
 
     /// The faction with this id.

@@ -27,7 +27,7 @@ mod words;
 pub use actions::{Action, Players};
 pub use content::{
     Card, Content, ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, ShipClass,
-    StrategyCard,
+    StrategyCard, Technology,
 };
 pub use state::{
     COMMAND_TOKENS, Config, Flow, Handles, MAX_INFLUENCE, MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS,
@@ -146,6 +146,11 @@ fn action_docs() -> Vec<Doc> {
             "T7/K6: remove one non-fighter ship over the fleet limit to reinforcements; the only legal action while a limit is exceeded.",
             json!({"type":"remove_ship","system":1,"class":3}),
         ),
+        Doc::with(
+            "free_secondaries",
+            "Trade's primary (T11): the other players (any number, none included) who then resolve Trade's secondary without spending a command token, and must.",
+            json!({"type":"free_secondaries","players":[1,3]}),
+        ),
     ]
 }
 
@@ -166,6 +171,11 @@ fn option_docs() -> Vec<Doc> {
             "laws",
             "Laws in play from the start, e.g. [\"fleet-regulations\"]; a law may not cap the fleet pool below 3.",
             json!(d.laws),
+        ),
+        Doc::with(
+            "technologies",
+            "Technologies each player owns from the start, one list per player, e.g. [[\"hyper-metabolism\"], [], []]; each known and owned once; empty: none.",
+            json!(d.technologies),
         ),
         Doc::with(
             "galaxy",
@@ -194,7 +204,7 @@ fn option_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "content",
-            "Inline content replacing embedded lists: {\"ships\":[...],\"strategy_cards\":[...],\"factions\":[...],\"laws\":[...]}.",
+            "Inline content replacing embedded lists: {\"ships\":[...],\"strategy_cards\":[...],\"factions\":[...],\"laws\":[...],\"technologies\":[...]}.",
             json!(d.content),
         ),
     ]

@@ -98,6 +98,8 @@ pub mod note {
     pub const FREE_SECONDARY: u16 = 17;
     /// Trade: the active player lets no other player resolve the secondary for free (`[player]`).
     pub const NO_FREE_SECONDARY: u16 = 18;
+    /// Propagation: a player gains command tokens instead of researching (`[player, tokens]`).
+    pub const RESEARCH_TOKENS: u16 = 19;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -173,6 +175,9 @@ pub struct Config {
     pub factions: Vec<String>,
     /// Laws in play from the start (default none; e.g. `fleet-regulations`).
     pub laws: Vec<String>,
+    /// Technologies each player owns from the start, one list per player (default none; e.g.
+    /// `[["hyper-metabolism"], []]`).
+    pub technologies: Vec<Vec<String>>,
     /// The galaxy; empty: the default galaxy (Mecatol Rex, one home system per player with the faction's
     /// starting fleet, and as many empty systems as players).
     pub galaxy: Vec<SystemConfig>,
@@ -194,6 +199,7 @@ impl Default for Config {
             rounds: 3,
             factions: Vec::new(),
             laws: Vec::new(),
+            technologies: Vec::new(),
             galaxy: Vec::new(),
             influence: 6,
             influence_per_player: Vec::new(),
@@ -234,8 +240,11 @@ pub struct Rules {
     pub factions: Vec<String>,
     /// Fleet-limit bonus per player (Letnev).
     pub fleet_bonus: Vec<u8>,
-    /// Tokens gained in the status phase per player (2, plus Sol's 1).
+    /// Tokens gained in the status phase per player (2, plus Sol's 1 and Hyper Metabolism's 1).
     pub status_tokens: Vec<u8>,
+    /// Tokens gained instead of researching a technology, per player (the Nekro Virus: 3; else 0).
+    #[serde(default)]
+    pub research_tokens: Vec<u8>,
     /// Most fleet-pool tokens (Fleet Regulations), if a law says so.
     pub fleet_pool_max: Option<u8>,
     /// Laws in play.
@@ -529,6 +538,27 @@ impl Rules {
                 fleet_pool_max = Some(fleet_pool_max.map_or(m, |x| x.min(m)));
             }
         }
+        if !config.technologies.is_empty() && config.technologies.len() != n {
+            return Err(cfg(format!(
+                "technologies: {} lists given, but {n} players need {n} (or none)",
+                config.technologies.len()
+            )));
+        }
+        let mut tech_tokens = vec![0u8; n];
+        for (p, owned) in config.technologies.iter().enumerate() {
+            for (j, t) in owned.iter().enumerate() {
+                let Some(tech) = content.technology(t) else {
+                    return Err(cfg(format!(
+                        "technologies[{p}][{j}]: unknown technology '{t}'; known: {}",
+                        ids(content.technologies.iter().map(|t| t.id.as_str()))
+                    )));
+                };
+                if owned[..j].contains(t) {
+                    return Err(cfg(format!("technologies[{p}][{j}]: '{t}' is owned twice")));
+                }
+                tech_tokens[p] = tech_tokens[p].saturating_add(tech.status_phase_tokens);
+            }
+        }
         if !config.influence_per_player.is_empty() && config.influence_per_player.len() != n {
             return Err(cfg(format!(
                 "influence_per_player: {} values given, but {n} players need {n} (or none, to use `influence`)",
@@ -609,7 +639,14 @@ impl Rules {
                 .collect(),
             status_tokens: factions
                 .iter()
-                .map(|f| 2 + content.faction(f).map_or(0, |f| f.status_phase_tokens))
+                .zip(&tech_tokens)
+                .map(|(f, &t)| {
+                    (2 + content.faction(f).map_or(0, |f| f.status_phase_tokens)).saturating_add(t)
+                })
+                .collect(),
+            research_tokens: factions
+                .iter()
+                .map(|f| content.faction(f).map_or(0, |f| f.research_tokens))
                 .collect(),
             faction_names: factions
                 .iter()
@@ -1055,6 +1092,7 @@ impl State {
         if r.factions.len() != n
             || r.fleet_bonus.len() != n
             || r.status_tokens.len() != n
+            || r.research_tokens.len() != n
             || r.faction_names.len() != n
         {
             return bad("per-player rules");

@@ -88,8 +88,9 @@ pub fn vocabulary() -> Vocabulary {
         "the game is over: each player scores the tokens on their command sheet",
         "p{0} lets p{1} resolve the secondary ability of {name} without spending a command token",
         "p{0} lets no other player resolve the secondary ability of {name} for free",
+        "p{0} cannot research technology and gains {1} command tokens instead",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::NO_FREE_SECONDARY) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::RESEARCH_TOKENS) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,

@@ -1,5 +1,6 @@
 //! Data-driven modifiers, one test each: Diplomacy, Warfare and Construction token effects, Sol's extra
-//! status-phase token, Letnev's +2 fleet limit, the Fleet Regulations law.
+//! status-phase token, Letnev's +2 fleet limit, the Fleet Regulations law, Hyper Metabolism (T12) and the
+//! Nekro Virus's Propagation (T13).
 
 use crate::common::*;
 use coffer_command_tokens::{Action, Config, Phase, Pool, Step};
@@ -375,4 +376,162 @@ fn modifier_fleet_regulations_caps_the_fleet_pool_at_four() {
     ok(&mut t, 0, Action::Gain { pool: Pool::Fleet });
     ok(&mut t, 0, Action::Gain { pool: Pool::Fleet });
     assert_eq!(t.pool(0, Pool::Fleet), 5);
+}
+
+#[test]
+fn t12_hyper_metabolism_gains_three_tokens_in_the_status_phase_instead_of_two() {
+    // p2 (Hacan) owns Hyper Metabolism; p1 is Sol (Versatile): each gains one more than two.
+    let config = Config {
+        technologies: vec![
+            vec![],
+            vec!["hyper-metabolism".into()],
+            vec!["hyper-metabolism".into()],
+        ],
+        ..Config::default()
+    };
+    let mut s = game(3, config);
+    assert_eq!(
+        s.rules.status_tokens,
+        vec![2, 4, 3],
+        "Sol with it gains 4, Hacan 3"
+    );
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+            WARFARE,
+        ],
+    );
+    to_status_of(&mut s, 2);
+    assert_eq!((s.flow.step, s.flow.left), (Step::Gain, 3));
+}
+
+#[test]
+fn t12_a_technology_is_known_and_owned_once_per_player() {
+    let setup = |technologies: Vec<Vec<String>>| {
+        let config = Config {
+            technologies,
+            ..Config::default()
+        };
+        match coffer_core::Ruleset::new_game(
+            &coffer_command_tokens::CommandTokens::new(),
+            3,
+            1,
+            &config,
+        ) {
+            Ok(_) => panic!("the technologies were accepted"),
+            Err(e) => e.to_string(),
+        }
+    };
+    assert!(
+        setup(vec![vec!["zz".into()], vec![], vec![]])
+            .contains("technologies[0][0]: unknown technology 'zz'; known: hyper-metabolism")
+    );
+    assert!(
+        setup(vec![
+            vec!["hyper-metabolism".into(), "hyper-metabolism".into()],
+            vec![],
+            vec![]
+        ])
+        .contains("technologies[0][1]: 'hyper-metabolism' is owned twice")
+    );
+    assert!(setup(vec![vec![]]).contains("technologies: 1 lists given, but 3 players need 3"));
+}
+
+/// A three-player game with the Nekro Virus as p1 and Technology held by p0 (who acts first).
+fn nekro_game() -> coffer_command_tokens::State {
+    let config = Config {
+        factions: vec!["letnev".into(), "nekro".into(), "hacan".into()],
+        ..Config::default()
+    };
+    let mut s = game(3, config);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            TECHNOLOGY,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+        ],
+    );
+    s
+}
+
+#[test]
+fn t13_the_nekro_virus_gains_three_tokens_instead_of_researching_with_technology() {
+    // Picks: p0 Leadership, p1 Technology, p2 Diplomacy, then p2 Politics, p1 Construction, p0 Trade.
+    let mut s = nekro_game();
+    assert_eq!(s.rules.research_tokens, vec![0, 3, 0]);
+    // Order by initiative: p0 (Leadership 1), p2 (Diplomacy 2), p1 (Construction 4): p0 and p2 skip.
+    skip(&mut s, 0);
+    skip(&mut s, 2);
+    assert_eq!(actor(&s), 1);
+    let before = sheet(&s, 1);
+    ok(&mut s, 1, Action::Strategic { card: TECHNOLOGY });
+    assert_eq!(
+        (s.flow.step, s.flow.left),
+        (Step::Gain, 3),
+        "the primary: 3 tokens"
+    );
+    for _ in 0..3 {
+        ok(&mut s, 1, Action::Gain { pool: Pool::Tactic });
+    }
+    let [t, f, st, r] = before;
+    assert_eq!(sheet(&s, 1), [t + 3, f, st, r - 3]);
+    // Another player's secondary researches as usual: nothing modelled, a strategy token spent.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 2));
+    ok(&mut s, 2, Action::Secondary);
+    assert_ne!(s.flow.step, Step::Gain);
+}
+
+#[test]
+fn t13_the_nekro_virus_gains_three_tokens_with_a_research_secondary() {
+    let mut cards = coffer_command_tokens::Content::embedded()
+        .unwrap()
+        .strategy_cards;
+    // Diplomacy held by p2 gets Technology's secondary, so p1 (Nekro) resolves a research secondary.
+    cards[usize::from(DIPLOMACY)].primary = vec![];
+    cards[usize::from(DIPLOMACY)].secondary = vec![coffer_command_tokens::EffectSpec::Research];
+    let config = Config {
+        factions: vec!["letnev".into(), "nekro".into(), "hacan".into()],
+        content: Some(coffer_command_tokens::ContentOverride {
+            strategy_cards: Some(cards),
+            ..Default::default()
+        }),
+        ..Config::default()
+    };
+    let mut s = game(3, config);
+    pick(
+        &mut s,
+        &[
+            LEADERSHIP,
+            TECHNOLOGY,
+            DIPLOMACY,
+            POLITICS,
+            CONSTRUCTION,
+            TRADE,
+        ],
+    );
+    skip(&mut s, 0);
+    ok(&mut s, 2, Action::Strategic { card: DIPLOMACY });
+    // The secondary round goes clockwise from p2: p0, then p1.
+    ok(&mut s, 0, Action::Decline);
+    let before = sheet(&s, 1);
+    ok(&mut s, 1, Action::Secondary);
+    assert_eq!((s.flow.step, s.flow.left), (Step::Gain, 3));
+    for _ in 0..3 {
+        ok(&mut s, 1, Action::Gain { pool: Pool::Fleet });
+    }
+    let [t, f, st, r] = before;
+    assert_eq!(
+        sheet(&s, 1),
+        [t, f + 3, st - 1, r + 1 - 3],
+        "one strategy token spent for the secondary, three gained"
+    );
 }
