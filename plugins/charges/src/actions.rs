@@ -2,7 +2,7 @@
 //! `apply` and legal-action enumeration), and what they do on the ledger.
 
 use crate::content::{
-    Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Pays, Timing,
+    Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Pays, Slot, Timing,
 };
 use crate::state::{Attack, AttackStep, Card, CardKind, Phase, Ship, Stage, State, kind};
 use crate::words::note;
@@ -877,6 +877,12 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
 fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Result<(), Why> {
     let sh = &s.ships[i];
     let ship = i as u8;
+    if c.kind == CardKind::Upgrade(Slot::Device) && sh.stage.device_placed {
+        return Err(Why::Ship(
+            ship,
+            "has already placed a device this System Phase: a ship places one per System Phase (C16)",
+        ));
+    }
     match ab.timing {
         Timing::Reveal if sh.stage.executed => {
             return Err(Why::Ship(
@@ -1288,6 +1294,10 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 s.ledger.note(key, note::EXTRA_ACTION, [at_colour, 0, 0], c);
             }
             let stage = &mut s.ships[i].stage;
+            // C16: using a device upgrade's ability places its device.
+            if cd.kind == CardKind::Upgrade(Slot::Device) {
+                stage.device_placed = true;
+            }
             match (ab.timing, ab.effect) {
                 (_, Effect::ExtraAction) => stage.bonus = true,
                 (_, Effect::AnotherAction) => {

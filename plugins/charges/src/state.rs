@@ -225,6 +225,9 @@ pub struct Stage {
     /// The extra action keeps its own colour (C14), instead of being a white action treated as red.
     #[serde(default)]
     pub bonus_at_colour: bool,
+    /// A device upgrade's ability was used in this turn of the System Phase: one device per ship (C16).
+    #[serde(default)]
+    pub device_placed: bool,
 }
 
 /// A ship in play.

@@ -1,4 +1,4 @@
-//! One test (or more) per clause C1–C15, named after it; each fails if its rule is broken.
+//! One test (or more) per clause C1–C16, named after it; each fails if its rule is broken.
 
 use crate::common::{G, squad};
 use coffer_charges::Phase;
@@ -978,6 +978,34 @@ fn c10_energy_only_on_huge_ships() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("quick-release-locks"), "{err}");
+}
+
+// ----- C16 -----
+
+#[test]
+fn c16_a_ship_places_one_device_per_system_phase() {
+    let mut g = G::squads(
+        &[(
+            "scimitar-squadron-pilot",
+            &["proton-bombs", "seismic-charges"],
+        )],
+        &[("darth-vader", NO)],
+    );
+    g.advance_to(Phase::System);
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    assert_eq!(g.card(0, 1), (1, 2), "the first device's charge is spent");
+    let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":2}));
+    assert!(e.to_string().contains("one per System Phase"), "{e}");
+    assert!(
+        !g.legal(0).iter().any(|a| a.contains("use_ability")),
+        "the second device is not listed"
+    );
+    assert_eq!(g.card(0, 2), (2, 2));
+    // The next round's System Phase allows one again.
+    g.finish_round();
+    g.advance_to(Phase::System);
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":2}));
+    assert_eq!(g.card(0, 2), (1, 2));
 }
 
 // ----- C11 -----
