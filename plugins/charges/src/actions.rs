@@ -599,6 +599,41 @@ fn action_available(s: &State, i: usize) -> Result<(), Why> {
     Ok(())
 }
 
+/// The bit of [`Stage::performed`] for an action-bar action: `Some` focus or evade, `None` reload.
+fn bar_bit(action: Option<ShipAction>) -> u8 {
+    match action {
+        Some(ShipAction::Focus) => 1,
+        Some(ShipAction::Evade) => 2,
+        None => 4,
+    }
+}
+
+/// Whether ship `sh` has an action on its bar, of a colour `fits` accepts, that it has not performed this
+/// round (C17).
+fn left_to_perform(sh: &Ship, fits: impl Fn(Color) -> bool) -> bool {
+    let bar = sh.actions;
+    [
+        (bar.focus, bar_bit(Some(ShipAction::Focus))),
+        (bar.evade, bar_bit(Some(ShipAction::Evade))),
+        (bar.reload, bar_bit(None)),
+    ]
+    .into_iter()
+    .any(|(colour, bit)| colour.is_some_and(&fits) && sh.stage.performed & bit == 0)
+}
+
+/// C17: ship `i` has not performed this action-bar action (its [`bar_bit`]) this round.
+fn not_performed(s: &State, i: usize, bit: u8) -> Result<(), Why> {
+    if s.ships[i].stage.performed & bit == 0 {
+        return Ok(());
+    }
+    let what = match bit {
+        1 => "has already performed the focus action this round: each action once per round (C17)",
+        2 => "has already performed the evade action this round: each action once per round (C17)",
+        _ => "has already performed the Reload action this round: each action once per round (C17)",
+    };
+    Err(Why::Ship(i as u8, what))
+}
+
 fn stressed(s: &State, ship: usize) -> bool {
     s.ledger.value(s.ships[ship].stress) > 0
 }
@@ -683,11 +718,13 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
         Action::Perform { ship, action } => {
             let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
             action_available(s, i)?;
+            not_performed(s, i, bar_bit(Some(action)))?;
             perform_color(s, i, action)
         }
         Action::Reload { ship, card } => {
             let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
             action_available(s, i)?;
+            not_performed(s, i, bar_bit(None))?;
             reload_color(s, i)?;
             reload_card(s, i, card)
         }
@@ -944,14 +981,14 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
             ship,
             "is stressed: a stressed ship cannot perform actions, so the ability cannot resolve (C15)",
         )),
-        Effect::ExtraAction
-            if stressed(s, i)
-                || ![sh.actions.focus, sh.actions.evade, sh.actions.reload]
-                    .contains(&Some(Color::White)) =>
-        {
+        Effect::AnotherAction if !left_to_perform(sh, |_| true) => Err(Why::Ship(
+            ship,
+            "has performed every action of its bar this round: the ability cannot resolve (C17)",
+        )),
+        Effect::ExtraAction if stressed(s, i) || !left_to_perform(sh, |c| c == Color::White) => {
             Err(Why::Ship(
                 ship,
-                "has no white action to perform as red: it is stressed, or its action bar has none",
+                "has no white action left to perform as red: it is stressed, or its bar has none it has not performed this round (C17)",
             ))
         }
         _ => Ok(()),
@@ -1369,6 +1406,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             };
             pay_action_color(s, i, color.unwrap_or(Color::White), c)?;
             s.ledger.gain(token, 1, c)?;
+            s.ships[i].stage.performed |= bar_bit(Some(action));
             after_action(&mut s.ships[i].stage);
         }
         Action::Reload { ship, card } => {
@@ -1381,6 +1419,7 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 s.ledger.recover_exactly(t, 1, c)?;
             }
             s.ledger.gain(disarm, 1, c)?;
+            s.ships[i].stage.performed |= bar_bit(None);
             after_action(&mut s.ships[i].stage);
         }
         Action::Pass { ship } => {
@@ -1777,12 +1816,16 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                         debug_assert!(my_ship_turn(s, t, p, ship, Phase::Activation, "").is_ok());
                         if action_available(s, i).is_ok() {
                             for action in [ShipAction::Focus, ShipAction::Evade] {
-                                if perform_color(s, i, action).is_ok() {
+                                if not_performed(s, i, bar_bit(Some(action))).is_ok()
+                                    && perform_color(s, i, action).is_ok()
+                                {
                                     out.push(Action::Perform { ship, action });
                                 }
                             }
                             // Card 0 is the ship card, which is never reloadable.
-                            if reload_color(s, i).is_ok() {
+                            if not_performed(s, i, bar_bit(None)).is_ok()
+                                && reload_color(s, i).is_ok()
+                            {
                                 for c in 1..cards {
                                     if reload_card(s, i, c).is_ok() {
                                         out.push(Action::Reload { ship, card: c });

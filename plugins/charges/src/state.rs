@@ -228,6 +228,10 @@ pub struct Stage {
     /// A device upgrade's ability was used in this turn of the System Phase: one device per ship (C16).
     #[serde(default)]
     pub device_placed: bool,
+    /// The action-bar actions performed in this activation, one bit each (focus 1, evade 2, reload 4): a
+    /// ship performs each action once per round (C17).
+    #[serde(default)]
+    pub performed: u8,
 }
 
 /// A ship in play.

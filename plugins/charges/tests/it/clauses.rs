@@ -1,4 +1,4 @@
-//! One test (or more) per clause C1–C16, named after it; each fails if its rule is broken.
+//! One test (or more) per clause C1–C17, named after it; each fails if its rule is broken.
 
 use crate::common::{G, squad};
 use coffer_charges::Phase;
@@ -294,13 +294,27 @@ fn c5_energy_capacity_from_an_upgrade_raises_the_huge_ships_track() {
 
 #[test]
 fn c6_recurring_charge_recovers_one_per_symbol_at_end_phase() {
-    let mut g = G::squads(&[("poe-dameron", NO)], &[("darth-vader", NO)]);
+    // Poe Dameron's charge and ability, with a second white action on the bar to take as red (C17: not
+    // the focus again).
+    let poe = json!({"id": "poe", "name": "Poe Dameron", "ship": "T-70 X-wing", "size": "small",
+        "initiative": 6, "attack": 3, "agility": 2, "hull": 4, "shields": {"value": 3},
+        "charges": {"value": 1, "recurs": 1}, "actions": {"focus": "white", "evade": "white"},
+        "ability": {"timing": "after_action", "cost": 1, "effect": "extra_action"}});
+    let mut g = custom(
+        json!([poe, tie()]),
+        json!([]),
+        &[("poe", NO)],
+        &[("tie", NO)],
+        json!({}),
+    );
     g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
     g.ok(0, json!({"type":"execute","ship":0}));
     g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
     g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
     assert_eq!(g.card(0, 0), (0, 1));
-    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
+    g.ok(0, json!({"type":"perform","ship":0,"action":"evade"}));
     assert_eq!(
         g.tokens(0, kind::STRESS),
         1,
@@ -1006,6 +1020,52 @@ fn c16_a_ship_places_one_device_per_system_phase() {
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"use_ability","ship":0,"card":2}));
     assert_eq!(g.card(0, 2), (1, 2));
+}
+
+// ----- C17 -----
+
+#[test]
+fn c17_a_ship_performs_each_action_once_per_round() {
+    // The force ace of C14: focus (white), then its ability grants another action; focus again is
+    // refused and not listed, the evade is the action left.
+    let mut g = force_ace(force_crew());
+    g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
+    g.ok(0, json!({"type":"execute","ship":0}));
+    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
+    let e = g.refused(0, json!({"type":"perform","ship":0,"action":"focus"}));
+    assert!(
+        e.to_string()
+            .contains("already performed the focus action this round"),
+        "{e}"
+    );
+    let legal = g.legal(0);
+    assert!(!legal.iter().any(|a| a.contains("\"focus\"")), "{legal:?}");
+    assert!(legal.iter().any(|a| a.contains("\"evade\"")), "{legal:?}");
+    // The next round, the focus is allowed again (a blue maneuver clears the red evade's stress).
+    g.ok(0, json!({"type":"perform","ship":0,"action":"evade"}));
+    g.finish_round();
+    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"blue"}));
+    g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
+    g.ok(0, json!({"type":"execute","ship":0}));
+    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
+}
+
+#[test]
+fn c17_an_extra_action_with_no_action_left_to_take_cannot_be_paid() {
+    // Poe Dameron's bar holds only the focus: once he has focused, his ability has no white action left
+    // to grant, so its charge is not spent (C3).
+    let mut g = G::squads(&[("poe-dameron", NO)], &[("darth-vader", NO)]);
+    g.advance_to(Phase::Activation);
+    g.ok(0, json!({"type":"execute","ship":0}));
+    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
+    let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":0}));
+    assert!(e.to_string().contains("no white action left"), "{e}");
+    assert_eq!(g.card(0, 0), (1, 1));
 }
 
 // ----- C11 -----
