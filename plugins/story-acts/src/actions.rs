@@ -184,22 +184,25 @@ impl State {
     /// Card `card`, if it is in `p`'s hand (`zone` Hand) or in play under `p`'s control (`zone` Play).
     /// A card that is not in `p`'s hand is refused the same way wherever it is: the refusal must not tell
     /// where a hidden card lies.
-    fn card_of(&self, card: u16, p: u16, zone: Zone) -> Result<&crate::state::Card, Why> {
+    fn card_of(&self, card: u16, p: Owner, zone: Zone) -> Result<&crate::state::Card, Why> {
         let c = self
             .cards
             .get(usize::from(card))
             .ok_or(Why::Rule(Rule::NoSuchCard(card)))?;
         if zone == Zone::Hand {
-            rule(c.zone == Zone::Hand && c.owner == p, Rule::NotInHand(card))?;
+            rule(
+                c.zone == Zone::Hand && c.owner == p.0,
+                Rule::NotInHand(card),
+            )?;
         } else {
             rule(c.zone == Zone::Play, Rule::NotInPlay(card))?;
-            rule(c.controller == p, Rule::NotYours(card))?;
+            rule(c.controller == p.0, Rule::NotYours(card))?;
         }
         Ok(c)
     }
 
-    fn slow(&self, p: u16) -> Result<(), Why> {
-        if p != self.active {
+    fn slow(&self, p: Owner) -> Result<(), Why> {
+        if p != self.active() {
             return Err(Why::Slow);
         }
         if self.phase != Phase::Main {
@@ -219,23 +222,23 @@ impl State {
     ///
     /// # Errors
     /// Why it is not legal now ([`State::explain`] writes it in words).
-    pub fn check(&self, p: u16, a: &Action) -> Result<(), Why> {
+    pub fn check(&self, p: Owner, a: &Action) -> Result<(), Why> {
         self.check_in(None, p, a)
     }
 
     /// [`State::check`], with the Surface Bands' occupancy already known when `occupied` is given.
-    fn check_in(&self, occupied: Option<u32>, p: u16, a: &Action) -> Result<(), Why> {
+    fn check_in(&self, occupied: Option<u32>, p: Owner, a: &Action) -> Result<(), Why> {
         if self.winners.is_some() {
             return Err(Why::Over);
         }
-        if p >= self.players() {
-            return Err(Why::NoPlayer(p));
+        if p.0 >= self.players() {
+            return Err(Why::NoPlayer(p.0));
         }
         if let Action::Discard { card } = *a {
             let Some(d) = self.ledger.pending().first() else {
                 return Err(Why::Rule(Rule::NothingToDiscard));
             };
-            if d.key.owner != Owner(p) {
+            if d.key.owner != p {
                 return Err(Why::OtherDiscards(d.key.owner));
             }
             self.card_of(card, p, Zone::Hand)?;
@@ -258,8 +261,8 @@ impl State {
                 } else {
                     self.slow(p)?;
                 }
-                afford(self, self.seats[usize::from(p)].treasury, u64::from(d.cost))?;
-                let seat = &self.seats[usize::from(p)];
+                afford(self, self.seats[p.index()].treasury, u64::from(d.cost))?;
+                let seat = &self.seats[p.index()];
                 match d.effect.and_then(Effect::target) {
                     Some(own) => {
                         let t = target.ok_or(Why::Rule(Rule::NeedsTarget(card)))?;
@@ -272,7 +275,7 @@ impl State {
                             Rule::BadTarget { card, target: t },
                         )?;
                         rule(
-                            (tc.controller == p) == own,
+                            (tc.controller == p.0) == own,
                             Rule::WrongController { card, target: t },
                         )?;
                     }
@@ -333,7 +336,7 @@ impl State {
                 let room = if up { def.max - v } else { v - def.min };
                 rule(i64::from(steps) <= room, Rule::NoRoom { factor, up, steps })?;
                 let need = u64::from(steps) * u64::from(cfg.votes_per_factor_step);
-                afford(self, self.seats[usize::from(p)].votes, need)
+                afford(self, self.seats[p.index()].votes, need)
             }
             Action::UseAbility { card } => {
                 self.slow(p)?;
@@ -361,7 +364,7 @@ impl State {
                 )?;
                 self.ready_perm(card)?;
                 rule(
-                    to.player().is_none_or(|q| q < self.players()),
+                    to.player().is_none_or(|q| q.0 < self.players()),
                     Rule::NoSuchBand(to),
                 )?;
                 let from = c.band.ok_or(Why::Rule(Rule::NoBand(card)))?;
@@ -398,7 +401,7 @@ impl State {
                     l.band == Some(Band::Surface(q)),
                     Rule::LocationElsewhere { location, unit },
                 )?;
-                rule(l.controller != p, Rule::AlreadyYours(location))?;
+                rule(l.controller != p.0, Rule::AlreadyYours(location))?;
                 let defended = self.play().any(|(_, d)| {
                     d.controller == l.controller
                         && d.band == Some(Band::Surface(q))
@@ -412,7 +415,7 @@ impl State {
                 rule(l.contested, Rule::NotContested(location))?;
                 afford(
                     self,
-                    self.seats[usize::from(p)].treasury,
+                    self.seats[p.index()].treasury,
                     u64::from(cfg.restore_cost),
                 )
             }
@@ -422,11 +425,7 @@ impl State {
                 let d = self.rules.db.get(c.def);
                 rule(d.card_type == CardType::Storyline, Rule::NotStoryline(card))?;
                 rule(u32::from(c.progress) < d.steps, Rule::StepsDone(card))?;
-                afford(
-                    self,
-                    self.seats[usize::from(p)].ev,
-                    u64::from(d.ev_per_step),
-                )
+                afford(self, self.seats[p.index()].ev, u64::from(d.ev_per_step))
             }
             Action::CompleteStoryline { card } => {
                 self.slow(p)?;
@@ -451,13 +450,13 @@ impl State {
     ///
     /// # Errors
     /// A kernel refusal (never expected after a successful check; the adapter rolls the ledger back).
-    pub fn execute(&mut self, p: u16, a: &Action) -> Result<(), Refusal> {
+    pub fn execute(&mut self, p: Owner, a: &Action) -> Result<(), Refusal> {
         let from = self.ledger.events().len();
         let cause = Cause::Action {
-            player: Owner(p),
+            player: p,
             code: a.code(),
         };
-        let seat = self.seats[usize::from(p)];
+        let seat = self.seats[p.index()];
         let mut act_over: Option<u16> = None;
         match *a {
             Action::Deploy { card, target, cp } => {
@@ -487,7 +486,7 @@ impl State {
                     self.ledger
                         .spend_split(&alloc[..parts.len()], u64::from(cp.total()), cause)?;
                 }
-                let hand = &mut self.hands[usize::from(p)];
+                let hand = &mut self.hands[p.index()];
                 if let Some(i) = hand.iter().position(|&h| h == card) {
                     hand.remove(i);
                 }
@@ -549,8 +548,12 @@ impl State {
                     Band::Planetary(q) => (note::MOVE_PLANETARY, q),
                 };
                 let owner = self.cards[usize::from(card)].owner;
-                self.ledger
-                    .note(card_key(owner, card), code, [i32::from(whose), 0, 0], cause);
+                self.ledger.note(
+                    card_key(Owner(owner), card),
+                    code,
+                    [i32::from(whose), 0, 0],
+                    cause,
+                );
                 self.activate(card, cause)?;
                 let c = &mut self.cards[usize::from(card)];
                 c.band = Some(to);
@@ -560,22 +563,26 @@ impl State {
             Action::Capture { location, unit } => {
                 let owner = self.cards[usize::from(location)].owner;
                 self.ledger.note(
-                    card_key(owner, location),
+                    card_key(Owner(owner), location),
                     note::CAPTURE,
-                    [i32::from(p), 0, 0],
+                    [i32::from(p.0), 0, 0],
                     cause,
                 );
                 self.activate(unit, cause)?;
                 self.cards[usize::from(unit)].committed = false;
                 let l = &mut self.cards[usize::from(location)];
-                l.controller = p;
+                l.controller = p.0;
                 l.contested = true;
                 self.deed(unit, Deed::Capture)?;
             }
             Action::Restore { location } => {
                 let owner = self.cards[usize::from(location)].owner;
-                self.ledger
-                    .note(card_key(owner, location), note::RESTORE, [0; 3], cause);
+                self.ledger.note(
+                    card_key(Owner(owner), location),
+                    note::RESTORE,
+                    [0; 3],
+                    cause,
+                );
                 self.ledger
                     .spend(seat.treasury, u64::from(self.config().restore_cost), cause)?;
                 self.cards[usize::from(location)].contested = false;
@@ -597,7 +604,7 @@ impl State {
             Action::Discard { card } => {
                 self.ledger
                     .note(card_key(p, card), note::DISCARD, [0; 3], cause);
-                let hand = &mut self.hands[usize::from(p)];
+                let hand = &mut self.hands[p.index()];
                 if let Some(i) = hand.iter().position(|&h| h == card) {
                     hand.remove(i);
                 }
@@ -652,24 +659,21 @@ impl State {
 
     fn resolve(
         &mut self,
-        p: u16,
+        p: Owner,
         e: Effect,
         target: Option<u16>,
         cause: Cause,
     ) -> Result<(), Refusal> {
-        let seat = self.seats[usize::from(p)];
+        let seat = self.seats[p.index()];
         match e {
             Effect::GainCurrency(n) => {
                 self.ledger.gain(seat.treasury, u64::from(n), cause)?;
             }
             Effect::OpponentsPay(n) => {
-                for q in 0..self.players() {
+                for q in (0..self.players()).map(Owner) {
                     if q != p {
-                        self.ledger.pay(
-                            self.seats[usize::from(q)].treasury,
-                            u64::from(n),
-                            cause,
-                        )?;
+                        self.ledger
+                            .pay(self.seats[q.index()].treasury, u64::from(n), cause)?;
                     }
                 }
             }
@@ -698,15 +702,15 @@ impl State {
 
     /// Draws up to `n` cards from the top of `p`'s deck (an empty deck gives nothing), each recorded twice:
     /// which card, for `p` alone, and that a card was drawn, for everyone else.
-    pub fn draw(&mut self, p: u16, n: u32, cause: Cause) {
+    pub fn draw(&mut self, p: Owner, n: u32, cause: Cause) {
         let hand = key(p, kind::HAND, 0);
         for _ in 0..n {
-            let Some(card) = self.decks[usize::from(p)].pop() else {
+            let Some(card) = self.decks[p.index()].pop() else {
                 self.ledger.note(hand, note::DECK_EMPTY, [0; 3], cause);
                 return;
             };
             self.cards[usize::from(card)].zone = Zone::Hand;
-            self.hands[usize::from(p)].push(card);
+            self.hands[p.index()].push(card);
             self.ledger
                 .note(card_key(p, card), note::DREW, [0; 3], cause);
             self.ledger.note(hand, note::DRAW, [0; 3], cause);
@@ -714,11 +718,11 @@ impl State {
     }
 
     /// S10/K6: checks `p`'s hand against the limit; returns the excess still to discard.
-    fn check_hand(&mut self, p: u16) -> u32 {
-        let n = self.hands[usize::from(p)].len() as u64;
+    fn check_hand(&mut self, p: Owner) -> u32 {
+        let n = self.hands[p.index()].len() as u64;
         let max = u64::from(self.config().hand_limit);
         self.ledger.check_limit(
-            Key::new(Owner(p), kind::HAND, 0),
+            Key::new(p, kind::HAND, 0),
             n,
             max,
             Cause::Upkeep(Scope::Phase),
@@ -736,7 +740,7 @@ impl State {
     /// Runs the Ready (S9), Income (S2) and Draw (S10) phases of the active player's turn, each closed with
     /// the kernel clock, and opens the main phase.
     pub fn start_turn(&mut self) -> Result<(), Refusal> {
-        let p = self.active;
+        let p = self.active();
         let from = self.ledger.events().len();
         self.ledger.note(
             key(p, kind::TREASURY, 0),
@@ -748,7 +752,7 @@ impl State {
         // K5: the permanents the active player controls ready (a captured Location with its new controller).
         for i in 0..self.in_play.len() {
             let c = self.cards[usize::from(self.in_play[i])];
-            if let (true, Some(perm)) = (c.controller == p, self.handles.perm(&c)) {
+            if let (true, Some(perm)) = (c.controller == p.0, self.handles.perm(&c)) {
                 self.ledger.ready(perm, Cause::Effect(effect::READY))?;
             }
         }
@@ -756,7 +760,7 @@ impl State {
         self.phase = Phase::Income;
         let income = self.income(p);
         self.ledger.gain(
-            self.seats[usize::from(p)].treasury,
+            self.seats[p.index()].treasury,
             income,
             Cause::Effect(effect::INCOME),
         )?;
@@ -800,7 +804,7 @@ impl State {
                 let morality = ev.cause == Cause::Effect(effect::MORALITY);
                 let own = morality
                     || matches!(ev.cause, Cause::Action { player, .. } if player.0 == c.controller);
-                let card = key(c.owner, kind::CARD, i as u32);
+                let card = key(Owner(c.owner), kind::CARD, i as u32);
                 if morality && d.prime && !c.fallen {
                     cards[i].fallen = true;
                     let fallen_cp = i32::try_from(d.fallen_cp).unwrap_or(i32::MAX);
@@ -811,7 +815,7 @@ impl State {
                     let seat = &mut seats[usize::from(c.owner)];
                     if rules.config.fall_flips_homeworld && seat.prime_face {
                         seat.prime_face = false;
-                        let homeworld = card_key(c.owner, seat.homeworld);
+                        let homeworld = card_key(Owner(c.owner), seat.homeworld);
                         l.note(
                             homeworld,
                             note::PRIME_LOST,
@@ -920,22 +924,22 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
             out_of_turn |= 1u64.checked_shl(u32::from(c.controller)).unwrap_or(0);
         }
     }
-    for p in 0..s.players() {
+    for p in (0..s.players()).map(Owner) {
         let fast = || {
-            s.hands[usize::from(p)]
+            s.hands[p.index()]
                 .iter()
                 .any(|&card| s.def(card).fast_maneuver())
         };
-        let votes = out_of_turn & 1u64.checked_shl(u32::from(p)).unwrap_or(0) != 0;
-        if p == s.active || votes || fast() {
-            out.push(Owner(p));
+        let votes = out_of_turn & 1u64.checked_shl(u32::from(p.0)).unwrap_or(0) != 0;
+        if p == s.active() || votes || fast() {
+            out.push(p);
         }
     }
 }
 
 /// Appends every legal action of `p` to `out` (the legal-action list: candidates filtered by [`State::check`]).
-pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
-    if s.winners.is_some() || p >= s.players() {
+pub fn legal(s: &State, p: Owner, out: &mut Vec<Action>) {
+    if s.winners.is_some() || p.0 >= s.players() {
         return;
     }
     let occupied = s.occupied_surfaces();
@@ -945,8 +949,8 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
         }
     };
     if let Some(d) = s.ledger.pending().first() {
-        if d.key.owner == Owner(p) {
-            for &card in &s.hands[usize::from(p)] {
+        if d.key.owner == p {
+            for &card in &s.hands[p.index()] {
                 push(Action::Discard { card });
             }
         }
@@ -955,8 +959,8 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
     if s.phase != Phase::Main {
         return;
     }
-    let mine = p == s.active;
-    for &card in &s.hands[usize::from(p)] {
+    let mine = p == s.active();
+    for &card in &s.hands[p.index()] {
         let d = s.def(card);
         if !(mine || d.fast_maneuver()) {
             continue;
@@ -987,7 +991,7 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
         }
     }
     for (card, c) in s.play() {
-        if c.controller != p {
+        if c.controller != p.0 {
             continue;
         }
         let d = s.rules.db.get(c.def);
@@ -1018,7 +1022,7 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
                     s.adjacent_in(occupied, b, |to| push(Action::Move { card, to }));
                     if let Band::Surface(_) = b {
                         for (l, lc) in s.play() {
-                            if lc.band == Some(b) && lc.controller != p {
+                            if lc.band == Some(b) && lc.controller != p.0 {
                                 push(Action::Capture {
                                     location: l,
                                     unit: card,
@@ -1057,7 +1061,7 @@ pub fn legal(s: &State, p: u16, out: &mut Vec<Action>) {
 /// Enumerates every canonical CP split of `left` over `p`'s permanents with CP, from card `start` on.
 fn splits(
     s: &State,
-    p: u16,
+    p: Owner,
     start: usize,
     left: u32,
     split: &mut CpSplit,
@@ -1069,7 +1073,7 @@ fn splits(
     }
     for (i, c) in s.play() {
         let i = usize::from(i);
-        if i < start || c.controller != p {
+        if i < start || c.controller != p.0 {
             continue;
         }
         let Some(cp) = s.handles.cp(c) else {
@@ -1085,7 +1089,7 @@ fn splits(
 }
 
 /// Who receives a Storyline's reward.
-pub fn reward_recipients(to: RewardTo, completer: u16, q: u16) -> bool {
+pub fn reward_recipients(to: RewardTo, completer: Owner, q: Owner) -> bool {
     match to {
         RewardTo::Completer => q == completer,
         RewardTo::EachOpponent => q != completer,

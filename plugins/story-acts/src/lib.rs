@@ -267,13 +267,13 @@ impl StoryActs {
                 let perm = if matches!(d.card_type, CardType::Maneuver | CardType::Storyline) {
                     Slot::NONE
                 } else {
-                    let id = ledger.add_permanent(key(p, kind::CARD, idx), None)?;
+                    let id = ledger.add_permanent(key(Owner(p), kind::CARD, idx), None)?;
                     handles.push_perm(id).map_err(slot_error)?
                 };
                 let cp = match d.cp {
                     Some(v) => {
                         let id = ledger.add_amount(
-                            AmountSpec::new(key(p, kind::CP, idx)).start(i64::from(v)),
+                            AmountSpec::new(key(Owner(p), kind::CP, idx)).start(i64::from(v)),
                         )?;
                         handles.push_cp(id).map_err(slot_error)?
                     }
@@ -282,7 +282,8 @@ impl StoryActs {
                 let ability = match d.ability {
                     Some(_) => {
                         let id = ledger.add_track(
-                            TrackSpec::new(key(p, kind::ABILITY, idx), 1).recurring(1, Scope::Turn),
+                            TrackSpec::new(key(Owner(p), kind::ABILITY, idx), 1)
+                                .recurring(1, Scope::Turn),
                         )?;
                         handles.push_ability(id).map_err(slot_error)?
                     }
@@ -360,7 +361,7 @@ impl StoryActs {
             let hw = state.seats[usize::from(p)].homeworld;
             state.put_in_play(hw, Some(Band::Planetary(p)));
         }
-        for p in 0..players {
+        for p in (0..players).map(Owner) {
             state.draw(p, starting_hand, Cause::Setup);
         }
         state.start_turn()?;
@@ -665,7 +666,7 @@ impl coffer_core::Ruleset for StoryActs {
     }
 
     fn legal_actions(&self, state: &State, player: Owner, out: &mut Vec<Action>) {
-        actions::legal(state, player.0, out);
+        actions::legal(state, player, out);
     }
 
     /// Nobody after the end or outside the Main phase, the chooser of a pending discard, else everybody
@@ -675,10 +676,10 @@ impl coffer_core::Ruleset for StoryActs {
     }
 
     fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
-        if let Err(why) = state.check(player.0, action) {
-            return Err(state.explain(player.0, why));
+        if let Err(why) = state.check(player, action) {
+            return Err(state.explain(player, why));
         }
-        state.execute(player.0, action)?;
+        state.execute(player, action)?;
         Ok(())
     }
 
@@ -695,7 +696,9 @@ impl coffer_core::Ruleset for StoryActs {
             None => Outcome::Ongoing,
             Some(w) => Outcome::Finished {
                 winners: w.iter().map(|&p| Owner(p)).collect(),
-                scores: (0..state.players()).map(|p| state.act_wins(p)).collect(),
+                scores: (0..state.players())
+                    .map(|p| state.act_wins(Owner(p)))
+                    .collect(),
             },
         }
     }
@@ -782,10 +785,10 @@ impl coffer_core::Ruleset for StoryActs {
         }
         let cap = i64::from(state.config().treasury_cap);
         for p in 0..state.players() {
-            if !(0..=cap).contains(&state.treasury(p)) {
+            if !(0..=cap).contains(&state.treasury(Owner(p))) {
                 return Err(Violation(format!(
                     "p{p}'s Treasury is {}: it must be 0 to {cap} (S1)",
-                    state.treasury(p)
+                    state.treasury(Owner(p))
                 )));
             }
         }

@@ -167,9 +167,9 @@ pub enum Rule {
 
 impl State {
     /// `card` as player `p` may name it: "Jedi Knight (#12)" when `p` may see it, else "card #12".
-    pub fn card_name(&self, p: u16, card: u16) -> String {
+    pub fn card_name(&self, p: Owner, card: u16) -> String {
         match self.cards.get(usize::from(card)) {
-            Some(c) if self.sees_card(Some(Owner(p)), card) => {
+            Some(c) if self.sees_card(Some(p), card) => {
                 format!("{} (#{card})", self.rules.db.get(c.def).name)
             }
             _ => format!("card #{card}"),
@@ -190,21 +190,21 @@ impl State {
     }
 
     /// Where a card `p` may see is, as a clause: "it is in play under p1's control".
-    fn place(&self, p: u16, card: u16) -> String {
+    fn place(&self, p: Owner, card: u16) -> String {
         let Some(c) = self.cards.get(usize::from(card)) else {
             return String::new();
         };
         match c.zone {
-            Zone::Play if c.controller == p => "it is in play under your control".to_owned(),
+            Zone::Play if c.controller == p.0 => "it is in play under your control".to_owned(),
             Zone::Play => format!("it is in play under p{}'s control", c.controller),
             Zone::Discard => format!("it is in p{}'s discard pile", c.owner),
-            Zone::Hand if c.owner == p => "it is in your hand".to_owned(),
+            Zone::Hand if c.owner == p.0 => "it is in your hand".to_owned(),
             _ => String::new(),
         }
     }
 
     /// A refusal in the rulebook's words, for player `p` who tried the action.
-    pub fn explain(&self, p: u16, why: Why) -> ActionError {
+    pub fn explain(&self, p: Owner, why: Why) -> ActionError {
         match why {
             Why::Over => ActionError::GameOver,
             Why::NoPlayer(player) => ActionError::NoSuchPlayer {
@@ -212,7 +212,7 @@ impl State {
                 players: self.players(),
             },
             Why::Slow => ActionError::NotYourTurn {
-                player: Owner(p),
+                player: p,
                 reason: format!(
                     "it is p{}'s turn, and this is a slow action; out of turn only Commit Votes and Fast \
                      Maneuvers may be played",
@@ -220,7 +220,7 @@ impl State {
                 ),
             },
             Why::NotMain => ActionError::NotYourTurn {
-                player: Owner(p),
+                player: p,
                 reason: format!(
                     "actions wait for the main phase; p{}'s turn is in its {}",
                     self.active,
@@ -228,7 +228,7 @@ impl State {
                 ),
             },
             Why::OtherDiscards(owner) => ActionError::NotYourTurn {
-                player: Owner(p),
+                player: p,
                 reason: format!("{owner} must first discard down to the hand limit"),
             },
             Why::Pending(r) => ActionError::Refused(Refusal::AwaitingChoice {
@@ -243,7 +243,7 @@ impl State {
         }
     }
 
-    fn rule_text(&self, p: u16, rule: Rule) -> String {
+    fn rule_text(&self, p: Owner, rule: Rule) -> String {
         let name = |card: u16| self.card_name(p, card);
         let with_place = |card: u16, text: String| {
             let place = self.place(p, card);
@@ -257,7 +257,7 @@ impl State {
             Rule::NothingToDiscard => format!(
                 "nothing to discard: p{p} holds {} cards, within the hand limit of {}, and discards happen \
                  only at the End Phase",
-                self.hands.get(usize::from(p)).map_or(0, Vec::len),
+                self.hands.get(p.index()).map_or(0, Vec::len),
                 self.config().hand_limit
             ),
             Rule::NoSuchCard(card) => format!(
@@ -311,7 +311,7 @@ impl State {
                     if q > 0 {
                         text.push_str(", ");
                     }
-                    let _ = write!(text, "p{q} {}", self.standing_vote(q));
+                    let _ = write!(text, "p{q} {}", self.standing_vote(Owner(q)));
                 }
                 text
             }

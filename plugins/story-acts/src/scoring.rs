@@ -3,7 +3,7 @@
 use crate::actions::reward_recipients;
 use crate::content::CardType;
 use crate::state::{ActResult, Band, State, Zone, effect, key, kind, note};
-use coffer_core::{Cause, Refusal, Scope};
+use coffer_core::{Cause, Owner, Refusal, Scope};
 use serde::{Deserialize, Serialize};
 
 /// One player's score lines at the end of an Act (S13), each already rounded down on its own.
@@ -29,8 +29,8 @@ impl ScoreLines {
 }
 
 /// S13 for player `p`; `ended_by` is `(completer, storyline card)` when a Storyline ended the Act.
-pub fn score_lines(s: &State, p: u16, ended_by: Option<(u16, u16)>) -> ScoreLines {
-    let seat = &s.seats[usize::from(p)];
+pub fn score_lines(s: &State, p: Owner, ended_by: Option<(Owner, u16)>) -> ScoreLines {
+    let seat = &s.seats[p.index()];
     let hw = s.def(seat.homeworld);
     let cfg = s.config();
     let factors = hw
@@ -46,7 +46,7 @@ pub fn score_lines(s: &State, p: u16, ended_by: Option<(u16, u16)>) -> ScoreLine
     let mut surface = 0u64;
     let mut depth = 0u64;
     for (_, c) in s.play() {
-        if c.controller != p {
+        if c.controller != p.0 {
             continue;
         }
         let d = s.rules.db.get(c.def);
@@ -57,8 +57,8 @@ pub fn score_lines(s: &State, p: u16, ended_by: Option<(u16, u16)>) -> ScoreLine
                 if !(d.card_type == CardType::Spacecraft && d.capital) =>
             {
                 match b {
-                    Band::Surface(q) if q != p => depth += 1,
-                    Band::Planetary(q) if q != p => depth += 2,
+                    Band::Surface(q) if q != p.0 => depth += 1,
+                    Band::Planetary(q) if q != p.0 => depth += 2,
                     _ => {}
                 }
             }
@@ -87,12 +87,12 @@ pub fn score_lines(s: &State, p: u16, ended_by: Option<(u16, u16)>) -> ScoreLine
 
 /// S12: the Act's winner from the players' SP: most SP; a tie goes to the active player, or, if the active
 /// player is not among the tied, to the first tied player after them in turn order.
-pub fn act_winner(scores: &[i64], active: u16) -> u16 {
+pub fn act_winner(scores: &[i64], active: Owner) -> Owner {
     let best = scores.iter().copied().max().unwrap_or(0);
     let n = scores.len() as u16;
     (0..n)
-        .map(|k| (active + k) % n)
-        .find(|&q| scores[usize::from(q)] == best)
+        .map(|k| Owner((active.0 + k) % n))
+        .find(|&q| scores[q.index()] == best)
         .unwrap_or(active)
 }
 
@@ -103,37 +103,35 @@ pub fn act_winner(scores: &[i64], active: u16) -> u16 {
 ///
 /// # Errors
 /// A kernel refusal (not expected).
-pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refusal> {
+pub fn end_act(s: &mut State, completer: Owner, storyline: u16) -> Result<(), Refusal> {
     let n = s.players();
     let cause = Cause::Effect(effect::SCORING);
-    for p in 0..n {
+    for p in (0..n).map(Owner) {
         let lines = score_lines(s, p, Some((completer, storyline)));
-        s.ledger
-            .gain(s.seats[usize::from(p)].sp, lines.total(), cause)?;
+        s.ledger.gain(s.seats[p.index()].sp, lines.total(), cause)?;
     }
-    let scores: Vec<i64> = (0..n).map(|p| s.sp(p)).collect();
-    let winner = act_winner(&scores, s.active);
+    let scores: Vec<i64> = (0..n).map(|p| s.sp(Owner(p))).collect();
+    let winner = act_winner(&scores, s.active());
     let won = Cause::Effect(effect::ACT_WON);
-    let winner_sp = i32::try_from(scores[usize::from(winner)]).unwrap_or(i32::MAX);
+    let winner_sp = i32::try_from(scores[winner.index()]).unwrap_or(i32::MAX);
     s.ledger.note(
         key(winner, kind::ACT_WINS, 0),
         note::ACT_WON,
         [i32::from(s.act), winner_sp, 0],
         won,
     );
-    s.ledger
-        .gain(s.seats[usize::from(winner)].act_wins, 1, won)?;
+    s.ledger.gain(s.seats[winner.index()].act_wins, 1, won)?;
     s.results.push(ActResult {
         act: s.act,
         scores,
-        winner,
+        winner: winner.0,
         active: s.active,
     });
     s.leave_play(storyline, Zone::Discard);
     let catch_up = u64::from(s.config().catch_up_currency);
-    for p in (0..n).filter(|&p| p != winner) {
+    for p in (0..n).map(Owner).filter(|&p| p != winner) {
         s.ledger.gain(
-            s.seats[usize::from(p)].treasury,
+            s.seats[p.index()].treasury,
             catch_up,
             Cause::Effect(effect::CATCH_UP),
         )?;
@@ -144,8 +142,11 @@ pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refu
         Some(if s.config().act3_winner_wins {
             vec![winner]
         } else {
-            let most = (0..n).map(|p| s.act_wins(p)).max().unwrap_or(0);
-            (0..n).filter(|&p| s.act_wins(p) == most).collect()
+            let most = (0..n).map(|p| s.act_wins(Owner(p))).max().unwrap_or(0);
+            (0..n)
+                .map(Owner)
+                .filter(|&p| s.act_wins(p) == most)
+                .collect()
         })
     } else {
         None
@@ -155,7 +156,7 @@ pub fn end_act(s: &mut State, completer: u16, storyline: u16) -> Result<(), Refu
             s.ledger
                 .note(key(p, kind::ACT_WINS, 0), note::GAME_WON, [0; 3], won);
         }
-        s.winners = Some(winners);
+        s.winners = Some(winners.iter().map(|w| w.0).collect());
     } else {
         s.ledger.end_scope(Scope::Act);
         s.act += 1;

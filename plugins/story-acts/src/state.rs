@@ -260,10 +260,10 @@ impl fmt::Display for Band {
 
 impl Band {
     /// The player whose Band it is (none for Space).
-    pub fn player(self) -> Option<u16> {
+    pub fn player(self) -> Option<Owner> {
         match self {
             Band::Space => None,
-            Band::Surface(p) | Band::Planetary(p) => Some(p),
+            Band::Surface(p) | Band::Planetary(p) => Some(Owner(p)),
         }
     }
 }
@@ -560,28 +560,28 @@ impl State {
     }
 
     /// A player's Treasury.
-    pub fn treasury(&self, p: u16) -> i64 {
-        self.ledger.value(self.seats[usize::from(p)].treasury)
+    pub fn treasury(&self, p: Owner) -> i64 {
+        self.ledger.value(self.seats[p.index()].treasury)
     }
 
     /// A player's Story Points this Act.
-    pub fn sp(&self, p: u16) -> i64 {
-        self.ledger.value(self.seats[usize::from(p)].sp)
+    pub fn sp(&self, p: Owner) -> i64 {
+        self.ledger.value(self.seats[p.index()].sp)
     }
 
     /// A player's Acts won.
-    pub fn act_wins(&self, p: u16) -> i64 {
-        self.ledger.value(self.seats[usize::from(p)].act_wins)
+    pub fn act_wins(&self, p: Owner) -> i64 {
+        self.ledger.value(self.seats[p.index()].act_wins)
     }
 
     /// A player's committed Votes in the Resource Pool.
-    pub fn pool_votes(&self, p: u16) -> i64 {
-        self.ledger.value(self.seats[usize::from(p)].votes)
+    pub fn pool_votes(&self, p: Owner) -> i64 {
+        self.ledger.value(self.seats[p.index()].votes)
     }
 
     /// A player's EV in the Resource Pool.
-    pub fn pool_ev(&self, p: u16) -> i64 {
-        self.ledger.value(self.seats[usize::from(p)].ev)
+    pub fn pool_ev(&self, p: Owner) -> i64 {
+        self.ledger.value(self.seats[p.index()].ev)
     }
 
     /// A card's CP (0 for cards without).
@@ -623,6 +623,12 @@ impl State {
         self.seats.len() as u16
     }
 
+    /// The player whose turn it is.
+    #[inline]
+    pub fn active(&self) -> Owner {
+        Owner(self.active)
+    }
+
     /// The cards in play, ascending, with their instance numbers.
     #[inline]
     pub fn play(&self) -> impl Iterator<Item = (u16, &Card)> + '_ {
@@ -651,9 +657,9 @@ impl State {
     }
 
     /// Whether a Band holds a Surface Location (in play, whoever controls it).
-    pub fn surface_occupied(&self, p: u16) -> bool {
+    pub fn surface_occupied(&self, p: Owner) -> bool {
         self.play().any(|(_, c)| {
-            c.band == Some(Band::Surface(p))
+            c.band == Some(Band::Surface(p.0))
                 && self.rules.db.get(c.def).card_type == CardType::Location
         })
     }
@@ -717,10 +723,10 @@ impl State {
 
     /// S4: a player's standing Vote: printed Votes of cards they control in play; Characters and Ground
     /// Units only while ready; any card whose Votes are committed (S5) not until it readies.
-    pub fn standing_vote(&self, p: u16) -> u64 {
+    pub fn standing_vote(&self, p: Owner) -> u64 {
         let mut sum = 0u64;
         for (_, c) in self.play() {
-            if c.controller != p {
+            if c.controller != p.0 {
                 continue;
             }
             let d = self.rules.db.get(c.def);
@@ -744,17 +750,17 @@ impl State {
     }
 
     /// S4: the player in political control: most standing Vote; a tie per [`Config::political_tie`].
-    pub fn political_control(&self) -> Option<u16> {
+    pub fn political_control(&self) -> Option<Owner> {
         self.control_by(|p| self.standing_vote(p))
     }
 
     /// [`State::political_control`] with each player's standing Vote given by `vote` (already counted).
-    pub fn control_by(&self, vote: impl Fn(u16) -> u64) -> Option<u16> {
+    pub fn control_by(&self, vote: impl Fn(Owner) -> u64) -> Option<Owner> {
         let mut best = 0u64;
-        let mut who: Option<u16> = None;
+        let mut who: Option<Owner> = None;
         let mut tied = false;
         let mut active_tops = false;
-        for p in 0..self.players() {
+        for p in (0..self.players()).map(Owner) {
             let v = vote(p);
             if who.is_none() || v > best {
                 best = v;
@@ -766,17 +772,17 @@ impl State {
         }
         if tied {
             if self.config().political_tie == PoliticalTie::ActivePlayer {
-                active_tops = vote(self.active) == best;
+                active_tops = vote(self.active()) == best;
             }
-            return active_tops.then_some(self.active);
+            return active_tops.then_some(self.active());
         }
         who
     }
 
     /// Income a player gains in their Income Phase (S2): their Homeworld, Planetary and Surface Locations.
-    pub fn income(&self, p: u16) -> u64 {
+    pub fn income(&self, p: Owner) -> u64 {
         self.play()
-            .filter(|(_, c)| c.controller == p)
+            .filter(|(_, c)| c.controller == p.0)
             .map(|(_, c)| self.rules.db.get(c.def))
             .filter(|d| matches!(d.card_type, CardType::Homeworld | CardType::Location))
             .map(|d| u64::from(d.income))
@@ -784,7 +790,8 @@ impl State {
     }
 
     /// The Band a card deploys to.
-    pub fn deploy_band(&self, def: &CardDef, p: u16) -> Option<Band> {
+    pub fn deploy_band(&self, def: &CardDef, p: Owner) -> Option<Band> {
+        let p = p.0;
         match def.card_type {
             CardType::Location => match def.location {
                 Some(LocationKind::Surface) => Some(Band::Surface(p)),
@@ -810,12 +817,12 @@ pub fn leave_play(cards: &mut [Card], in_play: &mut Vec<u16>, card: u16, zone: Z
 }
 
 /// A kernel key for a player's resource.
-pub fn key(p: u16, k: Kind, subject: u32) -> coffer_core::Key {
-    coffer_core::Key::new(Owner(p), k, subject)
+pub fn key(p: Owner, k: Kind, subject: u32) -> coffer_core::Key {
+    coffer_core::Key::new(p, k, subject)
 }
 
 /// The kernel key naming card instance `card` of `owner` (its readiness permanent, when it has one; the
 /// subject of the ruleset's notes about it).
-pub fn card_key(owner: u16, card: u16) -> coffer_core::Key {
+pub fn card_key(owner: Owner, card: u16) -> coffer_core::Key {
     key(owner, kind::CARD, u32::from(card))
 }

@@ -18,12 +18,12 @@ pub fn fill(s: &State, seat: Option<Owner>, t: &mut Table) {
     t.sections.reserve(8);
     t.clock(u32::from(s.act), Some(s.phase.number()), None);
     if s.winners.is_none() {
-        t.turn(Owner(s.active));
+        t.turn(s.active());
         acting(s, seat, t);
     }
     held(s, t);
     if let Some(p) = seat.filter(|p| p.0 < s.players()) {
-        hand(s, p.0, t);
+        hand(s, p, t);
     }
     in_play(s, t);
     discards(s, t);
@@ -50,27 +50,24 @@ fn acting(s: &State, seat: Option<Owner>, t: &mut Table) {
         Owner(s.active),
         "to take actions in the main phase, or end the turn",
     );
-    for q in (0..s.players()).filter(|&q| q != s.active) {
+    for q in (0..s.players()).map(Owner).filter(|&q| q != s.active()) {
         let votes = s.play().any(|(card, c)| {
-            c.controller == q && s.rules.db.get(c.def).votes > 0 && s.ready_perm(card).is_ok()
+            c.controller == q.0 && s.rules.db.get(c.def).votes > 0 && s.ready_perm(card).is_ok()
         });
-        let fast = seat == Some(Owner(q)) && fast_maneuver_playable(s, q);
+        let fast = seat == Some(q) && fast_maneuver_playable(s, q);
         let why = match (votes, fast) {
             (true, true) => "to commit Votes or play a Fast Maneuver out of turn",
             (true, false) => "to commit Votes out of turn (a Fast action)",
             (false, true) => "to play a Fast Maneuver out of turn",
             (false, false) => continue,
         };
-        t.act(Owner(q), why);
+        t.act(q, why);
     }
 }
 
 /// Whether `q` may deploy a Fast Maneuver from hand now (their own business: asked only for their table).
-fn fast_maneuver_playable(s: &State, q: u16) -> bool {
-    if !s.hands[usize::from(q)]
-        .iter()
-        .any(|&c| s.def(c).fast_maneuver())
-    {
+fn fast_maneuver_playable(s: &State, q: Owner) -> bool {
+    if !s.hands[q.index()].iter().any(|&c| s.def(c).fast_maneuver()) {
         return false;
     }
     let mut legal = Vec::new();
@@ -90,13 +87,13 @@ fn held(s: &State, t: &mut Table) {
 }
 
 /// The cards in `p`'s own hand, with their costs: only in `p`'s table.
-fn hand(s: &State, p: u16, t: &mut Table) {
-    let cards = &s.hands[usize::from(p)];
+fn hand(s: &State, p: Owner, t: &mut Table) {
+    let cards = &s.hands[p.index()];
     let section = t.section("Hand");
     section.rows.reserve(cards.len());
     for &card in cards {
         let d = s.def(card);
-        section.row(Owner(p), card_label(d, card), in_hand(d));
+        section.row(p, card_label(d, card), in_hand(d));
     }
     // Notes about these cards (drawn, discarded) are keyed by the card: name them for this seat only.
     for &card in cards {
@@ -117,7 +114,7 @@ fn in_play(s: &State, t: &mut Table) {
     // Notes about cards in play (a Storyline advanced, a Location captured) are keyed by the card.
     for (card, c) in s.play() {
         t.label(
-            card_key(c.owner, card),
+            card_key(Owner(c.owner), card),
             card_label(s.rules.db.get(c.def), card),
         );
     }
@@ -136,7 +133,7 @@ fn discards(s: &State, t: &mut Table) {
             }
             // A played Maneuver or a completed Storyline is named in the notes that put it here.
             t.label(
-                card_key(c.owner, i as u16),
+                card_key(Owner(c.owner), i as u16),
                 card_label(s.rules.db.get(c.def), i as u16),
             );
         }
@@ -186,7 +183,9 @@ fn factors(s: &State, t: &mut Table) {
 
 /// Standing Vote and political control (S4).
 fn politics(s: &State, t: &mut Table) {
-    let votes: Vec<u64> = (0..s.players()).map(|q| s.standing_vote(q)).collect();
+    let votes: Vec<u64> = (0..s.players())
+        .map(|q| s.standing_vote(Owner(q)))
+        .collect();
     let section = t.section("Politics");
     section.rows.reserve(votes.len() + 1);
     for (q, &v) in votes.iter().enumerate() {
@@ -195,8 +194,8 @@ fn politics(s: &State, t: &mut Table) {
         section.row(Owner(q as u16), "standing Vote", value);
     }
     let mut control = String::with_capacity(8);
-    match s.control_by(|q| votes.get(usize::from(q)).copied().unwrap_or(0)) {
-        Some(q) => seat(&mut control, q),
+    match s.control_by(|q| votes.get(q.index()).copied().unwrap_or(0)) {
+        Some(q) => seat(&mut control, q.0),
         None => control.push_str("nobody"),
     }
     section.row(Owner::GAME, "political control", control);

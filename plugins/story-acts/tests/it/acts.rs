@@ -1,7 +1,7 @@
 //! S11 Story Points and awards, S12 Acts, S13 scoring, S14 Contested, S15 Bands, S16 catch-up, S17 Factors.
 
 use crate::common::*;
-use coffer_core::{ActionError, Cause, Change};
+use coffer_core::{ActionError, Cause, Change, Owner};
 use coffer_story_acts::scoring::score_lines;
 use coffer_story_acts::{
     AwardTo, Band, Config, FactorDef, Phase, State, StoryActs, Zone, act_winner,
@@ -33,8 +33,8 @@ fn s11_an_empty_treasury_awards_each_opponent_one_sp() {
             cp: Default::default(),
         },
     );
-    assert_eq!(s.treasury(0), 0);
-    assert_eq!((s.sp(0), s.sp(1), s.sp(2)), (0, 1, 1));
+    assert_eq!(s.treasury(Owner(0)), 0);
+    assert_eq!((s.sp(Owner(0)), s.sp(Owner(1)), s.sp(Owner(2))), (0, 1, 1));
 }
 
 #[test]
@@ -51,7 +51,10 @@ fn s11_a_treasury_drained_by_a_required_cost_also_awards() {
             cp: Default::default(),
         },
     );
-    assert_eq!((s.treasury(1), s.sp(0), s.sp(1)), (0, 1, 0));
+    assert_eq!(
+        (s.treasury(Owner(1)), s.sp(Owner(0)), s.sp(Owner(1))),
+        (0, 1, 0)
+    );
 }
 
 #[test]
@@ -69,7 +72,7 @@ fn s11_an_already_empty_treasury_paying_again_awards_nothing() {
         },
     );
     assert_eq!(
-        s.sp(0),
+        s.sp(Owner(0)),
         0,
         "the Treasury did not become empty: it was empty"
     );
@@ -97,7 +100,11 @@ fn s11_award_amount_and_recipient_are_configurable() {
                 cp: Default::default(),
             },
         );
-        assert_eq!([s.sp(0), s.sp(1), s.sp(2)], want, "{to:?}");
+        assert_eq!(
+            [s.sp(Owner(0)), s.sp(Owner(1)), s.sp(Owner(2))],
+            want,
+            "{to:?}"
+        );
     }
 }
 
@@ -106,13 +113,13 @@ fn s11_causing_your_own_character_to_fall_or_be_destroyed_awards_opponents() {
     let mut s = game(&["militia"]);
     let apprentice = to_play(&mut s, 0, "dark_apprentice");
     ok(&mut s, 0, A::CommitVotes { card: apprentice }); // Falls
-    assert_eq!(s.sp(1), 1);
+    assert_eq!(s.sp(Owner(1)), 1);
     let smuggler = to_play(&mut s, 0, "smuggler");
     ok(&mut s, 0, A::UseAbility { card: smuggler });
     round(&mut s);
     ok(&mut s, 0, A::UseAbility { card: smuggler }); // paid to 0: destroyed
     assert_eq!(s.cards[usize::from(smuggler)].zone, Zone::Discard);
-    assert_eq!(s.sp(1), 2);
+    assert_eq!(s.sp(Owner(1)), 2);
 }
 
 #[test]
@@ -131,7 +138,7 @@ fn s11_an_opponent_destroying_your_character_awards_nothing() {
         },
     );
     assert_eq!(s.cards[usize::from(knight)].zone, Zone::Discard);
-    assert_eq!((s.sp(0), s.sp(1)), (0, 0));
+    assert_eq!((s.sp(Owner(0)), s.sp(Owner(1))), (0, 0));
 }
 
 #[test]
@@ -177,7 +184,7 @@ fn s12_completing_a_storyline_ends_the_act_at_once() {
     ok(&mut s, 0, A::AddEv { card: freighter });
     ok(&mut s, 0, A::AddEv { card: nav });
     ok(&mut s, 0, A::AdvanceStoryline { card: story });
-    assert_eq!(s.pool_ev(0), 0);
+    assert_eq!(s.pool_ev(Owner(0)), 0);
     refused(&mut s, 0, A::AdvanceStoryline { card: story });
     assert!(legal(&s, 0).contains(&A::CompleteStoryline { card: story }));
     assert_eq!(s.act, 1);
@@ -214,7 +221,7 @@ fn s12_most_sp_wins_the_act() {
     ok(&mut s, 0, A::CompleteStoryline { card: story });
     assert_eq!(s.results[0].scores, vec![3, 6]);
     assert_eq!(s.results[0].winner, 1);
-    assert_eq!((s.act_wins(0), s.act_wins(1)), (0, 1));
+    assert_eq!((s.act_wins(Owner(0)), s.act_wins(Owner(1))), (0, 1));
 }
 
 #[test]
@@ -237,10 +244,10 @@ fn s12_tie_goes_to_active_player() {
 
 #[test]
 fn s12_tie_without_the_active_player_goes_to_the_next_tied_player_in_turn_order() {
-    assert_eq!(act_winner(&[1, 3, 3], 0), 1);
-    assert_eq!(act_winner(&[3, 1, 3], 1), 2);
-    assert_eq!(act_winner(&[3, 3, 1], 2), 0);
-    assert_eq!(act_winner(&[3, 3, 3], 2), 2);
+    assert_eq!(act_winner(&[1, 3, 3], Owner(0)), Owner(1));
+    assert_eq!(act_winner(&[3, 1, 3], Owner(1)), Owner(2));
+    assert_eq!(act_winner(&[3, 3, 1], Owner(2)), Owner(0));
+    assert_eq!(act_winner(&[3, 3, 3], Owner(2)), Owner(2));
 }
 
 #[test]
@@ -249,7 +256,7 @@ fn s12_sp_reset_after_the_act() {
     gain_sp(&mut s, 1, 4);
     let story = done_storyline(&mut s, 0, "trade_war");
     ok(&mut s, 0, A::CompleteStoryline { card: story });
-    assert_eq!((s.sp(0), s.sp(1)), (0, 0));
+    assert_eq!((s.sp(Owner(0)), s.sp(Owner(1))), (0, 0));
 }
 
 #[test]
@@ -329,7 +336,7 @@ fn s13_each_line_is_rounded_down_on_its_own() {
     to_play(&mut s, 0, "mining_outpost"); // one uncontested Surface Location: half a point
     to_band(&mut s, 0, "walker", Band::Space); // not in an opponent's Band
     to_band(&mut s, 0, "militia", Band::Surface(1)); // one unit in an opponent's Surface Band: half a point
-    let lines = score_lines(&s, 0, None);
+    let lines = score_lines(&s, Owner(0), None);
     assert_eq!(
         (lines.surface, lines.units),
         (0, 0),
@@ -338,11 +345,11 @@ fn s13_each_line_is_rounded_down_on_its_own() {
     assert_eq!(lines.total(), 1, "only the Prime face");
     to_play(&mut s, 0, "spaceport");
     to_band(&mut s, 0, "clone_squad", Band::Surface(1));
-    let lines = score_lines(&s, 0, None);
+    let lines = score_lines(&s, Owner(0), None);
     assert_eq!((lines.surface, lines.units), (1, 1));
     to_play(&mut s, 0, "jedi_temple");
     to_band(&mut s, 0, "honor_guard", Band::Surface(1));
-    let lines = score_lines(&s, 0, None);
+    let lines = score_lines(&s, Owner(0), None);
     assert_eq!(
         (lines.surface, lines.units),
         (1, 1),
@@ -353,60 +360,64 @@ fn s13_each_line_is_rounded_down_on_its_own() {
 #[test]
 fn s13_factors_at_the_homeworlds_preferred_value_score_one_each() {
     let mut s = game(&["militia"]);
-    assert_eq!(score_lines(&s, 0, None).factors, 0);
+    assert_eq!(score_lines(&s, Owner(0), None).factors, 0);
     let (order, prosperity) = (s.factors[0], s.factors[1]);
     s.ledger.set(order, 2, Cause::Setup).expect("set");
-    assert_eq!(score_lines(&s, 0, None).factors, 1);
+    assert_eq!(score_lines(&s, Owner(0), None).factors, 1);
     s.ledger.set(prosperity, 1, Cause::Setup).expect("set");
-    assert_eq!(score_lines(&s, 0, None).factors, 2);
+    assert_eq!(score_lines(&s, Owner(0), None).factors, 2);
     assert_eq!(
-        score_lines(&s, 1, None).factors,
+        score_lines(&s, Owner(1), None).factors,
         0,
         "Korriban prefers order -2 and war 2"
     );
     s.ledger.set(order, 3, Cause::Setup).expect("set");
-    assert_eq!(score_lines(&s, 0, None).factors, 1, "only the exact value");
+    assert_eq!(
+        score_lines(&s, Owner(0), None).factors,
+        1,
+        "only the exact value"
+    );
 }
 
 #[test]
 fn s13_a_unit_in_an_opponents_planetary_band_counts_two() {
     let mut s = game(&["militia"]);
     to_band(&mut s, 0, "militia", Band::Planetary(1));
-    assert_eq!(score_lines(&s, 0, None).units, 1);
+    assert_eq!(score_lines(&s, Owner(0), None).units, 1);
 }
 
 #[test]
 fn s13_only_characters_ground_units_and_non_capital_spacecraft_count() {
     let mut s = game(&["militia"]);
     to_band(&mut s, 0, "star_destroyer", Band::Planetary(1)); // Capital: no
-    assert_eq!(score_lines(&s, 0, None).units, 0);
+    assert_eq!(score_lines(&s, Owner(0), None).units, 0);
     to_band(&mut s, 0, "gunship", Band::Planetary(1)); // non-Capital Spacecraft
-    assert_eq!(score_lines(&s, 0, None).units, 1);
+    assert_eq!(score_lines(&s, Owner(0), None).units, 1);
     to_band(&mut s, 0, "senator", Band::Surface(1)); // Character
     to_band(&mut s, 0, "walker", Band::Surface(1)); // Ground Unit
-    assert_eq!(score_lines(&s, 0, None).units, 2);
+    assert_eq!(score_lines(&s, Owner(0), None).units, 2);
     to_band(&mut s, 0, "scholar", Band::Planetary(0)); // own Band: no
-    assert_eq!(score_lines(&s, 0, None).units, 2);
+    assert_eq!(score_lines(&s, Owner(0), None).units, 2);
 }
 
 #[test]
 fn s13_the_storyline_reward_goes_to_the_player_it_names() {
     let mut s = game(&["militia"]);
     let a = done_storyline(&mut s, 0, "rise_of_the_empire");
-    assert_eq!(score_lines(&s, 0, Some((0, a))).storyline, 2);
-    assert_eq!(score_lines(&s, 1, Some((0, a))).storyline, 0);
+    assert_eq!(score_lines(&s, Owner(0), Some((Owner(0), a))).storyline, 2);
+    assert_eq!(score_lines(&s, Owner(1), Some((Owner(0), a))).storyline, 0);
     let b = done_storyline(&mut s, 0, "peace_accord"); // rewards each opponent
-    assert_eq!(score_lines(&s, 0, Some((0, b))).storyline, 0);
-    assert_eq!(score_lines(&s, 1, Some((0, b))).storyline, 1);
-    assert_eq!(score_lines(&s, 1, None).storyline, 0);
+    assert_eq!(score_lines(&s, Owner(0), Some((Owner(0), b))).storyline, 0);
+    assert_eq!(score_lines(&s, Owner(1), Some((Owner(0), b))).storyline, 1);
+    assert_eq!(score_lines(&s, Owner(1), None).storyline, 0);
 }
 
 #[test]
 fn s13_homeworld_on_its_prime_face_scores_one() {
     let mut s = game(&["militia"]);
-    assert_eq!(score_lines(&s, 0, None).prime, 1);
+    assert_eq!(score_lines(&s, Owner(0), None).prime, 1);
     s.seats[0].prime_face = false;
-    assert_eq!(score_lines(&s, 0, None).prime, 0);
+    assert_eq!(score_lines(&s, Owner(0), None).prime, 0);
 }
 
 #[test]
@@ -415,7 +426,7 @@ fn s14_a_captured_surface_location_is_contested_and_scores_nothing_until_restore
     let outpost = to_play(&mut s, 1, "mining_outpost");
     let port = to_play(&mut s, 1, "spaceport");
     to_play(&mut s, 0, "jedi_temple"); // p0's own Surface Location
-    assert_eq!(score_lines(&s, 1, None).surface, 1);
+    assert_eq!(score_lines(&s, Owner(1), None).surface, 1);
     let walker = to_band(&mut s, 0, "walker", Band::Surface(1));
     ok(
         &mut s,
@@ -427,17 +438,17 @@ fn s14_a_captured_surface_location_is_contested_and_scores_nothing_until_restore
     );
     let c = s.cards[usize::from(outpost)];
     assert_eq!((c.controller, c.contested, c.owner), (0, true, 1));
-    assert_eq!(score_lines(&s, 1, None).surface, 0, "p1 keeps one");
+    assert_eq!(score_lines(&s, Owner(1), None).surface, 0, "p1 keeps one");
     assert_eq!(
-        score_lines(&s, 0, None).surface,
+        score_lines(&s, Owner(0), None).surface,
         0,
         "the Contested one does not count for p0"
     );
     set_treasury(&mut s, 0, 2);
     ok(&mut s, 0, A::Restore { location: outpost });
-    assert_eq!(s.treasury(0), 0, "Restore costs 2");
+    assert_eq!(s.treasury(Owner(0)), 0, "Restore costs 2");
     assert!(!s.cards[usize::from(outpost)].contested);
-    assert_eq!(score_lines(&s, 0, None).surface, 1);
+    assert_eq!(score_lines(&s, Owner(0), None).surface, 1);
     let _ = port;
 }
 
@@ -515,7 +526,7 @@ fn s15_an_empty_surface_band_is_skipped() {
         },
     );
     assert_eq!(
-        score_lines(&s, 0, None).units,
+        score_lines(&s, Owner(0), None).units,
         1,
         "deep in p1's Planetary Band: counts two"
     );
@@ -545,8 +556,8 @@ fn s16_catch_up_gives_each_player_who_did_not_win_three_currency_capped() {
         _ => None,
     });
     assert_eq!(p1_catch_up, Some((19, 20, 2)), "capped by S1");
-    assert_eq!(s.treasury(2), 7);
-    assert_eq!(s.treasury(0), 10, "the winner gains nothing");
+    assert_eq!(s.treasury(Owner(2)), 7);
+    assert_eq!(s.treasury(Owner(0)), 10, "the winner gains nothing");
 }
 
 #[test]
@@ -556,7 +567,7 @@ fn s16_catch_up_is_configurable() {
     set_treasury(&mut s, 1, 4);
     let story = done_storyline(&mut s, 0, "trade_war");
     ok(&mut s, 0, A::CompleteStoryline { card: story });
-    assert_eq!(s.treasury(1), 4 + 3, "only p1's income");
+    assert_eq!(s.treasury(Owner(1)), 4 + 3, "only p1's income");
 }
 
 #[test]
@@ -624,7 +635,7 @@ fn s17_galactic_factors_are_configurable_bounded_tracks() {
         },
     );
     assert_eq!(
-        score_lines(&s, 0, None).factors,
+        score_lines(&s, Owner(0), None).factors,
         1,
         "Coruscant prefers order 2"
     );

@@ -1,7 +1,7 @@
 //! S8 Character Points, S9 activation and readying.
 
 use crate::common::*;
-use coffer_core::{ActionError, Change};
+use coffer_core::{ActionError, Change, Owner};
 use coffer_story_acts::{Band, CardType, CpSplit, Zone};
 
 fn split(parts: &[(u16, u16)]) -> CpSplit {
@@ -205,7 +205,7 @@ fn s8_cp_ability_is_paid_from_that_character_once_per_turn() {
     let mut s = game(&["militia"]);
     let smuggler = to_play(&mut s, 0, "smuggler"); // cp 2, -1 CP: add 2 EV
     ok(&mut s, 0, A::UseAbility { card: smuggler });
-    assert_eq!((s.cp(smuggler), s.pool_ev(0)), (1, 2));
+    assert_eq!((s.cp(smuggler), s.pool_ev(Owner(0))), (1, 2));
     let e = refused(&mut s, 0, A::UseAbility { card: smuggler });
     assert!(e.to_string().contains("already used"), "{e}");
     assert!(!legal(&s, 0).contains(&A::UseAbility { card: smuggler }));

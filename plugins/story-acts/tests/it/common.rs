@@ -94,7 +94,7 @@ pub fn to_hand(s: &mut State, p: u16, id: &str) -> u16 {
 /// Puts a card of `p` into play in its deploy Band (test setup, no cost paid).
 pub fn to_play(s: &mut State, p: u16, id: &str) -> u16 {
     let c = find(s, p, id);
-    let band = s.deploy_band(s.def(c), p);
+    let band = s.deploy_band(s.def(c), Owner(p));
     s.put_in_play(c, band);
     c
 }

@@ -1,7 +1,7 @@
 //! Card content: the starter set's coverage, validation errors naming the card and the field, inline content
 //! and configuration errors.
 
-use coffer_core::{Adapter, Ruleset, Setup, SetupError};
+use coffer_core::{Adapter, Owner, Ruleset, Setup, SetupError};
 use coffer_story_acts::{
     CardDb, CardDef, CardType, Config, Deed, Effect, StoryActs, content::LocationKind,
     content::RewardTo,
@@ -223,7 +223,7 @@ fn inline_cards_replace_the_starter_set() {
         1,
         "one copy of every non-Homeworld card"
     );
-    assert_eq!(s.treasury(0), 4 + 5, "Home's income");
+    assert_eq!(s.treasury(Owner(0)), 4 + 5, "Home's income");
 
     let bad = serde_json::json!({"cards": [{"id":"home","name":"Home","type":"homeworld","cost":3}], "homeworlds": ["home"]});
     let err = Adapter::shared(StoryActs::new())

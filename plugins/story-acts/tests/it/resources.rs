@@ -1,7 +1,7 @@
 //! S1 Currency / Treasury, S2 income, S3 deploy costs.
 
 use crate::common::*;
-use coffer_core::{ActionError, Change, Refusal};
+use coffer_core::{ActionError, Change, Owner, Refusal};
 use coffer_story_acts::{Band, CardType, Zone};
 
 fn last_gain(s: &coffer_story_acts::State, id: coffer_core::AmountId) -> Option<(i64, i64, u64)> {
@@ -31,7 +31,7 @@ fn s1_gain_above_twenty_is_lost() {
             cp: Default::default(),
         },
     );
-    assert_eq!(s.treasury(0), 20);
+    assert_eq!(s.treasury(Owner(0)), 20);
     assert_eq!(
         last_gain(&s, s.seats[0].treasury),
         Some((18, 20, 2)),
@@ -62,7 +62,11 @@ fn s1_income_above_cap_is_lost() {
     set_treasury(&mut s, 1, 19);
     ok(&mut s, 0, A::EndTurn {});
     assert_eq!(s.active, 1);
-    assert_eq!(s.treasury(1), 20, "Korriban's income of 3 stops at the cap");
+    assert_eq!(
+        s.treasury(Owner(1)),
+        20,
+        "Korriban's income of 3 stops at the cap"
+    );
     assert_eq!(last_gain(&s, s.seats[1].treasury), Some((19, 20, 2)));
 }
 
@@ -80,7 +84,7 @@ fn s1_treasury_cap_is_the_configured_cap() {
             cp: Default::default(),
         },
     );
-    assert_eq!(s.treasury(0), 10);
+    assert_eq!(s.treasury(Owner(0)), 10);
 }
 
 #[test]
@@ -109,7 +113,7 @@ fn s1_voluntary_spend_above_treasury_is_refused() {
         ),
         "{e}"
     );
-    assert_eq!(s.treasury(0), 3);
+    assert_eq!(s.treasury(Owner(0)), 3);
     assert_eq!(s.cards[usize::from(card)].zone, Zone::Hand);
 }
 
@@ -127,7 +131,7 @@ fn s1_spending_exactly_the_treasury_is_allowed() {
             cp: Default::default(),
         },
     );
-    assert_eq!(s.treasury(0), 0);
+    assert_eq!(s.treasury(Owner(0)), 0);
 }
 
 #[test]
@@ -145,7 +149,7 @@ fn s1_required_cost_above_treasury_drains_to_zero() {
             cp: Default::default(),
         },
     );
-    assert_eq!(s.treasury(1), 0);
+    assert_eq!(s.treasury(Owner(1)), 0);
     let paid = s.ledger.events().iter().find_map(|e| match e.change {
         Change::Pay {
             before,
@@ -165,14 +169,14 @@ fn s2_income_from_homeworld_planetary_and_surface_locations() {
     to_play(&mut s, 0, "mining_outpost"); // surface, 2
     to_play(&mut s, 0, "holocron"); // a device: no income
     to_play(&mut s, 1, "trade_spire"); // p1's planetary: not p0's income
-    assert_eq!(s.income(0), 3 + 1 + 2);
+    assert_eq!(s.income(Owner(0)), 3 + 1 + 2);
     set_treasury(&mut s, 0, 0);
     set_treasury(&mut s, 1, 0);
     ok(&mut s, 0, A::EndTurn {});
-    assert_eq!(s.treasury(1), 3 + 1, "p1: Korriban and Trade Spire");
-    assert_eq!(s.treasury(0), 0, "no income on the opponent's turn");
+    assert_eq!(s.treasury(Owner(1)), 3 + 1, "p1: Korriban and Trade Spire");
+    assert_eq!(s.treasury(Owner(0)), 0, "no income on the opponent's turn");
     ok(&mut s, 1, A::EndTurn {});
-    assert_eq!(s.treasury(0), 6);
+    assert_eq!(s.treasury(Owner(0)), 6);
 }
 
 #[test]
@@ -216,7 +220,7 @@ fn s3_deploy_pays_the_currency_cost_of_every_card_type() {
             _ => 0,
         };
         assert_eq!(
-            s.treasury(0),
+            s.treasury(Owner(0)),
             10 - i64::from(d.cost) + gained,
             "{id} costs {}",
             d.cost

@@ -153,7 +153,7 @@ fn s14_a_captured_location_is_shown_under_its_captor() {
         "Ground Unit in p1's Surface Band, activated"
     );
     // Its resources stay keyed by its owner; their label says who holds it now.
-    let key = coffer_story_acts::state::card_key(1, outpost);
+    let key = coffer_story_acts::state::card_key(Owner(1), outpost);
     assert_eq!(
         coffer_story_acts::words::label(&s, key).unwrap(),
         format!("Mining Outpost (#{outpost}, captured by p0)")
@@ -205,7 +205,7 @@ fn s8_a_destroyed_card_lies_in_its_owners_discard_pile_and_a_fallen_one_says_so(
     let home = row(&t, "In play", Owner(0), &format!("Coruscant (#{hw})"));
     assert!(home.ends_with("off its Prime face"), "{home}");
     // The destroyed card's resources are drawn where it lies.
-    let key = coffer_story_acts::state::card_key(0, hunter);
+    let key = coffer_story_acts::state::card_key(Owner(0), hunter);
     assert_eq!(
         coffer_story_acts::words::label(&s, key).unwrap(),
         format!("Bounty Hunter (#{hunter}, in the discard pile)")

@@ -2,7 +2,7 @@
 //! Pool.
 
 use crate::common::*;
-use coffer_core::{ActionError, Cause, Change, Refusal, Scope};
+use coffer_core::{ActionError, Cause, Change, Owner, Refusal, Scope};
 use coffer_story_acts::{Band, PoliticalTie};
 
 #[test]
@@ -12,7 +12,7 @@ fn s4_standing_vote_counts_ready_characters_and_ground_units_only() {
     let squad = to_play(&mut s, 0, "clone_squad"); // Ground Unit, 1
     let array = to_play(&mut s, 0, "comm_array"); // Device, 1 Vote, Add 1 EV
     assert_eq!(
-        s.standing_vote(0),
+        s.standing_vote(Owner(0)),
         2 + 2 + 1 + 1,
         "Coruscant 2 + Senator 2 + Squad 1 + Comm Array 1"
     );
@@ -25,7 +25,7 @@ fn s4_standing_vote_counts_ready_characters_and_ground_units_only() {
         },
     );
     assert_eq!(
-        s.standing_vote(0),
+        s.standing_vote(Owner(0)),
         4,
         "an activated Character does not count"
     );
@@ -38,14 +38,14 @@ fn s4_standing_vote_counts_ready_characters_and_ground_units_only() {
         },
     );
     assert_eq!(
-        s.standing_vote(0),
+        s.standing_vote(Owner(0)),
         3,
         "an activated Ground Unit does not count"
     );
     ok(&mut s, 0, A::AddEv { card: array });
     assert!(s.exhausted(array));
     assert_eq!(
-        s.standing_vote(0),
+        s.standing_vote(Owner(0)),
         3,
         "other cards count while activated for something else"
     );
@@ -66,9 +66,9 @@ fn s4_standing_vote_is_never_spent() {
             steps: 2,
         },
     );
-    assert_eq!(s.pool_votes(0), 0);
+    assert_eq!(s.pool_votes(Owner(0)), 0);
     assert_eq!(
-        s.standing_vote(0),
+        s.standing_vote(Owner(0)),
         2,
         "the Senator's standing Vote is untouched by spending committed Votes"
     );
@@ -79,18 +79,21 @@ fn s4_most_standing_vote_has_political_control() {
     let mut s = game(&["militia"]);
     assert_eq!(
         s.political_control(),
-        Some(0),
+        Some(Owner(0)),
         "Coruscant 2 against Korriban 1"
     );
     to_play(&mut s, 1, "honor_guard");
-    assert_eq!(s.political_control(), Some(1), "3 against 2");
+    assert_eq!(s.political_control(), Some(Owner(1)), "3 against 2");
 }
 
 #[test]
 fn s4_tie_in_standing_vote_gives_nobody_control() {
     let mut s = game(&["tax_levy"]);
     to_play(&mut s, 1, "clone_squad");
-    assert_eq!((s.standing_vote(0), s.standing_vote(1)), (2, 2));
+    assert_eq!(
+        (s.standing_vote(Owner(0)), s.standing_vote(Owner(1))),
+        (2, 2)
+    );
     assert_eq!(s.political_control(), None);
     let card = find(&s, 0, "tax_levy");
     let e = refused(
@@ -113,7 +116,7 @@ fn s4_tie_rule_is_configurable() {
     to_play(&mut s, 1, "clone_squad");
     assert_eq!(
         s.political_control(),
-        Some(0),
+        Some(Owner(0)),
         "the active player among the tied"
     );
     let card = find(&s, 0, "tax_levy");
@@ -133,10 +136,10 @@ fn s5_commit_votes_activates_the_card_and_removes_its_standing_vote_until_it_rea
     let mut s = game(&["militia"]);
     let hw = s.seats[0].homeworld;
     ok(&mut s, 0, A::CommitVotes { card: hw });
-    assert_eq!(s.pool_votes(0), 2);
+    assert_eq!(s.pool_votes(Owner(0)), 2);
     assert!(s.exhausted(hw));
     assert_eq!(
-        s.standing_vote(0),
+        s.standing_vote(Owner(0)),
         0,
         "a committed Location leaves standing Vote"
     );
@@ -144,13 +147,13 @@ fn s5_commit_votes_activates_the_card_and_removes_its_standing_vote_until_it_rea
     assert!(e.to_string().contains("is activated"), "{e}");
     ok(&mut s, 0, A::EndTurn {});
     assert_eq!(
-        s.standing_vote(0),
+        s.standing_vote(Owner(0)),
         0,
         "still activated on the opponent's turn"
     );
     ok(&mut s, 1, A::EndTurn {});
     assert!(!s.exhausted(hw), "readied in p0's Ready Phase");
-    assert_eq!(s.standing_vote(0), 2);
+    assert_eq!(s.standing_vote(Owner(0)), 2);
 }
 
 #[test]
@@ -179,7 +182,7 @@ fn s5_adding_votes_is_fast_also_on_an_opponents_turn() {
             cp: Default::default(),
         },
     );
-    assert_eq!(s.pool_votes(1), 1 + 2);
+    assert_eq!(s.pool_votes(Owner(1)), 1 + 2);
     let e = refused(
         &mut s,
         1,
@@ -229,7 +232,7 @@ fn s5_pushing_a_factor_costs_one_committed_vote_per_step() {
             steps: 2,
         },
     );
-    assert_eq!((s.factor(1), s.pool_votes(0)), (-2, 0));
+    assert_eq!((s.factor(1), s.pool_votes(Owner(0))), (-2, 0));
 }
 
 #[test]
@@ -255,7 +258,7 @@ fn s5_votes_per_factor_step_is_configurable() {
             steps: 1,
         },
     );
-    assert_eq!((s.factor(0), s.pool_votes(0)), (1, 0));
+    assert_eq!((s.factor(0), s.pool_votes(Owner(0))), (1, 0));
 }
 
 #[test]
@@ -263,7 +266,7 @@ fn s6_activating_an_add_n_ev_permanent_adds_n_ev() {
     let mut s = game(&["militia"]);
     let holocron = to_play(&mut s, 0, "holocron");
     ok(&mut s, 0, A::AddEv { card: holocron });
-    assert_eq!(s.pool_ev(0), 2);
+    assert_eq!(s.pool_ev(Owner(0)), 2);
     refused(&mut s, 0, A::AddEv { card: holocron });
     let senate = to_play(&mut s, 0, "senate_district");
     let e = refused(&mut s, 0, A::AddEv { card: senate });
@@ -279,10 +282,24 @@ fn s7_resource_pool_empties_at_the_end_of_every_phase() {
     ok(&mut s, 0, A::CommitVotes { card: hw0 });
     ok(&mut s, 0, A::AddEv { card: holocron });
     ok(&mut s, 1, A::CommitVotes { card: hw1 });
-    assert_eq!((s.pool_votes(0), s.pool_ev(0), s.pool_votes(1)), (2, 2, 1));
+    assert_eq!(
+        (
+            s.pool_votes(Owner(0)),
+            s.pool_ev(Owner(0)),
+            s.pool_votes(Owner(1))
+        ),
+        (2, 2, 1)
+    );
     s.ledger.take_events();
     ok(&mut s, 0, A::EndTurn {});
-    assert_eq!((s.pool_votes(0), s.pool_ev(0), s.pool_votes(1)), (0, 0, 0));
+    assert_eq!(
+        (
+            s.pool_votes(Owner(0)),
+            s.pool_ev(Owner(0)),
+            s.pool_votes(Owner(1))
+        ),
+        (0, 0, 0)
+    );
     let expired = s
         .ledger
         .events()
@@ -297,5 +314,5 @@ fn s7_resource_pool_empties_at_the_end_of_every_phase() {
     );
     // The pool cannot be banked across the automatic phases either: Votes committed in the main phase are
     // gone before the next main phase.
-    assert_eq!(s.pool_votes(1), 0);
+    assert_eq!(s.pool_votes(Owner(1)), 0);
 }
