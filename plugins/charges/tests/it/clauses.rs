@@ -79,13 +79,7 @@ fn c2_lose_flips_one_charge_of_that_card_only() {
 
 #[test]
 fn c2_spending_an_ability_flips_one_of_its_own_charges() {
-    let mut g = G::squads(
-        &[(
-            "scimitar-squadron-pilot",
-            &["proton-bombs", "seismic-charges"],
-        )],
-        &[("darth-vader", NO)],
-    );
+    let mut g = bomber(&["proton-bombs", "seismic-charges"]);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
     assert_eq!(g.card(0, 1), (1, 2));
@@ -849,6 +843,19 @@ fn force_crew() -> Value {
         "ability": {"timing": "system", "cost": 1, "pays": "force"}})
 }
 
+/// The force ace in its activation (the tie has moved): it has executed, focused, and used its ability for
+/// another action.
+fn ace_focused_then_granted_an_action() -> G {
+    let mut g = force_ace(force_crew());
+    g.advance_to(Phase::Activation);
+    g.ok(1, json!({"type":"execute","ship":1}));
+    g.ok(1, json!({"type":"pass","ship":1}));
+    g.ok(0, json!({"type":"execute","ship":0}));
+    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
+    g
+}
+
 #[test]
 fn c14_an_ability_paid_with_the_force_spends_the_ships_force_not_the_cards_charges() {
     let mut g = force_ace(force_crew());
@@ -862,13 +869,7 @@ fn c14_an_ability_paid_with_the_force_spends_the_ships_force_not_the_cards_charg
 
 #[test]
 fn c14_another_action_keeps_its_colour_and_is_paid_with_the_force() {
-    let mut g = force_ace(force_crew());
-    g.advance_to(Phase::Activation);
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"execute","ship":0}));
-    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
-    g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
+    let mut g = ace_focused_then_granted_an_action();
     assert_eq!(g.force(0), (2, 3));
     assert!(g.said("may perform one more action: any action, at its own colour"));
     // The evade is red on the bar: performed as red (a stress), not refused as "only a white action".
@@ -998,13 +999,7 @@ fn c10_energy_only_on_huge_ships() {
 
 #[test]
 fn c16_a_ship_places_one_device_per_system_phase() {
-    let mut g = G::squads(
-        &[(
-            "scimitar-squadron-pilot",
-            &["proton-bombs", "seismic-charges"],
-        )],
-        &[("darth-vader", NO)],
-    );
+    let mut g = bomber(&["proton-bombs", "seismic-charges"]);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
     assert_eq!(g.card(0, 1), (1, 2), "the first device's charge is spent");
@@ -1028,13 +1023,7 @@ fn c16_a_ship_places_one_device_per_system_phase() {
 fn c17_a_ship_performs_each_action_once_per_round() {
     // The force ace of C14: focus (white), then its ability grants another action; focus again is
     // refused and not listed, the evade is the action left.
-    let mut g = force_ace(force_crew());
-    g.advance_to(Phase::Activation);
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"execute","ship":0}));
-    g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
-    g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
+    let mut g = ace_focused_then_granted_an_action();
     let e = g.refused(0, json!({"type":"perform","ship":0,"action":"focus"}));
     assert!(
         e.to_string()
