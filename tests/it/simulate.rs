@@ -388,8 +388,18 @@ fn simulate_at_least_100k(ruleset: &Arc<dyn DynRuleset>) -> Report {
     simulate_at_least_100k_with(ruleset, Value::Null)
 }
 
-/// [`simulate_at_least_100k`] with a configuration.
+/// [`simulate_at_least_100k`] with a configuration naming one squad (or faction) per player of a two-player
+/// game.
 fn simulate_at_least_100k_with(ruleset: &Arc<dyn DynRuleset>, config: Value) -> Report {
+    simulate_at_least_100k_with_players(ruleset, config, 2)
+}
+
+/// [`simulate_at_least_100k`] with a configuration for `players` players (any count when it is `null`).
+fn simulate_at_least_100k_with_players(
+    ruleset: &Arc<dyn DynRuleset>,
+    config: Value,
+    players: u16,
+) -> Report {
     let dir = tempfile::tempdir().unwrap();
     let mut total = Report::default();
     let mut seed = 0u64;
@@ -401,8 +411,8 @@ fn simulate_at_least_100k_with(ruleset: &Arc<dyn DynRuleset>, config: Value) -> 
                 seed,
                 max_actions: 2_000,
                 threads: 2,
-                // A configuration names one squad per player: two players then.
-                players: (!config.is_null()).then_some(2),
+                // A configuration names one squad or faction per player.
+                players: (!config.is_null()).then_some(players),
                 config: config.clone(),
                 ..options(&dir)
             },
@@ -484,6 +494,30 @@ fn charges_second_round_config() -> Value {
         ],
         "content": {"pilots": [ace, pilot, cr90], "upgrades": [crew, cells]},
     })
+}
+
+/// command-tokens with the content of the second rules round (T11-T13): the Nekro Virus (Propagation) and
+/// Hyper Metabolism in a three-player game; Trade's free secondaries are in the default cards.
+fn command_tokens_second_round_config() -> Value {
+    serde_json::json!({
+        "factions": ["nekro", "sol", "letnev"],
+        "technologies": [["hyper-metabolism"], ["hyper-metabolism"], []],
+        "laws": ["fleet-regulations"],
+    })
+}
+
+#[test]
+fn command_tokens_second_round_content_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k_with_players(
+        &built_in("command-tokens"),
+        command_tokens_second_round_config(),
+        3,
+    );
+    simulate_at_least_100k_with_players(
+        &runtime("command-tokens"),
+        command_tokens_second_round_config(),
+        3,
+    );
 }
 
 #[test]
