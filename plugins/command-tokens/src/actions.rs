@@ -2,7 +2,9 @@
 //! round (strategy, action and status phases) and the card effects they drive.
 
 use crate::content::Effect;
-use crate::state::{MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, effect, kind, note};
+use crate::state::{
+    MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, effect, kind, note, owner, slot,
+};
 use coffer_core::{ActionError, Cause, Key, Owner, Refusal};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -103,18 +105,20 @@ pub struct Players(pub u8);
 
 impl Players {
     /// Whether player `p` is in the set.
-    pub fn contains(self, p: u8) -> bool {
-        p < 8 && self.0 & (1 << p) != 0
+    pub fn contains(self, p: Owner) -> bool {
+        p.index() < MAX_PLAYERS && self.0 & (1 << p.0) != 0
     }
 
     /// The players in ascending order.
-    pub fn iter(self) -> impl Iterator<Item = u8> {
-        (0..8u8).filter(move |&p| self.contains(p))
+    pub fn iter(self) -> impl Iterator<Item = Owner> {
+        (0..MAX_PLAYERS as u16)
+            .map(Owner)
+            .filter(move |&p| self.contains(p))
     }
 
     /// "p1 and p3", "p1, p2 and p3"; empty for none.
     pub fn names(self) -> String {
-        let names: Vec<String> = self.iter().map(|p| format!("p{p}")).collect();
+        let names: Vec<String> = self.iter().map(|p| p.to_string()).collect();
         match names.split_last() {
             None => String::new(),
             Some((last, [])) => last.clone(),
@@ -125,7 +129,7 @@ impl Players {
 
 impl Serialize for Players {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
+        s.collect_seq(self.iter().map(|p| p.0))
     }
 }
 
@@ -194,8 +198,14 @@ fn system_key(system: u16) -> Key {
 
 /// The key of notes about `player`'s play.
 #[inline]
-fn play_key(player: u8) -> Key {
-    Key::new(Owner(u16::from(player)), kind::PLAY, 0)
+fn play_key(player: Owner) -> Key {
+    Key::new(player, kind::PLAY, 0)
+}
+
+/// A player as a note's number: their index.
+#[inline]
+fn arg(player: Owner) -> i32 {
+    i32::from(player.0)
 }
 
 /// The key of notes about the round as a whole.
@@ -205,7 +215,7 @@ impl State {
     /// Appends every action `player` may take now.
     pub fn legal_actions(&self, player: Owner, out: &mut Vec<Action>) {
         let Some(actor) = self.actor() else { return };
-        if player.0 != u16::from(actor) {
+        if player != actor {
             return;
         }
         let p = actor;
@@ -244,14 +254,14 @@ impl State {
                 if self.pool(p, Pool::Tactic) > 0 {
                     // K4.8: the systems without the player's token, from the board index.
                     let zones = self.ledger.zones();
-                    let without = self.ledger.zones_without(Owner(u16::from(p)), kind::SYSTEM);
+                    let without = self.ledger.zones_without(p, kind::SYSTEM);
                     out.extend(without.map(|z| Action::Tactical {
                         system: zones[z.index()].key.subject as u16,
                     }));
                 }
                 let mut all_used = true;
                 for c in 0..self.rules.cards.len() {
-                    if f.holder[c] == p && !self.ledger.is_exhausted(self.h.cards[c]) {
+                    if f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
                         out.push(Action::Strategic { card: c as u8 });
                         all_used = false;
                     }
@@ -308,9 +318,7 @@ impl State {
             }
             Step::Remove => {
                 let zones = self.ledger.zones();
-                let holding = self
-                    .ledger
-                    .zones_holding_in(Owner(u16::from(p)), kind::SYSTEM);
+                let holding = self.ledger.zones_holding_in(p, kind::SYSTEM);
                 out.extend(holding.map(|z| Action::RemoveToken {
                     system: zones[z.index()].key.subject as u16,
                 }));
@@ -337,7 +345,7 @@ impl State {
             }
             Step::FreeSecondaries => {
                 // Every set of the other players, by ascending bit mask (the empty set first).
-                let others = ((1u16 << self.players()) - 1) as u8 & !(1 << p);
+                let others = ((1u16 << self.players()) - 1) as u8 & !(1 << p.0);
                 for mask in 0..=others {
                     if mask & !others == 0 {
                         out.push(Action::FreeSecondaries {
@@ -364,7 +372,7 @@ impl State {
 
     /// Whether a gained token of `player` may go into `pool` (T2; a law's fleet-pool maximum).
     #[inline]
-    fn may_gain_into(&self, player: u8, pool: Pool) -> bool {
+    fn may_gain_into(&self, player: Owner, pool: Pool) -> bool {
         pool != Pool::Fleet
             || self
                 .rules
@@ -375,7 +383,7 @@ impl State {
     /// The most influence `player` may spend in a buy: what they have, and no more tokens than their
     /// reinforcements hold (T3: a token that cannot be gained cannot be bought).
     #[inline]
-    fn most_influence_to_spend(&self, player: u8) -> u32 {
+    fn most_influence_to_spend(&self, player: Owner) -> u32 {
         let rate = u64::from(self.flow.rate.max(1));
         let by_reserve = u64::from(self.reinforcements(player)) * rate + (rate - 1);
         self.influence(player)
@@ -387,7 +395,7 @@ impl State {
     #[inline]
     /// What player `q` spends to resolve the secondary of the card being resolved: nothing for a player the
     /// active player chose with Trade (T11).
-    fn secondary_cost(&self, q: u8) -> u32 {
+    fn secondary_cost(&self, q: Owner) -> u32 {
         if Players(self.flow.free).contains(q) {
             return 0;
         }
@@ -428,12 +436,12 @@ impl State {
             return Err(ActionError::GameOver);
         }
         self.ledger.ensure_nothing_pending()?;
-        let actor = self.actor().unwrap_or(NOBODY);
-        if player.0 != u16::from(actor) {
+        let actor = self.actor().unwrap_or(owner(NOBODY));
+        if player != actor {
             let why = self.why().unwrap_or(Cow::Borrowed("to act"));
             return Err(ActionError::NotYourTurn {
                 player,
-                reason: format!("p{actor} has {why}"),
+                reason: format!("{actor} has {why}"),
             });
         }
         let p = actor;
@@ -455,7 +463,7 @@ impl State {
                 // Each produced ship was checked against the fleet limit already (T7).
                 let system = self.flow.system;
                 self.ledger
-                    .note(system_key(system), note::DONE, [i32::from(p), 0, 0], cause);
+                    .note(system_key(system), note::DONE, [arg(p), 0, 0], cause);
                 self.end_turn(cause);
                 Ok(())
             }
@@ -464,14 +472,14 @@ impl State {
             (Step::Secondary, Action::Secondary) => self.secondary(p, cause),
             (Step::Secondary, Action::Decline) if Players(self.flow.free).contains(p) => {
                 Err(illegal(format!(
-                    "p{p} was chosen to resolve the secondary ability of {} without spending a command token, and must resolve it",
+                    "{p} was chosen to resolve the secondary ability of {} without spending a command token, and must resolve it",
                     self.card_name(self.flow.card)
                 )))
             }
             (Step::Secondary, Action::Decline) => {
                 let card = self.flow.card;
                 self.ledger
-                    .note(card_key(card), note::DECLINE, [i32::from(p), 0, 0], cause);
+                    .note(card_key(card), note::DECLINE, [arg(p), 0, 0], cause);
                 self.flow.cursor += 1;
                 self.next_secondary(cause);
                 Ok(())
@@ -524,7 +532,7 @@ impl State {
         Ok(c)
     }
 
-    fn pick(&mut self, p: u8, card: u8, cause: Cause) -> Result<(), ActionError> {
+    fn pick(&mut self, p: Owner, card: u8, cause: Cause) -> Result<(), ActionError> {
         let c = self.card_index(card)?;
         if self.flow.holder[c] != NOBODY {
             return Err(illegal(format!(
@@ -533,10 +541,10 @@ impl State {
                 self.flow.holder[c]
             )));
         }
-        self.flow.holder[c] = p;
+        self.flow.holder[c] = slot(p);
         self.flow.picks += 1;
         self.ledger
-            .note(card_key(card), note::PICK, [i32::from(p), 0, 0], cause);
+            .note(card_key(card), note::PICK, [arg(p), 0, 0], cause);
         if self.flow.picks == self.players() * self.rules.cards_per_player {
             self.start_action_phase(cause);
         }
@@ -574,59 +582,50 @@ impl State {
 
     // ----- action phase -----
 
-    fn tactical(&mut self, p: u8, system: u16, cause: Cause) -> Result<(), ActionError> {
+    fn tactical(&mut self, p: Owner, system: u16, cause: Cause) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
         if self.pool(p, Pool::Tactic) == 0 {
-            return Err(illegal(format!("p{p} has no token in the tactic pool")));
+            return Err(illegal(format!("{p} has no token in the tactic pool")));
         }
         if self.has_token(p, s) {
             return Err(illegal(format!(
-                "{} already holds a command token of p{p}",
+                "{} already holds a command token of {p}",
                 self.system_name(system)
             )));
         }
         self.ledger.move_tokens(
-            Owner(u16::from(p)),
+            p,
             self.h.pools[Pool::Tactic.index()],
             self.h.systems[s],
             1,
             cause,
         )?;
-        self.ledger.note(
-            system_key(system),
-            note::ACTIVATE,
-            [i32::from(p), 0, 0],
-            cause,
-        );
+        self.ledger
+            .note(system_key(system), note::ACTIVATE, [arg(p), 0, 0], cause);
         self.flow.step = Step::Produce;
         self.flow.system = system;
         self.flow.built = 0;
         Ok(())
     }
 
-    fn produce(&mut self, p: u8, class: u8, cause: Cause) -> Result<(), ActionError> {
+    fn produce(&mut self, p: Owner, class: u8, cause: Cause) -> Result<(), ActionError> {
         let c = self.class_index(class)?;
         if self.flow.built >= self.rules.production {
             return Err(illegal(format!(
-                "p{p} has produced {} ships in this tactical action, the most one tactical action produces",
+                "{p} has produced {} ships in this tactical action, the most one tactical action produces",
                 self.flow.built
             )));
         }
         if self.ship_reserve(p, c) == 0 {
             return Err(illegal(format!(
-                "p{p} has no {} left in reinforcements",
+                "{p} has no {} left in reinforcements",
                 self.class_name(class)
             )));
         }
         let s = usize::from(self.flow.system);
         let n = self.rules.class_count();
-        self.ledger.move_tokens(
-            Owner(u16::from(p)),
-            self.h.ship_reserve[c],
-            self.h.ships[s * n + c],
-            1,
-            cause,
-        )?;
+        self.ledger
+            .move_tokens(p, self.h.ship_reserve[c], self.h.ships[s * n + c], 1, cause)?;
         self.flow.built += 1;
         // T7 holds at all times: an excess is a choice the player makes before producing on.
         if self.rules.classes[c].fleet {
@@ -653,25 +652,25 @@ impl State {
         Ok(c)
     }
 
-    fn strategic(&mut self, p: u8, card: u8, cause: Cause) -> Result<(), ActionError> {
+    fn strategic(&mut self, p: Owner, card: u8, cause: Cause) -> Result<(), ActionError> {
         let c = self.card_index(card)?;
-        if self.flow.holder[c] != p {
+        if self.flow.holder[c] != slot(p) {
             return Err(illegal(format!(
-                "p{p} does not hold {}",
+                "{p} does not hold {}",
                 self.card_name(card)
             )));
         }
         if self.ledger.is_exhausted(self.h.cards[c]) {
             return Err(illegal(format!(
-                "p{p} has already used {} this round",
+                "{p} has already used {} this round",
                 self.card_name(card)
             )));
         }
         self.ledger.activate(self.h.cards[c], cause)?;
         self.ledger
-            .note(card_key(card), note::PRIMARY, [i32::from(p), 0, 0], cause);
+            .note(card_key(card), note::PRIMARY, [arg(p), 0, 0], cause);
         self.flow.card = card;
-        self.flow.resolver = p;
+        self.flow.resolver = slot(p);
         self.flow.secondary = false;
         self.flow.effect = 0;
         self.flow.free = 0;
@@ -679,17 +678,17 @@ impl State {
         Ok(())
     }
 
-    fn pass(&mut self, p: u8, cause: Cause) -> Result<(), ActionError> {
+    fn pass(&mut self, p: Owner, cause: Cause) -> Result<(), ActionError> {
         for c in 0..self.rules.cards.len() {
-            if self.flow.holder[c] == p && !self.ledger.is_exhausted(self.h.cards[c]) {
+            if self.flow.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
                 return Err(illegal(format!(
-                    "p{p} cannot pass before the strategic action of {}",
+                    "{p} cannot pass before the strategic action of {}",
                     self.rules.cards[c].name
                 )));
             }
         }
         self.ledger.note(play_key(p), note::PASS, [0; 3], cause);
-        self.flow.passed |= 1 << p;
+        self.flow.passed |= 1 << slot(p);
         self.end_turn(cause);
         Ok(())
     }
@@ -723,7 +722,7 @@ impl State {
                 return;
             };
             self.flow.effect += 1;
-            let p = self.flow.resolver;
+            let p = owner(self.flow.resolver);
             match effect {
                 Effect::Gain(tokens) => {
                     if self.enter_gain(p, tokens, cause) {
@@ -765,12 +764,12 @@ impl State {
                 Effect::Research => {
                     // T13: a faction that cannot research gains command tokens instead; research
                     // itself is not modelled.
-                    let tokens = self.rules.research_tokens.get(usize::from(p)).copied();
+                    let tokens = self.rules.research_tokens.get(p.index()).copied();
                     if let Some(n) = tokens.filter(|&n| n > 0) {
                         self.ledger.note(
                             card_key(self.flow.card),
                             note::RESEARCH_TOKENS,
-                            [i32::from(p), i32::from(n), 0],
+                            [arg(p), i32::from(n), 0],
                             cause,
                         );
                         if self.enter_gain(p, n, cause) {
@@ -780,11 +779,9 @@ impl State {
                 }
                 Effect::Structures(count) => {
                     // Cannot fail: a persistent amount without a cap, and count <= 100 (validated).
-                    let _ = self.ledger.gain(
-                        self.h.structures[usize::from(p)],
-                        u64::from(count),
-                        cause,
-                    );
+                    let _ = self
+                        .ledger
+                        .gain(self.h.structures[p.index()], u64::from(count), cause);
                 }
             }
         }
@@ -809,7 +806,7 @@ impl State {
 
     /// T2/T3: starts gaining `n` tokens, one pool choice each; with empty reinforcements nothing is gained
     /// (K4.2, reported in `forfeited`). Returns whether a choice is awaited.
-    fn enter_gain(&mut self, p: u8, n: u8, cause: Cause) -> bool {
+    fn enter_gain(&mut self, p: Owner, n: u8, cause: Cause) -> bool {
         if n == 0 {
             return false;
         }
@@ -817,40 +814,35 @@ impl State {
             self.forfeit(p, n, cause);
             return false;
         }
-        self.flow.resolver = p;
+        self.flow.resolver = slot(p);
         self.flow.left = n;
         self.flow.step = Step::Gain;
         true
     }
 
-    fn forfeit(&mut self, p: u8, n: u8, cause: Cause) {
+    fn forfeit(&mut self, p: Owner, n: u8, cause: Cause) {
         // K4.2: asks the kernel, which gains what reinforcements hold (nothing here) and reports the rest.
         let lost = self
             .ledger
-            .gain_tokens(
-                Owner(u16::from(p)),
-                self.h.pools[Pool::Tactic.index()],
-                u32::from(n),
-                cause,
-            )
+            .gain_tokens(p, self.h.pools[Pool::Tactic.index()], u32::from(n), cause)
             .map_or(u64::from(n), |g| g.lost);
-        let f = &mut self.flow.forfeited[usize::from(p)];
+        let f = &mut self.flow.forfeited[p.index()];
         *f = f.saturating_add(lost as u16);
     }
 
-    fn gain(&mut self, p: u8, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+    fn gain(&mut self, p: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
         if !self.may_gain_into(p, pool) {
             return Err(illegal(format!(
-                "p{p}'s fleet pool holds {}, the law's maximum",
+                "{p}'s fleet pool holds {}, the law's maximum",
                 self.pool(p, Pool::Fleet)
             )));
         }
-        let got =
-            self.ledger
-                .gain_tokens(Owner(u16::from(p)), self.h.pools[pool.index()], 1, cause)?;
+        let got = self
+            .ledger
+            .gain_tokens(p, self.h.pools[pool.index()], 1, cause)?;
         if got.gained == 0 {
             return Err(illegal(format!(
-                "p{p} has no token in reinforcements to gain"
+                "{p} has no token in reinforcements to gain"
             )));
         }
         self.flow.left = self.flow.left.saturating_sub(1);
@@ -873,33 +865,30 @@ impl State {
         }
     }
 
-    fn buy(&mut self, p: u8, influence: u32, cause: Cause) -> Result<(), ActionError> {
+    fn buy(&mut self, p: Owner, influence: u32, cause: Cause) -> Result<(), ActionError> {
         let have = self.influence(p);
         if u64::from(influence) > have {
             return Err(illegal(format!(
-                "p{p} cannot spend {influence} influence: they have {have} (0 to {have} may be spent)"
+                "{p} cannot spend {influence} influence: they have {have} (0 to {have} may be spent)"
             )));
         }
         let tokens = influence / self.flow.rate.max(1);
         if tokens > self.reinforcements(p) {
             return Err(illegal(format!(
-                "{influence} influence buys {tokens} tokens but p{p} has {} in reinforcements",
+                "{influence} influence buys {tokens} tokens but {p} has {} in reinforcements",
                 self.reinforcements(p)
             )));
         }
         if influence > 0 {
-            self.ledger.spend(
-                self.h.influence[usize::from(p)],
-                u64::from(influence),
-                cause,
-            )?;
+            self.ledger
+                .spend(self.h.influence[p.index()], u64::from(influence), cause)?;
         }
         let code = match tokens {
             0 => note::BUY_NONE,
             1 => note::BUY_ONE,
             _ => note::BUY,
         };
-        let key = Key::new(Owner(u16::from(p)), kind::INFLUENCE, 0);
+        let key = Key::new(p, kind::INFLUENCE, 0);
         self.ledger
             .note(key, code, [influence as i32, tokens as i32, 0], cause);
         if !self.enter_gain(p, tokens as u8, cause) {
@@ -908,29 +897,29 @@ impl State {
         Ok(())
     }
 
-    fn secondary(&mut self, q: u8, cause: Cause) -> Result<(), ActionError> {
+    fn secondary(&mut self, q: Owner, cause: Cause) -> Result<(), ActionError> {
         let cost = self.secondary_cost(q);
         let card = self.flow.card;
         if self.pool(q, Pool::Strategy) < cost {
             return Err(illegal(format!(
-                "p{q} has {} strategy tokens; the secondary ability of {} costs {cost}",
+                "{q} has {} strategy tokens; the secondary ability of {} costs {cost}",
                 self.pool(q, Pool::Strategy),
                 self.card_name(card)
             )));
         }
         self.ledger
-            .note(card_key(card), note::SECONDARY, [i32::from(q), 0, 0], cause);
+            .note(card_key(card), note::SECONDARY, [arg(q), 0, 0], cause);
         if cost > 0 {
             // T5: the spent token goes to reinforcements.
             self.ledger.move_tokens(
-                Owner(u16::from(q)),
+                q,
                 self.h.pools[Pool::Strategy.index()],
                 self.h.reinforcements,
                 cost,
                 cause,
             )?;
         }
-        self.flow.resolver = q;
+        self.flow.resolver = slot(q);
         self.flow.secondary = true;
         self.flow.effect = 0;
         self.run_effects(cause);
@@ -941,18 +930,21 @@ impl State {
     /// without spending a command token.
     fn free_secondaries(
         &mut self,
-        p: u8,
+        p: Owner,
         players: Players,
         cause: Cause,
     ) -> Result<(), ActionError> {
-        if let Some(q) = players.iter().find(|&q| q == p || q >= self.players()) {
+        if let Some(q) = players
+            .iter()
+            .find(|&q| q == p || q.index() >= usize::from(self.players()))
+        {
             return Err(illegal(if q == p {
                 format!(
-                    "p{p} resolves the primary ability of {}: choose other players",
+                    "{p} resolves the primary ability of {}: choose other players",
                     self.card_name(self.flow.card)
                 )
             } else {
-                format!("p{q} is not in this {}-player game", self.players())
+                format!("{q} is not in this {}-player game", self.players())
             }));
         }
         let card = self.flow.card;
@@ -960,7 +952,7 @@ impl State {
             self.ledger.note(
                 card_key(card),
                 note::NO_FREE_SECONDARY,
-                [i32::from(p), 0, 0],
+                [arg(p), 0, 0],
                 cause,
             );
         }
@@ -968,7 +960,7 @@ impl State {
             self.ledger.note(
                 card_key(card),
                 note::FREE_SECONDARY,
-                [i32::from(p), i32::from(q), 0],
+                [arg(p), arg(q), 0],
                 cause,
             );
         }
@@ -977,7 +969,7 @@ impl State {
         Ok(())
     }
 
-    fn diplomacy(&mut self, p: u8, system: u16, cause: Cause) -> Result<(), ActionError> {
+    fn diplomacy(&mut self, p: Owner, system: u16, cause: Cause) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
         if self.rules.systems[s].no_diplomacy {
             return Err(illegal(format!(
@@ -986,12 +978,8 @@ impl State {
                 self.system_name(system)
             )));
         }
-        self.ledger.note(
-            system_key(system),
-            note::TARGET,
-            [i32::from(p), 0, 0],
-            cause,
-        );
+        self.ledger
+            .note(system_key(system), note::TARGET, [arg(p), 0, 0], cause);
         self.flow.target = system;
         self.flow.others = 1;
         self.diplomacy_next(cause);
@@ -1004,15 +992,12 @@ impl State {
         let n = self.players();
         let s = usize::from(self.flow.target);
         while self.flow.others < n {
-            let q = (self.flow.resolver + self.flow.others) % n;
+            let q = owner((self.flow.resolver + self.flow.others) % n);
             if self.has_token(q, s) || self.reinforcements(q) > 0 {
                 // Cannot fail: reinforcements hold a token, or the zone bounces it (T6).
-                let _ = self.ledger.place_from_reserve(
-                    Owner(u16::from(q)),
-                    self.h.systems[s],
-                    None,
-                    cause,
-                );
+                let _ = self
+                    .ledger
+                    .place_from_reserve(q, self.h.systems[s], None, cause);
             } else if self.sheet(q) > 0 {
                 self.flow.step = Step::Fallback;
                 return;
@@ -1022,16 +1007,16 @@ impl State {
         self.run_effects(cause);
     }
 
-    fn fallback(&mut self, q: u8, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+    fn fallback(&mut self, q: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
         let s = usize::from(self.flow.target);
         if self.pool(q, pool) == 0 {
             return Err(illegal(format!(
-                "p{q}'s {} is empty: the token must come from a pool that holds one",
+                "{q}'s {} is empty: the token must come from a pool that holds one",
                 pool.name()
             )));
         }
         self.ledger.place_from_reserve(
-            Owner(u16::from(q)),
+            q,
             self.h.systems[s],
             Some(self.h.pools[pool.index()]),
             cause,
@@ -1044,69 +1029,63 @@ impl State {
         Ok(())
     }
 
-    fn remove_token(&mut self, p: u8, system: u16, cause: Cause) -> Result<(), ActionError> {
+    fn remove_token(&mut self, p: Owner, system: u16, cause: Cause) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
         if !self.has_token(p, s) {
             return Err(illegal(format!(
-                "p{p} has no command token in {}",
+                "{p} has no command token in {}",
                 self.system_name(system)
             )));
         }
-        self.ledger.move_tokens(
-            Owner(u16::from(p)),
-            self.h.systems[s],
-            self.h.reinforcements,
-            1,
-            cause,
-        )?;
+        self.ledger
+            .move_tokens(p, self.h.systems[s], self.h.reinforcements, 1, cause)?;
         self.run_effects(cause);
         Ok(())
     }
 
     fn place(
         &mut self,
-        p: u8,
+        p: Owner,
         system: u16,
         fallback: Option<Pool>,
         cause: Cause,
     ) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
-        let owner = Owner(u16::from(p));
         let direct = self.reinforcements(p) > 0 || self.has_token(p, s);
         match fallback {
             None if direct => {
                 self.ledger
-                    .place_from_reserve(owner, self.h.systems[s], None, cause)?;
+                    .place_from_reserve(p, self.h.systems[s], None, cause)?;
             }
             // No token anywhere to place: nothing happens.
             None if self.sheet(p) == 0 => {
                 self.ledger.note(
                     system_key(system),
                     note::NOTHING_TO_PLACE,
-                    [i32::from(p), 0, 0],
+                    [arg(p), 0, 0],
                     cause,
                 );
             }
             None => {
                 return Err(illegal(format!(
-                    "p{p}'s reinforcements are empty: name the pool the token comes from"
+                    "{p}'s reinforcements are empty: name the pool the token comes from"
                 )));
             }
             Some(pool) if direct => {
                 return Err(illegal(format!(
-                    "p{p} places from reinforcements or into a system holding their token: no fallback pool is taken (not the {})",
+                    "{p} places from reinforcements or into a system holding their token: no fallback pool is taken (not the {})",
                     pool.name()
                 )));
             }
             Some(pool) if self.pool(p, pool) == 0 => {
                 return Err(illegal(format!(
-                    "p{p}'s {} is empty: the token must come from a pool that holds one",
+                    "{p}'s {} is empty: the token must come from a pool that holds one",
                     pool.name()
                 )));
             }
             Some(pool) => {
                 self.ledger.place_from_reserve(
-                    owner,
+                    p,
                     self.h.systems[s],
                     Some(self.h.pools[pool.index()]),
                     cause,
@@ -1120,12 +1099,12 @@ impl State {
         Ok(())
     }
 
-    fn redistribute(&mut self, p: u8, want: [u8; 3], cause: Cause) -> Result<(), ActionError> {
+    fn redistribute(&mut self, p: Owner, want: [u8; 3], cause: Cause) -> Result<(), ActionError> {
         let total = self.sheet(p);
         let sum: u32 = want.iter().map(|&x| u32::from(x)).sum();
         if sum != total {
             return Err(illegal(format!(
-                "{} tactic, {} fleet and {} strategy make {sum} tokens, but p{p} has {total} on the command sheet",
+                "{} tactic, {} fleet and {} strategy make {sum} tokens, but {p} has {total} on the command sheet",
                 want[0], want[1], want[2]
             )));
         }
@@ -1137,7 +1116,6 @@ impl State {
                 )));
             }
         }
-        let owner = Owner(u16::from(p));
         let have = [
             self.pool(p, Pool::Tactic),
             self.pool(p, Pool::Fleet),
@@ -1150,14 +1128,14 @@ impl State {
                 if surplus == 0 {
                     break;
                 }
-                let current = self.ledger.tokens(self.h.pools[to], owner);
+                let current = self.ledger.tokens(self.h.pools[to], p);
                 let deficit = u32::from(wanted).saturating_sub(current);
                 if to == from || deficit == 0 {
                     continue;
                 }
                 let k = surplus.min(deficit);
                 self.ledger
-                    .move_tokens(owner, self.h.pools[from], self.h.pools[to], k, cause)?;
+                    .move_tokens(p, self.h.pools[from], self.h.pools[to], k, cause)?;
                 surplus -= k;
             }
         }
@@ -1179,18 +1157,17 @@ impl State {
 
     fn remove_ship(
         &mut self,
-        player: Owner,
+        p: Owner,
         system: u16,
         class: u8,
         cause: Cause,
     ) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
-        let p = player.0 as u8;
         let key = State::limit_key(p, s);
         let Some(first) = self.ledger.pending().first() else {
             return Err(illegal("no fleet-limit choice is pending".into()));
         };
-        if first.key.owner != player {
+        if first.key.owner != p {
             return Err(Refusal::AwaitingChoice {
                 owner: first.key.owner,
                 key: first.key,
@@ -1200,7 +1177,7 @@ impl State {
         }
         if !self.ledger.pending().iter().any(|d| d.key == key) {
             return Err(illegal(format!(
-                "p{p} is not over the fleet limit in {}",
+                "{p} is not over the fleet limit in {}",
                 self.system_name(system)
             )));
         }
@@ -1213,19 +1190,14 @@ impl State {
         }
         if self.ships(p, s, c) == 0 {
             return Err(illegal(format!(
-                "p{p} has no {} in {}",
+                "{p} has no {} in {}",
                 self.class_name(class),
                 self.system_name(system)
             )));
         }
         let n = self.rules.class_count();
-        self.ledger.move_tokens(
-            player,
-            self.h.ships[s * n + c],
-            self.h.ship_reserve[c],
-            1,
-            cause,
-        )?;
+        self.ledger
+            .move_tokens(p, self.h.ships[s * n + c], self.h.ship_reserve[c], 1, cause)?;
         let (measured, max) = (
             u64::from(self.fleet_ships(p, s)),
             u64::from(self.fleet_limit(p)),
@@ -1255,9 +1227,9 @@ impl State {
             self.end_round(cause);
             return;
         }
-        let q = (self.flow.speaker + self.flow.status) % n;
-        self.flow.resolver = q;
-        let tokens = self.rules.status_tokens[usize::from(q)];
+        let q = owner((self.flow.speaker + self.flow.status) % n);
+        self.flow.resolver = slot(q);
+        let tokens = self.rules.status_tokens[q.index()];
         if !self.enter_gain(q, tokens, cause) {
             self.flow.step = Step::Redistribute;
         }

@@ -291,7 +291,7 @@ impl Ruleset for CommandTokens {
 
     /// Only the player whose decision the game waits for ([`State::actor`]) ever has legal actions.
     fn to_act(&self, state: &State, out: &mut Vec<Owner>) {
-        out.extend(state.actor().map(|p| Owner(u16::from(p))));
+        out.extend(state.actor());
     }
 
     #[inline]
@@ -311,11 +311,7 @@ impl Ruleset for CommandTokens {
         if state.flow.phase != Phase::Over || !state.ledger.pending().is_empty() {
             return Outcome::Ongoing;
         }
-        Outcome::by_score(
-            (0..state.players())
-                .map(|p| i64::from(state.sheet(p)))
-                .collect(),
-        )
+        Outcome::by_score(state.owners().map(|p| i64::from(state.sheet(p))).collect())
     }
 
     /// The same table for every seat and spectators: nothing in this ruleset is hidden.

@@ -441,6 +441,18 @@ pub struct State {
     pub flow: Flow,
 }
 
+/// The player a compact [`Flow`] field holds as a `u8`.
+#[inline]
+pub(crate) fn owner(p: u8) -> Owner {
+    Owner(u16::from(p))
+}
+
+/// The compact `u8` a [`Flow`] field holds for player `p` (players are below [`MAX_PLAYERS`]).
+#[inline]
+pub(crate) fn slot(p: Owner) -> u8 {
+    p.0 as u8
+}
+
 fn cfg(message: impl Into<String>) -> SetupError {
     SetupError::Config(message.into())
 }
@@ -728,7 +740,7 @@ pub struct StartShips {
     /// System index.
     pub system: usize,
     /// Player.
-    pub player: u8,
+    pub player: Owner,
     /// Ship-class index.
     pub class: usize,
     /// How many.
@@ -775,7 +787,7 @@ impl Prepared {
                 if sh.count > 0 {
                     ships.push(StartShips {
                         system: si,
-                        player: sh.player as u8,
+                        player: Owner(sh.player),
                         class: c,
                         count: sh.count,
                     });
@@ -854,11 +866,7 @@ impl State {
         for p in 0..n {
             let owner = Owner(p as u16);
             let mut placed = [0u32; crate::content::MAX_CLASSES];
-            for sh in prepared
-                .ships
-                .iter()
-                .filter(|sh| usize::from(sh.player) == p)
-            {
+            for sh in prepared.ships.iter().filter(|sh| sh.player.index() == p) {
                 placed[sh.class] += sh.count;
                 l.stock_on(
                     owner,
@@ -937,8 +945,8 @@ impl State {
             h: Shared::adopt(prepared.rules.key().clone(), h),
             flow,
         };
-        for p in 0..n {
-            state.recheck_fleet(p as u8, Cause::Setup);
+        for p in state.owners() {
+            state.recheck_fleet(p, Cause::Setup);
         }
         Ok(state)
     }
@@ -949,23 +957,27 @@ impl State {
         self.ledger.owners() as u8
     }
 
+    /// The players, in seat order.
+    #[inline]
+    pub fn owners(&self) -> impl Iterator<Item = Owner> + use<> {
+        (0..self.ledger.owners()).map(Owner)
+    }
+
     /// `player`'s tokens in a pool.
     #[inline]
-    pub fn pool(&self, player: u8, pool: Pool) -> u32 {
-        self.ledger
-            .tokens(self.h.pools[pool.index()], Owner(u16::from(player)))
+    pub fn pool(&self, player: Owner, pool: Pool) -> u32 {
+        self.ledger.tokens(self.h.pools[pool.index()], player)
     }
 
     /// `player`'s tokens in reinforcements.
     #[inline]
-    pub fn reinforcements(&self, player: u8) -> u32 {
-        self.ledger
-            .tokens(self.h.reinforcements, Owner(u16::from(player)))
+    pub fn reinforcements(&self, player: Owner) -> u32 {
+        self.ledger.tokens(self.h.reinforcements, player)
     }
 
     /// `player`'s tokens on the command sheet (the three pools).
     #[inline]
-    pub fn sheet(&self, player: u8) -> u32 {
+    pub fn sheet(&self, player: Owner) -> u32 {
         self.pool(player, Pool::Tactic)
             + self.pool(player, Pool::Fleet)
             + self.pool(player, Pool::Strategy)
@@ -973,75 +985,71 @@ impl State {
 
     /// Whether `player` has a command token in `system`.
     #[inline]
-    pub fn has_token(&self, player: u8, system: usize) -> bool {
-        self.ledger
-            .tokens(self.h.systems[system], Owner(u16::from(player)))
-            > 0
+    pub fn has_token(&self, player: Owner, system: usize) -> bool {
+        self.ledger.tokens(self.h.systems[system], player) > 0
     }
 
     /// `player`'s command tokens on the board.
-    pub fn board_tokens(&self, player: u8) -> u32 {
-        self.ledger
-            .tokens_in(Owner(u16::from(player)), kind::SYSTEM)
+    pub fn board_tokens(&self, player: Owner) -> u32 {
+        self.ledger.tokens_in(player, kind::SYSTEM)
     }
 
     /// `player`'s ships of `class` in `system`.
     #[inline]
-    pub fn ships(&self, player: u8, system: usize, class: usize) -> u32 {
+    pub fn ships(&self, player: Owner, system: usize, class: usize) -> u32 {
         self.ledger.tokens(
             self.h.ships[system * self.rules.class_count() + class],
-            Owner(u16::from(player)),
+            player,
         )
     }
 
     /// `player`'s ships of `class` in reinforcements.
     #[inline]
-    pub fn ship_reserve(&self, player: u8, class: usize) -> u32 {
-        self.ledger
-            .tokens(self.h.ship_reserve[class], Owner(u16::from(player)))
+    pub fn ship_reserve(&self, player: Owner, class: usize) -> u32 {
+        self.ledger.tokens(self.h.ship_reserve[class], player)
     }
 
     /// `player`'s non-fighter ships (classes that count toward the fleet limit) in `system`.
     #[inline]
-    pub fn fleet_ships(&self, player: u8, system: usize) -> u32 {
+    pub fn fleet_ships(&self, player: Owner, system: usize) -> u32 {
         let base = system * self.rules.class_count();
-        let o = Owner(u16::from(player));
         self.rules
             .fleet_classes
             .iter()
-            .map(|&c| self.ledger.tokens(self.h.ships[base + usize::from(c)], o))
+            .map(|&c| {
+                self.ledger
+                    .tokens(self.h.ships[base + usize::from(c)], player)
+            })
             .sum()
     }
 
     /// T7: the most non-fighter ships `player` may have in a system: fleet-pool tokens plus the faction's
     /// bonus (Letnev +2).
     #[inline]
-    pub fn fleet_limit(&self, player: u8) -> u32 {
-        self.pool(player, Pool::Fleet) + u32::from(self.rules.fleet_bonus[usize::from(player)])
+    pub fn fleet_limit(&self, player: Owner) -> u32 {
+        self.pool(player, Pool::Fleet) + u32::from(self.rules.fleet_bonus[player.index()])
     }
 
     /// `player`'s influence left this round.
     #[inline]
-    pub fn influence(&self, player: u8) -> u64 {
-        self.ledger
-            .value(self.h.influence[usize::from(player)])
-            .max(0) as u64
+    pub fn influence(&self, player: Owner) -> u64 {
+        self.ledger.value(self.h.influence[player.index()]).max(0) as u64
     }
 
     /// `player`'s structures.
-    pub fn structures(&self, player: u8) -> i64 {
-        self.ledger.value(self.h.structures[usize::from(player)])
+    pub fn structures(&self, player: Owner) -> i64 {
+        self.ledger.value(self.h.structures[player.index()])
     }
 
     /// The key of `player`'s fleet-limit demand in `system`.
     #[inline]
-    pub fn limit_key(player: u8, system: usize) -> Key {
-        Key::new(Owner(u16::from(player)), kind::FLEET_LIMIT, system as u32)
+    pub fn limit_key(player: Owner, system: usize) -> Key {
+        Key::new(player, kind::FLEET_LIMIT, system as u32)
     }
 
     /// T7 via K6: checks `player`'s ships against the fleet limit in every system; an excess raises (or
     /// updates) a demand the player must resolve before anything else; compliance satisfies it.
-    pub fn recheck_fleet(&mut self, player: u8, cause: Cause) {
+    pub fn recheck_fleet(&mut self, player: Owner, cause: Cause) {
         let max = u64::from(self.fleet_limit(player));
         for s in 0..self.rules.system_count() {
             let measured = u64::from(self.fleet_ships(player, s));
@@ -1054,13 +1062,13 @@ impl State {
 
     /// The player whose decision the game waits for, if any: the owner of the first pending fleet-limit
     /// demand, else the player the current step belongs to.
-    pub fn actor(&self) -> Option<u8> {
+    pub fn actor(&self) -> Option<Owner> {
         if let Some(d) = self.ledger.pending().first() {
-            return Some(d.key.owner.0 as u8);
+            return Some(d.key.owner);
         }
         let f = &self.flow;
         let n = self.players();
-        Some(match f.step {
+        Some(owner(match f.step {
             Step::Over => return None,
             Step::Pick => (f.speaker + f.picks % n) % n,
             Step::Turn | Step::Produce => f.turn,
@@ -1073,7 +1081,7 @@ impl State {
             | Step::FreeSecondaries => f.resolver,
             Step::Fallback => (f.resolver + f.others) % n,
             Step::Secondary => (f.turn + f.cursor) % n,
-        })
+        }))
     }
 
     /// Checks that the rules, handles and flow fit together (a restored snapshot may be damaged): every
@@ -1215,21 +1223,20 @@ impl State {
     pub fn check_rules(&self) -> Result<(), Violation> {
         self.check_shape()?;
         let n = self.players();
-        for p in 0..n {
-            let o = Owner(u16::from(p));
+        for p in self.owners() {
             // T1: the kernel conserves each supply (K4); its totals must be the rules' 16 command tokens
             // and each class's pieces.
-            let command = self.ledger.supply_of(0, o);
+            let command = self.ledger.supply_of(0, p);
             if command != COMMAND_TOKENS {
                 return Err(Violation(format!(
-                    "p{p} has {command} command tokens, not {COMMAND_TOKENS}"
+                    "{p} has {command} command tokens, not {COMMAND_TOKENS}"
                 )));
             }
             for c in 0..self.rules.class_count() {
-                let total = self.ledger.supply_of(ship_supply(c), o);
+                let total = self.ledger.supply_of(ship_supply(c), p);
                 if total != self.rules.classes[c].reinforcements {
                     return Err(Violation(format!(
-                        "p{p} has {total} {} pieces, not {}",
+                        "{p} has {total} {} pieces, not {}",
                         self.rules.classes[c].id, self.rules.classes[c].reinforcements
                     )));
                 }
@@ -1237,7 +1244,7 @@ impl State {
             if let Some(m) = self.rules.fleet_pool_max {
                 if self.pool(p, Pool::Fleet) > u32::from(m) {
                     return Err(Violation(format!(
-                        "p{p}'s fleet pool holds {} over the law's {m}",
+                        "{p}'s fleet pool holds {} over the law's {m}",
                         self.pool(p, Pool::Fleet)
                     )));
                 }
@@ -1254,8 +1261,8 @@ impl State {
                     *sum += count;
                 }
             }
-            for p in 0..n {
-                let (ships, max) = (ships[usize::from(p)], self.fleet_limit(p));
+            for p in self.owners() {
+                let (ships, max) = (ships[p.index()], self.fleet_limit(p));
                 let key = State::limit_key(p, s);
                 let pending = self
                     .ledger
@@ -1265,7 +1272,7 @@ impl State {
                     .map_or(0, |d| d.excess);
                 if ships.saturating_sub(max) != pending {
                     return Err(Violation(format!(
-                        "p{p} has {ships} ships in system {s} with a fleet limit of {max}, but {pending} pending"
+                        "{p} has {ships} ships in system {s} with a fleet limit of {max}, but {pending} pending"
                     )));
                 }
             }

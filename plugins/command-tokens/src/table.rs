@@ -1,7 +1,7 @@
 //! The table every seat and spectator sees: the clock, whose turn it is, who may act and why, and the
 //! game's state in sections. Nothing is hidden in this ruleset.
 
-use crate::state::{NOBODY, Phase, Pool, State, Step};
+use crate::state::{NOBODY, Phase, Pool, State, Step, owner};
 use crate::words::count;
 use coffer_core::{Owner, Table};
 use std::borrow::Cow;
@@ -21,15 +21,15 @@ impl State {
             Phase::Over => None,
         };
         if let Some(t) = turn {
-            table.turn(Owner(u16::from(t)));
+            table.turn(owner(t));
         }
         if let (Some(p), Some(why)) = (self.actor(), self.why()) {
-            table.act(Owner(u16::from(p)), why);
+            table.act(p, why);
         }
         if f.phase == Phase::Action {
-            for p in 0..n {
-                if f.passed & (1 << p) != 0 {
-                    table.pass(Owner(u16::from(p)));
+            for p in self.owners() {
+                if f.passed & (1 << p.0) != 0 {
+                    table.pass(p);
                 }
             }
         }
@@ -46,23 +46,23 @@ impl State {
                 };
                 (Owner::GAME, value)
             } else if resolving && usize::from(f.card) == c {
-                (Owner(u16::from(h)), "being resolved")
+                (owner(h), "being resolved")
             } else if self.ledger.is_exhausted(self.h.cards[c]) {
-                (Owner(u16::from(h)), "used")
+                (owner(h), "used")
             } else {
-                (Owner(u16::from(h)), "ready")
+                (owner(h), "ready")
             };
             cards.row(owner, card.name.clone(), value);
         }
         let speaker = usize::from(f.speaker);
         table.section("Speaker").row(
-            Owner(u16::from(f.speaker)),
+            owner(f.speaker),
             "speaker",
             r.faction_names[speaker].clone(),
         );
         let players = table.section("Command sheets");
-        for p in 0..n {
-            let i = usize::from(p);
+        for p in self.owners() {
+            let i = p.index();
             let mut value = String::with_capacity(72);
             let _ = write!(
                 value,
@@ -78,16 +78,16 @@ impl State {
             if f.forfeited[i] > 0 {
                 let _ = write!(value, "; {} could not be gained", f.forfeited[i]);
             }
-            players.row(Owner(u16::from(p)), r.faction_names[i].clone(), value);
+            players.row(p, r.faction_names[i].clone(), value);
         }
-        let producing = (f.step == Step::Produce).then_some((f.turn, usize::from(f.system)));
+        let producing = (f.step == Step::Produce).then_some((owner(f.turn), usize::from(f.system)));
         let board = table.section("Command tokens on the board");
         for (s, &zone) in self.h.systems.iter().enumerate() {
-            for (p, &tokens) in self.ledger.zone_tokens(zone).iter().enumerate() {
+            for (p, &tokens) in self.owners().zip(self.ledger.zone_tokens(zone)) {
                 if tokens == 0 {
                     continue;
                 }
-                let value = if producing == Some((p as u8, s)) {
+                let value = if producing == Some((p, s)) {
                     Cow::Owned(format!(
                         "activated: {} of {} produced",
                         count(u32::from(f.built), "ship", "ships"),
@@ -96,13 +96,13 @@ impl State {
                 } else {
                     Cow::Borrowed("command token")
                 };
-                board.row(Owner(p as u16), r.system_labels[s].clone(), value);
+                board.row(p, r.system_labels[s].clone(), value);
             }
         }
         if f.phase == Phase::Over && self.ledger.pending().is_empty() {
-            let best = (0..n).map(|p| self.sheet(p)).max().unwrap_or(0);
+            let best = self.owners().map(|p| self.sheet(p)).max().unwrap_or(0);
             let scores = table.section("Final scores");
-            for p in 0..n {
+            for p in self.owners() {
                 let score = self.sheet(p);
                 let mut value = count(
                     score,
@@ -112,11 +112,7 @@ impl State {
                 if score == best {
                     value.push_str(": winner");
                 }
-                scores.row(
-                    Owner(u16::from(p)),
-                    r.faction_names[usize::from(p)].clone(),
-                    value,
-                );
+                scores.row(p, r.faction_names[p.index()].clone(), value);
             }
         }
     }

@@ -2,7 +2,7 @@
 //! waits for and why, and actions written out for refusals. The table is in [`crate::table`].
 
 use crate::actions::Action;
-use crate::state::{Pool, State, Step, kind, note};
+use crate::state::{Pool, State, Step, kind, note, slot};
 use coffer_core::{NoteTerm, Term, Vocabulary};
 use std::borrow::Cow;
 
@@ -248,7 +248,7 @@ impl State {
             Step::Turn => {
                 let tactical = self.pool(p, Pool::Tactic) > 0;
                 let strategic = (0..self.rules.cards.len())
-                    .any(|c| f.holder[c] == p && !self.ledger.is_exhausted(self.h.cards[c]));
+                    .any(|c| f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]));
                 Cow::Borrowed(match (tactical, strategic) {
                     (true, true) => "to take a tactical or a strategic action",
                     (true, false) => "to take a tactical action or pass",

@@ -31,7 +31,7 @@ fn t1_each_player_starts_with_3_tactic_3_fleet_2_strategy_8_reinforcements() {
         let s = default_game(n);
         for p in 0..n as u8 {
             assert_eq!(sheet(&s, p), [3, 3, 2, 8], "{n} players, p{p}");
-            assert_eq!(s.board_tokens(p), 0);
+            assert_eq!(s.board_tokens(owner(p)), 0);
         }
         s.check_invariants().unwrap();
     }
@@ -252,9 +252,9 @@ fn t3_placing_from_empty_reinforcements_takes_a_token_from_a_pool_the_player_cho
         },
     );
     assert_eq!(sheet(&s, 1), [3, 3, 9, 0]);
-    assert!(s.has_token(1, EMPTY.into()));
+    assert!(s.has_token(Owner(1), EMPTY.into()));
     // p2 had reinforcements: placed from there without a choice.
-    assert!(s.has_token(2, EMPTY.into()));
+    assert!(s.has_token(Owner(2), EMPTY.into()));
     assert_eq!(sheet(&s, 2), [3, 3, 2, 7]);
     assert_eq!(s.flow.step, Step::Secondary);
     s.check_invariants().unwrap();
@@ -302,7 +302,7 @@ fn t3_no_pool_token_is_taken_when_the_system_already_holds_the_players_token() {
     // No fallback choice for p1: the token would go straight back to reinforcements (T6).
     assert_eq!(s.flow.step, Step::Secondary);
     assert_eq!(sheet(&s, 1), [2, 3, 10, 0]);
-    assert_eq!(s.board_tokens(1), 1);
+    assert_eq!(s.board_tokens(Owner(1)), 1);
 }
 
 #[test]
@@ -324,7 +324,7 @@ fn t3_a_placement_with_no_token_anywhere_places_nothing() {
     );
     let o = Owner(1);
     for z in 0..16usize {
-        let from = if s.reinforcements(1) > 0 {
+        let from = if s.reinforcements(Owner(1)) > 0 {
             s.h.reinforcements
         } else {
             *s.h.pools
@@ -337,7 +337,7 @@ fn t3_a_placement_with_no_token_anywhere_places_nothing() {
             .unwrap();
     }
     s.ledger.take_events();
-    assert_eq!(s.sheet(1) + s.reinforcements(1), 0);
+    assert_eq!(s.sheet(Owner(1)) + s.reinforcements(Owner(1)), 0);
     pick(
         &mut s,
         &[
@@ -352,8 +352,8 @@ fn t3_a_placement_with_no_token_anywhere_places_nothing() {
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     ok(&mut s, 0, Action::Diplomacy { system: 16 });
     assert_eq!(s.flow.step, Step::Secondary);
-    assert!(!s.has_token(1, 16));
-    assert!(s.has_token(2, 16));
+    assert!(!s.has_token(Owner(1), 16));
+    assert!(s.has_token(Owner(2), 16));
     s.check_invariants().unwrap();
 }
 
@@ -415,8 +415,8 @@ fn t3_construction_placement_from_empty_reinforcements_takes_a_chosen_pool() {
         },
     );
     assert_eq!(sheet(&s, 1), [2, 10, 2, 0]);
-    assert!(s.has_token(1, 5));
-    assert_eq!(s.structures(1), 1);
+    assert!(s.has_token(Owner(1), 5));
+    assert_eq!(s.structures(Owner(1)), 1);
     s.check_invariants().unwrap();
 }
 
@@ -438,7 +438,7 @@ fn t4_tactical_action_spends_a_tactic_token_and_places_it_in_the_system() {
     );
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     assert_eq!(sheet(&s, 0), [2, 3, 2, 8]);
-    assert!(s.has_token(0, EMPTY.into()));
+    assert!(s.has_token(Owner(0), EMPTY.into()));
     assert_eq!(s.flow.step, Step::Produce);
     ok(&mut s, 0, Action::Done);
     assert_eq!(actor(&s), 1);
@@ -491,7 +491,7 @@ fn t4_other_players_tokens_do_not_block_activation() {
     ok(&mut s, 0, Action::Done);
     assert!(legal(&s, 1).contains(&Action::Tactical { system: EMPTY }));
     ok(&mut s, 1, Action::Tactical { system: EMPTY });
-    assert!(s.has_token(0, EMPTY.into()) && s.has_token(1, EMPTY.into()));
+    assert!(s.has_token(Owner(0), EMPTY.into()) && s.has_token(Owner(1), EMPTY.into()));
 }
 
 #[test]
@@ -685,7 +685,7 @@ fn t6_second_token_in_system_returns_to_reinforcements() {
     ok(&mut s, 1, Action::Done);
     assert_eq!(actor(&s), 0);
     ok(&mut s, 0, Action::Strategic { card: CONSTRUCTION });
-    assert_eq!(s.structures(0), 2);
+    assert_eq!(s.structures(Owner(0)), 2);
     ok(&mut s, 1, Action::Secondary);
     assert_eq!(s.flow.step, Step::Place);
     assert_eq!(sheet(&s, 1), [2, 3, 1, 9]);
@@ -699,8 +699,8 @@ fn t6_second_token_in_system_returns_to_reinforcements() {
     );
     // The token went to reinforcements instead; the effect (a structure) still resolved.
     assert_eq!(sheet(&s, 1), [2, 3, 1, 9]);
-    assert_eq!(s.board_tokens(1), 1);
-    assert_eq!(s.structures(1), 1);
+    assert_eq!(s.board_tokens(Owner(1)), 1);
+    assert_eq!(s.structures(Owner(1)), 1);
     s.check_invariants().unwrap();
 }
 
@@ -723,7 +723,7 @@ fn t6_a_token_for_a_free_system_is_placed() {
         },
     );
     assert_eq!(sheet(&s, 1), [2, 3, 1, 8]);
-    assert!(s.has_token(1, EMPTY.into()));
+    assert!(s.has_token(Owner(1), EMPTY.into()));
     // With reinforcements available, naming a fallback pool is refused.
     ok(&mut s, 2, Action::Secondary);
     let e = refused(
@@ -767,7 +767,7 @@ fn t6_diplomacy_token_for_a_system_already_holding_one_returns_to_reinforcements
         [2, 3, 2, 8],
         "p2's token stays in reinforcements"
     );
-    assert_eq!(s.board_tokens(2), 1);
+    assert_eq!(s.board_tokens(Owner(2)), 1);
     assert_eq!(sheet(&s, 1), [3, 3, 2, 7]);
 }
 
@@ -797,7 +797,7 @@ fn t7_ships_over_the_fleet_pool_wait_for_the_players_choice() {
     let (destroyer, cruiser, carrier) = (DESTROYER, CRUISER, CARRIER);
     ok(&mut s, 2, Action::Tactical { system: HOME_HACAN });
     ok(&mut s, 2, Action::Produce { class: destroyer });
-    assert_eq!(s.fleet_ships(2, HOME_HACAN.into()), 4);
+    assert_eq!(s.fleet_ships(Owner(2), HOME_HACAN.into()), 4);
     assert_eq!(s.ledger.pending().len(), 1);
     assert_eq!(s.ledger.pending()[0].excess, 1);
     // The only legal actions: p2 chooses which ship goes; everyone else waits, production too.
@@ -873,10 +873,10 @@ fn t7_ships_over_the_fleet_pool_wait_for_the_players_choice() {
     );
     ok(&mut s, 2, Action::Done);
     assert!(s.ledger.pending().is_empty());
-    assert_eq!(s.ships(2, HOME_HACAN.into(), carrier.into()), 0);
-    assert_eq!(s.ships(2, HOME_HACAN.into(), destroyer.into()), 2);
+    assert_eq!(s.ships(Owner(2), HOME_HACAN.into(), carrier.into()), 0);
+    assert_eq!(s.ships(Owner(2), HOME_HACAN.into(), destroyer.into()), 2);
     assert_eq!(
-        s.ship_reserve(2, carrier.into()),
+        s.ship_reserve(Owner(2), carrier.into()),
         4,
         "removed ships return to reinforcements"
     );
@@ -890,14 +890,14 @@ fn t7_a_fleet_token_taken_as_fallback_rechecks_the_limit() {
     // p1 (Sol) has 2 carriers and a destroyer at home: exactly its 3 fleet tokens.
     let mut s = diplomacy_with_empty_reinforcements_for_p1();
     let sol_home = 2usize;
-    assert_eq!(s.fleet_ships(1, sol_home), 3);
+    assert_eq!(s.fleet_ships(Owner(1), sol_home), 3);
     ok(&mut s, 0, Action::Diplomacy { system: EMPTY });
     ok(&mut s, 1, Action::Fallback { pool: Pool::Fleet });
-    assert_eq!(s.pool(1, Pool::Fleet), 2);
+    assert_eq!(s.pool(Owner(1), Pool::Fleet), 2);
     assert_eq!(s.ledger.pending().len(), 1);
     assert_eq!(s.ledger.pending()[0].excess, 1);
     // Diplomacy went on for p2, but p1's choice comes first now.
-    assert!(s.has_token(2, EMPTY.into()));
+    assert!(s.has_token(Owner(2), EMPTY.into()));
     assert_eq!(actor(&s), 1);
     assert!(
         legal(&s, 1)
@@ -925,7 +925,7 @@ fn t7_fighters_do_not_count_toward_the_fleet_limit() {
     ok(&mut s, 2, Action::Produce { class: fighter });
     ok(&mut s, 2, Action::Produce { class: fighter });
     ok(&mut s, 2, Action::Done);
-    assert_eq!(s.ships(2, HOME_HACAN.into(), fighter.into()), 4);
+    assert_eq!(s.ships(Owner(2), HOME_HACAN.into(), fighter.into()), 4);
     assert!(s.ledger.pending().is_empty());
 }
 
@@ -938,7 +938,7 @@ fn t7_at_the_limit_nothing_is_demanded() {
     ok(&mut s, 2, Action::Done);
     assert!(s.ledger.pending().is_empty());
     // Home holds exactly 3 = fleet pool.
-    assert_eq!(s.fleet_ships(2, HOME_HACAN.into()), 3);
+    assert_eq!(s.fleet_ships(Owner(2), HOME_HACAN.into()), 3);
     let e = refused(
         &mut s,
         0,
@@ -978,7 +978,7 @@ fn t7_the_limit_is_rechecked_after_redistribution() {
     while s.flow.step == Step::Gain {
         ok(&mut s, 2, Action::Gain { pool: Pool::Tactic });
     }
-    let total = s.sheet(2) as u8;
+    let total = s.sheet(Owner(2)) as u8;
     ok(
         &mut s,
         2,
@@ -1044,7 +1044,7 @@ fn t8_status_phase_returns_board_tokens_gains_two_and_redistributes() {
     finish_action_phase(&mut s);
     assert_eq!(s.flow.phase, Phase::Status);
     // Every token on the board is back in reinforcements.
-    for p in 0..5 {
+    for p in (0..5).map(Owner) {
         assert_eq!(s.board_tokens(p), 0);
     }
     assert_eq!(sheet(&s, 0), [2, 3, 2, 9]);
@@ -1092,7 +1092,7 @@ fn t8_redistribution_must_place_every_sheet_token() {
     while s.flow.step == Step::Gain {
         ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
     }
-    let total = s.sheet(p) as u8;
+    let total = s.sheet(owner(p)) as u8;
     refused(
         &mut s,
         p,
@@ -1230,7 +1230,7 @@ fn t9_leadership_primary_gains_three_then_buys_one_token_per_three_influence() {
             .collect::<Vec<_>>()
     );
     ok(&mut s, 0, Action::Buy { influence: 6 });
-    assert_eq!(s.influence(0), 0);
+    assert_eq!(s.influence(Owner(0)), 0);
     assert_eq!(s.flow.step, Step::Gain);
     ok(&mut s, 0, Action::Gain { pool: Pool::Fleet });
     ok(&mut s, 0, Action::Gain { pool: Pool::Fleet });
@@ -1257,7 +1257,7 @@ fn t9_excess_influence_is_wasted() {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     }
     ok(&mut s, 0, Action::Buy { influence: 5 });
-    assert_eq!(s.influence(0), 1, "5 influence spent");
+    assert_eq!(s.influence(Owner(0)), 1, "5 influence spent");
     ok(
         &mut s,
         0,
@@ -1314,7 +1314,7 @@ fn t9_any_player_may_buy_in_the_secondary() {
     );
     ok(&mut s, 2, Action::Buy { influence: 2 });
     assert_eq!(sheet(&s, 2), [3, 3, 2, 8]);
-    assert_eq!(s.influence(2), 0);
+    assert_eq!(s.influence(Owner(2)), 0);
     assert_eq!(s.flow.step, Step::Turn);
 }
 
@@ -1374,7 +1374,7 @@ fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
     }
     ok(&mut s, 0, Action::Buy { influence: 4 });
     ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
-    assert_eq!(s.influence(0), 2);
+    assert_eq!(s.influence(Owner(0)), 2);
     finish_action_phase(&mut s);
     for _ in 0..3 {
         let p = actor(&s);
@@ -1399,7 +1399,7 @@ fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
         );
     }
     assert_eq!(
-        s.influence(0),
+        s.influence(Owner(0)),
         6,
         "each round starts with the configured influence"
     );
@@ -1447,7 +1447,7 @@ fn t7_a_limit_exceeded_in_the_last_status_phase_is_resolved_before_the_game_fini
     while s.flow.step == Step::Gain {
         ok(&mut s, 2, Action::Gain { pool: Pool::Tactic });
     }
-    let total = s.sheet(2) as u8;
+    let total = s.sheet(Owner(2)) as u8;
     ok(
         &mut s,
         2,
@@ -1506,7 +1506,7 @@ fn t11_trade_primary_lets_the_chosen_players_resolve_the_secondary_without_a_str
     let choices = legal(&s, 0);
     assert_eq!(choices.len(), 8);
     assert!(choices.iter().all(|a| matches!(a,
-        Action::FreeSecondaries { players } if !players.contains(0))));
+        Action::FreeSecondaries { players } if !players.contains(Owner(0)))));
     let chosen = coffer_command_tokens::Players(0b1010); // p1 and p3
     ok(&mut s, 0, Action::FreeSecondaries { players: chosen });
     let before: Vec<[u32; 4]> = (0..4).map(|p| sheet(&s, p)).collect();

@@ -4,6 +4,16 @@
 use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
 use coffer_core::{ActionError, Cause, Owner, Ruleset, testing};
 
+/// Player `p` by index: the helpers take indices for readability, the State API takes [`Owner`].
+pub fn owner(p: u8) -> Owner {
+    Owner(u16::from(p))
+}
+
+/// The index of player `p`, as the helpers take it.
+pub fn index(p: Owner) -> u8 {
+    u8::try_from(p.0).expect("a player")
+}
+
 /// A new game through the ruleset, events taken.
 pub fn game(players: u16, config: Config) -> State {
     let mut s = CommandTokens::new()
@@ -21,27 +31,27 @@ pub fn default_game(players: u16) -> State {
 /// Applies an action that must succeed.
 #[track_caller]
 pub fn ok(s: &mut State, p: u8, a: Action) {
-    testing::applies(&CommandTokens::new(), s, Owner(u16::from(p)), &a);
+    testing::applies(&CommandTokens::new(), s, owner(p), &a);
 }
 
 /// Applies an action that must be refused: the state hash unchanged, no event, not listed as legal (the
 /// SDK's harness); returns the error.
 #[track_caller]
 pub fn refused(s: &mut State, p: u8, a: Action) -> ActionError {
-    testing::refused(&CommandTokens::new(), s, Owner(u16::from(p)), &a)
+    testing::refused(&CommandTokens::new(), s, owner(p), &a)
 }
 
 /// `p`'s legal actions.
 pub fn legal(s: &State, p: u8) -> Vec<Action> {
     let mut out = Vec::new();
-    s.legal_actions(Owner(u16::from(p)), &mut out);
+    s.legal_actions(owner(p), &mut out);
     out
 }
 
-/// Whose decision it is.
+/// Whose decision it is, by index.
 #[track_caller]
 pub fn actor(s: &State) -> u8 {
-    s.actor().expect("someone must act")
+    index(s.actor().expect("someone must act"))
 }
 
 /// Plays the strategy phase: the k-th pick takes `cards[k]`.
@@ -56,7 +66,7 @@ pub fn pick(s: &mut State, cards: &[u8]) {
 
 /// Test set-up: moves `n` of `p`'s command tokens from reinforcements to a pool (or back with a negative n).
 pub fn shift_reserve(s: &mut State, p: u8, pool: Pool, n: i32) {
-    let o = Owner(u16::from(p));
+    let o = owner(p);
     let (from, to) = if n >= 0 {
         (s.h.reinforcements, s.h.pools[pool.index()])
     } else {
@@ -70,6 +80,7 @@ pub fn shift_reserve(s: &mut State, p: u8, pool: Pool, n: i32) {
 
 /// `[tactic, fleet, strategy, reinforcements]` of `p`.
 pub fn sheet(s: &State, p: u8) -> [u32; 4] {
+    let p = owner(p);
     [
         s.pool(p, Pool::Tactic),
         s.pool(p, Pool::Fleet),
@@ -160,14 +171,14 @@ pub fn random_playout(s: &mut State, seed: u64, mut after: impl FnMut(&State, Ac
     let mut out = Vec::new();
     while let Some(p) = s.actor() {
         out.clear();
-        s.legal_actions(Owner(u16::from(p)), &mut out);
+        s.legal_actions(p, &mut out);
         assert!(
             !out.is_empty(),
-            "p{p} must act but has no legal action ({:?})",
+            "{p} must act but has no legal action ({:?})",
             s.flow.step
         );
         let a = out[rng.below(out.len())];
-        ok(s, p, a);
+        ok(s, index(p), a);
         after(s, a);
         n += 1;
         assert!(n < 100_000, "the playout does not end");
@@ -180,7 +191,7 @@ pub fn random_playout(s: &mut State, seed: u64, mut after: impl FnMut(&State, Ac
 pub fn skip(s: &mut State, p: u8) {
     let system = (0..s.rules.system_count())
         .rev()
-        .find(|&z| !s.has_token(p, z))
+        .find(|&z| !s.has_token(owner(p), z))
         .expect("a free system") as u16;
     ok(s, p, Action::Tactical { system });
     ok(s, p, Action::Done);

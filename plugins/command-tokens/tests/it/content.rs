@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Content, ContentError};
-use coffer_core::{Adapter, Ruleset, Setup, SetupError};
+use coffer_core::{Adapter, Owner, Ruleset, Setup, SetupError};
 
 #[test]
 fn embedded_content_is_valid() {
@@ -350,8 +350,8 @@ fn default_galaxy_has_mecatol_a_home_per_player_and_empty_systems() {
     assert_eq!(s.rules.system_count(), 13);
     assert!(s.rules.systems[0].no_diplomacy);
     assert_eq!(s.rules.systems[1].id, "home-letnev");
-    assert_eq!(s.ships(0, 1, class(&s, "dreadnought").into()), 1);
-    assert_eq!(s.ships(1, 2, class(&s, "carrier").into()), 2);
+    assert_eq!(s.ships(Owner(0), 1, class(&s, "dreadnought").into()), 1);
+    assert_eq!(s.ships(Owner(1), 2, class(&s, "carrier").into()), 2);
     assert_eq!(s.rules.cards_per_player, 1);
     assert_eq!(default_game(4).rules.cards_per_player, 2);
 }

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use coffer_command_tokens::{Action, Config, Phase, Pool, Step};
+use coffer_core::Owner;
 
 const DIPLOMACY: u8 = 1;
 const POLITICS: u8 = 2;
@@ -36,10 +37,10 @@ fn modifier_diplomacy_places_a_token_of_every_other_player_but_not_in_mecatol_re
     let home = system(&s, "home-letnev");
     ok(&mut s, 0, Action::Diplomacy { system: home });
     for p in 1..4 {
-        assert!(s.has_token(p, home.into()), "p{p}");
+        assert!(s.has_token(owner(p), home.into()), "p{p}");
         assert_eq!(sheet(&s, p), [3, 3, 2, 7]);
     }
-    assert!(!s.has_token(0, home.into()));
+    assert!(!s.has_token(Owner(0), home.into()));
     // The other players are now locked out of activating that system (T4).
     decline_secondaries_until(&mut s, None);
     assert!(!legal(&s, 1).contains(&Action::Tactical { system: home }));
@@ -71,7 +72,7 @@ fn t10_warfare_removes_a_board_token_then_gains_that_token_and_redistributes() {
     assert_eq!(legal(&s, 0), vec![Action::RemoveToken { system: 4 }]);
     refused(&mut s, 0, Action::RemoveToken { system: 5 });
     ok(&mut s, 0, Action::RemoveToken { system: 4 });
-    assert_eq!(s.board_tokens(0), 0);
+    assert_eq!(s.board_tokens(Owner(0)), 0);
     assert_eq!(sheet(&s, 0), [2, 3, 2, 9]);
     assert_eq!(s.flow.step, Step::Gain);
     ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -88,7 +89,7 @@ fn t10_warfare_removes_a_board_token_then_gains_that_token_and_redistributes() {
     assert_eq!(sheet(&s, 0), [1, 6, 1, 8]);
     // The system is free again for p0.
     assert_eq!(s.flow.step, Step::Secondary);
-    assert!(!s.has_token(0, 4));
+    assert!(!s.has_token(Owner(0), 4));
 }
 
 #[test]
@@ -107,7 +108,7 @@ fn t10_warfare_with_no_token_on_the_board_gains_nothing_and_still_redistributes(
     );
     skip(&mut s, 1);
     skip(&mut s, 2);
-    assert_eq!(s.board_tokens(0), 0);
+    assert_eq!(s.board_tokens(Owner(0)), 0);
     let before = sheet(&s, 0);
     ok(&mut s, 0, Action::Strategic { card: WARFARE });
     // Nothing to remove, so nothing is gained (LRR 99.1 gains the token removed; 1.17 "then"), and
@@ -130,7 +131,7 @@ fn modifier_construction_primary_places_structures_secondary_places_a_token_and_
     );
     skip(&mut s, 1);
     ok(&mut s, 0, Action::Strategic { card: CONSTRUCTION });
-    assert_eq!(s.structures(0), 2);
+    assert_eq!(s.structures(Owner(0)), 2);
     assert_eq!(
         sheet(&s, 0),
         [3, 3, 2, 8],
@@ -145,8 +146,8 @@ fn modifier_construction_primary_places_structures_secondary_places_a_token_and_
             fallback: None,
         },
     );
-    assert_eq!(s.structures(1), 1);
-    assert!(s.has_token(1, 5));
+    assert_eq!(s.structures(Owner(1)), 1);
+    assert!(s.has_token(Owner(1), 5));
     assert_eq!(sheet(&s, 1), [2, 3, 1, 8]);
     s.check_invariants().unwrap();
 }
@@ -253,7 +254,7 @@ fn modifier_letnev_may_have_two_more_non_fighter_ships_than_fleet_tokens() {
             WARFARE,
         ],
     );
-    assert_eq!(s.fleet_limit(0), 5);
+    assert_eq!(s.fleet_limit(Owner(0)), 5);
     let cruiser = class(&s, "cruiser");
     ok(&mut s, 0, Action::Tactical { system: 4 });
     for _ in 0..5 {
@@ -284,7 +285,7 @@ fn modifier_letnev_may_have_two_more_non_fighter_ships_than_fleet_tokens() {
             WARFARE,
         ],
     );
-    assert_eq!(h.fleet_limit(0), 3);
+    assert_eq!(h.fleet_limit(Owner(0)), 3);
     ok(&mut h, 0, Action::Tactical { system: 4 });
     for _ in 0..4 {
         ok(&mut h, 0, Action::Produce { class: cruiser });
@@ -314,7 +315,7 @@ fn modifier_fleet_regulations_caps_the_fleet_pool_at_four() {
     );
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     ok(&mut s, 0, Action::Gain { pool: Pool::Fleet });
-    assert_eq!(s.pool(0, Pool::Fleet), 4);
+    assert_eq!(s.pool(Owner(0), Pool::Fleet), 4);
     assert_eq!(
         legal(&s, 0),
         vec![
@@ -334,7 +335,7 @@ fn modifier_fleet_regulations_caps_the_fleet_pool_at_four() {
     while s.flow.step == Step::Gain {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     }
-    let total = s.sheet(0) as u8;
+    let total = s.sheet(Owner(0)) as u8;
     assert!(
         legal(&s, 0)
             .iter()
@@ -375,7 +376,7 @@ fn modifier_fleet_regulations_caps_the_fleet_pool_at_four() {
     ok(&mut t, 0, Action::Strategic { card: LEADERSHIP });
     ok(&mut t, 0, Action::Gain { pool: Pool::Fleet });
     ok(&mut t, 0, Action::Gain { pool: Pool::Fleet });
-    assert_eq!(t.pool(0, Pool::Fleet), 5);
+    assert_eq!(t.pool(Owner(0), Pool::Fleet), 5);
 }
 
 #[test]

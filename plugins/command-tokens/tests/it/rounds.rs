@@ -74,7 +74,7 @@ fn the_game_ends_after_the_configured_rounds_scoring_command_sheet_tokens() {
     let Outcome::Finished { winners, scores } = r.outcome(&s) else {
         panic!("the game should be over")
     };
-    let expected: Vec<i64> = (0..4).map(|p| i64::from(s.sheet(p))).collect();
+    let expected: Vec<i64> = (0..4).map(|p| i64::from(s.sheet(Owner(p)))).collect();
     assert_eq!(scores, expected);
     let best = *scores.iter().max().unwrap();
     let expected_winners: Vec<Owner> = (0..4u16)
