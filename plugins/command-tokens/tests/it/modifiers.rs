@@ -443,10 +443,14 @@ fn t12_a_technology_is_known_and_owned_once_per_player() {
     assert!(setup(vec![vec![]]).contains("technologies: 1 lists given, but 3 players need 3"));
 }
 
-/// A three-player game with the Nekro Virus as p1 and Technology held by p0 (who acts first).
-fn nekro_game() -> coffer_command_tokens::State {
+/// A three-player game with the Nekro Virus as p1, content replaced by `content` if given; picks: p0
+/// Leadership, p1 Technology, p2 Diplomacy, then p2 Politics, p1 Construction, p0 Trade.
+fn nekro_game(
+    content: Option<coffer_command_tokens::ContentOverride>,
+) -> coffer_command_tokens::State {
     let config = Config {
         factions: vec!["letnev".into(), "nekro".into(), "hacan".into()],
+        content,
         ..Config::default()
     };
     let mut s = game(3, config);
@@ -466,8 +470,7 @@ fn nekro_game() -> coffer_command_tokens::State {
 
 #[test]
 fn t13_the_nekro_virus_gains_three_tokens_instead_of_researching_with_technology() {
-    // Picks: p0 Leadership, p1 Technology, p2 Diplomacy, then p2 Politics, p1 Construction, p0 Trade.
-    let mut s = nekro_game();
+    let mut s = nekro_game(None);
     assert_eq!(s.rules.research_tokens, vec![0, 3, 0]);
     // Order by initiative: p0 (Leadership 1), p2 (Diplomacy 2), p1 (Construction 4): p0 and p2 skip.
     skip(&mut s, 0);
@@ -499,26 +502,10 @@ fn t13_the_nekro_virus_gains_three_tokens_with_a_research_secondary() {
     // Diplomacy held by p2 gets Technology's secondary, so p1 (Nekro) resolves a research secondary.
     cards[usize::from(DIPLOMACY)].primary = vec![];
     cards[usize::from(DIPLOMACY)].secondary = vec![coffer_command_tokens::EffectSpec::Research];
-    let config = Config {
-        factions: vec!["letnev".into(), "nekro".into(), "hacan".into()],
-        content: Some(coffer_command_tokens::ContentOverride {
-            strategy_cards: Some(cards),
-            ..Default::default()
-        }),
-        ..Config::default()
-    };
-    let mut s = game(3, config);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            TECHNOLOGY,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-        ],
-    );
+    let mut s = nekro_game(Some(coffer_command_tokens::ContentOverride {
+        strategy_cards: Some(cards),
+        ..Default::default()
+    }));
     skip(&mut s, 0);
     ok(&mut s, 2, Action::Strategic { card: DIPLOMACY });
     // The secondary round goes clockwise from p2: p0, then p1.
