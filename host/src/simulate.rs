@@ -661,11 +661,7 @@ fn random_playout<E, F: FnMut(Played<'_>) -> Result<(), E>>(
                 .apply_legal_then_acting(player, index)
                 .map_err(refused)?;
             order.clear();
-            // Mostly one player: a push, not a `memcpy` call.
-            match *next {
-                [one] => order.push(one),
-                _ => order.extend_from_slice(next),
-            }
+            order.extend_from_slice(next);
         }
         applied += 1;
         if let Some(observe) = &mut observe {

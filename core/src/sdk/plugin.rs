@@ -830,12 +830,8 @@ impl<R: Ruleset> Game<R> {
         }
         let start = self.legal.len();
         if player.0 < self.players {
-            // Listed into a local vector: pushing into `self.legal` in place stored and re-read its length
-            // through `self` after every action pushed (the compiler cannot tell the pushes do not write
-            // `self`), half of a wide board's listing time.
-            let mut legal = std::mem::take(&mut self.legal);
-            self.ruleset.legal_actions(&self.state, player, &mut legal);
-            self.legal = legal;
+            self.ruleset
+                .legal_actions(&self.state, player, &mut self.legal);
         }
         self.lists.push(Listed {
             player,

@@ -78,19 +78,7 @@ impl Ledger {
     /// its [`begin`](Self::begin)) leaves them in place.
     #[inline]
     pub fn forget_events(&mut self, n: usize) {
-        let n = n.min(self.log.len());
-        match self.log.len() - n {
-            _ if n == 0 => {}
-            // Most actions record one event: a move, not a `memmove` call.
-            1 => {
-                self.log[0] = self.log[n];
-                self.log.truncate(1);
-            }
-            kept => {
-                self.log.copy_within(n.., 0);
-                self.log.truncate(kept);
-            }
-        }
+        self.log.drain(..n.min(self.log.len()));
     }
 
     /// Opens a transaction: until [`commit`](Self::commit) or [`rollback`](Self::rollback), changes are
