@@ -1,6 +1,9 @@
 //! Ship (pilot) and upgrade cards as data: the JSON format, its validation, and the built-in sample set.
 
+use coffer_core::check_content_id;
 use serde::{Deserialize, Serialize};
+
+pub use coffer_core::ContentError;
 
 /// The built-in sample set (`data/ships.json`), embedded at build time.
 pub const BUILTIN: &str = include_str!("../data/ships.json");
@@ -304,8 +307,6 @@ pub struct Content {
     pub upgrades: Vec<Upgrade>,
 }
 
-pub use coffer_core::ContentError;
-
 /// The list every content error names: the card content (the embedded `data/ships.json`, or a
 /// configuration's `content`).
 const LIST: &str = "card content";
@@ -434,16 +435,11 @@ impl Content {
     /// # Errors
     /// The first [`ContentError`].
     pub fn validate(&self) -> Result<(), ContentError> {
-        let mut ids: Vec<&str> = Vec::new();
-        for p in &self.pilots {
+        // Pilots and upgrades are two lists, each with its own ids.
+        let mut ids = Vec::new();
+        for (i, p) in self.pilots.iter().enumerate() {
+            check_content_id(LIST, i, &p.id, &mut ids)?;
             let e = p.id.as_str();
-            if e.is_empty() {
-                return Err(bad(e, "id", "empty id"));
-            }
-            if ids.contains(&e) {
-                return Err(bad(&p.id, "id", "appears twice"));
-            }
-            ids.push(e);
             if p.name.is_empty() {
                 return Err(bad(e, "name", "empty name"));
             }
@@ -499,15 +495,9 @@ impl Content {
             check_ability(e, p.ability, p.charges)?;
         }
         ids.clear();
-        for u in &self.upgrades {
+        for (i, u) in self.upgrades.iter().enumerate() {
+            check_content_id(LIST, i, &u.id, &mut ids)?;
             let e = u.id.as_str();
-            if e.is_empty() {
-                return Err(bad(e, "id", "empty id"));
-            }
-            if ids.contains(&e) {
-                return Err(bad(&u.id, "id", "appears twice"));
-            }
-            ids.push(e);
             if u.name.is_empty() {
                 return Err(bad(e, "name", "empty name"));
             }

@@ -243,6 +243,24 @@ const FACTIONS: &str = include_str!("../data/factions.json");
 const LAWS: &str = include_str!("../data/laws.json");
 const TECHNOLOGIES: &str = include_str!("../data/technologies.json");
 
+/// A count a card or sheet prints (a cost, a bonus, a number of tokens): 0 to 16, the tokens a player owns.
+fn at_most_16(
+    file: &'static str,
+    id: &str,
+    field: &'static str,
+    value: u8,
+) -> Result<(), ContentError> {
+    if value > 16 {
+        return Err(ContentError::invalid(
+            file,
+            id,
+            field,
+            format!("{value} is out of range: 0 to 16"),
+        ));
+    }
+    Ok(())
+}
+
 /// A display name must say something: tables and events show it.
 fn check_name(file: &'static str, id: &str, name: &str) -> Result<(), ContentError> {
     if name.trim().is_empty() {
@@ -392,14 +410,7 @@ impl Content {
                 ));
             }
             initiatives.push(c.initiative);
-            if c.secondary_cost > 16 {
-                return Err(ContentError::invalid(
-                    C,
-                    &c.id,
-                    "secondary_cost",
-                    format!("{} is out of range: 0 to 16", c.secondary_cost),
-                ));
-            }
+            at_most_16(C, &c.id, "secondary_cost", c.secondary_cost)?;
             for (field, list) in [("primary", &c.primary), ("secondary", &c.secondary)] {
                 if list.len() > 8 {
                     return Err(ContentError::invalid(
@@ -457,30 +468,9 @@ impl Content {
         for (i, f) in self.factions.iter().enumerate() {
             check_content_id(FA, i, &f.id, &mut seen)?;
             check_name(FA, &f.id, &f.name)?;
-            if f.fleet_limit_bonus > 16 {
-                return Err(ContentError::invalid(
-                    FA,
-                    &f.id,
-                    "fleet_limit_bonus",
-                    format!("{} is out of range: 0 to 16", f.fleet_limit_bonus),
-                ));
-            }
-            if f.research_tokens > 16 {
-                return Err(ContentError::invalid(
-                    FA,
-                    &f.id,
-                    "research_tokens",
-                    format!("{} is out of range: 0 to 16", f.research_tokens),
-                ));
-            }
-            if f.status_phase_tokens > 16 {
-                return Err(ContentError::invalid(
-                    FA,
-                    &f.id,
-                    "status_phase_tokens",
-                    format!("{} is out of range: 0 to 16", f.status_phase_tokens),
-                ));
-            }
+            at_most_16(FA, &f.id, "fleet_limit_bonus", f.fleet_limit_bonus)?;
+            at_most_16(FA, &f.id, "research_tokens", f.research_tokens)?;
+            at_most_16(FA, &f.id, "status_phase_tokens", f.status_phase_tokens)?;
             for (class, &n) in &f.starting_fleet {
                 let Some(s) = self.ships.iter().find(|s| &s.id == class) else {
                     return Err(ContentError::invalid(
@@ -515,13 +505,8 @@ impl Content {
         for (i, l) in self.laws.iter().enumerate() {
             check_content_id(L, i, &l.id, &mut seen)?;
             check_name(L, &l.id, &l.name)?;
-            if let Some(m) = l.fleet_pool_max.filter(|&m| m > 16) {
-                return Err(ContentError::invalid(
-                    L,
-                    &l.id,
-                    "fleet_pool_max",
-                    format!("{m} is out of range: 0 to 16"),
-                ));
+            if let Some(m) = l.fleet_pool_max {
+                at_most_16(L, &l.id, "fleet_pool_max", m)?;
             }
         }
         const T: &str = "technologies.json";
@@ -529,14 +514,7 @@ impl Content {
         for (i, t) in self.technologies.iter().enumerate() {
             check_content_id(T, i, &t.id, &mut seen)?;
             check_name(T, &t.id, &t.name)?;
-            if t.status_phase_tokens > 16 {
-                return Err(ContentError::invalid(
-                    T,
-                    &t.id,
-                    "status_phase_tokens",
-                    format!("{} is out of range: 0 to 16", t.status_phase_tokens),
-                ));
-            }
+            at_most_16(T, &t.id, "status_phase_tokens", t.status_phase_tokens)?;
         }
         Ok(())
     }

@@ -330,11 +330,10 @@ impl CardDb {
                 format!("{} cards: a card list holds at most 65535", cards.len()),
             ));
         }
+        let mut seen = Vec::with_capacity(cards.len());
         for (i, c) in cards.iter().enumerate() {
-            validate(c, i, factors)?;
-            if cards[..i].iter().any(|o| o.id == c.id) {
-                return Err(bad(&c.id, "id", format!("duplicate id '{}'", c.id)));
-            }
+            coffer_core::check_content_id(LIST, i, &c.id, &mut seen)?;
+            validate(c, factors)?;
         }
         Ok(CardDb { cards })
     }
@@ -360,16 +359,9 @@ fn bad(card: &str, field: &'static str, reason: impl Into<String>) -> ContentErr
     ContentError::invalid(LIST, card, field, reason)
 }
 
-fn validate(c: &CardDef, index: usize, factors: &[String]) -> Result<(), ContentError> {
-    let name = if c.id.is_empty() {
-        format!("#{index}")
-    } else {
-        c.id.clone()
-    };
-    let n = name.as_str();
-    if c.id.is_empty() {
-        return Err(bad(n, "id", "empty id"));
-    }
+/// Checks one card whose id was checked already (`check_content_id`).
+fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
+    let n = c.id.as_str();
     if c.name.trim().is_empty() {
         return Err(bad(n, "name", "empty name"));
     }
