@@ -621,15 +621,21 @@ fn left_to_perform(sh: &Ship, fits: impl Fn(Color) -> bool) -> bool {
     .any(|(colour, bit)| colour.is_some_and(&fits) && sh.stage.performed & bit == 0)
 }
 
-/// C17: ship `i` has not performed this action-bar action (its [`bar_bit`]) this round.
-fn not_performed(s: &State, i: usize, bit: u8) -> Result<(), Why> {
-    if s.ships[i].stage.performed & bit == 0 {
+/// C17: ship `i` has not performed this action-bar action (`Some` focus or evade, `None` reload) this round.
+fn not_performed(s: &State, i: usize, action: Option<ShipAction>) -> Result<(), Why> {
+    if s.ships[i].stage.performed & bar_bit(action) == 0 {
         return Ok(());
     }
-    let what = match bit {
-        1 => "has already performed the focus action this round: each action once per round (C17)",
-        2 => "has already performed the evade action this round: each action once per round (C17)",
-        _ => "has already performed the Reload action this round: each action once per round (C17)",
+    let what = match action {
+        Some(ShipAction::Focus) => {
+            "has already performed the focus action this round: each action once per round (C17)"
+        }
+        Some(ShipAction::Evade) => {
+            "has already performed the evade action this round: each action once per round (C17)"
+        }
+        None => {
+            "has already performed the Reload action this round: each action once per round (C17)"
+        }
     };
     Err(Why::Ship(i as u8, what))
 }
@@ -718,13 +724,13 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
         Action::Perform { ship, action } => {
             let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
             action_available(s, i)?;
-            not_performed(s, i, bar_bit(Some(action)))?;
+            not_performed(s, i, Some(action))?;
             perform_color(s, i, action)
         }
         Action::Reload { ship, card } => {
             let i = my_ship_turn(s, t, p, ship, Phase::Activation, "actions are performed")?;
             action_available(s, i)?;
-            not_performed(s, i, bar_bit(None))?;
+            not_performed(s, i, None)?;
             reload_color(s, i)?;
             reload_card(s, i, card)
         }
@@ -1816,16 +1822,14 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                         debug_assert!(my_ship_turn(s, t, p, ship, Phase::Activation, "").is_ok());
                         if action_available(s, i).is_ok() {
                             for action in [ShipAction::Focus, ShipAction::Evade] {
-                                if not_performed(s, i, bar_bit(Some(action))).is_ok()
+                                if not_performed(s, i, Some(action)).is_ok()
                                     && perform_color(s, i, action).is_ok()
                                 {
                                     out.push(Action::Perform { ship, action });
                                 }
                             }
                             // Card 0 is the ship card, which is never reloadable.
-                            if not_performed(s, i, bar_bit(None)).is_ok()
-                                && reload_color(s, i).is_ok()
-                            {
+                            if not_performed(s, i, None).is_ok() && reload_color(s, i).is_ok() {
                                 for c in 1..cards {
                                     if reload_card(s, i, c).is_ok() {
                                         out.push(Action::Reload { ship, card: c });
