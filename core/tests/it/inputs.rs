@@ -113,8 +113,16 @@ fn k1_6_damaged_snapshots_are_clear_errors_not_panics() {
     assert!(e.contains("outside"), "{e}");
     let e = damage(&|v| v["owners"] = (-1).into());
     assert!(e.contains("-1"), "{e}");
-    let e = damage(&|v| v["zones"][0][5] = 2.into());
+    // Zones are runs: owner, kind, first subject, face, one per owner, and each zone's supply.
+    let e = damage(&|v| v["zones"][0][4] = 2.into());
     assert!(e.contains("expected a boolean"), "{e}");
+    let e = damage(&|v| v["zones"][0][5] = serde_json::json!([]));
+    assert!(e.contains("zone run 0: a run holds no zone"), "{e}");
+    let e = damage(&|v| {
+        v["zones"][0][2] = u32::MAX.into();
+        v["zones"][0][5] = serde_json::json!([0, 0]);
+    });
+    assert!(e.contains("run past the last subject"), "{e}");
     // Truncated binary snapshots are errors too.
     let bytes = postcard::to_allocvec(&sample()).unwrap();
     for cut in 0..bytes.len() {
@@ -191,4 +199,37 @@ fn k1_6_records_deserialized_on_their_own_do_not_panic() {
     )
     .unwrap();
     assert_eq!(amount.available(), u64::MAX);
+}
+
+#[test]
+fn k1_6_zones_are_written_in_runs_and_read_back_from_any_split() {
+    let mut l = Ledger::new(2, 1);
+    let board: Vec<_> = (0..5)
+        .map(|s| {
+            l.add_zone(Zone::new(key(u16::MAX, 4, s)).one_per_owner())
+                .unwrap()
+        })
+        .collect();
+    let other = l.add_zone(Zone::new(key(u16::MAX, 5, 0))).unwrap();
+    let json = serde_json::to_value(&l).unwrap();
+    assert_eq!(
+        json["zones"],
+        serde_json::json!([
+            [65535, 4, 0, 0, true, [0, 0, 0, 0, 0]],
+            [65535, 5, 0, 0, false, [0]]
+        ])
+    );
+    let back: Ledger = postcard::from_bytes(&postcard::to_allocvec(&l).unwrap()).unwrap();
+    assert_eq!(hash(&back), hash(&l));
+    assert_eq!(back.zone(board[4]).unwrap().key, key(u16::MAX, 4, 4));
+    assert_eq!(back.zone(other).unwrap().key, key(u16::MAX, 5, 0));
+    // The same zones split into shorter runs are the same ledger.
+    let mut split = json.clone();
+    split["zones"] = serde_json::json!([
+        [65535, 4, 0, 0, true, [0, 0]],
+        [65535, 4, 2, 0, true, [0, 0, 0]],
+        [65535, 5, 0, 0, false, [0]]
+    ]);
+    let back: Ledger = serde_json::from_value(split).unwrap();
+    assert_eq!(hash(&back), hash(&l));
 }

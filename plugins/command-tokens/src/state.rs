@@ -1127,7 +1127,7 @@ impl State {
         if usize::from(r.cards_per_player) * n > cards || r.cards_per_player == 0 {
             return bad("cards per player");
         }
-        if self.h.key() != self.rules.key() {
+        if !self.h.same_key(&self.rules) {
             return bad("handles of another setup than the rules");
         }
         let h = &self.h;
@@ -1251,8 +1251,16 @@ impl State {
             }
         }
         // T7: system by system, every player's fleet ships at once (one row of the token matrix per zone).
-        let mut ships = vec![0u32; usize::from(n)];
+        // Each player's limit is read once; with nothing pending, only an excess is a violation.
+        let (n, pending) = (usize::from(n), self.ledger.pending());
+        let mut limits = [0u32; MAX_PLAYERS];
+        for p in self.owners() {
+            limits[p.index()] = self.fleet_limit(p);
+        }
+        let limits = &limits[..n];
+        let mut ships = [0u32; MAX_PLAYERS];
         for s in 0..self.rules.system_count() {
+            let ships = &mut ships[..n];
             ships.fill(0);
             let base = s * self.rules.class_count();
             for &c in &self.rules.fleet_classes {
@@ -1261,18 +1269,19 @@ impl State {
                     *sum += count;
                 }
             }
-            for p in self.owners() {
-                let (ships, max) = (ships[p.index()], self.fleet_limit(p));
+            for (p, (&ships, &max)) in self.owners().zip(ships.iter().zip(limits)) {
+                let excess = ships.saturating_sub(max);
+                if excess == 0 && pending.is_empty() {
+                    continue;
+                }
                 let key = State::limit_key(p, s);
-                let pending = self
-                    .ledger
-                    .pending()
+                let owed = pending
                     .iter()
                     .find(|d| d.key == key)
                     .map_or(0, |d| d.excess);
-                if ships.saturating_sub(max) != pending {
+                if excess != owed {
                     return Err(Violation(format!(
-                        "{p} has {ships} ships in system {s} with a fleet limit of {max}, but {pending} pending"
+                        "{p} has {ships} ships in system {s} with a fleet limit of {max}, but {owed} pending"
                     )));
                 }
             }

@@ -175,7 +175,7 @@ struct LedgerOut<'a> {
     amounts: &'a [Amount],
     tracks: &'a [Track],
     contributions: &'a [Contribution],
-    #[serde(serialize_with = "crate::rows::serialize")]
+    #[serde(serialize_with = "crate::rows::serialize_zones")]
     zones: &'a [Zone],
     #[serde(serialize_with = "crate::rows::serialize_matrix")]
     tokens: &'a [u32],
@@ -252,7 +252,7 @@ struct LedgerData {
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
-    #[serde(deserialize_with = "crate::rows::deserialize")]
+    #[serde(deserialize_with = "crate::rows::deserialize_zones")]
     zones: Vec<Zone>,
     tokens: crate::rows::Matrix,
     #[serde(deserialize_with = "crate::rows::deserialize")]
