@@ -345,7 +345,9 @@ mod tests {
     #[test]
     fn contents_of_two_types_tell_whether_their_keys_are_equal() {
         let squares = Shared::<Squares>::get(&4).unwrap();
-        assert!(squares.same_key(&Shared::<Roots>::get(&4).unwrap()));
+        let roots = Shared::<Roots>::get(&4).unwrap();
+        assert_eq!((*roots).0, 2);
+        assert!(squares.same_key(&roots));
         assert!(!squares.same_key(&Shared::<Roots>::get(&3).unwrap()));
     }
 
