@@ -356,9 +356,17 @@ pub(crate) fn serialize<T: Row, S: Serializer>(rows: &[T], s: S) -> Result<S::Ok
     if s.is_human_readable() {
         return s.collect_seq(rows.iter().map(Row::readable));
     }
-    let write = |bytes: &mut Vec<u8>| T::write_all(rows, bytes);
+    serialize_scratch(s, |bytes| T::write_all(rows, bytes))
+}
+
+/// Serializes as one byte string the bytes `write` puts in a buffer reused from one table to the next.
+fn serialize_scratch<S: Serializer>(
+    s: S,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> Result<S::Ok, S::Error> {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut bytes) => {
+            bytes.clear();
             write(&mut bytes);
             s.serialize_bytes(&bytes)
         }
@@ -380,12 +388,12 @@ pub(crate) fn deserialize<'de, T: Row, D: Deserializer<'de>>(d: D) -> Result<Vec
             .map(|r| T::from_readable(r).map_err(de::Error::custom))
             .collect();
     }
-    d.deserialize_bytes(TableVisitor(PhantomData))
+    d.deserialize_bytes(BytesVisitor(PhantomData::<RowTable<T>>))
 }
 
-struct TableVisitor<T>(PhantomData<T>);
+struct RowTable<T>(PhantomData<T>);
 
-impl<T: Row> TableVisitor<T> {
+impl<T: Row> RowTable<T> {
     fn rows<E: de::Error>(bytes: &[u8]) -> Result<Vec<T>, E> {
         if bytes.len() % T::WIDTH != 0 {
             return Err(E::custom(format!(
@@ -399,32 +407,54 @@ impl<T: Row> TableVisitor<T> {
     }
 }
 
-impl<'de, T: Row> Visitor<'de> for TableVisitor<T> {
+impl<T: Row> ByteString for RowTable<T> {
     type Value = Vec<T>;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn expecting(f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "a byte string of {}-byte {} records", T::WIDTH, T::WHAT)
     }
 
-    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<T>, E> {
+    fn read<E: de::Error>(bytes: &[u8]) -> Result<Vec<T>, E> {
         Self::rows(bytes)
     }
+}
 
-    fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Vec<T>, E> {
-        Self::rows(bytes)
+/// A value written as one byte string, read by [`BytesVisitor`].
+trait ByteString {
+    type Value;
+    fn expecting(f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    fn read<E: de::Error>(bytes: &[u8]) -> Result<Self::Value, E>;
+}
+
+/// Reads a [`ByteString`] from any of the forms a format may hand it over in.
+struct BytesVisitor<B>(PhantomData<B>);
+
+impl<'de, B: ByteString> Visitor<'de> for BytesVisitor<B> {
+    type Value = B::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        B::expecting(f)
     }
 
-    fn visit_byte_buf<E: de::Error>(self, bytes: Vec<u8>) -> Result<Vec<T>, E> {
-        Self::rows(&bytes)
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<B::Value, E> {
+        B::read(bytes)
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<B::Value, E> {
+        B::read(bytes)
+    }
+
+    fn visit_byte_buf<E: de::Error>(self, bytes: Vec<u8>) -> Result<B::Value, E> {
+        B::read(&bytes)
     }
 
     /// Formats that write byte strings as sequences of numbers.
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<B::Value, A::Error> {
         let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(b) = seq.next_element::<u8>()? {
             bytes.push(b);
         }
-        Self::rows(&bytes)
+        B::read(&bytes)
     }
 }
 
@@ -450,8 +480,7 @@ pub(crate) fn serialize_zones<S: Serializer>(zones: &[Zone], s: S) -> Result<S::
             )
         }));
     }
-    let write = |bytes: &mut Vec<u8>| {
-        bytes.clear();
+    serialize_scratch(s, |bytes| {
         for run in runs {
             let z = &run[0];
             let count = u32::try_from(run.len()).unwrap_or(u32::MAX);
@@ -463,17 +492,6 @@ pub(crate) fn serialize_zones<S: Serializer>(zones: &[Zone], s: S) -> Result<S::
             for z in run {
                 bytes.extend_from_slice(&z.supply.to_le_bytes());
             }
-        }
-    };
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut bytes) => {
-            write(&mut bytes);
-            s.serialize_bytes(&bytes)
-        }
-        Err(_) => {
-            let mut bytes = Vec::new();
-            write(&mut bytes);
-            s.serialize_bytes(&bytes)
         }
     })
 }
@@ -508,7 +526,7 @@ pub(crate) fn deserialize_zones<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Z
         }
         return Ok(zones);
     }
-    d.deserialize_bytes(ZoneRunsVisitor)
+    d.deserialize_bytes(BytesVisitor(PhantomData::<ZoneRuns>))
 }
 
 /// The fields a run's zones share.
@@ -547,9 +565,9 @@ impl ZoneRun {
     }
 }
 
-struct ZoneRunsVisitor;
+struct ZoneRuns;
 
-impl ZoneRunsVisitor {
+impl ZoneRuns {
     fn runs<E: de::Error>(mut bytes: &[u8]) -> Result<Vec<Zone>, E> {
         let mut zones = Vec::with_capacity(bytes.len() / 2);
         let mut i = 0;
@@ -559,9 +577,14 @@ impl ZoneRunsVisitor {
                 return Err(bad(format!("{} bytes, not a 14-byte header", bytes.len())));
             };
             let mut h = Bytes(header);
-            let (owner, kind, first) = (h.u16(), h.u16(), h.u32());
-            let face = h.u8();
-            let one_per_owner = h.bool().map_err(bad)?;
+            // Fields are read in the order they are written (struct fields evaluate in order).
+            let run = ZoneRun {
+                owner: h.u16(),
+                kind: h.u16(),
+                first: h.u32(),
+                face: h.u8(),
+                one_per_owner: h.bool().map_err(bad)?,
+            };
             let count = h.u32() as usize;
             let Some((supplies, rest)) =
                 count.checked_mul(2).and_then(|n| rest.split_at_checked(n))
@@ -570,13 +593,6 @@ impl ZoneRunsVisitor {
                     "{count} zones but {} bytes of supplies",
                     rest.len()
                 )));
-            };
-            let run = ZoneRun {
-                owner,
-                kind,
-                first,
-                face,
-                one_per_owner,
             };
             let supplies = supplies
                 .chunks_exact(2)
@@ -589,32 +605,15 @@ impl ZoneRunsVisitor {
     }
 }
 
-impl<'de> Visitor<'de> for ZoneRunsVisitor {
+impl ByteString for ZoneRuns {
     type Value = Vec<Zone>;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn expecting(f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a byte string of zone runs")
     }
 
-    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<Zone>, E> {
+    fn read<E: de::Error>(bytes: &[u8]) -> Result<Vec<Zone>, E> {
         Self::runs(bytes)
-    }
-
-    fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Vec<Zone>, E> {
-        Self::runs(bytes)
-    }
-
-    fn visit_byte_buf<E: de::Error>(self, bytes: Vec<u8>) -> Result<Vec<Zone>, E> {
-        Self::runs(&bytes)
-    }
-
-    /// Formats that write byte strings as sequences of numbers.
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Zone>, A::Error> {
-        let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(b) = seq.next_element::<u8>()? {
-            bytes.push(b);
-        }
-        Self::runs(&bytes)
     }
 }
 
