@@ -195,54 +195,6 @@ impl Row for Option<ZoneId> {
     }
 }
 
-impl Row for Zone {
-    const WIDTH: usize = 12;
-    const WHAT: &'static str = "zone";
-    /// Owner, kind, subject, face, supply, one per owner.
-    type Readable = (u16, u16, u32, u8, u16, bool);
-    #[inline]
-    fn readable(&self) -> Self::Readable {
-        let k = self.key;
-        (
-            k.owner.0,
-            k.kind.0,
-            k.subject,
-            self.face,
-            self.supply,
-            self.one_per_owner,
-        )
-    }
-    #[inline]
-    fn from_readable(
-        (owner, kind, subject, face, supply, one): Self::Readable,
-    ) -> Result<Zone, String> {
-        Ok(Zone {
-            key: Key::new(Owner(owner), Kind(kind), subject),
-            one_per_owner: one,
-            face,
-            supply,
-        })
-    }
-    #[inline]
-    fn write(&self, out: &mut Out<'_>) {
-        // Assembled in a fixed array first: one copy instead of six (zones are most records).
-        let (k, [s0, s1]) = (self.key, self.supply.to_le_bytes());
-        let ([o0, o1], [k0, k1]) = (k.owner.0.to_le_bytes(), k.kind.0.to_le_bytes());
-        let [t0, t1, t2, t3] = k.subject.to_le_bytes();
-        let one = u8::from(self.one_per_owner);
-        out.put(&[o0, o1, k0, k1, t0, t1, t2, t3, self.face, s0, s1, one]);
-    }
-    #[inline]
-    fn read(bytes: &mut Bytes<'_>) -> Result<Zone, String> {
-        Ok(Zone {
-            key: bytes.key(),
-            face: bytes.u8(),
-            supply: bytes.u16(),
-            one_per_owner: bytes.bool()?,
-        })
-    }
-}
-
 impl Row for Permanent {
     const WIDTH: usize = 10;
     const WHAT: &'static str = "permanent";
@@ -483,6 +435,7 @@ pub(crate) fn serialize_zones<S: Serializer>(zones: &[Zone], s: S) -> Result<S::
     serialize_scratch(s, |bytes| {
         for run in runs {
             let z = &run[0];
+            // A ledger holds at most `u32::MAX` zones (a `ZoneId` indexes them), so a run's count fits.
             let count = u32::try_from(run.len()).unwrap_or(u32::MAX);
             bytes.extend_from_slice(&z.key.owner.0.to_le_bytes());
             bytes.extend_from_slice(&z.key.kind.0.to_le_bytes());
@@ -549,18 +502,26 @@ impl ZoneRun {
         if count == 0 {
             return Err("a run holds no zone".to_owned());
         }
-        if u64::from(self.first) + count as u64 - 1 > u64::from(u32::MAX) {
+        // An inclusive range: `first..` would overflow stepping past a run ending at `u32::MAX`.
+        let Some(last) = u32::try_from(count - 1)
+            .ok()
+            .and_then(|n| self.first.checked_add(n))
+        else {
             return Err(format!(
                 "{count} zones from subject {} run past the last subject",
                 self.first
             ));
-        }
-        zones.extend(supplies.zip(self.first..).map(|(supply, subject)| Zone {
-            key: Key::new(Owner(self.owner), Kind(self.kind), subject),
-            one_per_owner: self.one_per_owner,
-            face: self.face,
-            supply,
-        }));
+        };
+        zones.extend(
+            supplies
+                .zip(self.first..=last)
+                .map(|(supply, subject)| Zone {
+                    key: Key::new(Owner(self.owner), Kind(self.kind), subject),
+                    one_per_owner: self.one_per_owner,
+                    face: self.face,
+                    supply,
+                }),
+        );
         Ok(())
     }
 }
@@ -713,12 +674,6 @@ mod tests {
             round_trip(Some(ZoneId(n)));
         }
         round_trip(None::<ZoneId>);
-        round_trip(
-            Zone::new(key)
-                .face(u8::MAX)
-                .supply(u16::MAX)
-                .one_per_owner(),
-        );
         for ready_at in [None, Some(Scope::Game), Some(Scope::Step)] {
             round_trip(Permanent {
                 key,
@@ -736,6 +691,43 @@ mod tests {
                 on_expiry: -1,
             });
         }
+    }
+
+    /// Zones as the ledger writes them, for the tests.
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Zones(
+        #[serde(
+            serialize_with = "serialize_zones",
+            deserialize_with = "deserialize_zones"
+        )]
+        Vec<Zone>,
+    );
+
+    #[test]
+    fn zones_with_extreme_fields_read_back_in_both_forms() {
+        let key = Key::new(Owner(u16::MAX), Kind(7), u32::MAX - 1);
+        let zone = Zone::new(key)
+            .face(u8::MAX)
+            .supply(u16::MAX)
+            .one_per_owner();
+        let next = Zone {
+            key: Key::new(Owner(u16::MAX), Kind(7), u32::MAX),
+            ..zone
+        };
+        let zones = Zones(vec![zone, next, Zone::new(Key::new(Owner(0), Kind(0), 0))]);
+        let bytes = postcard::to_stdvec(&zones).unwrap();
+        assert_eq!(
+            bytes.len(),
+            1 + 2 * 14 + 3 * 2,
+            "two runs: a header each, a supply per zone"
+        );
+        assert_eq!(postcard::from_bytes::<Zones>(&bytes).unwrap(), zones);
+        let json = serde_json::to_string(&zones).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Zones>(&json).unwrap(),
+            zones,
+            "{json}"
+        );
     }
 
     #[test]
