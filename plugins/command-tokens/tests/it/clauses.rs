@@ -954,6 +954,29 @@ fn t7_at_the_limit_nothing_is_demanded() {
 }
 
 #[test]
+fn t7_an_excess_without_its_pending_demand_is_a_checked_invariant() {
+    let mut s = hacan_first();
+    ok(&mut s, 2, Action::Tactical { system: EMPTY });
+    ok(&mut s, 2, Action::Produce { class: CRUISER });
+    ok(&mut s, 2, Action::Produce { class: CRUISER });
+    ok(&mut s, 2, Action::Done);
+    s.check_invariants().unwrap();
+    // A fourth ship moved in behind the ruleset's back: over the limit of 3 with nothing pending.
+    let home = usize::from(HOME_HACAN);
+    let cruisers = usize::from(CRUISER);
+    let zone = s.h.ships[home * s.rules.class_count() + cruisers];
+    s.ledger
+        .move_tokens(Owner(2), s.h.ship_reserve[cruisers], zone, 1, Cause::Setup)
+        .unwrap();
+    assert_eq!(s.fleet_ships(Owner(2), home), 4);
+    let v = s.check_invariants().unwrap_err();
+    assert!(
+        v.0.contains("4 ships in system") && v.0.contains("fleet limit of 3, but 0 pending"),
+        "{v}"
+    );
+}
+
+#[test]
 fn t7_the_limit_is_rechecked_after_redistribution() {
     let mut s = hacan_first();
     finish_action_phase(&mut s);
