@@ -5,6 +5,7 @@ use crate::content::Effect;
 use crate::state::{
     MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, effect, kind, note, owner, slot,
 };
+use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner, Refusal};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -97,6 +98,43 @@ pub enum Action {
         /// Player indices, each at most once; not the active player.
         players: Players,
     },
+    /// Tactical action, movement (T14): one ship of a class moves from a system into the activated system,
+    /// transporting up to its capacity of fighters from the system it starts in.
+    /// `{"type":"move","from":4,"class":3,"fighters":2}`
+    Move {
+        /// System index the ship starts in.
+        from: u16,
+        /// Ship-class index (a class with a move value).
+        class: u8,
+        /// Fighters it transports (omitted: none).
+        #[serde(default)]
+        fighters: u8,
+    },
+    /// Ends movement: a space combat follows if another player has ships in the activated system (T15),
+    /// else production.
+    EndMovement,
+    /// Space combat (T15): announce a retreat this combat round.
+    AnnounceRetreat,
+    /// Space combat (T15): announce no retreat this combat round.
+    NoRetreat,
+    /// Space combat (T15): the hits your combat roll produced (dice are rolled at the table).
+    Roll {
+        /// Hits, at most one per ship of yours in the combat.
+        hits: u8,
+    },
+    /// Space combat (T15): destroy one of your ships in the combat for a hit against you.
+    Destroy {
+        /// Ship-class index.
+        class: u8,
+    },
+    /// Space combat (T16): retreat every ship to an adjacent system and place a command token there.
+    Retreat {
+        /// System index.
+        system: u16,
+        /// The pool the token comes from if reinforcements are empty (T3); omitted otherwise.
+        #[serde(default)]
+        fallback: Option<Pool>,
+    },
 }
 
 /// A set of players, written as the list of their indices (`[1, 3]`), at most [`MAX_PLAYERS`].
@@ -176,6 +214,13 @@ impl Action {
             Action::Redistribute { .. } => 14,
             Action::RemoveShip { .. } => 15,
             Action::FreeSecondaries { .. } => 16,
+            Action::Move { .. } => 17,
+            Action::EndMovement => 18,
+            Action::AnnounceRetreat => 19,
+            Action::NoRetreat => 20,
+            Action::Roll { .. } => 21,
+            Action::Destroy { .. } => 22,
+            Action::Retreat { .. } => 23,
         }
     }
 }
@@ -270,15 +315,51 @@ impl State {
                     out.push(Action::Pass);
                 }
             }
-            Step::Produce => {
-                if f.built < self.rules.production {
-                    for c in 0..self.rules.class_count() {
-                        if self.ship_reserve(p, c) > 0 {
-                            out.push(Action::Produce { class: c as u8 });
+            Step::Produce => self.push_production(p, out),
+            Step::Move => {
+                self.push_moves(p, out);
+                out.push(Action::EndMovement);
+                if !self.combat_due() {
+                    self.push_production(p, out);
+                }
+            }
+            Step::Announce => {
+                out.push(Action::AnnounceRetreat);
+                out.push(Action::NoRetreat);
+            }
+            Step::Roll => {
+                let dice = self.all_ships(p, usize::from(f.system));
+                for hits in 0..=dice.min(u32::from(u8::MAX)) {
+                    out.push(Action::Roll { hits: hits as u8 });
+                }
+            }
+            Step::Assign => {
+                for c in 0..self.rules.class_count() {
+                    if self.ships(p, usize::from(f.system), c) > 0 {
+                        out.push(Action::Destroy { class: c as u8 });
+                    }
+                }
+            }
+            Step::Retreat => {
+                let active = usize::from(f.system);
+                let moves = self.retreat_moves_units(p);
+                for &d in &self.rules.adjacent[active] {
+                    if self.may_retreat_to(p, usize::from(d)) {
+                        if moves {
+                            self.push_placements(p, usize::from(d), out, |fallback| {
+                                Action::Retreat {
+                                    system: d,
+                                    fallback,
+                                }
+                            });
+                        } else {
+                            out.push(Action::Retreat {
+                                system: d,
+                                fallback: None,
+                            });
                         }
                     }
                 }
-                out.push(Action::Done);
             }
             Step::Gain => {
                 for pool in Pool::ALL {
@@ -324,23 +405,11 @@ impl State {
                 }));
             }
             Step::Place => {
-                let reserve = self.reinforcements(p) > 0;
                 for s in 0..systems {
-                    if reserve || self.has_token(p, s) || self.sheet(p) == 0 {
-                        out.push(Action::Place {
-                            system: s as u16,
-                            fallback: None,
-                        });
-                    } else {
-                        for pool in Pool::ALL {
-                            if self.pool(p, pool) > 0 {
-                                out.push(Action::Place {
-                                    system: s as u16,
-                                    fallback: Some(pool),
-                                });
-                            }
-                        }
-                    }
+                    self.push_placements(p, s, out, |fallback| Action::Place {
+                        system: s as u16,
+                        fallback,
+                    });
                 }
             }
             Step::FreeSecondaries => {
@@ -372,6 +441,68 @@ impl State {
 
     /// Whether a gained token of `player` may go into `pool` (T2; a law's fleet-pool maximum).
     #[inline]
+    /// The ways `p` may place a command token "from reinforcements" in system `s` (T3, T6): without a
+    /// fallback pool, or, with reinforcements empty and no token of theirs there, from each pool that
+    /// holds one.
+    fn push_placements(
+        &self,
+        p: Owner,
+        s: usize,
+        out: &mut Vec<Action>,
+        action: impl Fn(Option<Pool>) -> Action,
+    ) {
+        if self.reinforcements(p) > 0 || self.has_token(p, s) || self.sheet(p) == 0 {
+            out.push(action(None));
+        } else {
+            for pool in Pool::ALL {
+                if self.pool(p, pool) > 0 {
+                    out.push(action(Some(pool)));
+                }
+            }
+        }
+    }
+
+    /// Production in the activated system: a ship of each class left in reinforcements while the
+    /// tactical action may produce more and no other player's ships are there (LRR 67.6), then `done`.
+    fn push_production(&self, p: Owner, out: &mut Vec<Action>) {
+        let s = usize::from(self.flow.system);
+        if self.flow.built < self.rules.production && !self.others_have_ships(p, s) {
+            for c in 0..self.rules.class_count() {
+                if self.ship_reserve(p, c) > 0 {
+                    out.push(Action::Produce { class: c as u8 });
+                }
+            }
+        }
+        out.push(Action::Done);
+    }
+
+    /// T14: every single-ship move into the activated system, with each number of fighters it may
+    /// transport.
+    fn push_moves(&self, p: Owner, out: &mut Vec<Action>) {
+        let active = usize::from(self.flow.system);
+        let dist = self.distances(p);
+        for (from, &d) in dist.iter().enumerate() {
+            if from == active || d == u8::MAX || self.has_token(p, from) {
+                continue;
+            }
+            let fighters = self
+                .rules
+                .transported
+                .map_or(0, |t| self.ships(p, from, usize::from(t)));
+            for (c, class) in self.rules.classes.iter().enumerate() {
+                if class.movement.is_some_and(|m| m >= d) && self.ships(p, from, c) > 0 {
+                    for k in 0..=fighters.min(u32::from(class.capacity)) {
+                        out.push(Action::Move {
+                            from: from as u16,
+                            class: c as u8,
+                            fighters: k as u8,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
     fn may_gain_into(&self, player: Owner, pool: Pool) -> bool {
         pool != Pool::Fleet
             || self
@@ -501,6 +632,35 @@ impl State {
             (Step::FreeSecondaries, Action::FreeSecondaries { players }) => {
                 self.free_secondaries(p, players, cause)
             }
+            (
+                Step::Move,
+                Action::Move {
+                    from,
+                    class,
+                    fighters,
+                },
+            ) => self.move_ship(p, from, class, fighters, cause),
+            (Step::Move, Action::EndMovement) => {
+                self.end_movement(cause);
+                Ok(())
+            }
+            // Production (or its end) ends movement when no space combat follows.
+            (Step::Move, Action::Produce { .. } | Action::Done) if !self.combat_due() => {
+                self.flow.step = Step::Produce;
+                self.apply_inner(player, action)
+            }
+            (Step::Move, Action::Produce { .. } | Action::Done) => Err(illegal(format!(
+                "{} has ships in {}: movement ends (`end_movement`) and a space combat is resolved before production",
+                self.opponent(p).unwrap_or(p),
+                self.system_name(self.flow.system)
+            ))),
+            (Step::Announce, Action::AnnounceRetreat) => self.announce(p, true, cause),
+            (Step::Announce, Action::NoRetreat) => self.announce(p, false, cause),
+            (Step::Roll, Action::Roll { hits }) => self.roll(p, hits, cause),
+            (Step::Assign, Action::Destroy { class }) => self.destroy(p, class, cause),
+            (Step::Retreat, Action::Retreat { system, fallback }) => {
+                self.retreat(p, system, fallback, cause)
+            }
             _ => Err(wrong()),
         }
     }
@@ -602,7 +762,7 @@ impl State {
         )?;
         self.ledger
             .note(system_key(system), note::ACTIVATE, [arg(p), 0, 0], cause);
-        self.flow.step = Step::Produce;
+        self.flow.step = Step::Move;
         self.flow.system = system;
         self.flow.built = 0;
         Ok(())
@@ -623,6 +783,12 @@ impl State {
             )));
         }
         let s = usize::from(self.flow.system);
+        if let Some(q) = self.opponent(p) {
+            return Err(illegal(format!(
+                "{q} has ships in {}: no ships are produced in a system holding another player's ships",
+                self.system_name(self.flow.system)
+            )));
+        }
         let n = self.rules.class_count();
         self.ledger
             .move_tokens(p, self.h.ship_reserve[c], self.h.ships[s * n + c], 1, cause)?;
@@ -1051,6 +1217,22 @@ impl State {
         cause: Cause,
     ) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
+        self.place_token(p, s, fallback, cause)?;
+        self.run_effects(cause);
+        Ok(())
+    }
+
+    /// Places a command token of `p` "from reinforcements" in system `s` (T3, T6): into reinforcements
+    /// where one is already there, else from `fallback` when reinforcements are empty; nothing when the
+    /// command sheet is empty too.
+    fn place_token(
+        &mut self,
+        p: Owner,
+        s: usize,
+        fallback: Option<Pool>,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let system = s as u16;
         let direct = self.reinforcements(p) > 0 || self.has_token(p, s);
         match fallback {
             None if direct => {
@@ -1095,7 +1277,6 @@ impl State {
                 }
             }
         }
-        self.run_effects(cause);
         Ok(())
     }
 
@@ -1203,6 +1384,402 @@ impl State {
             u64::from(self.fleet_limit(p)),
         );
         self.ledger.check_limit(key, measured, max, cause);
+        Ok(())
+    }
+
+    // ----- movement and space combat -----
+
+    /// The other player with ships in the activated system, the first clockwise from `p`.
+    pub(crate) fn opponent(&self, p: Owner) -> Option<Owner> {
+        let owners = self.ship_owners(usize::from(self.flow.system));
+        let n = self.players();
+        (1..n)
+            .map(|i| owner((slot(p) + i) % n))
+            .find(|q| owners & (1 << q.0) != 0)
+    }
+
+    /// T15 (LRR 89.3): a space combat follows movement when the active player and another player both
+    /// have ships in the activated system.
+    pub(crate) fn combat_due(&self) -> bool {
+        let p = owner(self.flow.turn);
+        self.all_ships(p, usize::from(self.flow.system)) > 0 && self.opponent(p).is_some()
+    }
+
+    /// T14 (LRR 58.4, 89.2, 95): one ship moves into the activated system from a system without a command
+    /// token of the player's, along a path no longer than its move value that passes through no system
+    /// holding another player's ships; it transports up to its capacity of fighters from the system it
+    /// starts in. The fleet pool limits the ships that arrive at once (T7, LRR 37.3).
+    fn move_ship(
+        &mut self,
+        p: Owner,
+        from: u16,
+        class: u8,
+        fighters: u8,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let f = self.system_index(from)?;
+        let c = self.class_index(class)?;
+        let active = usize::from(self.flow.system);
+        let (name, here) = (self.class_name(class), self.system_name(from));
+        if f == active {
+            return Err(illegal(format!(
+                "{here} is the activated system: ships there have already arrived"
+            )));
+        }
+        if self.has_token(p, f) {
+            return Err(illegal(format!(
+                "{p}'s ships in {here} cannot move: the system holds one of {p}'s command tokens"
+            )));
+        }
+        let Some(reach) = self.rules.classes[c].movement else {
+            return Err(illegal(format!(
+                "a {name} has no move value: it moves only transported by a ship with capacity"
+            )));
+        };
+        if self.ships(p, f, c) == 0 {
+            return Err(illegal(format!("{p} has no {name} in {here}")));
+        }
+        let d = self.distances(p)[f];
+        if d == u8::MAX {
+            return Err(illegal(format!(
+                "no path of adjacent systems leads from {here} to {} without passing through another player's ships",
+                self.system_name(self.flow.system)
+            )));
+        }
+        if d > reach {
+            return Err(illegal(format!(
+                "a {name} moves {}, but {here} is {} away from {}",
+                count(u32::from(reach), "system", "systems"),
+                count(u32::from(d), "system", "systems"),
+                self.system_name(self.flow.system)
+            )));
+        }
+        let carried = match self.rules.transported {
+            Some(t) if fighters > 0 => {
+                let capacity = self.rules.classes[c].capacity;
+                let there = self.ships(p, f, usize::from(t));
+                if fighters > capacity {
+                    return Err(illegal(format!(
+                        "a {name} transports at most {capacity}, not {fighters}"
+                    )));
+                }
+                if u32::from(fighters) > there {
+                    return Err(illegal(format!(
+                        "{p} has {} in {here}, not {fighters}",
+                        count(there, "fighter", "fighters")
+                    )));
+                }
+                Some(usize::from(t))
+            }
+            None if fighters > 0 => {
+                return Err(illegal(
+                    "this game has no transported ship class: a moving ship carries none".into(),
+                ));
+            }
+            _ => None,
+        };
+        let n = self.rules.class_count();
+        self.ledger.move_tokens(
+            p,
+            self.h.ships[f * n + c],
+            self.h.ships[active * n + c],
+            1,
+            cause,
+        )?;
+        if let Some(t) = carried {
+            self.ledger.move_tokens(
+                p,
+                self.h.ships[f * n + t],
+                self.h.ships[active * n + t],
+                u32::from(fighters),
+                cause,
+            )?;
+        }
+        // T7 holds at all times (LRR 37.3): an excess is removed before anything else.
+        if self.rules.classes[c].fleet {
+            let (measured, max) = (
+                u64::from(self.fleet_ships(p, active)),
+                u64::from(self.fleet_limit(p)),
+            );
+            self.ledger
+                .check_limit(State::limit_key(p, active), measured, max, cause);
+        }
+        Ok(())
+    }
+
+    /// Ends movement: a space combat with the other player whose ships are there, or production.
+    fn end_movement(&mut self, cause: Cause) {
+        let p = owner(self.flow.turn);
+        self.ledger.note(
+            system_key(self.flow.system),
+            note::MOVEMENT_OVER,
+            [arg(p), 0, 0],
+            cause,
+        );
+        match self.opponent(p) {
+            Some(q) if self.combat_due() => {
+                self.flow.defender = slot(q);
+                self.ledger.note(
+                    system_key(self.flow.system),
+                    note::COMBAT,
+                    [arg(p), arg(q), 0],
+                    cause,
+                );
+                self.start_combat_round();
+            }
+            _ => self.flow.step = Step::Produce,
+        }
+    }
+
+    /// A combat round (LRR 78.4): the defender, then the attacker, may announce a retreat, each only with a
+    /// system to retreat to, and the attacker not after the defender did; then the combat rolls.
+    fn start_combat_round(&mut self) {
+        self.flow.retreat = NOBODY;
+        self.flow.hits = [0; 2];
+        let (attacker, defender) = (owner(self.flow.turn), owner(self.flow.defender));
+        let (step, resolver) = if self.can_retreat(defender) {
+            (Step::Announce, defender)
+        } else if self.can_retreat(attacker) {
+            (Step::Announce, attacker)
+        } else {
+            (Step::Roll, attacker)
+        };
+        self.flow.step = step;
+        self.flow.resolver = slot(resolver);
+    }
+
+    fn announce(&mut self, p: Owner, retreat: bool, cause: Cause) -> Result<(), ActionError> {
+        let attacker = owner(self.flow.turn);
+        if retreat {
+            self.flow.retreat = slot(p);
+        }
+        let code = if retreat {
+            note::ANNOUNCE
+        } else {
+            note::NO_RETREAT
+        };
+        self.ledger
+            .note(system_key(self.flow.system), code, [arg(p), 0, 0], cause);
+        if p != attacker && !retreat && self.can_retreat(attacker) {
+            self.flow.resolver = slot(attacker);
+        } else {
+            self.flow.step = Step::Roll;
+            self.flow.resolver = slot(attacker);
+        }
+        Ok(())
+    }
+
+    /// LRR 78.5: one die per ship, the attacker rolling first; the hits are entered, the dice being
+    /// rolled at the table.
+    fn roll(&mut self, p: Owner, hits: u8, cause: Cause) -> Result<(), ActionError> {
+        let active = usize::from(self.flow.system);
+        let dice = self.all_ships(p, active);
+        if u32::from(hits) > dice {
+            return Err(illegal(format!(
+                "{p} rolls one die per ship in the combat, {}: at most {}",
+                count(dice, "die", "dice"),
+                count(dice, "hit", "hits")
+            )));
+        }
+        self.ledger.note(
+            system_key(self.flow.system),
+            note::ROLL,
+            [arg(p), i32::from(hits), 0],
+            cause,
+        );
+        let (attacker, defender) = (owner(self.flow.turn), owner(self.flow.defender));
+        if p == attacker {
+            self.flow.hits[1] = hits;
+            self.flow.resolver = slot(defender);
+            return Ok(());
+        }
+        // LRR 78.6: a hit destroys one of the player's own ships; hits beyond the ships there are lost.
+        self.flow.hits = [
+            self.clamp_hits(hits, attacker),
+            self.clamp_hits(self.flow.hits[1], defender),
+        ];
+        self.next_assignment(cause);
+        Ok(())
+    }
+
+    fn clamp_hits(&self, hits: u8, p: Owner) -> u8 {
+        let ships = self.all_ships(p, usize::from(self.flow.system));
+        u8::try_from(ships.min(u32::from(hits))).unwrap_or(hits)
+    }
+
+    /// The attacker assigns the hits against them, then the defender; then the retreat step.
+    fn next_assignment(&mut self, cause: Cause) {
+        let (attacker, defender) = (self.flow.turn, self.flow.defender);
+        if self.flow.hits[0] > 0 {
+            self.flow.step = Step::Assign;
+            self.flow.resolver = attacker;
+        } else if self.flow.hits[1] > 0 {
+            self.flow.step = Step::Assign;
+            self.flow.resolver = defender;
+        } else {
+            self.after_assignment(cause);
+        }
+    }
+
+    fn destroy(&mut self, p: Owner, class: u8, cause: Cause) -> Result<(), ActionError> {
+        let c = self.class_index(class)?;
+        let active = usize::from(self.flow.system);
+        if self.ships(p, active, c) == 0 {
+            return Err(illegal(format!(
+                "{p} has no {} in {}",
+                self.class_name(class),
+                self.system_name(self.flow.system)
+            )));
+        }
+        let n = self.rules.class_count();
+        // LRR 78.6b: a destroyed ship goes back to its owner's reinforcements.
+        self.ledger.move_tokens(
+            p,
+            self.h.ships[active * n + c],
+            self.h.ship_reserve[c],
+            1,
+            cause,
+        )?;
+        let side = usize::from(slot(p) != self.flow.turn);
+        self.flow.hits[side] -= 1;
+        self.next_assignment(cause);
+        Ok(())
+    }
+
+    /// LRR 78.7-78.8: a player who announced a retreat retreats if their opponent still has ships and a
+    /// system to retreat to remains; then another round if both still have ships, else the combat ends.
+    fn after_assignment(&mut self, cause: Cause) {
+        let active = usize::from(self.flow.system);
+        if self.flow.retreat != NOBODY {
+            let r = owner(self.flow.retreat);
+            let o = owner(if self.flow.retreat == self.flow.turn {
+                self.flow.defender
+            } else {
+                self.flow.turn
+            });
+            if self.all_ships(o, active) > 0 && self.all_ships(r, active) > 0 && self.can_retreat(r)
+            {
+                self.flow.step = Step::Retreat;
+                return;
+            }
+            self.flow.retreat = NOBODY;
+        }
+        self.next_combat_round(cause);
+    }
+
+    fn next_combat_round(&mut self, cause: Cause) {
+        let active = usize::from(self.flow.system);
+        let (attacker, defender) = (owner(self.flow.turn), owner(self.flow.defender));
+        let (a, d) = (
+            self.all_ships(attacker, active) > 0,
+            self.all_ships(defender, active) > 0,
+        );
+        if a && d {
+            self.start_combat_round();
+            return;
+        }
+        // LRR 78.9-78.10: the player with ships left wins; with none left on either side, a draw.
+        let (code, winner) = match (a, d) {
+            (true, _) => (note::COMBAT_OVER, arg(attacker)),
+            (_, true) => (note::COMBAT_OVER, arg(defender)),
+            _ => (note::COMBAT_DRAW, 0),
+        };
+        self.ledger
+            .note(system_key(self.flow.system), code, [winner, 0, 0], cause);
+        self.flow.retreat = NOBODY;
+        self.flow.step = Step::Produce;
+    }
+
+    /// Whether a retreat of `p` from the activated system moves any unit: a ship with a move value (the
+    /// transported fighters need its capacity).
+    pub(crate) fn retreat_moves_units(&self, p: Owner) -> bool {
+        let active = usize::from(self.flow.system);
+        (0..self.rules.class_count())
+            .any(|c| self.rules.classes[c].movement.is_some() && self.ships(p, active, c) > 0)
+    }
+
+    /// T16 (LRR 78.7b-d): every ship of `p` with a move value moves to `system`, transporting fighters
+    /// within their capacity (the others are removed); if any unit arrives, `p` places a command token
+    /// there from reinforcements, or from the command sheet when reinforcements are empty, unless one is
+    /// already there.
+    fn retreat(
+        &mut self,
+        p: Owner,
+        system: u16,
+        fallback: Option<Pool>,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let d = self.system_index(system)?;
+        let active = usize::from(self.flow.system);
+        let (to, from) = (self.system_name(system), self.system_name(self.flow.system));
+        if !self.rules.adjacent[active].contains(&system) {
+            return Err(illegal(format!("{to} is not adjacent to {from}")));
+        }
+        if self.others_have_ships(p, d) {
+            return Err(illegal(format!(
+                "{to} holds another player's ships: no retreat goes there"
+            )));
+        }
+        if self.all_ships(p, d) == 0 {
+            return Err(illegal(format!(
+                "{to} holds none of {p}'s ships: a retreat goes to a system holding the player's units"
+            )));
+        }
+        let moves = self.retreat_moves_units(p);
+        if !moves && fallback.is_some() {
+            return Err(illegal(format!(
+                "no ship of {p}'s can move out of {from}: no command token is placed, so no fallback pool is taken"
+            )));
+        }
+        let n = self.rules.class_count();
+        let mut capacity = 0u32;
+        for c in 0..n {
+            let Some(_) = self.rules.classes[c].movement else {
+                continue;
+            };
+            let ships = self.ships(p, active, c);
+            if ships > 0 {
+                capacity += ships * u32::from(self.rules.classes[c].capacity);
+                self.ledger.move_tokens(
+                    p,
+                    self.h.ships[active * n + c],
+                    self.h.ships[d * n + c],
+                    ships,
+                    cause,
+                )?;
+            }
+        }
+        if let Some(t) = self.rules.transported.map(usize::from) {
+            let fighters = self.ships(p, active, t);
+            let carried = fighters.min(capacity);
+            if carried > 0 {
+                self.ledger.move_tokens(
+                    p,
+                    self.h.ships[active * n + t],
+                    self.h.ships[d * n + t],
+                    carried,
+                    cause,
+                )?;
+            }
+            if fighters > carried {
+                self.ledger.move_tokens(
+                    p,
+                    self.h.ships[active * n + t],
+                    self.h.ship_reserve[t],
+                    fighters - carried,
+                    cause,
+                )?;
+            }
+        }
+        self.ledger
+            .note(system_key(system), note::RETREAT, [arg(p), 0, 0], cause);
+        if moves {
+            self.place_token(p, d, fallback, cause)?;
+        }
+        // The ships arriving are subject to the fleet pool at once (T7).
+        self.recheck_fleet(p, cause);
+        self.flow.retreat = NOBODY;
+        self.next_combat_round(cause);
         Ok(())
     }
 

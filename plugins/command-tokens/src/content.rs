@@ -22,6 +22,14 @@ pub struct ShipClass {
     pub fleet: bool,
     /// Pieces of this class each player owns.
     pub reinforcements: u32,
+    /// Move value (LRR 57): how many systems a ship of the class may enter in a tactical action's movement.
+    /// `None` (no `move` key): the class cannot move on its own and is transported within capacity
+    /// (fighters, LRR 95); at most one class is transported so.
+    #[serde(default, rename = "move")]
+    pub movement: Option<u8>,
+    /// Capacity (LRR 16): how many ships of the transported class one ship of this class carries.
+    #[serde(default)]
+    pub capacity: u8,
 }
 
 /// One token effect of a strategy card as content writes it (`{"effect":"gain","tokens":3}`), resolved in
@@ -234,6 +242,10 @@ pub struct Content {
 
 /// Most ship classes content may define.
 pub const MAX_CLASSES: usize = 8;
+/// Highest move value content may give a class.
+pub const MAX_MOVE: u8 = 10;
+/// Highest capacity content may give a class.
+pub const MAX_CAPACITY: u8 = 20;
 /// Most strategy cards content may define.
 pub const MAX_CARDS: usize = 16;
 
@@ -383,6 +395,39 @@ impl Content {
                     format!("{} is out of range: 0 to 1000", s.reinforcements),
                 ));
             }
+            if let Some(m) = s.movement.filter(|&m| m > MAX_MOVE) {
+                return Err(ContentError::invalid(
+                    F,
+                    &s.id,
+                    "move",
+                    format!("{m} is out of range: 0 to {MAX_MOVE}"),
+                ));
+            }
+            if s.capacity > MAX_CAPACITY {
+                return Err(ContentError::invalid(
+                    F,
+                    &s.id,
+                    "capacity",
+                    format!("{} is out of range: 0 to {MAX_CAPACITY}", s.capacity),
+                ));
+            }
+        }
+        let carried: Vec<&str> = self
+            .ships
+            .iter()
+            .filter(|s| s.movement.is_none())
+            .map(|s| s.id.as_str())
+            .collect();
+        if carried.len() > 1 {
+            return Err(ContentError::invalid(
+                F,
+                carried[1],
+                "move",
+                format!(
+                    "missing, but only one class may lack a move value (it is transported within capacity, LRR 95); classes without one: {}",
+                    carried.join(", ")
+                ),
+            ));
         }
         const C: &str = "strategy_cards.json";
         if self.strategy_cards.is_empty() || self.strategy_cards.len() > MAX_CARDS {

@@ -73,7 +73,7 @@ fn action_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "tactical",
-            "T4: spend a tactic token and place it in a system (index into the galaxy) that holds none of your tokens; others' tokens do not block. Production follows.",
+            "T4: spend a tactic token and place it in a system (index into the galaxy) that holds none of your tokens; others' tokens do not block. Movement follows (T14), then a space combat if another player's ships are there (T15), then production.",
             json!({"type":"tactical","system":3}),
         ),
         Doc::with(
@@ -151,6 +151,41 @@ fn action_docs() -> Vec<Doc> {
             "Trade's primary (T11): the other players (any number, none included) who then resolve Trade's secondary without spending a command token, and must.",
             json!({"type":"free_secondaries","players":[1,3]}),
         ),
+        Doc::with(
+            "move",
+            "T14: one of your ships of a class with a move value moves from a system without your command token into the activated system, along adjacent systems no more than its move value, never through a system holding another player's ships; it transports up to its capacity of fighters from that system (`fighters`, default 0). The fleet pool limits the ships there at once (T7).",
+            json!({"type":"move","from":4,"class":3,"fighters":2}),
+        ),
+        Doc::with(
+            "end_movement",
+            "T14: ends movement: a space combat follows if another player has ships in the activated system (T15), else production. With no combat due, `produce` and `done` also end movement.",
+            json!({"type":"end_movement"}),
+        ),
+        Doc::with(
+            "announce_retreat",
+            "T15: in a space combat round, announce a retreat (the defender first; the attacker not after the defender announced one); only with a system to retreat to.",
+            json!({"type":"announce_retreat"}),
+        ),
+        Doc::with(
+            "no_retreat",
+            "T15: in a space combat round, announce no retreat.",
+            json!({"type":"no_retreat"}),
+        ),
+        Doc::with(
+            "roll",
+            "T15: the hits your combat roll produced, rolled at the table, at most one per ship of yours in the combat; the attacker rolls first.",
+            json!({"type":"roll","hits":1}),
+        ),
+        Doc::with(
+            "destroy",
+            "T15: destroy one of your ships in the combat for a hit against you (it returns to reinforcements); the attacker assigns first.",
+            json!({"type":"destroy","class":1}),
+        ),
+        Doc::with(
+            "retreat",
+            "T16: after the hits, the player who announced a retreat moves every ship with a move value (and the fighters they transport; the rest are removed) to an adjacent system holding their ships and no other player's, and places a command token there from reinforcements unless one is there; `fallback` names the pool when reinforcements are empty (T3).",
+            json!({"type":"retreat","system":3}),
+        ),
     ]
 }
 
@@ -179,7 +214,7 @@ fn option_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "galaxy",
-            "Systems: [{\"id\":\"18\",\"no_diplomacy\":true,\"ships\":[{\"player\":0,\"class\":\"carrier\",\"count\":2}]}]; empty: Mecatol Rex (18), one home system per player with the faction's starting fleet, then one empty system per player (19, 20, ...). At most 200 systems, ids unique and not empty; no more ships of a class than the player's pieces.",
+            "Systems: [{\"id\":\"18\",\"no_diplomacy\":true,\"adjacent\":[\"19\"],\"ships\":[{\"player\":0,\"class\":\"carrier\",\"count\":2}]}]; `adjacent` names the systems next to it (mutual, so one side is enough; not itself). Empty: Mecatol Rex (18), one home system per player with the faction's starting fleet, then one empty system per player (19, 20, ...), in a ring around Mecatol Rex where each empty system touches Mecatol Rex and the home systems before and after it. At most 200 systems, ids unique and not empty; no more ships of a class than the player's pieces; one player's ships per system.",
             json!(d.galaxy),
         ),
         Doc::with(

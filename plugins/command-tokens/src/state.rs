@@ -100,6 +100,22 @@ pub mod note {
     pub const NO_FREE_SECONDARY: u16 = 18;
     /// Propagation: a player gains command tokens instead of researching (`[player, tokens]`).
     pub const RESEARCH_TOKENS: u16 = 19;
+    /// A space combat begins in the activated system (`[attacker, defender]`).
+    pub const COMBAT: u16 = 20;
+    /// A player announces a retreat (`[player]`).
+    pub const ANNOUNCE: u16 = 21;
+    /// A player's combat roll produced hits (`[player, hits]`).
+    pub const ROLL: u16 = 22;
+    /// A player's ships retreat to the system (`[player]`).
+    pub const RETREAT: u16 = 23;
+    /// A space combat is over and won (`[winner]`).
+    pub const COMBAT_OVER: u16 = 24;
+    /// A space combat is over with no ship left (LRR 78.10).
+    pub const COMBAT_DRAW: u16 = 25;
+    /// The active player ends movement (`[player]`).
+    pub const MOVEMENT_OVER: u16 = 26;
+    /// A player announces no retreat (`[player]`).
+    pub const NO_RETREAT: u16 = 27;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -163,6 +179,10 @@ pub struct SystemConfig {
     /// Diplomacy cannot choose it (Mecatol Rex).
     #[serde(default)]
     pub no_diplomacy: bool,
+    /// Ids of the systems adjacent to it (LRR 6); adjacency is mutual, so naming it on either side is
+    /// enough.
+    #[serde(default)]
+    pub adjacent: Vec<String>,
 }
 
 /// Configuration; every field has a documented default (see the README).
@@ -253,6 +273,12 @@ pub struct Rules {
     pub faction_names: Vec<String>,
     /// Each system's label ("system 18"), for labels and tables.
     pub system_labels: Vec<String>,
+    /// The systems adjacent to each system (LRR 6), by index, ascending; mutual.
+    #[serde(default)]
+    pub adjacent: Vec<Vec<u16>>,
+    /// The class without a move value, transported within capacity (fighters, LRR 95), if any.
+    #[serde(default)]
+    pub transported: Option<u8>,
 }
 
 impl SharedContent for Rules {
@@ -341,6 +367,16 @@ pub enum Step {
     Secondary,
     /// Choosing the other players who resolve the secondary without spending a token (Trade, T11).
     FreeSecondaries,
+    /// Moving ships into the activated system (T14), until movement ends.
+    Move,
+    /// A space combat's player announces a retreat or not (T15), the defender first.
+    Announce,
+    /// A space combat's player enters the hits of their combat roll (T15), the attacker first.
+    Roll,
+    /// A space combat's player destroys their own ships, one per hit against them (T15).
+    Assign,
+    /// The player who announced a retreat chooses the system their ships retreat to (T16).
+    Retreat,
     /// Nothing: the game is over.
     Over,
 }
@@ -403,6 +439,19 @@ pub struct Flow {
     pub status: u8,
     /// Tokens a player could not gain for want of reinforcements (T3), reported here.
     pub forfeited: [u16; MAX_PLAYERS],
+    /// The other player in the space combat in the activated system (T15).
+    #[serde(default)]
+    pub defender: u8,
+    /// The player who announced a retreat this combat round ([`NOBODY`] if none).
+    #[serde(default = "nobody")]
+    pub retreat: u8,
+    /// Hits still to be assigned in this combat round: against the attacker, against the defender.
+    #[serde(default)]
+    pub hits: [u8; 2],
+}
+
+fn nobody() -> u8 {
+    NOBODY
 }
 
 /// Handles into the ledger. Setup creates every resource in the same order for every game of one player
@@ -628,6 +677,36 @@ impl Rules {
                 }
             }
         }
+        let mut adjacent = vec![Vec::<u16>::new(); galaxy.len()];
+        for (i, s) in galaxy.iter().enumerate() {
+            for (j, a) in s.adjacent.iter().enumerate() {
+                let Some(k) = galaxy.iter().position(|o| &o.id == a) else {
+                    return Err(cfg(format!(
+                        "galaxy[{i}].adjacent[{j}]: no system '{a}' in the galaxy"
+                    )));
+                };
+                if k == i {
+                    return Err(cfg(format!(
+                        "galaxy[{i}].adjacent[{j}]: a system is not adjacent to itself (LRR 6.2a)"
+                    )));
+                }
+                adjacent[i].push(k as u16);
+                adjacent[k].push(i as u16);
+            }
+            let mut owners = s.ships.iter().filter(|sh| sh.count > 0).map(|sh| sh.player);
+            if let Some(first) = owners.next() {
+                if let Some(other) = owners.find(|&o| o != first) {
+                    return Err(cfg(format!(
+                        "galaxy[{i}].ships: players {first} and {other} both have ships in '{}'; a system holds one player's ships outside a space combat",
+                        s.id
+                    )));
+                }
+            }
+        }
+        for a in &mut adjacent {
+            a.sort_unstable();
+            a.dedup();
+        }
         let rules = Rules {
             rounds: config.rounds,
             production: config.production,
@@ -672,6 +751,12 @@ impl Rules {
             factions,
             fleet_pool_max,
             laws: config.laws.clone(),
+            adjacent,
+            transported: content
+                .ships
+                .iter()
+                .position(|c| c.movement.is_none())
+                .map(|c| c as u8),
         };
         Ok((rules, galaxy))
     }
@@ -697,12 +782,15 @@ impl Rules {
 }
 
 /// The default galaxy: Mecatol Rex (`18`, not a Diplomacy target), each player's home system with their
-/// faction's starting fleet, and one empty system per player (`19`, `20`, ...).
+/// faction's starting fleet, and one empty system per player (`19`, `20`, ...). They lie in a ring around
+/// Mecatol Rex, home and empty systems taking turns: each empty system touches Mecatol Rex, the home
+/// system before it and the one after it.
 pub fn default_galaxy(factions: &[String], content: &Content) -> Vec<SystemConfig> {
     let mut galaxy = vec![SystemConfig {
         id: "18".into(),
         ships: Vec::new(),
         no_diplomacy: true,
+        adjacent: Vec::new(),
     }];
     for (p, f) in factions.iter().enumerate() {
         let ships = content
@@ -722,13 +810,19 @@ pub fn default_galaxy(factions: &[String], content: &Content) -> Vec<SystemConfi
             id: format!("home-{f}"),
             ships,
             no_diplomacy: false,
+            adjacent: Vec::new(),
         });
     }
-    for i in 0..factions.len() {
+    let n = factions.len();
+    for i in 0..n {
+        let homes = [&factions[i], &factions[(i + 1) % n]];
         galaxy.push(SystemConfig {
             id: (19 + i).to_string(),
             ships: Vec::new(),
             no_diplomacy: false,
+            adjacent: std::iter::once("18".to_string())
+                .chain(homes.map(|f| format!("home-{f}")))
+                .collect(),
         });
     }
     galaxy
@@ -938,6 +1032,9 @@ impl State {
             built: 0,
             status: 0,
             forfeited: [0; MAX_PLAYERS],
+            defender: 0,
+            retreat: NOBODY,
+            hits: [0; 2],
         };
         let mut state = State {
             ledger: l,
@@ -1023,6 +1120,81 @@ impl State {
             .sum()
     }
 
+    /// `player`'s ships of every class in `system`, fighters included.
+    pub fn all_ships(&self, player: Owner, system: usize) -> u32 {
+        (0..self.rules.class_count())
+            .map(|c| self.ships(player, system, c))
+            .sum()
+    }
+
+    /// The players with ships in `system`, as a bit per player.
+    pub fn ship_owners(&self, system: usize) -> u8 {
+        let base = system * self.rules.class_count();
+        let mut owners = 0u8;
+        for c in 0..self.rules.class_count() {
+            let row = self.ledger.zone_tokens(self.h.ships[base + c]);
+            for (p, &count) in row.iter().enumerate().take(MAX_PLAYERS) {
+                if count > 0 {
+                    owners |= 1 << p;
+                }
+            }
+        }
+        owners
+    }
+
+    /// Whether a player other than `player` has ships in `system`.
+    pub fn others_have_ships(&self, player: Owner, system: usize) -> bool {
+        self.ship_owners(system) & !(1u8 << player.0) != 0
+    }
+
+    /// T14 (LRR 58.4b, f): for each system, the fewest systems a ship of `player` enters to reach the
+    /// activated system from it along adjacent systems, never through a system holding another player's
+    /// ships (`u8::MAX`: unreachable within [`crate::content::MAX_MOVE`]). A breadth-first search outward
+    /// from the activated system.
+    pub fn distances(&self, player: Owner) -> Vec<u8> {
+        let active = usize::from(self.flow.system);
+        let mut dist = vec![u8::MAX; self.rules.system_count()];
+        let mut frontier = vec![active];
+        dist[active] = 0;
+        let mut d = 0u8;
+        while !frontier.is_empty() && d < crate::content::MAX_MOVE {
+            d += 1;
+            let mut next = Vec::new();
+            for u in frontier {
+                // A ship may start in a system next to a blocked one but not pass through it; the activated
+                // system itself is where every path ends.
+                if u != active && self.others_have_ships(player, u) {
+                    continue;
+                }
+                for &v in &self.rules.adjacent[u] {
+                    let v = usize::from(v);
+                    if dist[v] == u8::MAX {
+                        dist[v] = d;
+                        next.push(v);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        dist
+    }
+
+    /// T16 (LRR 78.7c): whether `player`'s ships may retreat from the activated system to `system`: it is
+    /// adjacent, holds ships of the player's and no other player's ships.
+    pub fn may_retreat_to(&self, player: Owner, system: usize) -> bool {
+        let active = usize::from(self.flow.system);
+        self.rules.adjacent[active].contains(&(system as u16))
+            && self.ship_owners(system) == 1 << player.0
+    }
+
+    /// T15 (LRR 78.4c): whether `player` has a system to retreat to.
+    pub fn can_retreat(&self, player: Owner) -> bool {
+        let active = usize::from(self.flow.system);
+        self.rules.adjacent[active]
+            .iter()
+            .any(|&s| self.may_retreat_to(player, usize::from(s)))
+    }
+
     /// T7: the most non-fighter ships `player` may have in a system: fleet-pool tokens plus the faction's
     /// bonus (Letnev +2).
     #[inline]
@@ -1071,7 +1243,9 @@ impl State {
         Some(owner(match f.step {
             Step::Over => return None,
             Step::Pick => (f.speaker + f.picks % n) % n,
-            Step::Turn | Step::Produce => f.turn,
+            Step::Turn | Step::Produce | Step::Move => f.turn,
+            Step::Announce | Step::Roll | Step::Assign => f.resolver,
+            Step::Retreat => f.retreat,
             Step::Gain
             | Step::Buy
             | Step::Target
@@ -1108,6 +1282,13 @@ impl State {
         if r.system_labels.len() != systems {
             return bad("system labels");
         }
+        if r.adjacent.len() != systems
+            || r.adjacent
+                .iter()
+                .any(|a| a.iter().any(|&s| usize::from(s) >= systems))
+        {
+            return bad("adjacency");
+        }
         if classes == 0 || classes > crate::content::MAX_CLASSES || cards == 0 || cards > MAX_CARDS
         {
             return bad("content sizes");
@@ -1117,6 +1298,9 @@ impl State {
             .any(|&c| usize::from(c) >= classes || !r.classes[usize::from(c)].fleet)
         {
             return bad("fleet classes");
+        }
+        if r.transported.is_some_and(|c| usize::from(c) >= classes) {
+            return bad("transported class");
         }
         if r.cards
             .iter()
@@ -1159,8 +1343,13 @@ impl State {
         }
         let f = &self.flow;
         let player = |p: u8| usize::from(p) < n;
-        if !player(f.speaker) || !player(f.turn) || !player(f.resolver) {
+        if !player(f.speaker) || !player(f.turn) || !player(f.resolver) || !player(f.defender) {
             return bad("flow players");
+        }
+        if f.retreat != NOBODY && !player(f.retreat)
+            || f.step == Step::Retreat && f.retreat == NOBODY
+        {
+            return bad("retreating player");
         }
         if usize::from(f.cursor) > n || usize::from(f.others) > n || usize::from(f.status) > n {
             return bad("flow cursors");
@@ -1259,6 +1448,12 @@ impl State {
         }
         let limits = &limits[..n];
         let mut ships = [0u32; MAX_PLAYERS];
+        // T15: two players' ships share a system only in the activated system, from movement until the
+        // space combat there ends.
+        let fighting = matches!(
+            self.flow.step,
+            Step::Move | Step::Announce | Step::Roll | Step::Assign | Step::Retreat
+        );
         for s in 0..self.rules.system_count() {
             let ships = &mut ships[..n];
             ships.fill(0);
@@ -1268,6 +1463,25 @@ impl State {
                 for (sum, &count) in ships.iter_mut().zip(row) {
                     *sum += count;
                 }
+            }
+            let mut owners = 0u8;
+            for (p, &count) in ships.iter().enumerate() {
+                owners |= u8::from(count > 0) << p;
+            }
+            for c in (0..self.rules.class_count()).filter(|&c| !self.rules.classes[c].fleet) {
+                let row = self.ledger.zone_tokens(self.h.ships[base + c]);
+                for (p, &count) in row.iter().enumerate().take(n) {
+                    owners |= u8::from(count > 0) << p;
+                }
+            }
+            if owners & owners.wrapping_sub(1) != 0
+                && !(fighting && s == usize::from(self.flow.system) && owners.count_ones() == 2)
+            {
+                return Err(Violation(format!(
+                    "{} have ships in {} outside a space combat",
+                    crate::actions::Players(owners).names(),
+                    self.system_name(s as u16)
+                )));
             }
             for (p, (&ships, &max)) in self.owners().zip(ships.iter().zip(limits)) {
                 let excess = ships.saturating_sub(max);

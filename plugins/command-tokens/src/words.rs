@@ -44,6 +44,11 @@ pub fn vocabulary() -> Vocabulary {
         "redistributing command tokens",
         "secondary abilities",
         "choosing who resolves the secondary ability for free",
+        "movement",
+        "announcing retreats",
+        "combat rolls",
+        "assigning hits",
+        "retreating",
         "game over",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
@@ -65,6 +70,13 @@ pub fn vocabulary() -> Vocabulary {
         "redistribution",
         "removal of a ship over the fleet limit",
         "choice of the players who resolve the secondary ability for free",
+        "movement of a ship",
+        "end of movement",
+        "announcement of a retreat",
+        "decision not to retreat",
+        "combat roll",
+        "destruction of a ship for a hit",
+        "retreat",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -89,8 +101,16 @@ pub fn vocabulary() -> Vocabulary {
         "p{0} lets p{1} resolve the secondary ability of {name} without spending a command token",
         "p{0} lets no other player resolve the secondary ability of {name} for free",
         "p{0} cannot research technology and gains {1} command tokens instead",
+        "space combat in {name}: p{0} attacks, p{1} defends",
+        "p{0} announces a retreat from the space combat",
+        "p{0}'s combat roll produces {1} hits",
+        "p{0}'s ships retreat to {name}",
+        "the space combat in {name} is over: p{0} wins",
+        "the space combat in {name} is over: neither player has a ship left",
+        "p{0} ends movement into {name}",
+        "p{0} announces no retreat",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::RESEARCH_TOKENS) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::NO_RETREAT) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -138,6 +158,11 @@ impl Step {
             Step::FreeSecondaries => {
                 "while the players who resolve the secondary ability for free are chosen"
             }
+            Step::Move => "during movement (move ships into the activated system, or end movement)",
+            Step::Announce => "while retreats are announced",
+            Step::Roll => "while combat rolls are made",
+            Step::Assign => "while hits are assigned",
+            Step::Retreat => "while a retreat is made",
             Step::Over => "once the game is over",
         }
     }
@@ -219,6 +244,36 @@ impl State {
                 self.class_name(class),
                 self.system_name(system)
             ),
+            Action::Move {
+                from,
+                class,
+                fighters,
+            } => {
+                let carried = match fighters {
+                    0 => String::new(),
+                    k => format!(" with {}", count(u32::from(k), "fighter", "fighters")),
+                };
+                format!(
+                    "moving a {}{carried} from {}",
+                    self.class_name(class),
+                    self.system_name(from)
+                )
+            }
+            Action::EndMovement => "ending movement".into(),
+            Action::AnnounceRetreat => "announcing a retreat".into(),
+            Action::NoRetreat => "announcing no retreat".into(),
+            Action::Roll { hits } => {
+                format!("a combat roll of {}", count(u32::from(hits), "hit", "hits"))
+            }
+            Action::Destroy { class } => format!("destroying a {}", self.class_name(class)),
+            Action::Retreat { system, fallback } => match fallback {
+                None => format!("retreating to {}", self.system_name(system)),
+                Some(pool) => format!(
+                    "retreating to {} with a command token from the {}",
+                    self.system_name(system),
+                    pool.name()
+                ),
+            },
             Action::FreeSecondaries { players } => match players.names() {
                 names if names.is_empty() => {
                     "letting no other player resolve the secondary ability for free".into()
@@ -290,6 +345,30 @@ impl State {
             Step::FreeSecondaries => Cow::Owned(format!(
                 "to choose any number of other players who resolve the secondary ability of {} without spending a command token",
                 self.card_name(f.card)
+            )),
+            Step::Move => Cow::Owned(format!(
+                "to move ships into {} or end movement",
+                self.system_name(f.system)
+            )),
+            Step::Announce => Cow::Owned(format!(
+                "to announce a retreat from the space combat in {}, or not",
+                self.system_name(f.system)
+            )),
+            Step::Roll => Cow::Owned(format!(
+                "to enter the hits of their combat roll in {}",
+                self.system_name(f.system)
+            )),
+            Step::Assign => {
+                let side = usize::from(f.resolver != f.turn);
+                Cow::Owned(format!(
+                    "to destroy {} of their own in {}",
+                    count(u32::from(f.hits[side]), "ship", "ships"),
+                    self.system_name(f.system)
+                ))
+            }
+            Step::Retreat => Cow::Owned(format!(
+                "to choose the system their ships retreat to from {}",
+                self.system_name(f.system)
             )),
         })
     }

@@ -313,6 +313,7 @@ fn t3_a_placement_with_no_token_anywhere_places_nothing() {
             id: format!("s{i}"),
             ships: vec![],
             no_diplomacy: false,
+            adjacent: Vec::new(),
         })
         .collect();
     let mut s = game(
@@ -439,7 +440,7 @@ fn t4_tactical_action_spends_a_tactic_token_and_places_it_in_the_system() {
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     assert_eq!(sheet(&s, 0), [2, 3, 2, 8]);
     assert!(s.has_token(Owner(0), EMPTY.into()));
-    assert_eq!(s.flow.step, Step::Produce);
+    assert_eq!(s.flow.step, Step::Move);
     ok(&mut s, 0, Action::Done);
     assert_eq!(actor(&s), 1);
 }

@@ -201,7 +201,7 @@ pub fn skip(s: &mut State, p: u8) {
 pub fn random_action(rng: &mut Rng) -> Action {
     let pool = |rng: &mut Rng| Pool::ALL[rng.below(3)];
     let small = |rng: &mut Rng, n: usize| rng.below(n) as u8;
-    match rng.below(17) {
+    match rng.below(24) {
         0 => Action::Pick {
             card: small(rng, 10),
         },
@@ -241,6 +241,24 @@ pub fn random_action(rng: &mut Rng) -> Action {
         15 => Action::RemoveShip {
             system: rng.below(16) as u16,
             class: small(rng, 7),
+        },
+        16 => Action::Move {
+            from: rng.below(16) as u16,
+            class: small(rng, 7),
+            fighters: small(rng, 6),
+        },
+        17 => Action::EndMovement,
+        18 => Action::AnnounceRetreat,
+        19 => Action::NoRetreat,
+        20 => Action::Roll {
+            hits: small(rng, 12),
+        },
+        21 => Action::Destroy {
+            class: small(rng, 7),
+        },
+        22 => Action::Retreat {
+            system: rng.below(16) as u16,
+            fallback: [None, Some(pool(rng))][rng.below(2)],
         },
         _ => Action::FreeSecondaries {
             players: coffer_command_tokens::Players(rng.below(256) as u8),

@@ -114,6 +114,7 @@ fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
             id: i.to_string(),
             ships: Vec::new(),
             no_diplomacy: false,
+            adjacent: Vec::new(),
         })
         .collect();
     assert_eq!(
@@ -131,6 +132,7 @@ fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
             count: 1,
         }],
         no_diplomacy: false,
+        adjacent: Vec::new(),
     }];
     assert_eq!(
         bad(Config {
@@ -147,6 +149,24 @@ fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
     assert_eq!(
         e.to_string(),
         "ships.json: entry 'a', field 'reinforcements': 1001 is out of range: 0 to 1000"
+    );
+    let e = Content::with_file(
+        "ships.json",
+        r#"[{"id":"a","name":"A","fleet":true,"reinforcements":1,"move":11}]"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ships.json: entry 'a', field 'move': 11 is out of range: 0 to 10"
+    );
+    let e = Content::with_file(
+        "ships.json",
+        r#"[{"id":"a","name":"A","fleet":false,"reinforcements":1},{"id":"b","name":"B","fleet":false,"reinforcements":1}]"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ships.json: entry 'b', field 'move': missing, but only one class may lack a move value (it is transported within capacity, LRR 95); classes without one: a, b"
     );
     let e = Content::with_file("laws.json", r#"[{"id":"x","name":"","fleet_pool_max":4}]"#)
         .unwrap_err();
@@ -196,6 +216,7 @@ fn configuration_errors_are_clear() {
             count: 5,
         }],
         no_diplomacy: false,
+        adjacent: Vec::new(),
     }];
     assert!(
         bad(Config {
@@ -204,6 +225,42 @@ fn configuration_errors_are_clear() {
         })
         .contains("galaxy[0].ships[0].count: player 0 would have 5 carrier pieces in the galaxy, but only 4 exist")
     );
+    let system =
+        |id: &str, adjacent: &[&str], players: &[u16]| coffer_command_tokens::SystemConfig {
+            id: id.into(),
+            ships: players
+                .iter()
+                .map(|&player| coffer_command_tokens::ShipsConfig {
+                    player,
+                    class: "cruiser".into(),
+                    count: 1,
+                })
+                .collect(),
+            no_diplomacy: false,
+            adjacent: adjacent.iter().map(|a| a.to_string()).collect(),
+        };
+    let galaxy = |systems| Config {
+        galaxy: systems,
+        ..Default::default()
+    };
+    assert_eq!(
+        bad(galaxy(vec![system("a", &["b"], &[])])),
+        "invalid configuration: galaxy[0].adjacent[0]: no system 'b' in the galaxy"
+    );
+    assert_eq!(
+        bad(galaxy(vec![system("a", &["a"], &[])])),
+        "invalid configuration: galaxy[0].adjacent[0]: a system is not adjacent to itself (LRR 6.2a)"
+    );
+    assert_eq!(
+        bad(galaxy(vec![system("a", &[], &[0, 1])])),
+        "invalid configuration: galaxy[0].ships: players 0 and 1 both have ships in 'a'; a system holds one player's ships outside a space combat"
+    );
+    // Adjacency is mutual: named on one side, it holds both ways.
+    let s = game(
+        3,
+        galaxy(vec![system("a", &["b"], &[]), system("b", &[], &[])]),
+    );
+    assert_eq!(s.rules.adjacent, [vec![1], vec![0]]);
     let adapter = Adapter::shared(CommandTokens::new());
     assert!(matches!(
         adapter.new_game(&Setup::new(2, 1)),
@@ -341,7 +398,7 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
             .to_owned();
         assert!(names.contains(&name.as_str()), "{name}");
     }
-    assert_eq!(names.len(), 17);
+    assert_eq!(names.len(), 24);
 }
 
 #[test]
@@ -354,6 +411,11 @@ fn default_galaxy_has_mecatol_a_home_per_player_and_empty_systems() {
     assert_eq!(s.ships(Owner(1), 2, class(&s, "carrier").into()), 2);
     assert_eq!(s.rules.cards_per_player, 1);
     assert_eq!(default_game(4).rules.cards_per_player, 2);
+    // A ring around Mecatol Rex (0): the first empty system (7) touches it and homes 1 and 2; home 1
+    // touches the first and the last empty system.
+    assert_eq!(s.rules.adjacent[7], [0, 1, 2]);
+    assert_eq!(s.rules.adjacent[1], [7, 12]);
+    assert_eq!(s.rules.adjacent[0], [7, 8, 9, 10, 11, 12]);
 }
 
 #[test]

@@ -4,6 +4,7 @@ mod clauses;
 mod common;
 mod content;
 mod modifiers;
+mod movement;
 mod playouts;
 mod rounds;
 mod script;

@@ -185,6 +185,8 @@ fn t4_the_activated_system_is_on_the_board_while_ships_are_produced() {
     let mut s = quiet_five();
     // The default five-player galaxy: 18, five home systems, then 19 (index 6).
     ok(&mut s, 0, Action::Tactical { system: 6 });
+    assert_eq!(names(&table(&s)).2, "movement");
+    ok(&mut s, 0, Action::EndMovement);
     let t = table(&s);
     assert_eq!(names(&t).2, "production");
     assert_eq!(

@@ -1,0 +1,597 @@
+//! T14-T16: movement into the activated system, space combat and retreat, as far as they touch command
+//! tokens and the fleet pool.
+
+use crate::common::*;
+use coffer_command_tokens::{Action, Config, Pool, ShipsConfig, State, Step, SystemConfig};
+use coffer_core::{Cause, Owner};
+
+// A line of systems a - b - c - d, with e off c and f off a (indices 0 to 5).
+const A: u16 = 0;
+const B: u16 = 1;
+const C: u16 = 2;
+const D: u16 = 3;
+const E: u16 = 4;
+const F: u16 = 5;
+
+// Ship classes of data/ships.json.
+const FIGHTER: u8 = 0;
+const DESTROYER: u8 = 1;
+const CRUISER: u8 = 2;
+const CARRIER: u8 = 3;
+const DREADNOUGHT: u8 = 4;
+
+const CLASSES: [&str; 5] = ["fighter", "destroyer", "cruiser", "carrier", "dreadnought"];
+
+/// Three players (Sol, Hacan, Jol-Nar: no fleet-limit bonus) on the line galaxy with `ships` as
+/// (system, player, class, count), at p0's first turn of the action phase.
+fn battlefield(ships: &[(u16, u16, u8, u32)]) -> State {
+    let ids = ["a", "b", "c", "d", "e", "f"];
+    let adjacent = [&["b", "f"][..], &["c"], &["d", "e"], &[], &[], &[]];
+    let galaxy = ids
+        .iter()
+        .zip(adjacent)
+        .enumerate()
+        .map(|(i, (id, adj))| SystemConfig {
+            id: (*id).into(),
+            ships: ships
+                .iter()
+                .filter(|sh| usize::from(sh.0) == i)
+                .map(|&(_, player, class, count)| ShipsConfig {
+                    player,
+                    class: CLASSES[usize::from(class)].into(),
+                    count,
+                })
+                .collect(),
+            no_diplomacy: false,
+            adjacent: adj.iter().map(|a| (*a).to_string()).collect(),
+        })
+        .collect();
+    let config = Config {
+        galaxy,
+        factions: vec!["sol".into(), "hacan".into(), "jolnar".into()],
+        ..Default::default()
+    };
+    let mut s = game(3, config);
+    // p0 Leadership and Construction, p1 Diplomacy and Trade, p2 Politics and Warfare: p0 acts first.
+    pick(&mut s, &[0, 1, 2, 3, 4, 5]);
+    assert_eq!(actor(&s), 0);
+    s
+}
+
+fn ships(s: &State, p: u8, system: u16, class: u8) -> u32 {
+    s.ships(owner(p), usize::from(system), usize::from(class))
+}
+
+fn mv(from: u16, class: u8, fighters: u8) -> Action {
+    Action::Move {
+        from,
+        class,
+        fighters,
+    }
+}
+
+/// Puts one of `p`'s command tokens from reinforcements in `system` (test set-up).
+fn token(s: &mut State, p: u8, system: u16) {
+    s.ledger
+        .move_tokens(
+            owner(p),
+            s.h.reinforcements,
+            s.h.systems[usize::from(system)],
+            1,
+            Cause::Setup,
+        )
+        .unwrap();
+    s.ledger.take_events();
+}
+
+// ----- T14 -----
+
+#[test]
+fn t14_ships_move_into_the_activated_system_within_their_move_value() {
+    // A destroyer (move 2) two systems away, a carrier (move 1) two away, a dreadnought (move 1) next door.
+    let mut s = battlefield(&[
+        (A, 0, DESTROYER, 1),
+        (A, 0, CARRIER, 1),
+        (B, 0, DREADNOUGHT, 1),
+    ]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    assert_eq!(s.flow.step, Step::Move);
+    let l = legal(&s, 0);
+    assert!(l.contains(&mv(A, DESTROYER, 0)));
+    assert!(l.contains(&mv(B, DREADNOUGHT, 0)));
+    assert!(!l.iter().any(|a| *a == mv(A, CARRIER, 0)));
+    let e = refused(&mut s, 0, mv(A, CARRIER, 0));
+    assert_eq!(
+        e.to_string(),
+        "illegal action: a Carrier moves 1 system, but system a is 2 systems away from system c"
+    );
+    ok(&mut s, 0, mv(A, DESTROYER, 0));
+    ok(&mut s, 0, mv(B, DREADNOUGHT, 0));
+    assert_eq!(ships(&s, 0, C, DESTROYER), 1);
+    assert_eq!(ships(&s, 0, C, DREADNOUGHT), 1);
+    assert_eq!(ships(&s, 0, A, DESTROYER), 0);
+    // No other player's ships there: no combat, production follows.
+    ok(&mut s, 0, Action::EndMovement);
+    assert_eq!(s.flow.step, Step::Produce);
+    ok(&mut s, 0, Action::Done);
+    assert_eq!(actor(&s), 1);
+}
+
+#[test]
+fn t14_ships_in_a_system_holding_the_players_command_token_cannot_move() {
+    let mut s = battlefield(&[(B, 0, DESTROYER, 1), (A, 0, DESTROYER, 1)]);
+    token(&mut s, 0, B);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    let l = legal(&s, 0);
+    assert!(!l.contains(&mv(B, DESTROYER, 0)));
+    let e = refused(&mut s, 0, mv(B, DESTROYER, 0));
+    assert_eq!(
+        e.to_string(),
+        "illegal action: p0's ships in system b cannot move: the system holds one of p0's command tokens"
+    );
+    // LRR 58.4d: a ship moves through a system holding its own faction's token.
+    ok(&mut s, 0, mv(A, DESTROYER, 0));
+    assert_eq!(ships(&s, 0, C, DESTROYER), 1);
+}
+
+#[test]
+fn t14_ships_cannot_move_through_another_players_ships() {
+    let mut s = battlefield(&[(A, 0, DESTROYER, 1), (B, 1, CRUISER, 1), (F, 0, CRUISER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    let e = refused(&mut s, 0, mv(A, DESTROYER, 0));
+    assert_eq!(
+        e.to_string(),
+        "illegal action: no path of adjacent systems leads from system a to system c without passing through another player's ships"
+    );
+    assert!(
+        !legal(&s, 0)
+            .iter()
+            .any(|a| matches!(a, Action::Move { .. }))
+    );
+    // Into a system holding them is fine: that is where the move ends.
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 0, Action::Done);
+    ok(&mut s, 1, Action::Tactical { system: D });
+    ok(&mut s, 1, mv(B, CRUISER, 0));
+    assert_eq!(ships(&s, 1, D, CRUISER), 1);
+    ok(&mut s, 1, Action::EndMovement);
+    ok(&mut s, 1, Action::Done);
+    ok(&mut s, 2, Action::Tactical { system: A });
+    ok(&mut s, 2, Action::Done);
+    // A cruiser (move 2) from f reaches b through a, which holds only p0's own ships.
+    ok(&mut s, 0, Action::Tactical { system: B });
+    ok(&mut s, 0, mv(F, CRUISER, 0));
+    assert_eq!(ships(&s, 0, B, CRUISER), 1);
+}
+
+#[test]
+fn t14_a_ship_with_capacity_transports_fighters_from_the_system_it_starts_in() {
+    let mut s = battlefield(&[(B, 0, CARRIER, 1), (B, 0, FIGHTER, 6), (B, 0, DESTROYER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    let l = legal(&s, 0);
+    for k in 0..=4 {
+        assert!(l.contains(&mv(B, CARRIER, k)), "carrier with {k} fighters");
+    }
+    assert!(!l.contains(&mv(B, CARRIER, 5)));
+    assert!(
+        !l.contains(&mv(B, DESTROYER, 1)),
+        "a destroyer has no capacity"
+    );
+    let e = refused(&mut s, 0, mv(B, CARRIER, 5));
+    assert_eq!(
+        e.to_string(),
+        "illegal action: a Carrier transports at most 4, not 5"
+    );
+    let e = refused(&mut s, 0, mv(B, FIGHTER, 0));
+    assert_eq!(
+        e.to_string(),
+        "illegal action: a Fighter has no move value: it moves only transported by a ship with capacity"
+    );
+    ok(&mut s, 0, mv(B, CARRIER, 4));
+    assert_eq!(ships(&s, 0, C, FIGHTER), 4);
+    assert_eq!(ships(&s, 0, B, FIGHTER), 2);
+}
+
+#[test]
+fn t14_ships_arriving_over_the_fleet_limit_are_removed_at_once() {
+    // Fleet pool 3; two destroyers already in c, two more arrive.
+    let mut s = battlefield(&[(C, 0, DESTROYER, 2), (B, 0, DESTROYER, 2)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    assert!(s.ledger.pending().is_empty());
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    // LRR 37.3: "If at any time": the excess is removed before anything else.
+    assert_eq!(s.ledger.pending().len(), 1);
+    assert_eq!(
+        legal(&s, 0),
+        [Action::RemoveShip {
+            system: C,
+            class: DESTROYER
+        }]
+    );
+    refused(&mut s, 0, Action::EndMovement);
+    ok(
+        &mut s,
+        0,
+        Action::RemoveShip {
+            system: C,
+            class: DESTROYER,
+        },
+    );
+    assert_eq!(ships(&s, 0, C, DESTROYER), 3);
+    assert_eq!(s.flow.step, Step::Move);
+}
+
+// ----- T15 -----
+
+/// p0 moves two destroyers from b into c, where p1 has a cruiser and nothing to retreat to: a space
+/// combat with no retreat possible on either side.
+fn combat() -> State {
+    let mut s = battlefield(&[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    s
+}
+
+#[test]
+fn t15_ships_meeting_another_players_ships_fight_a_space_combat() {
+    let mut s = combat();
+    // Production waits for the combat.
+    assert!(!legal(&s, 0).contains(&Action::Done));
+    let e = refused(&mut s, 0, Action::Done);
+    assert_eq!(
+        e.to_string(),
+        "illegal action: p1 has ships in system c: movement ends (`end_movement`) and a space combat is resolved before production"
+    );
+    ok(&mut s, 0, Action::EndMovement);
+    // Nobody has a system to retreat to: straight to the rolls, the attacker first (LRR 78.5f).
+    assert_eq!((s.flow.step, actor(&s)), (Step::Roll, 0));
+    assert_eq!(legal(&s, 0).len(), 3, "0, 1 or 2 hits from two dice");
+    ok(&mut s, 0, Action::Roll { hits: 1 });
+    assert_eq!((s.flow.step, actor(&s)), (Step::Roll, 1));
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    // Each destroys their own ship per hit against them, the attacker first.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Assign, 0));
+    assert_eq!(legal(&s, 0), [Action::Destroy { class: DESTROYER }]);
+    ok(&mut s, 0, Action::Destroy { class: DESTROYER });
+    assert_eq!((s.flow.step, actor(&s)), (Step::Assign, 1));
+    ok(&mut s, 1, Action::Destroy { class: CRUISER });
+    assert_eq!(s.ship_reserve(Owner(1), usize::from(CRUISER)), 8);
+    // One side has no ship left: the combat is over, and the active player goes on to production.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
+    ok(&mut s, 0, Action::Produce { class: CRUISER });
+    ok(&mut s, 0, Action::Done);
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn t15_combat_rounds_repeat_until_one_side_has_no_ships() {
+    let mut s = combat();
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    // LRR 78.8: both still have ships: another round.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Roll, 0));
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    ok(&mut s, 0, Action::Destroy { class: DESTROYER });
+    assert_eq!(s.flow.step, Step::Roll);
+    let e = refused(&mut s, 0, Action::Roll { hits: 2 });
+    assert_eq!(
+        e.to_string(),
+        "illegal action: p0 rolls one die per ship in the combat, 1 die: at most 1 hit"
+    );
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    ok(&mut s, 0, Action::Destroy { class: DESTROYER });
+    // The attacker lost: p1's cruiser stays, and no ship of p0's is produced beside it (LRR 67.6).
+    assert_eq!(s.flow.step, Step::Produce);
+    assert_eq!(legal(&s, 0), [Action::Done]);
+    let e = refused(&mut s, 0, Action::Produce { class: CRUISER });
+    assert_eq!(
+        e.to_string(),
+        "illegal action: p1 has ships in system c: no ships are produced in a system holding another player's ships"
+    );
+    ok(&mut s, 0, Action::Done);
+}
+
+#[test]
+fn t15_a_combat_where_no_ship_survives_is_a_draw() {
+    let mut s = battlefield(&[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 0, Action::Roll { hits: 1 });
+    // Hits beyond the ships there are lost.
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    ok(&mut s, 0, Action::Destroy { class: DESTROYER });
+    ok(&mut s, 1, Action::Destroy { class: CRUISER });
+    assert_eq!(s.flow.step, Step::Produce);
+    assert_eq!(s.ship_owners(usize::from(C)), 0);
+}
+
+#[test]
+fn t15_the_defender_announces_first_and_then_the_attacker_may_not() {
+    // Both have a system to retreat to: p1 to d (its ships), p0 to b (its ships).
+    let mut s = battlefield(&[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1), (D, 1, CRUISER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    assert_eq!((s.flow.step, actor(&s)), (Step::Announce, 1));
+    ok(&mut s, 1, Action::NoRetreat);
+    // The attacker may announce after a defender who did not.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Announce, 0));
+    ok(&mut s, 0, Action::NoRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    // Next round: the defender announces; the attacker may not (LRR 78.4b).
+    assert_eq!((s.flow.step, actor(&s)), (Step::Announce, 1));
+    ok(&mut s, 1, Action::AnnounceRetreat);
+    assert_eq!((s.flow.step, actor(&s)), (Step::Roll, 0));
+}
+
+// ----- T16 -----
+
+#[test]
+fn t16_a_retreat_places_a_command_token_in_the_system_retreated_to() {
+    let mut s = battlefield(&[
+        (B, 0, DESTROYER, 2),
+        (C, 1, CARRIER, 1),
+        (C, 1, FIGHTER, 3),
+        (D, 1, CRUISER, 1),
+    ]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 1, Action::AnnounceRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 1 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Destroy { class: FIGHTER });
+    // LRR 78.7c: only d holds p1's units and no other player's ships (b holds p0's, e nothing).
+    assert_eq!((s.flow.step, actor(&s)), (Step::Retreat, 1));
+    assert_eq!(
+        legal(&s, 1),
+        [Action::Retreat {
+            system: D,
+            fallback: None
+        }]
+    );
+    let e = refused(
+        &mut s,
+        1,
+        Action::Retreat {
+            system: E,
+            fallback: None,
+        },
+    );
+    assert_eq!(
+        e.to_string(),
+        "illegal action: system e holds none of p1's ships: a retreat goes to a system holding the player's units"
+    );
+    let before = sheet(&s, 1);
+    ok(
+        &mut s,
+        1,
+        Action::Retreat {
+            system: D,
+            fallback: None,
+        },
+    );
+    // The carrier takes both fighters left (capacity 4); a token comes from reinforcements.
+    assert_eq!(ships(&s, 1, D, CARRIER), 1);
+    assert_eq!(ships(&s, 1, D, FIGHTER), 2);
+    assert!(s.has_token(Owner(1), usize::from(D)));
+    let after = sheet(&s, 1);
+    assert_eq!(after[3], before[3] - 1, "one token out of reinforcements");
+    assert_eq!(after[..3], before[..3]);
+    // The combat is over: p0 won and produces.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn t16_no_token_is_added_where_the_player_already_has_one() {
+    let mut s = battlefield(&[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1), (D, 1, CRUISER, 1)]);
+    token(&mut s, 1, D);
+    let before = sheet(&s, 1);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 1, Action::AnnounceRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    ok(
+        &mut s,
+        1,
+        Action::Retreat {
+            system: D,
+            fallback: None,
+        },
+    );
+    assert_eq!(sheet(&s, 1), before);
+    assert_eq!(s.board_tokens(Owner(1)), 1);
+}
+
+#[test]
+fn t16_with_empty_reinforcements_the_token_comes_from_the_command_sheet() {
+    let mut s = battlefield(&[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1), (D, 1, CRUISER, 1)]);
+    shift_reserve(&mut s, 1, Pool::Strategy, 8);
+    assert_eq!(sheet(&s, 1), [3, 3, 10, 0]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 1, Action::AnnounceRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    let l = legal(&s, 1);
+    assert_eq!(l.len(), 3, "one retreat per pool: {l:?}");
+    let e = refused(
+        &mut s,
+        1,
+        Action::Retreat {
+            system: D,
+            fallback: None,
+        },
+    );
+    assert_eq!(
+        e.to_string(),
+        "illegal action: p1's reinforcements are empty: name the pool the token comes from"
+    );
+    ok(
+        &mut s,
+        1,
+        Action::Retreat {
+            system: D,
+            fallback: Some(Pool::Strategy),
+        },
+    );
+    assert_eq!(sheet(&s, 1), [3, 3, 9, 0]);
+    assert!(s.has_token(Owner(1), usize::from(D)));
+}
+
+#[test]
+fn t16_a_retreat_token_from_the_fleet_pool_lowers_the_limit_at_once() {
+    // p1 retreats a cruiser into d, which holds 2 of its destroyers, taking the token from its fleet pool:
+    // 3 ships against a limit that drops from 3 to 2.
+    let mut s = battlefield(&[
+        (B, 0, DESTROYER, 1),
+        (C, 1, CRUISER, 1),
+        (D, 1, DESTROYER, 2),
+    ]);
+    shift_reserve(&mut s, 1, Pool::Strategy, 8);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 1, Action::AnnounceRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    ok(
+        &mut s,
+        1,
+        Action::Retreat {
+            system: D,
+            fallback: Some(Pool::Fleet),
+        },
+    );
+    assert_eq!(s.fleet_limit(Owner(1)), 2);
+    assert_eq!(s.fleet_ships(Owner(1), usize::from(D)), 3);
+    assert_eq!(actor(&s), 1, "p1 removes the excess first");
+    assert_eq!(s.ledger.pending()[0].excess, 1);
+}
+
+#[test]
+fn t16_no_retreat_occurs_when_the_opponent_has_no_ships_left() {
+    let mut s = battlefield(&[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1), (D, 1, CRUISER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 1, Action::AnnounceRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    ok(&mut s, 0, Action::Destroy { class: DESTROYER });
+    // LRR 78.7a: the combat ends at once; p1 stays and places no token.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
+    assert_eq!(ships(&s, 1, C, CRUISER), 1);
+    assert!(!s.has_token(Owner(1), usize::from(D)));
+}
+
+#[test]
+fn t16_a_retreat_needs_an_adjacent_system_with_the_players_ships_and_no_others() {
+    // No system next to c holds p1's ships, so p1 (the defender) may not announce and is skipped; b holds
+    // p0's ships, so p0 may.
+    let mut s = battlefield(&[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    assert_eq!((s.flow.step, actor(&s)), (Step::Announce, 0));
+    ok(&mut s, 0, Action::AnnounceRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    assert_eq!(
+        legal(&s, 0),
+        [Action::Retreat {
+            system: B,
+            fallback: None
+        }]
+    );
+    // The attacker retreats too: back to b, with a token there; p1 wins.
+    ok(
+        &mut s,
+        0,
+        Action::Retreat {
+            system: B,
+            fallback: None,
+        },
+    );
+    assert_eq!(ships(&s, 0, B, DESTROYER), 2);
+    assert!(s.has_token(Owner(0), usize::from(B)));
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
+    assert_eq!(legal(&s, 0), [Action::Done]);
+}
+
+#[test]
+fn t16_fighters_beyond_the_retreating_ships_capacity_are_removed() {
+    let mut s = battlefield(&[
+        (B, 0, DESTROYER, 1),
+        (C, 1, DREADNOUGHT, 1),
+        (C, 1, FIGHTER, 3),
+        (D, 1, CRUISER, 1),
+    ]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 1, Action::AnnounceRetreat);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    ok(
+        &mut s,
+        1,
+        Action::Retreat {
+            system: D,
+            fallback: None,
+        },
+    );
+    // A dreadnought carries 1 fighter: 2 are removed to reinforcements.
+    assert_eq!(ships(&s, 1, D, FIGHTER), 1);
+    assert_eq!(ships(&s, 1, C, FIGHTER), 0);
+    assert_eq!(s.ship_reserve(Owner(1), usize::from(FIGHTER)), 9);
+}
+
+#[test]
+fn t15_random_playouts_fight_and_retreat() {
+    let (mut combats, mut retreats) = (0, 0);
+    for seed in 0..40 {
+        let mut s = default_game(4);
+        random_playout(&mut s, seed, |s, a| {
+            s.check_invariants().unwrap();
+            match a {
+                Action::EndMovement if s.flow.step != Step::Produce => combats += 1,
+                Action::Retreat { .. } => retreats += 1,
+                _ => {}
+            }
+        });
+    }
+    assert!(
+        combats > 0 && retreats > 0,
+        "{combats} combats, {retreats} retreats"
+    );
+}
+
+#[test]
+fn t15_two_players_ships_in_one_system_outside_a_combat_are_a_checked_invariant() {
+    let mut s = battlefield(&[(B, 0, DESTROYER, 1), (A, 1, FIGHTER, 1)]);
+    s.check_invariants().unwrap();
+    let n = s.rules.class_count();
+    let (from, to) = (
+        s.h.ships[usize::from(A) * n + usize::from(FIGHTER)],
+        s.h.ships[usize::from(B) * n + usize::from(FIGHTER)],
+    );
+    s.ledger
+        .move_tokens(Owner(1), from, to, 1, Cause::Setup)
+        .unwrap();
+    assert_eq!(
+        s.check_invariants().unwrap_err().to_string(),
+        "invariant broken: p0 and p1 have ships in system b outside a space combat"
+    );
+}
