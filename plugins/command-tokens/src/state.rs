@@ -382,6 +382,21 @@ pub enum Step {
 }
 
 impl Step {
+    /// Whether the step belongs to a tactical action (a turn's start, movement, space combat,
+    /// production), not to a strategy card's resolution.
+    pub fn in_tactical_action(self) -> bool {
+        matches!(
+            self,
+            Step::Turn
+                | Step::Produce
+                | Step::Move
+                | Step::Announce
+                | Step::Roll
+                | Step::Assign
+                | Step::Retreat
+        )
+    }
+
     /// The step's number in the vocabulary and the table's clock; `None` once the game is over.
     pub fn number(self) -> Option<u16> {
         match self {

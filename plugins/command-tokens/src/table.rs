@@ -34,7 +34,7 @@ impl State {
             }
         }
         // The card being resolved: a strategic action's effects or its secondaries.
-        let resolving = f.phase == Phase::Action && !matches!(f.step, Step::Turn | Step::Produce);
+        let resolving = f.phase == Phase::Action && !f.step.in_tactical_action();
         let cards = table.section("Strategy cards");
         for (c, card) in r.cards.iter().enumerate() {
             let h = f.holder[c];
@@ -81,6 +81,7 @@ impl State {
             players.row(p, r.faction_names[i].clone(), value);
         }
         let producing = (f.step == Step::Produce).then_some((owner(f.turn), usize::from(f.system)));
+        let moving = (f.step == Step::Move).then_some((owner(f.turn), usize::from(f.system)));
         let board = table.section("Command tokens on the board");
         for (s, &zone) in self.h.systems.iter().enumerate() {
             for (p, &tokens) in self.owners().zip(self.ledger.zone_tokens(zone)) {
@@ -93,10 +94,46 @@ impl State {
                         count(u32::from(f.built), "ship", "ships"),
                         r.production
                     ))
+                } else if moving == Some((p, s)) {
+                    Cow::Borrowed("activated: ships moving in")
                 } else {
                     Cow::Borrowed("command token")
                 };
                 board.row(p, r.system_labels[s].clone(), value);
+            }
+        }
+        let ships = table.section("Ships");
+        for s in 0..r.system_count() {
+            for p in self.owners() {
+                let mut value = String::new();
+                for (c, class) in r.classes.iter().enumerate() {
+                    let k = self.ships(p, s, c);
+                    if k > 0 {
+                        let sep = if value.is_empty() { "" } else { ", " };
+                        let many = format!("{}s", class.name);
+                        let _ = write!(value, "{sep}{}", count(k, &class.name, &many));
+                    }
+                }
+                if !value.is_empty() {
+                    ships.row(p, r.system_labels[s].clone(), value);
+                }
+            }
+        }
+        if matches!(
+            f.step,
+            Step::Announce | Step::Roll | Step::Assign | Step::Retreat
+        ) {
+            let (attacker, defender) = (owner(f.turn), owner(f.defender));
+            let combat = table.section("Space combat");
+            let system = &r.system_labels[usize::from(f.system)];
+            combat.row(attacker, "attacker", system.clone());
+            combat.row(defender, "defender", system.clone());
+            if f.step == Step::Assign {
+                combat.row(attacker, "hits to assign", f.hits[0].to_string());
+                combat.row(defender, "hits to assign", f.hits[1].to_string());
+            }
+            if f.retreat != NOBODY {
+                combat.row(owner(f.retreat), "retreat", "announced");
             }
         }
         if f.phase == Phase::Over && self.ledger.pending().is_empty() {

@@ -356,3 +356,60 @@ fn every_seat_and_spectators_see_the_same_table_resources_and_events() {
         assert_eq!(serde_json::to_vec(&game.events_for(seat)).unwrap(), events);
     }
 }
+
+#[test]
+fn t15_the_table_shows_ships_and_the_space_combat_and_no_card_being_resolved() {
+    let mut s = default_game(3);
+    pick(&mut s, &[LEADERSHIP, 1, 2, 3, 4, 5]);
+    // Default three-player galaxy: 18, the homes of Letnev, Sol and Hacan (1-3), then 19-21 (4-6); 19
+    // touches Letnev's and Sol's homes. Sol's carriers (move 1) enter it, Letnev's destroyer follows.
+    let t = table(&s);
+    let ships = rows(&t, "Ships");
+    assert!(
+        ships
+            .iter()
+            .any(|r| r.owner == Owner(1) && r.value == "3 Fighters, 1 Destroyer, 2 Carriers"),
+        "{ships:?}"
+    );
+    ok(&mut s, 0, Action::Tactical { system: 4 });
+    assert_eq!(
+        row(&table(&s), "Command tokens on the board", "system 19"),
+        (Owner(0), "activated: ships moving in".into())
+    );
+    ok(
+        &mut s,
+        0,
+        Action::Move {
+            from: 1,
+            class: 1,
+            fighters: 0,
+        },
+    );
+    ok(&mut s, 0, Action::Done);
+    ok(&mut s, 1, Action::Tactical { system: 4 });
+    ok(
+        &mut s,
+        1,
+        Action::Move {
+            from: 2,
+            class: 3,
+            fighters: 2,
+        },
+    );
+    ok(&mut s, 1, Action::EndMovement);
+    let t = table(&s);
+    assert_eq!(
+        row(&t, "Space combat", "attacker"),
+        (Owner(1), "system 19".into())
+    );
+    assert_eq!(
+        row(&t, "Space combat", "defender"),
+        (Owner(0), "system 19".into())
+    );
+    assert!(
+        rows(&t, "Strategy cards")
+            .iter()
+            .all(|r| r.value != "being resolved")
+    );
+    assert_eq!(names(&t).2, "announcing retreats");
+}
