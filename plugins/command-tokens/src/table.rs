@@ -103,20 +103,31 @@ impl State {
             }
         }
         let ships = table.section("Ships");
+        let classes = r.class_count();
+        let mut rows: [&[u32]; crate::content::MAX_CLASSES] = [&[]; crate::content::MAX_CLASSES];
         for s in 0..r.system_count() {
-            for p in self.owners() {
-                let mut value = String::new();
-                for (c, class) in r.classes.iter().enumerate() {
-                    let k = self.ships(p, s, c);
+            let owners = self.ship_owners(s);
+            if owners == 0 {
+                continue;
+            }
+            for (c, row) in rows.iter_mut().enumerate().take(classes) {
+                *row = self.ledger.zone_tokens(self.h.ships[s * classes + c]);
+            }
+            for p in self.owners().filter(|p| owners & (1 << p.0) != 0) {
+                let mut value = String::with_capacity(48);
+                for (class, row) in r.classes.iter().zip(&rows) {
+                    let k = row.get(p.index()).copied().unwrap_or(0);
                     if k > 0 {
-                        let sep = if value.is_empty() { "" } else { ", " };
-                        let many = format!("{}s", class.name);
-                        let _ = write!(value, "{sep}{}", count(k, &class.name, &many));
+                        if !value.is_empty() {
+                            value.push_str(", ");
+                        }
+                        let _ = write!(value, "{k} {}", class.name);
+                        if k > 1 {
+                            value.push('s');
+                        }
                     }
                 }
-                if !value.is_empty() {
-                    ships.row(p, r.system_labels[s].clone(), value);
-                }
+                ships.row(p, r.system_labels[s].clone(), value);
             }
         }
         if matches!(
