@@ -127,6 +127,12 @@ pub enum Action {
         /// Ship-class index.
         class: u8,
     },
+    /// Edict (T17): over a law's fleet-pool maximum, return a token from your fleet pool to its owner's
+    /// reinforcements: one of yours (`player` is you) or another player's.
+    Release {
+        /// Whose token.
+        player: u16,
+    },
     /// Space combat (T16): retreat every ship to an adjacent system and place a command token there.
     Retreat {
         /// System index.
@@ -221,6 +227,7 @@ impl Action {
             Action::Roll { .. } => 21,
             Action::Destroy { .. } => 22,
             Action::Retreat { .. } => 23,
+            Action::Release { .. } => 24,
         }
     }
 }
@@ -423,9 +430,28 @@ impl State {
                     }
                 }
             }
+            Step::Capture => {
+                for pool in Pool::ALL {
+                    if self.pool(p, pool) > 0 {
+                        out.push(Action::Fallback { pool });
+                    }
+                }
+            }
+            Step::Release => {
+                if self.pool(p, Pool::Fleet) > 0 {
+                    out.push(Action::Release { player: p.0 });
+                }
+                for q in self.owners() {
+                    if q != p && self.holds_token_of(p, q) {
+                        out.push(Action::Release { player: q.0 });
+                    }
+                }
+            }
             Step::Redistribute => {
                 let total = self.sheet(p) as u8;
-                let fleet_max = self.rules.fleet_pool_max.map_or(total, |m| m.min(total));
+                let fleet_max = self
+                    .own_fleet_max(p)
+                    .map_or(total, |m| (m as u8).min(total));
                 for tactic in 0..=total {
                     for fleet in 0..=fleet_max.min(total - tactic) {
                         out.push(Action::Redistribute {
@@ -506,9 +532,8 @@ impl State {
     fn may_gain_into(&self, player: Owner, pool: Pool) -> bool {
         pool != Pool::Fleet
             || self
-                .rules
-                .fleet_pool_max
-                .is_none_or(|m| self.pool(player, Pool::Fleet) < u32::from(m))
+                .own_fleet_max(player)
+                .is_none_or(|m| self.pool(player, Pool::Fleet) < m)
     }
 
     /// The most influence `player` may spend in a buy: what they have, and no more tokens than their
@@ -661,6 +686,8 @@ impl State {
             (Step::Retreat, Action::Retreat { system, fallback }) => {
                 self.retreat(p, system, fallback, cause)
             }
+            (Step::Capture, Action::Fallback { pool }) => self.capture_from(p, pool, cause),
+            (Step::Release, Action::Release { player }) => self.release(p, player, cause),
             _ => Err(wrong()),
         }
     }
@@ -1289,10 +1316,17 @@ impl State {
                 want[0], want[1], want[2]
             )));
         }
-        if let Some(m) = self.rules.fleet_pool_max {
-            if want[1] > m {
+        if let (Some(m), Some(own)) = (self.rules.fleet_pool_max, self.own_fleet_max(p)) {
+            if u32::from(want[1]) > own {
+                let others = match self.captured(p) {
+                    0 => String::new(),
+                    k => format!(
+                        " with {} of other players' there",
+                        count(k, "token", "tokens")
+                    ),
+                };
                 return Err(illegal(format!(
-                    "a fleet pool of {} is over the law's maximum of {m}",
+                    "a fleet pool of {}{others} is over the law's maximum of {m}",
                     want[1]
                 )));
             }
@@ -1688,6 +1722,119 @@ impl State {
             .note(system_key(self.flow.system), code, [winner, 0, 0], cause);
         self.flow.retreat = NOBODY;
         self.flow.step = Step::Produce;
+        match (a, d) {
+            (true, false) => self.edict(attacker, defender, cause),
+            (false, true) => self.edict(defender, attacker, cause),
+            _ => {}
+        }
+    }
+
+    /// T17, Edict: the winner of a combat places a command token from the loser's reinforcements in their
+    /// fleet pool unless one of the loser's is there; with the loser's reinforcements empty, the loser
+    /// chooses the pool it comes from (LRR 20.3b); with no token anywhere, nothing.
+    fn edict(&mut self, winner: Owner, loser: Owner, cause: Cause) {
+        let Some(Some(zone)) = self.h.captured.get(winner.index()).copied() else {
+            return;
+        };
+        if self.holds_token_of(winner, loser) {
+            return;
+        }
+        let key = play_key(winner);
+        if self.reinforcements(loser) > 0 {
+            // Cannot fail: reinforcements hold a token.
+            let _ = self.ledger.place_from_reserve(loser, zone, None, cause);
+            self.ledger
+                .note(key, note::CAPTURE, [arg(winner), arg(loser), 0], cause);
+            self.after_capture(winner, cause);
+        } else if self.sheet(loser) > 0 {
+            self.flow.step = Step::Capture;
+            self.flow.resolver = slot(loser);
+        } else {
+            self.ledger.note(
+                key,
+                note::NOTHING_TO_CAPTURE,
+                [arg(winner), arg(loser), 0],
+                cause,
+            );
+        }
+    }
+
+    /// The loser's choice of the pool their token leaves for the winner's fleet pool (T17, T3).
+    fn capture_from(&mut self, loser: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+        if self.pool(loser, pool) == 0 {
+            return Err(illegal(format!(
+                "{loser}'s {} is empty: the token must come from a pool that holds one",
+                pool.name()
+            )));
+        }
+        let winner = owner(if slot(loser) == self.flow.turn {
+            self.flow.defender
+        } else {
+            self.flow.turn
+        });
+        let Some(Some(zone)) = self.h.captured.get(winner.index()).copied() else {
+            return Err(illegal(format!("{winner} places no other player's token")));
+        };
+        self.ledger
+            .place_from_reserve(loser, zone, Some(self.h.pools[pool.index()]), cause)?;
+        self.ledger.note(
+            play_key(winner),
+            note::CAPTURE,
+            [arg(winner), arg(loser), 0],
+            cause,
+        );
+        if pool == Pool::Fleet {
+            self.recheck_fleet(loser, cause);
+        }
+        self.flow.step = Step::Produce;
+        self.after_capture(winner, cause);
+        Ok(())
+    }
+
+    /// Over a law's fleet-pool maximum after a capture, the winner chooses a token to return (T17).
+    fn after_capture(&mut self, winner: Owner, cause: Cause) {
+        match self.rules.fleet_pool_max {
+            Some(m) if self.fleet_tokens(winner) > u32::from(m) => {
+                self.flow.step = Step::Release;
+                self.flow.resolver = slot(winner);
+            }
+            _ => self.recheck_fleet(winner, cause),
+        }
+    }
+
+    fn release(&mut self, p: Owner, whose: u16, cause: Cause) -> Result<(), ActionError> {
+        let q = Owner(whose);
+        if whose >= u16::from(self.players()) {
+            return Err(ActionError::NoSuchPlayer {
+                player: whose,
+                players: u16::from(self.players()),
+            });
+        }
+        let from = if q == p {
+            if self.pool(p, Pool::Fleet) == 0 {
+                return Err(illegal(format!(
+                    "{p}'s fleet pool holds none of {p}'s tokens"
+                )));
+            }
+            self.h.pools[Pool::Fleet.index()]
+        } else {
+            match self.h.captured.get(p.index()).copied() {
+                Some(Some(zone)) if self.holds_token_of(p, q) => zone,
+                _ => {
+                    return Err(illegal(format!(
+                        "{p}'s fleet pool holds no command token of {q}'s"
+                    )));
+                }
+            }
+        };
+        self.ledger
+            .move_tokens(q, from, self.h.reinforcements, 1, cause)?;
+        self.ledger
+            .note(play_key(p), note::RELEASE, [arg(p), arg(q), 0], cause);
+        self.flow.step = Step::Produce;
+        self.flow.resolver = self.flow.turn;
+        self.recheck_fleet(p, cause);
+        Ok(())
     }
 
     /// Whether a retreat of `p` from the activated system moves any unit: a ship with a move value (the

@@ -181,6 +181,11 @@ pub struct Faction {
     /// Ships in the home system at the start (default galaxy), by ship-class id.
     #[serde(default)]
     pub starting_fleet: BTreeMap<String, u32>,
+    /// After winning a combat, places a command token from the opponent's reinforcements in its fleet
+    /// pool unless one of that player's is there; those tokens raise its fleet limit and are not
+    /// redistributed (the Mahact Gene-Sorcerers' Edict; T17).
+    #[serde(default)]
+    pub combat_capture: bool,
 }
 
 /// A technology a player may own from the start, and its token modifiers.

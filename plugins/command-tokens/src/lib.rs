@@ -186,6 +186,11 @@ fn action_docs() -> Vec<Doc> {
             "T16: after the hits, the player who announced a retreat moves every ship with a move value (and the fighters they transport; the rest are removed) to an adjacent system holding their ships and no other player's, and places a command token there from reinforcements unless one is there; `fallback` names the pool when reinforcements are empty (T3).",
             json!({"type":"retreat","system":3}),
         ),
+        Doc::with(
+            "release",
+            "T17, Edict: after a token of another player's entered your fleet pool over a law's maximum, return one token from it to its owner's reinforcements: one of yours (`player` is you) or another player's.",
+            json!({"type":"release","player":2}),
+        ),
     ]
 }
 
@@ -376,6 +381,7 @@ impl Ruleset for CommandTokens {
             kind::STRUCTURES => "structures".into(),
             kind::CARD => r.cards.get(s)?.name.clone(),
             kind::FLEET_LIMIT => format!("fleet in {}", r.system_labels.get(s)?),
+            kind::CAPTURED => format!("fleet pool of {}", r.faction_names.get(s)?),
             _ => return None,
         })
     }

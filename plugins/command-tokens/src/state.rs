@@ -53,6 +53,9 @@ pub mod kind {
     /// The subject of notes about play that concern no resource: a player's pass or redistribution
     /// (owner: the player), a phase beginning (owner: the game). No resource has this kind.
     pub const PLAY: Kind = Kind(11);
+    /// Other players' command tokens in a player's fleet pool (subject: that player; the Mahact
+    /// Gene-Sorcerers' Edict, T17): a one-per-owner zone.
+    pub const CAPTURED: Kind = Kind(12);
 }
 
 /// The ruleset's own events ([`coffer_core::Change::Note`]), by code; their texts are in the vocabulary
@@ -116,6 +119,13 @@ pub mod note {
     pub const MOVEMENT_OVER: u16 = 26;
     /// A player announces no retreat (`[player]`).
     pub const NO_RETREAT: u16 = 27;
+    /// Edict: a token of the loser's goes into the winner's fleet pool (`[winner, loser]`).
+    pub const CAPTURE: u16 = 28;
+    /// Edict: the loser has no command token to give (`[winner, loser]`).
+    pub const NOTHING_TO_CAPTURE: u16 = 29;
+    /// Edict: a token returns from the winner's fleet pool to its owner's reinforcements over a law's
+    /// maximum (`[winner, owner]`).
+    pub const RELEASE: u16 = 30;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -279,6 +289,10 @@ pub struct Rules {
     /// The class without a move value, transported within capacity (fighters, LRR 95), if any.
     #[serde(default)]
     pub transported: Option<u8>,
+    /// Per player: places a token of the opponent's in their fleet pool after winning a combat (Edict,
+    /// T17).
+    #[serde(default)]
+    pub capture: Vec<bool>,
 }
 
 impl SharedContent for Rules {
@@ -377,6 +391,11 @@ pub enum Step {
     Assign,
     /// The player who announced a retreat chooses the system their ships retreat to (T16).
     Retreat,
+    /// The loser of a combat against Edict, with empty reinforcements, chooses the pool of the token
+    /// placed in the winner's fleet pool (T17, T3).
+    Capture,
+    /// A player with Edict over a law's fleet-pool maximum chooses the token that leaves it (T17).
+    Release,
     /// Nothing: the game is over.
     Over,
 }
@@ -394,6 +413,8 @@ impl Step {
                 | Step::Roll
                 | Step::Assign
                 | Step::Retreat
+                | Step::Capture
+                | Step::Release
         )
     }
 
@@ -489,6 +510,9 @@ pub struct Handles {
     pub structures: Vec<AmountId>,
     /// Strategy cards.
     pub cards: Vec<PermanentId>,
+    /// Per player, the zone of other players' tokens in their fleet pool, for a player with Edict (T17).
+    #[serde(default)]
+    pub captured: Vec<Option<ZoneId>>,
 }
 
 /// The whole state of one game.
@@ -763,6 +787,10 @@ impl Rules {
                 })
                 .collect(),
             system_labels: galaxy.iter().map(|s| format!("system {}", s.id)).collect(),
+            capture: factions
+                .iter()
+                .map(|f| content.faction(f).is_some_and(|f| f.combat_capture))
+                .collect(),
             factions,
             fleet_pool_max,
             laws: config.laws.clone(),
@@ -1014,6 +1042,20 @@ impl State {
         for c in 0..rules.cards.len() {
             cards.push(l.add_permanent(Key::new(g, kind::CARD, c as u32), Some(Scope::Act))?);
         }
+        let mut captured = Vec::with_capacity(n);
+        for (p, &capture) in rules.capture.iter().enumerate() {
+            captured.push(if capture {
+                Some(
+                    l.add_zone(
+                        Zone::new(Key::new(g, kind::CAPTURED, p as u32))
+                            .one_per_owner()
+                            .face(face::SHIP),
+                    )?,
+                )
+            } else {
+                None
+            });
+        }
         let h = Handles {
             reinforcements,
             pools,
@@ -1023,6 +1065,7 @@ impl State {
             influence,
             structures,
             cards,
+            captured,
         };
         let flow = Flow {
             phase: Phase::Strategy,
@@ -1079,6 +1122,37 @@ impl State {
     #[inline]
     pub fn pool(&self, player: Owner, pool: Pool) -> u32 {
         self.ledger.tokens(self.h.pools[pool.index()], player)
+    }
+
+    /// The tokens in `player`'s fleet pool: their own and, with Edict, other players' (T17).
+    #[inline]
+    pub fn fleet_tokens(&self, player: Owner) -> u32 {
+        self.pool(player, Pool::Fleet) + self.captured(player)
+    }
+
+    /// Other players' tokens in `player`'s fleet pool (Edict, T17).
+    #[inline]
+    pub fn captured(&self, player: Owner) -> u32 {
+        match self.h.captured.get(player.index()) {
+            Some(Some(zone)) => self.ledger.zone_tokens(*zone).iter().sum(),
+            _ => 0,
+        }
+    }
+
+    /// Whether `player`'s fleet pool holds a token of `other`'s (Edict, T17).
+    pub fn holds_token_of(&self, player: Owner, other: Owner) -> bool {
+        match self.h.captured.get(player.index()) {
+            Some(Some(zone)) => self.ledger.tokens(*zone, other) > 0,
+            _ => false,
+        }
+    }
+
+    /// The most of `player`'s own tokens their fleet pool may hold under a law (Fleet Regulations, T7),
+    /// other players' tokens there counted first (T17); `None` without such a law.
+    pub fn own_fleet_max(&self, player: Owner) -> Option<u32> {
+        self.rules
+            .fleet_pool_max
+            .map(|m| u32::from(m).saturating_sub(self.captured(player)))
     }
 
     /// `player`'s tokens in reinforcements.
@@ -1214,7 +1288,7 @@ impl State {
     /// bonus (Letnev +2).
     #[inline]
     pub fn fleet_limit(&self, player: Owner) -> u32 {
-        self.pool(player, Pool::Fleet) + u32::from(self.rules.fleet_bonus[player.index()])
+        self.fleet_tokens(player) + u32::from(self.rules.fleet_bonus[player.index()])
     }
 
     /// `player`'s influence left this round.
@@ -1259,7 +1333,9 @@ impl State {
             Step::Over => return None,
             Step::Pick => (f.speaker + f.picks % n) % n,
             Step::Turn | Step::Produce | Step::Move => f.turn,
-            Step::Announce | Step::Roll | Step::Assign => f.resolver,
+            Step::Announce | Step::Roll | Step::Assign | Step::Capture | Step::Release => {
+                f.resolver
+            }
             Step::Retreat => f.retreat,
             Step::Gain
             | Step::Buy
@@ -1291,6 +1367,7 @@ impl State {
             || r.status_tokens.len() != n
             || r.research_tokens.len() != n
             || r.faction_names.len() != n
+            || r.capture.len() != n
         {
             return bad("per-player rules");
         }
@@ -1347,6 +1424,11 @@ impl State {
                 .chain(&h.structures)
                 .any(|&a| self.ledger.amount(a).is_err())
             || h.cards.iter().any(|&c| self.ledger.permanent(c).is_err())
+            || h.captured.len() != n
+            || h.captured
+                .iter()
+                .zip(&r.capture)
+                .any(|(z, &c)| z.is_some() != c || z.is_some_and(|z| self.ledger.zone(z).is_err()))
         {
             return bad("handles");
         }
@@ -1446,10 +1528,12 @@ impl State {
                 }
             }
             if let Some(m) = self.rules.fleet_pool_max {
-                if self.pool(p, Pool::Fleet) > u32::from(m) {
+                // Over the law's maximum only while the player chooses the token to return (T17).
+                let held = self.fleet_tokens(p);
+                let releasing = self.flow.step == Step::Release && slot(p) == self.flow.resolver;
+                if held > u32::from(m) && !(releasing && held == u32::from(m) + 1) {
                     return Err(Violation(format!(
-                        "{p}'s fleet pool holds {} over the law's {m}",
-                        self.pool(p, Pool::Fleet)
+                        "{p}'s fleet pool holds {held} over the law's {m}"
                     )));
                 }
             }

@@ -72,7 +72,15 @@ impl State {
                 self.pool(p, Pool::Strategy),
                 self.reinforcements(p)
             );
-            if r.fleet_bonus[i] > 0 {
+            let captured = self.captured(p);
+            if captured > 0 {
+                let _ = write!(
+                    value,
+                    "; {} of other players in the fleet pool",
+                    count(captured, "token", "tokens")
+                );
+            }
+            if r.fleet_bonus[i] > 0 || captured > 0 {
                 let _ = write!(value, "; fleet limit {}", self.fleet_limit(p));
             }
             if f.forfeited[i] > 0 {

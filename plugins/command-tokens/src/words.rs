@@ -27,8 +27,9 @@ pub fn vocabulary() -> Vocabulary {
         // system #3".
         Term::new("fleet in system").choice("remove"),
         Term::new("play"),
+        Term::new("other players' tokens in a fleet pool"),
     ];
-    debug_assert_eq!(kinds.len(), usize::from(kind::PLAY.0) + 1);
+    debug_assert_eq!(kinds.len(), usize::from(kind::CAPTURED.0) + 1);
     let phases = ["strategy phase", "action phase", "status phase"];
     // In `Step` order.
     let steps = [
@@ -49,6 +50,8 @@ pub fn vocabulary() -> Vocabulary {
         "combat rolls",
         "assigning hits",
         "retreating",
+        "giving a command token to the winner's fleet pool",
+        "returning a command token over the fleet pool's maximum",
         "game over",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
@@ -77,6 +80,7 @@ pub fn vocabulary() -> Vocabulary {
         "combat roll",
         "destruction of a ship for a hit",
         "retreat",
+        "return of a command token over the fleet pool's maximum",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -109,8 +113,11 @@ pub fn vocabulary() -> Vocabulary {
         "the space combat in {name} is over: neither player has a ship left",
         "p{0} ends movement into {name}",
         "p{0} announces no retreat",
+        "p{0} places a command token of p{1}'s in their fleet pool",
+        "p{0} wins against p{1}, who has no command token to give",
+        "p{0} returns a command token of p{1}'s from their fleet pool to reinforcements",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::NO_RETREAT) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::RELEASE) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -163,6 +170,8 @@ impl Step {
             Step::Roll => "while combat rolls are made",
             Step::Assign => "while hits are assigned",
             Step::Retreat => "while a retreat is made",
+            Step::Capture => "while the pool of a token for the winner's fleet pool is chosen",
+            Step::Release => "while a token leaves a fleet pool over the law's maximum",
             Step::Over => "once the game is over",
         }
     }
@@ -266,6 +275,9 @@ impl State {
                 format!("a combat roll of {}", count(u32::from(hits), "hit", "hits"))
             }
             Action::Destroy { class } => format!("destroying a {}", self.class_name(class)),
+            Action::Release { player } => {
+                format!("returning a command token of p{player}'s from the fleet pool")
+            }
             Action::Retreat { system, fallback } => match fallback {
                 None => format!("retreating to {}", self.system_name(system)),
                 Some(pool) => format!(
@@ -370,6 +382,12 @@ impl State {
                 "to choose the system their ships retreat to from {}",
                 self.system_name(f.system)
             )),
+            Step::Capture => Cow::Borrowed(
+                "to choose the pool of the command token placed in the winner's fleet pool: reinforcements are empty",
+            ),
+            Step::Release => Cow::Borrowed(
+                "to return a command token from their fleet pool: it holds more than the law allows",
+            ),
         })
     }
 

@@ -398,7 +398,7 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
             .to_owned();
         assert!(names.contains(&name.as_str()), "{name}");
     }
-    assert_eq!(names.len(), 24);
+    assert_eq!(names.len(), 25);
 }
 
 #[test]

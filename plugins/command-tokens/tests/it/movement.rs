@@ -25,6 +25,11 @@ const CLASSES: [&str; 5] = ["fighter", "destroyer", "cruiser", "carrier", "dread
 /// Three players (Sol, Hacan, Jol-Nar: no fleet-limit bonus) on the line galaxy with `ships` as
 /// (system, player, class, count), at p0's first turn of the action phase.
 fn battlefield(ships: &[(u16, u16, u8, u32)]) -> State {
+    battlefield_with(["sol", "hacan", "jolnar"], &[], ships)
+}
+
+/// [`battlefield`] with the given factions and laws.
+fn battlefield_with(factions: [&str; 3], laws: &[&str], ships: &[(u16, u16, u8, u32)]) -> State {
     let ids = ["a", "b", "c", "d", "e", "f"];
     let adjacent = [&["b", "f"][..], &["c"], &["d", "e"], &[], &[], &[]];
     let galaxy = ids
@@ -48,7 +53,8 @@ fn battlefield(ships: &[(u16, u16, u8, u32)]) -> State {
         .collect();
     let config = Config {
         galaxy,
-        factions: vec!["sol".into(), "hacan".into(), "jolnar".into()],
+        factions: factions.map(String::from).to_vec(),
+        laws: laws.iter().map(|l| l.to_string()).collect(),
         ..Default::default()
     };
     let mut s = game(3, config);
@@ -593,5 +599,191 @@ fn t15_two_players_ships_in_one_system_outside_a_combat_are_a_checked_invariant(
     assert_eq!(
         s.check_invariants().unwrap_err().to_string(),
         "invariant broken: p0 and p1 have ships in system b outside a space combat"
+    );
+}
+
+// ----- T17 -----
+
+const MAHACT: [&str; 3] = ["mahact", "hacan", "jolnar"];
+
+/// p0 (the Mahact Gene-Sorcerers) moves two destroyers from b into c, where p1 has a cruiser, and wins:
+/// p0 hits once, p1 misses.
+fn mahact_wins(s: &mut State) {
+    ok(s, 0, Action::Tactical { system: C });
+    ok(s, 0, mv(B, DESTROYER, 0));
+    ok(s, 0, mv(B, DESTROYER, 0));
+    ok(s, 0, Action::EndMovement);
+    ok(s, 0, Action::Roll { hits: 1 });
+    ok(s, 1, Action::Roll { hits: 0 });
+    ok(s, 1, Action::Destroy { class: CRUISER });
+}
+
+#[test]
+fn t17_the_winner_with_edict_places_a_token_of_the_losers_in_its_fleet_pool() {
+    let mut s = battlefield_with(MAHACT, &[], &[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)]);
+    let (mine, theirs) = (sheet(&s, 0), sheet(&s, 1));
+    mahact_wins(&mut s);
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
+    assert!(s.holds_token_of(Owner(0), Owner(1)));
+    assert_eq!(s.captured(Owner(0)), 1);
+    // It raises the fleet limit, is not on either command sheet, and left p1's reinforcements.
+    assert_eq!(s.fleet_limit(Owner(0)), 4);
+    assert_eq!(sheet(&s, 0), [mine[0] - 1, mine[1], mine[2], mine[3]]);
+    assert_eq!(
+        sheet(&s, 1),
+        [theirs[0], theirs[1], theirs[2], theirs[3] - 1]
+    );
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn t17_no_second_token_of_the_same_player_is_placed() {
+    let mut s = battlefield_with(MAHACT, &[], &[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)]);
+    let zone = s.h.captured[0].unwrap();
+    s.ledger
+        .move_tokens(Owner(1), s.h.reinforcements, zone, 1, Cause::Setup)
+        .unwrap();
+    s.ledger.take_events();
+    let theirs = sheet(&s, 1);
+    mahact_wins(&mut s);
+    assert_eq!(s.captured(Owner(0)), 1);
+    assert_eq!(sheet(&s, 1), theirs);
+}
+
+#[test]
+fn t17_only_the_winner_with_edict_places_a_token() {
+    // p1 (Hacan) wins against the Mahact player: nothing is placed anywhere.
+    let mut s = battlefield_with(MAHACT, &[], &[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1)]);
+    let (mine, theirs) = (sheet(&s, 0), sheet(&s, 1));
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(&mut s, 0, mv(B, DESTROYER, 0));
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    ok(&mut s, 0, Action::Destroy { class: DESTROYER });
+    assert_eq!(s.captured(Owner(0)), 0);
+    assert_eq!(sheet(&s, 0), [mine[0] - 1, mine[1], mine[2], mine[3]]);
+    assert_eq!(sheet(&s, 1), theirs);
+}
+
+#[test]
+fn t17_an_opponent_who_retreats_loses_and_gives_a_token() {
+    // p1 attacks the Mahact player in c, then retreats to b: the Mahact player wins as the defender.
+    let mut s = battlefield_with(MAHACT, &[], &[(C, 0, CRUISER, 1), (B, 1, DESTROYER, 1)]);
+    ok(&mut s, 0, Action::Tactical { system: A });
+    ok(&mut s, 0, Action::Done);
+    ok(&mut s, 1, Action::Tactical { system: C });
+    ok(&mut s, 1, mv(B, DESTROYER, 0));
+    ok(&mut s, 1, Action::EndMovement);
+    // p0 has no system to retreat to; p1 has b, but left it: nothing of p1's is there now.
+    assert_eq!(s.flow.step, Step::Roll);
+    ok(&mut s, 1, Action::Roll { hits: 0 });
+    ok(&mut s, 0, Action::Roll { hits: 1 });
+    ok(&mut s, 1, Action::Destroy { class: DESTROYER });
+    assert!(s.holds_token_of(Owner(0), Owner(1)));
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 1));
+}
+
+#[test]
+fn t17_with_empty_reinforcements_the_loser_chooses_the_pool_of_the_token() {
+    let mut s = battlefield_with(MAHACT, &[], &[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)]);
+    shift_reserve(&mut s, 1, Pool::Strategy, 8);
+    mahact_wins(&mut s);
+    // LRR 20.3b: "that player must take a token from a pool on their command sheet".
+    assert_eq!((s.flow.step, actor(&s)), (Step::Capture, 1));
+    assert_eq!(legal(&s, 1).len(), 3);
+    ok(
+        &mut s,
+        1,
+        Action::Fallback {
+            pool: Pool::Strategy,
+        },
+    );
+    assert_eq!(sheet(&s, 1), [3, 3, 9, 0]);
+    assert!(s.holds_token_of(Owner(0), Owner(1)));
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
+}
+
+#[test]
+fn t17_captured_tokens_are_not_redistributed_and_stay_through_the_status_phase() {
+    let mut s = battlefield_with(MAHACT, &[], &[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)]);
+    mahact_wins(&mut s);
+    ok(&mut s, 0, Action::Done);
+    finish_action_phase(&mut s);
+    // Status phase: p0 gains, then redistributes its own sheet only.
+    while s.flow.step == Step::Gain {
+        let p = actor(&s);
+        ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
+    }
+    assert_eq!((s.flow.step, actor(&s)), (Step::Redistribute, 0));
+    let total = s.sheet(Owner(0)) as u8;
+    let e = refused(
+        &mut s,
+        0,
+        Action::Redistribute {
+            tactic: total - 3,
+            fleet: 4,
+            strategy: 0,
+        },
+    );
+    assert!(e.to_string().contains("make"), "{e}");
+    assert_eq!(
+        s.captured(Owner(0)),
+        1,
+        "board tokens return; this one is not on the board"
+    );
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn t17_over_fleet_regulations_the_winner_returns_a_token_of_its_choice() {
+    let mut s = battlefield_with(
+        MAHACT,
+        &["fleet-regulations"],
+        &[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)],
+    );
+    shift_reserve(&mut s, 0, Pool::Fleet, 1);
+    assert_eq!(s.pool(Owner(0), Pool::Fleet), 4);
+    mahact_wins(&mut s);
+    assert_eq!((s.flow.step, actor(&s)), (Step::Release, 0));
+    assert_eq!(
+        legal(&s, 0),
+        [Action::Release { player: 0 }, Action::Release { player: 1 }]
+    );
+    s.check_invariants().unwrap();
+    let theirs = sheet(&s, 1)[3];
+    ok(&mut s, 0, Action::Release { player: 1 });
+    assert_eq!(s.captured(Owner(0)), 0);
+    assert_eq!(sheet(&s, 1)[3], theirs + 1);
+    assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn t17_random_playouts_with_edict_and_fleet_regulations_keep_every_invariant() {
+    let (mut captures, mut releases) = (0, 0);
+    for seed in 0..60 {
+        let config = Config {
+            factions: ["mahact", "letnev", "sol", "hacan"]
+                .map(String::from)
+                .to_vec(),
+            laws: vec!["fleet-regulations".into()],
+            rounds: 4,
+            ..Default::default()
+        };
+        let mut s = game(4, config);
+        random_playout(&mut s, seed, |s, a| {
+            s.check_invariants().unwrap();
+            if matches!(a, Action::Release { .. }) {
+                releases += 1;
+            }
+            if s.captured(Owner(0)) > 0 {
+                captures += 1;
+            }
+        });
+    }
+    assert!(
+        captures > 0 && releases > 0,
+        "{captures} states with a captured token, {releases} releases"
     );
 }
