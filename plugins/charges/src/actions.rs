@@ -1252,6 +1252,29 @@ pub fn gain_stress(s: &mut State, i: usize, c: Cause) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// C18: after a huge ship recovers energy it must spend one energy for each stress token it has, then
+/// removes one stress token for each energy spent (automatic, as C10's).
+///
+/// # Errors
+/// A kernel [`Refusal`] (none in a validated state).
+pub fn spend_recovered_energy(s: &mut State, i: usize, c: Cause) -> Result<(), Refusal> {
+    let sh = &s.ships[i];
+    let (Some(e), true) = (sh.energy, sh.huge) else {
+        return Ok(());
+    };
+    let stress = s.ledger.value(sh.stress);
+    let k = u32::try_from(stress.max(0))
+        .unwrap_or(0)
+        .min(s.active(sh.energy));
+    if k > 0 {
+        s.ledger.pay_cost(
+            &[Part::Charges(e, k), Part::Spend(sh.stress, u64::from(k))],
+            c,
+        )?;
+    }
+    Ok(())
+}
+
 /// Pays an action's colour: purple spends one Force, red (or an extra action) gains stress.
 fn pay_action_color(s: &mut State, i: usize, color: Color, c: Cause) -> Result<(), Refusal> {
     let stage = s.ships[i].stage;
@@ -1588,6 +1611,9 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
         Action::Recover { ship, charges } => {
             if let Some(t) = track_of(s, usize::from(ship), charges) {
                 s.ledger.recover_exactly(t, 1, c)?;
+                if charges == ChargeRef::Energy {
+                    spend_recovered_energy(s, usize::from(ship), c)?;
+                }
             }
         }
     }
@@ -1662,7 +1688,14 @@ fn keeps_settled(a: &Action) -> bool {
 /// circular tokens (focus, evade, disarm) and then applies recurring and negative recurring charges
 /// (C6, C7, C8, C9, C10), readies the per-round permanents; then the win check.
 fn end_round(s: &mut State) {
+    let energy: Vec<u32> = s.ships.iter().map(|sh| s.active(sh.energy)).collect();
     s.ledger.end_scope(Scope::Act);
+    for (i, &before) in energy.iter().enumerate() {
+        if s.alive(i) && s.active(s.ships[i].energy) > before {
+            // Cannot fail: the ship has the stress and the energy it pays with.
+            let _ = spend_recovered_energy(s, i, Cause::Upkeep(Scope::Act));
+        }
+    }
     for sh in &mut s.ships {
         sh.planned = None;
         sh.revealed = false;

@@ -1,4 +1,4 @@
-//! One test (or more) per clause C1–C17, named after it; each fails if its rule is broken.
+//! One test (or more) per clause C1–C18, named after it; each fails if its rule is broken.
 
 use crate::common::{G, squad};
 use coffer_charges::Phase;
@@ -755,23 +755,65 @@ fn c12_a_stressed_huge_ship_executes_white_and_loses_no_energy() {
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
     g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
     g.advance_to(Phase::System);
-    // Stressed with no energy to spend it away: the stress stays.
+    // Stressed with no energy to spend it away (Huge Ships, "Red Maneuvers": "If it has zero energy and
+    // is stressed, it executes a white [2 straight] maneuver instead").
     for _ in 0..7 {
         g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
     }
     g.ok(1, json!({"type":"gain_stress","ship":0}));
-    assert_eq!(g.tokens(0, kind::STRESS), 1);
+    g.ok(1, json!({"type":"gain_stress","ship":0}));
+    // One energy recovered is spent at once on one of the two stress tokens (C18).
     g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
+    assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 1));
     g.advance_to(Phase::Activation);
     g.ok(1, json!({"type":"execute","ship":1}));
     g.ok(1, json!({"type":"pass","ship":1}));
     g.ok(0, json!({"type":"execute","ship":0}));
     assert_eq!(
         g.energy(0),
-        (1, 7),
-        "no energy spent on the red maneuver it did not execute"
+        (0, 7),
+        "no energy lost on the red maneuver it did not execute"
     );
-    assert_eq!(g.tokens(0, kind::STRESS), 1);
+    assert_eq!(g.tokens(0, kind::STRESS), 1, "and no stress gained");
+}
+
+// ----- C18 -----
+
+#[test]
+fn c18_a_huge_ship_that_recovers_energy_spends_it_on_its_stress() {
+    let mut g = cr90();
+    g.advance_to(Phase::System);
+    for _ in 0..7 {
+        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
+    }
+    for _ in 0..3 {
+        g.ok(1, json!({"type":"gain_stress","ship":0}));
+    }
+    assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 3));
+    // A recovered energy goes on a stress token at once.
+    g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
+    assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 2));
+    // A small ship is unaffected (it has no energy), and a huge ship without stress keeps the energy.
+    g.ok(1, json!({"type":"gain_stress","ship":1}));
+    assert_eq!(g.tokens(1, kind::STRESS), 1);
+}
+
+#[test]
+fn c18_energy_recovered_in_the_end_phase_removes_stress_one_for_one() {
+    let mut g = cr90();
+    g.advance_to(Phase::System);
+    for _ in 0..7 {
+        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
+    }
+    for _ in 0..3 {
+        g.ok(1, json!({"type":"gain_stress","ship":0}));
+    }
+    // The CR90's ship card recurs 2 energy: both are spent on stress in the End Phase.
+    g.advance_to(Phase::Planning);
+    assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 1));
+    // Next round: 2 recovered, 1 spent on the last stress token.
+    g.finish_round();
+    assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((1, 7), 0));
 }
 
 // ----- C13 -----
