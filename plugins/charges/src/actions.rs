@@ -146,10 +146,20 @@ pub enum Action {
         /// Which charges.
         charges: ChargeRef,
     },
+    /// An effect: a ship in the play area is placed in reserve (C19).
+    PlaceInReserve {
+        /// Ship index.
+        ship: u8,
+    },
+    /// An effect: a ship in reserve is placed in the play area (C19), with no dial this round.
+    Deploy {
+        /// Ship index.
+        ship: u8,
+    },
 }
 
 /// The name of each action, by its code in [`Cause::Action`]: the vocabulary's `actions`.
-pub const ACTION_NAMES: [&str; 18] = [
+pub const ACTION_NAMES: [&str; 20] = [
     "Plan",
     "Use Ability",
     "Execute",
@@ -168,6 +178,8 @@ pub const ACTION_NAMES: [&str; 18] = [
     "Gain Stress",
     "Lose",
     "Recover",
+    "Place in Reserve",
+    "Deploy",
 ];
 
 impl Action {
@@ -192,6 +204,8 @@ impl Action {
             Action::GainStress { .. } => 15,
             Action::Lose { .. } => 16,
             Action::Recover { .. } => 17,
+            Action::PlaceInReserve { .. } => 18,
+            Action::Deploy { .. } => 19,
         }
     }
 }
@@ -497,7 +511,11 @@ pub fn current_ship(s: &State) -> Option<usize> {
         if best.is_some_and(|(_, k)| key >= k) {
             continue;
         }
-        if s.ledger.is_exhausted(ship.turn) || !s.alive(i) {
+        if s.ledger.is_exhausted(ship.turn) || !s.in_play(i) {
+            continue;
+        }
+        // C19: a ship deployed from reserve after planning has no dial, so no Activation turn.
+        if ship.planned.is_none() && s.phase() == Phase::Activation {
             continue;
         }
         best = Some((i, key));
@@ -676,11 +694,23 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             if sh.planned.is_some() {
                 return Err(Why::Ship(ship, "already has a dial planned this round"));
             }
+            if sh.reserve {
+                return Err(Why::Ship(
+                    ship,
+                    "is in reserve: a ship in reserve is not assigned a dial (C19)",
+                ));
+            }
             plan_maneuver(s, i, maneuver)
         }
         Action::UseAbility { ship, card } => {
             let i = ship_ok(s, ship)?;
             let sh = &s.ships[i];
+            if sh.reserve {
+                return Err(Why::Ship(
+                    ship,
+                    "is in reserve: the abilities of a ship in reserve are inactive (C19)",
+                ));
+            }
             let c = sh
                 .cards
                 .get(usize::from(card))
@@ -891,6 +921,22 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             track_of(s, i, charges).ok_or(Why::NoCharges(ship, charges))?;
             Ok(())
         }
+        Action::PlaceInReserve { ship } => {
+            effect_turn(s, t, p)?;
+            let i = ship_ok(s, ship)?;
+            if s.ships[i].reserve {
+                return Err(Why::Ship(ship, "is already in reserve"));
+            }
+            Ok(())
+        }
+        Action::Deploy { ship } => {
+            effect_turn(s, t, p)?;
+            let i = ship_ok(s, ship)?;
+            if !s.ships[i].reserve {
+                return Err(Why::Ship(ship, "is not in reserve: it is in the play area"));
+            }
+            Ok(())
+        }
         Action::Recover { ship, charges } => {
             effect_turn(s, t, p)?;
             let i = ship_ok(s, ship)?;
@@ -1092,6 +1138,12 @@ fn attack_target(s: &State, p: Owner, target: u8) -> Result<(), Why> {
     let t = ship_ok(s, target)?;
     if s.ships[t].owner == p {
         return Err(Why::FriendlyTarget(target));
+    }
+    if s.ships[t].reserve {
+        return Err(Why::Ship(
+            target,
+            "is in reserve, out of the play area: it cannot be attacked (C19)",
+        ));
     }
     Ok(())
 }
@@ -1616,6 +1668,20 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 }
             }
         }
+        Action::PlaceInReserve { ship } => {
+            let sh = &mut s.ships[usize::from(ship)];
+            sh.reserve = true;
+            // Not assigned a dial while in reserve: a planned one is set aside.
+            sh.planned = None;
+            sh.revealed = false;
+            let key = ship_key(s, usize::from(ship));
+            s.ledger.note(key, note::TO_RESERVE, [0; 3], c);
+        }
+        Action::Deploy { ship } => {
+            s.ships[usize::from(ship)].reserve = false;
+            let key = ship_key(s, usize::from(ship));
+            s.ledger.note(key, note::DEPLOYED, [0; 3], c);
+        }
     }
     if keeps_settled(a) {
         debug_assert!(
@@ -1651,7 +1717,7 @@ fn settled(s: &State) -> bool {
         return true;
     }
     match s.phase() {
-        Phase::Planning => (0..s.ships.len()).any(|i| s.alive(i) && s.ships[i].planned.is_none()),
+        Phase::Planning => (0..s.ships.len()).any(|i| s.in_play(i) && s.ships[i].planned.is_none()),
         Phase::System | Phase::Activation | Phase::Engagement => {
             s.attack.is_some() || s.current.is_some()
         }
@@ -1772,7 +1838,7 @@ pub fn to_act(s: &State, out: &mut Vec<Owner>) {
                     .ships
                     .iter()
                     .enumerate()
-                    .any(|(i, sh)| sh.owner == owner && sh.planned.is_none() && s.alive(i));
+                    .any(|(i, sh)| sh.owner == owner && sh.planned.is_none() && s.in_play(i));
                 if planning {
                     out.push(owner);
                 }
@@ -1809,7 +1875,7 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
             // `validate` of a plan: the ship exists and is in play, Planning, `p`'s, not yet planned,
             // then `plan_maneuver`.
             for (i, sh) in s.ships.iter().enumerate() {
-                if sh.owner == p && sh.planned.is_none() && s.alive(i) {
+                if sh.owner == p && sh.planned.is_none() && s.in_play(i) {
                     for m in MANEUVERS {
                         if plan_maneuver(s, i, m).is_ok() {
                             out.push(Action::Plan {
@@ -1918,6 +1984,11 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                 }
                 let ship = j as u8;
                 out.extend_from_slice(&unconditional_effects(ship));
+                out.push(if target.reserve {
+                    Action::Deploy { ship }
+                } else {
+                    Action::PlaceInReserve { ship }
+                });
                 let mut charges = |r: ChargeRef, track: Option<TrackId>| {
                     if let Some(track) = track.and_then(|id| tracks.get(id.index())) {
                         out.push(Action::Lose { ship, charges: r });

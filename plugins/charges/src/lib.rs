@@ -1,6 +1,6 @@
 //! # coffer-charges
 //!
-//! The `charges` ruleset: X-Wing second edition charges, Force, shields and energy (RULES.md C1–C18) on
+//! The `charges` ruleset: X-Wing second edition charges, Force, shields and energy (RULES.md C1–C19) on
 //! the Coffer kernel's charge tracks. Ships and upgrades are data ([`content`]); a game is a squad per
 //! player played through Planning, System, Activation, Engagement and End phases, with dice results and
 //! damage given as action inputs. Its [`words`] names everything in the rulebook's words, and its
@@ -141,6 +141,16 @@ pub fn action_docs() -> Vec<Doc> {
             "recover",
             "Effect input: a ship recovers one charge of its Force, shields, energy or a card; refused when they are all active or cannot be recovered.",
             json!({"type":"recover","ship":0,"charges":"force"}),
+        ),
+        Doc::with(
+            "place_in_reserve",
+            "Effect input (C19): a ship in the play area is placed in reserve: no dial (a planned one is set aside), no actions, no attacks, its abilities inactive, and it cannot be attacked; in the End Phase it still loses its circular tokens and recovers recurring charges.",
+            json!({"type":"place_in_reserve","ship":1}),
+        ),
+        Doc::with(
+            "deploy",
+            "Effect input (C19): a ship in reserve is placed in the play area; it has no dial until the next Planning Phase, so no Activation turn this round.",
+            json!({"type":"deploy","ship":1}),
         ),
     ]
 }

@@ -286,6 +286,10 @@ pub struct Ship {
     pub revealed: bool,
     /// Activation progress.
     pub stage: Stage,
+    /// In reserve (C19): on its ship card, out of the play area, with no dial, actions, attacks or active
+    /// abilities; still in the game.
+    #[serde(default)]
+    pub reserve: bool,
 }
 
 /// Which dice step an attack is at; its number is the table's step.
@@ -379,10 +383,16 @@ impl State {
         self.ledger.value(s.facedown) + self.ledger.value(s.faceup)
     }
 
-    /// Whether a ship is still in play (fewer damage cards than hull).
+    /// Whether a ship is still in the game (fewer damage cards than hull), in the play area or in reserve.
     #[inline]
     pub fn alive(&self, ship: usize) -> bool {
         self.damage(ship) < i64::from(self.ships[ship].hull)
+    }
+
+    /// Whether a ship is in the play area: in the game and not in reserve (C19).
+    #[inline]
+    pub fn in_play(&self, ship: usize) -> bool {
+        !self.ships[ship].reserve && self.alive(ship)
     }
 
     /// Active charges of an optional track (0 without one).
@@ -642,6 +652,7 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
             card_names.push(pilot.name.clone());
             card_names.extend(upgrades.iter().map(|u| u.name.clone()));
             ships.push(Ship {
+                reserve: false,
                 owner,
                 pilot: pilot.id.clone(),
                 name,

@@ -131,7 +131,11 @@ fn ships(s: &State, seat: Option<Owner>, table: &mut Table) {
         let mut v = String::with_capacity(144);
         let (facedown, faceup) = (l.value(sh.facedown), l.value(sh.faceup));
         let alive = facedown + faceup < i64::from(sh.hull);
-        v.push_str(if alive { "in play" } else { "destroyed" });
+        v.push_str(match (alive, sh.reserve) {
+            (false, _) => "destroyed",
+            (true, true) => "in reserve",
+            (true, false) => "in play",
+        });
         v.push_str(", initiative ");
         number(&mut v, i64::from(sh.initiative));
         if alive {

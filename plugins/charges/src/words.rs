@@ -45,6 +45,10 @@ pub mod note {
     pub const WINS: u16 = 16;
     /// Nobody won: no ship is left in play.
     pub const DRAW: u16 = 17;
+    /// A ship is placed in reserve (C19).
+    pub const TO_RESERVE: u16 = 18;
+    /// A ship in reserve is placed in the play area (C19).
+    pub const DEPLOYED: u16 = 19;
 }
 
 /// The maneuver colours by their note number.
@@ -81,7 +85,7 @@ pub fn vocabulary() -> Vocabulary {
         let term = std::mem::take(&mut kinds[usize::from(k.0)]);
         kinds[usize::from(k.0)] = term.states(exhausted, ready);
     }
-    let mut notes = vec![NoteTerm::default(); 18];
+    let mut notes = vec![NoteTerm::default(); 20];
     let mut set = |code: u16, term: NoteTerm| notes[usize::from(code)] = term;
     set(
         note::PLANNED,
@@ -162,6 +166,14 @@ pub fn vocabulary() -> Vocabulary {
     set(
         note::DRAW,
         NoteTerm::new("the game ends in a draw: no ship is left in play"),
+    );
+    set(
+        note::TO_RESERVE,
+        NoteTerm::new("{subject} is placed in reserve"),
+    );
+    set(
+        note::DEPLOYED,
+        NoteTerm::new("{subject} is placed in the play area from reserve"),
     );
     Vocabulary {
         round: "Round".to_owned(),

@@ -1,7 +1,8 @@
-//! One test (or more) per clause C1–C18, named after it; each fails if its rule is broken.
+//! One test (or more) per clause C1–C19, named after it; each fails if its rule is broken.
 
 use crate::common::{G, squad};
 use coffer_charges::Phase;
+use coffer_charges::actions::{Turn, turn};
 use coffer_charges::state::kind;
 use coffer_core::{ActionError, Outcome, Owner};
 use serde_json::{Value, json};
@@ -1211,4 +1212,74 @@ fn refusals_name_the_action_and_the_reason() {
         0,
         json!({"type":"plan","ship":0,"maneuver":"white","extra":1}),
     );
+}
+
+// ----- C19 -----
+
+/// Luke (ship 0, initiative 5, Force 2) and the academy pilot (ship 1, initiative 1), both planned white;
+/// in the System Phase the academy pilot's owner, whose ship has the turn, places Luke in reserve.
+fn luke_in_reserve() -> G {
+    let mut g = G::squads(&[("luke-skywalker", NO)], &[("academy-pilot", NO)]);
+    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"white"}));
+    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
+    g.advance_to(Phase::System);
+    g.ok(1, json!({"type":"lose","ship":0,"charges":"force"}));
+    g.ok(1, json!({"type":"place_in_reserve","ship":0}));
+    assert!(g.said("is placed in reserve"));
+    assert!(g.state().ships[0].reserve);
+    g
+}
+
+#[test]
+fn c19_a_ship_in_reserve_has_no_dial_no_turn_and_cannot_be_attacked() {
+    let mut g = luke_in_reserve();
+    // Its dial is set aside, it never gets a turn, and nothing can attack it.
+    assert_eq!(g.state().ships[0].planned, None);
+    for _ in 0..40 {
+        if g.phase() == Phase::End {
+            break;
+        }
+        let s = g.state();
+        assert!(
+            !matches!(turn(&s), Turn::Ship(0)),
+            "a ship in reserve had a turn"
+        );
+        let legal = g.legal(1);
+        assert!(
+            legal.iter().all(|a| !a.contains("\"attack\"")),
+            "an attack on a ship in reserve was offered: {legal:?}"
+        );
+        if turn(&s) == Turn::Ship(1) && g.phase() == Phase::Engagement {
+            let e = g.refused(1, json!({"type":"attack","ship":1,"target":0,"weapon":0}));
+            assert!(e.to_string().contains("in reserve"), "{e}");
+        }
+        g.step_default_now();
+    }
+    assert_eq!(g.phase(), Phase::End);
+}
+
+#[test]
+fn c19_a_ship_in_reserve_still_recovers_recurring_charges_in_the_end_phase() {
+    let mut g = luke_in_reserve();
+    assert_eq!(g.force(0), (1, 2));
+    g.finish_round();
+    // "During the End Phase, a ship that is in reserve still removes all circular tokens and recovers
+    // charges on all of its cards with recurring charge icons."
+    assert_eq!(g.force(0), (2, 2));
+    // Still in the game: no win for the other player, and no dial to plan while in reserve.
+    assert_eq!(g.phase(), Phase::Planning);
+    let e = g.refused(0, json!({"type":"plan","ship":0,"maneuver":"white"}));
+    assert!(e.to_string().contains("not assigned a dial"), "{e}");
+}
+
+#[test]
+fn c19_a_deployed_ship_plans_again_from_the_next_round() {
+    let mut g = luke_in_reserve();
+    g.ok(1, json!({"type":"deploy","ship":0}));
+    assert!(!g.state().ships[0].reserve);
+    g.advance_to(Phase::Activation);
+    // No dial this round: the deployed ship has no Activation turn.
+    assert!(!matches!(turn(&g.state()), Turn::Ship(0)));
+    g.finish_round();
+    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"white"}));
 }

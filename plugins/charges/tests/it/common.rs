@@ -157,6 +157,12 @@ impl G {
         panic!("round never ended");
     }
 
+    /// Takes one plain default step from the current state.
+    pub fn step_default_now(&mut self) {
+        let s = self.state();
+        self.step_default(&s);
+    }
+
     fn step_default(&mut self, s: &State) {
         match turn(s) {
             Turn::Planning => {
