@@ -822,12 +822,7 @@ impl State {
         self.flow.built += 1;
         // T7 holds at all times: an excess is a choice the player makes before producing on.
         if self.rules.classes[c].fleet {
-            let (measured, max) = (
-                u64::from(self.fleet_ships(p, s)),
-                u64::from(self.fleet_limit(p)),
-            );
-            self.ledger
-                .check_limit(State::limit_key(p, s), measured, max, cause);
+            self.check_fleet_in(p, s, cause);
         }
         Ok(())
     }
@@ -1413,11 +1408,7 @@ impl State {
         let n = self.rules.class_count();
         self.ledger
             .move_tokens(p, self.h.ships[s * n + c], self.h.ship_reserve[c], 1, cause)?;
-        let (measured, max) = (
-            u64::from(self.fleet_ships(p, s)),
-            u64::from(self.fleet_limit(p)),
-        );
-        self.ledger.check_limit(key, measured, max, cause);
+        self.check_fleet_in(p, s, cause);
         Ok(())
     }
 
@@ -1531,12 +1522,7 @@ impl State {
         }
         // T7 holds at all times (LRR 37.3): an excess is removed before anything else.
         if self.rules.classes[c].fleet {
-            let (measured, max) = (
-                u64::from(self.fleet_ships(p, active)),
-                u64::from(self.fleet_limit(p)),
-            );
-            self.ledger
-                .check_limit(State::limit_key(p, active), measured, max, cause);
+            self.check_fleet_in(p, active, cause);
         }
         Ok(())
     }

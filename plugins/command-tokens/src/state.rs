@@ -1308,6 +1308,17 @@ impl State {
         Key::new(player, kind::FLEET_LIMIT, system as u32)
     }
 
+    /// T7 via K6: checks `player`'s ships in `system` against the fleet limit; an excess raises (or updates)
+    /// a demand, compliance satisfies it.
+    pub fn check_fleet_in(&mut self, player: Owner, system: usize, cause: Cause) {
+        let (measured, max) = (
+            u64::from(self.fleet_ships(player, system)),
+            u64::from(self.fleet_limit(player)),
+        );
+        self.ledger
+            .check_limit(State::limit_key(player, system), measured, max, cause);
+    }
+
     /// T7 via K6: checks `player`'s ships against the fleet limit in every system; an excess raises (or
     /// updates) a demand the player must resolve before anything else; compliance satisfies it.
     pub fn recheck_fleet(&mut self, player: Owner, cause: Cause) {

@@ -780,8 +780,9 @@ fn c12_a_stressed_huge_ship_executes_white_and_loses_no_energy() {
 
 // ----- C18 -----
 
-#[test]
-fn c18_a_huge_ship_that_recovers_energy_spends_it_on_its_stress() {
+/// The CR90 (ship 0) in the System Phase with all 7 energy lost, then 3 stress tokens gained (kept: no
+/// energy to spend on them).
+fn cr90_without_energy_and_3_stress() -> G {
     let mut g = cr90();
     g.advance_to(Phase::System);
     for _ in 0..7 {
@@ -790,6 +791,12 @@ fn c18_a_huge_ship_that_recovers_energy_spends_it_on_its_stress() {
     for _ in 0..3 {
         g.ok(1, json!({"type":"gain_stress","ship":0}));
     }
+    g
+}
+
+#[test]
+fn c18_a_huge_ship_that_recovers_energy_spends_it_on_its_stress() {
+    let mut g = cr90_without_energy_and_3_stress();
     assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 3));
     // A recovered energy goes on a stress token at once.
     g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
@@ -801,14 +808,7 @@ fn c18_a_huge_ship_that_recovers_energy_spends_it_on_its_stress() {
 
 #[test]
 fn c18_energy_recovered_in_the_end_phase_removes_stress_one_for_one() {
-    let mut g = cr90();
-    g.advance_to(Phase::System);
-    for _ in 0..7 {
-        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
-    }
-    for _ in 0..3 {
-        g.ok(1, json!({"type":"gain_stress","ship":0}));
-    }
+    let mut g = cr90_without_energy_and_3_stress();
     // The CR90's ship card recurs 2 energy: both are spent on stress in the End Phase.
     g.advance_to(Phase::Planning);
     assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 1));

@@ -76,6 +76,10 @@ fn mv(from: u16, class: u8, fighters: u8) -> Action {
     }
 }
 
+fn retreat(system: u16, fallback: Option<Pool>) -> Action {
+    Action::Retreat { system, fallback }
+}
+
 /// Puts one of `p`'s command tokens from reinforcements in `system` (test set-up).
 fn token(s: &mut State, p: u8, system: u16) {
     s.ledger
@@ -337,6 +341,21 @@ fn t15_the_defender_announces_first_and_then_the_attacker_may_not() {
     assert_eq!((s.flow.step, actor(&s)), (Step::Roll, 0));
 }
 
+/// p0 activates c and moves a destroyer in from b, where p1's ships are; p1 announces a retreat.
+fn p1_announces_a_retreat(s: &mut State) {
+    ok(s, 0, Action::Tactical { system: C });
+    ok(s, 0, mv(B, DESTROYER, 0));
+    ok(s, 0, Action::EndMovement);
+    ok(s, 1, Action::AnnounceRetreat);
+}
+
+/// [`p1_announces_a_retreat`], then both combat rolls miss: p1 is to retreat.
+fn p1_announces_a_retreat_and_nobody_hits(s: &mut State) {
+    p1_announces_a_retreat(s);
+    ok(s, 0, Action::Roll { hits: 0 });
+    ok(s, 1, Action::Roll { hits: 0 });
+}
+
 // ----- T16 -----
 
 #[test]
@@ -347,43 +366,20 @@ fn t16_a_retreat_places_a_command_token_in_the_system_retreated_to() {
         (C, 1, FIGHTER, 3),
         (D, 1, CRUISER, 1),
     ]);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(&mut s, 0, mv(B, DESTROYER, 0));
-    ok(&mut s, 0, Action::EndMovement);
-    ok(&mut s, 1, Action::AnnounceRetreat);
+    p1_announces_a_retreat(&mut s);
     ok(&mut s, 0, Action::Roll { hits: 1 });
     ok(&mut s, 1, Action::Roll { hits: 0 });
     ok(&mut s, 1, Action::Destroy { class: FIGHTER });
     // LRR 78.7c: only d holds p1's units and no other player's ships (b holds p0's, e nothing).
     assert_eq!((s.flow.step, actor(&s)), (Step::Retreat, 1));
-    assert_eq!(
-        legal(&s, 1),
-        [Action::Retreat {
-            system: D,
-            fallback: None
-        }]
-    );
-    let e = refused(
-        &mut s,
-        1,
-        Action::Retreat {
-            system: E,
-            fallback: None,
-        },
-    );
+    assert_eq!(legal(&s, 1), [retreat(D, None)]);
+    let e = refused(&mut s, 1, retreat(E, None));
     assert_eq!(
         e.to_string(),
         "illegal action: system e holds none of p1's ships: a retreat goes to a system holding the player's units"
     );
     let before = sheet(&s, 1);
-    ok(
-        &mut s,
-        1,
-        Action::Retreat {
-            system: D,
-            fallback: None,
-        },
-    );
+    ok(&mut s, 1, retreat(D, None));
     // The carrier takes both fighters left (capacity 4); a token comes from reinforcements.
     assert_eq!(ships(&s, 1, D, CARRIER), 1);
     assert_eq!(ships(&s, 1, D, FIGHTER), 2);
@@ -401,20 +397,8 @@ fn t16_no_token_is_added_where_the_player_already_has_one() {
     let mut s = battlefield(&[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1), (D, 1, CRUISER, 1)]);
     token(&mut s, 1, D);
     let before = sheet(&s, 1);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(&mut s, 0, mv(B, DESTROYER, 0));
-    ok(&mut s, 0, Action::EndMovement);
-    ok(&mut s, 1, Action::AnnounceRetreat);
-    ok(&mut s, 0, Action::Roll { hits: 0 });
-    ok(&mut s, 1, Action::Roll { hits: 0 });
-    ok(
-        &mut s,
-        1,
-        Action::Retreat {
-            system: D,
-            fallback: None,
-        },
-    );
+    p1_announces_a_retreat_and_nobody_hits(&mut s);
+    ok(&mut s, 1, retreat(D, None));
     assert_eq!(sheet(&s, 1), before);
     assert_eq!(s.board_tokens(Owner(1)), 1);
 }
@@ -424,34 +408,15 @@ fn t16_with_empty_reinforcements_the_token_comes_from_the_command_sheet() {
     let mut s = battlefield(&[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1), (D, 1, CRUISER, 1)]);
     shift_reserve(&mut s, 1, Pool::Strategy, 8);
     assert_eq!(sheet(&s, 1), [3, 3, 10, 0]);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(&mut s, 0, mv(B, DESTROYER, 0));
-    ok(&mut s, 0, Action::EndMovement);
-    ok(&mut s, 1, Action::AnnounceRetreat);
-    ok(&mut s, 0, Action::Roll { hits: 0 });
-    ok(&mut s, 1, Action::Roll { hits: 0 });
+    p1_announces_a_retreat_and_nobody_hits(&mut s);
     let l = legal(&s, 1);
     assert_eq!(l.len(), 3, "one retreat per pool: {l:?}");
-    let e = refused(
-        &mut s,
-        1,
-        Action::Retreat {
-            system: D,
-            fallback: None,
-        },
-    );
+    let e = refused(&mut s, 1, retreat(D, None));
     assert_eq!(
         e.to_string(),
         "illegal action: p1's reinforcements are empty: name the pool the token comes from"
     );
-    ok(
-        &mut s,
-        1,
-        Action::Retreat {
-            system: D,
-            fallback: Some(Pool::Strategy),
-        },
-    );
+    ok(&mut s, 1, retreat(D, Some(Pool::Strategy)));
     assert_eq!(sheet(&s, 1), [3, 3, 9, 0]);
     assert!(s.has_token(Owner(1), usize::from(D)));
 }
@@ -466,20 +431,8 @@ fn t16_a_retreat_token_from_the_fleet_pool_lowers_the_limit_at_once() {
         (D, 1, DESTROYER, 2),
     ]);
     shift_reserve(&mut s, 1, Pool::Strategy, 8);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(&mut s, 0, mv(B, DESTROYER, 0));
-    ok(&mut s, 0, Action::EndMovement);
-    ok(&mut s, 1, Action::AnnounceRetreat);
-    ok(&mut s, 0, Action::Roll { hits: 0 });
-    ok(&mut s, 1, Action::Roll { hits: 0 });
-    ok(
-        &mut s,
-        1,
-        Action::Retreat {
-            system: D,
-            fallback: Some(Pool::Fleet),
-        },
-    );
+    p1_announces_a_retreat_and_nobody_hits(&mut s);
+    ok(&mut s, 1, retreat(D, Some(Pool::Fleet)));
     assert_eq!(s.fleet_limit(Owner(1)), 2);
     assert_eq!(s.fleet_ships(Owner(1), usize::from(D)), 3);
     assert_eq!(actor(&s), 1, "p1 removes the excess first");
@@ -489,10 +442,7 @@ fn t16_a_retreat_token_from_the_fleet_pool_lowers_the_limit_at_once() {
 #[test]
 fn t16_no_retreat_occurs_when_the_opponent_has_no_ships_left() {
     let mut s = battlefield(&[(B, 0, DESTROYER, 1), (C, 1, CRUISER, 1), (D, 1, CRUISER, 1)]);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(&mut s, 0, mv(B, DESTROYER, 0));
-    ok(&mut s, 0, Action::EndMovement);
-    ok(&mut s, 1, Action::AnnounceRetreat);
+    p1_announces_a_retreat(&mut s);
     ok(&mut s, 0, Action::Roll { hits: 0 });
     ok(&mut s, 1, Action::Roll { hits: 1 });
     ok(&mut s, 0, Action::Destroy { class: DESTROYER });
@@ -514,22 +464,9 @@ fn t16_a_retreat_needs_an_adjacent_system_with_the_players_ships_and_no_others()
     ok(&mut s, 0, Action::AnnounceRetreat);
     ok(&mut s, 0, Action::Roll { hits: 0 });
     ok(&mut s, 1, Action::Roll { hits: 0 });
-    assert_eq!(
-        legal(&s, 0),
-        [Action::Retreat {
-            system: B,
-            fallback: None
-        }]
-    );
+    assert_eq!(legal(&s, 0), [retreat(B, None)]);
     // The attacker retreats too: back to b, with a token there; p1 wins.
-    ok(
-        &mut s,
-        0,
-        Action::Retreat {
-            system: B,
-            fallback: None,
-        },
-    );
+    ok(&mut s, 0, retreat(B, None));
     assert_eq!(ships(&s, 0, B, DESTROYER), 2);
     assert!(s.has_token(Owner(0), usize::from(B)));
     assert_eq!((s.flow.step, actor(&s)), (Step::Produce, 0));
@@ -544,20 +481,8 @@ fn t16_fighters_beyond_the_retreating_ships_capacity_are_removed() {
         (C, 1, FIGHTER, 3),
         (D, 1, CRUISER, 1),
     ]);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(&mut s, 0, mv(B, DESTROYER, 0));
-    ok(&mut s, 0, Action::EndMovement);
-    ok(&mut s, 1, Action::AnnounceRetreat);
-    ok(&mut s, 0, Action::Roll { hits: 0 });
-    ok(&mut s, 1, Action::Roll { hits: 0 });
-    ok(
-        &mut s,
-        1,
-        Action::Retreat {
-            system: D,
-            fallback: None,
-        },
-    );
+    p1_announces_a_retreat_and_nobody_hits(&mut s);
+    ok(&mut s, 1, retreat(D, None));
     // A dreadnought carries 1 fighter: 2 are removed to reinforcements.
     assert_eq!(ships(&s, 1, D, FIGHTER), 1);
     assert_eq!(ships(&s, 1, C, FIGHTER), 0);
