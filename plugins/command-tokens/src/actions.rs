@@ -143,7 +143,8 @@ pub enum Action {
     },
 }
 
-/// A set of players, written as the list of their indices (`[1, 3]`), at most [`MAX_PLAYERS`].
+/// A set of players, written as the list of their indices in ascending order (`[1, 3]`), at most
+/// [`MAX_PLAYERS`]: one written form per set, so an action has one JSON text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Players(pub u8);
 
@@ -191,6 +192,12 @@ impl<'de> Deserialize<'de> for Players {
             if set & (1 << p) != 0 {
                 return Err(serde::de::Error::custom(format!(
                     "player {p} is listed twice"
+                )));
+            }
+            // One written form per set, as listed: a player below one already given is out of order.
+            if set >> p != 0 {
+                return Err(serde::de::Error::custom(format!(
+                    "player {p} comes after a higher one: list the players in ascending order"
                 )));
             }
             set |= 1 << p;

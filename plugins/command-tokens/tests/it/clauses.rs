@@ -1606,7 +1606,7 @@ fn t11_trade_cannot_choose_the_active_player_or_a_player_not_in_the_game() {
 
 #[test]
 fn t11_the_choice_reads_as_a_list_of_players_in_json() {
-    let a: Action = serde_json::from_str(r#"{"type":"free_secondaries","players":[3,1]}"#).unwrap();
+    let a: Action = serde_json::from_str(r#"{"type":"free_secondaries","players":[1,3]}"#).unwrap();
     assert_eq!(
         a,
         Action::FreeSecondaries {
@@ -1620,6 +1620,7 @@ fn t11_the_choice_reads_as_a_list_of_players_in_json() {
     for bad in [
         r#"{"type":"free_secondaries","players":[1,1]}"#,
         r#"{"type":"free_secondaries","players":[8]}"#,
+        r#"{"type":"free_secondaries","players":[3,1]}"#,
     ] {
         assert!(serde_json::from_str::<Action>(bad).is_err(), "{bad}");
     }

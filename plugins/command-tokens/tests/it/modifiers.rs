@@ -523,3 +523,22 @@ fn t13_the_nekro_virus_gains_three_tokens_with_a_research_secondary() {
         "one strategy token spent for the secondary, three gained"
     );
 }
+
+#[test]
+fn t11_the_chosen_players_are_written_once_each_in_ascending_order() {
+    let parse = |json: &str| serde_json::from_str::<Action>(json).map_err(|e| e.to_string());
+    assert_eq!(
+        parse(r#"{"type":"free_secondaries","players":[0,3]}"#),
+        Ok(Action::FreeSecondaries {
+            players: coffer_command_tokens::Players(0b1001)
+        })
+    );
+    // One written form per set, so that an action has one JSON text (the listed one).
+    let e = parse(r#"{"type":"free_secondaries","players":[3,0]}"#).unwrap_err();
+    assert!(
+        e.contains("player 0 comes after a higher one: list the players in ascending order"),
+        "{e}"
+    );
+    let e = parse(r#"{"type":"free_secondaries","players":[3,3]}"#).unwrap_err();
+    assert!(e.contains("player 3 is listed twice"), "{e}");
+}
