@@ -496,12 +496,14 @@ fn charges_second_round_config() -> Value {
     })
 }
 
-/// command-tokens with the content of the second rules round (T11-T13): the Nekro Virus (Propagation) and
-/// Hyper Metabolism in a three-player game; Trade's free secondaries are in the default cards.
+/// command-tokens with the content of the second rules round (T11-T17): the Nekro Virus (Propagation),
+/// Hyper Metabolism and the Mahact Gene-Sorcerers (Edict) under Fleet Regulations in a six-player game;
+/// Trade's free secondaries are in the default cards, movement, combat and retreats in every tactical
+/// action.
 fn command_tokens_second_round_config() -> Value {
     serde_json::json!({
-        "factions": ["nekro", "sol", "letnev"],
-        "technologies": [["hyper-metabolism"], ["hyper-metabolism"], []],
+        "factions": ["nekro", "sol", "letnev", "mahact", "hacan", "jolnar"],
+        "technologies": [["hyper-metabolism"], ["hyper-metabolism"], [], [], [], []],
         "laws": ["fleet-regulations"],
     })
 }
@@ -511,12 +513,12 @@ fn command_tokens_second_round_content_100k_random_actions_show_no_violation() {
     simulate_at_least_100k_with_players(
         &built_in("command-tokens"),
         command_tokens_second_round_config(),
-        3,
+        6,
     );
     simulate_at_least_100k_with_players(
         &runtime("command-tokens"),
         command_tokens_second_round_config(),
-        3,
+        6,
     );
 }
 
