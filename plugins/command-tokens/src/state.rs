@@ -1564,10 +1564,18 @@ impl State {
             self.flow.step,
             Step::Move | Step::Announce | Step::Roll | Step::Assign | Step::Retreat
         );
+        let classes = self.rules.class_count();
+        let mut others = [0usize; crate::content::MAX_CLASSES];
+        let mut other_count = 0;
+        for c in (0..classes).filter(|&c| !self.rules.classes[c].fleet) {
+            others[other_count] = c;
+            other_count += 1;
+        }
+        let others = &others[..other_count];
         for s in 0..self.rules.system_count() {
             let ships = &mut ships[..n];
             ships.fill(0);
-            let base = s * self.rules.class_count();
+            let base = s * classes;
             for &c in &self.rules.fleet_classes {
                 let row = self.ledger.zone_tokens(self.h.ships[base + usize::from(c)]);
                 for (sum, &count) in ships.iter_mut().zip(row) {
@@ -1578,7 +1586,7 @@ impl State {
             for (p, &count) in ships.iter().enumerate() {
                 owners |= u8::from(count > 0) << p;
             }
-            for c in (0..self.rules.class_count()).filter(|&c| !self.rules.classes[c].fleet) {
+            for &c in others {
                 let row = self.ledger.zone_tokens(self.h.ships[base + c]);
                 for (p, &count) in row.iter().enumerate().take(n) {
                     owners |= u8::from(count > 0) << p;
