@@ -471,8 +471,9 @@ fn command_tokens_static_100k_random_actions_show_no_violation() {
     simulate_at_least_100k(&built_in("command-tokens"));
 }
 
-/// charges with the content of the second rules round (C13-C15): abilities paid with the ship's Force, one
-/// granting an action at its own colour, a crew adding Force, an upgrade with printed recurring energy.
+/// charges with the content of the second rules round (C13-C20): abilities paid with the ship's Force, one
+/// granting an action at its own colour, a crew adding Force, an upgrade with printed recurring energy and
+/// an ability paid with energy; ships go to reserve and back as effects in every game.
 fn charges_second_round_config() -> Value {
     let ace = serde_json::json!({"id": "ace", "name": "Force Ace", "ship": "TIE Advanced x1", "size": "small",
         "initiative": 6, "attack": 2, "agility": 3, "hull": 3, "shields": {"value": 2},
@@ -482,11 +483,13 @@ fn charges_second_round_config() -> Value {
         "initiative": 3, "attack": 3, "agility": 2, "hull": 4, "shields": {"value": 2},
         "actions": {"focus": "purple", "evade": "white"}});
     let cr90 = serde_json::json!({"id": "cr90", "name": "CR90", "ship": "CR90", "size": "huge", "initiative": 8,
-        "attack": 4, "agility": 0, "hull": 18, "energy": {"value": 5, "recurs": 1}, "actions": {"focus": "red"}});
+        "attack": 4, "agility": 0, "hull": 18, "shields": {"value": 3, "recurs": 1},
+        "energy": {"value": 5, "recurs": 1}, "actions": {"focus": "red"}});
     let crew = serde_json::json!({"id": "crew", "name": "Force Crew", "slot": "crew", "force": {"value": 1, "recurs": 1},
         "ability": {"timing": "end", "cost": 1, "pays": "force"}});
     let cells = serde_json::json!({"id": "cells", "name": "Spare Cells", "slot": "cargo",
-        "energy": {"value": 2, "recurs": 2}});
+        "energy": {"value": 2, "recurs": 2},
+        "ability": {"timing": "system", "cost": 2, "pays": "energy", "effect": "recover_shield"}});
     serde_json::json!({
         "squads": [
             [{"pilot": "ace", "upgrades": ["crew"]}, {"pilot": "pilot", "upgrades": ["crew"]}],

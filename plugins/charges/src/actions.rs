@@ -293,6 +293,17 @@ pub enum Why {
         /// The ability's cost.
         cost: u8,
     },
+    /// A huge ship with too little active energy for a card's ability paid with energy (C20).
+    EnergyCost {
+        /// The ship.
+        ship: u8,
+        /// The card.
+        card: u8,
+        /// The ship's active energy.
+        active: u32,
+        /// The ability's cost.
+        cost: u8,
+    },
     /// The ship has none of these charges.
     NoCharges(u8, ChargeRef),
     /// Something about a ship's charges: "{charges} {what}".
@@ -409,6 +420,16 @@ impl Why {
                 cost,
             } => format!(
                 "{} has {active} active Force; the ability of {} costs {cost} Force (C14)",
+                ship(i),
+                card_on(s, i, card)
+            ),
+            Why::EnergyCost {
+                ship: i,
+                card,
+                active,
+                cost,
+            } => format!(
+                "{} has {active} active energy; the ability of {} costs {cost} energy, spent from the ship card (C20)",
                 ship(i),
                 card_on(s, i, card)
             ),
@@ -1002,6 +1023,14 @@ fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Resul
                     cost: ab.cost,
                 }
             }
+            Refusal::InsufficientCharges { active, .. } if ab.pays == Pays::Energy => {
+                Why::EnergyCost {
+                    ship,
+                    card,
+                    active,
+                    cost: ab.cost,
+                }
+            }
             Refusal::InsufficientCharges { active, .. } => Why::CardCharges {
                 ship,
                 card,
@@ -1057,6 +1086,7 @@ fn ability_cost(c: &Card, ab: Ability, sh: &Ship) -> ([Part<'static>; 3], usize)
     let paid_from = match ab.pays {
         Pays::Charges => c.track,
         Pays::Force => sh.force,
+        Pays::Energy => sh.energy,
     };
     if let Some(t) = paid_from {
         parts[n] = Part::Charges(t, u32::from(ab.cost));

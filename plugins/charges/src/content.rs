@@ -151,6 +151,8 @@ pub enum Pays {
     /// The ship's Force, shared by the ship card and every upgrade (C8, C14): a crew's or a pilot's
     /// "spend 1 [Force]".
     Force,
+    /// A huge ship's energy, spent from the ship card whichever card instructs it (C20): "spend [energy]".
+    Energy,
 }
 
 /// What a card ability does once its cost is paid.
@@ -353,13 +355,19 @@ fn check_charge(
 
 fn check_ability(entry: &str, a: Option<Ability>, charges: Charge) -> Result<(), ContentError> {
     let Some(a) = a else { return Ok(()) };
-    if a.pays == Pays::Force {
-        // The ship's Force is known only once a squad is built: `state` checks the ship has enough.
+    if matches!(a.pays, Pays::Force | Pays::Energy) {
+        // The ship's Force or energy is known only once a squad is built: `state` checks the ship has
+        // enough.
+        let what = if a.pays == Pays::Force {
+            "Force"
+        } else {
+            "energy"
+        };
         if a.cost == 0 || a.cost > MAX_CHARGE {
             return Err(bad(
                 entry,
                 "ability.cost",
-                format!("a cost of {} Force: a card prints 1-{MAX_CHARGE}", a.cost),
+                format!("a cost of {} {what}: a card prints 1-{MAX_CHARGE}", a.cost),
             ));
         }
     } else if a.cost == 0 || a.cost > charges.value {

@@ -1,6 +1,6 @@
 //! # coffer-charges
 //!
-//! The `charges` ruleset: X-Wing second edition charges, Force, shields and energy (RULES.md C1–C19) on
+//! The `charges` ruleset: X-Wing second edition charges, Force, shields and energy (RULES.md C1–C20) on
 //! the Coffer kernel's charge tracks. Ships and upgrades are data ([`content`]); a game is a squad per
 //! player played through Planning, System, Activation, Engagement and End phases, with dice results and
 //! damage given as action inputs. Its [`words`] names everything in the rulebook's words, and its

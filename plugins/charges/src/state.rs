@@ -515,22 +515,32 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
                 }
                 upgrades.push(u);
             }
-            // C14: an ability paid with the Force needs a ship whose Force capacity can ever pay it.
+            // C14, C20: an ability paid with the Force (or energy) needs a ship whose Force (or energy)
+            // capacity can ever pay it.
             let force_capacity = u32::from(pilot.force.value)
                 + upgrades
                     .iter()
                     .map(|u| u32::from(u.force.value))
                     .sum::<u32>();
+            let energy_capacity = u32::from(pilot.energy.value)
+                + upgrades
+                    .iter()
+                    .map(|u| u32::from(u.energy.value))
+                    .sum::<u32>();
             let abilities = std::iter::once((pilot.id.as_str(), pilot.ability))
                 .chain(upgrades.iter().map(|u| (u.id.as_str(), u.ability)));
             for (card, ability) in abilities {
-                if let Some(a) = ability.filter(|a| a.pays == Pays::Force) {
-                    if u32::from(a.cost) > force_capacity {
-                        return Err(config_error(format!(
-                            "`squads`: {owner}'s ship {n} ('{}'): the ability of '{card}' costs {} Force, and the ship's Force capacity is {force_capacity}",
-                            choice.pilot, a.cost
-                        )));
-                    }
+                let Some(a) = ability else { continue };
+                let (what, capacity) = match a.pays {
+                    Pays::Force => ("Force", force_capacity),
+                    Pays::Energy => ("energy", energy_capacity),
+                    Pays::Charges => continue,
+                };
+                if u32::from(a.cost) > capacity {
+                    return Err(config_error(format!(
+                        "`squads`: {owner}'s ship {n} ('{}'): the ability of '{card}' costs {} {what}, and the ship's {what} capacity is {capacity}",
+                        choice.pilot, a.cost
+                    )));
                 }
             }
             let ship_key = |k: Kind| Key::new(owner, k, i as u32);

@@ -1,4 +1,4 @@
-//! One test (or more) per clause C1–C19, named after it; each fails if its rule is broken.
+//! One test (or more) per clause C1–C20, named after it; each fails if its rule is broken.
 
 use crate::common::{G, squad};
 use coffer_charges::Phase;
@@ -1282,4 +1282,86 @@ fn c19_a_deployed_ship_plans_again_from_the_next_round() {
     assert!(!matches!(turn(&g.state()), Turn::Ship(0)));
     g.finish_round();
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"white"}));
+}
+
+// ----- C20 -----
+
+/// A CR90 (energy 5, recurring 1) with a cargo upgrade adding 2 energy whose System ability spends 2
+/// energy to recover a shield; the other side flies a TIE.
+fn cr90_with_energy_upgrade() -> G {
+    let cr90 = json!({"id": "cr90", "name": "CR90", "ship": "CR90", "size": "huge", "initiative": 8,
+        "attack": 4, "agility": 0, "hull": 18, "shields": {"value": 5, "recurs": 1},
+        "energy": {"value": 5, "recurs": 1}, "actions": {"focus": "white"}});
+    let battery = json!({"id": "battery", "name": "Shield Battery", "slot": "cargo",
+        "energy": {"value": 2}, "huge_only": true,
+        "ability": {"timing": "system", "cost": 2, "pays": "energy", "effect": "recover_shield"}});
+    let mut g = custom(
+        json!([cr90, tie()]),
+        json!([battery]),
+        &[("cr90", &["battery"])],
+        &[("tie", NO)],
+        Value::Null,
+    );
+    g.advance_to(Phase::System);
+    g
+}
+
+/// In the System Phase the TIE (initiative 1) has the turn first: its owner enters the effects, then it
+/// passes and the CR90's turn comes.
+fn cr90s_turn_after(g: &mut G, effects: &[Value]) {
+    for e in effects {
+        g.ok(1, e.clone());
+    }
+    g.ok(1, json!({"type":"pass","ship":1}));
+}
+
+#[test]
+fn c20_an_ability_paid_with_energy_spends_it_from_the_ship_card() {
+    let mut g = cr90_with_energy_upgrade();
+    // The upgrade's energy adds to the ship's one track (C5): 7 of 7.
+    assert_eq!(g.energy(0), (7, 7));
+    // Nothing to recover: the cost cannot be paid (C3).
+    cr90s_turn_after(&mut g, &[]);
+    let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":1}));
+    assert!(e.to_string().contains("has every shield active"), "{e}");
+    g.ok(0, json!({"type":"lose","ship":0,"charges":"shield"}));
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    assert_eq!(g.energy(0), (5, 7), "spent from the ship's track");
+    assert_eq!(g.track(g.state().ships[0].shields), (5, 5));
+}
+
+#[test]
+fn c20_too_little_energy_refuses_the_ability_and_a_ship_without_energy_cannot_carry_it() {
+    let mut g = cr90_with_energy_upgrade();
+    let mut effects = vec![json!({"type":"lose","ship":0,"charges":"shield"})];
+    effects.extend((0..6).map(|_| json!({"type":"lose","ship":0,"charges":"energy"})));
+    cr90s_turn_after(&mut g, &effects);
+    let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":1}));
+    assert!(
+        e.to_string()
+            .contains("has 1 active energy; the ability of"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("costs 2 energy, spent from the ship card"),
+        "{e}"
+    );
+    // An energy cost on a card of a ship with no energy capacity is refused at setup.
+    let crew = json!({"id": "crew", "name": "Energy Crew", "slot": "crew",
+        "ability": {"timing": "system", "cost": 1, "pays": "energy"}});
+    let config = json!({
+        "squads": [squad(&[("tie", &["crew"])]), squad(&[("tie", NO)])],
+        "content": {"pilots": [tie()], "upgrades": [crew]},
+    });
+    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
+    let err = rs
+        .new_game(&coffer_core::Setup::new(2, 1).config(config))
+        .err()
+        .expect("refused");
+    assert!(
+        err.to_string()
+            .contains("costs 1 energy, and the ship's energy capacity is 0"),
+        "{err}"
+    );
 }
