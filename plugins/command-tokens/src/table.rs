@@ -110,34 +110,6 @@ impl State {
                 board.row(p, r.system_labels[s].clone(), value);
             }
         }
-        let ships = table.section("Ships");
-        let classes = r.class_count();
-        let mut rows: [&[u32]; crate::content::MAX_CLASSES] = [&[]; crate::content::MAX_CLASSES];
-        for s in 0..r.system_count() {
-            let owners = self.ship_owners(s);
-            if owners == 0 {
-                continue;
-            }
-            for (c, row) in rows.iter_mut().enumerate().take(classes) {
-                *row = self.ledger.zone_tokens(self.h.ships[s * classes + c]);
-            }
-            for p in self.owners().filter(|p| owners & (1 << p.0) != 0) {
-                let mut value = String::with_capacity(48);
-                for (class, row) in r.classes.iter().zip(&rows) {
-                    let k = row.get(p.index()).copied().unwrap_or(0);
-                    if k > 0 {
-                        if !value.is_empty() {
-                            value.push_str(", ");
-                        }
-                        let _ = write!(value, "{k} {}", class.name);
-                        if k > 1 {
-                            value.push('s');
-                        }
-                    }
-                }
-                ships.row(p, r.system_labels[s].clone(), value);
-            }
-        }
         if matches!(
             f.step,
             Step::Announce | Step::Roll | Step::Assign | Step::Retreat
