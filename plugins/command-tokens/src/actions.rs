@@ -1668,7 +1668,7 @@ impl State {
             cause,
         )?;
         let side = usize::from(slot(p) != self.flow.turn);
-        self.flow.hits[side] -= 1;
+        self.flow.hits[side] = self.flow.hits[side].saturating_sub(1);
         self.next_assignment(cause);
         Ok(())
     }

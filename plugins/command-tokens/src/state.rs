@@ -1459,6 +1459,22 @@ impl State {
         {
             return bad("retreating player");
         }
+        // A space combat's decisions belong to its two players, and a hit is assigned only while owed.
+        let combatant = |p: u8| p == f.turn || p == f.defender;
+        let fighting = matches!(
+            f.step,
+            Step::Announce | Step::Roll | Step::Assign | Step::Retreat | Step::Capture
+        );
+        if fighting
+            && (f.defender == f.turn
+                || !combatant(f.resolver)
+                || f.retreat != NOBODY && !combatant(f.retreat))
+        {
+            return bad("space combat players");
+        }
+        if f.step == Step::Assign && f.hits[usize::from(f.resolver != f.turn)] == 0 {
+            return bad("hits to assign");
+        }
         if usize::from(f.cursor) > n || usize::from(f.others) > n || usize::from(f.status) > n {
             return bad("flow cursors");
         }

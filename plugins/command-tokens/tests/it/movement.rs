@@ -712,3 +712,42 @@ fn t17_random_playouts_with_edict_and_fleet_regulations_keep_every_invariant() {
         "{captures} states with a captured token, {releases} releases"
     );
 }
+
+#[test]
+fn t15_a_damaged_combat_in_a_snapshot_is_refused() {
+    use coffer_command_tokens::CommandTokens;
+    use coffer_core::{Adapter, Format};
+    let mut s = combat();
+    ok(&mut s, 0, Action::EndMovement);
+    ok(&mut s, 0, Action::Roll { hits: 1 });
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    assert_eq!(s.flow.step, Step::Assign);
+    let adapter = Adapter::shared(CommandTokens::new());
+    let json = serde_json::to_value(&s).unwrap();
+    assert!(
+        adapter
+            .restore(Format::Json, json.to_string().as_bytes())
+            .is_ok()
+    );
+    for (path, value, why) in [
+        ("/flow/hits", serde_json::json!([0, 0]), "hits to assign"),
+        (
+            "/flow/defender",
+            serde_json::json!(0),
+            "space combat players",
+        ),
+        (
+            "/flow/resolver",
+            serde_json::json!(2),
+            "space combat players",
+        ),
+    ] {
+        let mut damaged = json.clone();
+        *damaged.pointer_mut(path).unwrap() = value;
+        let e = adapter
+            .restore(Format::Json, damaged.to_string().as_bytes())
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains(why), "{path}: {e}");
+    }
+}
