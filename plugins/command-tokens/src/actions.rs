@@ -1027,9 +1027,13 @@ impl State {
 
     fn gain(&mut self, p: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
         if !self.may_gain_into(p, pool) {
+            let others = match self.captured(p) {
+                0 => String::new(),
+                k => format!(" ({} of other players')", count(k, "token", "tokens")),
+            };
             return Err(illegal(format!(
-                "{p}'s fleet pool holds {}, the law's maximum",
-                self.pool(p, Pool::Fleet)
+                "{p}'s fleet pool holds {}{others}, the law's maximum",
+                self.fleet_tokens(p)
             )));
         }
         let got = self
@@ -1911,9 +1915,10 @@ impl State {
                 )?;
             }
         }
-        self.ledger
-            .note(system_key(system), note::RETREAT, [arg(p), 0, 0], cause);
+        // With no ship to move, only fighters were there, and they are removed: nothing retreats.
         if moves {
+            self.ledger
+                .note(system_key(system), note::RETREAT, [arg(p), 0, 0], cause);
             self.place_token(p, d, fallback, cause)?;
         }
         // The ships arriving are subject to the fleet pool at once (T7).

@@ -400,12 +400,14 @@ impl Content {
                     format!("{} is out of range: 0 to 1000", s.reinforcements),
                 ));
             }
-            if let Some(m) = s.movement.filter(|&m| m > MAX_MOVE) {
+            if let Some(m) = s.movement.filter(|&m| m == 0 || m > MAX_MOVE) {
                 return Err(ContentError::invalid(
                     F,
                     &s.id,
                     "move",
-                    format!("{m} is out of range: 0 to {MAX_MOVE}"),
+                    format!(
+                        "{m} is out of range: 1 to {MAX_MOVE} (a class that cannot move has no `move`)"
+                    ),
                 ));
             }
             if s.capacity > MAX_CAPACITY {

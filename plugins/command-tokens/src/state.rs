@@ -1608,13 +1608,31 @@ impl State {
                     owners |= u8::from(count > 0) << p;
                 }
             }
+            let active = fighting && s == usize::from(self.flow.system);
+            let turn = 1u8 << self.flow.turn;
             if owners & owners.wrapping_sub(1) != 0
-                && !(fighting && s == usize::from(self.flow.system) && owners.count_ones() == 2)
+                && !(active && owners.count_ones() == 2 && owners & turn != 0)
             {
                 return Err(Violation(format!(
                     "{} have ships in {} outside a space combat",
                     crate::actions::Players(owners).names(),
                     self.system_name(s as u16)
+                )));
+            }
+            // During a combat round both of its players have ships there (else it has ended), but for
+            // hits being assigned, which may leave one side without.
+            let both = turn | 1u8 << self.flow.defender;
+            let fits = match self.flow.step {
+                Step::Move => true,
+                Step::Assign => owners & !both == 0,
+                _ => owners == both,
+            };
+            if active && !fits {
+                return Err(Violation(format!(
+                    "a space combat in {} without ships of both p{} and p{}",
+                    self.system_name(s as u16),
+                    self.flow.turn,
+                    self.flow.defender
                 )));
             }
             for (p, (&ships, &max)) in self.owners().zip(ships.iter().zip(limits)) {
@@ -1633,6 +1651,26 @@ impl State {
                     )));
                 }
             }
+        }
+        // What a combat's current decision needs: hits owed only against ships there, a system to retreat
+        // to, a token to give.
+        let (f, active) = (&self.flow, usize::from(self.flow.system));
+        let short = match f.step {
+            Step::Assign => {
+                u32::from(f.hits[0]) > self.all_ships(owner(f.turn), active)
+                    || u32::from(f.hits[1]) > self.all_ships(owner(f.defender), active)
+            }
+            Step::Retreat => !self.can_retreat(owner(f.retreat)),
+            Step::Capture => {
+                self.reinforcements(owner(f.resolver)) > 0 || self.sheet(owner(f.resolver)) == 0
+            }
+            _ => false,
+        };
+        if short {
+            return Err(Violation(format!(
+                "{} cannot be decided in this state",
+                f.step.while_text().trim_start_matches("while ")
+            )));
         }
         Ok(())
     }

@@ -107,7 +107,7 @@ pub fn vocabulary() -> Vocabulary {
         "p{0} cannot research technology and gains {1} command tokens instead",
         "space combat in {name}: p{0} attacks, p{1} defends",
         "p{0} announces a retreat from the space combat",
-        "p{0}'s combat roll produces {1} hits",
+        "p{0}'s combat roll produces hits: {1}",
         "p{0}'s ships retreat to {name}",
         "the space combat in {name} is over: p{0} wins",
         "the space combat in {name} is over: neither player has a ship left",

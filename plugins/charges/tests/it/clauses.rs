@@ -801,7 +801,13 @@ fn c18_a_huge_ship_that_recovers_energy_spends_it_on_its_stress() {
     // A recovered energy goes on a stress token at once.
     g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
     assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 2));
-    // A small ship is unaffected (it has no energy), and a huge ship without stress keeps the energy.
+    g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
+    g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
+    assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 0));
+    // Without stress left, a recovered energy stays.
+    g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
+    assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((1, 7), 0));
+    // A small ship is unaffected (it has no energy).
     g.ok(1, json!({"type":"gain_stress","ship":1}));
     assert_eq!(g.tokens(1, kind::STRESS), 1);
 }
@@ -1278,8 +1284,21 @@ fn c19_a_deployed_ship_plans_again_from_the_next_round() {
     g.ok(1, json!({"type":"deploy","ship":0}));
     assert!(!g.state().ships[0].reserve);
     g.advance_to(Phase::Activation);
-    // No dial this round: the deployed ship has no Activation turn.
-    assert!(!matches!(turn(&g.state()), Turn::Ship(0)));
+    // No dial this round: the deployed ship has no Activation turn, from first to last.
+    while g.phase() == Phase::Activation {
+        assert!(
+            !matches!(turn(&g.state()), Turn::Ship(0)),
+            "a turn without a dial"
+        );
+        g.step_default_now();
+    }
+    // In the Engagement Phase it is in the play area and has its turn (it may attack).
+    let mut engaged = false;
+    while g.phase() == Phase::Engagement {
+        engaged |= turn(&g.state()) == Turn::Ship(0);
+        g.step_default_now();
+    }
+    assert!(engaged, "the deployed ship had no Engagement turn");
     g.finish_round();
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"white"}));
 }

@@ -201,7 +201,7 @@ pub fn skip(s: &mut State, p: u8) {
 pub fn random_action(rng: &mut Rng) -> Action {
     let pool = |rng: &mut Rng| Pool::ALL[rng.below(3)];
     let small = |rng: &mut Rng, n: usize| rng.below(n) as u8;
-    match rng.below(24) {
+    match rng.below(25) {
         0 => Action::Pick {
             card: small(rng, 10),
         },
@@ -259,6 +259,9 @@ pub fn random_action(rng: &mut Rng) -> Action {
         22 => Action::Retreat {
             system: rng.below(16) as u16,
             fallback: [None, Some(pool(rng))][rng.below(2)],
+        },
+        23 => Action::Release {
+            player: rng.below(9) as u16,
         },
         _ => Action::FreeSecondaries {
             players: coffer_command_tokens::Players(rng.below(256) as u8),

@@ -157,7 +157,7 @@ fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "ships.json: entry 'a', field 'move': 11 is out of range: 0 to 10"
+        "ships.json: entry 'a', field 'move': 11 is out of range: 1 to 10 (a class that cannot move has no `move`)"
     );
     let e = Content::with_file(
         "ships.json",

@@ -641,23 +641,92 @@ fn t17_captured_tokens_are_not_redistributed_and_stay_through_the_status_phase()
         ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
     }
     assert_eq!((s.flow.step, actor(&s)), (Step::Redistribute, 0));
+    // The sheet's own tokens are redistributed, all of them into the tactic pool even: the captured token
+    // is not among them, and stays in the fleet pool.
     let total = s.sheet(Owner(0)) as u8;
     let e = refused(
         &mut s,
         0,
         Action::Redistribute {
-            tactic: total - 3,
-            fleet: 4,
+            tactic: total,
+            fleet: 1,
             strategy: 0,
         },
     );
     assert!(e.to_string().contains("make"), "{e}");
+    ok(
+        &mut s,
+        0,
+        Action::Redistribute {
+            tactic: total,
+            fleet: 0,
+            strategy: 0,
+        },
+    );
+    assert_eq!(s.pool(Owner(0), Pool::Fleet), 0);
     assert_eq!(
         s.captured(Owner(0)),
         1,
         "board tokens return; this one is not on the board"
     );
+    // A fleet limit of 1: the captured token still counts (T7).
+    assert_eq!(s.fleet_limit(Owner(0)), 1);
     s.check_invariants().unwrap();
+}
+
+#[test]
+fn t17_under_fleet_regulations_a_captured_token_counts_toward_the_maximum() {
+    let mut s = battlefield_with(
+        MAHACT,
+        &["fleet-regulations"],
+        &[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)],
+    );
+    mahact_wins(&mut s);
+    assert_eq!(
+        s.fleet_tokens(Owner(0)),
+        4,
+        "3 of its own and 1 captured: the maximum"
+    );
+    ok(&mut s, 0, Action::Done);
+    finish_action_phase(&mut s);
+    // The status phase: p0 may not gain into its fleet pool, nor redistribute 4 of its own there.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Gain, 0));
+    assert!(!legal(&s, 0).contains(&Action::Gain { pool: Pool::Fleet }));
+    let e = refused(&mut s, 0, Action::Gain { pool: Pool::Fleet });
+    assert!(
+        e.to_string()
+            .contains("p0's fleet pool holds 4 (1 token of other players'), the law's maximum"),
+        "{e}"
+    );
+    while s.flow.step == Step::Gain {
+        let p = actor(&s);
+        ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
+    }
+    let total = s.sheet(Owner(0)) as u8;
+    let e = refused(
+        &mut s,
+        0,
+        Action::Redistribute {
+            tactic: total - 4,
+            fleet: 4,
+            strategy: 0,
+        },
+    );
+    assert!(
+        e.to_string().contains(
+            "a fleet pool of 4 with 1 token of other players' there is over the law's maximum of 4"
+        ),
+        "{e}"
+    );
+    ok(
+        &mut s,
+        0,
+        Action::Redistribute {
+            tactic: total - 3,
+            fleet: 3,
+            strategy: 0,
+        },
+    );
 }
 
 #[test]

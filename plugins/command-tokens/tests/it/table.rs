@@ -362,7 +362,7 @@ fn t15_the_table_shows_the_space_combat_and_no_card_being_resolved() {
     let mut s = default_game(3);
     pick(&mut s, &[LEADERSHIP, 1, 2, 3, 4, 5]);
     // Default three-player galaxy: 18, the homes of Letnev, Sol and Hacan (1-3), then 19-21 (4-6); 19
-    // touches Letnev's and Sol's homes. Sol's carriers (move 1) enter it, Letnev's destroyer follows.
+    // touches Letnev's and Sol's homes. Letnev's destroyer enters it, then a Sol carrier with 2 fighters.
     ok(&mut s, 0, Action::Tactical { system: 4 });
     assert_eq!(
         row(&table(&s), "Command tokens on the board", "system 19"),
