@@ -127,6 +127,26 @@ struct NewGame {
     pub config: Option<PathBuf>,
 }
 
+/// Players, seed and configuration of a scripted game: what is not given comes from the
+/// `<script>.setup.json` beside the script (`{"players": N, "seed": S, "config": {...}}`), if there is one.
+#[derive(Debug, clap::Args)]
+struct ScriptedGame {
+    /// The ruleset: `ID` or `ID@VERSION` (see `coffer rulesets`).
+    #[arg(value_name = "ID")]
+    pub ruleset: String,
+    /// Number of players [default: the script's `<script>.setup.json`; required without one].
+    #[arg(long, short = 'p', value_name = "N")]
+    pub players: Option<u16>,
+    /// Seed of the game's random number generator; the same seed and actions always give the same game
+    /// [default: the script's `<script>.setup.json`, else 0].
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// JSON file with the ruleset's configuration (see `coffer describe ID` for the options) [default:
+    /// the script's `<script>.setup.json`, else none].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 #[non_exhaustive]
@@ -177,7 +197,7 @@ enum Command {
     Play {
         /// The game to start.
         #[command(flatten)]
-        game: NewGame,
+        game: ScriptedGame,
         /// The script (JSON Lines).
         #[arg(long, value_name = "FILE.jsonl")]
         script: PathBuf,
@@ -707,6 +727,48 @@ fn start(registry: &Registry, game: &NewGame) -> anyhow::Result<HostedGame> {
     Ok(HostedGame::start(entry.ruleset.clone(), setup)?)
 }
 
+/// Starts the game of a script: the command line's players, seed and configuration, and for what it
+/// leaves out the `<script>.setup.json` beside the script, when there is one.
+fn start_scripted(
+    registry: &Registry,
+    game: &ScriptedGame,
+    script: &Path,
+) -> anyhow::Result<HostedGame> {
+    let entry = registry.get(&game.ruleset)?;
+    let sidecar = script.with_extension("setup.json");
+    let from_file = if sidecar.is_file() {
+        Some(crate::simulate::script_setup(
+            script,
+            0,
+            entry.ruleset.description(),
+            0,
+        )?)
+    } else {
+        None
+    };
+    let players = match (game.players, &from_file) {
+        (Some(n), _) => n,
+        (None, Some(file)) => file.players,
+        (None, None) => bail!(
+            "--players is required: how many players the game has (or a {} beside the script with {{\"players\": N}})",
+            sidecar.display()
+        ),
+    };
+    let config = match (&game.config, from_file.as_ref()) {
+        (None, Some(file)) => file.config.clone(),
+        (path, _) => read_config(path.as_deref())?,
+    };
+    let setup = Setup {
+        players,
+        seed: game
+            .seed
+            .or(from_file.as_ref().map(|f| f.seed))
+            .unwrap_or(0),
+        config,
+    };
+    Ok(HostedGame::start(entry.ruleset.clone(), setup)?)
+}
+
 fn load(registry: &Registry, path: &Path) -> anyhow::Result<HostedGame> {
     crate::save::load(path, registry)
         .with_context(|| format!("cannot load game {}", path.display()))
@@ -892,7 +954,7 @@ fn play_steps(
 
 fn play(
     registry: &Registry,
-    game: &NewGame,
+    game: &ScriptedGame,
     script: &Path,
     output: Option<(&Path, bool)>,
     keep_going: bool,
@@ -903,7 +965,7 @@ fn play(
         crate::save::check_new(output, force)?;
     }
     let steps = read_script(script)?;
-    let mut hosted = start(registry, game)?;
+    let mut hosted = start_scripted(registry, game, script)?;
     let (json_steps, refused) = play_steps(&mut hosted, script, &steps, keep_going, format, true)?;
     hosted.check_plugin()?;
     if let Some((output, force)) = output {

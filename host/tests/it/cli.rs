@@ -830,6 +830,58 @@ fn usage_errors_exit_with_2_and_help_is_complete() {
 }
 
 #[test]
+fn play_takes_players_seed_and_configuration_from_the_scripts_setup_file() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins/command-tokens/examples");
+    let script = examples.join("space_combat.jsonl");
+    let s = script.to_str().unwrap();
+    // space_combat.setup.json: three players (the Mahact Gene-Sorcerers first) on a five-system line.
+    let run = ok(coffer(&["play", "command-tokens", "--script", s]));
+    assert!(
+        run.stdout
+            .contains("space combat in system c: p0 attacks, p1 defends"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("p1's ships retreat to system d"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("p0 places a command token of p1's in their fleet pool"),
+        "{}",
+        run.stdout
+    );
+    // The command line wins over the file: four players do not fit its galaxy's ships.
+    let run = coffer(&["play", "command-tokens", "--players", "4", "--script", s]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("factions: 3 given, but 4 players need 4"),
+        "{}",
+        run.stderr
+    );
+    // Without a setup file, --players is required and says so.
+    let dir = tempfile::tempdir().unwrap();
+    let bare_script = dir.path().join("s.jsonl");
+    std::fs::copy(&script, &bare_script).unwrap();
+    let run = coffer(&[
+        "play",
+        "command-tokens",
+        "--script",
+        bare_script.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("--players is required"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("s.setup.json"), "{}", run.stderr);
+}
+
+#[test]
 fn demo_plays_the_repository_example_scripts() {
     let plugins = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins");
     let run = ok(coffer(&["demo", "--scripts", plugins.to_str().unwrap()]));
