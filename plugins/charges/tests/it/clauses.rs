@@ -941,22 +941,27 @@ fn c14_an_ability_paid_with_the_force_is_refused_without_enough_active_force() {
 
 #[test]
 fn c14_a_ship_whose_force_capacity_cannot_pay_the_ability_is_refused_at_setup() {
-    let crew = json!({"id": "crew", "name": "Force Crew", "slot": "crew",
-        "ability": {"timing": "system", "cost": 2, "pays": "force"}});
+    let err = tie_with_crew_ability_refused(2, "force");
+    assert!(
+        err.contains("costs 2 Force, and the ship's Force capacity is 0"),
+        "{err}"
+    );
+}
+
+/// The setup error of a game whose TIE carries a crew with a System ability costing `cost` paid with
+/// `pays`.
+fn tie_with_crew_ability_refused(cost: u8, pays: &str) -> String {
+    let crew = json!({"id": "crew", "name": "Crew", "slot": "crew",
+        "ability": {"timing": "system", "cost": cost, "pays": pays}});
     let config = json!({
         "squads": [squad(&[("tie", &["crew"])]), squad(&[("tie", NO)])],
         "content": {"pilots": [tie()], "upgrades": [crew]},
     });
     let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
-    let err = rs
-        .new_game(&coffer_core::Setup::new(2, 1).config(config))
+    rs.new_game(&coffer_core::Setup::new(2, 1).config(config))
         .err()
-        .expect("refused");
-    assert!(
-        err.to_string()
-            .contains("costs 2 Force, and the ship's Force capacity is 0"),
-        "{err}"
-    );
+        .expect("refused")
+        .to_string()
 }
 
 // ----- C15 -----
@@ -1367,20 +1372,9 @@ fn c20_too_little_energy_refuses_the_ability_and_a_ship_without_energy_cannot_ca
         "{e}"
     );
     // An energy cost on a card of a ship with no energy capacity is refused at setup.
-    let crew = json!({"id": "crew", "name": "Energy Crew", "slot": "crew",
-        "ability": {"timing": "system", "cost": 1, "pays": "energy"}});
-    let config = json!({
-        "squads": [squad(&[("tie", &["crew"])]), squad(&[("tie", NO)])],
-        "content": {"pilots": [tie()], "upgrades": [crew]},
-    });
-    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
-    let err = rs
-        .new_game(&coffer_core::Setup::new(2, 1).config(config))
-        .err()
-        .expect("refused");
+    let err = tie_with_crew_ability_refused(1, "energy");
     assert!(
-        err.to_string()
-            .contains("costs 1 energy, and the ship's energy capacity is 0"),
+        err.contains("costs 1 energy, and the ship's energy capacity is 0"),
         "{err}"
     );
 }
