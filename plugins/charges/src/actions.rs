@@ -1784,9 +1784,13 @@ fn keeps_settled(a: &Action) -> bool {
 /// circular tokens (focus, evade, disarm) and then applies recurring and negative recurring charges
 /// (C6, C7, C8, C9, C10), readies the per-round permanents; then the win check.
 fn end_round(s: &mut State) {
-    let energy: Vec<u32> = s.ships.iter().map(|sh| s.active(sh.energy)).collect();
+    // Each ship's energy before the upkeep, to see which recovered some (at most 4 players of 4 ships).
+    let mut energy = [0u32; 4 * crate::content::MAX_SHIPS_PER_PLAYER];
+    for (e, sh) in energy.iter_mut().zip(&s.ships) {
+        *e = s.active(sh.energy);
+    }
     s.ledger.end_scope(Scope::Act);
-    for (i, &before) in energy.iter().enumerate() {
+    for (i, &before) in energy.iter().enumerate().take(s.ships.len()) {
         if s.alive(i) && s.active(s.ships[i].energy) > before {
             // Cannot fail: the ship has the stress and the energy it pays with.
             let _ = spend_recovered_energy(s, i, Cause::Upkeep(Scope::Act));

@@ -401,21 +401,22 @@ pub enum Step {
 }
 
 impl Step {
+    /// Whether the step is a round of a space combat (T15, T16): its two players decide in turn.
+    pub fn in_space_combat(self) -> bool {
+        matches!(
+            self,
+            Step::Announce | Step::Roll | Step::Assign | Step::Retreat
+        )
+    }
+
     /// Whether the step belongs to a tactical action (a turn's start, movement, space combat,
     /// production), not to a strategy card's resolution.
     pub fn in_tactical_action(self) -> bool {
-        matches!(
-            self,
-            Step::Turn
-                | Step::Produce
-                | Step::Move
-                | Step::Announce
-                | Step::Roll
-                | Step::Assign
-                | Step::Retreat
-                | Step::Capture
-                | Step::Release
-        )
+        self.in_space_combat()
+            || matches!(
+                self,
+                Step::Turn | Step::Produce | Step::Move | Step::Capture | Step::Release
+            )
     }
 
     /// The step's number in the vocabulary and the table's clock; `None` once the game is over.
@@ -1240,30 +1241,32 @@ impl State {
     /// activated system from it along adjacent systems, never through a system holding another player's
     /// ships (`u8::MAX`: unreachable within [`crate::content::MAX_MOVE`]). A breadth-first search outward
     /// from the activated system.
-    pub fn distances(&self, player: Owner) -> Vec<u8> {
+    pub fn distances(&self, player: Owner) -> [u8; MAX_SYSTEMS] {
         let active = usize::from(self.flow.system);
-        let mut dist = vec![u8::MAX; self.rules.system_count()];
-        let mut frontier = vec![active];
+        let mut dist = [u8::MAX; MAX_SYSTEMS];
+        // A queue of systems in order of distance: each system enters it once.
+        let mut queue = [0u8; MAX_SYSTEMS];
+        let (mut head, mut tail) = (0, 1);
+        queue[0] = active as u8;
         dist[active] = 0;
-        let mut d = 0u8;
-        while !frontier.is_empty() && d < crate::content::MAX_MOVE {
-            d += 1;
-            let mut next = Vec::new();
-            for u in frontier {
-                // A ship may start in a system next to a blocked one but not pass through it; the activated
-                // system itself is where every path ends.
-                if u != active && self.others_have_ships(player, u) {
-                    continue;
-                }
-                for &v in &self.rules.adjacent[u] {
-                    let v = usize::from(v);
-                    if dist[v] == u8::MAX {
-                        dist[v] = d;
-                        next.push(v);
-                    }
+        while head < tail {
+            let u = usize::from(queue[head]);
+            head += 1;
+            // A ship may start in a system next to a blocked one but not pass through it; the activated
+            // system itself is where every path ends.
+            if dist[u] >= crate::content::MAX_MOVE
+                || u != active && self.others_have_ships(player, u)
+            {
+                continue;
+            }
+            for &v in &self.rules.adjacent[u] {
+                let v = usize::from(v);
+                if dist[v] == u8::MAX {
+                    dist[v] = dist[u] + 1;
+                    queue[tail] = v as u8;
+                    tail += 1;
                 }
             }
-            frontier = next;
         }
         dist
     }
@@ -1461,11 +1464,7 @@ impl State {
         }
         // A space combat's decisions belong to its two players, and a hit is assigned only while owed.
         let combatant = |p: u8| p == f.turn || p == f.defender;
-        let fighting = matches!(
-            f.step,
-            Step::Announce | Step::Roll | Step::Assign | Step::Retreat | Step::Capture
-        );
-        if fighting
+        if (f.step.in_space_combat() || f.step == Step::Capture)
             && (f.defender == f.turn
                 || !combatant(f.resolver)
                 || f.retreat != NOBODY && !combatant(f.retreat))
@@ -1576,10 +1575,7 @@ impl State {
         let mut ships = [0u32; MAX_PLAYERS];
         // T15: two players' ships share a system only in the activated system, from movement until the
         // space combat there ends.
-        let fighting = matches!(
-            self.flow.step,
-            Step::Move | Step::Announce | Step::Roll | Step::Assign | Step::Retreat
-        );
+        let fighting = self.flow.step == Step::Move || self.flow.step.in_space_combat();
         let classes = self.rules.class_count();
         let mut others = [0usize; crate::content::MAX_CLASSES];
         let mut other_count = 0;

@@ -110,10 +110,7 @@ impl State {
                 board.row(p, r.system_labels[s].clone(), value);
             }
         }
-        if matches!(
-            f.step,
-            Step::Announce | Step::Roll | Step::Assign | Step::Retreat
-        ) {
+        if f.step.in_space_combat() {
             let (attacker, defender) = (owner(f.turn), owner(f.defender));
             let combat = table.section("Space combat");
             let system = &r.system_labels[usize::from(f.system)];
