@@ -525,6 +525,16 @@ fn command_tokens_second_round_content_100k_random_actions_show_no_violation() {
     );
 }
 
+/// command-tokens with elimination on (T18), among the second round's factions: Mahact's captured tokens
+/// returned or kept, speakers passing the token, secondaries and picks skipping the eliminated.
+#[test]
+fn command_tokens_with_elimination_100k_random_actions_show_no_violation() {
+    let mut config = command_tokens_second_round_config();
+    config["elimination"] = Value::Bool(true);
+    simulate_at_least_100k_with_players(&built_in("command-tokens"), config.clone(), 6);
+    simulate_at_least_100k_with_players(&runtime("command-tokens"), config, 6);
+}
+
 #[test]
 fn charges_second_round_content_100k_random_actions_show_no_violation() {
     simulate_at_least_100k_with(&built_in("charges"), charges_second_round_config());

@@ -6,7 +6,7 @@ use crate::state::{
     MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, effect, kind, note, owner, slot,
 };
 use crate::words::count;
-use coffer_core::{ActionError, Cause, Key, Owner, Refusal};
+use coffer_core::{ActionError, Cause, Key, Owner, Refusal, ZoneId};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -133,6 +133,13 @@ pub enum Action {
         /// Whose token.
         player: u16,
     },
+    /// Elimination (T18, LRR 33): after the invasion step, the active player records that the table found
+    /// a player (another, or themselves) meeting LRR 33.1's three conditions; their command tokens and
+    /// units leave play. `{"type":"eliminate","player":2}`
+    Eliminate {
+        /// The eliminated player.
+        player: u16,
+    },
     /// Space combat (T16): retreat every ship to an adjacent system and place a command token there.
     Retreat {
         /// System index.
@@ -235,6 +242,7 @@ impl Action {
             Action::Destroy { .. } => 22,
             Action::Retreat { .. } => 23,
             Action::Release { .. } => 24,
+            Action::Eliminate { .. } => 25,
         }
     }
 }
@@ -428,7 +436,7 @@ impl State {
             }
             Step::FreeSecondaries => {
                 // Every set of the other players, by ascending bit mask (the empty set first).
-                let others = ((1u16 << self.players()) - 1) as u8 & !(1 << p.0);
+                let others = ((1u16 << self.players()) - 1) as u8 & !(1 << p.0) & !f.out;
                 for mask in 0..=others {
                     if mask & !others == 0 {
                         out.push(Action::FreeSecondaries {
@@ -496,7 +504,8 @@ impl State {
     }
 
     /// Production in the activated system: a ship of each class left in reinforcements while the
-    /// tactical action may produce more and no other player's ships are there (LRR 67.6), then `done`.
+    /// tactical action may produce more and no other player's ships are there (LRR 67.6), then `done`;
+    /// and, the invasion step being over, the elimination of each player still in the game (T18).
     fn push_production(&self, p: Owner, out: &mut Vec<Action>) {
         let s = usize::from(self.flow.system);
         if self.flow.built < self.rules.production && !self.others_have_ships(p, s) {
@@ -507,6 +516,11 @@ impl State {
             }
         }
         out.push(Action::Done);
+        if self.rules.elimination && self.live_players() > 1 {
+            for q in self.owners().filter(|&q| !self.is_eliminated(q)) {
+                out.push(Action::Eliminate { player: q.0 });
+            }
+        }
     }
 
     /// T14: every single-ship move into the activated system, with each number of fighters it may
@@ -622,6 +636,7 @@ impl State {
             (Step::Turn, Action::Strategic { card }) => self.strategic(p, card, cause),
             (Step::Turn, Action::Pass) => self.pass(p, cause),
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
+            (Step::Produce, Action::Eliminate { player }) => self.eliminate(p, player, cause),
             (Step::Produce, Action::Done) => {
                 // Each produced ship was checked against the fleet limit already (T7).
                 let system = self.flow.system;
@@ -677,15 +692,19 @@ impl State {
                 Ok(())
             }
             // Production (or its end) ends movement when no space combat follows.
-            (Step::Move, Action::Produce { .. } | Action::Done) if !self.combat_due() => {
+            (Step::Move, Action::Produce { .. } | Action::Done | Action::Eliminate { .. })
+                if !self.combat_due() =>
+            {
                 self.flow.step = Step::Produce;
                 self.apply_inner(player, action)
             }
-            (Step::Move, Action::Produce { .. } | Action::Done) => Err(illegal(format!(
-                "{} has ships in {}: movement ends (`end_movement`) and a space combat is resolved before production",
-                self.opponent(p).unwrap_or(p),
-                self.system_name(self.flow.system)
-            ))),
+            (Step::Move, Action::Produce { .. } | Action::Done | Action::Eliminate { .. }) => {
+                Err(illegal(format!(
+                    "{} has ships in {}: movement ends (`end_movement`) and a space combat is resolved before production",
+                    self.opponent(p).unwrap_or(p),
+                    self.system_name(self.flow.system)
+                )))
+            }
             (Step::Announce, Action::AnnounceRetreat) => self.announce(p, true, cause),
             (Step::Announce, Action::NoRetreat) => self.announce(p, false, cause),
             (Step::Roll, Action::Roll { hits }) => self.roll(p, hits, cause),
@@ -739,7 +758,7 @@ impl State {
         self.flow.picks += 1;
         self.ledger
             .note(card_key(card), note::PICK, [arg(p), 0, 0], cause);
-        if self.flow.picks == self.players() * self.rules.cards_per_player {
+        if self.flow.picks == self.live_players() * self.rules.cards_per_player {
             self.start_action_phase(cause);
         }
         Ok(())
@@ -764,12 +783,18 @@ impl State {
         self.flow.order = order;
         self.flow.phase = Phase::Action;
         self.flow.step = Step::Turn;
-        self.flow.passed = 0;
-        self.flow.turn = order[0];
+        // T18: an eliminated player takes no turn.
+        self.flow.passed = self.flow.out;
+        let first = order[..n]
+            .iter()
+            .copied()
+            .find(|&q| self.flow.out & (1 << q) == 0)
+            .unwrap_or(order[0]);
+        self.flow.turn = first;
         self.ledger.note(
             ROUND_KEY,
             note::ACTION_PHASE,
-            [i32::from(order[0]), 0, 0],
+            [i32::from(first), 0, 0],
             cause,
         );
     }
@@ -992,7 +1017,14 @@ impl State {
     }
 
     fn next_secondary(&mut self, cause: Cause) {
-        if self.flow.cursor >= self.players() {
+        let n = self.players();
+        // T18: an eliminated player is not offered the secondary.
+        while self.flow.cursor < n
+            && self.flow.out & (1 << ((self.flow.turn + self.flow.cursor) % n)) != 0
+        {
+            self.flow.cursor += 1;
+        }
+        if self.flow.cursor >= n {
             self.end_turn(cause);
         } else {
             self.flow.step = Step::Secondary;
@@ -1135,13 +1167,15 @@ impl State {
     ) -> Result<(), ActionError> {
         if let Some(q) = players
             .iter()
-            .find(|&q| q == p || q.index() >= usize::from(self.players()))
+            .find(|&q| q == p || q.index() >= usize::from(self.players()) || self.is_eliminated(q))
         {
             return Err(illegal(if q == p {
                 format!(
                     "{p} resolves the primary ability of {}: choose other players",
                     self.card_name(self.flow.card)
                 )
+            } else if self.is_eliminated(q) {
+                format!("{q} is eliminated")
             } else {
                 format!("{q} is not in this {}-player game", self.players())
             }));
@@ -1192,7 +1226,9 @@ impl State {
         let s = usize::from(self.flow.target);
         while self.flow.others < n {
             let q = owner((self.flow.resolver + self.flow.others) % n);
-            if self.has_token(q, s) || self.reinforcements(q) > 0 {
+            if self.is_eliminated(q) {
+                // T18: an eliminated player places nothing.
+            } else if self.has_token(q, s) || self.reinforcements(q) > 0 {
                 // Cannot fail: reinforcements hold a token, or the zone bounces it (T6).
                 let _ = self
                     .ledger
@@ -1928,6 +1964,77 @@ impl State {
         Ok(())
     }
 
+    // ----- elimination -----
+
+    /// T18 (LRR 33): `whom` is eliminated, as the table found. Their command tokens and units go to the
+    /// game box (33.2) but for tokens in another player's fleet pool (33.10f); tokens of other players in
+    /// their fleet pool return to their owners' reinforcements (33.10e); their strategy cards return to the
+    /// common play area (33.6); a speaker's token passes to the left (33.8). The cards each player picks
+    /// stay as set up (33.9). A player who eliminates themselves ends their turn.
+    fn eliminate(&mut self, p: Owner, whom: u16, cause: Cause) -> Result<(), ActionError> {
+        let n = self.players();
+        if !self.rules.elimination {
+            return Err(illegal(
+                "elimination is off in this game: the option `elimination` lets the table declare one".into(),
+            ));
+        }
+        if whom >= u16::from(n) {
+            return Err(illegal(format!("p{whom} is not in this {n}-player game")));
+        }
+        let q = Owner(whom);
+        if self.is_eliminated(q) {
+            return Err(illegal(format!("{q} is already eliminated")));
+        }
+        if self.live_players() == 1 {
+            return Err(illegal(format!("{q} is the last player in the game")));
+        }
+        self.ledger
+            .note(play_key(q), note::ELIMINATED, [0; 3], cause);
+        // 33.10e: other players' tokens in the eliminated player's fleet pool go back to their owners'
+        // reinforcements, or to the game box for an owner eliminated before (33.10f kept it in play).
+        if let Some(zone) = self.h.captured[q.index()] {
+            for r in self.owners() {
+                let k = self.ledger.tokens(zone, r);
+                if k > 0 {
+                    let to = match self.is_eliminated(r) {
+                        true => self.h.boxed[0],
+                        false => self.h.reinforcements,
+                    };
+                    self.ledger.move_tokens(r, zone, to, k, cause)?;
+                }
+            }
+        }
+        // 33.2, one zone at a time; a token in another player's fleet pool stays there (33.10f).
+        let holding: Vec<ZoneId> = self.ledger.zones_holding(q).collect();
+        for zone in holding {
+            let z = *self.ledger.zone(zone)?;
+            if z.key.kind == kind::BOX || z.key.kind == kind::CAPTURED {
+                continue;
+            }
+            let k = self.ledger.tokens(zone, q);
+            let to = self.h.boxed[usize::from(z.supply)];
+            self.ledger.move_tokens(q, zone, to, k, cause)?;
+        }
+        self.ledger.set(self.h.structures[q.index()], 0, cause)?;
+        for holder in &mut self.flow.holder {
+            if *holder == slot(q) {
+                *holder = NOBODY;
+            }
+        }
+        self.flow.out |= 1 << q.0;
+        self.flow.passed |= 1 << q.0;
+        if self.flow.speaker == slot(q) {
+            let speaker = self.live_seat(self.flow.speaker, 0);
+            self.flow.speaker = speaker;
+            self.ledger
+                .note(ROUND_KEY, note::SPEAKER, [i32::from(speaker), 0, 0], cause);
+        }
+        if q == p {
+            self.end_turn(cause);
+        }
+        Ok(())
+    }
+
     // ----- status phase -----
 
     fn start_status(&mut self, cause: Cause) {
@@ -1945,6 +2052,12 @@ impl State {
 
     fn next_status_player(&mut self, cause: Cause) {
         let n = self.players();
+        // T18: an eliminated player has no status phase.
+        while self.flow.status < n
+            && self.flow.out & (1 << ((self.flow.speaker + self.flow.status) % n)) != 0
+        {
+            self.flow.status += 1;
+        }
         if self.flow.status >= n {
             self.end_round(cause);
             return;
@@ -1969,7 +2082,7 @@ impl State {
         self.ledger.end_scope(coffer_core::Scope::Act);
         self.flow.holder = [NOBODY; crate::content::MAX_CARDS];
         self.flow.picks = 0;
-        self.flow.passed = 0;
+        self.flow.passed = self.flow.out;
         self.flow.phase = Phase::Strategy;
         self.flow.step = Step::Pick;
         let speaker = i32::from(self.flow.speaker);

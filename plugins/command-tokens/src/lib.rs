@@ -187,6 +187,11 @@ fn action_docs() -> Vec<Doc> {
             json!({"type":"retreat","system":3}),
         ),
         Doc::with(
+            "eliminate",
+            "T18 (LRR 33): after the invasion step of your tactical action (during production, or with no space combat due, in movement), record that the table found a player still in the game (another, or you) meeting LRR 33.1: no ground forces on the board, no unit with Production, no planet. Their command tokens and units return to the game box (tokens of theirs in another player's fleet pool stay), their strategy cards return to the common play area and the speaker token passes left. Not the last player; only with option `elimination`. Eliminating yourself ends your turn.",
+            json!({"type":"eliminate","player":2}),
+        ),
+        Doc::with(
             "release",
             "T17, Edict: after a token of another player's entered your fleet pool over a law's maximum, return one token from it to its owner's reinforcements: one of yours (`player` is you) or another player's.",
             json!({"type":"release","player":2}),
@@ -246,6 +251,11 @@ fn option_docs() -> Vec<Doc> {
             "content",
             "Inline content replacing embedded lists: {\"ships\":[...],\"strategy_cards\":[...],\"factions\":[...],\"laws\":[...],\"technologies\":[...]}.",
             json!(d.content),
+        ),
+        Doc::with(
+            "elimination",
+            "Whether the table may declare a player eliminated with `eliminate` (T18, LRR 33). Off by default: LRR 33.1's three conditions concern ground forces, units with Production and planets, which this ruleset does not model, so only a table that tracks them can decide; with it on, random playouts also eliminate players far more often than play does.",
+            json!(d.elimination),
         ),
     ]
 }
@@ -351,7 +361,12 @@ impl Ruleset for CommandTokens {
         if state.flow.phase != Phase::Over || !state.ledger.pending().is_empty() {
             return Outcome::Ongoing;
         }
-        Outcome::by_score(state.owners().map(|p| i64::from(state.sheet(p))).collect())
+        // An eliminated player (T18) ranks below every player still in the game.
+        let score = |p| match state.is_eliminated(p) {
+            true => -1,
+            false => i64::from(state.sheet(p)),
+        };
+        Outcome::by_score(state.owners().map(score).collect())
     }
 
     /// The same table for every seat and spectators: nothing in this ruleset is hidden.
@@ -382,6 +397,10 @@ impl Ruleset for CommandTokens {
             kind::CARD => r.cards.get(s)?.name.clone(),
             kind::FLEET_LIMIT => format!("fleet in {}", r.system_labels.get(s)?),
             kind::CAPTURED => format!("fleet pool of {}", r.faction_names.get(s)?),
+            kind::BOX => match s {
+                0 => "command tokens in the game box".into(),
+                s => format!("{} in the game box", r.classes.get(s - 1)?.name),
+            },
             _ => return None,
         })
     }

@@ -56,6 +56,9 @@ pub mod kind {
     /// Other players' command tokens in a player's fleet pool (subject: that player; the Mahact
     /// Gene-Sorcerers' Edict, T17): a one-per-owner zone.
     pub const CAPTURED: Kind = Kind(12);
+    /// A player's components returned to the game box on their elimination (LRR 33.2, T18); subject: the
+    /// kernel supply ([`super::ship_supply`]: 0 for command tokens, 1 + class for ships). Nothing leaves it.
+    pub const BOX: Kind = Kind(13);
 }
 
 /// The ruleset's own events ([`coffer_core::Change::Note`]), by code; their texts are in the vocabulary
@@ -126,6 +129,11 @@ pub mod note {
     /// Edict: a token returns from the winner's fleet pool to its owner's reinforcements over a law's
     /// maximum (`[winner, owner]`).
     pub const RELEASE: u16 = 30;
+    /// The table declares a player eliminated (T18, LRR 33); keyed by that player.
+    pub const ELIMINATED: u16 = 31;
+    /// The speaker was eliminated and the speaker token passes to the player on their left (T18, LRR
+    /// 33.8): `[new speaker]`.
+    pub const SPEAKER: u16 = 32;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -221,6 +229,10 @@ pub struct Config {
     pub cards_per_player: u8,
     /// Inline content replacing embedded lists (default none).
     pub content: Option<ContentOverride>,
+    /// Whether the table may declare a player eliminated (`eliminate`, T18; default false: LRR 33.1's
+    /// conditions concern ground forces, Production and planets, which only a table tracking them can
+    /// decide).
+    pub elimination: bool,
 }
 
 impl Default for Config {
@@ -236,6 +248,7 @@ impl Default for Config {
             production: 2,
             cards_per_player: 0,
             content: None,
+            elimination: false,
         }
     }
 }
@@ -293,6 +306,9 @@ pub struct Rules {
     /// T17).
     #[serde(default)]
     pub capture: Vec<bool>,
+    /// The table may declare a player eliminated (T18).
+    #[serde(default)]
+    pub elimination: bool,
 }
 
 impl SharedContent for Rules {
@@ -485,6 +501,9 @@ pub struct Flow {
     /// Hits still to be assigned in this combat round: against the attacker, against the defender.
     #[serde(default)]
     pub hits: [u8; 2],
+    /// Bit per eliminated player (T18).
+    #[serde(default)]
+    pub out: u8,
 }
 
 fn nobody() -> u8 {
@@ -514,6 +533,9 @@ pub struct Handles {
     /// Per player, the zone of other players' tokens in their fleet pool, for a player with Edict (T17).
     #[serde(default)]
     pub captured: Vec<Option<ZoneId>>,
+    /// The game box, per kernel supply: where an eliminated player's components go (T18, LRR 33.2).
+    #[serde(default)]
+    pub boxed: Vec<ZoneId>,
 }
 
 /// The whole state of one game.
@@ -801,6 +823,7 @@ impl Rules {
                 .iter()
                 .position(|c| c.movement.is_none())
                 .map(|c| c as u8),
+            elimination: config.elimination,
         };
         Ok((rules, galaxy))
     }
@@ -1057,6 +1080,13 @@ impl State {
                 None
             });
         }
+        let mut boxed = Vec::with_capacity(c_count + 1);
+        for supply in 0..=c_count {
+            let supply = u16::try_from(supply).unwrap_or(u16::MAX);
+            boxed.push(
+                l.add_zone(Zone::new(Key::new(g, kind::BOX, u32::from(supply))).supply(supply))?,
+            );
+        }
         let h = Handles {
             reinforcements,
             pools,
@@ -1067,6 +1097,7 @@ impl State {
             structures,
             cards,
             captured,
+            boxed,
         };
         let flow = Flow {
             phase: Phase::Strategy,
@@ -1094,6 +1125,7 @@ impl State {
             defender: 0,
             retreat: NOBODY,
             hits: [0; 2],
+            out: 0,
         };
         let mut state = State {
             ledger: l,
@@ -1117,6 +1149,36 @@ impl State {
     #[inline]
     pub fn owners(&self) -> impl Iterator<Item = Owner> + use<> {
         (0..self.ledger.owners()).map(Owner)
+    }
+
+    /// Whether `player` has been eliminated (T18).
+    #[inline]
+    pub fn is_eliminated(&self, player: Owner) -> bool {
+        player.0 < 8 && self.flow.out & (1 << player.0) != 0
+    }
+
+    /// The players still in the game (T18).
+    #[inline]
+    pub fn live_players(&self) -> u8 {
+        self.players() - self.flow.out.count_ones() as u8
+    }
+
+    /// The `k`-th player still in the game, counting from seat `from` (itself first if still in) to the
+    /// left, in seat order: picks and the status phase go round the table this way, skipping the
+    /// eliminated (T18).
+    pub fn live_seat(&self, from: u8, k: u8) -> u8 {
+        let n = self.players();
+        let mut left = k;
+        for i in 0..n {
+            let q = (from + i) % n;
+            if self.flow.out & (1 << q) == 0 {
+                if left == 0 {
+                    return q;
+                }
+                left -= 1;
+            }
+        }
+        from
     }
 
     /// `player`'s tokens in a pool.
@@ -1345,7 +1407,7 @@ impl State {
         let n = self.players();
         Some(owner(match f.step {
             Step::Over => return None,
-            Step::Pick => (f.speaker + f.picks % n) % n,
+            Step::Pick => self.live_seat(f.speaker, f.picks % self.live_players().max(1)),
             Step::Turn | Step::Produce | Step::Move => f.turn,
             Step::Announce | Step::Roll | Step::Assign | Step::Capture | Step::Release => {
                 f.resolver
@@ -1443,6 +1505,12 @@ impl State {
                 .iter()
                 .zip(&r.capture)
                 .any(|(z, &c)| z.is_some() != c || z.is_some_and(|z| self.ledger.zone(z).is_err()))
+            || h.boxed.len() != classes + 1
+            || h.boxed.iter().enumerate().any(|(supply, &z)| {
+                self.ledger
+                    .zone(z)
+                    .map_or(true, |z| usize::from(z.supply) != supply || z.one_per_owner)
+            })
         {
             return bad("handles");
         }
@@ -1479,6 +1547,9 @@ impl State {
         }
         if u16::from(f.free) >> n != 0 {
             return bad("players resolving a secondary for free");
+        }
+        if u16::from(f.out) >> n != 0 || f.out.count_ones() as usize >= n {
+            return bad("eliminated players");
         }
         if usize::from(f.card) >= cards
             || usize::from(f.effect) > r.effects(f.card, f.secondary).len()
@@ -1562,6 +1633,29 @@ impl State {
                         "{p}'s fleet pool holds {held} over the law's {m}"
                     )));
                 }
+            }
+        }
+        // T18: an eliminated player has nothing in play but tokens in another player's fleet pool (LRR
+        // 33.2, 33.10e-f), holds no strategy card, is not the speaker, decides nothing and has passed.
+        for q in self.owners().filter(|&q| self.is_eliminated(q)) {
+            let zones = self.ledger.zones();
+            let in_play = self.ledger.zones_holding(q).any(|z| {
+                let key = zones[z.index()].key;
+                key.kind != kind::BOX && key.kind != kind::CAPTURED
+            });
+            let holds_card = self.flow.holder.contains(&slot(q));
+            let passed = self.flow.phase != Phase::Action || self.flow.passed & (1 << q.0) != 0;
+            if in_play
+                || self.captured(q) > 0
+                || self.structures(q) != 0
+                || holds_card
+                || self.flow.speaker == slot(q)
+                || self.actor() == Some(q)
+                || !passed
+            {
+                return Err(Violation(format!(
+                    "{q} is eliminated but still takes part in the game"
+                )));
             }
         }
         // T7: system by system, every player's fleet ships at once (one row of the token matrix per zone).

@@ -12,10 +12,9 @@ impl State {
     pub fn fill_table(&self, table: &mut Table) {
         let f = &self.flow;
         let r = &self.rules;
-        let n = self.players();
         table.clock(self.round(), f.phase.number(), f.step.number());
         let turn = match f.phase {
-            Phase::Strategy => Some((f.speaker + f.picks % n) % n),
+            Phase::Strategy => Some(self.live_seat(f.speaker, f.picks % self.live_players())),
             Phase::Action => Some(f.turn),
             Phase::Status => Some(f.resolver),
             Phase::Over => None,
@@ -63,6 +62,10 @@ impl State {
         let players = table.section("Command sheets");
         for p in self.owners() {
             let i = p.index();
+            if self.is_eliminated(p) {
+                players.row(p, r.faction_names[i].clone(), "eliminated");
+                continue;
+            }
             let mut value = String::with_capacity(72);
             let _ = write!(
                 value,
@@ -125,9 +128,14 @@ impl State {
             }
         }
         if f.phase == Phase::Over && self.ledger.pending().is_empty() {
-            let best = self.owners().map(|p| self.sheet(p)).max().unwrap_or(0);
+            let live = || self.owners().filter(|&p| !self.is_eliminated(p));
+            let best = live().map(|p| self.sheet(p)).max().unwrap_or(0);
             let scores = table.section("Final scores");
             for p in self.owners() {
+                if self.is_eliminated(p) {
+                    scores.row(p, r.faction_names[p.index()].clone(), "eliminated");
+                    continue;
+                }
                 let score = self.sheet(p);
                 let mut value = count(
                     score,

@@ -28,8 +28,9 @@ pub fn vocabulary() -> Vocabulary {
         Term::new("fleet in system").choice("remove"),
         Term::new("play"),
         Term::new("other players' tokens in a fleet pool"),
+        Term::new("game box"),
     ];
-    debug_assert_eq!(kinds.len(), usize::from(kind::CAPTURED.0) + 1);
+    debug_assert_eq!(kinds.len(), usize::from(kind::BOX.0) + 1);
     let phases = ["strategy phase", "action phase", "status phase"];
     // In `Step` order.
     let steps = [
@@ -81,6 +82,7 @@ pub fn vocabulary() -> Vocabulary {
         "destruction of a ship for a hit",
         "retreat",
         "return of a command token over the fleet pool's maximum",
+        "elimination of a player",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -116,8 +118,10 @@ pub fn vocabulary() -> Vocabulary {
         "p{0} places a command token of p{1}'s in their fleet pool",
         "p{0} wins against p{1}, who has no command token to give",
         "p{0} returns a command token of p{1}'s from their fleet pool to reinforcements",
+        "{who} is eliminated: their command tokens and units return to the game box",
+        "the speaker token passes to p{0}",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::RELEASE) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::SPEAKER) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -275,6 +279,7 @@ impl State {
                 format!("a combat roll of {}", count(u32::from(hits), "hit", "hits"))
             }
             Action::Destroy { class } => format!("destroying a {}", self.class_name(class)),
+            Action::Eliminate { player } => format!("eliminating p{player}"),
             Action::Release { player } => {
                 format!("returning a command token of p{player}'s from the fleet pool")
             }

@@ -391,6 +391,7 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
             fleet: 0,
             strategy: 0,
         },
+        Action::Eliminate { player: 0 },
     ] {
         let name = serde_json::to_value(example).unwrap()["type"]
             .as_str()
@@ -398,7 +399,7 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
             .to_owned();
         assert!(names.contains(&name.as_str()), "{name}");
     }
-    assert_eq!(names.len(), 25);
+    assert_eq!(names.len(), 26);
 }
 
 #[test]

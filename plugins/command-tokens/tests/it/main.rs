@@ -3,6 +3,7 @@
 mod clauses;
 mod common;
 mod content;
+mod elimination;
 mod modifiers;
 mod movement;
 mod playouts;

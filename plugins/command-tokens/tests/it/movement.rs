@@ -30,6 +30,11 @@ fn battlefield(ships: &[(u16, u16, u8, u32)]) -> State {
 
 /// [`battlefield`] with the given factions and laws.
 fn battlefield_with(factions: [&str; 3], laws: &[&str], ships: &[(u16, u16, u8, u32)]) -> State {
+    start(battlefield_config(factions, laws, ships))
+}
+
+/// The configuration of [`battlefield_with`].
+fn battlefield_config(factions: [&str; 3], laws: &[&str], ships: &[(u16, u16, u8, u32)]) -> Config {
     let ids = ["a", "b", "c", "d", "e", "f"];
     let adjacent = [&["b", "f"][..], &["c"], &["d", "e"], &[], &[], &[]];
     let galaxy = ids
@@ -51,12 +56,16 @@ fn battlefield_with(factions: [&str; 3], laws: &[&str], ships: &[(u16, u16, u8, 
             adjacent: adj.iter().map(|a| (*a).to_string()).collect(),
         })
         .collect();
-    let config = Config {
+    Config {
         galaxy,
         factions: factions.map(String::from).to_vec(),
         laws: laws.iter().map(|l| l.to_string()).collect(),
         ..Default::default()
-    };
+    }
+}
+
+/// A three-player game of `config` at p0's first turn.
+fn start(config: Config) -> State {
     let mut s = game(3, config);
     // p0 Leadership and Construction, p1 Diplomacy and Trade, p2 Politics and Warfare: p0 acts first.
     pick(&mut s, &[0, 1, 2, 3, 4, 5]);
@@ -753,6 +762,48 @@ fn t17_over_fleet_regulations_the_winner_returns_a_token_of_its_choice() {
     s.check_invariants().unwrap();
 }
 
+/// T17 on the battlefield with elimination on (T18): Mahact (p0) has won against p1 and holds a token of
+/// p1's; p0's tactical action is at production.
+fn mahact_won_with_elimination() -> State {
+    let mut config = battlefield_config(MAHACT, &[], &[(B, 0, DESTROYER, 2), (C, 1, CRUISER, 1)]);
+    config.elimination = true;
+    let mut s = start(config);
+    mahact_wins(&mut s);
+    assert!(s.holds_token_of(Owner(0), Owner(1)));
+    assert_eq!(s.flow.step, Step::Produce);
+    s
+}
+
+#[test]
+fn t18_an_eliminated_players_token_in_mahacts_fleet_pool_stays_in_play() {
+    let mut s = mahact_won_with_elimination();
+    let limit = s.fleet_limit(Owner(0));
+    ok(&mut s, 0, Action::Eliminate { player: 1 });
+    // LRR 33.10f: the token stays on Mahact's faction sheet, raising its fleet limit; the rest of p1's 16
+    // are in the game box.
+    assert!(s.holds_token_of(Owner(0), Owner(1)));
+    assert_eq!(s.fleet_limit(Owner(0)), limit);
+    assert_eq!(s.ledger.tokens(s.h.boxed[0], Owner(1)), 15);
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn t18_an_eliminated_mahacts_captured_tokens_return_to_their_owners() {
+    let mut s = mahact_won_with_elimination();
+    let theirs = sheet(&s, 1);
+    // Mahact is eliminated during its own tactical action.
+    ok(&mut s, 0, Action::Eliminate { player: 0 });
+    // LRR 33.10e: p1's token returns to p1's reinforcements.
+    assert_eq!(s.captured(Owner(0)), 0);
+    assert_eq!(
+        sheet(&s, 1),
+        [theirs[0], theirs[1], theirs[2], theirs[3] + 1]
+    );
+    assert_eq!(s.ledger.tokens(s.h.boxed[0], Owner(0)), 16);
+    assert_ne!(actor(&s), 0);
+    s.check_invariants().unwrap();
+}
+
 #[test]
 fn t17_random_playouts_with_edict_and_fleet_regulations_keep_every_invariant() {
     let (mut captures, mut releases) = (0, 0);
@@ -819,4 +870,16 @@ fn t15_a_damaged_combat_in_a_snapshot_is_refused() {
             .unwrap();
         assert!(e.to_string().contains(why), "{path}: {e}");
     }
+}
+
+#[test]
+fn t18_a_token_kept_by_mahact_goes_to_the_game_box_when_mahact_is_eliminated_after_its_owner() {
+    let mut s = mahact_won_with_elimination();
+    ok(&mut s, 0, Action::Eliminate { player: 1 });
+    ok(&mut s, 0, Action::Eliminate { player: 0 });
+    // p1's token kept in play by LRR 33.10f has no reinforcements to return to (33.10e): it joins the
+    // rest of p1's components.
+    assert_eq!(s.ledger.tokens(s.h.boxed[0], Owner(1)), 16);
+    assert_eq!(sheet(&s, 1), [0; 4]);
+    s.check_invariants().unwrap();
 }
