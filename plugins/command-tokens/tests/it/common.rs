@@ -135,18 +135,24 @@ pub fn finish_action_phase(s: &mut State) {
         guard += 1;
         assert!(guard < 1000, "the action phase does not end");
         let p = actor(s);
-        let l = legal(s, p);
-        let a = [Action::Pass, Action::Decline, Action::Done]
-            .into_iter()
-            .find(|a| l.contains(a))
-            .or_else(|| {
-                l.iter()
-                    .copied()
-                    .find(|a| matches!(a, Action::Strategic { .. }))
-            })
-            .unwrap_or(l[0]);
+        let a = simple_action(s, p);
         ok(s, p, a);
     }
+}
+
+/// The simple choice of [`finish_action_phase`] for `p`: pass, decline or end production if possible, else a
+/// strategic action, else the first legal action.
+pub fn simple_action(s: &State, p: u8) -> Action {
+    let l = legal(s, p);
+    [Action::Pass, Action::Decline, Action::Done]
+        .into_iter()
+        .find(|a| l.contains(a))
+        .or_else(|| {
+            l.iter()
+                .copied()
+                .find(|a| matches!(a, Action::Strategic { .. }))
+        })
+        .unwrap_or(l[0])
 }
 
 /// A small deterministic generator for random playouts (splitmix64).
