@@ -788,7 +788,7 @@ impl State {
         let first = order[..n]
             .iter()
             .copied()
-            .find(|&q| self.flow.out & (1 << q) == 0)
+            .find(|&q| !self.is_eliminated(owner(q)))
             .unwrap_or(order[0]);
         self.flow.turn = first;
         self.ledger.note(
@@ -1020,7 +1020,7 @@ impl State {
         let n = self.players();
         // T18: an eliminated player is not offered the secondary.
         while self.flow.cursor < n
-            && self.flow.out & (1 << ((self.flow.turn + self.flow.cursor) % n)) != 0
+            && self.is_eliminated(owner((self.flow.turn + self.flow.cursor) % n))
         {
             self.flow.cursor += 1;
         }
@@ -2054,7 +2054,7 @@ impl State {
         let n = self.players();
         // T18: an eliminated player has no status phase.
         while self.flow.status < n
-            && self.flow.out & (1 << ((self.flow.speaker + self.flow.status) % n)) != 0
+            && self.is_eliminated(owner((self.flow.speaker + self.flow.status) % n))
         {
             self.flow.status += 1;
         }
@@ -2082,7 +2082,7 @@ impl State {
         self.ledger.end_scope(coffer_core::Scope::Act);
         self.flow.holder = [NOBODY; crate::content::MAX_CARDS];
         self.flow.picks = 0;
-        self.flow.passed = self.flow.out;
+        self.flow.passed = 0;
         self.flow.phase = Phase::Strategy;
         self.flow.step = Step::Pick;
         let speaker = i32::from(self.flow.speaker);

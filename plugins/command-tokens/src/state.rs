@@ -1181,6 +1181,16 @@ impl State {
         from
     }
 
+    /// The player whose pick the strategy phase waits for: from the speaker round the table, skipping the
+    /// eliminated (T18).
+    #[inline]
+    pub fn picker(&self) -> u8 {
+        self.live_seat(
+            self.flow.speaker,
+            self.flow.picks % self.live_players().max(1),
+        )
+    }
+
     /// `player`'s tokens in a pool.
     #[inline]
     pub fn pool(&self, player: Owner, pool: Pool) -> u32 {
@@ -1407,7 +1417,7 @@ impl State {
         let n = self.players();
         Some(owner(match f.step {
             Step::Over => return None,
-            Step::Pick => self.live_seat(f.speaker, f.picks % self.live_players().max(1)),
+            Step::Pick => self.picker(),
             Step::Turn | Step::Produce | Step::Move => f.turn,
             Step::Announce | Step::Roll | Step::Assign | Step::Capture | Step::Release => {
                 f.resolver

@@ -14,7 +14,7 @@ impl State {
         let r = &self.rules;
         table.clock(self.round(), f.phase.number(), f.step.number());
         let turn = match f.phase {
-            Phase::Strategy => Some(self.live_seat(f.speaker, f.picks % self.live_players())),
+            Phase::Strategy => Some(self.picker()),
             Phase::Action => Some(f.turn),
             Phase::Status => Some(f.resolver),
             Phase::Over => None,

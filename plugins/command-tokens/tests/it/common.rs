@@ -192,13 +192,19 @@ pub fn random_playout(s: &mut State, seed: u64, mut after: impl FnMut(&State, Ac
     n
 }
 
+/// The last system free of `p`'s command tokens.
+#[track_caller]
+pub fn free_system(s: &State, p: u8) -> u16 {
+    (0..s.rules.system_count())
+        .rev()
+        .find(|&z| !s.has_token(owner(p), z))
+        .expect("a free system") as u16
+}
+
 /// Uses `p`'s turn for a tactical action in the last system free of their tokens, producing nothing.
 #[track_caller]
 pub fn skip(s: &mut State, p: u8) {
-    let system = (0..s.rules.system_count())
-        .rev()
-        .find(|&z| !s.has_token(owner(p), z))
-        .expect("a free system") as u16;
+    let system = free_system(s, p);
     ok(s, p, Action::Tactical { system });
     ok(s, p, Action::Done);
 }

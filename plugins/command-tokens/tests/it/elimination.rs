@@ -103,22 +103,18 @@ fn t18_an_eliminated_player_takes_no_turn_no_status_phase_and_no_pick() {
     ok(&mut s, 0, Action::Done);
     // p2 (Politics, 3) acts next, then p0: p1 never.
     assert_eq!(actor(&s), 2);
-    let mut actors = Vec::new();
-    while s.flow.phase != Phase::Strategy {
-        let p = actor(&s);
-        actors.push(p);
-        let a = simple_action(&s, p);
-        ok(&mut s, p, a);
-    }
+    let actors = deciders(&play_while(
+        &mut s,
+        |s| s.flow.phase != Phase::Strategy,
+        simple_action,
+    ));
     assert!(!actors.contains(&1), "p1 decided in {actors:?}");
     // Round 2: two players pick two cards each, p1 none.
-    let mut pickers = Vec::new();
-    while s.flow.step == Step::Pick {
-        let p = actor(&s);
-        pickers.push(p);
-        let card = legal(&s, p)[0];
-        ok(&mut s, p, card);
-    }
+    let pickers = deciders(&play_while(
+        &mut s,
+        |s| s.flow.step == Step::Pick,
+        first_legal,
+    ));
     assert_eq!(pickers, [0, 2, 0, 2]);
     s.check_invariants().unwrap();
 }
@@ -139,13 +135,12 @@ fn t18_an_eliminated_player_is_offered_no_secondary_and_places_no_diplomacy_toke
     }
     assert!(!s.has_token(owner(2), usize::from(target)));
     // The secondary goes to p3, then p0, never p2.
-    let mut offered = Vec::new();
-    while s.flow.step == Step::Secondary {
-        let p = actor(&s);
-        offered.push(p);
-        ok(&mut s, p, Action::Decline);
-    }
-    assert_eq!(offered, [3, 0]);
+    let offered = play_while(
+        &mut s,
+        |s| s.flow.step == Step::Secondary,
+        |_, _| Action::Decline,
+    );
+    assert_eq!(deciders(&offered), [3, 0]);
     s.check_invariants().unwrap();
 }
 
@@ -177,12 +172,8 @@ fn t18_an_eliminated_speaker_passes_the_speaker_token_to_the_left() {
     assert_eq!((s.flow.step, actor(&s)), (Step::Turn, 1));
     finish_action_phase(&mut s);
     // The status phase and the next strategy phase start from p1.
-    while s.flow.phase == Phase::Status {
-        let p = actor(&s);
-        assert_ne!(p, 0);
-        let a = legal(&s, p)[0];
-        ok(&mut s, p, a);
-    }
+    let status = play_while(&mut s, |s| s.flow.phase == Phase::Status, first_legal);
+    assert!(!deciders(&status).contains(&0));
     assert_eq!(actor(&s), 1);
     s.check_invariants().unwrap();
 }
@@ -201,14 +192,39 @@ fn t18_a_game_started_with_five_players_keeps_one_strategy_card_each() {
         s.flow
     );
     // LRR 33.9: three players pick one card each, not two.
-    let mut picks = 0;
-    while s.flow.step == Step::Pick {
-        let p = actor(&s);
-        let card = legal(&s, p)[0];
-        picks += usize::from(matches!(card, Action::Pick { .. }));
-        ok(&mut s, p, card);
-    }
+    let played = play_while(&mut s, |s| s.flow.step == Step::Pick, first_legal);
+    let picks = played
+        .iter()
+        .filter(|(_, a)| matches!(a, Action::Pick { .. }))
+        .count();
     assert_eq!(picks, 3);
+}
+
+/// Plays `choose`'s action for whoever decides while `going` holds; returns each decision's player and
+/// action, in order.
+fn play_while(
+    s: &mut coffer_command_tokens::State,
+    going: impl Fn(&coffer_command_tokens::State) -> bool,
+    choose: impl Fn(&coffer_command_tokens::State, u8) -> Action,
+) -> Vec<(u8, Action)> {
+    let mut played = Vec::new();
+    while going(s) {
+        let p = actor(s);
+        let a = choose(s, p);
+        ok(s, p, a);
+        played.push((p, a));
+    }
+    played
+}
+
+/// The players of [`play_while`]'s decisions.
+fn deciders(played: &[(u8, Action)]) -> Vec<u8> {
+    played.iter().map(|&(p, _)| p).collect()
+}
+
+/// `p`'s first legal action.
+fn first_legal(s: &coffer_command_tokens::State, p: u8) -> Action {
+    legal(s, p)[0]
 }
 
 /// Plays on until p0's next turn, then has p0 eliminate `whom`.
@@ -218,10 +234,7 @@ fn p0_eliminates_after_turns(s: &mut coffer_command_tokens::State, whom: u16) {
         let p = actor(s);
         skip(s, p);
     }
-    let system = (0..s.rules.system_count())
-        .rev()
-        .find(|&z| !s.has_token(owner(0), z))
-        .expect("a free system") as u16;
+    let system = free_system(s, 0);
     ok(s, 0, Action::Tactical { system });
     ok(s, 0, Action::Eliminate { player: whom });
 }
@@ -229,11 +242,11 @@ fn p0_eliminates_after_turns(s: &mut coffer_command_tokens::State, whom: u16) {
 /// Ends the action and status phases simply, and any fleet-limit choice they leave.
 fn finish_round(s: &mut coffer_command_tokens::State) {
     finish_action_phase(s);
-    while s.flow.phase == Phase::Status || !s.ledger.pending().is_empty() {
-        let p = actor(s);
-        let a = legal(s, p)[0];
-        ok(s, p, a);
-    }
+    play_while(
+        s,
+        |s| s.flow.phase == Phase::Status || !s.ledger.pending().is_empty(),
+        first_legal,
+    );
 }
 
 #[test]
