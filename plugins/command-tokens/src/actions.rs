@@ -140,6 +140,16 @@ pub enum Action {
         /// The eliminated player.
         player: u16,
     },
+    /// Star Forge (T19), a component action taking the turn: spend the Star Forge's strategy tokens to
+    /// place ships of a class from your reinforcements in a system holding one of your ships of the Star
+    /// Forge's class (the Embers of Muaat: 1 token; 2 fighters or 1 destroyer; a war sun's system).
+    /// `{"type":"star_forge","system":4,"class":1}`
+    StarForge {
+        /// System index.
+        system: u16,
+        /// Ship-class index of the ships placed.
+        class: u8,
+    },
     /// Space combat (T16): retreat every ship to an adjacent system and place a command token there.
     Retreat {
         /// System index.
@@ -243,6 +253,7 @@ impl Action {
             Action::Retreat { .. } => 23,
             Action::Release { .. } => 24,
             Action::Eliminate { .. } => 25,
+            Action::StarForge { .. } => 26,
         }
     }
 }
@@ -326,6 +337,7 @@ impl State {
                         system: zones[z.index()].key.subject as u16,
                     }));
                 }
+                self.push_star_forge(p, out);
                 let mut all_used = true;
                 for c in 0..self.rules.cards.len() {
                     if f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
@@ -350,7 +362,7 @@ impl State {
                 out.push(Action::NoRetreat);
             }
             Step::Roll => {
-                let dice = self.all_ships(p, usize::from(f.system));
+                let dice = self.dice(p, usize::from(f.system));
                 for hits in 0..=dice.min(u32::from(u8::MAX)) {
                     out.push(Action::Roll { hits: hits as u8 });
                 }
@@ -503,6 +515,30 @@ impl State {
         }
     }
 
+    /// T19: every Star Forge `p` may use now: each system holding one of their ships of the Star Forge's
+    /// class, each choice with a piece left in reinforcements; none without the strategy tokens it spends.
+    fn push_star_forge(&self, p: Owner, out: &mut Vec<Action>) {
+        let Some(forge) = &self.rules.star_forge[p.index()] else {
+            return;
+        };
+        if self.pool(p, Pool::Strategy) < u32::from(forge.cost) {
+            return;
+        }
+        for s in 0..self.rules.system_count() {
+            if self.ships(p, s, usize::from(forge.with)) == 0 {
+                continue;
+            }
+            for &(class, _) in &forge.place {
+                if self.ship_reserve(p, usize::from(class)) > 0 {
+                    out.push(Action::StarForge {
+                        system: s as u16,
+                        class,
+                    });
+                }
+            }
+        }
+    }
+
     /// Production in the activated system: a ship of each class left in reinforcements while the
     /// tactical action may produce more and no other player's ships are there (LRR 67.6), then `done`;
     /// and, the invasion step being over, the elimination of each player still in the game (T18).
@@ -510,7 +546,7 @@ impl State {
         let s = usize::from(self.flow.system);
         if self.flow.built < self.rules.production && !self.others_have_ships(p, s) {
             for c in 0..self.rules.class_count() {
-                if self.ship_reserve(p, c) > 0 {
+                if self.may_produce(p, c) && self.ship_reserve(p, c) > 0 {
                     out.push(Action::Produce { class: c as u8 });
                 }
             }
@@ -537,7 +573,7 @@ impl State {
                 .transported
                 .map_or(0, |t| self.ships(p, from, usize::from(t)));
             for (c, class) in self.rules.classes.iter().enumerate() {
-                if class.movement.is_some_and(|m| m >= d) && self.ships(p, from, c) > 0 {
+                if self.move_value(p, c).is_some_and(|m| m >= d) && self.ships(p, from, c) > 0 {
                     for k in 0..=fighters.min(u32::from(class.capacity)) {
                         out.push(Action::Move {
                             from: from as u16,
@@ -635,6 +671,9 @@ impl State {
             (Step::Turn, Action::Tactical { system }) => self.tactical(p, system, cause),
             (Step::Turn, Action::Strategic { card }) => self.strategic(p, card, cause),
             (Step::Turn, Action::Pass) => self.pass(p, cause),
+            (Step::Turn, Action::StarForge { system, class }) => {
+                self.star_forge(p, system, class, cause)
+            }
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
             (Step::Produce, Action::Eliminate { player }) => self.eliminate(p, player, cause),
             (Step::Produce, Action::Done) => {
@@ -835,6 +874,12 @@ impl State {
                 self.flow.built
             )));
         }
+        if !self.may_produce(p, c) {
+            return Err(illegal(format!(
+                "{p} cannot produce a {}: neither their faction nor a technology they own unlocks it",
+                self.class_name(class)
+            )));
+        }
         if self.ship_reserve(p, c) == 0 {
             return Err(illegal(format!(
                 "{p} has no {} left in reinforcements",
@@ -895,6 +940,83 @@ impl State {
         self.flow.effect = 0;
         self.flow.free = 0;
         self.run_effects(cause);
+        Ok(())
+    }
+
+    /// T19: the Star Forge component action; it takes the turn.
+    fn star_forge(
+        &mut self,
+        p: Owner,
+        system: u16,
+        class: u8,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let s = self.system_index(system)?;
+        let c = self.class_index(class)?;
+        let Some(forge) = &self.rules.star_forge[p.index()] else {
+            return Err(illegal(format!(
+                "{p}'s faction, {}, has no Star Forge",
+                self.rules.faction_names[p.index()]
+            )));
+        };
+        let (cost, with) = (forge.cost, forge.with);
+        let Some(&(_, most)) = forge.place.iter().find(|&&(k, _)| k == class) else {
+            let choices: Vec<String> = forge
+                .place
+                .iter()
+                .map(|&(k, n)| format!("{} (up to {n})", self.class_name(k)))
+                .collect();
+            return Err(illegal(format!(
+                "Star Forge places {}, not {}",
+                choices.join(" or "),
+                self.class_name(class)
+            )));
+        };
+        if self.ships(p, s, usize::from(with)) == 0 {
+            return Err(illegal(format!(
+                "{} holds no {} of {p}'s: Star Forge places ships only where one is",
+                self.system_name(system),
+                self.class_name(with)
+            )));
+        }
+        let have = self.pool(p, Pool::Strategy);
+        if have < u32::from(cost) {
+            return Err(illegal(format!(
+                "Star Forge spends {} from the strategy pool, but {p} has {have}",
+                count(u32::from(cost), "token", "tokens")
+            )));
+        }
+        let placed = self.ship_reserve(p, c).min(u32::from(most));
+        if placed == 0 {
+            return Err(illegal(format!(
+                "{p} has no {} left in reinforcements",
+                self.class_name(class)
+            )));
+        }
+        let (reinforcements, strategy) =
+            (self.h.reinforcements, self.h.pools[Pool::Strategy.index()]);
+        if cost > 0 {
+            self.ledger
+                .move_tokens(p, strategy, reinforcements, u32::from(cost), cause)?;
+        }
+        self.ledger.note(
+            system_key(system),
+            note::STAR_FORGE,
+            [arg(p), i32::from(cost), 0],
+            cause,
+        );
+        let n = self.rules.class_count();
+        self.ledger.move_tokens(
+            p,
+            self.h.ship_reserve[c],
+            self.h.ships[s * n + c],
+            placed,
+            cause,
+        )?;
+        if self.rules.classes[c].fleet {
+            self.check_fleet_in(p, s, cause);
+        }
+        self.end_turn(cause);
         Ok(())
     }
 
@@ -1503,7 +1625,7 @@ impl State {
                 "{p}'s ships in {here} cannot move: the system holds one of {p}'s command tokens"
             )));
         }
-        let Some(reach) = self.rules.classes[c].movement else {
+        let Some(reach) = self.move_value(p, c) else {
             return Err(illegal(format!(
                 "a {name} has no move value: it moves only transported by a ship with capacity"
             )));
@@ -1636,14 +1758,14 @@ impl State {
         Ok(())
     }
 
-    /// LRR 78.5: one die per ship, the attacker rolling first; the hits are entered, the dice being
-    /// rolled at the table.
+    /// LRR 78.5: each ship rolls its class's dice (one, three for a war sun), the attacker first; the hits
+    /// are entered, the dice being rolled at the table.
     fn roll(&mut self, p: Owner, hits: u8, cause: Cause) -> Result<(), ActionError> {
         let active = usize::from(self.flow.system);
-        let dice = self.all_ships(p, active);
+        let dice = self.dice(p, active);
         if u32::from(hits) > dice {
             return Err(illegal(format!(
-                "{p} rolls one die per ship in the combat, {}: at most {}",
+                "{p} rolls {} for their ships in the combat: at most {}",
                 count(dice, "die", "dice"),
                 count(dice, "hit", "hits")
             )));

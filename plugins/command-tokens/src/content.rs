@@ -30,6 +30,43 @@ pub struct ShipClass {
     /// Capacity (LRR 16): how many ships of the transported class one ship of this class carries.
     #[serde(default)]
     pub capacity: u8,
+    /// Dice one ship of the class rolls in a combat round (LRR 78.5, the unit's combat value's "x N";
+    /// default 1; the war sun rolls 3).
+    #[serde(default = "one")]
+    pub dice: u8,
+    /// Produced only by a player whose faction or a technology they own unlocks the class (the war sun,
+    /// LRR 67 and the unit upgrade technologies); such a class is in a game only when a player there has
+    /// it unlocked or the galaxy holds pieces of it, and content lists it after every class that is not.
+    #[serde(default)]
+    pub locked: bool,
+}
+
+fn one() -> u8 {
+    1
+}
+
+/// A faction's component action that spends strategy tokens to place ships from reinforcements in a system
+/// holding one of the player's ships of a class (the Embers of Muaat's Star Forge: 1 token, 2 fighters or 1
+/// destroyer, in a system with a war sun).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarForge {
+    /// Strategy tokens spent (they go to reinforcements).
+    pub strategy_tokens: u8,
+    /// The class of ship the system must hold one of the player's (e.g. `war_sun`).
+    pub with: String,
+    /// The choices: each places `count` ships of `class` from reinforcements.
+    pub place: Vec<Placed>,
+}
+
+/// Ships one choice of a [`StarForge`] places.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Placed {
+    /// Ship-class id.
+    pub class: String,
+    /// How many (as many as reinforcements hold, at most this).
+    pub count: u8,
 }
 
 /// One token effect of a strategy card as content writes it (`{"effect":"gain","tokens":3}`), resolved in
@@ -186,6 +223,16 @@ pub struct Faction {
     /// redistributed (the Mahact Gene-Sorcerers' Edict; T17).
     #[serde(default)]
     pub combat_capture: bool,
+    /// Locked ship classes (by id) the faction may produce from the start (the Embers of Muaat's war sun).
+    #[serde(default)]
+    pub unlocks: Vec<String>,
+    /// Move values of the faction's own units where they differ from their class's, by class id (the
+    /// Embers of Muaat's Prototype War Sun I: 1).
+    #[serde(default)]
+    pub moves: BTreeMap<String, u8>,
+    /// The faction's Star Forge component action, if it has one (T19).
+    #[serde(default)]
+    pub star_forge: Option<StarForge>,
 }
 
 /// A technology a player may own from the start, and its token modifiers.
@@ -199,6 +246,9 @@ pub struct Technology {
     /// Extra tokens its owner gains in the status phase (Hyper Metabolism: 1; T12).
     #[serde(default)]
     pub status_phase_tokens: u8,
+    /// Locked ship classes (by id) its owner may produce (the War Sun technology: `war_sun`).
+    #[serde(default)]
+    pub unlocks: Vec<String>,
 }
 
 /// A law in play and its token modifiers.
@@ -251,6 +301,8 @@ pub const MAX_CLASSES: usize = 8;
 pub const MAX_MOVE: u8 = 10;
 /// Highest capacity content may give a class.
 pub const MAX_CAPACITY: u8 = 20;
+/// Most combat dice content may give a ship of a class.
+pub const MAX_DICE: u8 = 10;
 /// Most strategy cards content may define.
 pub const MAX_CARDS: usize = 16;
 
@@ -418,6 +470,25 @@ impl Content {
                     format!("{} is out of range: 0 to {MAX_CAPACITY}", s.capacity),
                 ));
             }
+            if s.dice == 0 || s.dice > MAX_DICE {
+                return Err(ContentError::invalid(
+                    F,
+                    &s.id,
+                    "dice",
+                    format!("{} is out of range: 1 to {MAX_DICE}", s.dice),
+                ));
+            }
+            if !s.locked && i > 0 && self.ships[i - 1].locked {
+                return Err(ContentError::invalid(
+                    F,
+                    &s.id,
+                    "locked",
+                    format!(
+                        "'{}' is locked and listed before it: locked classes come after every class that is not, so that a game without them keeps the other classes' indices",
+                        self.ships[i - 1].id
+                    ),
+                ));
+            }
         }
         let carried: Vec<&str> = self
             .ships
@@ -551,6 +622,49 @@ impl Content {
                     ));
                 }
             }
+            self.check_unlocks(FA, &f.id, &f.unlocks)?;
+            for (class, &m) in &f.moves {
+                self.check_class(FA, &f.id, "moves", class)?;
+                if m == 0 || m > MAX_MOVE {
+                    return Err(ContentError::invalid(
+                        FA,
+                        &f.id,
+                        "moves",
+                        format!("{class}: {m} is out of range: 1 to {MAX_MOVE}"),
+                    ));
+                }
+            }
+            if let Some(forge) = &f.star_forge {
+                at_most_16(
+                    FA,
+                    &f.id,
+                    "star_forge.strategy_tokens",
+                    forge.strategy_tokens,
+                )?;
+                self.check_class(FA, &f.id, "star_forge.with", &forge.with)?;
+                if forge.place.is_empty() || forge.place.len() > MAX_CLASSES {
+                    return Err(ContentError::invalid(
+                        FA,
+                        &f.id,
+                        "star_forge.place",
+                        format!(
+                            "{} choices, but a Star Forge has 1 to {MAX_CLASSES}",
+                            forge.place.len()
+                        ),
+                    ));
+                }
+                for placed in &forge.place {
+                    self.check_class(FA, &f.id, "star_forge.place", &placed.class)?;
+                    if placed.count == 0 || placed.count > 16 {
+                        return Err(ContentError::invalid(
+                            FA,
+                            &f.id,
+                            "star_forge.place",
+                            format!("{} {} is out of range: 1 to 16", placed.count, placed.class),
+                        ));
+                    }
+                }
+            }
         }
         const L: &str = "laws.json";
         let mut seen = Vec::new();
@@ -567,6 +681,54 @@ impl Content {
             check_content_id(T, i, &t.id, &mut seen)?;
             check_name(T, &t.id, &t.name)?;
             at_most_16(T, &t.id, "status_phase_tokens", t.status_phase_tokens)?;
+            self.check_unlocks(T, &t.id, &t.unlocks)?;
+        }
+        Ok(())
+    }
+
+    /// `class` names a ship class.
+    fn check_class(
+        &self,
+        file: &'static str,
+        id: &str,
+        field: &'static str,
+        class: &str,
+    ) -> Result<(), ContentError> {
+        if self.class(class).is_none() {
+            return Err(ContentError::invalid(
+                file,
+                id,
+                field,
+                format!(
+                    "unknown ship class '{class}'; known: {}",
+                    self.ships
+                        .iter()
+                        .map(|s| s.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every class an `unlocks` list names is a locked ship class.
+    fn check_unlocks(
+        &self,
+        file: &'static str,
+        id: &str,
+        unlocks: &[String],
+    ) -> Result<(), ContentError> {
+        for class in unlocks {
+            self.check_class(file, id, "unlocks", class)?;
+            if !self.ships.iter().any(|s| &s.id == class && s.locked) {
+                return Err(ContentError::invalid(
+                    file,
+                    id,
+                    "unlocks",
+                    format!("'{class}' is not locked: every player may produce it already"),
+                ));
+            }
         }
         Ok(())
     }

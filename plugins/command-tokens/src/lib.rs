@@ -26,13 +26,14 @@ mod words;
 
 pub use actions::{Action, Players};
 pub use content::{
-    Card, Content, ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, ShipClass,
-    StrategyCard, Technology,
+    Card, Content, ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, Placed,
+    ShipClass, StarForge, StrategyCard, Technology,
 };
 pub use state::{
-    COMMAND_TOKENS, Config, Flow, Handles, MAX_INFLUENCE, MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS,
-    MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared, Rules, ShipsConfig, StartShips, State,
-    Step, SystemConfig, SystemInfo, default_galaxy, effect, face, kind, note, ship_supply,
+    COMMAND_TOKENS, Config, Flow, Forge, Handles, MAX_INFLUENCE, MAX_PLAYERS, MAX_PRODUCTION,
+    MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared, Rules, ShipsConfig,
+    StartShips, State, Step, SystemConfig, SystemInfo, default_galaxy, effect, face, kind, note,
+    ship_supply,
 };
 pub use words::vocabulary;
 
@@ -190,6 +191,11 @@ fn action_docs() -> Vec<Doc> {
             "eliminate",
             "T18 (LRR 33): after the invasion step of your tactical action (during production, or with no space combat due, in movement), record that the table found a player still in the game (another, or you) meeting LRR 33.1: no ground forces on the board, no unit with Production, no planet. Their command tokens and units return to the game box (tokens of theirs in another player's fleet pool stay), their strategy cards return to the common play area and the speaker token passes left. Not the last player; only with option `elimination`. Eliminating yourself ends your turn.",
             json!({"type":"eliminate","player":2}),
+        ),
+        Doc::with(
+            "star_forge",
+            "T19, the Embers of Muaat's Star Forge, a component action that takes your turn: spend 1 token from your strategy pool to place 2 fighters or 1 destroyer (`class`) from your reinforcements (as many as are left) in a system holding one of your war suns. Placed ships are held to the fleet limit (T7).",
+            json!({"type":"star_forge","system":4,"class":1}),
         ),
         Doc::with(
             "release",

@@ -134,6 +134,8 @@ pub mod note {
     /// The speaker was eliminated and the speaker token passes to the player on their left (T18, LRR
     /// 33.8): `[new speaker]`.
     pub const SPEAKER: u16 = 32;
+    /// Star Forge (T19): a player spends strategy tokens to place ships in the system (`[player, tokens]`).
+    pub const STAR_FORGE: u16 = 33;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -309,6 +311,29 @@ pub struct Rules {
     /// The table may declare a player eliminated (T18).
     #[serde(default)]
     pub elimination: bool,
+    /// Per player, a bit per ship class the player may produce: every class that is not locked, and the
+    /// locked ones their faction or technologies unlock (T19).
+    #[serde(default)]
+    pub producible: Vec<u8>,
+    /// Per player and class (`player * classes + class`), the move value of the player's ships of that
+    /// class (0: none; the faction's own units may differ from the class's, T19).
+    #[serde(default)]
+    pub moves: Vec<u8>,
+    /// Per player, their Star Forge component action, if their faction has one (T19).
+    #[serde(default)]
+    pub star_forge: Vec<Option<Forge>>,
+}
+
+/// A Star Forge as a game holds it (T19): strategy tokens spent, the class the system must hold one of the
+/// player's, and the choices of ships placed (class index, most pieces).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forge {
+    /// Strategy tokens spent.
+    pub cost: u8,
+    /// Class index the system must hold one of the player's ships of.
+    pub with: u8,
+    /// Each choice: class index and most ships placed.
+    pub place: Vec<(u8, u8)>,
 }
 
 impl SharedContent for Rules {
@@ -668,6 +693,7 @@ impl Rules {
             )));
         }
         let mut tech_tokens = vec![0u8; n];
+        let mut unlocks: Vec<Vec<&str>> = vec![Vec::new(); n];
         for (p, owned) in config.technologies.iter().enumerate() {
             for (j, t) in owned.iter().enumerate() {
                 let Some(tech) = content.technology(t) else {
@@ -680,6 +706,12 @@ impl Rules {
                     return Err(cfg(format!("technologies[{p}][{j}]: '{t}' is owned twice")));
                 }
                 tech_tokens[p] = tech_tokens[p].saturating_add(tech.status_phase_tokens);
+                unlocks[p].extend(tech.unlocks.iter().map(String::as_str));
+            }
+        }
+        for (p, f) in factions.iter().enumerate() {
+            if let Some(f) = content.faction(f) {
+                unlocks[p].extend(f.unlocks.iter().map(String::as_str));
             }
         }
         if !config.influence_per_player.is_empty() && config.influence_per_player.len() != n {
@@ -739,6 +771,61 @@ impl Rules {
                 }
             }
         }
+        // T19: a locked class is in the game only when a player has it unlocked or the galaxy holds pieces of
+        // it; content lists locked classes last, so the classes in play are a prefix of the content's.
+        let needed = |c: usize| {
+            let id = content.ships[c].id.as_str();
+            !content.ships[c].locked
+                || unlocks.iter().any(|u| u.contains(&id))
+                || galaxy
+                    .iter()
+                    .any(|s| s.ships.iter().any(|sh| sh.class == id && sh.count > 0))
+        };
+        let class_count = (0..content.ships.len())
+            .rev()
+            .find(|&c| needed(c))
+            .map_or(0, |c| c + 1);
+        let classes = content.ships[..class_count].to_vec();
+        let producible = unlocks
+            .iter()
+            .map(|u| {
+                classes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| !c.locked || u.contains(&c.id.as_str()))
+                    .fold(0u8, |bits, (i, _)| bits | 1 << i)
+            })
+            .collect();
+        let moves = factions
+            .iter()
+            .flat_map(|f| {
+                let faction = content.faction(f);
+                classes.iter().map(move |c| {
+                    faction
+                        .and_then(|f| f.moves.get(&c.id).copied())
+                        .or(c.movement)
+                        .unwrap_or(0)
+                })
+            })
+            .collect();
+        let class_of = |id: &str| classes.iter().position(|c| c.id == id).map(|c| c as u8);
+        let mut star_forge = Vec::with_capacity(n);
+        for f in &factions {
+            let forge = content.faction(f).and_then(|f| f.star_forge.as_ref());
+            star_forge.push(match forge {
+                None => None,
+                // A Star Forge whose classes are not in this game places nothing: it is not offered.
+                Some(forge) => class_of(&forge.with).map(|with| Forge {
+                    cost: forge.strategy_tokens,
+                    with,
+                    place: forge
+                        .place
+                        .iter()
+                        .filter_map(|p| class_of(&p.class).map(|c| (c, p.count)))
+                        .collect(),
+                }),
+            });
+        }
         let mut adjacent = vec![Vec::<u16>::new(); galaxy.len()];
         for (i, s) in galaxy.iter().enumerate() {
             for (j, a) in s.adjacent.iter().enumerate() {
@@ -773,9 +860,8 @@ impl Rules {
             rounds: config.rounds,
             production: config.production,
             cards_per_player,
-            classes: content.ships.clone(),
-            fleet_classes: (0..content.ships.len())
-                .filter(|&c| content.ships[c].fleet)
+            fleet_classes: (0..classes.len())
+                .filter(|&c| classes[c].fleet)
                 .map(|c| c as u8)
                 .collect(),
             cards: content.strategy_cards.iter().map(Card::from).collect(),
@@ -818,12 +904,15 @@ impl Rules {
             fleet_pool_max,
             laws: config.laws.clone(),
             adjacent,
-            transported: content
-                .ships
+            transported: classes
                 .iter()
                 .position(|c| c.movement.is_none())
                 .map(|c| c as u8),
             elimination: config.elimination,
+            producible,
+            moves,
+            star_forge,
+            classes,
         };
         Ok((rules, galaxy))
     }
@@ -1289,6 +1378,28 @@ impl State {
             .sum()
     }
 
+    /// The combat dice `player`'s ships in `system` roll together (LRR 78.5): each ship its class's dice.
+    pub fn dice(&self, player: Owner, system: usize) -> u32 {
+        (0..self.rules.class_count())
+            .map(|c| self.ships(player, system, c) * u32::from(self.rules.classes[c].dice))
+            .sum()
+    }
+
+    /// The move value of `player`'s ships of class `class`, if they have one (T14, T19: the faction's own
+    /// units may differ from the class).
+    #[inline]
+    pub fn move_value(&self, player: Owner, class: usize) -> Option<u8> {
+        let m = self.rules.moves[player.index() * self.rules.class_count() + class];
+        (m > 0).then_some(m)
+    }
+
+    /// Whether `player` may produce ships of class `class`: it is not locked, or their faction or a
+    /// technology they own unlocks it (T19).
+    #[inline]
+    pub fn may_produce(&self, player: Owner, class: usize) -> bool {
+        self.rules.producible[player.index()] & (1 << class) != 0
+    }
+
     /// The players with ships in `system`, as a bit per player.
     pub fn ship_owners(&self, system: usize) -> u8 {
         let base = system * self.rules.class_count();
@@ -1479,6 +1590,18 @@ impl State {
         }
         if r.transported.is_some_and(|c| usize::from(c) >= classes) {
             return bad("transported class");
+        }
+        let class_ok = |c: u8| usize::from(c) < classes;
+        if r.producible.len() != n
+            || r.moves.len() != n * classes
+            || r.star_forge.len() != n
+            || r.star_forge.iter().flatten().any(|f| {
+                !class_ok(f.with)
+                    || f.place.is_empty()
+                    || f.place.iter().any(|&(c, _)| !class_ok(c))
+            })
+        {
+            return bad("per-player units");
         }
         if r.cards
             .iter()

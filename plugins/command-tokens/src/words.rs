@@ -83,6 +83,7 @@ pub fn vocabulary() -> Vocabulary {
         "retreat",
         "return of a command token over the fleet pool's maximum",
         "elimination of a player",
+        "Star Forge",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -120,8 +121,9 @@ pub fn vocabulary() -> Vocabulary {
         "p{0} returns a command token of p{1}'s from their fleet pool to reinforcements",
         "{who} is eliminated: their command tokens and units return to the game box",
         "the speaker token passes to p{0}",
+        "p{0} uses Star Forge in {name}: command tokens spent from the strategy pool: {1}",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::SPEAKER) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::STAR_FORGE) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -280,6 +282,11 @@ impl State {
             }
             Action::Destroy { class } => format!("destroying a {}", self.class_name(class)),
             Action::Eliminate { player } => format!("eliminating p{player}"),
+            Action::StarForge { system, class } => format!(
+                "Star Forge placing {} in {}",
+                self.class_name(class),
+                self.system_name(system)
+            ),
             Action::Release { player } => {
                 format!("returning a command token of p{player}'s from the fleet pool")
             }

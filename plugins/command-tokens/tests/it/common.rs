@@ -1,7 +1,9 @@
 //! Helpers: games from a configuration, actions applied in one kernel transaction (as the host does), and
 //! scenario set-up.
 
-use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
+use coffer_command_tokens::{
+    Action, CommandTokens, Config, Pool, ShipsConfig, State, Step, SystemConfig,
+};
 use coffer_core::{ActionError, Cause, Owner, Ruleset, testing};
 
 /// Player `p` by index: the helpers take indices for readability, the State API takes [`Owner`].
@@ -279,4 +281,68 @@ pub fn random_action(rng: &mut Rng) -> Action {
             players: coffer_command_tokens::Players(rng.below(256) as u8),
         },
     }
+}
+
+// The line galaxy of the movement and unit tests: systems a - b - c - d, with e off c and f off a
+// (indices 0 to 5).
+pub const A: u16 = 0;
+pub const B: u16 = 1;
+pub const C: u16 = 2;
+pub const D: u16 = 3;
+pub const E: u16 = 4;
+pub const F: u16 = 5;
+
+/// Ship-class ids of data/ships.json, by index.
+pub const CLASSES: [&str; 6] = [
+    "fighter",
+    "destroyer",
+    "cruiser",
+    "carrier",
+    "dreadnought",
+    "war_sun",
+];
+
+/// A three-player configuration on the line galaxy with the given factions and laws, and `ships` as
+/// (system, player, class index, count).
+pub fn battlefield_config(
+    factions: [&str; 3],
+    laws: &[&str],
+    ships: &[(u16, u16, u8, u32)],
+) -> Config {
+    let ids = ["a", "b", "c", "d", "e", "f"];
+    let adjacent = [&["b", "f"][..], &["c"], &["d", "e"], &[], &[], &[]];
+    let galaxy = ids
+        .iter()
+        .zip(adjacent)
+        .enumerate()
+        .map(|(i, (id, adj))| SystemConfig {
+            id: (*id).into(),
+            ships: ships
+                .iter()
+                .filter(|sh| usize::from(sh.0) == i)
+                .map(|&(_, player, class, count)| ShipsConfig {
+                    player,
+                    class: CLASSES[usize::from(class)].into(),
+                    count,
+                })
+                .collect(),
+            no_diplomacy: false,
+            adjacent: adj.iter().map(|a| (*a).to_string()).collect(),
+        })
+        .collect();
+    Config {
+        galaxy,
+        factions: factions.map(String::from).to_vec(),
+        laws: laws.iter().map(|l| l.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+/// A three-player game of `config` at p0's first turn: p0 holds Leadership and Construction, p1 Diplomacy
+/// and Trade, p2 Politics and Warfare.
+pub fn start(config: Config) -> State {
+    let mut s = game(3, config);
+    pick(&mut s, &[0, 1, 2, 3, 4, 5]);
+    assert_eq!(actor(&s), 0);
+    s
 }

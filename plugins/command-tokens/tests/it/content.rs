@@ -34,7 +34,7 @@ fn content_errors_name_the_entry_and_the_field() {
             entry: "x".into(),
             field: "starting_fleet",
             message:
-                "unknown ship class 'warsun'; known: fighter, destroyer, cruiser, carrier, dreadnought"
+                "unknown ship class 'warsun'; known: fighter, destroyer, cruiser, carrier, dreadnought, war_sun"
                     .into()
         }
     );

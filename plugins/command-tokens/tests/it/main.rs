@@ -4,6 +4,7 @@ mod clauses;
 mod common;
 mod content;
 mod elimination;
+mod forge;
 mod modifiers;
 mod movement;
 mod playouts;

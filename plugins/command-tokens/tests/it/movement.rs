@@ -2,16 +2,8 @@
 //! tokens and the fleet pool.
 
 use crate::common::*;
-use coffer_command_tokens::{Action, Config, Pool, ShipsConfig, State, Step, SystemConfig};
+use coffer_command_tokens::{Action, Config, Pool, State, Step};
 use coffer_core::{Cause, Owner};
-
-// A line of systems a - b - c - d, with e off c and f off a (indices 0 to 5).
-const A: u16 = 0;
-const B: u16 = 1;
-const C: u16 = 2;
-const D: u16 = 3;
-const E: u16 = 4;
-const F: u16 = 5;
 
 // Ship classes of data/ships.json.
 const FIGHTER: u8 = 0;
@@ -19,8 +11,6 @@ const DESTROYER: u8 = 1;
 const CRUISER: u8 = 2;
 const CARRIER: u8 = 3;
 const DREADNOUGHT: u8 = 4;
-
-const CLASSES: [&str; 5] = ["fighter", "destroyer", "cruiser", "carrier", "dreadnought"];
 
 /// Three players (Sol, Hacan, Jol-Nar: no fleet-limit bonus) on the line galaxy with `ships` as
 /// (system, player, class, count), at p0's first turn of the action phase.
@@ -31,46 +21,6 @@ fn battlefield(ships: &[(u16, u16, u8, u32)]) -> State {
 /// [`battlefield`] with the given factions and laws.
 fn battlefield_with(factions: [&str; 3], laws: &[&str], ships: &[(u16, u16, u8, u32)]) -> State {
     start(battlefield_config(factions, laws, ships))
-}
-
-/// The configuration of [`battlefield_with`].
-fn battlefield_config(factions: [&str; 3], laws: &[&str], ships: &[(u16, u16, u8, u32)]) -> Config {
-    let ids = ["a", "b", "c", "d", "e", "f"];
-    let adjacent = [&["b", "f"][..], &["c"], &["d", "e"], &[], &[], &[]];
-    let galaxy = ids
-        .iter()
-        .zip(adjacent)
-        .enumerate()
-        .map(|(i, (id, adj))| SystemConfig {
-            id: (*id).into(),
-            ships: ships
-                .iter()
-                .filter(|sh| usize::from(sh.0) == i)
-                .map(|&(_, player, class, count)| ShipsConfig {
-                    player,
-                    class: CLASSES[usize::from(class)].into(),
-                    count,
-                })
-                .collect(),
-            no_diplomacy: false,
-            adjacent: adj.iter().map(|a| (*a).to_string()).collect(),
-        })
-        .collect();
-    Config {
-        galaxy,
-        factions: factions.map(String::from).to_vec(),
-        laws: laws.iter().map(|l| l.to_string()).collect(),
-        ..Default::default()
-    }
-}
-
-/// A three-player game of `config` at p0's first turn.
-fn start(config: Config) -> State {
-    let mut s = game(3, config);
-    // p0 Leadership and Construction, p1 Diplomacy and Trade, p2 Politics and Warfare: p0 acts first.
-    pick(&mut s, &[0, 1, 2, 3, 4, 5]);
-    assert_eq!(actor(&s), 0);
-    s
 }
 
 fn ships(s: &State, p: u8, system: u16, class: u8) -> u32 {
@@ -299,7 +249,7 @@ fn t15_combat_rounds_repeat_until_one_side_has_no_ships() {
     let e = refused(&mut s, 0, Action::Roll { hits: 2 });
     assert_eq!(
         e.to_string(),
-        "illegal action: p0 rolls one die per ship in the combat, 1 die: at most 1 hit"
+        "illegal action: p0 rolls 1 die for their ships in the combat: at most 1 hit"
     );
     ok(&mut s, 0, Action::Roll { hits: 0 });
     ok(&mut s, 1, Action::Roll { hits: 1 });

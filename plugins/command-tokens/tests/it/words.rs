@@ -221,9 +221,9 @@ fn the_vocabulary_names_every_kind_phase_step_action_effect_and_note() {
     }
     assert_eq!(Phase::Over.number(), None);
     assert_eq!(v.steps.len(), Step::Over as usize + 1);
-    assert_eq!(v.actions.len(), 26, "one name per action code");
+    assert_eq!(v.actions.len(), 27, "one name per action code");
     assert_eq!(v.effects.len(), usize::from(effect::STATUS_RETURN) + 1);
-    assert_eq!(v.notes.len(), usize::from(note::SPEAKER) + 1);
+    assert_eq!(v.notes.len(), usize::from(note::STAR_FORGE) + 1);
     assert!(v.notes.iter().all(|n| !n.secret), "nothing is hidden");
     assert_eq!(CommandTokens::new().describe().vocabulary, v);
 }
