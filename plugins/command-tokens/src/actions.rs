@@ -3,7 +3,7 @@
 
 use crate::content::Effect;
 use crate::state::{
-    MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, effect, kind, note, owner, slot,
+    AgendaOp, MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, Vote, effect, kind, note, owner, slot,
 };
 use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner, Refusal, ZoneId};
@@ -150,6 +150,36 @@ pub enum Action {
         /// Ship-class index of the ships placed.
         class: u8,
     },
+    /// Agenda phase (T20): the speaker enters the agenda revealed from the deck: its index in
+    /// `data/agendas.json`, or none for an agenda that does nothing to command tokens.
+    /// `{"type":"reveal_agenda","agenda":0}`, `{"type":"reveal_agenda"}`
+    RevealAgenda {
+        /// Agenda index; omitted: an agenda without a command-token effect.
+        #[serde(default)]
+        agenda: Option<u8>,
+    },
+    /// Quash (T20, the Xxcha Kingdom): spend a strategy token to discard the revealed agenda; the speaker
+    /// reveals another.
+    Quash,
+    /// Quash (T20): let the revealed agenda stand.
+    NoQuash,
+    /// Agenda phase (T20): the outcome the table voted for a For/Against agenda.
+    /// `{"type":"outcome","vote":"against"}`
+    Outcome {
+        /// For or Against.
+        vote: Vote,
+    },
+    /// Agenda phase (T20): the player an Elect Player agenda elects. `{"type":"elect","player":2}`
+    Elect {
+        /// The elected player.
+        player: u16,
+    },
+    /// Agenda phase (T20): return a command token from a pool of your command sheet to reinforcements.
+    /// `{"type":"return_token","pool":"tactic"}`
+    ReturnToken {
+        /// The pool.
+        pool: Pool,
+    },
     /// Space combat (T16): retreat every ship to an adjacent system and place a command token there.
     Retreat {
         /// System index.
@@ -254,6 +284,12 @@ impl Action {
             Action::Release { .. } => 24,
             Action::Eliminate { .. } => 25,
             Action::StarForge { .. } => 26,
+            Action::RevealAgenda { .. } => 27,
+            Action::Quash => 28,
+            Action::NoQuash => 29,
+            Action::Outcome { .. } => 30,
+            Action::Elect { .. } => 31,
+            Action::ReturnToken { .. } => 32,
         }
     }
 }
@@ -471,6 +507,40 @@ impl State {
                 for q in self.owners() {
                     if q != p && self.holds_token_of(p, q) {
                         out.push(Action::Release { player: q.0 });
+                    }
+                }
+            }
+            Step::Reveal => {
+                for a in 0..self.rules.agendas.len() {
+                    if self.flow.revealed & (1 << a) == 0 {
+                        out.push(Action::RevealAgenda {
+                            agenda: Some(a as u8),
+                        });
+                    }
+                }
+                out.push(Action::RevealAgenda { agenda: None });
+            }
+            Step::Quash => {
+                out.push(Action::Quash);
+                out.push(Action::NoQuash);
+            }
+            Step::Outcome => {
+                let agenda = &self.rules.agendas[usize::from(f.agenda)];
+                if agenda.elect_player {
+                    for q in self.owners().filter(|&q| !self.is_eliminated(q)) {
+                        out.push(Action::Elect { player: q.0 });
+                    }
+                } else {
+                    out.push(Action::Outcome { vote: Vote::For });
+                    out.push(Action::Outcome {
+                        vote: Vote::Against,
+                    });
+                }
+            }
+            Step::ReturnTokens => {
+                for pool in Pool::ALL {
+                    if self.pool(p, pool) > 0 {
+                        out.push(Action::ReturnToken { pool });
                     }
                 }
             }
@@ -752,6 +822,17 @@ impl State {
                 self.retreat(p, system, fallback, cause)
             }
             (Step::Capture, Action::Fallback { pool }) => self.capture_from(p, pool, cause),
+            (Step::Reveal, Action::RevealAgenda { agenda }) => self.reveal(p, agenda, cause),
+            (Step::Quash, Action::Quash) => self.quash(p, cause),
+            (Step::Quash, Action::NoQuash) => {
+                self.ledger
+                    .note(self.agenda_key(), note::NO_QUASH, [arg(p), 0, 0], cause);
+                self.after_reveal(cause);
+                Ok(())
+            }
+            (Step::Outcome, Action::Outcome { vote }) => self.outcome(vote, cause),
+            (Step::Outcome, Action::Elect { player }) => self.elect(player, cause),
+            (Step::ReturnTokens, Action::ReturnToken { pool }) => self.return_token(p, pool, cause),
             (Step::Release, Action::Release { player }) => self.release(p, player, cause),
             _ => Err(wrong()),
         }
@@ -1480,7 +1561,7 @@ impl State {
                 want[0], want[1], want[2]
             )));
         }
-        if let (Some(m), Some(own)) = (self.rules.fleet_pool_max, self.own_fleet_max(p)) {
+        if let (Some(m), Some(own)) = (self.fleet_pool_max(), self.own_fleet_max(p)) {
             if u32::from(want[1]) > own {
                 let others = match self.captured(p) {
                     0 => String::new(),
@@ -1948,7 +2029,7 @@ impl State {
 
     /// Over a law's fleet-pool maximum after a capture, the winner chooses a token to return (T17).
     fn after_capture(&mut self, winner: Owner, cause: Cause) {
-        match self.rules.fleet_pool_max {
+        match self.fleet_pool_max() {
             Some(m) if self.fleet_tokens(winner) > u32::from(m) => {
                 self.flow.step = Step::Release;
                 self.flow.resolver = slot(winner);
@@ -1986,9 +2067,14 @@ impl State {
             .move_tokens(q, from, self.h.reinforcements, 1, cause)?;
         self.ledger
             .note(play_key(p), note::RELEASE, [arg(p), arg(q), 0], cause);
-        self.flow.step = Step::Produce;
-        self.flow.resolver = self.flow.turn;
         self.recheck_fleet(p, cause);
+        if self.flow.phase == Phase::Agenda {
+            // A law that came into play may still leave the fleet pool over its maximum (T20).
+            self.run_agenda(cause);
+        } else {
+            self.flow.step = Step::Produce;
+            self.flow.resolver = self.flow.turn;
+        }
         Ok(())
     }
 
@@ -2157,6 +2243,382 @@ impl State {
         Ok(())
     }
 
+    // ----- agenda phase (T20) -----
+
+    /// LRR 8: after the status phase, once the configuration's round is reached, two agendas are revealed
+    /// and resolved; voting is not modelled, the speaker enters the outcome.
+    fn start_agenda_phase(&mut self, cause: Cause) {
+        self.ledger.end_scope(coffer_core::Scope::Phase);
+        self.flow.phase = Phase::Agenda;
+        self.flow.step = Step::Reveal;
+        self.flow.resolved = 0;
+        self.flow.effect = 0;
+        let speaker = i32::from(self.flow.speaker);
+        self.ledger
+            .note(ROUND_KEY, note::AGENDA_PHASE, [speaker, 0, 0], cause);
+    }
+
+    /// The key notes about the agenda being resolved are keyed by: the agenda card, or the round for one
+    /// that does nothing to command tokens.
+    fn agenda_key(&self) -> Key {
+        match self.flow.agenda {
+            NOBODY => ROUND_KEY,
+            a => Key::new(Owner::GAME, kind::AGENDA, u32::from(a)),
+        }
+    }
+
+    fn reveal(&mut self, p: Owner, agenda: Option<u8>, cause: Cause) -> Result<(), ActionError> {
+        match agenda {
+            Some(a) => {
+                let count = self.rules.agendas.len();
+                if usize::from(a) >= count {
+                    return Err(illegal(match count {
+                        0 => format!("agenda #{a} does not exist: this game models no agenda"),
+                        _ => format!(
+                            "agenda #{a} does not exist: this game has agendas #0 to #{}",
+                            count - 1
+                        ),
+                    }));
+                }
+                let name = &self.rules.agendas[usize::from(a)].name;
+                if self.flow.revealed & (1 << a) != 0 {
+                    return Err(illegal(format!(
+                        "{name} has already been revealed this game"
+                    )));
+                }
+                self.ledger
+                    .activate(self.h.agendas[usize::from(a)], cause)?;
+                self.flow.revealed |= 1 << a;
+                self.flow.agenda = a;
+                self.ledger
+                    .note(self.agenda_key(), note::REVEAL, [arg(p), 0, 0], cause);
+            }
+            None => {
+                self.flow.agenda = NOBODY;
+                self.ledger
+                    .note(ROUND_KEY, note::OTHER_AGENDA, [arg(p), 0, 0], cause);
+            }
+        }
+        match self.quasher() {
+            Some(q) => {
+                self.flow.step = Step::Quash;
+                self.flow.resolver = slot(q);
+            }
+            None => self.after_reveal(cause),
+        }
+        Ok(())
+    }
+
+    /// The player who may Quash the revealed agenda: a player still in the game whose faction has Quash
+    /// and whose strategy pool holds what it spends.
+    fn quasher(&self) -> Option<Owner> {
+        self.owners().find(|&q| {
+            let cost = self.rules.quash[q.index()];
+            cost > 0 && !self.is_eliminated(q) && self.pool(q, Pool::Strategy) >= u32::from(cost)
+        })
+    }
+
+    fn after_reveal(&mut self, cause: Cause) {
+        if self.flow.agenda == NOBODY {
+            self.next_agenda(cause);
+        } else {
+            self.flow.step = Step::Outcome;
+        }
+    }
+
+    /// Quash: the strategy tokens go to reinforcements, the agenda is discarded and the speaker reveals
+    /// another, which may be quashed in turn.
+    fn quash(&mut self, p: Owner, cause: Cause) -> Result<(), ActionError> {
+        let cost = self.rules.quash[p.index()];
+        self.ledger.move_tokens(
+            p,
+            self.h.pools[Pool::Strategy.index()],
+            self.h.reinforcements,
+            u32::from(cost),
+            cause,
+        )?;
+        self.ledger.note(
+            self.agenda_key(),
+            note::QUASH,
+            [arg(p), i32::from(cost), 0],
+            cause,
+        );
+        self.flow.step = Step::Reveal;
+        Ok(())
+    }
+
+    fn outcome(&mut self, vote: Vote, cause: Cause) -> Result<(), ActionError> {
+        let a = usize::from(self.flow.agenda);
+        if self.rules.agendas[a].elect_player {
+            return Err(illegal(format!(
+                "{} elects a player: its outcome is not For or Against",
+                self.rules.agendas[a].name
+            )));
+        }
+        let code = match vote {
+            Vote::For => note::FOR,
+            Vote::Against => note::AGAINST,
+        };
+        self.ledger.note(self.agenda_key(), code, [0; 3], cause);
+        self.start_outcome(vote as u8, cause);
+        Ok(())
+    }
+
+    fn elect(&mut self, player: u16, cause: Cause) -> Result<(), ActionError> {
+        let a = usize::from(self.flow.agenda);
+        let agenda = &self.rules.agendas[a];
+        if !agenda.elect_player {
+            return Err(illegal(format!(
+                "{}'s outcome is For or Against: it elects no player",
+                agenda.name
+            )));
+        }
+        if player >= u16::from(self.players()) {
+            return Err(ActionError::NoSuchPlayer {
+                player,
+                players: u16::from(self.players()),
+            });
+        }
+        if self.is_eliminated(Owner(player)) {
+            return Err(illegal(format!(
+                "p{player} is eliminated and cannot be elected"
+            )));
+        }
+        self.ledger.note(
+            self.agenda_key(),
+            note::ELECT,
+            [i32::from(player), 0, 0],
+            cause,
+        );
+        self.flow.elected = player as u8;
+        self.start_outcome(2, cause);
+        Ok(())
+    }
+
+    fn start_outcome(&mut self, outcome: u8, cause: Cause) {
+        self.flow.outcome = outcome;
+        self.flow.effect = 0;
+        self.flow.status = 0;
+        self.run_agenda(cause);
+    }
+
+    /// Resolves the outcome's effects from `flow.effect` on until one waits for a choice; then the next
+    /// agenda.
+    fn run_agenda(&mut self, cause: Cause) {
+        let a = usize::from(self.flow.agenda);
+        let n = self.players();
+        loop {
+            let ops = &self.rules.agendas[a].outcomes[usize::from(self.flow.outcome)];
+            let Some(&op) = ops.get(usize::from(self.flow.effect)) else {
+                self.next_agenda(cause);
+                return;
+            };
+            match op {
+                AgendaOp::Enact(law) => {
+                    if self.flow.enacted & (1 << law) == 0 {
+                        self.flow.enacted |= 1 << law;
+                        self.ledger
+                            .note(self.agenda_key(), note::LAW, [0; 3], cause);
+                    }
+                    // The law's fleet-pool maximum holds at once: a player over it returns the excess;
+                    // one holding other players' tokens (T17) chooses each token that leaves.
+                    if self.enforce_fleet_max(cause) {
+                        return;
+                    }
+                }
+                AgendaOp::EachGains(pool, tokens) => {
+                    for q in self.live_from_speaker() {
+                        let room = match pool {
+                            Pool::Fleet => self
+                                .own_fleet_max(q)
+                                .map_or(u32::MAX, |m| m.saturating_sub(self.pool(q, pool))),
+                            _ => u32::MAX,
+                        };
+                        let k = u32::from(tokens).min(room);
+                        if k > 0 {
+                            // K4.2: gains what reinforcements hold.
+                            let _ =
+                                self.ledger
+                                    .gain_tokens(q, self.h.pools[pool.index()], k, cause);
+                        }
+                    }
+                }
+                AgendaOp::EachReturns(tokens, Some(pool)) => {
+                    for q in self.live_from_speaker() {
+                        let k = u32::from(tokens).min(self.pool(q, pool));
+                        if k > 0 {
+                            // Cannot fail: the pool holds k of q's tokens.
+                            let _ = self.ledger.move_tokens(
+                                q,
+                                self.h.pools[pool.index()],
+                                self.h.reinforcements,
+                                k,
+                                cause,
+                            );
+                            if pool == Pool::Fleet {
+                                self.recheck_fleet(q, cause);
+                            }
+                        }
+                    }
+                }
+                AgendaOp::EachReturns(tokens, None) => {
+                    while self.flow.status < n {
+                        let q = owner((self.flow.speaker + self.flow.status) % n);
+                        if !self.is_eliminated(q) && self.sheet(q) > 0 {
+                            self.flow.left = tokens.min(self.sheet(q) as u8);
+                            self.flow.resolver = slot(q);
+                            self.flow.step = Step::ReturnTokens;
+                            return;
+                        }
+                        self.flow.status += 1;
+                    }
+                }
+                AgendaOp::EachPlacesHome => {
+                    for q in self.live_from_speaker() {
+                        let home = self.rules.homes[q.index()].map(usize::from);
+                        if let Some(h) = home.filter(|&h| !self.has_token(q, h)) {
+                            if self.reinforcements(q) > 0 {
+                                // Cannot fail: reinforcements hold a token and the system none of q's.
+                                let _ = self.ledger.move_tokens(
+                                    q,
+                                    self.h.reinforcements,
+                                    self.h.systems[h],
+                                    1,
+                                    cause,
+                                );
+                            }
+                        }
+                    }
+                }
+                AgendaOp::Standardize(want) => {
+                    self.standardize(owner(self.flow.elected), want, cause)
+                }
+            }
+            self.flow.effect += 1;
+            self.flow.status = 0;
+        }
+    }
+
+    /// The players still in the game, from the speaker clockwise.
+    fn live_from_speaker(&self) -> impl Iterator<Item = Owner> + use<> {
+        let n = self.players();
+        let (speaker, out) = (self.flow.speaker, self.flow.out);
+        (0..n)
+            .map(move |k| (speaker + k) % n)
+            .filter(move |&q| out & (1 << q) == 0)
+            .map(owner)
+    }
+
+    /// A law's fleet-pool maximum (T7, T20) applied at once: each player over it returns their own excess
+    /// tokens to reinforcements; a player holding other players' tokens there (T17) is asked to choose
+    /// (returns whether that choice is awaited).
+    fn enforce_fleet_max(&mut self, cause: Cause) -> bool {
+        let Some(max) = self.fleet_pool_max() else {
+            return false;
+        };
+        for q in self.live_from_speaker() {
+            let excess = self.fleet_tokens(q).saturating_sub(u32::from(max));
+            if excess == 0 {
+                continue;
+            }
+            if self.captured(q) > 0 {
+                self.flow.step = Step::Release;
+                self.flow.resolver = slot(q);
+                return true;
+            }
+            // Cannot fail: the excess is q's own tokens in the fleet pool.
+            let _ = self.ledger.move_tokens(
+                q,
+                self.h.pools[Pool::Fleet.index()],
+                self.h.reinforcements,
+                excess,
+                cause,
+            );
+            self.recheck_fleet(q, cause);
+        }
+        false
+    }
+
+    /// Armed Forces Standardization: the excess of each pool returns to reinforcements, then each pool is
+    /// filled from reinforcements, tactic first, as far as they hold (and a law's fleet-pool maximum
+    /// allows). Other players' tokens in a fleet pool (T17) stay and are not counted.
+    fn standardize(&mut self, q: Owner, want: [u8; 3], cause: Cause) {
+        let reinforcements = self.h.reinforcements;
+        for pool in Pool::ALL {
+            let (have, target) = (self.pool(q, pool), u32::from(want[pool.index()]));
+            if have > target {
+                // Cannot fail: the pool holds them.
+                let _ = self.ledger.move_tokens(
+                    q,
+                    self.h.pools[pool.index()],
+                    reinforcements,
+                    have - target,
+                    cause,
+                );
+            }
+        }
+        for pool in Pool::ALL {
+            let (have, target) = (self.pool(q, pool), u32::from(want[pool.index()]));
+            let room = match pool {
+                Pool::Fleet => self.own_fleet_max(q).unwrap_or(u32::MAX),
+                _ => u32::MAX,
+            };
+            let k = target
+                .min(room)
+                .saturating_sub(have)
+                .min(self.reinforcements(q));
+            if k > 0 {
+                // Cannot fail: reinforcements hold k.
+                let _ = self.ledger.move_tokens(
+                    q,
+                    reinforcements,
+                    self.h.pools[pool.index()],
+                    k,
+                    cause,
+                );
+            }
+        }
+        self.recheck_fleet(q, cause);
+    }
+
+    fn return_token(&mut self, p: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+        if self.pool(p, pool) == 0 {
+            return Err(illegal(format!("{p}'s {} is empty", pool.name())));
+        }
+        self.ledger.move_tokens(
+            p,
+            self.h.pools[pool.index()],
+            self.h.reinforcements,
+            1,
+            cause,
+        )?;
+        self.ledger
+            .note(self.agenda_key(), note::RETURN, [arg(p), 0, 0], cause);
+        if pool == Pool::Fleet {
+            self.recheck_fleet(p, cause);
+        }
+        self.flow.left -= 1;
+        if self.flow.left == 0 {
+            self.flow.status += 1;
+            self.run_agenda(cause);
+        }
+        Ok(())
+    }
+
+    /// LRR 8: two agendas each agenda phase; then the round ends.
+    fn next_agenda(&mut self, cause: Cause) {
+        self.flow.resolved += 1;
+        self.flow.agenda = NOBODY;
+        // The card cursor is shared with the agenda's effects: leave it as a card's resolution expects.
+        self.flow.effect = 0;
+        self.flow.status = 0;
+        if self.flow.resolved < 2 {
+            self.flow.step = Step::Reveal;
+        } else {
+            self.end_round(cause);
+        }
+    }
+
     // ----- status phase -----
 
     fn start_status(&mut self, cause: Cause) {
@@ -2181,7 +2643,11 @@ impl State {
             self.flow.status += 1;
         }
         if self.flow.status >= n {
-            self.end_round(cause);
+            if self.rules.agenda_from > 0 && self.round() >= u32::from(self.rules.agenda_from) {
+                self.start_agenda_phase(cause);
+            } else {
+                self.end_round(cause);
+            }
             return;
         }
         let q = owner((self.flow.speaker + self.flow.status) % n);

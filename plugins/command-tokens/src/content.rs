@@ -1,4 +1,5 @@
-//! Content as data: ship classes, strategy cards (with their token effects), factions and laws, parsed from
+//! Content as data: ship classes, strategy cards (with their token effects), factions, laws, technologies
+//! and agendas, parsed from
 //! the JSON files embedded from `data/` (or given inline in the configuration) and validated on load.
 
 use serde::{Deserialize, Serialize};
@@ -6,6 +7,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use crate::state::Pool;
 use coffer_core::{check_content_id, read_content};
 
 pub use coffer_core::ContentError;
@@ -233,6 +235,10 @@ pub struct Faction {
     /// The faction's Star Forge component action, if it has one (T19).
     #[serde(default)]
     pub star_forge: Option<StarForge>,
+    /// Strategy tokens the faction may spend, when an agenda is revealed, to discard it and have another
+    /// revealed (the Xxcha Kingdom's Quash: 1; 0: none; T20).
+    #[serde(default)]
+    pub quash: u8,
 }
 
 /// A technology a player may own from the start, and its token modifiers.
@@ -264,6 +270,74 @@ pub struct Law {
     pub fleet_pool_max: Option<u8>,
 }
 
+/// What an agenda's outcome does to command tokens, in order (T20). JSON: `{"effect":"each_gains",
+/// "pool":"fleet","tokens":1}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "effect", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AgendaEffect {
+    /// The law (`laws.json` id) comes into play for the rest of the game, with its modifiers.
+    Enact {
+        /// Law id.
+        law: String,
+    },
+    /// Each player, from the speaker, places `tokens` command tokens from their reinforcements in their
+    /// `pool`: as many as reinforcements hold and a law's fleet-pool maximum allows (Fleet Regulations,
+    /// Against).
+    EachGains {
+        /// The pool.
+        pool: Pool,
+        /// How many.
+        tokens: u8,
+    },
+    /// Each player, from the speaker, removes `tokens` command tokens from their command sheet and returns
+    /// them to reinforcements: from `pool`, or from pools of their choice when `pool` is absent; as many as
+    /// there are (Clandestine Operations).
+    EachReturns {
+        /// How many.
+        tokens: u8,
+        /// The pool they come from; absent: the player chooses for each token.
+        #[serde(default)]
+        pool: Option<Pool>,
+    },
+    /// Each player places a command token from their reinforcements in their home system, if able: none
+    /// without one in reinforcements or where one of theirs is (Shared Research, Against).
+    EachPlacesHome,
+    /// The elected player places command tokens from reinforcements so that their pools hold these
+    /// counts, and returns any excess to reinforcements (Armed Forces Standardization).
+    Standardize {
+        /// Tactic pool.
+        tactic: u8,
+        /// Fleet pool.
+        fleet: u8,
+        /// Strategy pool.
+        strategy: u8,
+    },
+}
+
+/// An agenda card, with what each outcome does to command tokens (T20). Votes are not modelled: the
+/// table enters the outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Agenda {
+    /// Stable id, e.g. `fleet-regulations`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// "Elect Player": the outcome is a player, and `elected` applies; otherwise the outcomes are For and
+    /// Against.
+    #[serde(default)]
+    pub elect_player: bool,
+    /// The For outcome's effects.
+    #[serde(default, rename = "for")]
+    pub for_: Vec<AgendaEffect>,
+    /// The Against outcome's effects.
+    #[serde(default)]
+    pub against: Vec<AgendaEffect>,
+    /// An Elect Player outcome's effects.
+    #[serde(default)]
+    pub elected: Vec<AgendaEffect>,
+}
+
 /// Every content list; a `None` list in a configuration keeps the embedded one.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -278,6 +352,8 @@ pub struct ContentOverride {
     pub laws: Option<Vec<Law>>,
     /// Replaces `data/technologies.json`.
     pub technologies: Option<Vec<Technology>>,
+    /// Replaces `data/agendas.json`.
+    pub agendas: Option<Vec<Agenda>>,
 }
 
 /// Validated content.
@@ -293,6 +369,8 @@ pub struct Content {
     pub laws: Vec<Law>,
     /// Technologies.
     pub technologies: Vec<Technology>,
+    /// Agendas (at most [`MAX_AGENDAS`]).
+    pub agendas: Vec<Agenda>,
 }
 
 /// Most ship classes content may define.
@@ -303,6 +381,10 @@ pub const MAX_MOVE: u8 = 10;
 pub const MAX_CAPACITY: u8 = 20;
 /// Most combat dice content may give a ship of a class.
 pub const MAX_DICE: u8 = 10;
+/// Most laws content may define.
+pub const MAX_LAWS: usize = 16;
+/// Most agendas content may define.
+pub const MAX_AGENDAS: usize = 16;
 /// Most strategy cards content may define.
 pub const MAX_CARDS: usize = 16;
 
@@ -311,6 +393,7 @@ const CARDS: &str = include_str!("../data/strategy_cards.json");
 const FACTIONS: &str = include_str!("../data/factions.json");
 const LAWS: &str = include_str!("../data/laws.json");
 const TECHNOLOGIES: &str = include_str!("../data/technologies.json");
+const AGENDAS: &str = include_str!("../data/agendas.json");
 
 /// A count a card or sheet prints (a cost, a bonus, a number of tokens): 0 to 16, the tokens a player owns.
 fn at_most_16(
@@ -389,19 +472,25 @@ impl Content {
             Some(v) => v.clone(),
             None => read_content("technologies.json", TECHNOLOGIES)?,
         };
+        let agendas = match &over.agendas {
+            Some(v) => v.clone(),
+            None => read_content("agendas.json", AGENDAS)?,
+        };
         let content = Content {
             ships,
             strategy_cards,
             factions,
             laws,
             technologies,
+            agendas,
         };
         content.validate()?;
         Ok(content)
     }
 
     /// Parses one content list from JSON text, for tests and tools (`file` is one of `ships.json`,
-    /// `strategy_cards.json`, `factions.json`, `laws.json`, `technologies.json`) and validates the whole content with it.
+    /// `strategy_cards.json`, `factions.json`, `laws.json`, `technologies.json`, `agendas.json`) and
+    /// validates the whole content with it.
     ///
     /// # Errors
     /// [`ContentError`].
@@ -417,6 +506,7 @@ impl Content {
             "technologies.json" => {
                 over.technologies = Some(read_content("technologies.json", text)?)
             }
+            "agendas.json" => over.agendas = Some(read_content("agendas.json", text)?),
             other => {
                 return Err(ContentError::parse(
                     "content",
@@ -594,6 +684,7 @@ impl Content {
             at_most_16(FA, &f.id, "fleet_limit_bonus", f.fleet_limit_bonus)?;
             at_most_16(FA, &f.id, "research_tokens", f.research_tokens)?;
             at_most_16(FA, &f.id, "status_phase_tokens", f.status_phase_tokens)?;
+            at_most_16(FA, &f.id, "quash", f.quash)?;
             for (class, &n) in &f.starting_fleet {
                 let Some(s) = self.ships.iter().find(|s| &s.id == class) else {
                     return Err(ContentError::invalid(
@@ -667,6 +758,17 @@ impl Content {
             }
         }
         const L: &str = "laws.json";
+        if self.laws.len() > MAX_LAWS {
+            return Err(ContentError::invalid(
+                L,
+                "-",
+                "laws",
+                format!(
+                    "{} laws, but content holds 0 to {MAX_LAWS}",
+                    self.laws.len()
+                ),
+            ));
+        }
         let mut seen = Vec::new();
         for (i, l) in self.laws.iter().enumerate() {
             check_content_id(L, i, &l.id, &mut seen)?;
@@ -683,7 +785,89 @@ impl Content {
             at_most_16(T, &t.id, "status_phase_tokens", t.status_phase_tokens)?;
             self.check_unlocks(T, &t.id, &t.unlocks)?;
         }
+        const A: &str = "agendas.json";
+        if self.agendas.len() > MAX_AGENDAS {
+            return Err(ContentError::invalid(
+                A,
+                "-",
+                "agendas",
+                format!(
+                    "{} agendas, but content holds 0 to {MAX_AGENDAS}",
+                    self.agendas.len()
+                ),
+            ));
+        }
+        let mut seen = Vec::new();
+        for (i, a) in self.agendas.iter().enumerate() {
+            check_content_id(A, i, &a.id, &mut seen)?;
+            check_name(A, &a.id, &a.name)?;
+            let unused: &[(&str, &Vec<AgendaEffect>)] = if a.elect_player {
+                &[("for", &a.for_), ("against", &a.against)]
+            } else {
+                &[("elected", &a.elected)]
+            };
+            if let Some((field, _)) = unused.iter().find(|(_, list)| !list.is_empty()) {
+                return Err(ContentError::invalid(
+                    A,
+                    &a.id,
+                    field,
+                    if a.elect_player {
+                        "an Elect Player agenda has only `elected` effects"
+                    } else {
+                        "a For/Against agenda has no `elected` effects"
+                    },
+                ));
+            }
+            for (field, list) in [
+                ("for", &a.for_),
+                ("against", &a.against),
+                ("elected", &a.elected),
+            ] {
+                if list.len() > 8 {
+                    return Err(ContentError::invalid(
+                        A,
+                        &a.id,
+                        field,
+                        format!("{} effects, but an outcome has 0 to 8", list.len()),
+                    ));
+                }
+                for e in list {
+                    self.check_agenda_effect(&a.id, field, a.elect_player, e)?;
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// One agenda effect's values are in range and its law exists.
+    fn check_agenda_effect(
+        &self,
+        id: &str,
+        field: &'static str,
+        elect_player: bool,
+        effect: &AgendaEffect,
+    ) -> Result<(), ContentError> {
+        const A: &str = "agendas.json";
+        let bad = |why: String| Err(ContentError::invalid(A, id, field, why));
+        match effect {
+            AgendaEffect::EachGains { tokens, .. } | AgendaEffect::EachReturns { tokens, .. }
+                if *tokens == 0 || *tokens > 16 =>
+            {
+                bad(format!("{tokens} tokens is out of range: 1 to 16"))
+            }
+            AgendaEffect::Standardize {
+                tactic,
+                fleet,
+                strategy,
+            } if u32::from(*tactic) + u32::from(*fleet) + u32::from(*strategy) > 16 => bad(
+                format!("{tactic} + {fleet} + {strategy} tokens is more than the 16 a player owns"),
+            ),
+            AgendaEffect::Standardize { .. } if !elect_player => bad(
+                "standardize applies to the elected player: only an Elect Player agenda has it"
+                    .into(),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// `class` names a ship class.
@@ -741,6 +925,11 @@ impl Content {
     /// The faction with this id.
     pub fn faction(&self, id: &str) -> Option<&Faction> {
         self.factions.iter().find(|f| f.id == id)
+    }
+
+    /// The agenda with this id.
+    pub fn agenda(&self, id: &str) -> Option<&Agenda> {
+        self.agendas.iter().find(|a| a.id == id)
     }
 
     /// The law with this id.

@@ -26,14 +26,14 @@ mod words;
 
 pub use actions::{Action, Players};
 pub use content::{
-    Card, Content, ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, Placed,
-    ShipClass, StarForge, StrategyCard, Technology,
+    Agenda, AgendaEffect, Card, Content, ContentError, ContentOverride, Effect, EffectSpec,
+    Faction, Law, Placed, ShipClass, StarForge, StrategyCard, Technology,
 };
 pub use state::{
-    COMMAND_TOKENS, Config, Flow, Forge, Handles, MAX_INFLUENCE, MAX_PLAYERS, MAX_PRODUCTION,
-    MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared, Rules, ShipsConfig,
-    StartShips, State, Step, SystemConfig, SystemInfo, default_galaxy, effect, face, kind, note,
-    ship_supply,
+    AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Flow, Forge, Handles, MAX_INFLUENCE, MAX_PLAYERS,
+    MAX_PRODUCTION, MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared, Rules,
+    ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, Vote, default_galaxy, effect,
+    face, kind, note, ship_supply,
 };
 pub use words::vocabulary;
 
@@ -198,6 +198,36 @@ fn action_docs() -> Vec<Doc> {
             json!({"type":"star_forge","system":4,"class":1}),
         ),
         Doc::with(
+            "reveal_agenda",
+            "T20, agenda phase: the speaker enters the agenda revealed from the deck, by index into data/agendas.json (each once per game), or, with no `agenda`, one that does nothing to command tokens.",
+            json!({"type":"reveal_agenda","agenda":0}),
+        ),
+        Doc::with(
+            "quash",
+            "T20, the Xxcha Kingdom's Quash: when an agenda is revealed, spend 1 token from your strategy pool to discard it; the speaker reveals another.",
+            json!({"type":"quash"}),
+        ),
+        Doc::with(
+            "no_quash",
+            "T20: let the revealed agenda stand.",
+            json!({"type":"no_quash"}),
+        ),
+        Doc::with(
+            "outcome",
+            "T20: the speaker enters the outcome the table voted for a For/Against agenda: `for` or `against`.",
+            json!({"type":"outcome","vote":"against"}),
+        ),
+        Doc::with(
+            "elect",
+            "T20: the speaker enters the player an Elect Player agenda elects (a player still in the game).",
+            json!({"type":"elect","player":2}),
+        ),
+        Doc::with(
+            "return_token",
+            "T20: return a command token from a pool of your command sheet to reinforcements, as an agenda requires (Clandestine Operations' For: 2 tokens of your choice).",
+            json!({"type":"return_token","pool":"tactic"}),
+        ),
+        Doc::with(
             "release",
             "T17, Edict: after a token of another player's entered your fleet pool over a law's maximum, return one token from it to its owner's reinforcements: one of yours (`player` is you) or another player's.",
             json!({"type":"release","player":2}),
@@ -255,13 +285,23 @@ fn option_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "content",
-            "Inline content replacing embedded lists: {\"ships\":[...],\"strategy_cards\":[...],\"factions\":[...],\"laws\":[...],\"technologies\":[...]}.",
+            "Inline content replacing embedded lists: {\"ships\":[...],\"strategy_cards\":[...],\"factions\":[...],\"laws\":[...],\"technologies\":[...],\"agendas\":[...]}.",
             json!(d.content),
         ),
         Doc::with(
             "elimination",
             "Whether the table may declare a player eliminated with `eliminate` (T18, LRR 33). Off by default: LRR 33.1's three conditions concern ground forces, units with Production and planets, which this ruleset does not model, so only a table that tracks them can decide; with it on, random playouts also eliminate players far more often than play does.",
             json!(d.elimination),
+        ),
+        Doc::with(
+            "agenda_phase_from",
+            "The round from which every round ends with an agenda phase (T20, LRR 8), 0 to 1000; 0: never. The agenda phase begins once the custodians token leaves Mecatol Rex, which the table decides; in it the speaker reveals two agendas in turn, the Xxcha may Quash each, and the speaker enters the outcome the table voted.",
+            json!(d.agenda_phase_from),
+        ),
+        Doc::with(
+            "homes",
+            "Each player's home system by system id, one per player (Shared Research's Against places a token there); empty: the system `home-<faction>` if the galaxy has one, as the default galaxy does.",
+            json!(d.homes),
         ),
     ]
 }
@@ -279,7 +319,12 @@ impl Ruleset for CommandTokens {
         );
         d.min_players = MIN_PLAYERS as u16;
         d.max_players = MAX_PLAYERS as u16;
-        d.phases = vec!["strategy".into(), "action".into(), "status".into()];
+        d.phases = vec![
+            "strategy".into(),
+            "action".into(),
+            "status".into(),
+            "agenda".into(),
+        ];
         d.resources = vec![
             Doc::new(
                 "reinforcements",

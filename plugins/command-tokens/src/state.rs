@@ -1,7 +1,7 @@
 //! The game state: configuration, the per-game rules resolved from content, the kernel ledger with its
 //! token zones (command tokens and ships), and the flow of the round (whose decision it is).
 
-use crate::content::{Card, Content, ContentOverride, Effect, MAX_CARDS, ShipClass};
+use crate::content::{AgendaEffect, Card, Content, ContentOverride, Effect, MAX_CARDS, ShipClass};
 use coffer_core::{
     AmountId, AmountSpec, Cause, ContentTable, Key, Ledger, Owner, PermanentId, Scope, SetupError,
     Shared, SharedContent, Violation, Zone, ZoneId,
@@ -59,6 +59,9 @@ pub mod kind {
     /// A player's components returned to the game box on their elimination (LRR 33.2, T18); subject: the
     /// kernel supply ([`super::ship_supply`]: 0 for command tokens, 1 + class for ships). Nothing leaves it.
     pub const BOX: Kind = Kind(13);
+    /// An agenda card (subject: its index in the content), a K5 permanent exhausted once revealed (T20); in
+    /// games with an agenda phase only.
+    pub const AGENDA: Kind = Kind(14);
 }
 
 /// The ruleset's own events ([`coffer_core::Change::Note`]), by code; their texts are in the vocabulary
@@ -136,6 +139,27 @@ pub mod note {
     pub const SPEAKER: u16 = 32;
     /// Star Forge (T19): a player spends strategy tokens to place ships in the system (`[player, tokens]`).
     pub const STAR_FORGE: u16 = 33;
+    /// The agenda phase begins (T20): `[speaker]`.
+    pub const AGENDA_PHASE: u16 = 34;
+    /// The speaker reveals the agenda (keyed by it): `[speaker]`.
+    pub const REVEAL: u16 = 35;
+    /// The speaker reveals an agenda that does nothing to command tokens: `[speaker]`.
+    pub const OTHER_AGENDA: u16 = 36;
+    /// Quash: a player discards the agenda (keyed by it, or by the round for another agenda): `[player,
+    /// tokens]`.
+    pub const QUASH: u16 = 37;
+    /// A player with Quash lets the agenda stand: `[player]`.
+    pub const NO_QUASH: u16 = 38;
+    /// The agenda's outcome is For (keyed by it).
+    pub const FOR: u16 = 39;
+    /// The agenda's outcome is Against (keyed by it).
+    pub const AGAINST: u16 = 40;
+    /// The agenda elects a player: `[player]`.
+    pub const ELECT: u16 = 41;
+    /// A law comes into play (keyed by the agenda).
+    pub const LAW: u16 = 42;
+    /// A player returns a command token to reinforcements for an agenda (`[player]`, keyed by the agenda).
+    pub const RETURN: u16 = 43;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -235,6 +259,12 @@ pub struct Config {
     /// conditions concern ground forces, Production and planets, which only a table tracking them can
     /// decide).
     pub elimination: bool,
+    /// The round from which every round ends with an agenda phase (T20; default 0: none). LRR 8: the
+    /// agenda phase is played once the custodians token has left Mecatol Rex, which the table decides.
+    pub agenda_phase_from: u16,
+    /// Each player's home system, by system id (default empty: the system `home-<faction>`, if the galaxy
+    /// has one; the default galaxy does).
+    pub homes: Vec<String>,
 }
 
 impl Default for Config {
@@ -251,6 +281,8 @@ impl Default for Config {
             cards_per_player: 0,
             content: None,
             elimination: false,
+            agenda_phase_from: 0,
+            homes: Vec::new(),
         }
     }
 }
@@ -322,6 +354,60 @@ pub struct Rules {
     /// Per player, their Star Forge component action, if their faction has one (T19).
     #[serde(default)]
     pub star_forge: Vec<Option<Forge>>,
+    /// The round from which an agenda phase ends each round (0: never; T20).
+    #[serde(default)]
+    pub agenda_from: u16,
+    /// The agendas (T20), in content order; empty without an agenda phase.
+    #[serde(default)]
+    pub agendas: Vec<AgendaRule>,
+    /// Every law of the content: its name and fleet-pool maximum, by index (an agenda enacts them, T20).
+    #[serde(default)]
+    pub law_list: Vec<(String, Option<u8>)>,
+    /// Per player, the index of their home system, if the galaxy has one.
+    #[serde(default)]
+    pub homes: Vec<Option<u16>>,
+    /// Per player, the strategy tokens Quash spends (the Xxcha Kingdom: 1; 0: no Quash; T20).
+    #[serde(default)]
+    pub quash: Vec<u8>,
+    /// Bit per law of [`Rules::law_list`] in play from the start (option `laws`).
+    #[serde(default)]
+    pub starting_laws: u16,
+}
+
+/// An agenda as a game holds it (T20).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgendaRule {
+    /// Its name.
+    pub name: String,
+    /// An Elect Player agenda.
+    pub elect_player: bool,
+    /// The effects of For, Against and an election, by [`Vote`] index.
+    pub outcomes: [Vec<AgendaOp>; 3],
+}
+
+/// An agenda effect as a game holds it: [`crate::AgendaEffect`] with its law resolved to an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AgendaOp {
+    /// The law of this index into [`Rules::law_list`] comes into play.
+    Enact(u8),
+    /// Each player gains tokens into a pool from reinforcements.
+    EachGains(Pool, u8),
+    /// Each player returns tokens from a pool, or from pools of their choice, to reinforcements.
+    EachReturns(u8, Option<Pool>),
+    /// Each player places a token from reinforcements in their home system, if able.
+    EachPlacesHome,
+    /// The elected player's pools are brought to these counts.
+    Standardize([u8; 3]),
+}
+
+/// An agenda's outcome, as the table enters it (T20).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Vote {
+    /// For.
+    For,
+    /// Against.
+    Against,
 }
 
 /// A Star Forge as a game holds it (T19): strategy tokens spent, the class the system must hold one of the
@@ -380,6 +466,8 @@ pub enum Phase {
     Status,
     /// The game is over.
     Over,
+    /// Two agendas are revealed and resolved (T20), once the configuration's round is reached.
+    Agenda,
 }
 
 impl Phase {
@@ -389,6 +477,7 @@ impl Phase {
             Phase::Strategy => Some(0),
             Phase::Action => Some(1),
             Phase::Status => Some(2),
+            Phase::Agenda => Some(3),
             Phase::Over => None,
         }
     }
@@ -439,6 +528,14 @@ pub enum Step {
     Release,
     /// Nothing: the game is over.
     Over,
+    /// The speaker reveals an agenda (T20).
+    Reveal,
+    /// A player with Quash decides whether to discard the revealed agenda (T20).
+    Quash,
+    /// The speaker enters the agenda's outcome, which the table voted (T20).
+    Outcome,
+    /// A player chooses the pools of the command tokens an agenda returns to reinforcements (T20).
+    ReturnTokens,
 }
 
 impl Step {
@@ -529,6 +626,24 @@ pub struct Flow {
     /// Bit per eliminated player (T18).
     #[serde(default)]
     pub out: u8,
+    /// Bit per agenda revealed this game, discarded or in play (T20).
+    #[serde(default)]
+    pub revealed: u16,
+    /// Bit per law (content index) an agenda put in play (T20).
+    #[serde(default)]
+    pub enacted: u16,
+    /// The agenda being resolved ([`NOBODY`] for one that does nothing to command tokens).
+    #[serde(default = "nobody")]
+    pub agenda: u8,
+    /// Agendas resolved in this agenda phase (two are, LRR 8).
+    #[serde(default)]
+    pub resolved: u8,
+    /// The outcome being resolved: 0 For, 1 Against, 2 an election.
+    #[serde(default)]
+    pub outcome: u8,
+    /// The player the agenda elected.
+    #[serde(default)]
+    pub elected: u8,
 }
 
 fn nobody() -> u8 {
@@ -561,6 +676,9 @@ pub struct Handles {
     /// The game box, per kernel supply: where an eliminated player's components go (T18, LRR 33.2).
     #[serde(default)]
     pub boxed: Vec<ZoneId>,
+    /// The agenda cards, exhausted once revealed (T20); empty without an agenda phase.
+    #[serde(default)]
+    pub agendas: Vec<PermanentId>,
 }
 
 /// The whole state of one game.
@@ -826,6 +944,102 @@ impl Rules {
                 }),
             });
         }
+        if config.agenda_phase_from > MAX_ROUNDS {
+            return Err(cfg(format!(
+                "agenda_phase_from: {} is out of range: 0 (no agenda phase) to {MAX_ROUNDS}",
+                config.agenda_phase_from
+            )));
+        }
+        if !config.homes.is_empty() && config.homes.len() != n {
+            return Err(cfg(format!(
+                "homes: {} given, but {n} players need {n} (or none, for the systems home-<faction>)",
+                config.homes.len()
+            )));
+        }
+        let mut homes = Vec::with_capacity(n);
+        for (p, f) in factions.iter().enumerate() {
+            let home = match config.homes.get(p) {
+                Some(id) => match galaxy.iter().position(|s| &s.id == id) {
+                    Some(i) => Some(i as u16),
+                    None => {
+                        return Err(cfg(format!("homes[{p}]: no system '{id}' in the galaxy")));
+                    }
+                },
+                None => galaxy
+                    .iter()
+                    .position(|s| s.id == format!("home-{f}"))
+                    .map(|i| i as u16),
+            };
+            if home.is_some() && homes.contains(&home) {
+                return Err(cfg(format!(
+                    "homes[{p}]: '{}' is another player's home system",
+                    config.homes.get(p).map_or("", String::as_str)
+                )));
+            }
+            homes.push(home);
+        }
+        let law_list: Vec<(String, Option<u8>)> = content
+            .laws
+            .iter()
+            .map(|l| (l.name.clone(), l.fleet_pool_max))
+            .collect();
+        let law_index = |id: &str| {
+            content
+                .laws
+                .iter()
+                .position(|l| l.id == id)
+                .map(|i| i as u8)
+        };
+        let mut agendas = Vec::new();
+        if config.agenda_phase_from > 0 {
+            for a in &content.agendas {
+                let ops = |list: &[AgendaEffect]| -> Result<Vec<AgendaOp>, SetupError> {
+                    list.iter()
+                        .map(|e| {
+                            Ok(match e {
+                                AgendaEffect::Enact { law } => {
+                                    let Some(i) = law_index(law) else {
+                                        return Err(cfg(format!(
+                                            "agenda_phase_from: the agenda '{}' enacts the unknown law '{law}'; known: {}",
+                                            a.id,
+                                            ids(content.laws.iter().map(|l| l.id.as_str()))
+                                        )));
+                                    };
+                                    if let Some(m) = law_list[usize::from(i)].1.filter(|&m| m < 3) {
+                                        return Err(cfg(format!(
+                                            "agenda_phase_from: the agenda '{}' enacts '{law}', which caps the fleet pool at {m}, below the starting 3",
+                                            a.id
+                                        )));
+                                    }
+                                    AgendaOp::Enact(i)
+                                }
+                                AgendaEffect::EachGains { pool, tokens } => {
+                                    AgendaOp::EachGains(*pool, *tokens)
+                                }
+                                AgendaEffect::EachReturns { tokens, pool } => {
+                                    AgendaOp::EachReturns(*tokens, *pool)
+                                }
+                                AgendaEffect::EachPlacesHome => AgendaOp::EachPlacesHome,
+                                AgendaEffect::Standardize {
+                                    tactic,
+                                    fleet,
+                                    strategy,
+                                } => AgendaOp::Standardize([*tactic, *fleet, *strategy]),
+                            })
+                        })
+                        .collect()
+                };
+                agendas.push(AgendaRule {
+                    name: a.name.clone(),
+                    elect_player: a.elect_player,
+                    outcomes: [ops(&a.for_)?, ops(&a.against)?, ops(&a.elected)?],
+                });
+            }
+        }
+        let quash = factions
+            .iter()
+            .map(|f| content.faction(f).map_or(0, |f| f.quash))
+            .collect();
         let mut adjacent = vec![Vec::<u16>::new(); galaxy.len()];
         for (i, s) in galaxy.iter().enumerate() {
             for (j, a) in s.adjacent.iter().enumerate() {
@@ -913,6 +1127,16 @@ impl Rules {
             moves,
             star_forge,
             classes,
+            agenda_from: config.agenda_phase_from,
+            agendas,
+            law_list,
+            homes,
+            quash,
+            starting_laws: config
+                .laws
+                .iter()
+                .filter_map(|l| content.laws.iter().position(|k| &k.id == l))
+                .fold(0, |bits, i| bits | 1 << i),
         };
         Ok((rules, galaxy))
     }
@@ -1176,7 +1400,12 @@ impl State {
                 l.add_zone(Zone::new(Key::new(g, kind::BOX, u32::from(supply))).supply(supply))?,
             );
         }
+        let mut agendas = Vec::with_capacity(rules.agendas.len());
+        for a in 0..rules.agendas.len() {
+            agendas.push(l.add_permanent(Key::new(g, kind::AGENDA, a as u32), None)?);
+        }
         let h = Handles {
+            agendas,
             reinforcements,
             pools,
             systems,
@@ -1215,6 +1444,12 @@ impl State {
             retreat: NOBODY,
             hits: [0; 2],
             out: 0,
+            revealed: 0,
+            enacted: 0,
+            agenda: NOBODY,
+            resolved: 0,
+            outcome: 0,
+            elected: 0,
         };
         let mut state = State {
             ledger: l,
@@ -1312,9 +1547,23 @@ impl State {
     /// The most of `player`'s own tokens their fleet pool may hold under a law (Fleet Regulations, T7),
     /// other players' tokens there counted first (T17); `None` without such a law.
     pub fn own_fleet_max(&self, player: Owner) -> Option<u32> {
-        self.rules
-            .fleet_pool_max
+        self.fleet_pool_max()
             .map(|m| u32::from(m).saturating_sub(self.captured(player)))
+    }
+
+    /// The most tokens a fleet pool may hold under the laws in play, from the start or put in play by an
+    /// agenda (Fleet Regulations; T7, T20); `None` without such a law.
+    pub fn fleet_pool_max(&self) -> Option<u8> {
+        let mut max = self.rules.fleet_pool_max;
+        let mut enacted = self.flow.enacted;
+        while enacted != 0 {
+            let law = enacted.trailing_zeros() as usize;
+            enacted &= enacted - 1;
+            if let Some(m) = self.rules.law_list.get(law).and_then(|l| l.1) {
+                max = Some(max.map_or(m, |x| x.min(m)));
+            }
+        }
+        max
     }
 
     /// `player`'s tokens in reinforcements.
@@ -1542,6 +1791,8 @@ impl State {
             | Step::Redistribute
             | Step::FreeSecondaries => f.resolver,
             Step::Fallback => (f.resolver + f.others) % n,
+            Step::Reveal | Step::Outcome => f.speaker,
+            Step::Quash | Step::ReturnTokens => f.resolver,
             Step::Secondary => (f.turn + f.cursor) % n,
         }))
     }
@@ -1685,7 +1936,8 @@ impl State {
             return bad("eliminated players");
         }
         if usize::from(f.card) >= cards
-            || usize::from(f.effect) > r.effects(f.card, f.secondary).len()
+            || f.phase != Phase::Agenda
+                && usize::from(f.effect) > r.effects(f.card, f.secondary).len()
             || usize::from(f.target) >= systems.max(1)
             || usize::from(f.system) >= systems.max(1)
             || usize::from(f.picks) > n * usize::from(r.cards_per_player)
@@ -1696,6 +1948,10 @@ impl State {
             Step::Pick => f.phase == Phase::Strategy,
             Step::Gain | Step::Redistribute => matches!(f.phase, Phase::Action | Phase::Status),
             Step::Over => f.phase == Phase::Over,
+            Step::Reveal | Step::Quash | Step::Outcome | Step::ReturnTokens => {
+                f.phase == Phase::Agenda
+            }
+            Step::Release => matches!(f.phase, Phase::Action | Phase::Agenda),
             _ => f.phase == Phase::Action,
         };
         if !phase_fits || (f.step == Step::Gain && f.left == 0) {
@@ -1703,6 +1959,40 @@ impl State {
         }
         if f.holder.iter().any(|&h| h != NOBODY && !player(h)) {
             return bad("card holders");
+        }
+        // T20: the agenda being resolved, its outcome and the laws and agendas it names.
+        let agendas = r.agendas.len();
+        let resolving =
+            f.step == Step::ReturnTokens || f.step == Step::Release && f.phase == Phase::Agenda;
+        if r.law_list.len() > 16
+            || agendas > 16
+            || u32::from(f.enacted) >> r.law_list.len() != 0
+            || u32::from(f.revealed) >> agendas != 0
+            || h.agendas.len() != agendas
+            || h.agendas.iter().any(|&a| self.ledger.permanent(a).is_err())
+            || f.agenda != NOBODY && usize::from(f.agenda) >= agendas
+            || (resolving || f.step == Step::Outcome) && f.agenda == NOBODY
+            || f.resolved > 2
+            || f.phase == Phase::Agenda && f.resolved > 1
+            || f.outcome > 2
+            || !player(f.elected)
+            || f.phase == Phase::Agenda && r.agenda_from == 0
+            || r.homes.len() != n
+            || r.homes.iter().flatten().any(|&s| usize::from(s) >= systems)
+            || r.quash.len() != n
+            || r.agendas.iter().flat_map(|a| a.outcomes.iter().flatten()).any(
+                |op| matches!(op, AgendaOp::Enact(law) if usize::from(*law) >= r.law_list.len()),
+            )
+        {
+            return bad("agendas");
+        }
+        if resolving
+            && usize::from(f.effect)
+                > r.agendas[usize::from(f.agenda)].outcomes[usize::from(f.outcome)].len()
+            || f.step == Step::ReturnTokens && (f.left == 0 || usize::from(f.status) >= n)
+            || f.step == Step::Quash && r.quash[usize::from(f.resolver)] == 0
+        {
+            return bad("agenda step");
         }
         let mut seen = [false; MAX_PLAYERS];
         for &p in &f.order[..n] {
@@ -1757,11 +2047,13 @@ impl State {
                     )));
                 }
             }
-            if let Some(m) = self.rules.fleet_pool_max {
-                // Over the law's maximum only while the player chooses the token to return (T17).
+            if let Some(m) = self.fleet_pool_max() {
+                // Over the law's maximum only while the player chooses the token to return: one over
+                // after a capture (T17), any number when a law has just come into play (T20).
                 let held = self.fleet_tokens(p);
                 let releasing = self.flow.step == Step::Release && slot(p) == self.flow.resolver;
-                if held > u32::from(m) && !(releasing && held == u32::from(m) + 1) {
+                let over = held - u32::from(m).min(held);
+                if over > 0 && !(releasing && (over == 1 || self.flow.phase == Phase::Agenda)) {
                     return Err(Violation(format!(
                         "{p}'s fleet pool holds {held} over the law's {m}"
                     )));

@@ -17,6 +17,7 @@ impl State {
             Phase::Strategy => Some(self.picker()),
             Phase::Action => Some(f.turn),
             Phase::Status => Some(f.resolver),
+            Phase::Agenda => Some(f.speaker),
             Phase::Over => None,
         };
         if let Some(t) = turn {
@@ -111,6 +112,29 @@ impl State {
                     Cow::Borrowed("command token")
                 };
                 board.row(p, r.system_labels[s].clone(), value);
+            }
+        }
+        // T20: laws in play and the agendas, in games with an agenda phase or a law.
+        let laws = r.starting_laws | f.enacted;
+        if laws != 0 {
+            let section = table.section("Laws in play");
+            for (i, (name, _)) in r.law_list.iter().enumerate() {
+                if laws & (1 << i) != 0 {
+                    section.row(Owner::GAME, name.clone(), "in play");
+                }
+            }
+        }
+        if !r.agendas.is_empty() {
+            let section = table.section("Agendas");
+            for (a, agenda) in r.agendas.iter().enumerate() {
+                let value = if f.phase == Phase::Agenda && usize::from(f.agenda) == a {
+                    "being resolved"
+                } else if f.revealed & (1 << a) != 0 {
+                    "revealed"
+                } else {
+                    "in the agenda deck"
+                };
+                section.row(Owner::GAME, agenda.name.clone(), value);
             }
         }
         if f.step.in_space_combat() {

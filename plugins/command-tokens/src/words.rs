@@ -29,9 +29,15 @@ pub fn vocabulary() -> Vocabulary {
         Term::new("play"),
         Term::new("other players' tokens in a fleet pool"),
         Term::new("game box"),
+        Term::new("agenda").states("has been revealed", "is in the agenda deck"),
     ];
-    debug_assert_eq!(kinds.len(), usize::from(kind::BOX.0) + 1);
-    let phases = ["strategy phase", "action phase", "status phase"];
+    debug_assert_eq!(kinds.len(), usize::from(kind::AGENDA.0) + 1);
+    let phases = [
+        "strategy phase",
+        "action phase",
+        "status phase",
+        "agenda phase",
+    ];
     // In `Step` order.
     let steps = [
         "picking strategy cards",
@@ -54,6 +60,10 @@ pub fn vocabulary() -> Vocabulary {
         "giving a command token to the winner's fleet pool",
         "returning a command token over the fleet pool's maximum",
         "game over",
+        "revealing an agenda",
+        "deciding whether to quash the agenda",
+        "entering the agenda's outcome",
+        "returning command tokens to reinforcements",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
     let actions = [
@@ -84,6 +94,12 @@ pub fn vocabulary() -> Vocabulary {
         "return of a command token over the fleet pool's maximum",
         "elimination of a player",
         "Star Forge",
+        "revelation of an agenda",
+        "Quash",
+        "decision to let the agenda stand",
+        "outcome of an agenda",
+        "election of a player",
+        "return of a command token to reinforcements",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -122,8 +138,18 @@ pub fn vocabulary() -> Vocabulary {
         "{who} is eliminated: their command tokens and units return to the game box",
         "the speaker token passes to p{0}",
         "p{0} uses Star Forge in {name}: command tokens spent from the strategy pool: {1}",
+        "the agenda phase begins: p{0}, the speaker, reveals the agendas",
+        "p{0} reveals {name}",
+        "p{0} reveals an agenda that does nothing to command tokens",
+        "p{0} quashes {name}: command tokens spent from the strategy pool: {1}",
+        "p{0} lets {name} stand",
+        "{name} is resolved For",
+        "{name} is resolved Against",
+        "{name} elects p{0}",
+        "{name} comes into play as a law",
+        "p{0} returns a command token to reinforcements for {name}",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::STAR_FORGE) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::RETURN) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -179,6 +205,10 @@ impl Step {
             Step::Capture => "while the pool of a token for the winner's fleet pool is chosen",
             Step::Release => "while a token leaves a fleet pool over the law's maximum",
             Step::Over => "once the game is over",
+            Step::Reveal => "while an agenda is revealed",
+            Step::Quash => "while the revealed agenda may be quashed",
+            Step::Outcome => "while the agenda's outcome is entered",
+            Step::ReturnTokens => "while command tokens are returned to reinforcements",
         }
     }
 }
@@ -282,6 +312,27 @@ impl State {
             }
             Action::Destroy { class } => format!("destroying a {}", self.class_name(class)),
             Action::Eliminate { player } => format!("eliminating p{player}"),
+            Action::RevealAgenda { agenda: Some(a) } => format!(
+                "revealing {}",
+                self.rules
+                    .agendas
+                    .get(usize::from(a))
+                    .map_or_else(|| format!("agenda #{a}"), |x| x.name.clone())
+            ),
+            Action::RevealAgenda { agenda: None } => {
+                "revealing an agenda that does nothing to command tokens".into()
+            }
+            Action::Quash => "quashing the agenda".into(),
+            Action::NoQuash => "letting the agenda stand".into(),
+            Action::Outcome { vote } => match vote {
+                crate::state::Vote::For => "resolving the agenda For".into(),
+                crate::state::Vote::Against => "resolving the agenda Against".into(),
+            },
+            Action::Elect { player } => format!("electing p{player}"),
+            Action::ReturnToken { pool } => format!(
+                "returning a command token from the {} to reinforcements",
+                pool.name()
+            ),
             Action::StarForge { system, class } => format!(
                 "Star Forge placing {} in {}",
                 self.class_name(class),
@@ -400,7 +451,26 @@ impl State {
             Step::Release => Cow::Borrowed(
                 "to return a command token from their fleet pool: it holds more than the law allows",
             ),
+            Step::Reveal => Cow::Borrowed("to reveal an agenda from the agenda deck"),
+            Step::Quash => Cow::Owned(format!("to quash {} or let it stand", self.agenda_name())),
+            Step::Outcome => Cow::Owned(format!(
+                "to enter the outcome of {} as the table voted",
+                self.agenda_name()
+            )),
+            Step::ReturnTokens => Cow::Owned(format!(
+                "to return {} from their command sheet to reinforcements",
+                count(u32::from(f.left), "command token", "command tokens")
+            )),
         })
+    }
+
+    /// The name of the agenda being resolved: "Fleet Regulations", or "the agenda" for one that does
+    /// nothing to command tokens.
+    pub fn agenda_name(&self) -> Cow<'_, str> {
+        match self.rules.agendas.get(usize::from(self.flow.agenda)) {
+            Some(a) => Cow::Borrowed(&a.name),
+            None => Cow::Borrowed("the agenda"),
+        }
     }
 
     /// The round as the table counts it, from 1 (the last round once the game is over).

@@ -335,7 +335,7 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
         (d.id.as_str(), d.min_players, d.max_players),
         ("command-tokens", 3, 8)
     );
-    assert_eq!(d.phases, ["strategy", "action", "status"]);
+    assert_eq!(d.phases, ["strategy", "action", "status", "agenda"]);
     let readme = include_str!("../../README.md");
     // Every `{"type": ...}` JSON object written in the README.
     let readme_examples: Vec<serde_json::Value> = readme
@@ -399,7 +399,7 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
             .to_owned();
         assert!(names.contains(&name.as_str()), "{name}");
     }
-    assert_eq!(names.len(), 26);
+    assert_eq!(names.len(), 33);
 }
 
 #[test]
