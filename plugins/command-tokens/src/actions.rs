@@ -150,6 +150,13 @@ pub enum Action {
         /// Ship-class index of the ships placed.
         class: u8,
     },
+    /// A component action that spends strategy tokens and takes the turn (T21: Orbital Drop, Production
+    /// Biomes): its index in the game's list of them (`coffer describe` and the table name them).
+    /// `{"type":"component_action","ability":0}`
+    ComponentAction {
+        /// Index into the game's component actions.
+        ability: u8,
+    },
     /// Agenda phase (T20): the speaker enters the agenda revealed from the deck: its index in
     /// `data/agendas.json`, or none for an agenda that does nothing to command tokens.
     /// `{"type":"reveal_agenda","agenda":0}`, `{"type":"reveal_agenda"}`
@@ -290,6 +297,7 @@ impl Action {
             Action::Outcome { .. } => 30,
             Action::Elect { .. } => 31,
             Action::ReturnToken { .. } => 32,
+            Action::ComponentAction { .. } => 33,
         }
     }
 }
@@ -374,6 +382,11 @@ impl State {
                     }));
                 }
                 self.push_star_forge(p, out);
+                for (i, a) in self.rules.abilities.iter().enumerate() {
+                    if owner(a.player) == p && self.may_use_ability(i) {
+                        out.push(Action::ComponentAction { ability: i as u8 });
+                    }
+                }
                 let mut all_used = true;
                 for c in 0..self.rules.cards.len() {
                     if f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
@@ -679,7 +692,9 @@ impl State {
     /// What player `q` spends to resolve the secondary of the card being resolved: nothing for a player the
     /// active player chose with Trade (T11).
     fn secondary_cost(&self, q: Owner) -> u32 {
-        if Players(self.flow.free).contains(q) {
+        // T21: Masters of Trade, for the card its faction names.
+        let free = self.rules.free_secondaries[q.index()] & (1 << self.flow.card) != 0;
+        if free || Players(self.flow.free).contains(q) {
             return 0;
         }
         u32::from(self.rules.cards[usize::from(self.flow.card)].secondary_cost)
@@ -743,6 +758,9 @@ impl State {
             (Step::Turn, Action::Pass) => self.pass(p, cause),
             (Step::Turn, Action::StarForge { system, class }) => {
                 self.star_forge(p, system, class, cause)
+            }
+            (Step::Turn, Action::ComponentAction { ability }) => {
+                self.component_action(p, ability, cause)
             }
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
             (Step::Produce, Action::Eliminate { player }) => self.eliminate(p, player, cause),
@@ -941,10 +959,41 @@ impl State {
         )?;
         self.ledger
             .note(system_key(system), note::ACTIVATE, [arg(p), 0, 0], cause);
+        self.activation_fleet_loss(p, s, cause);
         self.flow.step = Step::Move;
         self.flow.system = system;
         self.flow.built = 0;
         Ok(())
+    }
+
+    /// T21, Neuroglaive: activating a system that holds ships of a player who owns it costs the active
+    /// player fleet-pool tokens, returned to reinforcements (as many as the fleet pool holds); the fleet
+    /// limit applies at once (T7).
+    fn activation_fleet_loss(&mut self, p: Owner, s: usize, cause: Cause) {
+        for q in self.owners() {
+            let loss = self.rules.fleet_loss[q.index()];
+            if q == p || loss == 0 || self.is_eliminated(q) || self.all_ships(q, s) == 0 {
+                continue;
+            }
+            let k = u32::from(loss).min(self.pool(p, Pool::Fleet));
+            if k > 0 {
+                // Cannot fail: the fleet pool holds k of p's tokens.
+                let _ = self.ledger.move_tokens(
+                    p,
+                    self.h.pools[Pool::Fleet.index()],
+                    self.h.reinforcements,
+                    k,
+                    cause,
+                );
+            }
+            self.ledger.note(
+                system_key(s as u16),
+                note::FLEET_LOSS,
+                [arg(p), arg(q), k as i32],
+                cause,
+            );
+            self.recheck_fleet(p, cause);
+        }
     }
 
     fn produce(&mut self, p: Owner, class: u8, cause: Cause) -> Result<(), ActionError> {
@@ -1097,6 +1146,63 @@ impl State {
         if self.rules.classes[c].fleet {
             self.check_fleet_in(p, s, cause);
         }
+        self.end_turn(cause);
+        Ok(())
+    }
+
+    /// Whether component action `i` may be used now: its card is ready and its player's strategy pool
+    /// holds what it spends.
+    fn may_use_ability(&self, i: usize) -> bool {
+        let a = &self.rules.abilities[i];
+        !self.ledger.is_exhausted(self.h.abilities[i])
+            && self.pool(owner(a.player), Pool::Strategy) >= u32::from(a.cost)
+    }
+
+    /// T21: a component action that spends strategy tokens; what else it does (infantry, trade goods) is
+    /// not modelled. It takes the turn.
+    fn component_action(&mut self, p: Owner, ability: u8, cause: Cause) -> Result<(), ActionError> {
+        let i = usize::from(ability);
+        let Some(a) = self.rules.abilities.get(i) else {
+            return Err(illegal(format!(
+                "component action #{ability} does not exist: this game has {}",
+                count(
+                    self.rules.abilities.len() as u32,
+                    "component action",
+                    "component actions"
+                )
+            )));
+        };
+        let (name, cost, exhausts) = (&a.name, a.cost, a.exhausts);
+        if owner(a.player) != p {
+            return Err(illegal(format!("{name} is p{}'s, not {p}'s", a.player)));
+        }
+        if self.ledger.is_exhausted(self.h.abilities[i]) {
+            return Err(illegal(format!(
+                "{p} has already used {name} this round: its card is exhausted"
+            )));
+        }
+        let have = self.pool(p, Pool::Strategy);
+        if have < u32::from(cost) {
+            return Err(illegal(format!(
+                "{name} spends {} from the strategy pool, but {p} has {have}",
+                count(u32::from(cost), "token", "tokens")
+            )));
+        }
+        if cost > 0 {
+            self.ledger.move_tokens(
+                p,
+                self.h.pools[Pool::Strategy.index()],
+                self.h.reinforcements,
+                u32::from(cost),
+                cause,
+            )?;
+        }
+        if exhausts {
+            self.ledger.activate(self.h.abilities[i], cause)?;
+        }
+        let key = Key::new(p, kind::ABILITY, u32::from(ability));
+        self.ledger
+            .note(key, note::COMPONENT, [arg(p), i32::from(cost), 0], cause);
         self.end_turn(cause);
         Ok(())
     }

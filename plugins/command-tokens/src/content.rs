@@ -239,6 +239,14 @@ pub struct Faction {
     /// revealed (the Xxcha Kingdom's Quash: 1; 0: none; T20).
     #[serde(default)]
     pub quash: u8,
+    /// Strategy cards (by id) whose secondary the faction resolves without spending a command token (the
+    /// Emirates of Hacan's Masters of Trade: `trade`; T21).
+    #[serde(default)]
+    pub free_secondaries: Vec<String>,
+    /// The faction's component actions that spend strategy tokens (the Federation of Sol's Orbital Drop;
+    /// T21).
+    #[serde(default)]
+    pub component_actions: Vec<ComponentAction>,
 }
 
 /// A technology a player may own from the start, and its token modifiers.
@@ -255,6 +263,31 @@ pub struct Technology {
     /// Locked ship classes (by id) its owner may produce (the War Sun technology: `war_sun`).
     #[serde(default)]
     pub unlocks: Vec<String>,
+    /// The faction whose technology this is (only a player of it may own it); absent: any player.
+    #[serde(default)]
+    pub faction: Option<String>,
+    /// Fleet-pool tokens a player who activates a system holding the owner's ships returns to
+    /// reinforcements (Neuroglaive: 1; T21).
+    #[serde(default)]
+    pub activation_fleet_loss: u8,
+    /// The component action this technology gives (Production Biomes; T21).
+    #[serde(default)]
+    pub component_action: Option<ComponentAction>,
+}
+
+/// A component action ("ACTION: ...") whose cost is strategy tokens and whose other effects this ruleset
+/// does not model (infantry, trade goods): it takes the player's turn and spends the tokens (T21).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComponentAction {
+    /// Its name, e.g. `Orbital Drop`.
+    pub name: String,
+    /// Strategy tokens it spends (they go to reinforcements).
+    pub strategy_tokens: u8,
+    /// Whether its card exhausts when used (a technology: "Exhaust this card"); it is readied at the end of
+    /// the round, with the other cards (LRR 81).
+    #[serde(default)]
+    pub exhausts: bool,
 }
 
 /// A law in play and its token modifiers.
@@ -411,6 +444,28 @@ fn at_most_16(
         ));
     }
     Ok(())
+}
+
+/// A component action names itself and spends 0 to 16 strategy tokens.
+fn check_component_action(
+    file: &'static str,
+    id: &str,
+    action: &ComponentAction,
+) -> Result<(), ContentError> {
+    if action.name.trim().is_empty() {
+        return Err(ContentError::invalid(
+            file,
+            id,
+            "component_action.name",
+            "must not be empty",
+        ));
+    }
+    at_most_16(
+        file,
+        id,
+        "component_action.strategy_tokens",
+        action.strategy_tokens,
+    )
 }
 
 /// A display name must say something: tables and events show it.
@@ -685,6 +740,37 @@ impl Content {
             at_most_16(FA, &f.id, "research_tokens", f.research_tokens)?;
             at_most_16(FA, &f.id, "status_phase_tokens", f.status_phase_tokens)?;
             at_most_16(FA, &f.id, "quash", f.quash)?;
+            for card in &f.free_secondaries {
+                if !self.strategy_cards.iter().any(|c| &c.id == card) {
+                    return Err(ContentError::invalid(
+                        FA,
+                        &f.id,
+                        "free_secondaries",
+                        format!(
+                            "unknown strategy card '{card}'; known: {}",
+                            self.strategy_cards
+                                .iter()
+                                .map(|c| c.id.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+            }
+            if f.component_actions.len() > 4 {
+                return Err(ContentError::invalid(
+                    FA,
+                    &f.id,
+                    "component_actions",
+                    format!(
+                        "{} component actions, but a faction has 0 to 4",
+                        f.component_actions.len()
+                    ),
+                ));
+            }
+            for c in &f.component_actions {
+                check_component_action(FA, &f.id, c)?;
+            }
             for (class, &n) in &f.starting_fleet {
                 let Some(s) = self.ships.iter().find(|s| &s.id == class) else {
                     return Err(ContentError::invalid(
@@ -784,6 +870,10 @@ impl Content {
             check_name(T, &t.id, &t.name)?;
             at_most_16(T, &t.id, "status_phase_tokens", t.status_phase_tokens)?;
             self.check_unlocks(T, &t.id, &t.unlocks)?;
+            at_most_16(T, &t.id, "activation_fleet_loss", t.activation_fleet_loss)?;
+            if let Some(c) = &t.component_action {
+                check_component_action(T, &t.id, c)?;
+            }
         }
         const A: &str = "agendas.json";
         if self.agendas.len() > MAX_AGENDAS {

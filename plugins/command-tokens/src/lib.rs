@@ -26,14 +26,14 @@ mod words;
 
 pub use actions::{Action, Players};
 pub use content::{
-    Agenda, AgendaEffect, Card, Content, ContentError, ContentOverride, Effect, EffectSpec,
-    Faction, Law, Placed, ShipClass, StarForge, StrategyCard, Technology,
+    Agenda, AgendaEffect, Card, ComponentAction, Content, ContentError, ContentOverride, Effect,
+    EffectSpec, Faction, Law, Placed, ShipClass, StarForge, StrategyCard, Technology,
 };
 pub use state::{
-    AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Flow, Forge, Handles, MAX_INFLUENCE, MAX_PLAYERS,
-    MAX_PRODUCTION, MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool, Prepared, Rules,
-    ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, Vote, default_galaxy, effect,
-    face, kind, note, ship_supply,
+    Ability, AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Flow, Forge, Handles, MAX_INFLUENCE,
+    MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool,
+    Prepared, Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, Vote,
+    default_galaxy, effect, face, kind, note, ship_supply,
 };
 pub use words::vocabulary;
 
@@ -196,6 +196,11 @@ fn action_docs() -> Vec<Doc> {
             "star_forge",
             "T19, the Embers of Muaat's Star Forge, a component action that takes your turn: spend 1 token from your strategy pool to place 2 fighters or 1 destroyer (`class`) from your reinforcements (as many as are left) in a system holding one of your war suns. Placed ships are held to the fleet limit (T7).",
             json!({"type":"star_forge","system":4,"class":1}),
+        ),
+        Doc::with(
+            "component_action",
+            "T21: a component action that spends strategy tokens and takes your turn, by index into the game's list (the table's Component actions section): the Federation of Sol's Orbital Drop, Production Biomes (exhausts until the round's end); what it does besides (infantry, trade goods) is not modelled.",
+            json!({"type":"component_action","ability":0}),
         ),
         Doc::with(
             "reveal_agenda",
@@ -448,6 +453,8 @@ impl Ruleset for CommandTokens {
             kind::CARD => r.cards.get(s)?.name.clone(),
             kind::FLEET_LIMIT => format!("fleet in {}", r.system_labels.get(s)?),
             kind::CAPTURED => format!("fleet pool of {}", r.faction_names.get(s)?),
+            kind::AGENDA => r.agendas.get(s)?.name.clone(),
+            kind::ABILITY => r.abilities.get(s)?.name.clone(),
             kind::BOX => match s {
                 0 => "command tokens in the game box".into(),
                 s => format!("{} in the game box", r.classes.get(s - 1)?.name),

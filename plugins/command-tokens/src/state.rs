@@ -62,6 +62,9 @@ pub mod kind {
     /// An agenda card (subject: its index in the content), a K5 permanent exhausted once revealed (T20); in
     /// games with an agenda phase only.
     pub const AGENDA: Kind = Kind(14);
+    /// A component action of a player that spends strategy tokens (subject: its index in the game's
+    /// list), a K5 permanent exhausted when its card exhausts (T21).
+    pub const ABILITY: Kind = Kind(15);
 }
 
 /// The ruleset's own events ([`coffer_core::Change::Note`]), by code; their texts are in the vocabulary
@@ -160,6 +163,11 @@ pub mod note {
     pub const LAW: u16 = 42;
     /// A player returns a command token to reinforcements for an agenda (`[player]`, keyed by the agenda).
     pub const RETURN: u16 = 43;
+    /// A player uses a component action (keyed by it): `[player, tokens]` (T21).
+    pub const COMPONENT: u16 = 44;
+    /// Neuroglaive: the active player returns fleet-pool tokens for activating a system holding the
+    /// player's ships: `[active player, player, tokens]` (T21).
+    pub const FLEET_LOSS: u16 = 45;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -372,6 +380,31 @@ pub struct Rules {
     /// Bit per law of [`Rules::law_list`] in play from the start (option `laws`).
     #[serde(default)]
     pub starting_laws: u16,
+    /// Per player, the fleet-pool tokens a player activating a system with their ships returns to
+    /// reinforcements (Neuroglaive; T21).
+    #[serde(default)]
+    pub fleet_loss: Vec<u8>,
+    /// Per player, a bit per strategy card whose secondary costs them no command token (Masters of
+    /// Trade; T21).
+    #[serde(default)]
+    pub free_secondaries: Vec<u16>,
+    /// The component actions that spend strategy tokens, each of one player (Orbital Drop, Production
+    /// Biomes; T21).
+    #[serde(default)]
+    pub abilities: Vec<Ability>,
+}
+
+/// A component action of one player that spends strategy tokens (T21); its other effects are not modelled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ability {
+    /// Its name.
+    pub name: String,
+    /// Strategy tokens spent.
+    pub cost: u8,
+    /// Whether its card exhausts when used (readied at the round's end).
+    pub exhausts: bool,
+    /// The player who has it.
+    pub player: u8,
 }
 
 /// An agenda as a game holds it (T20).
@@ -679,6 +712,9 @@ pub struct Handles {
     /// The agenda cards, exhausted once revealed (T20); empty without an agenda phase.
     #[serde(default)]
     pub agendas: Vec<PermanentId>,
+    /// The component actions of [`Rules::abilities`], exhausted when used if their card exhausts (T21).
+    #[serde(default)]
+    pub abilities: Vec<PermanentId>,
 }
 
 /// The whole state of one game.
@@ -822,6 +858,12 @@ impl Rules {
                 };
                 if owned[..j].contains(t) {
                     return Err(cfg(format!("technologies[{p}][{j}]: '{t}' is owned twice")));
+                }
+                if let Some(f) = tech.faction.as_deref().filter(|&f| f != factions[p]) {
+                    return Err(cfg(format!(
+                        "technologies[{p}][{j}]: '{t}' is a faction technology of '{f}', but player {p} plays '{}'",
+                        factions[p]
+                    )));
                 }
                 tech_tokens[p] = tech_tokens[p].saturating_add(tech.status_phase_tokens);
                 unlocks[p].extend(tech.unlocks.iter().map(String::as_str));
@@ -1040,6 +1082,45 @@ impl Rules {
             .iter()
             .map(|f| content.faction(f).map_or(0, |f| f.quash))
             .collect();
+        // T21: what each player's faction and technologies do beyond the above.
+        let owned = |p: usize| {
+            config
+                .technologies
+                .get(p)
+                .into_iter()
+                .flatten()
+                .filter_map(|t| content.technology(t))
+        };
+        let fleet_loss = (0..n)
+            .map(|p| owned(p).map(|t| t.activation_fleet_loss).max().unwrap_or(0))
+            .collect();
+        let free_secondaries = factions
+            .iter()
+            .map(|f| {
+                let free = content.faction(f).map(|f| f.free_secondaries.as_slice());
+                content
+                    .strategy_cards
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| free.is_some_and(|free| free.contains(&c.id)))
+                    .fold(0u16, |bits, (i, _)| bits | 1 << i)
+            })
+            .collect();
+        let mut abilities = Vec::new();
+        for (p, f) in factions.iter().enumerate() {
+            let of_faction = content
+                .faction(f)
+                .into_iter()
+                .flat_map(|f| f.component_actions.iter());
+            for a in of_faction.chain(owned(p).filter_map(|t| t.component_action.as_ref())) {
+                abilities.push(Ability {
+                    name: a.name.clone(),
+                    cost: a.strategy_tokens,
+                    exhausts: a.exhausts,
+                    player: p as u8,
+                });
+            }
+        }
         let mut adjacent = vec![Vec::<u16>::new(); galaxy.len()];
         for (i, s) in galaxy.iter().enumerate() {
             for (j, a) in s.adjacent.iter().enumerate() {
@@ -1132,6 +1213,9 @@ impl Rules {
             law_list,
             homes,
             quash,
+            fleet_loss,
+            free_secondaries,
+            abilities,
             starting_laws: config
                 .laws
                 .iter()
@@ -1404,7 +1488,16 @@ impl State {
         for a in 0..rules.agendas.len() {
             agendas.push(l.add_permanent(Key::new(g, kind::AGENDA, a as u32), None)?);
         }
+        let mut abilities = Vec::with_capacity(rules.abilities.len());
+        for (i, a) in rules.abilities.iter().enumerate() {
+            let readied = a.exhausts.then_some(Scope::Act);
+            abilities.push(l.add_permanent(
+                Key::new(Owner(u16::from(a.player)), kind::ABILITY, i as u32),
+                readied,
+            )?);
+        }
         let h = Handles {
+            abilities,
             agendas,
             reinforcements,
             pools,
@@ -1985,6 +2078,16 @@ impl State {
             )
         {
             return bad("agendas");
+        }
+        if r.fleet_loss.len() != n
+            || r.free_secondaries.len() != n
+            || r.abilities.iter().any(|a| !player(a.player))
+            || h.abilities.len() != r.abilities.len()
+            || h.abilities
+                .iter()
+                .any(|&a| self.ledger.permanent(a).is_err())
+        {
+            return bad("component actions");
         }
         if resolving
             && usize::from(f.effect)

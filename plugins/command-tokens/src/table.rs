@@ -137,6 +137,20 @@ impl State {
                 section.row(Owner::GAME, agenda.name.clone(), value);
             }
         }
+        if !r.abilities.is_empty() {
+            let section = table.section("Component actions");
+            for (i, a) in r.abilities.iter().enumerate() {
+                let value = if self.ledger.is_exhausted(self.h.abilities[i]) {
+                    "used this round".to_string()
+                } else {
+                    format!(
+                        "#{i}: spends {} from the strategy pool",
+                        count(u32::from(a.cost), "token", "tokens")
+                    )
+                };
+                section.row(owner(a.player), a.name.clone(), value);
+            }
+        }
         if f.step.in_space_combat() {
             let (attacker, defender) = (owner(f.turn), owner(f.defender));
             let combat = table.section("Space combat");

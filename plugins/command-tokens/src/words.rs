@@ -30,8 +30,9 @@ pub fn vocabulary() -> Vocabulary {
         Term::new("other players' tokens in a fleet pool"),
         Term::new("game box"),
         Term::new("agenda").states("has been revealed", "is in the agenda deck"),
+        Term::new("component action").states("has been used this round", "is ready"),
     ];
-    debug_assert_eq!(kinds.len(), usize::from(kind::AGENDA.0) + 1);
+    debug_assert_eq!(kinds.len(), usize::from(kind::ABILITY.0) + 1);
     let phases = [
         "strategy phase",
         "action phase",
@@ -100,6 +101,7 @@ pub fn vocabulary() -> Vocabulary {
         "outcome of an agenda",
         "election of a player",
         "return of a command token to reinforcements",
+        "component action",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -148,8 +150,10 @@ pub fn vocabulary() -> Vocabulary {
         "{name} elects p{0}",
         "{name} comes into play as a law",
         "p{0} returns a command token to reinforcements for {name}",
+        "p{0} uses {name}: command tokens spent from the strategy pool: {1}",
+        "p{0} activates {name}, which holds p{1}'s ships: fleet-pool tokens returned to reinforcements: {2}",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::RETURN) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::FLEET_LOSS) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -321,6 +325,12 @@ impl State {
             ),
             Action::RevealAgenda { agenda: None } => {
                 "revealing an agenda that does nothing to command tokens".into()
+            }
+            Action::ComponentAction { ability } => {
+                match self.rules.abilities.get(usize::from(ability)) {
+                    Some(a) => format!("using {}", a.name),
+                    None => format!("using component action #{ability}"),
+                }
             }
             Action::Quash => "quashing the agenda".into(),
             Action::NoQuash => "letting the agenda stand".into(),

@@ -1,7 +1,7 @@
 //! One test (or more) per clause T1-T9, named after it, with the clause's edge cases.
 
 use crate::common::*;
-use coffer_command_tokens::{Action, Phase, Pool, State, Step, face};
+use coffer_command_tokens::{Action, Config, Phase, Pool, State, Step, face};
 use coffer_core::{ActionError, Cause, Owner, Refusal};
 
 // Card indices of data/strategy_cards.json.
@@ -1503,7 +1503,17 @@ fn t7_a_limit_exceeded_in_the_last_status_phase_is_resolved_before_the_game_fini
 /// A four-player game in the action phase with p0 holding Trade; the other cards spread so that p0 acts
 /// first (Leadership to p0 too).
 fn trade_game() -> State {
-    let mut s = default_game(4);
+    // No Hacan: Masters of Trade makes its Trade secondary free anyway (T21).
+    let factions = ["letnev", "sol", "jolnar", "xxcha"]
+        .map(String::from)
+        .to_vec();
+    let mut s = game(
+        4,
+        Config {
+            factions,
+            ..Config::default()
+        },
+    );
     pick(
         &mut s,
         &[

@@ -1,5 +1,6 @@
 //! Integration tests of the `command-tokens` ruleset: one module per topic.
 
+mod abilities;
 mod agendas;
 mod clauses;
 mod common;
