@@ -1,7 +1,7 @@
 //! Actions: the JSON-readable [`Action`] enum, legal-action enumeration and `apply`, with the flow of the
 //! round (strategy, action and status phases) and the card effects they drive.
 
-use crate::content::Effect;
+use crate::content::{CardEffect, Effect, Window};
 use crate::state::{
     AgendaOp, MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, Vote, effect, kind, note, owner, slot,
 };
@@ -150,6 +150,32 @@ pub enum Action {
         /// Ship-class index of the ships placed.
         class: u8,
     },
+    /// Play an action card of your hand (T22), by its slot in the game's list of dealt cards, in its
+    /// window, with what its effect needs: `player` (Insubordination, Signal Jamming), `system` (Unexpected
+    /// Action, Signal Jamming, Skilled Retreat) and `fallback` (Skilled Retreat: the pool of the token when
+    /// reinforcements are empty); a rider's prediction, `vote` or `elect`.
+    /// `{"type":"play_card","card":0}`, `{"type":"play_card","card":2,"player":1}`
+    PlayCard {
+        /// Slot of the card in the game's list of dealt cards.
+        card: u8,
+        /// The player the card targets.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player: Option<u16>,
+        /// The system the card targets.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        system: Option<u16>,
+        /// The pool a placed token comes from when reinforcements are empty (T3).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<Pool>,
+        /// A rider's prediction of For or Against.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        vote: Option<Vote>,
+        /// A rider's prediction of the player elected.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        elect: Option<u16>,
+    },
+    /// Play no (more) action card in this window (T22).
+    NoCard,
     /// A component action that spends strategy tokens and takes the turn (T21: Orbital Drop, Production
     /// Biomes): its index in the game's list of them (`coffer describe` and the table name them).
     /// `{"type":"component_action","ability":0}`
@@ -298,6 +324,8 @@ impl Action {
             Action::Elect { .. } => 31,
             Action::ReturnToken { .. } => 32,
             Action::ComponentAction { .. } => 33,
+            Action::PlayCard { .. } => 34,
+            Action::NoCard => 35,
         }
     }
 }
@@ -387,6 +415,7 @@ impl State {
                         out.push(Action::ComponentAction { ability: i as u8 });
                     }
                 }
+                self.push_cards(p, Window::Action, out);
                 let mut all_used = true;
                 for c in 0..self.rules.cards.len() {
                     if f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
@@ -467,8 +496,10 @@ impl State {
                 }
             }
             Step::Target => {
+                // A Diplomacy Rider (T22) may choose any system: planets are not modelled.
+                let rider = f.phase == Phase::Agenda;
                 for s in 0..systems {
-                    if !self.rules.systems[s].no_diplomacy {
+                    if rider || !self.rules.systems[s].no_diplomacy {
                         out.push(Action::Diplomacy { system: s as u16 });
                     }
                 }
@@ -536,6 +567,26 @@ impl State {
             Step::Quash => {
                 out.push(Action::Quash);
                 out.push(Action::NoQuash);
+            }
+            Step::StrategyWindow | Step::CombatWindow | Step::Riders => {
+                let window = match f.step {
+                    Step::StrategyWindow => Window::StartOfStrategyPhase,
+                    Step::CombatWindow => Window::StartOfCombatRound,
+                    _ => Window::AfterAgendaRevealed,
+                };
+                self.push_cards(p, window, out);
+                out.push(Action::NoCard);
+            }
+            Step::Outcome if f.agenda == NOBODY => {
+                // An agenda this ruleset does not model, entered only to resolve riders (T22): any
+                // outcome.
+                out.push(Action::Outcome { vote: Vote::For });
+                out.push(Action::Outcome {
+                    vote: Vote::Against,
+                });
+                for q in self.owners().filter(|&q| !self.is_eliminated(q)) {
+                    out.push(Action::Elect { player: q.0 });
+                }
             }
             Step::Outcome => {
                 let agenda = &self.rules.agendas[usize::from(f.agenda)];
@@ -761,6 +812,32 @@ impl State {
             }
             (Step::Turn, Action::ComponentAction { ability }) => {
                 self.component_action(p, ability, cause)
+            }
+            (
+                Step::Turn | Step::StrategyWindow | Step::CombatWindow | Step::Riders,
+                Action::PlayCard {
+                    card,
+                    player,
+                    system,
+                    fallback,
+                    vote,
+                    elect,
+                },
+            ) => self.play_card(p, card, [player, system], fallback, (vote, elect), cause),
+            (Step::StrategyWindow, Action::NoCard) => {
+                self.flow.window += 1;
+                self.strategy_window(cause);
+                Ok(())
+            }
+            (Step::CombatWindow, Action::NoCard) => {
+                self.flow.window += 1;
+                self.combat_window();
+                Ok(())
+            }
+            (Step::Riders, Action::NoCard) => {
+                self.flow.window += 1;
+                self.rider_window(cause);
+                Ok(())
             }
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
             (Step::Produce, Action::Eliminate { player }) => self.eliminate(p, player, cause),
@@ -1398,10 +1475,12 @@ impl State {
     }
 
     fn after_gain(&mut self, cause: Cause) {
-        if self.flow.phase == Phase::Status {
-            self.flow.step = Step::Redistribute;
-        } else {
-            self.run_effects(cause);
+        match self.flow.phase {
+            Phase::Status => self.flow.step = Step::Redistribute,
+            // An action card's gain (T22): Summit, a Leadership Rider.
+            Phase::Strategy => self.strategy_window(cause),
+            Phase::Agenda => self.resolve_riders(cause),
+            _ => self.run_effects(cause),
         }
     }
 
@@ -1513,7 +1592,7 @@ impl State {
 
     fn diplomacy(&mut self, p: Owner, system: u16, cause: Cause) -> Result<(), ActionError> {
         let s = self.system_index(system)?;
-        if self.rules.systems[s].no_diplomacy {
+        if self.rules.systems[s].no_diplomacy && self.flow.phase != Phase::Agenda {
             return Err(illegal(format!(
                 "{} cannot choose {}",
                 self.card_name(self.flow.card),
@@ -1548,7 +1627,12 @@ impl State {
             }
             self.flow.others += 1;
         }
-        self.run_effects(cause);
+        if self.flow.phase == Phase::Agenda {
+            // A Diplomacy Rider (T22).
+            self.resolve_riders(cause);
+        } else {
+            self.run_effects(cause);
+        }
     }
 
     fn fallback(&mut self, q: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
@@ -1912,6 +1996,12 @@ impl State {
     fn start_combat_round(&mut self) {
         self.flow.retreat = NOBODY;
         self.flow.hits = [0; 2];
+        self.flow.window = 0;
+        self.combat_window();
+    }
+
+    /// LRR 78.4: the defender, then the attacker, announces a retreat or not, if able; else the rolls.
+    fn announcements(&mut self) {
         let (attacker, defender) = (owner(self.flow.turn), owner(self.flow.defender));
         let (step, resolver) = if self.can_retreat(defender) {
             (Step::Announce, defender)
@@ -2424,12 +2514,11 @@ impl State {
         })
     }
 
+    /// After the revelation (and any Quash): the riders window (T22), then the outcome.
     fn after_reveal(&mut self, cause: Cause) {
-        if self.flow.agenda == NOBODY {
-            self.next_agenda(cause);
-        } else {
-            self.flow.step = Step::Outcome;
-        }
+        self.flow.riders = [NOBODY; crate::state::MAX_RIDERS];
+        self.flow.window = 0;
+        self.rider_window(cause);
     }
 
     /// Quash: the strategy tokens go to reinforcements, the agenda is discarded and the speaker reveals
@@ -2455,7 +2544,7 @@ impl State {
 
     fn outcome(&mut self, vote: Vote, cause: Cause) -> Result<(), ActionError> {
         let a = usize::from(self.flow.agenda);
-        if self.rules.agendas[a].elect_player {
+        if self.rules.agendas.get(a).is_some_and(|a| a.elect_player) {
             return Err(illegal(format!(
                 "{} elects a player: its outcome is not For or Against",
                 self.rules.agendas[a].name
@@ -2472,8 +2561,7 @@ impl State {
 
     fn elect(&mut self, player: u16, cause: Cause) -> Result<(), ActionError> {
         let a = usize::from(self.flow.agenda);
-        let agenda = &self.rules.agendas[a];
-        if !agenda.elect_player {
+        if let Some(agenda) = self.rules.agendas.get(a).filter(|a| !a.elect_player) {
             return Err(illegal(format!(
                 "{}'s outcome is For or Against: it elects no player",
                 agenda.name
@@ -2514,9 +2602,12 @@ impl State {
         let a = usize::from(self.flow.agenda);
         let n = self.players();
         loop {
-            let ops = &self.rules.agendas[a].outcomes[usize::from(self.flow.outcome)];
+            let ops = match self.rules.agendas.get(a) {
+                Some(agenda) => agenda.outcomes[usize::from(self.flow.outcome)].as_slice(),
+                None => &[],
+            };
             let Some(&op) = ops.get(usize::from(self.flow.effect)) else {
-                self.next_agenda(cause);
+                self.resolve_riders(cause);
                 return;
             };
             match op {
@@ -2711,6 +2802,468 @@ impl State {
         Ok(())
     }
 
+    // ----- action cards (T22) -----
+
+    /// The unplayed cards `p` holds for `window`.
+    fn cards_for(&self, p: Owner, window: Window) -> impl Iterator<Item = usize> + '_ {
+        self.rules
+            .hands
+            .iter()
+            .enumerate()
+            .filter(move |(i, c)| {
+                owner(c.player) == p
+                    && c.window == window
+                    && !self.ledger.is_exhausted(self.h.hand[*i])
+            })
+            .map(|(i, _)| i)
+    }
+
+    /// Every way `p` may play each of their cards for `window` now.
+    fn push_cards(&self, p: Owner, window: Window, out: &mut Vec<Action>) {
+        let play = |card: usize, player, system, fallback, vote, elect| Action::PlayCard {
+            card: card as u8,
+            player,
+            system,
+            fallback,
+            vote,
+            elect,
+        };
+        for card in self.cards_for(p, window) {
+            match self.rules.hands[card].effect {
+                CardEffect::Gain { .. } | CardEffect::OthersPlaceToken
+                    if window == Window::AfterAgendaRevealed =>
+                {
+                    for vote in [Vote::For, Vote::Against] {
+                        if self.may_predict(Some(vote), None) {
+                            out.push(play(card, None, None, None, Some(vote), None));
+                        }
+                    }
+                    for q in self.owners().filter(|&q| !self.is_eliminated(q)) {
+                        if self.may_predict(None, Some(q.0)) {
+                            out.push(play(card, None, None, None, None, Some(q.0)));
+                        }
+                    }
+                }
+                CardEffect::Gain { .. } | CardEffect::OthersPlaceToken => {
+                    out.push(play(card, None, None, None, None, None))
+                }
+                CardEffect::RemoveTacticToken => {
+                    for q in self.owners() {
+                        if q != p && !self.is_eliminated(q) && self.pool(q, Pool::Tactic) > 0 {
+                            out.push(play(card, Some(q.0), None, None, None, None));
+                        }
+                    }
+                }
+                CardEffect::RemoveBoardToken => {
+                    let zones = self.ledger.zones();
+                    for z in self.ledger.zones_holding_in(p, kind::SYSTEM) {
+                        let s = zones[z.index()].key.subject as u16;
+                        out.push(play(card, None, Some(s), None, None, None));
+                    }
+                }
+                CardEffect::PlaceOthersToken => {
+                    for s in 0..self.rules.system_count() {
+                        if !self.may_jam(p, s) {
+                            continue;
+                        }
+                        for q in self.owners() {
+                            if self.may_receive(p, q, s) {
+                                out.push(play(card, Some(q.0), Some(s as u16), None, None, None));
+                            }
+                        }
+                    }
+                }
+                CardEffect::SkilledRetreat => {
+                    let active = usize::from(self.flow.system);
+                    for &d in &self.rules.adjacent[active] {
+                        if !self.others_have_ships(p, usize::from(d)) {
+                            self.push_placements(p, usize::from(d), out, |fallback| {
+                                play(card, None, Some(d), fallback, None, None)
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Signal Jamming's system: not a home system, and holding or adjacent to one of `p`'s ships.
+    fn may_jam(&self, p: Owner, s: usize) -> bool {
+        !self.rules.homes.contains(&Some(s as u16))
+            && (self.all_ships(p, s) > 0
+                || self.rules.adjacent[s]
+                    .iter()
+                    .any(|&a| self.all_ships(p, usize::from(a)) > 0))
+    }
+
+    /// Signal Jamming's player: another player still in the game with a token in reinforcements and none
+    /// in the system yet.
+    fn may_receive(&self, p: Owner, q: Owner, s: usize) -> bool {
+        q != p && !self.is_eliminated(q) && self.reinforcements(q) > 0 && !self.has_token(q, s)
+    }
+
+    /// Whether a rider may predict this outcome of the agenda revealed: For or Against for a For/Against
+    /// agenda, a player still in the game for an Elect Player one, anything for an agenda not modelled.
+    fn may_predict(&self, vote: Option<Vote>, elect: Option<u16>) -> bool {
+        let agenda = self.rules.agendas.get(usize::from(self.flow.agenda));
+        match (vote, elect) {
+            (Some(_), None) => agenda.is_none_or(|a| !a.elect_player),
+            (None, Some(q)) => {
+                q < u16::from(self.players())
+                    && !self.is_eliminated(Owner(q))
+                    && agenda.is_none_or(|a| a.elect_player)
+            }
+            _ => false,
+        }
+    }
+
+    fn play_card(
+        &mut self,
+        p: Owner,
+        card: u8,
+        [player, system]: [Option<u16>; 2],
+        fallback: Option<Pool>,
+        (vote, elect): (Option<Vote>, Option<u16>),
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let i = usize::from(card);
+        let Some(c) = self.rules.hands.get(i) else {
+            return Err(illegal(format!(
+                "action card #{card} does not exist: this game dealt {}",
+                count(self.rules.hands.len() as u32, "action card", "action cards")
+            )));
+        };
+        let (name, window, effect) = (c.name.as_str(), c.window, c.effect);
+        if owner(c.player) != p {
+            return Err(illegal(format!(
+                "{name} (#{card}) is in p{}'s hand, not {p}'s",
+                c.player
+            )));
+        }
+        if self.ledger.is_exhausted(self.h.hand[i]) {
+            return Err(illegal(format!("{p} has already played {name} (#{card})")));
+        }
+        let now = match self.flow.step {
+            Step::StrategyWindow => Window::StartOfStrategyPhase,
+            Step::CombatWindow => Window::StartOfCombatRound,
+            Step::Riders => Window::AfterAgendaRevealed,
+            _ => Window::Action,
+        };
+        if window != now {
+            return Err(illegal(format!(
+                "{name} is played {}, not {}",
+                window.when(),
+                now.when()
+            )));
+        }
+        let rider = window == Window::AfterAgendaRevealed;
+        let wants = |what: &str, given: bool, needed: bool| {
+            if given == needed {
+                Ok(())
+            } else if needed {
+                Err(illegal(format!("{name} needs a `{what}`")))
+            } else {
+                Err(illegal(format!("{name} takes no `{what}`")))
+            }
+        };
+        wants(
+            "player",
+            player.is_some(),
+            matches!(
+                effect,
+                CardEffect::RemoveTacticToken | CardEffect::PlaceOthersToken
+            ),
+        )?;
+        wants(
+            "system",
+            system.is_some(),
+            matches!(
+                effect,
+                CardEffect::RemoveBoardToken
+                    | CardEffect::PlaceOthersToken
+                    | CardEffect::SkilledRetreat
+            ),
+        )?;
+        if fallback.is_some() && effect != CardEffect::SkilledRetreat {
+            wants("fallback", true, false)?;
+        }
+        if rider {
+            if vote.is_some() == elect.is_some() || !self.may_predict(vote, elect) {
+                return Err(illegal(format!(
+                    "{name} predicts an outcome {}: `vote` (for or against) or `elect` (a player still in the game)",
+                    match self.rules.agendas.get(usize::from(self.flow.agenda)) {
+                        Some(a) if a.elect_player =>
+                            format!("of {}, which elects a player", a.name),
+                        Some(a) => format!("of {}, which is For or Against", a.name),
+                        None => "of the agenda".to_string(),
+                    }
+                )));
+            }
+        } else if vote.is_some() || elect.is_some() {
+            wants("vote", true, false)?;
+        }
+        let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
+        match effect {
+            CardEffect::RemoveTacticToken => {
+                let q = Owner(player.unwrap_or_default());
+                if q == p || q.0 >= u16::from(self.players()) || self.is_eliminated(q) {
+                    return Err(illegal(format!(
+                        "{name} targets another player still in the game, not p{}",
+                        q.0
+                    )));
+                }
+                if self.pool(q, Pool::Tactic) == 0 {
+                    return Err(illegal(format!("{q}'s tactic pool is empty")));
+                }
+                self.play(i, p, key, cause)?;
+                self.ledger.move_tokens(
+                    q,
+                    self.h.pools[Pool::Tactic.index()],
+                    self.h.reinforcements,
+                    1,
+                    cause,
+                )?;
+                self.ledger
+                    .note(key, note::TACTIC_TOKEN_REMOVED, [arg(p), arg(q), 0], cause);
+                self.end_turn(cause);
+            }
+            CardEffect::RemoveBoardToken => {
+                let s = self.system_index(system.unwrap_or_default())?;
+                if !self.has_token(p, s) {
+                    return Err(illegal(format!(
+                        "{} holds no command token of {p}'s",
+                        self.system_name(s as u16)
+                    )));
+                }
+                self.play(i, p, key, cause)?;
+                self.ledger
+                    .move_tokens(p, self.h.systems[s], self.h.reinforcements, 1, cause)?;
+                self.end_turn(cause);
+            }
+            CardEffect::PlaceOthersToken => {
+                let s = self.system_index(system.unwrap_or_default())?;
+                let q = Owner(player.unwrap_or_default());
+                if !self.may_jam(p, s) {
+                    return Err(illegal(format!(
+                        "{name} chooses a system that is no home system and holds or is adjacent to one of {p}'s ships, not {}",
+                        self.system_name(s as u16)
+                    )));
+                }
+                if q.0 >= u16::from(self.players()) || !self.may_receive(p, q, s) {
+                    return Err(illegal(format!(
+                        "{name} places a token of another player still in the game with one in reinforcements and none in {}, not p{}'s",
+                        self.system_name(s as u16),
+                        q.0
+                    )));
+                }
+                self.play(i, p, key, cause)?;
+                self.ledger
+                    .move_tokens(q, self.h.reinforcements, self.h.systems[s], 1, cause)?;
+                self.end_turn(cause);
+            }
+            CardEffect::SkilledRetreat => self.skilled_retreat(i, p, system, fallback, cause)?,
+            CardEffect::Gain { tokens } if !rider => {
+                self.play(i, p, key, cause)?;
+                if !self.enter_gain(p, tokens, cause) {
+                    self.after_gain(cause);
+                }
+            }
+            CardEffect::Gain { .. } | CardEffect::OthersPlaceToken => {
+                let Some(free) = self.flow.riders.iter().position(|&r| r == NOBODY) else {
+                    return Err(illegal(format!(
+                        "{} riders are played on this agenda already",
+                        crate::state::MAX_RIDERS
+                    )));
+                };
+                self.play(i, p, key, cause)?;
+                let (code, prediction) = match (vote, elect) {
+                    (Some(Vote::For), _) => (note::PREDICT_FOR, 0),
+                    (Some(Vote::Against), _) => (note::PREDICT_AGAINST, 1),
+                    (_, q) => (note::PREDICT_ELECT, 2 + q.unwrap_or_default() as u8),
+                };
+                self.ledger.note(
+                    key,
+                    code,
+                    [arg(p), i32::from(elect.unwrap_or_default()), 0],
+                    cause,
+                );
+                self.flow.riders[free] = card;
+                self.flow.predictions[free] = prediction;
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks the card played (K5) and says so.
+    fn play(&mut self, i: usize, p: Owner, key: Key, cause: Cause) -> Result<(), ActionError> {
+        self.ledger.activate(self.h.hand[i], cause)?;
+        self.ledger.note(key, note::PLAY, [arg(p), 0, 0], cause);
+        Ok(())
+    }
+
+    /// Skilled Retreat: every ship of `p` leaves the active system for an adjacent system holding no other
+    /// player's ships; the space combat ends in a draw; a command token is placed there from
+    /// reinforcements (T3, T6: from a named pool when they are empty, none where one is already).
+    fn skilled_retreat(
+        &mut self,
+        i: usize,
+        p: Owner,
+        system: Option<u16>,
+        fallback: Option<Pool>,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let d = self.system_index(system.unwrap_or_default())?;
+        let active = usize::from(self.flow.system);
+        let to = self.system_name(d as u16);
+        if !self.rules.adjacent[active].contains(&(d as u16)) {
+            return Err(illegal(format!(
+                "{to} is not adjacent to {}",
+                self.system_name(self.flow.system)
+            )));
+        }
+        if self.others_have_ships(p, d) {
+            return Err(illegal(format!(
+                "{to} holds another player's ships: Skilled Retreat moves ships only where none are"
+            )));
+        }
+        let key = Key::new(p, kind::ACTION_CARD, i as u32);
+        self.play(i, p, key, cause)?;
+        let n = self.rules.class_count();
+        for c in 0..n {
+            let ships = self.ships(p, active, c);
+            if ships > 0 {
+                self.ledger.move_tokens(
+                    p,
+                    self.h.ships[active * n + c],
+                    self.h.ships[d * n + c],
+                    ships,
+                    cause,
+                )?;
+            }
+        }
+        self.ledger
+            .note(system_key(d as u16), note::RETREAT, [arg(p), 0, 0], cause);
+        self.ledger.note(
+            system_key(self.flow.system),
+            note::COMBAT_DRAW,
+            [0; 3],
+            cause,
+        );
+        self.place_token(p, d, fallback, cause)?;
+        self.recheck_fleet(p, cause);
+        self.flow.retreat = NOBODY;
+        self.flow.step = Step::Produce;
+        Ok(())
+    }
+
+    /// The window at the start of the strategy phase: from `flow.window` on, from the speaker, the next
+    /// player holding a card for it decides; then the picks.
+    pub(crate) fn strategy_window(&mut self, _cause: Cause) {
+        let n = self.players();
+        self.flow.step = Step::Pick;
+        while self.flow.window < n {
+            let q = owner((self.flow.speaker + self.flow.window) % n);
+            if !self.is_eliminated(q)
+                && self
+                    .cards_for(q, Window::StartOfStrategyPhase)
+                    .next()
+                    .is_some()
+            {
+                self.flow.step = Step::StrategyWindow;
+                self.flow.resolver = slot(q);
+                return;
+            }
+            self.flow.window += 1;
+        }
+    }
+
+    /// The window at the start of a combat round: the attacker, then the defender, if they hold a card
+    /// for it; then the announcements (T15).
+    fn combat_window(&mut self) {
+        while self.flow.window < 2 {
+            let q = owner(if self.flow.window == 0 {
+                self.flow.turn
+            } else {
+                self.flow.defender
+            });
+            if self
+                .cards_for(q, Window::StartOfCombatRound)
+                .next()
+                .is_some()
+            {
+                self.flow.step = Step::CombatWindow;
+                self.flow.resolver = slot(q);
+                return;
+            }
+            self.flow.window += 1;
+        }
+        self.announcements();
+    }
+
+    /// The riders window: from the speaker, each player holding a rider plays one or not; then the
+    /// speaker enters the outcome, unless the agenda is not modelled and no rider awaits it.
+    fn rider_window(&mut self, cause: Cause) {
+        let n = self.players();
+        while self.flow.window < n {
+            let q = owner((self.flow.speaker + self.flow.window) % n);
+            if !self.is_eliminated(q)
+                && self
+                    .cards_for(q, Window::AfterAgendaRevealed)
+                    .next()
+                    .is_some()
+            {
+                self.flow.step = Step::Riders;
+                self.flow.resolver = slot(q);
+                return;
+            }
+            self.flow.window += 1;
+        }
+        if self.flow.agenda == NOBODY && self.flow.riders.iter().all(|&r| r == NOBODY) {
+            self.next_agenda(cause);
+        } else {
+            self.flow.step = Step::Outcome;
+        }
+    }
+
+    /// After the outcome's effects: each rider in the order played, its effect if its prediction was the
+    /// outcome; then the next agenda.
+    fn resolve_riders(&mut self, cause: Cause) {
+        let outcome = match self.flow.outcome {
+            2 => 2 + self.flow.elected,
+            o => o,
+        };
+        for k in 0..crate::state::MAX_RIDERS {
+            let card = self.flow.riders[k];
+            if card == NOBODY {
+                continue;
+            }
+            self.flow.riders[k] = NOBODY;
+            let c = &self.rules.hands[usize::from(card)];
+            let (p, effect) = (owner(c.player), c.effect);
+            let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
+            if self.flow.predictions[k] != outcome {
+                self.ledger
+                    .note(key, note::PREDICTION_WRONG, [arg(p), 0, 0], cause);
+                continue;
+            }
+            self.ledger
+                .note(key, note::PREDICTION_RIGHT, [arg(p), 0, 0], cause);
+            if self.is_eliminated(p) {
+                continue;
+            }
+            match effect {
+                CardEffect::Gain { tokens } if self.enter_gain(p, tokens, cause) => return,
+                CardEffect::OthersPlaceToken => {
+                    self.flow.resolver = slot(p);
+                    self.flow.step = Step::Target;
+                    return;
+                }
+                _ => {}
+            }
+        }
+        self.next_agenda(cause);
+    }
+
     /// LRR 8: two agendas each agenda phase; then the round ends.
     fn next_agenda(&mut self, cause: Cause) {
         self.flow.resolved += 1;
@@ -2778,9 +3331,10 @@ impl State {
         self.flow.picks = 0;
         self.flow.passed = 0;
         self.flow.phase = Phase::Strategy;
-        self.flow.step = Step::Pick;
         let speaker = i32::from(self.flow.speaker);
         self.ledger
             .note(ROUND_KEY, note::STRATEGY_PHASE, [speaker, 0, 0], cause);
+        self.flow.window = 0;
+        self.strategy_window(cause);
     }
 }

@@ -371,6 +371,62 @@ pub struct Agenda {
     pub elected: Vec<AgendaEffect>,
 }
 
+/// When an action card may be played (T22).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Window {
+    /// "ACTION:": as the turn's action in the action phase.
+    Action,
+    /// "At the start of the strategy phase".
+    StartOfStrategyPhase,
+    /// "At the start of a combat round", by a player in the space combat.
+    StartOfCombatRound,
+    /// "After an agenda is revealed": a rider; the player predicts an outcome, and the effect resolves
+    /// only if it is the outcome.
+    AfterAgendaRevealed,
+}
+
+/// What an action card does to command tokens (T22). JSON: `{"effect":"gain","tokens":2}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "effect", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CardEffect {
+    /// Gain command tokens, each into a pool of the player's choice (T2, T3 limits).
+    Gain {
+        /// How many.
+        tokens: u8,
+    },
+    /// Remove 1 token from another player's tactic pool and return it to their reinforcements.
+    RemoveTacticToken,
+    /// Remove 1 of your command tokens from the game board and return it to your reinforcements.
+    RemoveBoardToken,
+    /// Place a command token from another player's reinforcements in a non-home system that contains or
+    /// is adjacent to 1 of your ships.
+    PlaceOthersToken,
+    /// Move all of your ships from the active system into an adjacent system that does not contain
+    /// another player's ships; the space combat ends in a draw; then place a command token from your
+    /// reinforcements in that system.
+    SkilledRetreat,
+    /// Choose a system; each other player places a command token from their reinforcements there.
+    OthersPlaceToken,
+}
+
+/// An action card whose text touches command tokens (T22).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionCard {
+    /// Stable id, e.g. `summit`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// When it is played.
+    pub window: Window,
+    /// What it does.
+    pub effect: CardEffect,
+    /// Copies in the action card deck (default 1): no game deals more.
+    #[serde(default = "one")]
+    pub copies: u8,
+}
+
 /// Every content list; a `None` list in a configuration keeps the embedded one.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -387,6 +443,8 @@ pub struct ContentOverride {
     pub technologies: Option<Vec<Technology>>,
     /// Replaces `data/agendas.json`.
     pub agendas: Option<Vec<Agenda>>,
+    /// Replaces `data/action_cards.json`.
+    pub action_cards: Option<Vec<ActionCard>>,
 }
 
 /// Validated content.
@@ -404,6 +462,8 @@ pub struct Content {
     pub technologies: Vec<Technology>,
     /// Agendas (at most [`MAX_AGENDAS`]).
     pub agendas: Vec<Agenda>,
+    /// Action cards (at most [`MAX_ACTION_CARDS`]).
+    pub action_cards: Vec<ActionCard>,
 }
 
 /// Most ship classes content may define.
@@ -414,6 +474,8 @@ pub const MAX_MOVE: u8 = 10;
 pub const MAX_CAPACITY: u8 = 20;
 /// Most combat dice content may give a ship of a class.
 pub const MAX_DICE: u8 = 10;
+/// Most action cards content may define.
+pub const MAX_ACTION_CARDS: usize = 32;
 /// Most laws content may define.
 pub const MAX_LAWS: usize = 16;
 /// Most agendas content may define.
@@ -427,6 +489,7 @@ const FACTIONS: &str = include_str!("../data/factions.json");
 const LAWS: &str = include_str!("../data/laws.json");
 const TECHNOLOGIES: &str = include_str!("../data/technologies.json");
 const AGENDAS: &str = include_str!("../data/agendas.json");
+const ACTION_CARDS: &str = include_str!("../data/action_cards.json");
 
 /// A count a card or sheet prints (a cost, a bonus, a number of tokens): 0 to 16, the tokens a player owns.
 fn at_most_16(
@@ -531,6 +594,10 @@ impl Content {
             Some(v) => v.clone(),
             None => read_content("agendas.json", AGENDAS)?,
         };
+        let action_cards = match &over.action_cards {
+            Some(v) => v.clone(),
+            None => read_content("action_cards.json", ACTION_CARDS)?,
+        };
         let content = Content {
             ships,
             strategy_cards,
@@ -538,14 +605,15 @@ impl Content {
             laws,
             technologies,
             agendas,
+            action_cards,
         };
         content.validate()?;
         Ok(content)
     }
 
     /// Parses one content list from JSON text, for tests and tools (`file` is one of `ships.json`,
-    /// `strategy_cards.json`, `factions.json`, `laws.json`, `technologies.json`, `agendas.json`) and
-    /// validates the whole content with it.
+    /// `strategy_cards.json`, `factions.json`, `laws.json`, `technologies.json`, `agendas.json`,
+    /// `action_cards.json`) and validates the whole content with it.
     ///
     /// # Errors
     /// [`ContentError`].
@@ -562,6 +630,9 @@ impl Content {
                 over.technologies = Some(read_content("technologies.json", text)?)
             }
             "agendas.json" => over.agendas = Some(read_content("agendas.json", text)?),
+            "action_cards.json" => {
+                over.action_cards = Some(read_content("action_cards.json", text)?)
+            }
             other => {
                 return Err(ContentError::parse(
                     "content",
@@ -926,6 +997,57 @@ impl Content {
                 }
             }
         }
+        const AC: &str = "action_cards.json";
+        if self.action_cards.len() > MAX_ACTION_CARDS {
+            return Err(ContentError::invalid(
+                AC,
+                "-",
+                "action_cards",
+                format!(
+                    "{} action cards, but content holds 0 to {MAX_ACTION_CARDS}",
+                    self.action_cards.len()
+                ),
+            ));
+        }
+        let mut seen = Vec::new();
+        for (i, c) in self.action_cards.iter().enumerate() {
+            check_content_id(AC, i, &c.id, &mut seen)?;
+            check_name(AC, &c.id, &c.name)?;
+            if c.copies == 0 || c.copies > 16 {
+                return Err(ContentError::invalid(
+                    AC,
+                    &c.id,
+                    "copies",
+                    format!("{} is out of range: 1 to 16", c.copies),
+                ));
+            }
+            let fits = match c.effect {
+                CardEffect::Gain { tokens } => {
+                    if tokens == 0 || tokens > 16 {
+                        return Err(ContentError::invalid(
+                            AC,
+                            &c.id,
+                            "effect",
+                            format!("a gain of {tokens} tokens is out of range: 1 to 16"),
+                        ));
+                    }
+                    c.window != Window::StartOfCombatRound
+                }
+                CardEffect::RemoveTacticToken
+                | CardEffect::RemoveBoardToken
+                | CardEffect::PlaceOthersToken => c.window == Window::Action,
+                CardEffect::SkilledRetreat => c.window == Window::StartOfCombatRound,
+                CardEffect::OthersPlaceToken => c.window == Window::AfterAgendaRevealed,
+            };
+            if !fits {
+                return Err(ContentError::invalid(
+                    AC,
+                    &c.id,
+                    "window",
+                    "this effect cannot be played in that window",
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -1020,6 +1142,11 @@ impl Content {
     /// The agenda with this id.
     pub fn agenda(&self, id: &str) -> Option<&Agenda> {
         self.agendas.iter().find(|a| a.id == id)
+    }
+
+    /// The action card with this id.
+    pub fn action_card(&self, id: &str) -> Option<&ActionCard> {
+        self.action_cards.iter().find(|c| c.id == id)
     }
 
     /// The law with this id.

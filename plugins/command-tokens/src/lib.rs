@@ -26,14 +26,15 @@ mod words;
 
 pub use actions::{Action, Players};
 pub use content::{
-    Agenda, AgendaEffect, Card, ComponentAction, Content, ContentError, ContentOverride, Effect,
-    EffectSpec, Faction, Law, Placed, ShipClass, StarForge, StrategyCard, Technology,
+    ActionCard, Agenda, AgendaEffect, Card, CardEffect, ComponentAction, Content, ContentError,
+    ContentOverride, Effect, EffectSpec, Faction, Law, Placed, ShipClass, StarForge, StrategyCard,
+    Technology, Window,
 };
 pub use state::{
-    Ability, AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Flow, Forge, Handles, MAX_INFLUENCE,
-    MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Phase, Pool,
-    Prepared, Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo, Vote,
-    default_galaxy, effect, face, kind, note, ship_supply,
+    Ability, AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Flow, Forge, HandCard, Handles,
+    MAX_INFLUENCE, MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY,
+    Phase, Pool, Prepared, Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo,
+    Vote, default_galaxy, effect, face, kind, note, ship_supply,
 };
 pub use words::vocabulary;
 
@@ -203,6 +204,16 @@ fn action_docs() -> Vec<Doc> {
             json!({"type":"component_action","ability":0}),
         ),
         Doc::with(
+            "play_card",
+            "T22: play an action card of your hand (option `action_cards`), by its slot in the game's list of dealt cards (the table's Action cards section), in its window: as your turn's action (Insubordination with `player`, Unexpected Action with `system`, Signal Jamming with `system` and `player`), at the start of the strategy phase (Summit), at the start of a combat round (Skilled Retreat with `system`, and `fallback` when reinforcements are empty), or after an agenda is revealed (a rider, with its prediction: `vote` or `elect`).",
+            json!({"type":"play_card","card":2,"player":1}),
+        ),
+        Doc::with(
+            "no_card",
+            "T22: play no (more) action card in this window.",
+            json!({"type":"no_card"}),
+        ),
+        Doc::with(
             "reveal_agenda",
             "T20, agenda phase: the speaker enters the agenda revealed from the deck, by index into data/agendas.json (each once per game), or, with no `agenda`, one that does nothing to command tokens.",
             json!({"type":"reveal_agenda","agenda":0}),
@@ -302,6 +313,11 @@ fn option_docs() -> Vec<Doc> {
             "agenda_phase_from",
             "The round from which every round ends with an agenda phase (T20, LRR 8), 0 to 1000; 0: never. The agenda phase begins once the custodians token leaves Mecatol Rex, which the table decides; in it the speaker reveals two agendas in turn, the Xxcha may Quash each, and the speaker enters the outcome the table voted.",
             json!(d.agenda_phase_from),
+        ),
+        Doc::with(
+            "action_cards",
+            "The action cards each player holds, by id from data/action_cards.json, one list per player (e.g. [[\"summit\"], [\"skilled-retreat\"], []]); each is played once; no more of a card than the deck's copies; at most 32 dealt and 4 riders. Drawing is not modelled: hands are dealt by configuration and known to all. Empty: none.",
+            json!(d.action_cards),
         ),
         Doc::with(
             "homes",
@@ -455,6 +471,7 @@ impl Ruleset for CommandTokens {
             kind::CAPTURED => format!("fleet pool of {}", r.faction_names.get(s)?),
             kind::AGENDA => r.agendas.get(s)?.name.clone(),
             kind::ABILITY => r.abilities.get(s)?.name.clone(),
+            kind::ACTION_CARD => r.hands.get(s)?.name.clone(),
             kind::BOX => match s {
                 0 => "command tokens in the game box".into(),
                 s => format!("{} in the game box", r.classes.get(s - 1)?.name),

@@ -1,7 +1,9 @@
 //! The game state: configuration, the per-game rules resolved from content, the kernel ledger with its
 //! token zones (command tokens and ships), and the flow of the round (whose decision it is).
 
-use crate::content::{AgendaEffect, Card, Content, ContentOverride, Effect, MAX_CARDS, ShipClass};
+use crate::content::{
+    AgendaEffect, Card, CardEffect, Content, ContentOverride, Effect, MAX_CARDS, ShipClass, Window,
+};
 use coffer_core::{
     AmountId, AmountSpec, Cause, ContentTable, Key, Ledger, Owner, PermanentId, Scope, SetupError,
     Shared, SharedContent, Violation, Zone, ZoneId,
@@ -22,6 +24,10 @@ pub const MAX_ROUNDS: u16 = 1000;
 pub const MAX_PRODUCTION: u8 = 20;
 /// Most influence a player may be configured to have per round (`influence`, `influence_per_player`).
 pub const MAX_INFLUENCE: u32 = 1_000_000;
+/// Most action cards a game deals (`action_cards`, T22).
+pub const MAX_HAND_CARDS: usize = 32;
+/// Most riders a game deals (T22): each agenda keeps its predictions in the flow.
+pub const MAX_RIDERS: usize = 4;
 /// Most systems a configured galaxy may hold (`galaxy`).
 pub const MAX_SYSTEMS: usize = 200;
 
@@ -65,6 +71,9 @@ pub mod kind {
     /// A component action of a player that spends strategy tokens (subject: its index in the game's
     /// list), a K5 permanent exhausted when its card exhausts (T21).
     pub const ABILITY: Kind = Kind(15);
+    /// An action card in a player's hand (subject: its slot in the game's list of dealt cards), a K5
+    /// permanent exhausted once played (T22).
+    pub const ACTION_CARD: Kind = Kind(16);
 }
 
 /// The ruleset's own events ([`coffer_core::Change::Note`]), by code; their texts are in the vocabulary
@@ -168,6 +177,20 @@ pub mod note {
     /// Neuroglaive: the active player returns fleet-pool tokens for activating a system holding the
     /// player's ships: `[active player, player, tokens]` (T21).
     pub const FLEET_LOSS: u16 = 45;
+    /// A player plays the action card (keyed by it): `[player]` (T22).
+    pub const PLAY: u16 = 46;
+    /// A rider predicts For (keyed by the card): `[player]`.
+    pub const PREDICT_FOR: u16 = 47;
+    /// A rider predicts Against (keyed by the card): `[player]`.
+    pub const PREDICT_AGAINST: u16 = 48;
+    /// A rider predicts the election of a player (keyed by the card): `[player, elected]`.
+    pub const PREDICT_ELECT: u16 = 49;
+    /// A rider's prediction was right: its effect resolves (keyed by the card): `[player]`.
+    pub const PREDICTION_RIGHT: u16 = 50;
+    /// A rider's prediction was wrong (keyed by the card): `[player]`.
+    pub const PREDICTION_WRONG: u16 = 51;
+    /// Insubordination: `[player, target]` (keyed by the card).
+    pub const TACTIC_TOKEN_REMOVED: u16 = 52;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -273,6 +296,9 @@ pub struct Config {
     /// Each player's home system, by system id (default empty: the system `home-<faction>`, if the galaxy
     /// has one; the default galaxy does).
     pub homes: Vec<String>,
+    /// The action cards each player holds at the start, by id, one list per player (default empty: none;
+    /// T22). Drawing is not modelled: a hand is dealt by configuration and known to all.
+    pub action_cards: Vec<Vec<String>>,
 }
 
 impl Default for Config {
@@ -291,6 +317,7 @@ impl Default for Config {
             elimination: false,
             agenda_phase_from: 0,
             homes: Vec::new(),
+            action_cards: Vec::new(),
         }
     }
 }
@@ -392,6 +419,22 @@ pub struct Rules {
     /// Biomes; T21).
     #[serde(default)]
     pub abilities: Vec<Ability>,
+    /// The action cards dealt (T22): each with its holder, in configuration order.
+    #[serde(default)]
+    pub hands: Vec<HandCard>,
+}
+
+/// An action card dealt to a player (T22).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandCard {
+    /// Its holder.
+    pub player: u8,
+    /// Its name.
+    pub name: String,
+    /// When it is played.
+    pub window: Window,
+    /// What it does.
+    pub effect: CardEffect,
 }
 
 /// A component action of one player that spends strategy tokens (T21); its other effects are not modelled.
@@ -569,6 +612,13 @@ pub enum Step {
     Outcome,
     /// A player chooses the pools of the command tokens an agenda returns to reinforcements (T20).
     ReturnTokens,
+    /// At the start of the strategy phase, a player holding a card for it plays one or not (T22).
+    StrategyWindow,
+    /// At the start of a combat round, a player in the combat holding a card for it plays one or not
+    /// (T22).
+    CombatWindow,
+    /// After an agenda is revealed, a player holding a rider plays one with a prediction or not (T22).
+    Riders,
 }
 
 impl Step {
@@ -576,7 +626,7 @@ impl Step {
     pub fn in_space_combat(self) -> bool {
         matches!(
             self,
-            Step::Announce | Step::Roll | Step::Assign | Step::Retreat
+            Step::CombatWindow | Step::Announce | Step::Roll | Step::Assign | Step::Retreat
         )
     }
 
@@ -677,6 +727,20 @@ pub struct Flow {
     /// The player the agenda elected.
     #[serde(default)]
     pub elected: u8,
+    /// A window's cursor (T22): the offset from the speaker at the start of the strategy phase or after
+    /// an agenda is revealed, 0 (attacker) or 1 (defender) at the start of a combat round.
+    #[serde(default)]
+    pub window: u8,
+    /// The riders played on the agenda being resolved, by slot in [`Rules::hands`] ([`NOBODY`]: none).
+    #[serde(default = "no_riders")]
+    pub riders: [u8; MAX_RIDERS],
+    /// Each rider's prediction: 0 For, 1 Against, 2 + p the election of player p.
+    #[serde(default)]
+    pub predictions: [u8; MAX_RIDERS],
+}
+
+fn no_riders() -> [u8; MAX_RIDERS] {
+    [NOBODY; MAX_RIDERS]
 }
 
 fn nobody() -> u8 {
@@ -715,6 +779,9 @@ pub struct Handles {
     /// The component actions of [`Rules::abilities`], exhausted when used if their card exhausts (T21).
     #[serde(default)]
     pub abilities: Vec<PermanentId>,
+    /// The action cards of [`Rules::hands`], exhausted once played (T22).
+    #[serde(default)]
+    pub hand: Vec<PermanentId>,
 }
 
 /// The whole state of one game.
@@ -1106,6 +1173,56 @@ impl Rules {
                     .fold(0u16, |bits, (i, _)| bits | 1 << i)
             })
             .collect();
+        if !config.action_cards.is_empty() && config.action_cards.len() != n {
+            return Err(cfg(format!(
+                "action_cards: {} hands given, but {n} players need {n} (or none)",
+                config.action_cards.len()
+            )));
+        }
+        let mut hands = Vec::new();
+        for (p, hand) in config.action_cards.iter().enumerate() {
+            for (j, id) in hand.iter().enumerate() {
+                let Some(card) = content.action_card(id) else {
+                    return Err(cfg(format!(
+                        "action_cards[{p}][{j}]: unknown action card '{id}'; known: {}",
+                        ids(content.action_cards.iter().map(|c| c.id.as_str()))
+                    )));
+                };
+                let dealt = config.action_cards[..p]
+                    .iter()
+                    .flatten()
+                    .chain(&hand[..=j])
+                    .filter(|&c| c == id)
+                    .count();
+                if dealt > usize::from(card.copies) {
+                    return Err(cfg(format!(
+                        "action_cards[{p}][{j}]: '{id}' is dealt {dealt} times, but the deck holds {}",
+                        card.copies
+                    )));
+                }
+                hands.push(HandCard {
+                    player: p as u8,
+                    name: card.name.clone(),
+                    window: card.window,
+                    effect: card.effect,
+                });
+            }
+        }
+        if hands.len() > MAX_HAND_CARDS {
+            return Err(cfg(format!(
+                "action_cards: {} cards dealt, but a game deals 0 to {MAX_HAND_CARDS}",
+                hands.len()
+            )));
+        }
+        let riders = hands
+            .iter()
+            .filter(|c| c.window == Window::AfterAgendaRevealed)
+            .count();
+        if riders > MAX_RIDERS {
+            return Err(cfg(format!(
+                "action_cards: {riders} riders dealt, but a game deals 0 to {MAX_RIDERS}"
+            )));
+        }
         let mut abilities = Vec::new();
         for (p, f) in factions.iter().enumerate() {
             let of_faction = content
@@ -1216,6 +1333,7 @@ impl Rules {
             fleet_loss,
             free_secondaries,
             abilities,
+            hands,
             starting_laws: config
                 .laws
                 .iter()
@@ -1496,7 +1614,15 @@ impl State {
                 readied,
             )?);
         }
+        let mut hand = Vec::with_capacity(rules.hands.len());
+        for (i, c) in rules.hands.iter().enumerate() {
+            hand.push(l.add_permanent(
+                Key::new(Owner(u16::from(c.player)), kind::ACTION_CARD, i as u32),
+                None,
+            )?);
+        }
         let h = Handles {
+            hand,
             abilities,
             agendas,
             reinforcements,
@@ -1543,6 +1669,9 @@ impl State {
             resolved: 0,
             outcome: 0,
             elected: 0,
+            window: 0,
+            riders: no_riders(),
+            predictions: [0; MAX_RIDERS],
         };
         let mut state = State {
             ledger: l,
@@ -1553,6 +1682,8 @@ impl State {
         for p in state.owners() {
             state.recheck_fleet(p, Cause::Setup);
         }
+        // T22: a card played at the start of the strategy phase may be played in the first one too.
+        state.strategy_window(Cause::Setup);
         Ok(state)
     }
 
@@ -1886,6 +2017,7 @@ impl State {
             Step::Fallback => (f.resolver + f.others) % n,
             Step::Reveal | Step::Outcome => f.speaker,
             Step::Quash | Step::ReturnTokens => f.resolver,
+            Step::StrategyWindow | Step::CombatWindow | Step::Riders => f.resolver,
             Step::Secondary => (f.turn + f.cursor) % n,
         }))
     }
@@ -2039,7 +2171,11 @@ impl State {
         }
         let phase_fits = match f.step {
             Step::Pick => f.phase == Phase::Strategy,
-            Step::Gain | Step::Redistribute => matches!(f.phase, Phase::Action | Phase::Status),
+            Step::Redistribute => matches!(f.phase, Phase::Action | Phase::Status),
+            Step::Gain => f.phase != Phase::Over,
+            Step::StrategyWindow => f.phase == Phase::Strategy,
+            Step::Riders => f.phase == Phase::Agenda,
+            Step::Target | Step::Fallback => matches!(f.phase, Phase::Action | Phase::Agenda),
             Step::Over => f.phase == Phase::Over,
             Step::Reveal | Step::Quash | Step::Outcome | Step::ReturnTokens => {
                 f.phase == Phase::Agenda
@@ -2064,7 +2200,10 @@ impl State {
             || h.agendas.len() != agendas
             || h.agendas.iter().any(|&a| self.ledger.permanent(a).is_err())
             || f.agenda != NOBODY && usize::from(f.agenda) >= agendas
-            || (resolving || f.step == Step::Outcome) && f.agenda == NOBODY
+            || resolving && f.agenda == NOBODY
+            || f.step == Step::Outcome
+                && f.agenda == NOBODY
+                && f.riders.iter().all(|&r| r == NOBODY)
             || f.resolved > 2
             || f.phase == Phase::Agenda && f.resolved > 1
             || f.outcome > 2
@@ -2088,6 +2227,17 @@ impl State {
                 .any(|&a| self.ledger.permanent(a).is_err())
         {
             return bad("component actions");
+        }
+        let slot_ok = |c: u8| c == NOBODY || usize::from(c) < r.hands.len();
+        if r.hands.len() > MAX_HAND_CARDS
+            || r.hands.iter().any(|c| !player(c.player))
+            || h.hand.len() != r.hands.len()
+            || h.hand.iter().any(|&c| self.ledger.permanent(c).is_err())
+            || !f.riders.iter().all(|&c| slot_ok(c))
+            || f.predictions.iter().any(|&v| usize::from(v) >= 2 + n)
+            || usize::from(f.window) > n
+        {
+            return bad("action cards");
         }
         if resolving
             && usize::from(f.effect)

@@ -151,6 +151,17 @@ impl State {
                 section.row(owner(a.player), a.name.clone(), value);
             }
         }
+        if !r.hands.is_empty() {
+            let section = table.section("Action cards");
+            for (i, c) in r.hands.iter().enumerate() {
+                let value = if self.ledger.is_exhausted(self.h.hand[i]) {
+                    Cow::Borrowed("played")
+                } else {
+                    Cow::Owned(format!("#{i}: in hand, played {}", c.window.when()))
+                };
+                section.row(owner(c.player), c.name.clone(), value);
+            }
+        }
         if f.step.in_space_combat() {
             let (attacker, defender) = (owner(f.turn), owner(f.defender));
             let combat = table.section("Space combat");

@@ -31,8 +31,9 @@ pub fn vocabulary() -> Vocabulary {
         Term::new("game box"),
         Term::new("agenda").states("has been revealed", "is in the agenda deck"),
         Term::new("component action").states("has been used this round", "is ready"),
+        Term::new("action card").states("has been played", "is in hand"),
     ];
-    debug_assert_eq!(kinds.len(), usize::from(kind::ABILITY.0) + 1);
+    debug_assert_eq!(kinds.len(), usize::from(kind::ACTION_CARD.0) + 1);
     let phases = [
         "strategy phase",
         "action phase",
@@ -65,6 +66,9 @@ pub fn vocabulary() -> Vocabulary {
         "deciding whether to quash the agenda",
         "entering the agenda's outcome",
         "returning command tokens to reinforcements",
+        "action cards at the start of the strategy phase",
+        "action cards at the start of a combat round",
+        "riders",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
     let actions = [
@@ -102,6 +106,8 @@ pub fn vocabulary() -> Vocabulary {
         "election of a player",
         "return of a command token to reinforcements",
         "component action",
+        "play of an action card",
+        "decision to play no action card",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -152,8 +158,15 @@ pub fn vocabulary() -> Vocabulary {
         "p{0} returns a command token to reinforcements for {name}",
         "p{0} uses {name}: command tokens spent from the strategy pool: {1}",
         "p{0} activates {name}, which holds p{1}'s ships: fleet-pool tokens returned to reinforcements: {2}",
+        "p{0} plays {name}",
+        "p{0} predicts that the agenda is resolved For",
+        "p{0} predicts that the agenda is resolved Against",
+        "p{0} predicts that the agenda elects p{1}",
+        "p{0}'s prediction is right: {name} resolves",
+        "p{0}'s prediction is wrong: {name} does nothing",
+        "p{0} returns a command token from p{1}'s tactic pool to p{1}'s reinforcements",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::FLEET_LOSS) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::TACTIC_TOKEN_REMOVED) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -177,6 +190,18 @@ impl Pool {
             Pool::Tactic => "tactic pool",
             Pool::Fleet => "fleet pool",
             Pool::Strategy => "strategy pool",
+        }
+    }
+}
+
+impl crate::content::Window {
+    /// When a card of this window is played, for refusals: "at the start of the strategy phase".
+    pub fn when(self) -> &'static str {
+        match self {
+            crate::content::Window::Action => "as an action",
+            crate::content::Window::StartOfStrategyPhase => "at the start of the strategy phase",
+            crate::content::Window::StartOfCombatRound => "at the start of a combat round",
+            crate::content::Window::AfterAgendaRevealed => "after an agenda is revealed",
         }
     }
 }
@@ -213,6 +238,11 @@ impl Step {
             Step::Quash => "while the revealed agenda may be quashed",
             Step::Outcome => "while the agenda's outcome is entered",
             Step::ReturnTokens => "while command tokens are returned to reinforcements",
+            Step::StrategyWindow => {
+                "while action cards may be played at the start of the strategy phase"
+            }
+            Step::CombatWindow => "while action cards may be played at the start of a combat round",
+            Step::Riders => "while riders may be played",
         }
     }
 }
@@ -332,6 +362,27 @@ impl State {
                     None => format!("using component action #{ability}"),
                 }
             }
+            Action::PlayCard {
+                card,
+                player,
+                system,
+                ..
+            } => {
+                let name = self
+                    .rules
+                    .hands
+                    .get(usize::from(card))
+                    .map_or_else(|| format!("action card #{card}"), |c| c.name.clone());
+                let mut text = format!("playing {name}");
+                if let Some(q) = player {
+                    text.push_str(&format!(" on p{q}"));
+                }
+                if let Some(s) = system {
+                    text.push_str(&format!(" in {}", self.system_name(s)));
+                }
+                text
+            }
+            Action::NoCard => "playing no action card".into(),
             Action::Quash => "quashing the agenda".into(),
             Action::NoQuash => "letting the agenda stand".into(),
             Action::Outcome { vote } => match vote {
@@ -462,6 +513,16 @@ impl State {
                 "to return a command token from their fleet pool: it holds more than the law allows",
             ),
             Step::Reveal => Cow::Borrowed("to reveal an agenda from the agenda deck"),
+            Step::StrategyWindow => {
+                Cow::Borrowed("to play an action card at the start of the strategy phase, or not")
+            }
+            Step::CombatWindow => Cow::Owned(format!(
+                "to play an action card at the start of the combat round in {}, or not",
+                self.system_name(f.system)
+            )),
+            Step::Riders => {
+                Cow::Owned(format!("to play a rider on {}, or not", self.agenda_name()))
+            }
             Step::Quash => Cow::Owned(format!("to quash {} or let it stand", self.agenda_name())),
             Step::Outcome => Cow::Owned(format!(
                 "to enter the outcome of {} as the table voted",

@@ -157,6 +157,16 @@ pub fn simple_action(s: &State, p: u8) -> Action {
         .unwrap_or(l[0])
 }
 
+/// Plays simple actions ([`simple_action`]) until `p` starts a turn.
+#[track_caller]
+pub fn until_turn_of(s: &mut State, p: u8) {
+    while !(s.flow.step == Step::Turn && actor(s) == p) {
+        let q = actor(s);
+        let a = simple_action(s, q);
+        ok(s, q, a);
+    }
+}
+
 /// A small deterministic generator for random playouts (splitmix64).
 pub struct Rng(pub u64);
 

@@ -19,15 +19,6 @@ fn forge(system: u16, class: u8) -> Action {
     Action::StarForge { system, class }
 }
 
-/// Plays simple actions (common's [`simple_action`]) until `p` starts a turn.
-fn until_turn_of(s: &mut State, p: u8) {
-    while !(s.flow.step == Step::Turn && actor(s) == p) {
-        let q = actor(s);
-        let a = simple_action(s, q);
-        ok(s, q, a);
-    }
-}
-
 fn ships(s: &State, p: u8, system: u16, class: u8) -> u32 {
     s.ships(owner(p), usize::from(system), usize::from(class))
 }

@@ -2,6 +2,7 @@
 
 mod abilities;
 mod agendas;
+mod cards;
 mod clauses;
 mod common;
 mod content;

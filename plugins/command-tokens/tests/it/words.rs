@@ -214,16 +214,16 @@ fn random_playouts_read_in_words_for_every_seat_and_spectators() {
 fn the_vocabulary_names_every_kind_phase_step_action_effect_and_note() {
     use coffer_command_tokens::{Phase, Step, effect, kind, note};
     let v = vocabulary();
-    assert_eq!(v.kinds.len(), usize::from(kind::ABILITY.0) + 1);
+    assert_eq!(v.kinds.len(), usize::from(kind::ACTION_CARD.0) + 1);
     assert_eq!(v.kinds[usize::from(kind::FLEET_LIMIT.0)].choice, "remove");
     for phase in [Phase::Strategy, Phase::Action, Phase::Status, Phase::Agenda] {
         assert!(usize::from(phase.number().unwrap()) < v.phases.len());
     }
     assert_eq!(Phase::Over.number(), None);
-    assert_eq!(v.steps.len(), Step::ReturnTokens as usize + 1);
-    assert_eq!(v.actions.len(), 34, "one name per action code");
+    assert_eq!(v.steps.len(), Step::Riders as usize + 1);
+    assert_eq!(v.actions.len(), 36, "one name per action code");
     assert_eq!(v.effects.len(), usize::from(effect::STATUS_RETURN) + 1);
-    assert_eq!(v.notes.len(), usize::from(note::FLEET_LOSS) + 1);
+    assert_eq!(v.notes.len(), usize::from(note::TACTIC_TOKEN_REMOVED) + 1);
     assert!(v.notes.iter().all(|n| !n.secret), "nothing is hidden");
     assert_eq!(CommandTokens::new().describe().vocabulary, v);
 }
