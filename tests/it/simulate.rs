@@ -525,6 +525,40 @@ fn command_tokens_second_round_content_100k_random_actions_show_no_violation() {
     );
 }
 
+/// command-tokens with the content of the third rules round (T19-T22): the Embers of Muaat's war suns
+/// and Star Forge, a War Sun technology, the Xxcha Kingdom's Quash in an agenda phase every round, the
+/// Emirates of Hacan's Masters of Trade and Production Biomes, the Naalu's Neuroglaive, Sol's Orbital Drop,
+/// Mahact's Edict, and hands of action cards in a six-player game.
+fn command_tokens_third_round_config() -> Value {
+    serde_json::json!({
+        "factions": ["muaat", "xxcha", "hacan", "naalu", "sol", "mahact"],
+        "technologies": [[], ["war-sun"], ["production-biomes"], ["neuroglaive"], [], []],
+        "agenda_phase_from": 1,
+        "action_cards": [
+            ["summit", "skilled-retreat"],
+            ["insubordination", "leadership-rider"],
+            ["signal-jamming", "skilled-retreat"],
+            ["unexpected-action", "diplomacy-rider"],
+            ["unexpected-action", "skilled-retreat"],
+            ["skilled-retreat"]
+        ],
+    })
+}
+
+#[test]
+fn command_tokens_third_round_content_100k_random_actions_show_no_violation() {
+    simulate_at_least_100k_with_players(
+        &built_in("command-tokens"),
+        command_tokens_third_round_config(),
+        6,
+    );
+    simulate_at_least_100k_with_players(
+        &runtime("command-tokens"),
+        command_tokens_third_round_config(),
+        6,
+    );
+}
+
 /// command-tokens with elimination on (T18), among the second round's factions: Mahact's captured tokens
 /// returned or kept, speakers passing the token, secondaries and picks skipping the eliminated.
 #[test]
