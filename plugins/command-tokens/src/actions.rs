@@ -1,7 +1,7 @@
 //! Actions: the JSON-readable [`Action`] enum, legal-action enumeration and `apply`, with the flow of the
 //! round (strategy, action and status phases) and the card effects they drive.
 
-use crate::content::{CardEffect, Effect, Window};
+use crate::content::{AbilityKind, CardEffect, Effect, Window};
 use crate::state::{
     AgendaOp, MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, Vote, effect, kind, note, owner, slot,
 };
@@ -176,6 +176,18 @@ pub enum Action {
     },
     /// Play no (more) action card in this window (T22).
     NoCard,
+    /// Use an ability that reacts to another player (T23), by its index in the game's list: Nullification
+    /// Field after a system holding your ships is activated; Foresight, with the adjacent `system`, after
+    /// ships move into a system holding yours. `{"type":"use_ability","ability":1,"system":4}`
+    UseAbility {
+        /// Index into the game's abilities.
+        ability: u8,
+        /// Foresight's system.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        system: Option<u16>,
+    },
+    /// Do not use the ability the game waits on (T23).
+    NoReaction,
     /// A component action that spends strategy tokens and takes the turn (T21: Orbital Drop, Production
     /// Biomes): its index in the game's list of them (`coffer describe` and the table name them).
     /// `{"type":"component_action","ability":0}`
@@ -326,6 +338,8 @@ impl Action {
             Action::ComponentAction { .. } => 33,
             Action::PlayCard { .. } => 34,
             Action::NoCard => 35,
+            Action::UseAbility { .. } => 36,
+            Action::NoReaction => 37,
         }
     }
 }
@@ -411,7 +425,10 @@ impl State {
                 }
                 self.push_star_forge(p, out);
                 for (i, a) in self.rules.abilities.iter().enumerate() {
-                    if owner(a.player) == p && self.may_use_ability(i) {
+                    if a.kind == AbilityKind::ComponentAction
+                        && owner(a.player) == p
+                        && self.may_use_ability(i)
+                    {
                         out.push(Action::ComponentAction { ability: i as u8 });
                     }
                 }
@@ -568,6 +585,30 @@ impl State {
                 out.push(Action::Quash);
                 out.push(Action::NoQuash);
             }
+            Step::Nullify => {
+                if let Some(i) = self.reaction(p, AbilityKind::EndActivatorsTurn) {
+                    out.push(Action::UseAbility {
+                        ability: i as u8,
+                        system: None,
+                    });
+                }
+                out.push(Action::NoReaction);
+            }
+            Step::Foresight => {
+                if let Some(i) = self.reaction(p, AbilityKind::Foresight) {
+                    for s in self.foresight_systems(p) {
+                        out.push(Action::UseAbility {
+                            ability: i as u8,
+                            system: Some(s),
+                        });
+                    }
+                }
+                out.push(Action::NoReaction);
+            }
+            Step::EndOfTurn => {
+                self.push_redistributions(p, out);
+                out.push(Action::NoReaction);
+            }
             Step::StrategyWindow | Step::CombatWindow | Step::Riders => {
                 let window = match f.step {
                     Step::StrategyWindow => Window::StartOfStrategyPhase,
@@ -608,20 +649,23 @@ impl State {
                     }
                 }
             }
-            Step::Redistribute => {
-                let total = self.sheet(p) as u8;
-                let fleet_max = self
-                    .own_fleet_max(p)
-                    .map_or(total, |m| (m as u8).min(total));
-                for tactic in 0..=total {
-                    for fleet in 0..=fleet_max.min(total - tactic) {
-                        out.push(Action::Redistribute {
-                            tactic,
-                            fleet,
-                            strategy: total - tactic - fleet,
-                        });
-                    }
-                }
+            Step::Redistribute => self.push_redistributions(p, out),
+        }
+    }
+
+    /// Every redistribution of `p`'s command sheet (T8), within a law's fleet-pool maximum.
+    fn push_redistributions(&self, p: Owner, out: &mut Vec<Action>) {
+        let total = self.sheet(p) as u8;
+        let fleet_max = self
+            .own_fleet_max(p)
+            .map_or(total, |m| (m as u8).min(total));
+        for tactic in 0..=total {
+            for fleet in 0..=fleet_max.min(total - tactic) {
+                out.push(Action::Redistribute {
+                    tactic,
+                    fleet,
+                    strategy: total - tactic - fleet,
+                });
             }
         }
     }
@@ -824,6 +868,32 @@ impl State {
                     elect,
                 },
             ) => self.play_card(p, card, [player, system], fallback, (vote, elect), cause),
+            (Step::Nullify, Action::UseAbility { ability, system }) => {
+                self.nullify(p, ability, system, cause)
+            }
+            (Step::Nullify, Action::NoReaction) => {
+                self.flow.step = Step::Move;
+                Ok(())
+            }
+            (Step::Foresight, Action::UseAbility { ability, system }) => {
+                self.foresight(p, ability, system, cause)
+            }
+            (Step::Foresight, Action::NoReaction) => {
+                self.start_combat(cause);
+                Ok(())
+            }
+            (
+                Step::EndOfTurn,
+                Action::Redistribute {
+                    tactic,
+                    fleet,
+                    strategy,
+                },
+            ) => self.predictive_redistribution(p, [tactic, fleet, strategy], cause),
+            (Step::EndOfTurn, Action::NoReaction) => {
+                self.pass_turn(cause);
+                Ok(())
+            }
             (Step::StrategyWindow, Action::NoCard) => {
                 self.flow.window += 1;
                 self.strategy_window(cause);
@@ -1038,6 +1108,17 @@ impl State {
             .note(system_key(system), note::ACTIVATE, [arg(p), 0, 0], cause);
         self.activation_fleet_loss(p, s, cause);
         self.flow.step = Step::Move;
+        // T23, Nullification Field: a player with ships there may end the turn at once.
+        let nullifier = self.owners().find(|&q| {
+            q != p
+                && !self.is_eliminated(q)
+                && self.all_ships(q, s) > 0
+                && self.reaction(q, AbilityKind::EndActivatorsTurn).is_some()
+        });
+        if let Some(q) = nullifier {
+            self.flow.step = Step::Nullify;
+            self.flow.resolver = slot(q);
+        }
         self.flow.system = system;
         self.flow.built = 0;
         Ok(())
@@ -1227,6 +1308,156 @@ impl State {
         Ok(())
     }
 
+    /// `p`'s ability of this kind that they may use now, by index: its card is ready and the strategy pool
+    /// holds what it spends.
+    fn reaction(&self, p: Owner, kind: AbilityKind) -> Option<usize> {
+        (0..self.rules.abilities.len()).find(|&i| {
+            let a = &self.rules.abilities[i];
+            a.kind == kind && owner(a.player) == p && self.may_use_ability(i)
+        })
+    }
+
+    /// Foresight's systems: adjacent to the activated system and holding no other player's ships.
+    fn foresight_systems(&self, p: Owner) -> impl Iterator<Item = u16> + '_ {
+        let active = usize::from(self.flow.system);
+        self.rules.adjacent[active]
+            .iter()
+            .copied()
+            .filter(move |&d| !self.others_have_ships(p, usize::from(d)))
+    }
+
+    /// Spends ability `i`'s strategy tokens and exhausts its card if it exhausts, and says so.
+    fn spend_ability(&mut self, p: Owner, i: usize, cause: Cause) -> Result<(), ActionError> {
+        let a = &self.rules.abilities[i];
+        let (cost, exhausts) = (a.cost, a.exhausts);
+        if cost > 0 && a.kind != AbilityKind::Foresight {
+            self.ledger.move_tokens(
+                p,
+                self.h.pools[Pool::Strategy.index()],
+                self.h.reinforcements,
+                u32::from(cost),
+                cause,
+            )?;
+        }
+        if exhausts {
+            self.ledger.activate(self.h.abilities[i], cause)?;
+        }
+        let key = Key::new(p, kind::ABILITY, i as u32);
+        self.ledger
+            .note(key, note::COMPONENT, [arg(p), i32::from(cost), 0], cause);
+        Ok(())
+    }
+
+    /// The ability `ability` of `p`, of this kind and usable now, or a refusal saying why not.
+    fn usable(&self, p: Owner, ability: u8, kind: AbilityKind) -> Result<usize, ActionError> {
+        let i = usize::from(ability);
+        match self.rules.abilities.get(i) {
+            Some(a) if a.kind == kind && owner(a.player) == p && self.may_use_ability(i) => Ok(i),
+            Some(a) => Err(illegal(format!(
+                "{} (#{ability}) cannot be used by {p} now",
+                a.name
+            ))),
+            None => Err(illegal(format!(
+                "ability #{ability} does not exist: this game has {}",
+                count(self.rules.abilities.len() as u32, "ability", "abilities")
+            ))),
+        }
+    }
+
+    /// Nullification Field: spend, exhaust, and the active player's turn ends at once.
+    fn nullify(
+        &mut self,
+        p: Owner,
+        ability: u8,
+        system: Option<u16>,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let i = self.usable(p, ability, AbilityKind::EndActivatorsTurn)?;
+        if system.is_some() {
+            return Err(illegal(format!(
+                "{} takes no `system`",
+                self.rules.abilities[i].name
+            )));
+        }
+        self.spend_ability(p, i, cause)?;
+        self.pass_turn(cause);
+        Ok(())
+    }
+
+    /// Foresight: a token from the strategy pool is placed in the adjacent system (T6: where one of the
+    /// player's is, it goes to reinforcements), and every ship of the player's moves there from the
+    /// activated system; no space combat follows.
+    fn foresight(
+        &mut self,
+        p: Owner,
+        ability: u8,
+        system: Option<u16>,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let i = self.usable(p, ability, AbilityKind::Foresight)?;
+        let Some(system) = system else {
+            return Err(illegal(format!(
+                "{} needs a `system` to move to",
+                self.rules.abilities[i].name
+            )));
+        };
+        let d = self.system_index(system)?;
+        if !self.foresight_systems(p).any(|x| x == system) {
+            return Err(illegal(format!(
+                "Foresight moves ships to a system adjacent to {} that holds no other player's ships, not {}",
+                self.system_name(self.flow.system),
+                self.system_name(system)
+            )));
+        }
+        let cost = u32::from(self.rules.abilities[i].cost);
+        if self.pool(p, Pool::Strategy) < cost {
+            return Err(illegal(format!("{p}'s strategy pool is empty")));
+        }
+        self.spend_ability(p, i, cause)?;
+        // K4.3: where one of p's tokens already is, the token goes to reinforcements instead (T6).
+        self.ledger.move_tokens(
+            p,
+            self.h.pools[Pool::Strategy.index()],
+            self.h.systems[d],
+            cost,
+            cause,
+        )?;
+        let (active, n) = (usize::from(self.flow.system), self.rules.class_count());
+        for c in 0..n {
+            let ships = self.ships(p, active, c);
+            if ships > 0 {
+                self.ledger.move_tokens(
+                    p,
+                    self.h.ships[active * n + c],
+                    self.h.ships[d * n + c],
+                    ships,
+                    cause,
+                )?;
+            }
+        }
+        self.recheck_fleet(p, cause);
+        self.flow.step = Step::Produce;
+        Ok(())
+    }
+
+    /// Predictive Intelligence: at the end of the turn, exhaust it to redistribute; the turn then passes.
+    fn predictive_redistribution(
+        &mut self,
+        p: Owner,
+        want: [u8; 3],
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let Some(i) = self.reaction(p, AbilityKind::RedistributeAtEndOfTurn) else {
+            return Err(illegal(format!(
+                "{p} has no ready ability to redistribute with"
+            )));
+        };
+        self.spend_ability(p, i, cause)?;
+        self.redistribute_sheet(p, want, cause)?;
+        self.pass_turn(cause);
+        Ok(())
+    }
+
     /// Whether component action `i` may be used now: its card is ready and its player's strategy pool
     /// holds what it spends.
     fn may_use_ability(&self, i: usize) -> bool {
@@ -1299,7 +1530,24 @@ impl State {
         Ok(())
     }
 
+    /// The turn's end: the player may first use an ability for it (Predictive Intelligence, T23), then the
+    /// next player who has not passed takes a turn.
     fn end_turn(&mut self, cause: Cause) {
+        let p = owner(self.flow.turn);
+        if !self.is_eliminated(p)
+            && self
+                .reaction(p, AbilityKind::RedistributeAtEndOfTurn)
+                .is_some()
+        {
+            self.flow.step = Step::EndOfTurn;
+            self.flow.resolver = self.flow.turn;
+            return;
+        }
+        self.pass_turn(cause);
+    }
+
+    /// The next player who has not passed takes a turn; with none, the status phase.
+    fn pass_turn(&mut self, cause: Cause) {
         let n = usize::from(self.players());
         let order = self.flow.order;
         let at = order[..n]
@@ -1743,6 +1991,23 @@ impl State {
     }
 
     fn redistribute(&mut self, p: Owner, want: [u8; 3], cause: Cause) -> Result<(), ActionError> {
+        self.redistribute_sheet(p, want, cause)?;
+        if self.flow.phase == Phase::Status {
+            self.flow.status += 1;
+            self.next_status_player(cause);
+        } else {
+            self.run_effects(cause);
+        }
+        Ok(())
+    }
+
+    /// Redistributes `p`'s command sheet as `want` (tactic, fleet, strategy), the fleet limit re-checked.
+    fn redistribute_sheet(
+        &mut self,
+        p: Owner,
+        want: [u8; 3],
+        cause: Cause,
+    ) -> Result<(), ActionError> {
         let total = self.sheet(p);
         let sum: u32 = want.iter().map(|&x| u32::from(x)).sum();
         if sum != total {
@@ -1795,12 +2060,6 @@ impl State {
         // pending while an action is taken).
         if u32::from(want[1]) < have[1] {
             self.recheck_fleet(p, cause);
-        }
-        if self.flow.phase == Phase::Status {
-            self.flow.status += 1;
-            self.next_status_player(cause);
-        } else {
-            self.run_effects(cause);
         }
         Ok(())
     }
@@ -1979,16 +2238,30 @@ impl State {
         match self.opponent(p) {
             Some(q) if self.combat_due() => {
                 self.flow.defender = slot(q);
-                self.ledger.note(
-                    system_key(self.flow.system),
-                    note::COMBAT,
-                    [arg(p), arg(q), 0],
-                    cause,
-                );
-                self.start_combat_round();
+                // T23, Foresight: the player whose ships are there may move them out first.
+                if self.reaction(q, AbilityKind::Foresight).is_some()
+                    && self.foresight_systems(q).next().is_some()
+                {
+                    self.flow.step = Step::Foresight;
+                    self.flow.resolver = slot(q);
+                    return;
+                }
+                self.start_combat(cause);
             }
             _ => self.flow.step = Step::Produce,
         }
+    }
+
+    /// T15: the space combat in the activated system begins, between the active player and the defender.
+    fn start_combat(&mut self, cause: Cause) {
+        let (p, q) = (owner(self.flow.turn), owner(self.flow.defender));
+        self.ledger.note(
+            system_key(self.flow.system),
+            note::COMBAT,
+            [arg(p), arg(q), 0],
+            cause,
+        );
+        self.start_combat_round();
     }
 
     /// A combat round (LRR 78.4): the defender, then the attacker, may announce a retreat, each only with a

@@ -243,10 +243,10 @@ pub struct Faction {
     /// Emirates of Hacan's Masters of Trade: `trade`; T21).
     #[serde(default)]
     pub free_secondaries: Vec<String>,
-    /// The faction's component actions that spend strategy tokens (the Federation of Sol's Orbital Drop;
-    /// T21).
+    /// The faction's abilities that spend strategy tokens (the Federation of Sol's Orbital Drop, the Naalu
+    /// Collective's Foresight; T21, T23).
     #[serde(default)]
-    pub component_actions: Vec<ComponentAction>,
+    pub abilities: Vec<AbilitySpec>,
 }
 
 /// A technology a player may own from the start, and its token modifiers.
@@ -270,19 +270,43 @@ pub struct Technology {
     /// reinforcements (Neuroglaive: 1; T21).
     #[serde(default)]
     pub activation_fleet_loss: u8,
-    /// The component action this technology gives (Production Biomes; T21).
+    /// The ability this technology gives (Production Biomes, Nullification Field, Predictive
+    /// Intelligence; T21, T23).
     #[serde(default)]
-    pub component_action: Option<ComponentAction>,
+    pub ability: Option<AbilitySpec>,
 }
 
-/// A component action ("ACTION: ...") whose cost is strategy tokens and whose other effects this ruleset
-/// does not model (infantry, trade goods): it takes the player's turn and spends the tokens (T21).
+/// What an ability that touches command tokens does, besides spending its strategy tokens (T21, T23).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbilityKind {
+    /// A component action ("ACTION: ...") that takes the turn; its other effects (infantry, trade goods)
+    /// are not modelled (Orbital Drop, Production Biomes).
+    #[default]
+    ComponentAction,
+    /// After another player activates a system that holds the owner's ships: immediately end that
+    /// player's turn (Nullification Field).
+    EndActivatorsTurn,
+    /// At the end of the owner's turn: redistribute their command tokens (Predictive Intelligence).
+    RedistributeAtEndOfTurn,
+    /// After another player moves ships into a system that holds the owner's ships: place a token from the
+    /// strategy pool in an adjacent system without another player's ships and move the owner's ships from
+    /// the active system there (Foresight).
+    Foresight,
+}
+
+/// An ability of a faction or technology that spends strategy tokens or reacts to other players (T21,
+/// T23).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ComponentAction {
+pub struct AbilitySpec {
     /// Its name, e.g. `Orbital Drop`.
     pub name: String,
-    /// Strategy tokens it spends (they go to reinforcements).
+    /// What it does (default: a component action).
+    #[serde(default)]
+    pub kind: AbilityKind,
+    /// Strategy tokens it spends (they go to reinforcements; Foresight places its token instead).
+    #[serde(default)]
     pub strategy_tokens: u8,
     /// Whether its card exhausts when used (a technology: "Exhaust this card"); it is readied at the end of
     /// the round, with the other cards (LRR 81).
@@ -509,26 +533,17 @@ fn at_most_16(
     Ok(())
 }
 
-/// A component action names itself and spends 0 to 16 strategy tokens.
-fn check_component_action(
-    file: &'static str,
-    id: &str,
-    action: &ComponentAction,
-) -> Result<(), ContentError> {
+/// An ability names itself and spends 0 to 16 strategy tokens.
+fn check_ability(file: &'static str, id: &str, action: &AbilitySpec) -> Result<(), ContentError> {
     if action.name.trim().is_empty() {
         return Err(ContentError::invalid(
             file,
             id,
-            "component_action.name",
+            "ability.name",
             "must not be empty",
         ));
     }
-    at_most_16(
-        file,
-        id,
-        "component_action.strategy_tokens",
-        action.strategy_tokens,
-    )
+    at_most_16(file, id, "ability.strategy_tokens", action.strategy_tokens)
 }
 
 /// A display name must say something: tables and events show it.
@@ -828,19 +843,16 @@ impl Content {
                     ));
                 }
             }
-            if f.component_actions.len() > 4 {
+            if f.abilities.len() > 4 {
                 return Err(ContentError::invalid(
                     FA,
                     &f.id,
-                    "component_actions",
-                    format!(
-                        "{} component actions, but a faction has 0 to 4",
-                        f.component_actions.len()
-                    ),
+                    "abilities",
+                    format!("{} abilities, but a faction has 0 to 4", f.abilities.len()),
                 ));
             }
-            for c in &f.component_actions {
-                check_component_action(FA, &f.id, c)?;
+            for c in &f.abilities {
+                check_ability(FA, &f.id, c)?;
             }
             for (class, &n) in &f.starting_fleet {
                 let Some(s) = self.ships.iter().find(|s| &s.id == class) else {
@@ -942,8 +954,8 @@ impl Content {
             at_most_16(T, &t.id, "status_phase_tokens", t.status_phase_tokens)?;
             self.check_unlocks(T, &t.id, &t.unlocks)?;
             at_most_16(T, &t.id, "activation_fleet_loss", t.activation_fleet_loss)?;
-            if let Some(c) = &t.component_action {
-                check_component_action(T, &t.id, c)?;
+            if let Some(c) = &t.ability {
+                check_ability(T, &t.id, c)?;
             }
         }
         const A: &str = "agendas.json";

@@ -26,9 +26,9 @@ mod words;
 
 pub use actions::{Action, Players};
 pub use content::{
-    ActionCard, Agenda, AgendaEffect, Card, CardEffect, ComponentAction, Content, ContentError,
-    ContentOverride, Effect, EffectSpec, Faction, Law, Placed, ShipClass, StarForge, StrategyCard,
-    Technology, Window,
+    AbilityKind, AbilitySpec, ActionCard, Agenda, AgendaEffect, Card, CardEffect, Content,
+    ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, Placed, ShipClass, StarForge,
+    StrategyCard, Technology, Window,
 };
 pub use state::{
     Ability, AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Flow, Forge, HandCard, Handles,
@@ -200,7 +200,7 @@ fn action_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "component_action",
-            "T21: a component action that spends strategy tokens and takes your turn, by index into the game's list (the table's Component actions section): the Federation of Sol's Orbital Drop, Production Biomes (exhausts until the round's end); what it does besides (infantry, trade goods) is not modelled.",
+            "T21: a component action that spends strategy tokens and takes your turn, by index into the game's list (the table's Abilities section): the Federation of Sol's Orbital Drop, Production Biomes (exhausts until the round's end); what it does besides (infantry, trade goods) is not modelled.",
             json!({"type":"component_action","ability":0}),
         ),
         Doc::with(
@@ -212,6 +212,16 @@ fn action_docs() -> Vec<Doc> {
             "no_card",
             "T22: play no (more) action card in this window.",
             json!({"type":"no_card"}),
+        ),
+        Doc::with(
+            "use_ability",
+            "T23: use an ability that reacts to another player, by index into the game's list (the table's Abilities section): Nullification Field (the Xxcha Kingdom's technology) after a system holding your ships is activated, which ends that player's turn; Foresight (the Naalu Collective), with the adjacent `system`, after ships move into a system holding yours.",
+            json!({"type":"use_ability","ability":1,"system":4}),
+        ),
+        Doc::with(
+            "no_reaction",
+            "T23: do not use the ability the game waits on (Nullification Field, Foresight, or Predictive Intelligence at the end of your turn; with Predictive Intelligence, `redistribute` uses it).",
+            json!({"type":"no_reaction"}),
         ),
         Doc::with(
             "reveal_agenda",

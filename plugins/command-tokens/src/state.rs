@@ -2,7 +2,8 @@
 //! token zones (command tokens and ships), and the flow of the round (whose decision it is).
 
 use crate::content::{
-    AgendaEffect, Card, CardEffect, Content, ContentOverride, Effect, MAX_CARDS, ShipClass, Window,
+    AbilityKind, AgendaEffect, Card, CardEffect, Content, ContentOverride, Effect, MAX_CARDS,
+    ShipClass, Window,
 };
 use coffer_core::{
     AmountId, AmountSpec, Cause, ContentTable, Key, Ledger, Owner, PermanentId, Scope, SetupError,
@@ -437,9 +438,11 @@ pub struct HandCard {
     pub effect: CardEffect,
 }
 
-/// A component action of one player that spends strategy tokens (T21); its other effects are not modelled.
+/// An ability of one player that spends strategy tokens or reacts to other players (T21, T23).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ability {
+    /// What it does.
+    pub kind: AbilityKind,
     /// Its name.
     pub name: String,
     /// Strategy tokens spent.
@@ -619,6 +622,13 @@ pub enum Step {
     CombatWindow,
     /// After an agenda is revealed, a player holding a rider plays one with a prediction or not (T22).
     Riders,
+    /// After a system holding their ships is activated, a player with Nullification Field uses it or not
+    /// (T23).
+    Nullify,
+    /// After ships moved into a system holding theirs, a player with Foresight uses it or not (T23).
+    Foresight,
+    /// At the end of their turn, a player with Predictive Intelligence redistributes with it or not (T23).
+    EndOfTurn,
 }
 
 impl Step {
@@ -636,7 +646,14 @@ impl Step {
         self.in_space_combat()
             || matches!(
                 self,
-                Step::Turn | Step::Produce | Step::Move | Step::Capture | Step::Release
+                Step::Turn
+                    | Step::Produce
+                    | Step::Move
+                    | Step::Capture
+                    | Step::Release
+                    | Step::Nullify
+                    | Step::Foresight
+                    | Step::EndOfTurn
             )
     }
 
@@ -1228,9 +1245,10 @@ impl Rules {
             let of_faction = content
                 .faction(f)
                 .into_iter()
-                .flat_map(|f| f.component_actions.iter());
-            for a in of_faction.chain(owned(p).filter_map(|t| t.component_action.as_ref())) {
+                .flat_map(|f| f.abilities.iter());
+            for a in of_faction.chain(owned(p).filter_map(|t| t.ability.as_ref())) {
                 abilities.push(Ability {
+                    kind: a.kind,
                     name: a.name.clone(),
                     cost: a.strategy_tokens,
                     exhausts: a.exhausts,
@@ -2018,6 +2036,7 @@ impl State {
             Step::Reveal | Step::Outcome => f.speaker,
             Step::Quash | Step::ReturnTokens => f.resolver,
             Step::StrategyWindow | Step::CombatWindow | Step::Riders => f.resolver,
+            Step::Nullify | Step::Foresight | Step::EndOfTurn => f.resolver,
             Step::Secondary => (f.turn + f.cursor) % n,
         }))
     }
@@ -2347,7 +2366,8 @@ impl State {
         let mut ships = [0u32; MAX_PLAYERS];
         // T15: two players' ships share a system only in the activated system, from movement until the
         // space combat there ends.
-        let fighting = self.flow.step == Step::Move || self.flow.step.in_space_combat();
+        let fighting = matches!(self.flow.step, Step::Move | Step::Foresight)
+            || self.flow.step.in_space_combat();
         let classes = self.rules.class_count();
         let mut others = [0usize; crate::content::MAX_CLASSES];
         let mut other_count = 0;

@@ -138,10 +138,12 @@ impl State {
             }
         }
         if !r.abilities.is_empty() {
-            let section = table.section("Component actions");
+            let section = table.section("Abilities");
             for (i, a) in r.abilities.iter().enumerate() {
                 let value = if self.ledger.is_exhausted(self.h.abilities[i]) {
                     "used this round".to_string()
+                } else if a.cost == 0 {
+                    format!("#{i}: ready")
                 } else {
                     format!(
                         "#{i}: spends {} from the strategy pool",

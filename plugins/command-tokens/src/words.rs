@@ -2,6 +2,7 @@
 //! waits for and why, and actions written out for refusals. The table is in [`crate::table`].
 
 use crate::actions::Action;
+use crate::content::AbilityKind;
 use crate::state::{Pool, State, Step, kind, note, slot};
 use coffer_core::{NoteTerm, Term, Vocabulary};
 use std::borrow::Cow;
@@ -69,6 +70,9 @@ pub fn vocabulary() -> Vocabulary {
         "action cards at the start of the strategy phase",
         "action cards at the start of a combat round",
         "riders",
+        "ending the active player's turn",
+        "moving ships out before a space combat",
+        "the end of a turn",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
     let actions = [
@@ -108,6 +112,8 @@ pub fn vocabulary() -> Vocabulary {
         "component action",
         "play of an action card",
         "decision to play no action card",
+        "use of an ability",
+        "decision to use no ability",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -243,6 +249,9 @@ impl Step {
             }
             Step::CombatWindow => "while action cards may be played at the start of a combat round",
             Step::Riders => "while riders may be played",
+            Step::Nullify => "while an ability may end the active player's turn",
+            Step::Foresight => "while an ability may move ships out of the activated system",
+            Step::EndOfTurn => "at the end of a turn, while an ability may redistribute",
         }
     }
 }
@@ -383,6 +392,18 @@ impl State {
                 text
             }
             Action::NoCard => "playing no action card".into(),
+            Action::UseAbility { ability, system } => {
+                let name = self
+                    .rules
+                    .abilities
+                    .get(usize::from(ability))
+                    .map_or_else(|| format!("ability #{ability}"), |a| a.name.clone());
+                match system {
+                    Some(s) => format!("using {name} to {}", self.system_name(s)),
+                    None => format!("using {name}"),
+                }
+            }
+            Action::NoReaction => "using no ability".into(),
             Action::Quash => "quashing the agenda".into(),
             Action::NoQuash => "letting the agenda stand".into(),
             Action::Outcome { vote } => match vote {
@@ -523,6 +544,20 @@ impl State {
             Step::Riders => {
                 Cow::Owned(format!("to play a rider on {}, or not", self.agenda_name()))
             }
+            Step::Nullify => Cow::Owned(format!(
+                "to end p{}'s turn with {}, or not",
+                f.turn,
+                self.ability_name(p, AbilityKind::EndActivatorsTurn)
+            )),
+            Step::Foresight => Cow::Owned(format!(
+                "to move their ships out of {} with {}, or not",
+                self.system_name(f.system),
+                self.ability_name(p, AbilityKind::Foresight)
+            )),
+            Step::EndOfTurn => Cow::Owned(format!(
+                "to redistribute with {} at the end of their turn, or not",
+                self.ability_name(p, AbilityKind::RedistributeAtEndOfTurn)
+            )),
             Step::Quash => Cow::Owned(format!("to quash {} or let it stand", self.agenda_name())),
             Step::Outcome => Cow::Owned(format!(
                 "to enter the outcome of {} as the table voted",
@@ -533,6 +568,15 @@ impl State {
                 count(u32::from(f.left), "command token", "command tokens")
             )),
         })
+    }
+
+    /// The name of `p`'s ability of this kind: "Foresight", or "an ability" if they have none.
+    fn ability_name(&self, p: coffer_core::Owner, kind: AbilityKind) -> &str {
+        self.rules
+            .abilities
+            .iter()
+            .find(|a| a.kind == kind && a.player == slot(p))
+            .map_or("an ability", |a| a.name.as_str())
     }
 
     /// The name of the agenda being resolved: "Fleet Regulations", or "the agenda" for one that does

@@ -11,6 +11,7 @@ mod forge;
 mod modifiers;
 mod movement;
 mod playouts;
+mod reactions;
 mod rounds;
 mod script;
 mod table;
