@@ -525,14 +525,22 @@ fn command_tokens_second_round_content_100k_random_actions_show_no_violation() {
     );
 }
 
-/// command-tokens with the content of the third rules round (T19-T22): the Embers of Muaat's war suns
-/// and Star Forge, a War Sun technology, the Xxcha Kingdom's Quash in an agenda phase every round, the
-/// Emirates of Hacan's Masters of Trade and Production Biomes, the Naalu's Neuroglaive, Sol's Orbital Drop,
-/// Mahact's Edict, and hands of action cards in a six-player game.
+/// command-tokens with the content of the third rules round (T19-T23): the Embers of Muaat's war suns
+/// and Star Forge, a War Sun technology, the Xxcha Kingdom's Quash in an agenda phase every round and its
+/// Nullification Field, the Emirates of Hacan's Masters of Trade and Production Biomes, the Naalu's
+/// Neuroglaive and Foresight, Sol's Orbital Drop and Predictive Intelligence, Mahact's Edict, and hands of
+/// action cards in a six-player game.
 fn command_tokens_third_round_config() -> Value {
     serde_json::json!({
         "factions": ["muaat", "xxcha", "hacan", "naalu", "sol", "mahact"],
-        "technologies": [[], ["war-sun"], ["production-biomes"], ["neuroglaive"], [], []],
+        "technologies": [
+            [],
+            ["war-sun", "nullification-field"],
+            ["production-biomes"],
+            ["neuroglaive"],
+            ["predictive-intelligence"],
+            []
+        ],
         "agenda_phase_from": 1,
         "action_cards": [
             ["summit", "skilled-retreat"],
