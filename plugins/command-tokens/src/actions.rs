@@ -213,6 +213,22 @@ pub enum Action {
     Outcome {
         /// For or Against.
         vote: Vote,
+        /// The players who voted Against, when the agenda's Against concerns them (Wormhole Research;
+        /// T24): `{"type":"outcome","vote":"against","voted_against":[0,2]}`.
+        #[serde(default, skip_serializing_if = "Players::is_empty")]
+        voted_against: Players,
+    },
+    /// Agenda phase (T24): the strategy card an Elect Strategy Card agenda elects.
+    /// `{"type":"elect_card","card":3}`
+    ElectCard {
+        /// Card index.
+        card: u8,
+    },
+    /// Minister of War (T24): at the end of your turn, discard it to return your command token in
+    /// `system` to reinforcements and take one more action. `{"type":"additional_action","system":3}`
+    AdditionalAction {
+        /// System index.
+        system: u16,
     },
     /// Agenda phase (T20): the player an Elect Player agenda elects. `{"type":"elect","player":2}`
     Elect {
@@ -241,6 +257,11 @@ pub enum Action {
 pub struct Players(pub u8);
 
 impl Players {
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
     /// Whether player `p` is in the set.
     pub fn contains(self, p: Owner) -> bool {
         p.index() < MAX_PLAYERS && self.0 & (1 << p.0) != 0
@@ -340,6 +361,8 @@ impl Action {
             Action::NoCard => 35,
             Action::UseAbility { .. } => 36,
             Action::NoReaction => 37,
+            Action::ElectCard { .. } => 38,
+            Action::AdditionalAction { .. } => 39,
         }
     }
 }
@@ -606,7 +629,20 @@ impl State {
                 out.push(Action::NoReaction);
             }
             Step::EndOfTurn => {
-                self.push_redistributions(p, out);
+                if self
+                    .reaction(p, AbilityKind::RedistributeAtEndOfTurn)
+                    .is_some()
+                {
+                    self.push_redistributions(p, out);
+                }
+                if self.may_add_action(p) {
+                    let zones = self.ledger.zones();
+                    for z in self.ledger.zones_holding_in(p, kind::SYSTEM) {
+                        out.push(Action::AdditionalAction {
+                            system: zones[z.index()].key.subject as u16,
+                        });
+                    }
+                }
                 out.push(Action::NoReaction);
             }
             Step::StrategyWindow | Step::CombatWindow | Step::Riders => {
@@ -621,9 +657,14 @@ impl State {
             Step::Outcome if f.agenda == NOBODY => {
                 // An agenda this ruleset does not model, entered only to resolve riders (T22): any
                 // outcome.
-                out.push(Action::Outcome { vote: Vote::For });
+                let none = Players(0);
+                out.push(Action::Outcome {
+                    vote: Vote::For,
+                    voted_against: none,
+                });
                 out.push(Action::Outcome {
                     vote: Vote::Against,
+                    voted_against: none,
                 });
                 for q in self.owners().filter(|&q| !self.is_eliminated(q)) {
                     out.push(Action::Elect { player: q.0 });
@@ -635,11 +676,32 @@ impl State {
                     for q in self.owners().filter(|&q| !self.is_eliminated(q)) {
                         out.push(Action::Elect { player: q.0 });
                     }
+                } else if agenda.elect_card {
+                    for card in 0..self.rules.cards.len() {
+                        out.push(Action::ElectCard { card: card as u8 });
+                    }
                 } else {
-                    out.push(Action::Outcome { vote: Vote::For });
                     out.push(Action::Outcome {
-                        vote: Vote::Against,
+                        vote: Vote::For,
+                        voted_against: Players(0),
                     });
+                    if agenda.voters {
+                        // Every set of players still in the game who voted Against (T24).
+                        let live = ((1u16 << self.players()) - 1) as u8 & !f.out;
+                        for mask in 0..=live {
+                            if mask & !live == 0 {
+                                out.push(Action::Outcome {
+                                    vote: Vote::Against,
+                                    voted_against: Players(mask),
+                                });
+                            }
+                        }
+                    } else {
+                        out.push(Action::Outcome {
+                            vote: Vote::Against,
+                            voted_against: Players(0),
+                        });
+                    }
                 }
             }
             Step::ReturnTokens => {
@@ -789,7 +851,7 @@ impl State {
     fn secondary_cost(&self, q: Owner) -> u32 {
         // T21: Masters of Trade, for the card its faction names.
         let free = self.rules.free_secondaries[q.index()] & (1 << self.flow.card) != 0;
-        if free || Players(self.flow.free).contains(q) {
+        if free || self.flow.pact || Players(self.flow.free).contains(q) {
             return 0;
         }
         u32::from(self.rules.cards[usize::from(self.flow.card)].secondary_cost)
@@ -995,7 +1057,17 @@ impl State {
                 self.after_reveal(cause);
                 Ok(())
             }
-            (Step::Outcome, Action::Outcome { vote }) => self.outcome(vote, cause),
+            (
+                Step::Outcome,
+                Action::Outcome {
+                    vote,
+                    voted_against,
+                },
+            ) => self.outcome(vote, voted_against, cause),
+            (Step::Outcome, Action::ElectCard { card }) => self.elect_card(card, cause),
+            (Step::EndOfTurn, Action::AdditionalAction { system }) => {
+                self.additional_action(p, system, cause)
+            }
             (Step::Outcome, Action::Elect { player }) => self.elect(player, cause),
             (Step::ReturnTokens, Action::ReturnToken { pool }) => self.return_token(p, pool, cause),
             (Step::Release, Action::Release { player }) => self.release(p, player, cause),
@@ -1454,7 +1526,8 @@ impl State {
         };
         self.spend_ability(p, i, cause)?;
         self.redistribute_sheet(p, want, cause)?;
-        self.pass_turn(cause);
+        // Minister of War may still follow.
+        self.end_turn(cause);
         Ok(())
     }
 
@@ -1535,15 +1608,24 @@ impl State {
     fn end_turn(&mut self, cause: Cause) {
         let p = owner(self.flow.turn);
         if !self.is_eliminated(p)
-            && self
+            && (self
                 .reaction(p, AbilityKind::RedistributeAtEndOfTurn)
                 .is_some()
+                || self.may_add_action(p))
         {
             self.flow.step = Step::EndOfTurn;
             self.flow.resolver = self.flow.turn;
             return;
         }
         self.pass_turn(cause);
+    }
+
+    /// Whether `p` may now discard Minister of War for one more action (T24): they hold it, have not
+    /// passed, and have a command token on the board.
+    fn may_add_action(&self, p: Owner) -> bool {
+        self.flow.minister == slot(p)
+            && self.flow.passed & (1 << p.0) == 0
+            && self.board_tokens(p) > 0
     }
 
     /// The next player who has not passed takes a turn; with none, the status phase.
@@ -1659,7 +1741,15 @@ impl State {
             self.flow.cursor += 1;
         }
         if self.flow.cursor >= n {
-            self.end_turn(cause);
+            if self.flow.pact {
+                // The Galactic Crisis Pact's round is over: the agenda's other effects (T24).
+                self.flow.pact = false;
+                self.flow.op += 1;
+                self.flow.status = 0;
+                self.run_agenda(cause);
+            } else {
+                self.end_turn(cause);
+            }
         } else {
             self.flow.step = Step::Secondary;
         }
@@ -1727,7 +1817,7 @@ impl State {
             Phase::Status => self.flow.step = Step::Redistribute,
             // An action card's gain (T22): Summit, a Leadership Rider.
             Phase::Strategy => self.strategy_window(cause),
-            Phase::Agenda => self.resolve_riders(cause),
+            Phase::Agenda if !self.flow.pact => self.resolve_riders(cause),
             _ => self.run_effects(cause),
         }
     }
@@ -1875,7 +1965,7 @@ impl State {
             }
             self.flow.others += 1;
         }
-        if self.flow.phase == Phase::Agenda {
+        if self.flow.phase == Phase::Agenda && !self.flow.pact {
             // A Diplomacy Rider (T22).
             self.resolve_riders(cause);
         } else {
@@ -2815,13 +2905,48 @@ impl State {
         Ok(())
     }
 
-    fn outcome(&mut self, vote: Vote, cause: Cause) -> Result<(), ActionError> {
+    fn outcome(
+        &mut self,
+        vote: Vote,
+        voted_against: Players,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
         let a = usize::from(self.flow.agenda);
-        if self.rules.agendas.get(a).is_some_and(|a| a.elect_player) {
+        if let Some(agenda) = self.rules.agendas.get(a) {
+            if agenda.elect_player || agenda.elect_card {
+                return Err(illegal(format!(
+                    "{} elects a {}: its outcome is not For or Against",
+                    agenda.name,
+                    if agenda.elect_player {
+                        "player"
+                    } else {
+                        "strategy card"
+                    }
+                )));
+            }
+        }
+        let voters = self.rules.agendas.get(a).is_some_and(|a| a.voters);
+        if !(voted_against.is_empty() || voters && vote == Vote::Against) {
+            return Err(illegal(
+                "who voted Against is entered only for an Against outcome that concerns them"
+                    .into(),
+            ));
+        }
+        let live = ((1u16 << self.players()) - 1) as u8 & !self.flow.out;
+        if voted_against.0 & !live != 0 {
             return Err(illegal(format!(
-                "{} elects a player: its outcome is not For or Against",
-                self.rules.agendas[a].name
+                "voted_against names {}, but only players still in the game vote",
+                Players(voted_against.0 & !live).names()
             )));
+        }
+        self.flow.voters = voted_against.0;
+        for q in voted_against.iter() {
+            self.ledger.note(
+                self.agenda_key(),
+                note::VOTED_AGAINST,
+                [arg(q), 0, 0],
+                cause,
+            );
         }
         let code = match vote {
             Vote::For => note::FOR,
@@ -2864,9 +2989,63 @@ impl State {
 
     fn start_outcome(&mut self, outcome: u8, cause: Cause) {
         self.flow.outcome = outcome;
-        self.flow.effect = 0;
+        self.flow.op = 0;
         self.flow.status = 0;
         self.run_agenda(cause);
+    }
+
+    /// T24: an Elect Strategy Card agenda's outcome (Galactic Crisis Pact).
+    fn elect_card(&mut self, card: u8, cause: Cause) -> Result<(), ActionError> {
+        let a = usize::from(self.flow.agenda);
+        match self.rules.agendas.get(a) {
+            Some(agenda) if agenda.elect_card => {}
+            Some(agenda) => {
+                return Err(illegal(format!("{} elects no strategy card", agenda.name)));
+            }
+            None => {
+                return Err(illegal(
+                    "an agenda that does nothing to command tokens elects no strategy card here"
+                        .into(),
+                ));
+            }
+        }
+        self.card_index(card)?;
+        self.ledger
+            .note(card_key(card), note::ELECT_CARD, [0; 3], cause);
+        self.flow.card = card;
+        self.start_outcome(2, cause);
+        Ok(())
+    }
+
+    /// T24, Minister of War: the card is discarded, the token returns to reinforcements, and the same
+    /// player takes one more action.
+    fn additional_action(
+        &mut self,
+        p: Owner,
+        system: u16,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let s = self.system_index(system)?;
+        if self.flow.minister != slot(p) {
+            return Err(illegal(format!("{p} does not hold Minister of War")));
+        }
+        if !self.has_token(p, s) {
+            return Err(illegal(format!(
+                "{} holds no command token of {p}'s",
+                self.system_name(system)
+            )));
+        }
+        self.ledger
+            .move_tokens(p, self.h.systems[s], self.h.reinforcements, 1, cause)?;
+        self.ledger.note(
+            system_key(system),
+            note::ADDITIONAL_ACTION,
+            [arg(p), 0, 0],
+            cause,
+        );
+        self.flow.minister = NOBODY;
+        self.flow.step = Step::Turn;
+        Ok(())
     }
 
     /// Resolves the outcome's effects from `flow.effect` on until one waits for a choice; then the next
@@ -2879,7 +3058,7 @@ impl State {
                 Some(agenda) => agenda.outcomes[usize::from(self.flow.outcome)].as_slice(),
                 None => &[],
             };
-            let Some(&op) = ops.get(usize::from(self.flow.effect)) else {
+            let Some(&op) = ops.get(usize::from(self.flow.op)) else {
                 self.resolve_riders(cause);
                 return;
             };
@@ -2963,8 +3142,34 @@ impl State {
                 AgendaOp::Standardize(want) => {
                     self.standardize(owner(self.flow.elected), want, cause)
                 }
+                AgendaOp::AgainstVotersReturn(tokens) => {
+                    while self.flow.status < n {
+                        let q = owner((self.flow.speaker + self.flow.status) % n);
+                        if self.flow.voters & (1 << q.0) != 0
+                            && !self.is_eliminated(q)
+                            && self.sheet(q) > 0
+                        {
+                            self.flow.left = tokens.min(self.sheet(q) as u8);
+                            self.flow.resolver = slot(q);
+                            self.flow.step = Step::ReturnTokens;
+                            return;
+                        }
+                        self.flow.status += 1;
+                    }
+                }
+                AgendaOp::AdditionalAction => self.flow.minister = self.flow.elected,
+                AgendaOp::SecondaryForAll => {
+                    // Galactic Crisis Pact: the elected card's secondary round, every player from the
+                    // speaker included, none paying; it resumes this list when it ends.
+                    self.flow.pact = true;
+                    self.flow.turn = self.flow.speaker;
+                    self.flow.cursor = 0;
+                    self.flow.free = 0;
+                    self.next_secondary(cause);
+                    return;
+                }
             }
-            self.flow.effect += 1;
+            self.flow.op += 1;
             self.flow.status = 0;
         }
     }
@@ -3477,6 +3682,15 @@ impl State {
     /// speaker enters the outcome, unless the agenda is not modelled and no rider awaits it.
     fn rider_window(&mut self, cause: Cause) {
         let n = self.players();
+        // A strategy card elected cannot be predicted as a player or For or Against: no rider (T24).
+        let elects_card = self
+            .rules
+            .agendas
+            .get(usize::from(self.flow.agenda))
+            .is_some_and(|a| a.elect_card);
+        if elects_card {
+            self.flow.window = n;
+        }
         while self.flow.window < n {
             let q = owner((self.flow.speaker + self.flow.window) % n);
             if !self.is_eliminated(q)

@@ -359,6 +359,19 @@ pub enum AgendaEffect {
     /// Each player places a command token from their reinforcements in their home system, if able: none
     /// without one in reinforcements or where one of theirs is (Shared Research, Against).
     EachPlacesHome,
+    /// Each player that voted Against (the table enters who) removes `tokens` command tokens from their
+    /// command sheet, pools of their choice, and returns them to reinforcements (Wormhole Research).
+    AgainstVotersReturn {
+        /// How many.
+        tokens: u8,
+    },
+    /// The elected player gains this card: after performing an action, they may discard it to return 1 of
+    /// their command tokens from the board to reinforcements, then perform 1 additional action (Minister of
+    /// War).
+    AdditionalAction,
+    /// Each player, from the speaker, may resolve the elected strategy card's secondary ability without
+    /// spending a command token (Galactic Crisis Pact).
+    SecondaryForAll,
     /// The elected player places command tokens from reinforcements so that their pools hold these
     /// counts, and returns any excess to reinforcements (Armed Forces Standardization).
     Standardize {
@@ -384,6 +397,9 @@ pub struct Agenda {
     /// Against.
     #[serde(default)]
     pub elect_player: bool,
+    /// "Elect Strategy Card": the outcome is a strategy card, and `elected` applies (Galactic Crisis Pact).
+    #[serde(default)]
+    pub elect_strategy_card: bool,
     /// The For outcome's effects.
     #[serde(default, rename = "for")]
     pub for_: Vec<AgendaEffect>,
@@ -974,7 +990,16 @@ impl Content {
         for (i, a) in self.agendas.iter().enumerate() {
             check_content_id(A, i, &a.id, &mut seen)?;
             check_name(A, &a.id, &a.name)?;
-            let unused: &[(&str, &Vec<AgendaEffect>)] = if a.elect_player {
+            if a.elect_player && a.elect_strategy_card {
+                return Err(ContentError::invalid(
+                    A,
+                    &a.id,
+                    "elect_strategy_card",
+                    "an agenda elects a player or a strategy card, not both",
+                ));
+            }
+            let elects = a.elect_player || a.elect_strategy_card;
+            let unused: &[(&str, &Vec<AgendaEffect>)] = if elects {
                 &[("for", &a.for_), ("against", &a.against)]
             } else {
                 &[("elected", &a.elected)]
@@ -984,8 +1009,8 @@ impl Content {
                     A,
                     &a.id,
                     field,
-                    if a.elect_player {
-                        "an Elect Player agenda has only `elected` effects"
+                    if elects {
+                        "an Elect agenda has only `elected` effects"
                     } else {
                         "a For/Against agenda has no `elected` effects"
                     },
@@ -1005,7 +1030,7 @@ impl Content {
                     ));
                 }
                 for e in list {
-                    self.check_agenda_effect(&a.id, field, a.elect_player, e)?;
+                    self.check_agenda_effect(a, field, e)?;
                 }
             }
         }
@@ -1066,15 +1091,17 @@ impl Content {
     /// One agenda effect's values are in range and its law exists.
     fn check_agenda_effect(
         &self,
-        id: &str,
+        agenda: &Agenda,
         field: &'static str,
-        elect_player: bool,
         effect: &AgendaEffect,
     ) -> Result<(), ContentError> {
         const A: &str = "agendas.json";
-        let bad = |why: String| Err(ContentError::invalid(A, id, field, why));
+        let bad = |why: String| Err(ContentError::invalid(A, &agenda.id, field, why));
+        let elect_player = agenda.elect_player;
         match effect {
-            AgendaEffect::EachGains { tokens, .. } | AgendaEffect::EachReturns { tokens, .. }
+            AgendaEffect::EachGains { tokens, .. }
+            | AgendaEffect::EachReturns { tokens, .. }
+            | AgendaEffect::AgainstVotersReturn { tokens }
                 if *tokens == 0 || *tokens > 16 =>
             {
                 bad(format!("{tokens} tokens is out of range: 1 to 16"))
@@ -1085,6 +1112,16 @@ impl Content {
                 strategy,
             } if u32::from(*tactic) + u32::from(*fleet) + u32::from(*strategy) > 16 => bad(
                 format!("{tactic} + {fleet} + {strategy} tokens is more than the 16 a player owns"),
+            ),
+            AgendaEffect::AgainstVotersReturn { .. } if field != "against" => bad(
+                "against_voters_return applies to those who voted Against: only `against` has it".into(),
+            ),
+            AgendaEffect::AdditionalAction if !elect_player => bad(
+                "additional_action goes to the elected player: only an Elect Player agenda has it".into(),
+            ),
+            AgendaEffect::SecondaryForAll if !agenda.elect_strategy_card => bad(
+                "secondary_for_all needs an elected strategy card: only an Elect Strategy Card agenda has it"
+                    .into(),
             ),
             AgendaEffect::Standardize { .. } if !elect_player => bad(
                 "standardize applies to the elected player: only an Elect Player agenda has it"

@@ -1,5 +1,5 @@
 //! Coffer ruleset `command-tokens`: Twilight Imperium 4 command tokens, pools and reinforcements (clauses
-//! T1-T23), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
+//! T1-T24), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
 //!
 //! ```
 //! use coffer_command_tokens::CommandTokens;
@@ -224,6 +224,16 @@ fn action_docs() -> Vec<Doc> {
             json!({"type":"no_reaction"}),
         ),
         Doc::with(
+            "elect_card",
+            "T24: the strategy card an Elect Strategy Card agenda elects (Galactic Crisis Pact): each player, from the speaker, may then resolve its secondary ability without spending a command token.",
+            json!({"type":"elect_card","card":3}),
+        ),
+        Doc::with(
+            "additional_action",
+            "T24, Minister of War: at the end of your turn (not after passing), discard it to return your command token in `system` to reinforcements, then take one more action.",
+            json!({"type":"additional_action","system":3}),
+        ),
+        Doc::with(
             "reveal_agenda",
             "T20, agenda phase: the speaker enters the agenda revealed from the deck, by index into data/agendas.json (each once per game), or, with no `agenda`, one that does nothing to command tokens.",
             json!({"type":"reveal_agenda","agenda":0}),
@@ -240,7 +250,7 @@ fn action_docs() -> Vec<Doc> {
         ),
         Doc::with(
             "outcome",
-            "T20: the speaker enters the outcome the table voted for a For/Against agenda: `for` or `against`.",
+            "T20: the speaker enters the outcome the table voted for a For/Against agenda: `for` or `against`; for an Against that concerns those who voted it (Wormhole Research, T24), `voted_against` lists them.",
             json!({"type":"outcome","vote":"against"}),
         ),
         Doc::with(

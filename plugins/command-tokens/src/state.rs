@@ -192,6 +192,13 @@ pub mod note {
     pub const PREDICTION_WRONG: u16 = 51;
     /// Insubordination: `[player, target]` (keyed by the card).
     pub const TACTIC_TOKEN_REMOVED: u16 = 52;
+    /// An Elect Strategy Card agenda elects the card (keyed by it; T24).
+    pub const ELECT_CARD: u16 = 53;
+    /// Minister of War: a player discards it, returns the token in the system and takes one more action
+    /// (`[player]`, keyed by the system; T24).
+    pub const ADDITIONAL_ACTION: u16 = 54;
+    /// A player voted Against the agenda (`[player]`, keyed by the agenda; T24).
+    pub const VOTED_AGAINST: u16 = 55;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -460,6 +467,12 @@ pub struct AgendaRule {
     pub name: String,
     /// An Elect Player agenda.
     pub elect_player: bool,
+    /// An Elect Strategy Card agenda.
+    #[serde(default)]
+    pub elect_card: bool,
+    /// Its Against outcome concerns the players who voted Against: the outcome names them.
+    #[serde(default)]
+    pub voters: bool,
     /// The effects of For, Against and an election, by [`Vote`] index.
     pub outcomes: [Vec<AgendaOp>; 3],
 }
@@ -477,6 +490,12 @@ pub enum AgendaOp {
     EachPlacesHome,
     /// The elected player's pools are brought to these counts.
     Standardize([u8; 3]),
+    /// Each player who voted Against returns tokens of their choice from their sheet.
+    AgainstVotersReturn(u8),
+    /// The elected player holds Minister of War's card.
+    AdditionalAction,
+    /// Each player may resolve the elected strategy card's secondary for free.
+    SecondaryForAll,
 }
 
 /// An agenda's outcome, as the table enters it (T20).
@@ -754,6 +773,18 @@ pub struct Flow {
     /// Each rider's prediction: 0 For, 1 Against, 2 + p the election of player p.
     #[serde(default)]
     pub predictions: [u8; MAX_RIDERS],
+    /// Next effect of the agenda outcome being resolved (T20).
+    #[serde(default)]
+    pub op: u8,
+    /// Bit per player who voted Against the agenda being resolved, as the table entered it (T24).
+    #[serde(default)]
+    pub voters: u8,
+    /// The holder of Minister of War's card ([`NOBODY`]: not in play or discarded; T24).
+    #[serde(default = "nobody")]
+    pub minister: u8,
+    /// Resolving the secondaries of a Galactic Crisis Pact: each player may, for free (T24).
+    #[serde(default)]
+    pub pact: bool,
 }
 
 fn no_riders() -> [u8; MAX_RIDERS] {
@@ -1146,6 +1177,11 @@ impl Rules {
                                     AgendaOp::EachReturns(*tokens, *pool)
                                 }
                                 AgendaEffect::EachPlacesHome => AgendaOp::EachPlacesHome,
+                                AgendaEffect::AgainstVotersReturn { tokens } => {
+                                    AgendaOp::AgainstVotersReturn(*tokens)
+                                }
+                                AgendaEffect::AdditionalAction => AgendaOp::AdditionalAction,
+                                AgendaEffect::SecondaryForAll => AgendaOp::SecondaryForAll,
                                 AgendaEffect::Standardize {
                                     tactic,
                                     fleet,
@@ -1158,6 +1194,11 @@ impl Rules {
                 agendas.push(AgendaRule {
                     name: a.name.clone(),
                     elect_player: a.elect_player,
+                    elect_card: a.elect_strategy_card,
+                    voters: a
+                        .against
+                        .iter()
+                        .any(|e| matches!(e, AgendaEffect::AgainstVotersReturn { .. })),
                     outcomes: [ops(&a.for_)?, ops(&a.against)?, ops(&a.elected)?],
                 });
             }
@@ -1690,6 +1731,10 @@ impl State {
             window: 0,
             riders: no_riders(),
             predictions: [0; MAX_RIDERS],
+            op: 0,
+            voters: 0,
+            minister: NOBODY,
+            pact: false,
         };
         let mut state = State {
             ledger: l,
@@ -2180,8 +2225,7 @@ impl State {
             return bad("eliminated players");
         }
         if usize::from(f.card) >= cards
-            || f.phase != Phase::Agenda
-                && usize::from(f.effect) > r.effects(f.card, f.secondary).len()
+            || usize::from(f.effect) > r.effects(f.card, f.secondary).len()
             || usize::from(f.target) >= systems.max(1)
             || usize::from(f.system) >= systems.max(1)
             || usize::from(f.picks) > n * usize::from(r.cards_per_player)
@@ -2200,7 +2244,7 @@ impl State {
                 f.phase == Phase::Agenda
             }
             Step::Release => matches!(f.phase, Phase::Action | Phase::Agenda),
-            _ => f.phase == Phase::Action,
+            _ => f.phase == Phase::Action || f.pact && f.phase == Phase::Agenda,
         };
         if !phase_fits || (f.step == Step::Gain && f.left == 0) {
             return bad("step and phase");
@@ -2223,6 +2267,9 @@ impl State {
             || f.step == Step::Outcome
                 && f.agenda == NOBODY
                 && f.riders.iter().all(|&r| r == NOBODY)
+            || f.minister != NOBODY && !player(f.minister)
+            || u16::from(f.voters) >> n != 0
+            || f.pact && f.phase != Phase::Agenda
             || f.resolved > 2
             || f.phase == Phase::Agenda && f.resolved > 1
             || f.outcome > 2
@@ -2259,7 +2306,7 @@ impl State {
             return bad("action cards");
         }
         if resolving
-            && usize::from(f.effect)
+            && usize::from(f.op)
                 > r.agendas[usize::from(f.agenda)].outcomes[usize::from(f.outcome)].len()
             || f.step == Step::ReturnTokens && (f.left == 0 || usize::from(f.status) >= n)
             || f.step == Step::Quash && r.quash[usize::from(f.resolver)] == 0

@@ -116,12 +116,15 @@ impl State {
         }
         // T20: laws in play and the agendas, in games with an agenda phase or a law.
         let laws = r.starting_laws | f.enacted;
-        if laws != 0 {
+        if laws != 0 || f.minister != NOBODY {
             let section = table.section("Laws in play");
             for (i, (name, _)) in r.law_list.iter().enumerate() {
                 if laws & (1 << i) != 0 {
                     section.row(Owner::GAME, name.clone(), "in play");
                 }
+            }
+            if f.minister != NOBODY {
+                section.row(owner(f.minister), "Minister of War", "held");
             }
         }
         if !r.agendas.is_empty() {

@@ -114,6 +114,8 @@ pub fn vocabulary() -> Vocabulary {
         "decision to play no action card",
         "use of an ability",
         "decision to use no ability",
+        "election of a strategy card",
+        "additional action",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -171,8 +173,11 @@ pub fn vocabulary() -> Vocabulary {
         "p{0}'s prediction is right: {name} resolves",
         "p{0}'s prediction is wrong: {name} does nothing",
         "p{0} returns a command token from p{1}'s tactic pool to p{1}'s reinforcements",
+        "the agenda elects {name}: each player may resolve its secondary ability without spending a command token",
+        "p{0} discards Minister of War: the command token in {name} returns to reinforcements, and p{0} takes another action",
+        "p{0} voted Against {name}",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::TACTIC_TOKEN_REMOVED) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::VOTED_AGAINST) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -406,7 +411,12 @@ impl State {
             Action::NoReaction => "using no ability".into(),
             Action::Quash => "quashing the agenda".into(),
             Action::NoQuash => "letting the agenda stand".into(),
-            Action::Outcome { vote } => match vote {
+            Action::ElectCard { card } => format!("electing {}", self.card_name(card)),
+            Action::AdditionalAction { system } => format!(
+                "discarding Minister of War to return the command token in {} and act again",
+                self.system_name(system)
+            ),
+            Action::Outcome { vote, .. } => match vote {
                 crate::state::Vote::For => "resolving the agenda For".into(),
                 crate::state::Vote::Against => "resolving the agenda Against".into(),
             },
@@ -554,6 +564,9 @@ impl State {
                 self.system_name(f.system),
                 self.ability_name(p, AbilityKind::Foresight)
             )),
+            Step::EndOfTurn if self.flow.minister == slot(p) => Cow::Borrowed(
+                "to end their turn, or use what they hold for it (Minister of War, Predictive Intelligence)",
+            ),
             Step::EndOfTurn => Cow::Owned(format!(
                 "to redistribute with {} at the end of their turn, or not",
                 self.ability_name(p, AbilityKind::RedistributeAtEndOfTurn)

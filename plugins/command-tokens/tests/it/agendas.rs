@@ -60,7 +60,10 @@ fn reveal(agenda: u8) -> Action {
 }
 
 fn vote(vote: Vote) -> Action {
-    Action::Outcome { vote }
+    Action::Outcome {
+        vote,
+        voted_against: coffer_command_tokens::Players(0),
+    }
 }
 
 /// Reveals an agenda that does nothing to command tokens.
@@ -128,7 +131,7 @@ fn t20_each_agenda_is_revealed_once_a_game() {
     );
     assert_eq!(
         refused(&mut s, 0, reveal(9)).to_string(),
-        "illegal action: agenda #9 does not exist: this game has agendas #0 to #3"
+        "illegal action: agenda #9 does not exist: this game has agendas #0 to #6"
     );
     let mut table = Table::new(None);
     s.fill_table(&mut table);
@@ -152,7 +155,10 @@ fn t20_each_agenda_is_revealed_once_a_game() {
             "Fleet Regulations: in the agenda deck",
             "Shared Research: revealed",
             "Clandestine Operations: in the agenda deck",
-            "Armed Forces Standardization: in the agenda deck"
+            "Armed Forces Standardization: in the agenda deck",
+            "Minister of War: in the agenda deck",
+            "Galactic Crisis Pact: in the agenda deck",
+            "Wormhole Research: in the agenda deck"
         ]
     );
 }
@@ -371,5 +377,120 @@ fn t20_random_playouts_with_agendas_keep_every_invariant() {
     assert!(
         revealed > 0 && quashed > 0,
         "random play reaches the agendas"
+    );
+}
+
+// ----- T24 -----
+
+const MINISTER_OF_WAR: u8 = 4;
+const CRISIS_PACT: u8 = 5;
+const WORMHOLE_RESEARCH: u8 = 6;
+
+#[test]
+fn t24_minister_of_war_lets_its_holder_return_a_board_token_and_act_again() {
+    let mut s = agenda_game(&["sol", "hacan", "jolnar"], &[]);
+    to_agenda_phase(&mut s);
+    ok(&mut s, 0, reveal(MINISTER_OF_WAR));
+    ok(&mut s, 0, Action::Elect { player: 1 });
+    assert_eq!(s.flow.minister, 1);
+    ok(&mut s, 0, OTHER);
+    // Round 2: p1 activates a system; at the end of that turn the card may be discarded.
+    assert_eq!(s.flow.phase, Phase::Strategy);
+    pick(&mut s, &[1, 0, 2, 3, 4, 5]);
+    assert_eq!(actor(&s), 1, "p1 holds Leadership");
+    let target = free_system(&s, 1);
+    ok(&mut s, 1, Action::Tactical { system: target });
+    ok(&mut s, 1, Action::Done);
+    assert_eq!((s.flow.step, actor(&s)), (Step::EndOfTurn, 1));
+    let again = Action::AdditionalAction { system: target };
+    assert_eq!(legal(&s, 1), [again, Action::NoReaction]);
+    let before = sheet(&s, 1);
+    ok(&mut s, 1, again);
+    assert!(!s.has_token(owner(1), usize::from(target)));
+    assert_eq!(sheet(&s, 1)[3], before[3] + 1);
+    // The same player acts again; the card is discarded.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Turn, 1));
+    assert_eq!(s.flow.minister, coffer_command_tokens::NOBODY);
+    ok(&mut s, 1, Action::Strategic { card: 0 });
+}
+
+#[test]
+fn t24_galactic_crisis_pact_lets_every_player_resolve_the_secondary_without_a_token() {
+    let mut s = agenda_game(&["sol", "hacan", "jolnar"], &[]);
+    to_agenda_phase(&mut s);
+    ok(&mut s, 0, reveal(CRISIS_PACT));
+    let cards: Vec<Action> = (0..8).map(|card| Action::ElectCard { card }).collect();
+    assert_eq!(legal(&s, 0), cards);
+    // Construction (3): its secondary places a token from reinforcements in a system.
+    ok(&mut s, 0, Action::ElectCard { card: 3 });
+    let before = [0, 1, 2].map(|p| sheet(&s, p));
+    // From the speaker: p0 resolves it, p1 declines, p2 resolves it; no strategy token is spent.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 0));
+    ok(&mut s, 0, Action::Secondary);
+    ok(
+        &mut s,
+        0,
+        Action::Place {
+            system: 1,
+            fallback: None,
+        },
+    );
+    assert_eq!((s.flow.step, actor(&s)), (Step::Secondary, 1));
+    ok(&mut s, 1, Action::Decline);
+    ok(&mut s, 2, Action::Secondary);
+    ok(
+        &mut s,
+        2,
+        Action::Place {
+            system: 2,
+            fallback: None,
+        },
+    );
+    assert_eq!(sheet(&s, 0)[2], before[0][2], "no strategy token spent");
+    assert_eq!(sheet(&s, 0)[3], before[0][3] - 1, "the placed token");
+    assert_eq!(sheet(&s, 1), before[1]);
+    assert!(s.has_token(owner(2), 2));
+    assert_eq!(s.flow.step, Step::Reveal, "the second agenda");
+}
+
+#[test]
+fn t24_wormhole_research_against_the_players_who_voted_against_return_a_token_each() {
+    let mut s = agenda_game(&["sol", "hacan", "jolnar"], &[]);
+    to_agenda_phase(&mut s);
+    ok(&mut s, 0, reveal(WORMHOLE_RESEARCH));
+    // For/Against, with every set of players who voted Against.
+    assert_eq!(legal(&s, 0).len(), 1 + 8);
+    let against = Action::Outcome {
+        vote: Vote::Against,
+        voted_against: coffer_command_tokens::Players(0b101),
+    };
+    let before = [0, 1, 2].map(|p| sheet(&s, p));
+    ok(&mut s, 0, against);
+    assert_eq!((s.flow.step, actor(&s)), (Step::ReturnTokens, 0));
+    ok(&mut s, 0, Action::ReturnToken { pool: Pool::Tactic });
+    assert_eq!((s.flow.step, actor(&s)), (Step::ReturnTokens, 2));
+    ok(&mut s, 2, Action::ReturnToken { pool: Pool::Fleet });
+    assert_eq!(sheet(&s, 0)[0], before[0][0] - 1);
+    assert_eq!(sheet(&s, 1), before[1], "p1 voted For");
+    assert_eq!(sheet(&s, 2)[1], before[2][1] - 1);
+    assert_eq!(s.flow.step, Step::Reveal);
+}
+
+#[test]
+fn t24_who_voted_against_is_entered_only_where_the_agenda_concerns_them() {
+    let mut s = agenda_game(&["sol", "hacan", "jolnar"], &[]);
+    to_agenda_phase(&mut s);
+    ok(&mut s, 0, reveal(FLEET_REGULATIONS));
+    let e = refused(
+        &mut s,
+        0,
+        Action::Outcome {
+            vote: Vote::Against,
+            voted_against: coffer_command_tokens::Players(0b1),
+        },
+    );
+    assert_eq!(
+        e.to_string(),
+        "illegal action: who voted Against is entered only for an Against outcome that concerns them"
     );
 }

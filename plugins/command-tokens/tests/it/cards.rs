@@ -272,6 +272,7 @@ fn t22_a_leadership_rider_gains_three_tokens_when_its_prediction_is_right() {
         0,
         Action::Outcome {
             vote: Vote::Against,
+            voted_against: coffer_command_tokens::Players(0),
         },
     );
     // Against: a fleet token each (the agenda), then the right rider's 3 tokens for p1.
@@ -322,7 +323,10 @@ fn t22_riders_on_an_agenda_not_modelled_are_resolved_by_the_outcome_entered() {
     ok(&mut s, 0, Action::NoCard);
     // Any outcome may be entered for an agenda not modelled.
     assert_eq!(s.flow.step, Step::Outcome);
-    assert!(legal(&s, 0).contains(&Action::Outcome { vote: Vote::For }));
+    assert!(legal(&s, 0).contains(&Action::Outcome {
+        vote: Vote::For,
+        voted_against: coffer_command_tokens::Players(0),
+    }));
     assert!(legal(&s, 0).contains(&Action::Elect { player: 2 }));
     let before = sheet(&s, 0);
     ok(&mut s, 0, Action::Elect { player: 1 });
