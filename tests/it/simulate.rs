@@ -538,8 +538,8 @@ fn command_tokens_third_round_config() -> Value {
             ["war-sun", "nullification-field"],
             ["production-biomes"],
             ["neuroglaive"],
-            ["predictive-intelligence"],
-            []
+            ["predictive-intelligence", "fighter-ii"],
+            ["fighter-ii"]
         ],
         "agenda_phase_from": 1,
         "action_cards": [

@@ -423,6 +423,17 @@ impl State {
                         });
                     }
                 }
+                // T25: a fighter beyond capacity counts too, and may be the one removed.
+                if let Some(t) = self
+                    .rules
+                    .transported
+                    .filter(|_| self.excess_fighters(p, s) > 0)
+                {
+                    out.push(Action::RemoveShip {
+                        system: s as u16,
+                        class: t,
+                    });
+                }
             }
             return;
         }
@@ -1258,10 +1269,17 @@ impl State {
             .move_tokens(p, self.h.ship_reserve[c], self.h.ships[s * n + c], 1, cause)?;
         self.flow.built += 1;
         // T7 holds at all times: an excess is a choice the player makes before producing on.
-        if self.rules.classes[c].fleet {
+        if self.counts_against_fleet(p, c) {
             self.check_fleet_in(p, s, cause);
         }
         Ok(())
+    }
+
+    /// Whether `p`'s ships of class `c` may count against the fleet pool: a fleet class, or fighters for a
+    /// player with Fighter II (T25).
+    #[inline]
+    fn counts_against_fleet(&self, p: Owner, c: usize) -> bool {
+        self.rules.classes[c].fleet || self.rules.excess_fighters[p.index()] > 0
     }
 
     /// The index of ship class `class`, or a refusal naming the classes there are.
@@ -1373,7 +1391,7 @@ impl State {
             placed,
             cause,
         )?;
-        if self.rules.classes[c].fleet {
+        if self.counts_against_fleet(p, c) {
             self.check_fleet_in(p, s, cause);
         }
         self.end_turn(cause);
@@ -2181,7 +2199,8 @@ impl State {
             )));
         }
         let c = self.class_index(class)?;
-        if !self.rules.classes[c].fleet {
+        let counted = self.rules.transported == Some(class) && self.excess_fighters(p, s) > 0;
+        if !self.rules.classes[c].fleet && !counted {
             return Err(illegal(format!(
                 "the {} class does not count toward the fleet limit",
                 self.class_name(class)
@@ -2310,8 +2329,12 @@ impl State {
             )?;
         }
         // T7 holds at all times (LRR 37.3): an excess is removed before anything else.
-        if self.rules.classes[c].fleet {
+        if self.counts_against_fleet(p, c) {
             self.check_fleet_in(p, active, cause);
+        }
+        // T25: the capacity that left may leave fighters beyond it where the ship started.
+        if self.rules.excess_fighters[p.index()] > 0 {
+            self.check_fleet_in(p, f, cause);
         }
         Ok(())
     }
@@ -2517,6 +2540,13 @@ impl State {
             .note(system_key(self.flow.system), code, [winner, 0, 0], cause);
         self.flow.retreat = NOBODY;
         self.flow.step = Step::Produce;
+        // T25: destroyed ships' capacity may leave fighters beyond it, counted against the fleet pool once
+        // the combat is over.
+        for q in [attacker, defender] {
+            if self.rules.excess_fighters[q.index()] > 0 {
+                self.check_fleet_in(q, active, cause);
+            }
+        }
         match (a, d) {
             (true, false) => self.edict(attacker, defender, cause),
             (false, true) => self.edict(defender, attacker, cause),
@@ -2642,7 +2672,7 @@ impl State {
     pub(crate) fn retreat_moves_units(&self, p: Owner) -> bool {
         let active = usize::from(self.flow.system);
         (0..self.rules.class_count())
-            .any(|c| self.rules.classes[c].movement.is_some() && self.ships(p, active, c) > 0)
+            .any(|c| self.move_value(p, c).is_some() && self.ships(p, active, c) > 0)
     }
 
     /// T16 (LRR 78.7b-d): every ship of `p` with a move value moves to `system`, transporting fighters
@@ -2681,9 +2711,9 @@ impl State {
         let n = self.rules.class_count();
         let mut capacity = 0u32;
         for c in 0..n {
-            let Some(_) = self.rules.classes[c].movement else {
+            if self.move_value(p, c).is_none() {
                 continue;
-            };
+            }
             let ships = self.ships(p, active, c);
             if ships > 0 {
                 capacity += ships * u32::from(self.rules.classes[c].capacity);

@@ -274,6 +274,13 @@ pub struct Technology {
     /// Intelligence; T21, T23).
     #[serde(default)]
     pub ability: Option<AbilitySpec>,
+    /// How much each of the owner's fighters in excess of their ships' capacity in a system counts against
+    /// the fleet pool, in halves of a ship (Fighter II: 2; Hybrid Crystal Fighter II: 1; T25).
+    #[serde(default)]
+    pub excess_fighters: u8,
+    /// Move values the owner's ships of these classes get, by class id (Fighter II: `fighter`, 2).
+    #[serde(default)]
+    pub moves: BTreeMap<String, u8>,
 }
 
 /// What an ability that touches command tokens does, besides spending its strategy tokens (T21, T23).
@@ -899,17 +906,7 @@ impl Content {
                 }
             }
             self.check_unlocks(FA, &f.id, &f.unlocks)?;
-            for (class, &m) in &f.moves {
-                self.check_class(FA, &f.id, "moves", class)?;
-                if m == 0 || m > MAX_MOVE {
-                    return Err(ContentError::invalid(
-                        FA,
-                        &f.id,
-                        "moves",
-                        format!("{class}: {m} is out of range: 1 to {MAX_MOVE}"),
-                    ));
-                }
-            }
+            self.check_moves(FA, &f.id, &f.moves)?;
             if let Some(forge) = &f.star_forge {
                 at_most_16(
                     FA,
@@ -973,6 +970,18 @@ impl Content {
             if let Some(c) = &t.ability {
                 check_ability(T, &t.id, c)?;
             }
+            if t.excess_fighters > 2 {
+                return Err(ContentError::invalid(
+                    T,
+                    &t.id,
+                    "excess_fighters",
+                    format!(
+                        "{} is out of range: 0 to 2 (halves of a ship)",
+                        t.excess_fighters
+                    ),
+                ));
+            }
+            self.check_moves(T, &t.id, &t.moves)?;
         }
         const A: &str = "agendas.json";
         if self.agendas.len() > MAX_AGENDAS {
@@ -1153,6 +1162,27 @@ impl Content {
                         .join(", ")
                 ),
             ));
+        }
+        Ok(())
+    }
+
+    /// A `moves` table names ship classes and gives each a move value of 1 to [`MAX_MOVE`].
+    fn check_moves(
+        &self,
+        file: &'static str,
+        id: &str,
+        moves: &BTreeMap<String, u8>,
+    ) -> Result<(), ContentError> {
+        for (class, &m) in moves {
+            self.check_class(file, id, "moves", class)?;
+            if m == 0 || m > MAX_MOVE {
+                return Err(ContentError::invalid(
+                    file,
+                    id,
+                    "moves",
+                    format!("{class}: {m} is out of range: 1 to {MAX_MOVE}"),
+                ));
+            }
         }
         Ok(())
     }

@@ -430,6 +430,10 @@ pub struct Rules {
     /// The action cards dealt (T22): each with its holder, in configuration order.
     #[serde(default)]
     pub hands: Vec<HandCard>,
+    /// Per player, how much each fighter beyond their ships' capacity in a system counts against the fleet
+    /// pool, in halves of a ship (Fighter II: 2, Hybrid Crystal Fighter II: 1; 0: not at all; T25).
+    #[serde(default)]
+    pub excess_fighters: Vec<u8>,
 }
 
 /// An action card dealt to a player (T22).
@@ -1071,16 +1075,38 @@ impl Rules {
                     .fold(0u8, |bits, (i, _)| bits | 1 << i)
             })
             .collect();
-        let moves = factions
-            .iter()
-            .flat_map(|f| {
-                let faction = content.faction(f);
-                classes.iter().map(move |c| {
-                    faction
-                        .and_then(|f| f.moves.get(&c.id).copied())
-                        .or(c.movement)
-                        .unwrap_or(0)
-                })
+        // A player's ships move as their faction's own units do, or as a technology they own says (T19,
+        // T25), else as their class.
+        let tech_moves = |p: usize, id: &str| {
+            config
+                .technologies
+                .get(p)
+                .into_iter()
+                .flatten()
+                .filter_map(|t| content.technology(t))
+                .filter_map(|t| t.moves.get(id).copied())
+                .max()
+        };
+        let mut moves = Vec::with_capacity(n * classes.len());
+        for (p, f) in factions.iter().enumerate() {
+            let faction = content.faction(f);
+            for c in &classes {
+                let own = faction.and_then(|f| f.moves.get(&c.id).copied());
+                let value = tech_moves(p, &c.id).max(own).or(c.movement);
+                moves.push(value.unwrap_or(0));
+            }
+        }
+        let excess_fighters = (0..n)
+            .map(|p| {
+                config
+                    .technologies
+                    .get(p)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| content.technology(t))
+                    .map(|t| t.excess_fighters)
+                    .max()
+                    .unwrap_or(0)
             })
             .collect();
         let class_of = |id: &str| classes.iter().position(|c| c.id == id).map(|c| c as u8);
@@ -1393,6 +1419,7 @@ impl Rules {
             free_secondaries,
             abilities,
             hands,
+            excess_fighters,
             starting_laws: config
                 .laws
                 .iter()
@@ -1897,13 +1924,42 @@ impl State {
     #[inline]
     pub fn fleet_ships(&self, player: Owner, system: usize) -> u32 {
         let base = system * self.rules.class_count();
-        self.rules
+        let ships: u32 = self
+            .rules
             .fleet_classes
             .iter()
             .map(|&c| {
                 self.ledger
                     .tokens(self.h.ships[base + usize::from(c)], player)
             })
+            .sum();
+        ships + self.excess_fighters(player, system)
+    }
+
+    /// T25: the ships `player`'s fighters beyond their ships' capacity in `system` count as against the
+    /// fleet pool (Fighter II: one each; Hybrid Crystal Fighter II: one half each, rounded up); 0 without
+    /// such a technology.
+    #[inline]
+    pub fn excess_fighters(&self, player: Owner, system: usize) -> u32 {
+        let weight = u32::from(self.rules.excess_fighters[player.index()]);
+        match self.rules.transported {
+            Some(t) if weight > 0 => {
+                let excess = self
+                    .ships(player, system, usize::from(t))
+                    .saturating_sub(self.capacity(player, system));
+                (weight * excess).div_ceil(2)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The capacity of `player`'s ships in `system` (LRR 16).
+    pub fn capacity(&self, player: Owner, system: usize) -> u32 {
+        self.rules
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(c, class)| self.ships(player, system, c) * u32::from(class.capacity))
             .sum()
     }
 
@@ -2132,7 +2188,9 @@ impl State {
             return bad("transported class");
         }
         let class_ok = |c: u8| usize::from(c) < classes;
-        if r.producible.len() != n
+        if r.excess_fighters.len() != n
+            || r.excess_fighters.iter().any(|&w| w > 2)
+            || r.producible.len() != n
             || r.moves.len() != n * classes
             || r.star_forge.len() != n
             || r.star_forge.iter().flatten().any(|f| {
@@ -2437,6 +2495,12 @@ impl State {
             for (p, &count) in ships.iter().enumerate() {
                 owners |= u8::from(count > 0) << p;
             }
+            // T25: fighters beyond capacity count too for a player with Fighter II.
+            for (p, sum) in ships.iter_mut().enumerate() {
+                if self.rules.excess_fighters[p] > 0 {
+                    *sum += self.excess_fighters(owner(p as u8), s);
+                }
+            }
             for &c in others {
                 let row = self.ledger.zone_tokens(self.h.ships[base + c]);
                 for (p, &count) in row.iter().enumerate().take(n) {
@@ -2470,9 +2534,14 @@ impl State {
                     self.flow.defender
                 )));
             }
+            let in_combat = active && self.flow.step.in_space_combat();
             for (p, (&ships, &max)) in self.owners().zip(ships.iter().zip(limits)) {
                 let excess = ships.saturating_sub(max);
                 if excess == 0 && pending.is_empty() {
+                    continue;
+                }
+                // T25: fighters beyond capacity in a space combat are counted once it is over.
+                if in_combat && self.rules.excess_fighters[p.index()] > 0 {
                     continue;
                 }
                 let key = State::limit_key(p, s);

@@ -7,6 +7,7 @@ mod clauses;
 mod common;
 mod content;
 mod elimination;
+mod fighters;
 mod forge;
 mod modifiers;
 mod movement;

@@ -1,0 +1,155 @@
+//! T25: Fighter II and Hybrid Crystal Fighter II: fighters beyond their ships' capacity count against the
+//! fleet pool, and fighters move on their own.
+
+use crate::common::*;
+use coffer_command_tokens::{Action, CommandTokens, Config, State};
+use coffer_core::{Owner, Ruleset};
+
+const FIGHTER: u8 = 0;
+const CRUISER: u8 = 2;
+const CARRIER: u8 = 3;
+
+/// Sol (p0) with these technologies, Hacan and Naalu, the line galaxy and `ships`, at p0's first turn.
+fn with_fighters(
+    factions: [&str; 3],
+    technologies: &[&str],
+    ships: &[(u16, u16, u8, u32)],
+) -> State {
+    let mut config = battlefield_config(factions, &[], ships);
+    config.technologies = vec![
+        technologies.iter().map(|t| t.to_string()).collect(),
+        vec![],
+        vec![],
+    ];
+    start(config)
+}
+
+#[test]
+fn t25_without_fighter_ii_fighters_beyond_capacity_do_not_count() {
+    let s = with_fighters(
+        ["sol", "hacan", "naalu"],
+        &[],
+        &[(A, 0, CARRIER, 1), (A, 0, FIGHTER, 8)],
+    );
+    assert_eq!(s.fleet_ships(owner(0), usize::from(A)), 1);
+    assert!(s.ledger.pending().is_empty());
+}
+
+#[test]
+fn t25_with_fighter_ii_each_fighter_beyond_capacity_counts_as_a_ship() {
+    // A carrier (capacity 4) and 6 fighters: 2 beyond capacity; with the carrier, 3 against 3 fleet tokens.
+    let mut s = with_fighters(
+        ["sol", "hacan", "naalu"],
+        &["fighter-ii"],
+        &[(A, 0, CARRIER, 1), (A, 0, FIGHTER, 6)],
+    );
+    assert_eq!(s.fleet_ships(owner(0), usize::from(A)), 3);
+    assert!(s.ledger.pending().is_empty());
+    // A fourth: the excess is a choice before anything else, a fighter or the carrier.
+    ok(&mut s, 0, Action::Tactical { system: A });
+    ok(&mut s, 0, Action::Produce { class: FIGHTER });
+    assert_eq!(s.fleet_ships(owner(0), usize::from(A)), 4);
+    assert_eq!(
+        legal(&s, 0),
+        [
+            Action::RemoveShip {
+                system: A,
+                class: CARRIER
+            },
+            Action::RemoveShip {
+                system: A,
+                class: FIGHTER
+            }
+        ]
+    );
+    ok(
+        &mut s,
+        0,
+        Action::RemoveShip {
+            system: A,
+            class: FIGHTER,
+        },
+    );
+    assert!(s.ledger.pending().is_empty());
+}
+
+#[test]
+fn t25_hybrid_crystal_fighters_beyond_capacity_count_as_half_a_ship_each() {
+    let mut config = battlefield_config(
+        ["naalu", "hacan", "sol"],
+        &[],
+        &[(A, 0, CARRIER, 1), (A, 0, FIGHTER, 7)],
+    );
+    config.technologies = vec![vec!["hybrid-crystal-fighter-ii".into()], vec![], vec![]];
+    let s = start(config);
+    // 3 beyond capacity count as 1.5, that is 2 ships against the fleet pool, with the carrier 3.
+    assert_eq!(s.fleet_ships(owner(0), usize::from(A)), 3);
+    assert!(s.ledger.pending().is_empty());
+    let e = CommandTokens::new()
+        .new_game(
+            3,
+            1,
+            &Config {
+                factions: ["sol", "hacan", "naalu"].map(String::from).to_vec(),
+                technologies: vec![vec!["hybrid-crystal-fighter-ii".into()], vec![], vec![]],
+                ..Config::default()
+            },
+        )
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("faction technology of 'naalu'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn t25_fighter_ii_fighters_move_without_being_transported() {
+    let mut s = with_fighters(
+        ["sol", "hacan", "naalu"],
+        &["fighter-ii"],
+        &[(A, 0, FIGHTER, 2), (A, 0, CRUISER, 1)],
+    );
+    ok(&mut s, 0, Action::Tactical { system: C });
+    let fighter = Action::Move {
+        from: A,
+        class: FIGHTER,
+        fighters: 0,
+    };
+    assert!(legal(&s, 0).contains(&fighter), "move 2: a to c");
+    ok(&mut s, 0, fighter);
+    assert_eq!(s.ships(owner(0), usize::from(C), usize::from(FIGHTER)), 1);
+    // Without the technology, a fighter has no move value.
+    let mut t = with_fighters(["sol", "hacan", "naalu"], &[], &[(A, 0, FIGHTER, 2)]);
+    ok(&mut t, 0, Action::Tactical { system: C });
+    assert!(!legal(&t, 0).contains(&fighter));
+}
+
+#[test]
+fn t25_random_playouts_with_fighter_ii_keep_every_invariant() {
+    let config = Config {
+        factions: ["sol", "naalu", "hacan", "letnev"]
+            .map(String::from)
+            .to_vec(),
+        technologies: vec![
+            vec!["fighter-ii".into()],
+            vec!["hybrid-crystal-fighter-ii".into()],
+            vec![],
+            vec!["fighter-ii".into()],
+        ],
+        rounds: 4,
+        ..Config::default()
+    };
+    let ruleset = CommandTokens::new();
+    let mut fighters_removed = 0;
+    for seed in 0..30 {
+        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
+        random_playout(&mut s, seed, |s, a| {
+            fighters_removed += usize::from(matches!(a, Action::RemoveShip { class: 0, .. }));
+            if let Err(e) = s.check_invariants() {
+                panic!("{e} after {a:?}");
+            }
+        });
+        assert_eq!(s.actor(), None::<Owner>);
+    }
+    assert!(fighters_removed > 0, "random play removes excess fighters");
+}
