@@ -535,7 +535,7 @@ fn command_tokens_third_round_config() -> Value {
         "factions": ["muaat", "xxcha", "hacan", "naalu", "sol", "mahact"],
         "technologies": [
             [],
-            ["war-sun", "nullification-field"],
+            ["war-sun", "nullification-field", "instinct-training"],
             ["production-biomes"],
             ["neuroglaive"],
             ["predictive-intelligence", "fighter-ii"],

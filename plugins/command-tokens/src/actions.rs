@@ -639,6 +639,15 @@ impl State {
                 }
                 out.push(Action::NoReaction);
             }
+            Step::Cancel => {
+                if let Some(i) = self.reaction(p, AbilityKind::CancelActionCard) {
+                    out.push(Action::UseAbility {
+                        ability: i as u8,
+                        system: None,
+                    });
+                }
+                out.push(Action::NoReaction);
+            }
             Step::EndOfTurn => {
                 if self
                     .reaction(p, AbilityKind::RedistributeAtEndOfTurn)
@@ -944,6 +953,17 @@ impl State {
             (Step::Nullify, Action::UseAbility { ability, system }) => {
                 self.nullify(p, ability, system, cause)
             }
+            (Step::Cancel, Action::UseAbility { ability, system }) => {
+                let i = self.usable(p, ability, AbilityKind::CancelActionCard)?;
+                if system.is_some() {
+                    return Err(illegal(format!(
+                        "{} takes no `system`",
+                        self.rules.abilities[i].name
+                    )));
+                }
+                self.cancel_card(p, true, cause)
+            }
+            (Step::Cancel, Action::NoReaction) => self.cancel_card(p, false, cause),
             (Step::Nullify, Action::NoReaction) => {
                 self.flow.step = Step::Move;
                 Ok(())
@@ -3511,6 +3531,14 @@ impl State {
             wants("vote", true, false)?;
         }
         let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
+        let action = Action::PlayCard {
+            card,
+            player,
+            system,
+            fallback,
+            vote,
+            elect,
+        };
         match effect {
             CardEffect::RemoveTacticToken => {
                 let q = Owner(player.unwrap_or_default());
@@ -3523,7 +3551,9 @@ impl State {
                 if self.pool(q, Pool::Tactic) == 0 {
                     return Err(illegal(format!("{q}'s tactic pool is empty")));
                 }
-                self.play(i, p, key, cause)?;
+                if !self.play(i, p, key, action, cause)? {
+                    return Ok(());
+                }
                 self.ledger.move_tokens(
                     q,
                     self.h.pools[Pool::Tactic.index()],
@@ -3543,7 +3573,9 @@ impl State {
                         self.system_name(s as u16)
                     )));
                 }
-                self.play(i, p, key, cause)?;
+                if !self.play(i, p, key, action, cause)? {
+                    return Ok(());
+                }
                 self.ledger
                     .move_tokens(p, self.h.systems[s], self.h.reinforcements, 1, cause)?;
                 self.end_turn(cause);
@@ -3564,14 +3596,18 @@ impl State {
                         q.0
                     )));
                 }
-                self.play(i, p, key, cause)?;
+                if !self.play(i, p, key, action, cause)? {
+                    return Ok(());
+                }
                 self.ledger
                     .move_tokens(q, self.h.reinforcements, self.h.systems[s], 1, cause)?;
                 self.end_turn(cause);
             }
-            CardEffect::SkilledRetreat => self.skilled_retreat(i, p, system, fallback, cause)?,
+            CardEffect::SkilledRetreat => self.skilled_retreat(i, p, action, cause)?,
             CardEffect::Gain { tokens } if !rider => {
-                self.play(i, p, key, cause)?;
+                if !self.play(i, p, key, action, cause)? {
+                    return Ok(());
+                }
                 if !self.enter_gain(p, tokens, cause) {
                     self.after_gain(cause);
                 }
@@ -3583,7 +3619,9 @@ impl State {
                         crate::state::MAX_RIDERS
                     )));
                 };
-                self.play(i, p, key, cause)?;
+                if !self.play(i, p, key, action, cause)? {
+                    return Ok(());
+                }
                 let (code, prediction) = match (vote, elect) {
                     (Some(Vote::For), _) => (note::PREDICT_FOR, 0),
                     (Some(Vote::Against), _) => (note::PREDICT_AGAINST, 1),
@@ -3602,10 +3640,84 @@ impl State {
         Ok(())
     }
 
-    /// Marks the card played (K5) and says so.
-    fn play(&mut self, i: usize, p: Owner, key: Key, cause: Cause) -> Result<(), ActionError> {
+    /// Marks the card played (K5) and says so; returns `false` instead when another player may cancel it
+    /// first (T26, Instinct Training), keeping `action` to resolve if they do not.
+    fn play(
+        &mut self,
+        i: usize,
+        p: Owner,
+        key: Key,
+        action: Action,
+        cause: Cause,
+    ) -> Result<bool, ActionError> {
+        if !self.flow.uncancelled {
+            let canceller = self.owners().find(|&q| {
+                q != p
+                    && !self.is_eliminated(q)
+                    && self.reaction(q, AbilityKind::CancelActionCard).is_some()
+            });
+            if let Some(q) = canceller {
+                self.flow.pending = Some(action);
+                self.flow.step = Step::Cancel;
+                self.flow.resolver = slot(q);
+                return Ok(false);
+            }
+        }
         self.ledger.activate(self.h.hand[i], cause)?;
         self.ledger.note(key, note::PLAY, [arg(p), 0, 0], cause);
+        Ok(true)
+    }
+
+    /// T26: the card waiting is cancelled (its player's card is played for nothing) or resolved.
+    fn cancel_card(&mut self, q: Owner, cancel: bool, cause: Cause) -> Result<(), ActionError> {
+        let Some(
+            pending @ Action::PlayCard {
+                card,
+                player,
+                system,
+                fallback,
+                vote,
+                elect,
+            },
+        ) = self.flow.pending
+        else {
+            return Err(illegal("no action card waits on cancelling".into()));
+        };
+        let c = &self.rules.hands[usize::from(card)];
+        let (p, window) = (owner(c.player), c.window);
+        self.flow.pending = None;
+        self.flow.resolver = slot(p);
+        self.flow.step = match window {
+            Window::Action => Step::Turn,
+            Window::StartOfStrategyPhase => Step::StrategyWindow,
+            Window::StartOfCombatRound => Step::CombatWindow,
+            Window::AfterAgendaRevealed => Step::Riders,
+        };
+        if !cancel {
+            self.flow.uncancelled = true;
+            let played = self.play_card(p, card, [player, system], fallback, (vote, elect), cause);
+            self.flow.uncancelled = false;
+            return played;
+        }
+        let Some(i) = self.reaction(q, AbilityKind::CancelActionCard) else {
+            return Err(illegal(format!(
+                "{q} has no ready ability to cancel {} with",
+                self.action_text(&pending)
+            )));
+        };
+        self.spend_ability(q, i, cause)?;
+        let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
+        self.ledger
+            .activate(self.h.hand[usize::from(card)], cause)?;
+        self.ledger.note(key, note::PLAY, [arg(p), 0, 0], cause);
+        self.ledger
+            .note(key, note::CANCELLED, [arg(p), arg(q), 0], cause);
+        match window {
+            Window::Action => self.end_turn(cause),
+            Window::StartOfStrategyPhase => self.strategy_window(cause),
+            Window::StartOfCombatRound => self.combat_window(),
+            Window::AfterAgendaRevealed => self.rider_window(cause),
+        }
         Ok(())
     }
 
@@ -3616,10 +3728,15 @@ impl State {
         &mut self,
         i: usize,
         p: Owner,
-        system: Option<u16>,
-        fallback: Option<Pool>,
+        action: Action,
         cause: Cause,
     ) -> Result<(), ActionError> {
+        let Action::PlayCard {
+            system, fallback, ..
+        } = action
+        else {
+            return Err(illegal("Skilled Retreat is played as a card".into()));
+        };
         let d = self.system_index(system.unwrap_or_default())?;
         let active = usize::from(self.flow.system);
         let to = self.system_name(d as u16);
@@ -3635,7 +3752,9 @@ impl State {
             )));
         }
         let key = Key::new(p, kind::ACTION_CARD, i as u32);
-        self.play(i, p, key, cause)?;
+        if !self.play(i, p, key, action, cause)? {
+            return Ok(());
+        }
         let n = self.rules.class_count();
         for c in 0..n {
             let ships = self.ships(p, active, c);

@@ -300,6 +300,8 @@ pub enum AbilityKind {
     /// strategy pool in an adjacent system without another player's ships and move the owner's ships from
     /// the active system there (Foresight).
     Foresight,
+    /// When another player plays an action card: cancel it (Instinct Training; T26).
+    CancelActionCard,
 }
 
 /// An ability of a faction or technology that spends strategy tokens or reacts to other players (T21,

@@ -1,5 +1,5 @@
 //! Coffer ruleset `command-tokens`: Twilight Imperium 4 command tokens, pools and reinforcements (clauses
-//! T1-T25), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
+//! T1-T26), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
 //!
 //! ```
 //! use coffer_command_tokens::CommandTokens;

@@ -199,6 +199,8 @@ pub mod note {
     pub const ADDITIONAL_ACTION: u16 = 54;
     /// A player voted Against the agenda (`[player]`, keyed by the agenda; T24).
     pub const VOTED_AGAINST: u16 = 55;
+    /// A played action card is cancelled (keyed by it): `[player, canceller]` (T26).
+    pub const CANCELLED: u16 = 56;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -652,6 +654,8 @@ pub enum Step {
     Foresight,
     /// At the end of their turn, a player with Predictive Intelligence redistributes with it or not (T23).
     EndOfTurn,
+    /// Another player played an action card: a player with Instinct Training cancels it or not (T26).
+    Cancel,
 }
 
 impl Step {
@@ -789,6 +793,12 @@ pub struct Flow {
     /// Resolving the secondaries of a Galactic Crisis Pact: each player may, for free (T24).
     #[serde(default)]
     pub pact: bool,
+    /// An action card played and waiting on whether another player cancels it (T26).
+    #[serde(default)]
+    pub pending: Option<crate::actions::Action>,
+    /// The pending card is being resolved, no longer open to cancelling.
+    #[serde(default)]
+    pub uncancelled: bool,
 }
 
 fn no_riders() -> [u8; MAX_RIDERS] {
@@ -1762,6 +1772,8 @@ impl State {
             voters: 0,
             minister: NOBODY,
             pact: false,
+            pending: None,
+            uncancelled: false,
         };
         let mut state = State {
             ledger: l,
@@ -2137,7 +2149,7 @@ impl State {
             Step::Reveal | Step::Outcome => f.speaker,
             Step::Quash | Step::ReturnTokens => f.resolver,
             Step::StrategyWindow | Step::CombatWindow | Step::Riders => f.resolver,
-            Step::Nullify | Step::Foresight | Step::EndOfTurn => f.resolver,
+            Step::Nullify | Step::Foresight | Step::EndOfTurn | Step::Cancel => f.resolver,
             Step::Secondary => (f.turn + f.cursor) % n,
         }))
     }
@@ -2296,6 +2308,7 @@ impl State {
             Step::Gain => f.phase != Phase::Over,
             Step::StrategyWindow => f.phase == Phase::Strategy,
             Step::Riders => f.phase == Phase::Agenda,
+            Step::Cancel => f.phase != Phase::Over,
             Step::Target | Step::Fallback => matches!(f.phase, Phase::Action | Phase::Agenda),
             Step::Over => f.phase == Phase::Over,
             Step::Reveal | Step::Quash | Step::Outcome | Step::ReturnTokens => {
@@ -2363,6 +2376,17 @@ impl State {
         {
             return bad("action cards");
         }
+        // T26: a card waits on cancelling only in that step, and only a card of the hands.
+        let pending_ok = match f.pending {
+            None => f.step != Step::Cancel,
+            Some(crate::actions::Action::PlayCard { card, .. }) => {
+                f.step == Step::Cancel && usize::from(card) < r.hands.len()
+            }
+            Some(_) => false,
+        };
+        if !pending_ok || f.uncancelled {
+            return bad("a card waiting on cancelling");
+        }
         if resolving
             && usize::from(f.op)
                 > r.agendas[usize::from(f.agenda)].outcomes[usize::from(f.outcome)].len()
@@ -2385,6 +2409,15 @@ impl State {
             return bad("pending demands");
         }
         Ok(())
+    }
+
+    /// Whether a round of a space combat is under way: one of its steps, or a card played at its start
+    /// waiting on cancelling (T26).
+    pub fn in_combat_round(&self) -> bool {
+        self.flow.step.in_space_combat()
+            || self.flow.step == Step::Cancel
+                && matches!(self.flow.pending, Some(crate::actions::Action::PlayCard { card, .. })
+                    if self.rules.hands.get(usize::from(card)).is_some_and(|c| c.window == Window::StartOfCombatRound))
     }
 
     /// Checks the kernel's invariants, then the ruleset's ([`State::check_rules`]).
@@ -2471,8 +2504,8 @@ impl State {
         let mut ships = [0u32; MAX_PLAYERS];
         // T15: two players' ships share a system only in the activated system, from movement until the
         // space combat there ends.
-        let fighting = matches!(self.flow.step, Step::Move | Step::Foresight)
-            || self.flow.step.in_space_combat();
+        let fighting =
+            matches!(self.flow.step, Step::Move | Step::Foresight) || self.in_combat_round();
         let classes = self.rules.class_count();
         let mut others = [0usize; crate::content::MAX_CLASSES];
         let mut other_count = 0;
@@ -2534,7 +2567,7 @@ impl State {
                     self.flow.defender
                 )));
             }
-            let in_combat = active && self.flow.step.in_space_combat();
+            let in_combat = active && self.in_combat_round();
             for (p, (&ships, &max)) in self.owners().zip(ships.iter().zip(limits)) {
                 let excess = ships.saturating_sub(max);
                 if excess == 0 && pending.is_empty() {

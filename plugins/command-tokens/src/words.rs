@@ -73,6 +73,7 @@ pub fn vocabulary() -> Vocabulary {
         "ending the active player's turn",
         "moving ships out before a space combat",
         "the end of a turn",
+        "cancelling an action card",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
     let actions = [
@@ -176,8 +177,9 @@ pub fn vocabulary() -> Vocabulary {
         "the agenda elects {name}: each player may resolve its secondary ability without spending a command token",
         "p{0} discards Minister of War: the command token in {name} returns to reinforcements, and p{0} takes another action",
         "p{0} voted Against {name}",
+        "p{1} cancels p{0}'s {name}: it has no effect",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::VOTED_AGAINST) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::CANCELLED) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -257,6 +259,7 @@ impl Step {
             Step::Nullify => "while an ability may end the active player's turn",
             Step::Foresight => "while an ability may move ships out of the activated system",
             Step::EndOfTurn => "at the end of a turn, while an ability may redistribute",
+            Step::Cancel => "while an action card played may be cancelled",
         }
     }
 }
@@ -563,6 +566,10 @@ impl State {
                 "to move their ships out of {} with {}, or not",
                 self.system_name(f.system),
                 self.ability_name(p, AbilityKind::Foresight)
+            )),
+            Step::Cancel => Cow::Owned(format!(
+                "to cancel the action card just played with {}, or not",
+                self.ability_name(p, AbilityKind::CancelActionCard)
             )),
             Step::EndOfTurn if self.flow.minister == slot(p) => Cow::Borrowed(
                 "to end their turn, or use what they hold for it (Minister of War, Predictive Intelligence)",

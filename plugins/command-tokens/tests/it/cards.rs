@@ -422,3 +422,106 @@ fn t22_random_playouts_with_action_cards_keep_every_invariant() {
     }
     assert!(played > 40, "random play plays the cards: {played}");
 }
+
+// ----- T26 -----
+
+/// The line galaxy with Sol, the Xxcha (owning Instinct Training) and Jol-Nar, these hands, at p0's first
+/// turn.
+fn with_instinct(cards: [&[&str]; 3]) -> State {
+    let mut config = battlefield_config(["sol", "xxcha", "jolnar"], &[], &[]);
+    config.action_cards = hands(cards);
+    config.technologies = vec![vec![], vec!["instinct-training".into()], vec![]];
+    start(config)
+}
+
+#[test]
+fn t26_instinct_training_cancels_an_action_card_for_a_strategy_token() {
+    let mut s = with_instinct([&["insubordination"], &[], &[]]);
+    let before = [0, 1, 2].map(|p| sheet(&s, p));
+    ok(&mut s, 0, play_on(0, Some(2), None));
+    // Sol's Orbital Drop is ability #0, Instinct Training #1.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Cancel, 1));
+    let cancel = Action::UseAbility {
+        ability: 1,
+        system: None,
+    };
+    assert_eq!(legal(&s, 1), [cancel, Action::NoReaction]);
+    ok(&mut s, 1, cancel);
+    assert_eq!(
+        sheet(&s, 1),
+        [
+            before[1][0],
+            before[1][1],
+            before[1][2] - 1,
+            before[1][3] + 1
+        ]
+    );
+    // The card is played for nothing, and p0's turn is over.
+    assert_eq!(sheet(&s, 2), before[2], "no tactic token removed");
+    assert!(s.ledger.is_exhausted(s.h.hand[0]));
+    assert_eq!((s.flow.step, actor(&s)), (Step::Turn, 1));
+}
+
+#[test]
+fn t26_an_action_card_not_cancelled_resolves() {
+    let mut s = with_instinct([&["insubordination"], &[], &[]]);
+    let before = sheet(&s, 2);
+    ok(&mut s, 0, play_on(0, Some(2), None));
+    ok(&mut s, 1, Action::NoReaction);
+    assert_eq!(
+        sheet(&s, 2),
+        [before[0] - 1, before[1], before[2], before[3] + 1]
+    );
+    assert_eq!((s.flow.step, actor(&s)), (Step::Turn, 1));
+}
+
+#[test]
+fn t26_a_card_of_the_xxcha_or_one_played_when_its_card_is_exhausted_is_not_offered_to_cancel() {
+    let mut s = with_instinct([&[], &["insubordination"], &[]]);
+    let strategy = sheet(&s, 1)[2] as i32;
+    shift_reserve(&mut s, 1, Pool::Strategy, 1 - strategy);
+    until_turn_of(&mut s, 1);
+    ok(&mut s, 1, play_on(0, Some(2), None));
+    assert_eq!(
+        s.flow.step,
+        Step::Turn,
+        "the Xxcha's own card is not cancelled"
+    );
+}
+
+#[test]
+fn t26_random_playouts_with_instinct_training_keep_every_invariant() {
+    let config = Config {
+        factions: ["sol", "xxcha", "jolnar", "mahact"]
+            .map(String::from)
+            .to_vec(),
+        agenda_phase_from: 1,
+        rounds: 3,
+        technologies: vec![vec![], vec!["instinct-training".into()], vec![], vec![]],
+        action_cards: vec![
+            vec!["summit".into(), "skilled-retreat".into()],
+            vec!["insubordination".into(), "leadership-rider".into()],
+            vec![
+                "signal-jamming".into(),
+                "diplomacy-rider".into(),
+                "skilled-retreat".into(),
+            ],
+            vec!["unexpected-action".into(), "unexpected-action".into()],
+        ],
+        ..Config::default()
+    };
+    let ruleset = CommandTokens::new();
+    let mut cancelled = 0;
+    for seed in 0..40 {
+        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
+        random_playout(&mut s, seed, |s, a| {
+            cancelled +=
+                usize::from(s.flow.step != Step::Cancel && matches!(a, Action::UseAbility { .. }));
+            if let Err(e) = s.check_invariants() {
+                panic!("{e} after {a:?}");
+            }
+        });
+        assert_eq!(s.actor(), None::<Owner>);
+    }
+    assert!(cancelled > 0, "random play cancels cards");
+}
