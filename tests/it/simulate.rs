@@ -536,10 +536,10 @@ fn command_tokens_third_round_config() -> Value {
         "technologies": [
             [],
             ["war-sun", "nullification-field", "instinct-training"],
-            ["production-biomes"],
+            ["production-biomes", "quantum-datahub-node"],
             ["neuroglaive"],
             ["predictive-intelligence", "fighter-ii"],
-            ["fighter-ii"]
+            ["fighter-ii", "genetic-recombination"]
         ],
         "agenda_phase_from": 1,
         "action_cards": [

@@ -188,6 +188,20 @@ pub enum Action {
     },
     /// Do not use the ability the game waits on (T23).
     NoReaction,
+    /// Quantum Datahub Node (T27): at the end of the strategy phase, give your strategy card `give` to its
+    /// other player... and take their card `take`. `{"type":"swap_cards","give":1,"take":4}`
+    SwapCards {
+        /// Your card given.
+        give: u8,
+        /// The other player's card taken.
+        take: u8,
+    },
+    /// Genetic Recombination (T27): before votes are cast, name the player who must vote as you choose or
+    /// return a fleet-pool token. `{"type":"recombine","player":2}`
+    Recombine {
+        /// The player named.
+        player: u16,
+    },
     /// A component action that spends strategy tokens and takes the turn (T21: Orbital Drop, Production
     /// Biomes): its index in the game's list of them (`coffer describe` and the table name them).
     /// `{"type":"component_action","ability":0}`
@@ -363,6 +377,8 @@ impl Action {
             Action::NoReaction => 37,
             Action::ElectCard { .. } => 38,
             Action::AdditionalAction { .. } => 39,
+            Action::SwapCards { .. } => 40,
+            Action::Recombine { .. } => 41,
         }
     }
 }
@@ -638,6 +654,39 @@ impl State {
                     }
                 }
                 out.push(Action::NoReaction);
+            }
+            Step::EndOfStrategy => {
+                if self.reaction(p, AbilityKind::SwapStrategyCards).is_some() {
+                    for give in 0..self.rules.cards.len() {
+                        if f.holder[give] != slot(p) {
+                            continue;
+                        }
+                        for take in 0..self.rules.cards.len() {
+                            let other = f.holder[take];
+                            if other != NOBODY && other != slot(p) {
+                                out.push(Action::SwapCards {
+                                    give: give as u8,
+                                    take: take as u8,
+                                });
+                            }
+                        }
+                    }
+                }
+                out.push(Action::NoReaction);
+            }
+            Step::Recombine => {
+                if self.reaction(p, AbilityKind::VoteOrFleetToken).is_some() {
+                    for q in self.owners().filter(|&q| q != p && !self.is_eliminated(q)) {
+                        out.push(Action::Recombine { player: q.0 });
+                    }
+                }
+                out.push(Action::NoReaction);
+            }
+            Step::Comply => {
+                out.push(Action::NoReaction);
+                if self.pool(p, Pool::Fleet) > 0 {
+                    out.push(Action::ReturnToken { pool: Pool::Fleet });
+                }
             }
             Step::Cancel => {
                 if let Some(i) = self.reaction(p, AbilityKind::CancelActionCard) {
@@ -964,6 +1013,41 @@ impl State {
                 self.cancel_card(p, true, cause)
             }
             (Step::Cancel, Action::NoReaction) => self.cancel_card(p, false, cause),
+            (Step::EndOfStrategy, Action::SwapCards { give, take }) => {
+                self.swap_cards(p, give, take, cause)
+            }
+            (Step::EndOfStrategy, Action::NoReaction) => {
+                self.start_action_phase(cause);
+                Ok(())
+            }
+            (Step::Recombine, Action::Recombine { player }) => self.recombine(p, player, cause),
+            (Step::Recombine, Action::NoReaction) => {
+                self.after_votes(cause);
+                Ok(())
+            }
+            (Step::Comply, Action::NoReaction) => {
+                self.ledger
+                    .note(self.agenda_key(), note::COMPLY, [arg(p), 0, 0], cause);
+                self.after_votes(cause);
+                Ok(())
+            }
+            (Step::Comply, Action::ReturnToken { pool: Pool::Fleet }) => {
+                if self.pool(p, Pool::Fleet) == 0 {
+                    return Err(illegal(format!("{p}'s fleet pool is empty")));
+                }
+                self.ledger.move_tokens(
+                    p,
+                    self.h.pools[Pool::Fleet.index()],
+                    self.h.reinforcements,
+                    1,
+                    cause,
+                )?;
+                self.ledger
+                    .note(self.agenda_key(), note::RETURN, [arg(p), 0, 0], cause);
+                self.recheck_fleet(p, cause);
+                self.after_votes(cause);
+                Ok(())
+            }
             (Step::Nullify, Action::NoReaction) => {
                 self.flow.step = Step::Move;
                 Ok(())
@@ -1147,7 +1231,17 @@ impl State {
         self.ledger
             .note(card_key(card), note::PICK, [arg(p), 0, 0], cause);
         if self.flow.picks == self.live_players() * self.rules.cards_per_player {
-            self.start_action_phase(cause);
+            // T27, Quantum Datahub Node: at the end of the strategy phase.
+            let swapper = self.owners().find(|&q| {
+                !self.is_eliminated(q) && self.reaction(q, AbilityKind::SwapStrategyCards).is_some()
+            });
+            match swapper {
+                Some(q) => {
+                    self.flow.step = Step::EndOfStrategy;
+                    self.flow.resolver = slot(q);
+                }
+                None => self.start_action_phase(cause),
+            }
         }
         Ok(())
     }
@@ -3854,11 +3948,96 @@ impl State {
             }
             self.flow.window += 1;
         }
+        // T27, Genetic Recombination: before votes are cast.
+        if self.flow.window == n {
+            self.flow.window = n + 1;
+            let recombiner = self.owners().find(|&q| {
+                !self.is_eliminated(q) && self.reaction(q, AbilityKind::VoteOrFleetToken).is_some()
+            });
+            if let Some(q) = recombiner {
+                self.flow.step = Step::Recombine;
+                self.flow.resolver = slot(q);
+                return;
+            }
+        }
+        self.after_votes(cause);
+    }
+
+    /// The votes are cast (at the table): the outcome is entered, unless the agenda is not modelled and no
+    /// rider awaits it.
+    fn after_votes(&mut self, cause: Cause) {
         if self.flow.agenda == NOBODY && self.flow.riders.iter().all(|&r| r == NOBODY) {
             self.next_agenda(cause);
         } else {
             self.flow.step = Step::Outcome;
         }
+    }
+
+    /// T27, Quantum Datahub Node: the strategy token is spent, `give` goes to the holder of `take`, and
+    /// `take` to `p`; the action phase follows.
+    fn swap_cards(
+        &mut self,
+        p: Owner,
+        give: u8,
+        take: u8,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let Some(i) = self.reaction(p, AbilityKind::SwapStrategyCards) else {
+            return Err(illegal(format!(
+                "{p} has no ready ability to swap strategy cards with"
+            )));
+        };
+        let (g, t) = (self.card_index(give)?, self.card_index(take)?);
+        if self.flow.holder[g] != slot(p) {
+            return Err(illegal(format!(
+                "{p} does not hold {}",
+                self.card_name(give)
+            )));
+        }
+        let other = self.flow.holder[t];
+        if other == NOBODY || other == slot(p) {
+            return Err(illegal(format!(
+                "{} is held by no other player",
+                self.card_name(take)
+            )));
+        }
+        self.spend_ability(p, i, cause)?;
+        self.flow.holder[g] = other;
+        self.flow.holder[t] = slot(p);
+        self.ledger.note(
+            card_key(give),
+            note::SWAP,
+            [arg(p), i32::from(other), i32::from(take)],
+            cause,
+        );
+        self.start_action_phase(cause);
+        Ok(())
+    }
+
+    /// T27, Genetic Recombination: the card exhausts and the named player decides.
+    fn recombine(&mut self, p: Owner, player: u16, cause: Cause) -> Result<(), ActionError> {
+        let Some(i) = self.reaction(p, AbilityKind::VoteOrFleetToken) else {
+            return Err(illegal(format!(
+                "{p} has no ready ability to name a voter with"
+            )));
+        };
+        let q = Owner(player);
+        if q == p || player >= u16::from(self.players()) || self.is_eliminated(q) {
+            return Err(illegal(format!(
+                "{} names another player still in the game, not p{player}",
+                self.rules.abilities[i].name
+            )));
+        }
+        self.spend_ability(p, i, cause)?;
+        self.ledger.note(
+            self.agenda_key(),
+            note::RECOMBINE,
+            [arg(p), arg(q), 0],
+            cause,
+        );
+        self.flow.step = Step::Comply;
+        self.flow.resolver = slot(q);
+        Ok(())
     }
 
     /// After the outcome's effects: each rider in the order played, its effect if its prediction was the

@@ -302,6 +302,12 @@ pub enum AbilityKind {
     Foresight,
     /// When another player plays an action card: cancel it (Instinct Training; T26).
     CancelActionCard,
+    /// At the end of the strategy phase: give 1 of the owner's strategy cards to another player and take 1
+    /// of theirs (Quantum Datahub Node; its 3 trade goods are not modelled; T27).
+    SwapStrategyCards,
+    /// Before a player casts votes: that player votes as the owner chooses or returns 1 token from their
+    /// fleet pool to reinforcements (Genetic Recombination; T27).
+    VoteOrFleetToken,
 }
 
 /// An ability of a faction or technology that spends strategy tokens or reacts to other players (T21,

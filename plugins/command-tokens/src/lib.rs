@@ -1,5 +1,5 @@
 //! Coffer ruleset `command-tokens`: Twilight Imperium 4 command tokens, pools and reinforcements (clauses
-//! T1-T26), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
+//! T1-T27), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
 //!
 //! ```
 //! use coffer_command_tokens::CommandTokens;
@@ -232,6 +232,16 @@ fn action_docs() -> Vec<Doc> {
             "additional_action",
             "T24, Minister of War: at the end of your turn (not after passing), discard it to return your command token in `system` to reinforcements, then take one more action.",
             json!({"type":"additional_action","system":3}),
+        ),
+        Doc::with(
+            "swap_cards",
+            "T27, the Emirates of Hacan's Quantum Datahub Node: at the end of the strategy phase, spend 1 strategy token (and, at the table, give 3 trade goods) to give one of your strategy cards (`give`) to the holder of `take` and take `take`.",
+            json!({"type":"swap_cards","give":1,"take":4}),
+        ),
+        Doc::with(
+            "recombine",
+            "T27, the Mahact Gene-Sorcerers' Genetic Recombination: before votes are cast, exhaust it to name a player, who then votes as you choose (`no_reaction`, at the table) or returns a token from their fleet pool (`return_token` with `fleet`).",
+            json!({"type":"recombine","player":2}),
         ),
         Doc::with(
             "reveal_agenda",

@@ -201,6 +201,14 @@ pub mod note {
     pub const VOTED_AGAINST: u16 = 55;
     /// A played action card is cancelled (keyed by it): `[player, canceller]` (T26).
     pub const CANCELLED: u16 = 56;
+    /// Quantum Datahub Node: a player gives a strategy card to another and takes one of theirs (keyed by the
+    /// card given): `[player, other, card taken]` (T27).
+    pub const SWAP: u16 = 57;
+    /// Genetic Recombination names a player, who votes as asked or returns a fleet token: `[owner,
+    /// player]` (keyed by the agenda; T27).
+    pub const RECOMBINE: u16 = 58;
+    /// The named player votes as asked: `[player]` (T27).
+    pub const COMPLY: u16 = 59;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -656,6 +664,13 @@ pub enum Step {
     EndOfTurn,
     /// Another player played an action card: a player with Instinct Training cancels it or not (T26).
     Cancel,
+    /// At the end of the strategy phase, a player with Quantum Datahub Node swaps strategy cards or not
+    /// (T27).
+    EndOfStrategy,
+    /// Before votes are cast, a player with Genetic Recombination names a player or not (T27).
+    Recombine,
+    /// The player named by Genetic Recombination votes as asked or returns a fleet-pool token (T27).
+    Comply,
 }
 
 impl Step {
@@ -2150,6 +2165,7 @@ impl State {
             Step::Quash | Step::ReturnTokens => f.resolver,
             Step::StrategyWindow | Step::CombatWindow | Step::Riders => f.resolver,
             Step::Nullify | Step::Foresight | Step::EndOfTurn | Step::Cancel => f.resolver,
+            Step::EndOfStrategy | Step::Recombine | Step::Comply => f.resolver,
             Step::Secondary => (f.turn + f.cursor) % n,
         }))
     }
@@ -2309,6 +2325,8 @@ impl State {
             Step::StrategyWindow => f.phase == Phase::Strategy,
             Step::Riders => f.phase == Phase::Agenda,
             Step::Cancel => f.phase != Phase::Over,
+            Step::EndOfStrategy => f.phase == Phase::Strategy,
+            Step::Recombine | Step::Comply => f.phase == Phase::Agenda,
             Step::Target | Step::Fallback => matches!(f.phase, Phase::Action | Phase::Agenda),
             Step::Over => f.phase == Phase::Over,
             Step::Reveal | Step::Quash | Step::Outcome | Step::ReturnTokens => {
@@ -2372,7 +2390,7 @@ impl State {
             || h.hand.iter().any(|&c| self.ledger.permanent(c).is_err())
             || !f.riders.iter().all(|&c| slot_ok(c))
             || f.predictions.iter().any(|&v| usize::from(v) >= 2 + n)
-            || usize::from(f.window) > n
+            || usize::from(f.window) > n + 1
         {
             return bad("action cards");
         }

@@ -74,6 +74,9 @@ pub fn vocabulary() -> Vocabulary {
         "moving ships out before a space combat",
         "the end of a turn",
         "cancelling an action card",
+        "the end of the strategy phase",
+        "naming a voter",
+        "voting as asked",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
     let actions = [
@@ -117,6 +120,8 @@ pub fn vocabulary() -> Vocabulary {
         "decision to use no ability",
         "election of a strategy card",
         "additional action",
+        "swap of strategy cards",
+        "naming of a voter",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -178,8 +183,11 @@ pub fn vocabulary() -> Vocabulary {
         "p{0} discards Minister of War: the command token in {name} returns to reinforcements, and p{0} takes another action",
         "p{0} voted Against {name}",
         "p{1} cancels p{0}'s {name}: it has no effect",
+        "p{0} gives {name} to p{1} and takes their other strategy card",
+        "p{0} names p{1}, who must vote as p{0} chooses or return a fleet-pool token",
+        "p{0} votes as asked",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::CANCELLED) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::COMPLY) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -260,6 +268,11 @@ impl Step {
             Step::Foresight => "while an ability may move ships out of the activated system",
             Step::EndOfTurn => "at the end of a turn, while an ability may redistribute",
             Step::Cancel => "while an action card played may be cancelled",
+            Step::EndOfStrategy => {
+                "at the end of the strategy phase, while strategy cards may be swapped"
+            }
+            Step::Recombine => "before votes are cast, while a voter may be named",
+            Step::Comply => "while the player named votes as asked or returns a fleet-pool token",
         }
     }
 }
@@ -412,6 +425,12 @@ impl State {
                 }
             }
             Action::NoReaction => "using no ability".into(),
+            Action::SwapCards { give, take } => format!(
+                "giving {} and taking {}",
+                self.card_name(give),
+                self.card_name(take)
+            ),
+            Action::Recombine { player } => format!("naming p{player} before votes are cast"),
             Action::Quash => "quashing the agenda".into(),
             Action::NoQuash => "letting the agenda stand".into(),
             Action::ElectCard { card } => format!("electing {}", self.card_name(card)),
@@ -567,6 +586,17 @@ impl State {
                 self.system_name(f.system),
                 self.ability_name(p, AbilityKind::Foresight)
             )),
+            Step::EndOfStrategy => Cow::Owned(format!(
+                "to swap a strategy card with another player's with {}, or not",
+                self.ability_name(p, AbilityKind::SwapStrategyCards)
+            )),
+            Step::Recombine => Cow::Owned(format!(
+                "to name a player with {} before votes are cast, or not",
+                self.ability_name(p, AbilityKind::VoteOrFleetToken)
+            )),
+            Step::Comply => Cow::Borrowed(
+                "to vote as asked (at the table) or return a command token from their fleet pool to reinforcements",
+            ),
             Step::Cancel => Cow::Owned(format!(
                 "to cancel the action card just played with {}, or not",
                 self.ability_name(p, AbilityKind::CancelActionCard)

@@ -179,3 +179,114 @@ fn t21_random_playouts_with_these_abilities_keep_every_invariant() {
     }
     assert!(used > 0, "random play uses the component actions");
 }
+
+// ----- T27 -----
+
+#[test]
+fn t27_quantum_datahub_node_swaps_strategy_cards_at_the_end_of_the_strategy_phase() {
+    let mut config = battlefield_config(["hacan", "sol", "jolnar"], &[], &[]);
+    config.technologies = vec![vec!["quantum-datahub-node".into()], vec![], vec![]];
+    let mut s = game(3, config);
+    for card in [0, 1, 2, 3, 4] {
+        let p = actor(&s);
+        ok(&mut s, p, Action::Pick { card });
+    }
+    let p = actor(&s);
+    ok(&mut s, p, Action::Pick { card: 5 });
+    // p0 Hacan holds Leadership (0) and Construction (3); p1 Diplomacy (1) and Trade (4).
+    assert_eq!((s.flow.step, actor(&s)), (Step::EndOfStrategy, 0));
+    let swap = Action::SwapCards { give: 3, take: 4 };
+    assert!(legal(&s, 0).contains(&swap));
+    assert!(legal(&s, 0).contains(&Action::NoReaction));
+    let before = sheet(&s, 0);
+    ok(&mut s, 0, swap);
+    assert_eq!(s.flow.holder[3], 1);
+    assert_eq!(s.flow.holder[4], 0);
+    assert_eq!(sheet(&s, 0)[2], before[2] - 1);
+    assert_eq!(s.flow.step, Step::Turn);
+}
+
+#[test]
+fn t27_genetic_recombination_has_the_player_named_vote_as_asked_or_return_a_fleet_token() {
+    let config = Config {
+        factions: ["mahact", "sol", "hacan"].map(String::from).to_vec(),
+        technologies: vec![vec!["genetic-recombination".into()], vec![], vec![]],
+        agenda_phase_from: 1,
+        ..Config::default()
+    };
+    let mut s = game(3, config);
+    while s.flow.phase != coffer_command_tokens::Phase::Agenda {
+        let p = actor(&s);
+        let a = match s.flow.step {
+            Step::Gain => Action::Gain { pool: Pool::Tactic },
+            Step::Redistribute => {
+                let [tactic, fleet, strategy, _] = sheet(&s, p).map(|n| n as u8);
+                Action::Redistribute {
+                    tactic,
+                    fleet,
+                    strategy,
+                }
+            }
+            _ => simple_action(&s, p),
+        };
+        ok(&mut s, p, a);
+    }
+    ok(&mut s, 0, Action::RevealAgenda { agenda: Some(0) });
+    // Before votes are cast, Mahact may name a player.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Recombine, 0));
+    ok(&mut s, 0, Action::Recombine { player: 2 });
+    assert_eq!((s.flow.step, actor(&s)), (Step::Comply, 2));
+    let before = sheet(&s, 2);
+    ok(&mut s, 2, Action::ReturnToken { pool: Pool::Fleet });
+    assert_eq!(sheet(&s, 2)[1], before[1] - 1);
+    assert_eq!(s.flow.step, Step::Outcome);
+    // A smaller fleet pool may leave ships over the limit: removed first (T7).
+    while !s.ledger.pending().is_empty() {
+        let q = actor(&s);
+        let a = legal(&s, q)[0];
+        ok(&mut s, q, a);
+    }
+    // Exhausted: not offered on the second agenda.
+    ok(
+        &mut s,
+        0,
+        Action::Outcome {
+            vote: coffer_command_tokens::Vote::For,
+            voted_against: coffer_command_tokens::Players(0),
+        },
+    );
+    ok(&mut s, 0, Action::RevealAgenda { agenda: Some(1) });
+    assert_eq!(s.flow.step, Step::Outcome);
+}
+
+#[test]
+fn t27_random_playouts_with_the_datahub_and_recombination_keep_every_invariant() {
+    let config = Config {
+        factions: ["hacan", "mahact", "sol", "xxcha"]
+            .map(String::from)
+            .to_vec(),
+        technologies: vec![
+            vec!["quantum-datahub-node".into()],
+            vec!["genetic-recombination".into()],
+            vec![],
+            vec![],
+        ],
+        agenda_phase_from: 1,
+        rounds: 3,
+        ..Config::default()
+    };
+    let ruleset = CommandTokens::new();
+    let (mut swapped, mut named) = (0, 0);
+    for seed in 0..30 {
+        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
+        random_playout(&mut s, seed, |s, a| {
+            swapped += usize::from(matches!(a, Action::SwapCards { .. }));
+            named += usize::from(matches!(a, Action::Recombine { .. }));
+            if let Err(e) = s.check_invariants() {
+                panic!("{e} after {a:?}");
+            }
+        });
+        assert_eq!(s.actor(), None::<Owner>);
+    }
+    assert!(swapped > 0 && named > 0, "random play uses both");
+}
