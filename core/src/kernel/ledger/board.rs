@@ -205,6 +205,44 @@ impl<'a> ZoneSet<'a> {
     fn words(&self) -> usize {
         self.words
     }
+
+    /// Appends `f(zone)` for every zone left in the set, in creation order, to `out`: as
+    /// `out.extend(set.map(f))`, but room is reserved once per word of 64 zones and each value is
+    /// written without a capacity check of its own (a legal-action list of one action per zone spends
+    /// most of its time in those checks otherwise).
+    ///
+    /// ```
+    /// use coffer_core::{Cause, Key, Kind, Ledger, Owner, Zone};
+    ///
+    /// let mut ledger = Ledger::new(1, 1);
+    /// let reserve = ledger.add_zone(Zone::new(Key::new(Owner::GAME, Kind(0), 0))).unwrap();
+    /// let systems: Vec<_> = (0..4)
+    ///     .map(|s| ledger.add_zone(Zone::new(Key::new(Owner::GAME, Kind(1), s))).unwrap())
+    ///     .collect();
+    /// ledger.stock(Owner(0), reserve, 2, Cause::Setup).unwrap();
+    /// ledger.move_tokens(Owner(0), reserve, systems[1], 1, Cause::Setup).unwrap();
+    /// let mut open = Vec::new();
+    /// ledger.zones_without(Owner(0), Kind(1)).extend_into(&mut open, |zone| zone.index());
+    /// assert_eq!(open, [systems[0].index(), systems[2].index(), systems[3].index()]);
+    /// ```
+    #[inline]
+    pub fn extend_into<T>(mut self, out: &mut Vec<T>, mut f: impl FnMut(ZoneId) -> T) {
+        loop {
+            let mut bits = self.bits;
+            let base = (self.word * 64) as u32;
+            // `Range::map` has a trusted length: `extend` reserves once and writes in place.
+            out.extend((0..bits.count_ones()).map(|_| {
+                let bit = bits.trailing_zeros();
+                bits &= bits - 1;
+                f(ZoneId(base + bit))
+            }));
+            self.word += 1;
+            if self.word >= self.words() {
+                return;
+            }
+            self.bits = self.word_at(self.word);
+        }
+    }
 }
 
 impl Iterator for ZoneSet<'_> {
