@@ -136,6 +136,27 @@ impl Board {
         self.held.get(from..from + self.words).unwrap_or(&[])
     }
 
+    /// Where class `kind` is in `classes`, if any zone has that kind.
+    #[inline]
+    fn class_index(&self, kind: Kind) -> Option<usize> {
+        self.kinds.iter().position(|&k| k == kind)
+    }
+
+    /// Word `w` of the zones of class number `class` holding `owner`'s tokens.
+    #[inline]
+    fn held_in_word(&self, owner: Owner, owners: u16, class: usize, w: usize) -> u64 {
+        let held = self
+            .held
+            .get(Board::column(owner, owners) * self.words + w)
+            .copied()
+            .unwrap_or(0);
+        held & self
+            .classes
+            .get(class * self.words + w)
+            .copied()
+            .unwrap_or(0)
+    }
+
     #[inline]
     fn class(&self, kind: Kind) -> &[u64] {
         match self.kinds.iter().position(|&k| k == kind) {
@@ -364,22 +385,44 @@ impl Ledger {
         cause: Cause,
     ) -> Result<u32, Refusal> {
         self.holder(owner)?;
-        // Checked first, so that a refusal changes nothing.
-        for zone in self.zones_holding_in(owner, class) {
-            self.owner_reserve(self.zones[zone.index()].supply, owner)?;
+        let (owners, board) = (self.owners, self.board());
+        let Some(c) = board.class_index(class) else {
+            return Ok(0);
+        };
+        let words = board.words;
+        // Checked first, so that a refusal changes nothing. A class's zones usually share one supply:
+        // its reserve is looked up once, not per zone.
+        let mut reserve: Option<(u16, ZoneId)> = None;
+        for w in 0..words {
+            let mut bits = self.board().held_in_word(owner, owners, c, w);
+            while bits != 0 {
+                let zone = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let supply = self.zones[zone].supply;
+                if reserve.is_none_or(|(s, _)| s != supply) {
+                    reserve = Some((supply, self.owner_reserve(supply, owner)?));
+                }
+            }
         }
         let mut returned = 0;
-        let words = self.zones_holding_in(owner, class).words();
         for w in 0..words {
             // This word's zones as they are now; returning tokens clears bits of this word only.
-            let mut bits = self.zones_holding_in(owner, class).word_at(w);
+            let mut bits = self.board().held_in_word(owner, owners, c, w);
             while bits != 0 {
                 let zone = ZoneId((w * 64) as u32 + bits.trailing_zeros());
                 bits &= bits - 1;
-                let reserve = self.owner_reserve(self.zones[zone.index()].supply, owner)?;
-                if reserve != zone {
+                let supply = self.zones[zone.index()].supply;
+                let to = match reserve {
+                    Some((s, r)) if s == supply => r,
+                    _ => {
+                        let r = self.owner_reserve(supply, owner)?;
+                        reserve = Some((supply, r));
+                        r
+                    }
+                };
+                if to != zone {
                     let n = self.tokens(zone, owner);
-                    self.shift(owner, TokenOp::Return, zone, reserve, n, cause);
+                    self.shift(owner, TokenOp::Return, zone, to, n, cause);
                     returned += n;
                 }
             }
