@@ -759,7 +759,9 @@ impl PluginGame {
         match entry {
             Some(entry) => {
                 if self.log.len() == self.log.capacity() {
-                    let target = (self.log.capacity() * 2).clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
+                    // Four times larger, not twice: a random playout's game grew its log four times
+                    // (16 to 256 entries), each a reallocation that cost as much as an action.
+                    let target = (self.log.capacity() * 4).clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
                     self.log.reserve_exact(target - self.log.len());
                 }
                 self.log.push(entry);

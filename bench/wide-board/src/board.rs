@@ -11,11 +11,11 @@ impl State {
     #[inline]
     pub(crate) fn open_systems(&self, player: Owner, out: &mut Vec<Action>) {
         let first = self.h.systems.first().map_or(0, |z| z.index());
-        for zone in self.ledger.zones_without(player, kind::SYSTEM) {
-            out.push(Action::Tactical {
+        self.ledger
+            .zones_without(player, kind::SYSTEM)
+            .extend_into(out, |zone| Action::Tactical {
                 system: (zone.index() - first) as u16,
             });
-        }
     }
 
     /// `player`'s tokens on the board: the systems they hold (one token per system at most).

@@ -785,7 +785,16 @@ struct Game<R: Ruleset> {
     acting_fresh: bool,
     movers: Vec<Acting>,
     movers_fresh: bool,
+    /// Where the last accepted action's events start in the ledger's log: the events before them are
+    /// forgotten only once there are more than [`FORGET_AFTER`], not after every action.
+    events_from: usize,
 }
+
+/// Older events the ledger's log may keep before the adapter forgets them (moving the newest action's
+/// events to the front of the log): often enough that the log stays within
+/// [`Ledger::ACTION_EVENTS`] for ordinary actions, rarely enough that
+/// most actions move nothing.
+const FORGET_AFTER: usize = Ledger::ACTION_EVENTS / 2;
 
 /// Where one player's legal actions are in [`Game::legal`].
 #[derive(Clone, Copy)]
@@ -809,7 +818,15 @@ impl<R: Ruleset> Game<R> {
             acting_fresh: false,
             movers: Vec::new(),
             movers_fresh: false,
+            events_from: 0,
         }
+    }
+
+    /// The last accepted action's events.
+    #[inline]
+    fn last_events(&self) -> &[Event] {
+        let log = self.ruleset.ledger(&self.state).events();
+        log.get(self.events_from..).unwrap_or(&[])
     }
 
     fn check_player(&self, player: Owner) -> Result<(), ActionError> {
@@ -851,14 +868,21 @@ impl<R: Ruleset> Game<R> {
     }
 
     fn apply_action(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
-        // The last accepted action's events stay in the ledger's log (they are what `events` answers)
-        // until the next action is accepted: a refusal, rolled back to the transaction's start, leaves
-        // them; an accepted action's events replace them.
+        // The last accepted action's events stay in the ledger's log (they are what `events` answers,
+        // from `events_from`) until the next action is accepted: a refusal, rolled back to the
+        // transaction's start, leaves them; an accepted action's events replace them. Older events are
+        // forgotten (the newest moved to the front) only once there are more than `FORGET_AFTER`: one
+        // move every few actions instead of one per action.
         let before = self.ruleset.ledger(&self.state).events().len();
         crate::apply_atomically(&*self.ruleset, &mut self.state, player, action)?;
-        self.ruleset
-            .ledger_mut(&mut self.state)
-            .forget_events(before);
+        if before > FORGET_AFTER {
+            self.ruleset
+                .ledger_mut(&mut self.state)
+                .forget_events(before);
+            self.events_from = 0;
+        } else {
+            self.events_from = before;
+        }
         self.changed();
         Ok(())
     }
@@ -964,7 +988,7 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn events(&mut self) -> &[Event] {
-        self.ruleset.ledger(&self.state).events()
+        self.last_events()
     }
 
     fn state_hash(&self) -> StateHash {
@@ -1101,7 +1125,7 @@ impl<R: Ruleset> DynGame for Game<R> {
 
     fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
         let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
-        let events = r.ledger(s).events();
+        let events = self.last_events();
         let mut out = Vec::with_capacity(events.len());
         for e in events {
             if let Change::Note { code, .. } = e.change {
@@ -1131,12 +1155,14 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn clone_game(&self) -> Box<dyn DynGame> {
-        Box::new(Game::<R>::new(
+        let mut game = Game::<R>::new(
             Arc::clone(&self.ruleset),
             Arc::clone(&self.vocabulary),
             self.state.clone(),
             self.players,
-        ))
+        );
+        game.events_from = self.events_from;
+        Box::new(game)
     }
 
     fn state(&self) -> Option<&dyn erased_serde::Serialize> {

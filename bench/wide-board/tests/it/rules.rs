@@ -1,7 +1,7 @@
 //! The rules, through the host-facing `DynGame`: what is listed, what is refused, what a round's end does.
 
-use coffer_core::{ActionError, Adapter, DynGame, Outcome, Owner, Setup};
-use coffer_wide_board::{Config, Pool, State, WideBoard};
+use coffer_core::{ActionError, Adapter, DynGame, GameRng, Outcome, Owner, Setup, testing};
+use coffer_wide_board::{Action, Config, Pool, State, WideBoard};
 
 fn game(players: u16, config: Config) -> Box<dyn DynGame> {
     Adapter::shared(WideBoard)
@@ -175,4 +175,37 @@ fn a_configuration_out_of_range_is_refused_naming_the_value() {
             .unwrap();
         assert!(refused.to_string().contains(word), "{refused}");
     }
+}
+
+#[test]
+fn events_answer_the_last_accepted_action_alone_after_a_refusal_and_in_a_copy() {
+    // The adapter forgets older events in bulk, every few actions; what `events` and `events_for` answer
+    // must still be exactly the last accepted action's events, round ends included.
+    let ruleset = WideBoard;
+    let mut g = game(6, Config::default());
+    let mut s = State::new(6, 1, &Config::default()).unwrap();
+    drop(s.ledger.take_events()); // setup's events, as the adapter drops them
+    let mut rng = GameRng::new(7);
+    let mut steps = 0;
+    while let Some(first) = g.acting().first().copied() {
+        let player = first.owner();
+        let n = g.legal_actions(player);
+        let json = g.legal_action_json(rng.below(n as u64) as usize).unwrap();
+        let action: Action = serde_json::from_str(&json).unwrap();
+        let expected = testing::applies(&ruleset, &mut s, player, &action);
+        act(&mut *g, player.0, &json);
+        assert_eq!(g.events(), &expected[..], "step {steps}: {json}");
+        assert_eq!(g.events_for(None), expected, "step {steps}");
+        // A refusal (rolled back by the kernel when the player holds a system) leaves them.
+        if let Some(next) = s.active() {
+            let held = (0..30).find(|&k| s.ledger.tokens(s.h.systems[k], next) > 0);
+            let system = held.unwrap_or(999);
+            let refused = format!(r#"{{"type":"tactical","system":{system}}}"#);
+            assert!(g.apply_json(next, &refused).is_err(), "step {steps}");
+            assert_eq!(g.events(), &expected[..], "step {steps}, after {refused}");
+        }
+        assert_eq!(g.clone_game().events(), &expected[..], "step {steps}");
+        steps += 1;
+    }
+    assert!(steps > 100, "{steps} steps");
 }
