@@ -185,6 +185,9 @@ pub enum Action {
         /// Foresight's system.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         system: Option<u16>,
+        /// Fabrication's pool for the command token gained (T28).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pool: Option<Pool>,
     },
     /// Do not use the ability the game waits on (T23).
     NoReaction,
@@ -483,6 +486,18 @@ impl State {
                     }
                 }
                 self.push_cards(p, Window::Action, out);
+                // T28, Fabrication: a relic fragment for a command token, into a pool of the player's choice.
+                if let Some(i) = self.reaction(p, AbilityKind::Fabrication) {
+                    for pool in Pool::ALL {
+                        if self.may_gain_into(p, pool) {
+                            out.push(Action::UseAbility {
+                                ability: i as u8,
+                                system: None,
+                                pool: Some(pool),
+                            });
+                        }
+                    }
+                }
                 let mut all_used = true;
                 for c in 0..self.rules.cards.len() {
                     if f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
@@ -640,6 +655,7 @@ impl State {
                     out.push(Action::UseAbility {
                         ability: i as u8,
                         system: None,
+                        pool: None,
                     });
                 }
                 out.push(Action::NoReaction);
@@ -650,6 +666,7 @@ impl State {
                         out.push(Action::UseAbility {
                             ability: i as u8,
                             system: Some(s),
+                            pool: None,
                         });
                     }
                 }
@@ -693,6 +710,7 @@ impl State {
                     out.push(Action::UseAbility {
                         ability: i as u8,
                         system: None,
+                        pool: None,
                     });
                 }
                 out.push(Action::NoReaction);
@@ -988,6 +1006,9 @@ impl State {
             (Step::Turn, Action::ComponentAction { ability }) => {
                 self.component_action(p, ability, cause)
             }
+            (Step::Turn, Action::UseAbility { ability, pool, .. }) => {
+                self.fabrication(p, ability, pool, cause)
+            }
             (
                 Step::Turn | Step::StrategyWindow | Step::CombatWindow | Step::Riders,
                 Action::PlayCard {
@@ -999,10 +1020,18 @@ impl State {
                     elect,
                 },
             ) => self.play_card(p, card, [player, system], fallback, (vote, elect), cause),
-            (Step::Nullify, Action::UseAbility { ability, system }) => {
-                self.nullify(p, ability, system, cause)
-            }
-            (Step::Cancel, Action::UseAbility { ability, system }) => {
+            (
+                Step::Nullify,
+                Action::UseAbility {
+                    ability, system, ..
+                },
+            ) => self.nullify(p, ability, system, cause),
+            (
+                Step::Cancel,
+                Action::UseAbility {
+                    ability, system, ..
+                },
+            ) => {
                 let i = self.usable(p, ability, AbilityKind::CancelActionCard)?;
                 if system.is_some() {
                     return Err(illegal(format!(
@@ -1052,9 +1081,12 @@ impl State {
                 self.flow.step = Step::Move;
                 Ok(())
             }
-            (Step::Foresight, Action::UseAbility { ability, system }) => {
-                self.foresight(p, ability, system, cause)
-            }
+            (
+                Step::Foresight,
+                Action::UseAbility {
+                    ability, system, ..
+                },
+            ) => self.foresight(p, ability, system, cause),
             (Step::Foresight, Action::NoReaction) => {
                 self.start_combat(cause);
                 Ok(())
@@ -1568,6 +1600,39 @@ impl State {
         }
     }
 
+    /// T28, Fabrication: a relic fragment is purged for a command token gained into `pool` (T2; none with
+    /// empty reinforcements, T3); it takes the turn.
+    fn fabrication(
+        &mut self,
+        p: Owner,
+        ability: u8,
+        pool: Option<Pool>,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let i = self.usable(p, ability, AbilityKind::Fabrication)?;
+        let Some(pool) = pool else {
+            return Err(illegal(format!(
+                "{} needs the `pool` of the command token gained",
+                self.rules.abilities[i].name
+            )));
+        };
+        if !self.may_gain_into(p, pool) {
+            return Err(illegal(format!("{p}'s fleet pool holds the law's maximum")));
+        }
+        let fragments = self.h.fragments[p.index()];
+        self.spend_ability(p, i, cause)?;
+        self.ledger.spend(fragments, 1, cause)?;
+        // K4.2: nothing is gained from empty reinforcements (reported as lost).
+        let lost = self
+            .ledger
+            .gain_tokens(p, self.h.pools[pool.index()], 1, cause)?
+            .lost;
+        let f = &mut self.flow.forfeited[p.index()];
+        *f = f.saturating_add(lost as u16);
+        self.end_turn(cause);
+        Ok(())
+    }
+
     /// Nullification Field: spend, exhaust, and the active player's turn ends at once.
     fn nullify(
         &mut self,
@@ -1667,8 +1732,16 @@ impl State {
     /// holds what it spends.
     fn may_use_ability(&self, i: usize) -> bool {
         let a = &self.rules.abilities[i];
-        !self.ledger.is_exhausted(self.h.abilities[i])
-            && self.pool(owner(a.player), Pool::Strategy) >= u32::from(a.cost)
+        let p = owner(a.player);
+        let fragment = a.kind != AbilityKind::Fabrication
+            || self
+                .h
+                .fragments
+                .get(p.index())
+                .is_some_and(|&f| self.ledger.value(f) > 0);
+        fragment
+            && !self.ledger.is_exhausted(self.h.abilities[i])
+            && self.pool(p, Pool::Strategy) >= u32::from(a.cost)
     }
 
     /// T21: a component action that spends strategy tokens; what else it does (infantry, trade goods) is

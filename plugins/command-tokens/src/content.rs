@@ -308,6 +308,8 @@ pub enum AbilityKind {
     /// Before a player casts votes: that player votes as the owner chooses or returns 1 token from their
     /// fleet pool to reinforcements (Genetic Recombination; T27).
     VoteOrFleetToken,
+    /// A component action: purge 1 relic fragment to gain 1 command token (Fabrication; T28).
+    Fabrication,
 }
 
 /// An ability of a faction or technology that spends strategy tokens or reacts to other players (T21,

@@ -1,5 +1,5 @@
 //! Coffer ruleset `command-tokens`: Twilight Imperium 4 command tokens, pools and reinforcements (clauses
-//! T1-T27), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
+//! T1-T28), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
 //!
 //! ```
 //! use coffer_command_tokens::CommandTokens;
@@ -350,6 +350,11 @@ fn option_docs() -> Vec<Doc> {
             json!(d.action_cards),
         ),
         Doc::with(
+            "relic_fragments",
+            "The relic fragments each player holds at the start, one count per player, 0 to 16 (T28; e.g. [2, 0, 0]): the Naaz-Rokha Alliance's Fabrication purges one for a command token. Exploration is not modelled: fragments come only from here. Empty: none.",
+            json!(d.relic_fragments),
+        ),
+        Doc::with(
             "homes",
             "Each player's home system by system id, one per player (Shared Research's Against places a token there); empty: the system `home-<faction>` if the galaxy has one, as the default galaxy does.",
             json!(d.homes),
@@ -502,6 +507,7 @@ impl Ruleset for CommandTokens {
             kind::AGENDA => r.agendas.get(s)?.name.clone(),
             kind::ABILITY => r.abilities.get(s)?.name.clone(),
             kind::ACTION_CARD => r.hands.get(s)?.name.clone(),
+            kind::FRAGMENTS => "relic fragments".into(),
             kind::BOX => match s {
                 0 => "command tokens in the game box".into(),
                 s => format!("{} in the game box", r.classes.get(s - 1)?.name),

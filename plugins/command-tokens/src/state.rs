@@ -75,6 +75,8 @@ pub mod kind {
     /// An action card in a player's hand (subject: its slot in the game's list of dealt cards), a K5
     /// permanent exhausted once played (T22).
     pub const ACTION_CARD: Kind = Kind(16);
+    /// A player's relic fragments (T28), in games with option `relic_fragments` only.
+    pub const FRAGMENTS: Kind = Kind(17);
 }
 
 /// The ruleset's own events ([`coffer_core::Change::Note`]), by code; their texts are in the vocabulary
@@ -317,6 +319,9 @@ pub struct Config {
     /// The action cards each player holds at the start, by id, one list per player (default empty: none;
     /// T22). Drawing is not modelled: a hand is dealt by configuration and known to all.
     pub action_cards: Vec<Vec<String>>,
+    /// The relic fragments each player holds at the start, one count per player (default empty: none; T28).
+    /// Exploration is not modelled: fragments come only from here.
+    pub relic_fragments: Vec<u8>,
 }
 
 impl Default for Config {
@@ -336,6 +341,7 @@ impl Default for Config {
             agenda_phase_from: 0,
             homes: Vec::new(),
             action_cards: Vec::new(),
+            relic_fragments: Vec::new(),
         }
     }
 }
@@ -444,6 +450,9 @@ pub struct Rules {
     /// pool, in halves of a ship (Fighter II: 2, Hybrid Crystal Fighter II: 1; 0: not at all; T25).
     #[serde(default)]
     pub excess_fighters: Vec<u8>,
+    /// Per player, the relic fragments held at the start (empty: the game has none; T28).
+    #[serde(default)]
+    pub fragments: Vec<u8>,
 }
 
 /// An action card dealt to a player (T22).
@@ -859,6 +868,9 @@ pub struct Handles {
     /// The action cards of [`Rules::hands`], exhausted once played (T22).
     #[serde(default)]
     pub hand: Vec<PermanentId>,
+    /// Per player, their relic fragments (T28); empty when the game has none.
+    #[serde(default)]
+    pub fragments: Vec<AmountId>,
 }
 
 /// The whole state of one game.
@@ -1317,6 +1329,22 @@ impl Rules {
                 });
             }
         }
+        if !config.relic_fragments.is_empty() && config.relic_fragments.len() != n {
+            return Err(cfg(format!(
+                "relic_fragments: {} counts given, but {n} players need {n} (or none)",
+                config.relic_fragments.len()
+            )));
+        }
+        if let Some((i, v)) = config
+            .relic_fragments
+            .iter()
+            .enumerate()
+            .find(|&(_, &v)| v > 16)
+        {
+            return Err(cfg(format!(
+                "relic_fragments[{i}]: {v} is out of range: 0 to 16"
+            )));
+        }
         if hands.len() > MAX_HAND_CARDS {
             return Err(cfg(format!(
                 "action_cards: {} cards dealt, but a game deals 0 to {MAX_HAND_CARDS}",
@@ -1445,6 +1473,7 @@ impl Rules {
             abilities,
             hands,
             excess_fighters,
+            fragments: config.relic_fragments.clone(),
             starting_laws: config
                 .laws
                 .iter()
@@ -1732,7 +1761,17 @@ impl State {
                 None,
             )?);
         }
+        let mut fragments = Vec::with_capacity(rules.fragments.len());
+        for (p, &count) in rules.fragments.iter().enumerate() {
+            fragments.push(
+                l.add_amount(
+                    AmountSpec::new(Key::new(Owner(p as u16), kind::FRAGMENTS, 0))
+                        .start(i64::from(count)),
+                )?,
+            );
+        }
         let h = Handles {
+            fragments,
             hand,
             abilities,
             agendas,
@@ -2393,6 +2432,12 @@ impl State {
             || usize::from(f.window) > n + 1
         {
             return bad("action cards");
+        }
+        if !(r.fragments.is_empty() || r.fragments.len() == n)
+            || h.fragments.len() != r.fragments.len()
+            || h.fragments.iter().any(|&a| self.ledger.amount(a).is_err())
+        {
+            return bad("relic fragments");
         }
         // T26: a card waits on cancelling only in that step, and only a card of the hands.
         let pending_ok = match f.pending {

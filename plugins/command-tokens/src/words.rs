@@ -33,8 +33,9 @@ pub fn vocabulary() -> Vocabulary {
         Term::new("agenda").states("has been revealed", "is in the agenda deck"),
         Term::new("component action").states("has been used this round", "is ready"),
         Term::new("action card").states("has been played", "is in hand"),
+        Term::new("relic fragments"),
     ];
-    debug_assert_eq!(kinds.len(), usize::from(kind::ACTION_CARD.0) + 1);
+    debug_assert_eq!(kinds.len(), usize::from(kind::FRAGMENTS.0) + 1);
     let phases = [
         "strategy phase",
         "action phase",
@@ -413,15 +414,22 @@ impl State {
                 text
             }
             Action::NoCard => "playing no action card".into(),
-            Action::UseAbility { ability, system } => {
+            Action::UseAbility {
+                ability,
+                system,
+                pool,
+            } => {
                 let name = self
                     .rules
                     .abilities
                     .get(usize::from(ability))
                     .map_or_else(|| format!("ability #{ability}"), |a| a.name.clone());
-                match system {
-                    Some(s) => format!("using {name} to {}", self.system_name(s)),
-                    None => format!("using {name}"),
+                match (system, pool) {
+                    (Some(s), _) => format!("using {name} to {}", self.system_name(s)),
+                    (None, Some(pool)) => {
+                        format!("using {name} for a command token in the {}", pool.name())
+                    }
+                    (None, None) => format!("using {name}"),
                 }
             }
             Action::NoReaction => "using no ability".into(),

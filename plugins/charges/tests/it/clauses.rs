@@ -1071,6 +1071,29 @@ fn c16_a_ship_places_one_device_per_system_phase() {
     assert_eq!(g.card(0, 2), (1, 2));
 }
 
+#[test]
+fn c16_a_device_that_cannot_be_placed_is_not_dropped_and_keeps_its_charge() {
+    // Positions are not modelled: a drop the play area would refuse is not entered, which is what the Rules
+    // Reference's reversal leaves (the device not placed, its charge not spent, another still placeable).
+    let mut g = bomber(&["proton-bombs", "seismic-charges"]);
+    g.advance_to(Phase::System);
+    let (bombs, charges) = (g.card(0, 1), g.card(0, 2));
+    let listed = g.legal(0);
+    assert!(
+        listed.iter().any(|a| a.contains("\"card\":1"))
+            && listed.iter().any(|a| a.contains("\"card\":2")),
+        "both devices may be placed: {listed:?}"
+    );
+    // The proton bombs cannot be placed: nothing is entered for them; the seismic charges are.
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":2}));
+    assert_eq!(
+        g.card(0, 1),
+        bombs,
+        "no charge spent on the device not placed"
+    );
+    assert_eq!(g.card(0, 2), (charges.0 - 1, charges.1));
+}
+
 // ----- C17 -----
 
 #[test]

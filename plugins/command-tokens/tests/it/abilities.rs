@@ -290,3 +290,68 @@ fn t27_random_playouts_with_the_datahub_and_recombination_keep_every_invariant()
     }
     assert!(swapped > 0 && named > 0, "random play uses both");
 }
+
+// ----- T28 -----
+
+#[test]
+fn t28_fabrication_purges_a_relic_fragment_for_a_command_token() {
+    let mut config = battlefield_config(["naazrokha", "sol", "hacan"], &[], &[]);
+    config.relic_fragments = vec![1, 0, 0];
+    let mut s = start(config);
+    // Fabrication is ability #0 (Sol's Orbital Drop is #1).
+    let fabricate = |pool| Action::UseAbility {
+        ability: 0,
+        system: None,
+        pool: Some(pool),
+    };
+    assert!(legal(&s, 0).contains(&fabricate(Pool::Fleet)));
+    let before = sheet(&s, 0);
+    ok(&mut s, 0, fabricate(Pool::Fleet));
+    assert_eq!(
+        sheet(&s, 0),
+        [before[0], before[1] + 1, before[2], before[3] - 1]
+    );
+    assert_eq!(s.ledger.value(s.h.fragments[0]), 0);
+    // A component action: the turn is over; with no fragment left, it is not offered again.
+    assert_eq!((s.flow.step, actor(&s)), (Step::Turn, 1));
+    until_turn_of(&mut s, 0);
+    assert!(!legal(&s, 0).contains(&fabricate(Pool::Fleet)));
+    assert_eq!(
+        refused(&mut s, 0, fabricate(Pool::Tactic)).to_string(),
+        "illegal action: Fabrication (#0) cannot be used by p0 now"
+    );
+}
+
+#[test]
+fn t28_without_relic_fragments_fabrication_is_never_offered() {
+    let s = start(battlefield_config(["naazrokha", "sol", "hacan"], &[], &[]));
+    assert!(s.h.fragments.is_empty());
+    assert!(
+        !legal(&s, 0)
+            .iter()
+            .any(|a| matches!(a, Action::UseAbility { .. }))
+    );
+}
+
+#[test]
+fn t28_random_playouts_with_fabrication_keep_every_invariant() {
+    let config = Config {
+        factions: ["naazrokha", "sol", "hacan"].map(String::from).to_vec(),
+        relic_fragments: vec![3, 0, 0],
+        rounds: 3,
+        ..Config::default()
+    };
+    let ruleset = CommandTokens::new();
+    let mut fabricated = 0;
+    for seed in 0..25 {
+        let mut s = ruleset.new_game(3, seed, &config).expect("game starts");
+        random_playout(&mut s, seed, |s, a| {
+            fabricated += usize::from(matches!(a, Action::UseAbility { pool: Some(_), .. }));
+            if let Err(e) = s.check_invariants() {
+                panic!("{e} after {a:?}");
+            }
+        });
+        assert_eq!(s.actor(), None::<Owner>);
+    }
+    assert!(fabricated > 0, "random play fabricates");
+}

@@ -444,6 +444,7 @@ fn t26_instinct_training_cancels_an_action_card_for_a_strategy_token() {
     let cancel = Action::UseAbility {
         ability: 1,
         system: None,
+        pool: None,
     };
     assert_eq!(legal(&s, 1), [cancel, Action::NoReaction]);
     ok(&mut s, 1, cancel);

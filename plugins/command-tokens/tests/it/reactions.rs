@@ -8,7 +8,11 @@ use coffer_core::{Owner, Ruleset};
 const CRUISER: u8 = 2;
 
 fn use_ability(ability: u8, system: Option<u16>) -> Action {
-    Action::UseAbility { ability, system }
+    Action::UseAbility {
+        ability,
+        system,
+        pool: None,
+    }
 }
 
 /// The line galaxy with these factions, technologies and ships, at p0's first turn.

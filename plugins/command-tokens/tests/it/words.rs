@@ -214,7 +214,7 @@ fn random_playouts_read_in_words_for_every_seat_and_spectators() {
 fn the_vocabulary_names_every_kind_phase_step_action_effect_and_note() {
     use coffer_command_tokens::{Phase, Step, effect, kind, note};
     let v = vocabulary();
-    assert_eq!(v.kinds.len(), usize::from(kind::ACTION_CARD.0) + 1);
+    assert_eq!(v.kinds.len(), usize::from(kind::FRAGMENTS.0) + 1);
     assert_eq!(v.kinds[usize::from(kind::FLEET_LIMIT.0)].choice, "remove");
     for phase in [Phase::Strategy, Phase::Action, Phase::Status, Phase::Agenda] {
         assert!(usize::from(phase.number().unwrap()) < v.phases.len());
