@@ -199,6 +199,12 @@ pub enum Action {
         /// The other player's card taken.
         take: u8,
     },
+    /// Research Grant Reallocation (T29): the speaker enters how many prerequisites the technology the
+    /// elected player gains has (0 to 4). `{"type":"prerequisites","count":2}`
+    Prerequisites {
+        /// The number of prerequisites.
+        count: u8,
+    },
     /// Genetic Recombination (T27): before votes are cast, name the player who must vote as you choose or
     /// return a fleet-pool token. `{"type":"recombine","player":2}`
     Recombine {
@@ -382,9 +388,13 @@ impl Action {
             Action::AdditionalAction { .. } => 39,
             Action::SwapCards { .. } => 40,
             Action::Recombine { .. } => 41,
+            Action::Prerequisites { .. } => 42,
         }
     }
 }
+
+/// Most prerequisites a technology has (T29: the war sun's four).
+const MAX_PREREQUISITES: u8 = 4;
 
 fn illegal(message: String) -> ActionError {
     ActionError::Illegal(message)
@@ -537,7 +547,7 @@ impl State {
             Step::Retreat => {
                 let active = usize::from(f.system);
                 let moves = self.retreat_moves_units(p);
-                for &d in &self.rules.adjacent[active] {
+                for d in self.adjacent_to(active) {
                     if self.may_retreat_to(p, usize::from(d)) {
                         if moves {
                             self.push_placements(p, usize::from(d), out, |fallback| {
@@ -671,6 +681,18 @@ impl State {
                     }
                 }
                 out.push(Action::NoReaction);
+            }
+            Step::WormholeFallback => {
+                for pool in Pool::ALL {
+                    if self.pool(p, pool) > 0 {
+                        out.push(Action::Fallback { pool });
+                    }
+                }
+            }
+            Step::Prerequisites => {
+                for count in 0..=MAX_PREREQUISITES {
+                    out.push(Action::Prerequisites { count });
+                }
             }
             Step::EndOfStrategy => {
                 if self.reaction(p, AbilityKind::SwapStrategyCards).is_some() {
@@ -1042,6 +1064,12 @@ impl State {
                 self.cancel_card(p, true, cause)
             }
             (Step::Cancel, Action::NoReaction) => self.cancel_card(p, false, cause),
+            (Step::WormholeFallback, Action::Fallback { pool }) => {
+                self.wormhole_fallback(p, pool, cause)
+            }
+            (Step::Prerequisites, Action::Prerequisites { count }) => {
+                self.prerequisites(count, cause)
+            }
             (Step::EndOfStrategy, Action::SwapCards { give, take }) => {
                 self.swap_cards(p, give, take, cause)
             }
@@ -1556,9 +1584,7 @@ impl State {
     /// Foresight's systems: adjacent to the activated system and holding no other player's ships.
     fn foresight_systems(&self, p: Owner) -> impl Iterator<Item = u16> + '_ {
         let active = usize::from(self.flow.system);
-        self.rules.adjacent[active]
-            .iter()
-            .copied()
+        self.adjacent_to(active)
             .filter(move |&d| !self.others_have_ships(p, usize::from(d)))
     }
 
@@ -2876,7 +2902,7 @@ impl State {
         let d = self.system_index(system)?;
         let active = usize::from(self.flow.system);
         let (to, from) = (self.system_name(system), self.system_name(self.flow.system));
-        if !self.rules.adjacent[active].contains(&system) {
+        if !self.is_adjacent(active, system) {
             return Err(illegal(format!("{to} is not adjacent to {from}")));
         }
         if self.others_have_ships(p, d) {
@@ -3208,6 +3234,7 @@ impl State {
         self.flow.outcome = outcome;
         self.flow.op = 0;
         self.flow.status = 0;
+        self.flow.others = 0;
         self.run_agenda(cause);
     }
 
@@ -3375,6 +3402,15 @@ impl State {
                     }
                 }
                 AgendaOp::AdditionalAction => self.flow.minister = self.flow.elected,
+                AgendaOp::EachPlacesAtWormholes => {
+                    if self.place_at_wormholes(cause) {
+                        return;
+                    }
+                }
+                AgendaOp::ReturnPerPrerequisite => {
+                    self.flow.step = Step::Prerequisites;
+                    return;
+                }
                 AgendaOp::SecondaryForAll => {
                     // Galactic Crisis Pact: the elected card's secondary round, every player from the
                     // speaker included, none paying; it resumes this list when it ends.
@@ -3570,7 +3606,7 @@ impl State {
                 }
                 CardEffect::SkilledRetreat => {
                     let active = usize::from(self.flow.system);
-                    for &d in &self.rules.adjacent[active] {
+                    for d in self.adjacent_to(active) {
                         if !self.others_have_ships(p, usize::from(d)) {
                             self.push_placements(p, usize::from(d), out, |fallback| {
                                 play(card, None, Some(d), fallback, None, None)
@@ -3586,9 +3622,9 @@ impl State {
     fn may_jam(&self, p: Owner, s: usize) -> bool {
         !self.rules.homes.contains(&Some(s as u16))
             && (self.all_ships(p, s) > 0
-                || self.rules.adjacent[s]
-                    .iter()
-                    .any(|&a| self.all_ships(p, usize::from(a)) > 0))
+                || self
+                    .adjacent_to(s)
+                    .any(|a| self.all_ships(p, usize::from(a)) > 0))
     }
 
     /// Signal Jamming's player: another player still in the game with a token in reinforcements and none
@@ -3907,7 +3943,7 @@ impl State {
         let d = self.system_index(system.unwrap_or_default())?;
         let active = usize::from(self.flow.system);
         let to = self.system_name(d as u16);
-        if !self.rules.adjacent[active].contains(&(d as u16)) {
+        if !self.is_adjacent(active, d as u16) {
             return Err(illegal(format!(
                 "{to} is not adjacent to {}",
                 self.system_name(self.flow.system)
@@ -4150,6 +4186,97 @@ impl State {
             }
         }
         self.next_agenda(cause);
+    }
+
+    /// T29, Wormhole Reconstruction's Against: from the speaker, each player places a token from
+    /// reinforcements in each wormhole system holding their ships (T6: none where one of theirs is); with
+    /// reinforcements empty, from a pool they choose (T3). `flow.status` is the player, `flow.others` the
+    /// wormhole; returns whether a choice is awaited.
+    fn place_at_wormholes(&mut self, cause: Cause) -> bool {
+        let n = self.players();
+        while self.flow.status < n {
+            let q = owner((self.flow.speaker + self.flow.status) % n);
+            while usize::from(self.flow.others) < self.rules.wormholes.len() {
+                let w = self.rules.wormholes[usize::from(self.flow.others)];
+                let s = usize::from(w);
+                if !self.is_eliminated(q) && self.all_ships(q, s) > 0 && !self.has_token(q, s) {
+                    if self.reinforcements(q) > 0 {
+                        // Cannot fail: reinforcements hold a token and the system none of q's.
+                        let _ = self.ledger.move_tokens(
+                            q,
+                            self.h.reinforcements,
+                            self.h.systems[s],
+                            1,
+                            cause,
+                        );
+                    } else if self.sheet(q) > 0 {
+                        self.flow.step = Step::WormholeFallback;
+                        self.flow.resolver = slot(q);
+                        self.flow.target = w;
+                        return true;
+                    }
+                }
+                self.flow.others += 1;
+            }
+            self.flow.others = 0;
+            self.flow.status += 1;
+        }
+        self.flow.others = 0;
+        false
+    }
+
+    fn wormhole_fallback(&mut self, q: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+        if self.pool(q, pool) == 0 {
+            return Err(illegal(format!(
+                "{q}'s {} is empty: the token must come from a pool that holds one",
+                pool.name()
+            )));
+        }
+        let s = usize::from(self.flow.target);
+        self.ledger
+            .move_tokens(q, self.h.pools[pool.index()], self.h.systems[s], 1, cause)?;
+        if pool == Pool::Fleet {
+            self.recheck_fleet(q, cause);
+        }
+        self.flow.others += 1;
+        if !self.place_at_wormholes(cause) {
+            self.flow.op += 1;
+            self.flow.status = 0;
+            self.run_agenda(cause);
+        }
+        Ok(())
+    }
+
+    /// T29, Research Grant Reallocation: the elected player returns one fleet-pool token per prerequisite
+    /// (as many as the fleet pool holds); gaining the technology itself is not modelled.
+    fn prerequisites(&mut self, count: u8, cause: Cause) -> Result<(), ActionError> {
+        if count > MAX_PREREQUISITES {
+            return Err(illegal(format!(
+                "a technology has 0 to {MAX_PREREQUISITES} prerequisites, not {count}"
+            )));
+        }
+        let q = owner(self.flow.elected);
+        self.ledger.note(
+            self.agenda_key(),
+            note::PREREQUISITES,
+            [arg(q), i32::from(count), 0],
+            cause,
+        );
+        let k = u32::from(count).min(self.pool(q, Pool::Fleet));
+        if k > 0 {
+            self.ledger.move_tokens(
+                q,
+                self.h.pools[Pool::Fleet.index()],
+                self.h.reinforcements,
+                k,
+                cause,
+            )?;
+            self.recheck_fleet(q, cause);
+        }
+        self.flow.op += 1;
+        self.flow.status = 0;
+        self.run_agenda(cause);
+        Ok(())
     }
 
     /// LRR 8: two agendas each agenda phase; then the round ends.

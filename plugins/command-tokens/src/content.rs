@@ -342,6 +342,10 @@ pub struct Law {
     /// Most tokens a fleet pool may hold (Fleet Regulations: 4).
     #[serde(default)]
     pub fleet_pool_max: Option<u8>,
+    /// Every system holding an alpha or beta wormhole is adjacent to every other (Wormhole Reconstruction;
+    /// T29).
+    #[serde(default)]
+    pub wormholes_adjacent: bool,
 }
 
 /// What an agenda's outcome does to command tokens, in order (T20). JSON: `{"effect":"each_gains",
@@ -389,6 +393,12 @@ pub enum AgendaEffect {
     /// Each player, from the speaker, may resolve the elected strategy card's secondary ability without
     /// spending a command token (Galactic Crisis Pact).
     SecondaryForAll,
+    /// Each player places a command token from reinforcements in each system that holds a wormhole and 1 or
+    /// more of their ships (Wormhole Reconstruction, Against; T29).
+    EachPlacesAtWormholes,
+    /// The elected player returns 1 fleet-pool token per prerequisite of the technology they gain; the
+    /// table enters that number (Research Grant Reallocation; T29).
+    ReturnPerPrerequisite,
     /// The elected player places command tokens from reinforcements so that their pools hold these
     /// counts, and returns any excess to reinforcements (Armed Forces Standardization).
     Standardize {
@@ -1134,6 +1144,10 @@ impl Content {
             ),
             AgendaEffect::AgainstVotersReturn { .. } if field != "against" => bad(
                 "against_voters_return applies to those who voted Against: only `against` has it".into(),
+            ),
+            AgendaEffect::ReturnPerPrerequisite if !elect_player => bad(
+                "return_per_prerequisite applies to the elected player: only an Elect Player agenda has it"
+                    .into(),
             ),
             AgendaEffect::AdditionalAction if !elect_player => bad(
                 "additional_action goes to the elected player: only an Elect Player agenda has it".into(),

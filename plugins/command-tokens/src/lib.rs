@@ -1,5 +1,5 @@
 //! Coffer ruleset `command-tokens`: Twilight Imperium 4 command tokens, pools and reinforcements (clauses
-//! T1-T28), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
+//! T1-T29), on the kernel's token supplies (K4), limits awaiting a choice (K6), exhaustion (K5) and clock.
 //!
 //! ```
 //! use coffer_command_tokens::CommandTokens;
@@ -239,6 +239,11 @@ fn action_docs() -> Vec<Doc> {
             json!({"type":"swap_cards","give":1,"take":4}),
         ),
         Doc::with(
+            "prerequisites",
+            "T29, Research Grant Reallocation: the speaker enters how many prerequisites (0 to 4) the technology the elected player gains has; that player returns that many fleet-pool tokens (as many as there are). Gaining the technology is not modelled.",
+            json!({"type":"prerequisites","count":2}),
+        ),
+        Doc::with(
             "recombine",
             "T27, the Mahact Gene-Sorcerers' Genetic Recombination: before votes are cast, exhaust it to name a player, who then votes as you choose (`no_reaction`, at the table) or returns a token from their fleet pool (`return_token` with `fleet`).",
             json!({"type":"recombine","player":2}),
@@ -348,6 +353,11 @@ fn option_docs() -> Vec<Doc> {
             "action_cards",
             "The action cards each player holds, by id from data/action_cards.json, one list per player (e.g. [[\"summit\"], [\"skilled-retreat\"], []]); each is played once; no more of a card than the deck's copies; at most 32 dealt and 4 riders. Drawing is not modelled: hands are dealt by configuration and known to all. Empty: none.",
             json!(d.action_cards),
+        ),
+        Doc::with(
+            "wormholes",
+            "The systems holding an alpha or beta wormhole, by system id (T29): Wormhole Reconstruction's Against places tokens there, and its For makes them adjacent to each other. Empty: none (the default galaxy has none).",
+            json!(d.wormholes),
         ),
         Doc::with(
             "relic_fragments",

@@ -211,6 +211,9 @@ pub mod note {
     pub const RECOMBINE: u16 = 58;
     /// The named player votes as asked: `[player]` (T27).
     pub const COMPLY: u16 = 59;
+    /// Research Grant Reallocation: the technology gained has this many prerequisites (`[player, count]`,
+    /// keyed by the agenda; T29).
+    pub const PREREQUISITES: u16 = 60;
 }
 
 /// Causes that are no player's action ([`coffer_core::Cause::Effect`]), by code.
@@ -316,6 +319,9 @@ pub struct Config {
     /// Each player's home system, by system id (default empty: the system `home-<faction>`, if the galaxy
     /// has one; the default galaxy does).
     pub homes: Vec<String>,
+    /// The systems holding an alpha or beta wormhole, by system id (default empty: none, as in the default
+    /// galaxy; T29).
+    pub wormholes: Vec<String>,
     /// The action cards each player holds at the start, by id, one list per player (default empty: none;
     /// T22). Drawing is not modelled: a hand is dealt by configuration and known to all.
     pub action_cards: Vec<Vec<String>>,
@@ -340,6 +346,7 @@ impl Default for Config {
             elimination: false,
             agenda_phase_from: 0,
             homes: Vec::new(),
+            wormholes: Vec::new(),
             action_cards: Vec::new(),
             relic_fragments: Vec::new(),
         }
@@ -453,6 +460,12 @@ pub struct Rules {
     /// Per player, the relic fragments held at the start (empty: the game has none; T28).
     #[serde(default)]
     pub fragments: Vec<u8>,
+    /// The systems holding an alpha or beta wormhole, by index, ascending (T29).
+    #[serde(default)]
+    pub wormholes: Vec<u16>,
+    /// The law (index into [`Rules::law_list`]) that makes wormhole systems adjacent, if the content has one.
+    #[serde(default)]
+    pub wormhole_law: Option<u8>,
 }
 
 /// An action card dealt to a player (T22).
@@ -519,6 +532,10 @@ pub enum AgendaOp {
     AdditionalAction,
     /// Each player may resolve the elected strategy card's secondary for free.
     SecondaryForAll,
+    /// Each player places a token in each wormhole system holding their ships.
+    EachPlacesAtWormholes,
+    /// The elected player returns a fleet token per prerequisite the table enters.
+    ReturnPerPrerequisite,
 }
 
 /// An agenda's outcome, as the table enters it (T20).
@@ -680,6 +697,11 @@ pub enum Step {
     Recombine,
     /// The player named by Genetic Recombination votes as asked or returns a fleet-pool token (T27).
     Comply,
+    /// A player with none in reinforcements chooses the pool of a token an agenda places in a wormhole
+    /// system (T29, T3).
+    WormholeFallback,
+    /// The speaker enters how many prerequisites the technology the elected player gains has (T29).
+    Prerequisites,
 }
 
 impl Step {
@@ -1245,6 +1267,8 @@ impl Rules {
                                 }
                                 AgendaEffect::AdditionalAction => AgendaOp::AdditionalAction,
                                 AgendaEffect::SecondaryForAll => AgendaOp::SecondaryForAll,
+                                AgendaEffect::EachPlacesAtWormholes => AgendaOp::EachPlacesAtWormholes,
+                                AgendaEffect::ReturnPerPrerequisite => AgendaOp::ReturnPerPrerequisite,
                                 AgendaEffect::Standardize {
                                     tactic,
                                     fleet,
@@ -1329,6 +1353,19 @@ impl Rules {
                 });
             }
         }
+        let mut wormholes = Vec::with_capacity(config.wormholes.len());
+        for (i, id) in config.wormholes.iter().enumerate() {
+            let Some(w) = galaxy.iter().position(|s| &s.id == id) else {
+                return Err(cfg(format!(
+                    "wormholes[{i}]: no system '{id}' in the galaxy"
+                )));
+            };
+            if wormholes.contains(&(w as u16)) {
+                return Err(cfg(format!("wormholes[{i}]: '{id}' appears twice")));
+            }
+            wormholes.push(w as u16);
+        }
+        wormholes.sort_unstable();
         if !config.relic_fragments.is_empty() && config.relic_fragments.len() != n {
             return Err(cfg(format!(
                 "relic_fragments: {} counts given, but {n} players need {n} (or none)",
@@ -1474,6 +1511,12 @@ impl Rules {
             hands,
             excess_fighters,
             fragments: config.relic_fragments.clone(),
+            wormholes,
+            wormhole_law: content
+                .laws
+                .iter()
+                .position(|l| l.wormholes_adjacent)
+                .map(|i| i as u8),
             starting_laws: config
                 .laws
                 .iter()
@@ -2100,7 +2143,7 @@ impl State {
             {
                 continue;
             }
-            for &v in &self.rules.adjacent[u] {
+            for v in self.adjacent_to(u) {
                 let v = usize::from(v);
                 if dist[v] == u8::MAX {
                     dist[v] = dist[u] + 1;
@@ -2112,20 +2155,45 @@ impl State {
         dist
     }
 
+    /// Whether the laws in play make every wormhole system adjacent to every other (Wormhole
+    /// Reconstruction, T29).
+    pub fn wormholes_linked(&self) -> bool {
+        self.rules
+            .wormhole_law
+            .is_some_and(|l| (self.rules.starting_laws | self.flow.enacted) & (1 << l) != 0)
+    }
+
+    /// The systems adjacent to `system` (LRR 6): the galaxy's, and, with Wormhole Reconstruction in play,
+    /// every other wormhole system for a wormhole system (T29).
+    pub fn adjacent_to(&self, system: usize) -> impl Iterator<Item = u16> + '_ {
+        let linked = self.wormholes_linked() && self.rules.wormholes.contains(&(system as u16));
+        let own = &self.rules.adjacent[system];
+        let others = self
+            .rules
+            .wormholes
+            .iter()
+            .copied()
+            .filter(move |&w| linked && usize::from(w) != system && !own.contains(&w));
+        own.iter().copied().chain(others)
+    }
+
+    /// Whether systems `a` and `b` are adjacent ([`State::adjacent_to`]).
+    pub fn is_adjacent(&self, a: usize, b: u16) -> bool {
+        self.adjacent_to(a).any(|s| s == b)
+    }
+
     /// T16 (LRR 78.7c): whether `player`'s ships may retreat from the activated system to `system`: it is
     /// adjacent, holds ships of the player's and no other player's ships.
     pub fn may_retreat_to(&self, player: Owner, system: usize) -> bool {
         let active = usize::from(self.flow.system);
-        self.rules.adjacent[active].contains(&(system as u16))
-            && self.ship_owners(system) == 1 << player.0
+        self.is_adjacent(active, system as u16) && self.ship_owners(system) == 1 << player.0
     }
 
     /// T15 (LRR 78.4c): whether `player` has a system to retreat to.
     pub fn can_retreat(&self, player: Owner) -> bool {
         let active = usize::from(self.flow.system);
-        self.rules.adjacent[active]
-            .iter()
-            .any(|&s| self.may_retreat_to(player, usize::from(s)))
+        self.adjacent_to(active)
+            .any(|s| self.may_retreat_to(player, usize::from(s)))
     }
 
     /// T7: the most non-fighter ships `player` may have in a system: fleet-pool tokens plus the faction's
@@ -2205,6 +2273,8 @@ impl State {
             Step::StrategyWindow | Step::CombatWindow | Step::Riders => f.resolver,
             Step::Nullify | Step::Foresight | Step::EndOfTurn | Step::Cancel => f.resolver,
             Step::EndOfStrategy | Step::Recombine | Step::Comply => f.resolver,
+            Step::WormholeFallback => f.resolver,
+            Step::Prerequisites => f.speaker,
             Step::Secondary => (f.turn + f.cursor) % n,
         }))
     }
@@ -2340,7 +2410,10 @@ impl State {
         if f.step == Step::Assign && f.hits[usize::from(f.resolver != f.turn)] == 0 {
             return bad("hits to assign");
         }
-        if usize::from(f.cursor) > n || usize::from(f.others) > n || usize::from(f.status) > n {
+        if usize::from(f.cursor) > n
+            || usize::from(f.others) > n.max(r.wormholes.len())
+            || usize::from(f.status) > n
+        {
             return bad("flow cursors");
         }
         if u16::from(f.free) >> n != 0 {
@@ -2365,7 +2438,9 @@ impl State {
             Step::Riders => f.phase == Phase::Agenda,
             Step::Cancel => f.phase != Phase::Over,
             Step::EndOfStrategy => f.phase == Phase::Strategy,
-            Step::Recombine | Step::Comply => f.phase == Phase::Agenda,
+            Step::Recombine | Step::Comply | Step::WormholeFallback | Step::Prerequisites => {
+                f.phase == Phase::Agenda
+            }
             Step::Target | Step::Fallback => matches!(f.phase, Phase::Action | Phase::Agenda),
             Step::Over => f.phase == Phase::Over,
             Step::Reveal | Step::Quash | Step::Outcome | Step::ReturnTokens => {
@@ -2382,8 +2457,10 @@ impl State {
         }
         // T20: the agenda being resolved, its outcome and the laws and agendas it names.
         let agendas = r.agendas.len();
-        let resolving =
-            f.step == Step::ReturnTokens || f.step == Step::Release && f.phase == Phase::Agenda;
+        let resolving = matches!(
+            f.step,
+            Step::ReturnTokens | Step::WormholeFallback | Step::Prerequisites
+        ) || f.step == Step::Release && f.phase == Phase::Agenda;
         if r.law_list.len() > 16
             || agendas > 16
             || u32::from(f.enacted) >> r.law_list.len() != 0
@@ -2411,6 +2488,13 @@ impl State {
             )
         {
             return bad("agendas");
+        }
+        if r.wormholes.iter().any(|&w| usize::from(w) >= systems)
+            || r.wormhole_law
+                .is_some_and(|l| usize::from(l) >= r.law_list.len())
+            || f.step == Step::WormholeFallback && !r.wormholes.contains(&f.target)
+        {
+            return bad("wormholes");
         }
         if r.fleet_loss.len() != n
             || r.free_secondaries.len() != n

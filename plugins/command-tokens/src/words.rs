@@ -78,6 +78,8 @@ pub fn vocabulary() -> Vocabulary {
         "the end of the strategy phase",
         "naming a voter",
         "voting as asked",
+        "choosing the pool a token placed in a wormhole system comes from",
+        "entering a technology's prerequisites",
     ];
     // In `Action::code` order: nouns, as causes read "p0's tactical action".
     let actions = [
@@ -123,6 +125,7 @@ pub fn vocabulary() -> Vocabulary {
         "additional action",
         "swap of strategy cards",
         "naming of a voter",
+        "prerequisites of a technology",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -187,8 +190,9 @@ pub fn vocabulary() -> Vocabulary {
         "p{0} gives {name} to p{1} and takes their other strategy card",
         "p{0} names p{1}, who must vote as p{0} chooses or return a fleet-pool token",
         "p{0} votes as asked",
+        "the technology p{0} gains has prerequisites: {1}",
     ];
-    debug_assert_eq!(notes.len(), usize::from(note::COMPLY) + 1);
+    debug_assert_eq!(notes.len(), usize::from(note::PREREQUISITES) + 1);
     Vocabulary {
         round: "Round".into(),
         kinds,
@@ -198,6 +202,11 @@ pub fn vocabulary() -> Vocabulary {
         effects: effects.map(String::from).to_vec(),
         notes: notes.map(NoteTerm::new).to_vec(),
     }
+}
+
+/// "1 prerequisite", "2 prerequisites".
+fn count_of(n: u8) -> String {
+    count(u32::from(n), "prerequisite", "prerequisites")
 }
 
 /// A count and a noun, singular or plural: "1 ship", "2 ships".
@@ -274,6 +283,10 @@ impl Step {
             }
             Step::Recombine => "before votes are cast, while a voter may be named",
             Step::Comply => "while the player named votes as asked or returns a fleet-pool token",
+            Step::WormholeFallback => {
+                "while the pool of a token placed in a wormhole system is chosen"
+            }
+            Step::Prerequisites => "while the prerequisites of the technology gained are entered",
         }
     }
 }
@@ -439,6 +452,9 @@ impl State {
                 self.card_name(take)
             ),
             Action::Recombine { player } => format!("naming p{player} before votes are cast"),
+            Action::Prerequisites { count } => {
+                format!("entering {} of the technology gained", count_of(count))
+            }
             Action::Quash => "quashing the agenda".into(),
             Action::NoQuash => "letting the agenda stand".into(),
             Action::ElectCard { card } => format!("electing {}", self.card_name(card)),
@@ -601,6 +617,14 @@ impl State {
             Step::Recombine => Cow::Owned(format!(
                 "to name a player with {} before votes are cast, or not",
                 self.ability_name(p, AbilityKind::VoteOrFleetToken)
+            )),
+            Step::WormholeFallback => Cow::Owned(format!(
+                "to choose the pool of the command token placed in {}: reinforcements are empty",
+                self.system_name(f.target)
+            )),
+            Step::Prerequisites => Cow::Owned(format!(
+                "to enter how many prerequisites the technology p{} gains has",
+                f.elected
             )),
             Step::Comply => Cow::Borrowed(
                 "to vote as asked (at the table) or return a command token from their fleet pool to reinforcements",

@@ -131,7 +131,7 @@ fn t20_each_agenda_is_revealed_once_a_game() {
     );
     assert_eq!(
         refused(&mut s, 0, reveal(9)).to_string(),
-        "illegal action: agenda #9 does not exist: this game has agendas #0 to #6"
+        "illegal action: agenda #9 does not exist: this game has agendas #0 to #8"
     );
     let mut table = Table::new(None);
     s.fill_table(&mut table);
@@ -158,7 +158,9 @@ fn t20_each_agenda_is_revealed_once_a_game() {
             "Armed Forces Standardization: in the agenda deck",
             "Minister of War: in the agenda deck",
             "Galactic Crisis Pact: in the agenda deck",
-            "Wormhole Research: in the agenda deck"
+            "Wormhole Research: in the agenda deck",
+            "Wormhole Reconstruction: in the agenda deck",
+            "Research Grant Reallocation: in the agenda deck"
         ]
     );
 }
@@ -493,4 +495,93 @@ fn t24_who_voted_against_is_entered_only_where_the_agenda_concerns_them() {
         e.to_string(),
         "illegal action: who voted Against is entered only for an Against outcome that concerns them"
     );
+}
+
+// ----- T29 -----
+
+const WORMHOLE_RECONSTRUCTION: u8 = 7;
+const GRANT_REALLOCATION: u8 = 8;
+
+/// The line galaxy with wormholes in a, d and f, an agenda phase from round 1, and `ships`, at the agenda
+/// phase.
+fn wormhole_game(ships: &[(u16, u16, u8, u32)]) -> State {
+    let mut config = battlefield_config(["sol", "hacan", "jolnar"], &[], ships);
+    config.agenda_phase_from = 1;
+    config.wormholes = vec!["a".into(), "d".into(), "f".into()];
+    let mut s = game(3, config);
+    to_agenda_phase(&mut s);
+    s
+}
+
+#[test]
+fn t29_wormhole_reconstruction_against_places_a_token_in_each_wormhole_system_with_ships() {
+    let mut s = wormhole_game(&[(A, 0, 2, 1), (D, 0, 2, 1), (F, 1, 1, 1), (B, 2, 2, 1)]);
+    // p1's reinforcements are empty: they choose the pool (T3).
+    let rest = sheet(&s, 1)[3] as i32;
+    shift_reserve(&mut s, 1, Pool::Strategy, rest);
+    ok(&mut s, 0, reveal(WORMHOLE_RECONSTRUCTION));
+    ok(&mut s, 0, vote(Vote::Against));
+    assert!(s.has_token(owner(0), usize::from(A)));
+    assert!(s.has_token(owner(0), usize::from(D)));
+    assert_eq!((s.flow.step, actor(&s)), (Step::WormholeFallback, 1));
+    ok(&mut s, 1, Action::Fallback { pool: Pool::Tactic });
+    assert!(s.has_token(owner(1), usize::from(F)));
+    assert!(!s.has_token(owner(2), usize::from(B)), "b has no wormhole");
+    assert_eq!(s.flow.step, Step::Reveal);
+}
+
+#[test]
+fn t29_wormhole_reconstruction_for_makes_wormhole_systems_adjacent() {
+    let mut s = wormhole_game(&[]);
+    assert!(!s.is_adjacent(usize::from(A), D));
+    ok(&mut s, 0, reveal(WORMHOLE_RECONSTRUCTION));
+    ok(&mut s, 0, vote(Vote::For));
+    assert!(s.wormholes_linked());
+    assert!(s.is_adjacent(usize::from(A), D));
+    assert!(s.is_adjacent(usize::from(D), A));
+    assert!(!s.is_adjacent(usize::from(B), D));
+}
+
+#[test]
+fn t29_research_grant_reallocation_returns_a_fleet_token_per_prerequisite() {
+    let mut s = agenda_game(&["sol", "hacan", "jolnar"], &[]);
+    to_agenda_phase(&mut s);
+    ok(&mut s, 0, reveal(GRANT_REALLOCATION));
+    ok(&mut s, 0, Action::Elect { player: 2 });
+    assert_eq!((s.flow.step, actor(&s)), (Step::Prerequisites, 0));
+    assert_eq!(legal(&s, 0).len(), 5, "0 to 4 prerequisites");
+    let before = sheet(&s, 2);
+    ok(&mut s, 0, Action::Prerequisites { count: 2 });
+    assert_eq!(
+        sheet(&s, 2),
+        [before[0], before[1] - 2, before[2], before[3] + 2]
+    );
+    while !s.ledger.pending().is_empty() {
+        let q = actor(&s);
+        let a = legal(&s, q)[0];
+        ok(&mut s, q, a);
+    }
+    assert_eq!(s.flow.step, Step::Reveal);
+}
+
+#[test]
+fn t29_random_playouts_with_wormholes_keep_every_invariant() {
+    let mut config = battlefield_config(
+        ["sol", "hacan", "jolnar"],
+        &[],
+        &[(A, 0, 2, 1), (D, 1, 2, 1), (F, 2, 2, 1)],
+    );
+    config.agenda_phase_from = 1;
+    config.wormholes = vec!["a".into(), "d".into(), "f".into()];
+    config.rounds = 4;
+    let ruleset = CommandTokens::new();
+    for seed in 0..30 {
+        let mut s = ruleset.new_game(3, seed, &config).expect("game starts");
+        random_playout(&mut s, seed, |s, a| {
+            if let Err(e) = s.check_invariants() {
+                panic!("{e} after {a:?}");
+            }
+        });
+        assert_eq!(s.actor(), None::<Owner>);
+    }
 }

@@ -399,7 +399,7 @@ fn description_documents_every_action_and_option_and_matches_the_readme() {
             .to_owned();
         assert!(names.contains(&name.as_str()), "{name}");
     }
-    assert_eq!(names.len(), 42);
+    assert_eq!(names.len(), 43);
 }
 
 #[test]

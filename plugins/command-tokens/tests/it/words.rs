@@ -220,10 +220,10 @@ fn the_vocabulary_names_every_kind_phase_step_action_effect_and_note() {
         assert!(usize::from(phase.number().unwrap()) < v.phases.len());
     }
     assert_eq!(Phase::Over.number(), None);
-    assert_eq!(v.steps.len(), Step::Comply as usize + 1);
-    assert_eq!(v.actions.len(), 42, "one name per action code");
+    assert_eq!(v.steps.len(), Step::Prerequisites as usize + 1);
+    assert_eq!(v.actions.len(), 43, "one name per action code");
     assert_eq!(v.effects.len(), usize::from(effect::STATUS_RETURN) + 1);
-    assert_eq!(v.notes.len(), usize::from(note::COMPLY) + 1);
+    assert_eq!(v.notes.len(), usize::from(note::PREREQUISITES) + 1);
     assert!(v.notes.iter().all(|n| !n.secret), "nothing is hidden");
     assert_eq!(CommandTokens::new().describe().vocabulary, v);
 }
