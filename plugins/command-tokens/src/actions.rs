@@ -3,7 +3,8 @@
 
 use crate::content::{AbilityKind, CardEffect, Effect, Window};
 use crate::state::{
-    AgendaOp, MAX_PLAYERS, NOBODY, Phase, Pool, State, Step, Vote, effect, kind, note, owner, slot,
+    AgendaOp, MAX_PLAYERS, NOBODY, PendingCard, Phase, Pool, State, Step, Vote, effect, kind, note,
+    owner, slot,
 };
 use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner, Refusal, ZoneId};
@@ -3860,7 +3861,25 @@ impl State {
                     && self.reaction(q, AbilityKind::CancelActionCard).is_some()
             });
             if let Some(q) = canceller {
-                self.flow.pending = Some(action);
+                let Action::PlayCard {
+                    card,
+                    player,
+                    system,
+                    fallback,
+                    vote,
+                    elect,
+                } = action
+                else {
+                    return Err(illegal("only an action card is cancelled".into()));
+                };
+                self.flow.pending = Some(PendingCard {
+                    card,
+                    player,
+                    system,
+                    fallback,
+                    vote,
+                    elect,
+                });
                 self.flow.step = Step::Cancel;
                 self.flow.resolver = slot(q);
                 return Ok(false);
@@ -3873,18 +3892,24 @@ impl State {
 
     /// T26: the card waiting is cancelled (its player's card is played for nothing) or resolved.
     fn cancel_card(&mut self, q: Owner, cancel: bool, cause: Cause) -> Result<(), ActionError> {
-        let Some(
-            pending @ Action::PlayCard {
-                card,
-                player,
-                system,
-                fallback,
-                vote,
-                elect,
-            },
-        ) = self.flow.pending
+        let Some(PendingCard {
+            card,
+            player,
+            system,
+            fallback,
+            vote,
+            elect,
+        }) = self.flow.pending
         else {
             return Err(illegal("no action card waits on cancelling".into()));
+        };
+        let pending = Action::PlayCard {
+            card,
+            player,
+            system,
+            fallback,
+            vote,
+            elect,
         };
         let c = &self.rules.hands[usize::from(card)];
         let (p, window) = (owner(c.player), c.window);

@@ -841,10 +841,28 @@ pub struct Flow {
     pub pact: bool,
     /// An action card played and waiting on whether another player cancels it (T26).
     #[serde(default)]
-    pub pending: Option<crate::actions::Action>,
+    pub pending: Option<PendingCard>,
     /// The pending card is being resolved, no longer open to cancelling.
     #[serde(default)]
     pub uncancelled: bool,
+}
+
+/// An action card played and waiting on cancelling (T26): [`crate::Action::PlayCard`]'s fields, as a plain
+/// struct that every snapshot format writes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PendingCard {
+    /// Slot of the card in the game's list of dealt cards.
+    pub card: u8,
+    /// The player the card targets.
+    pub player: Option<u16>,
+    /// The system the card targets.
+    pub system: Option<u16>,
+    /// The pool a placed token comes from when reinforcements are empty.
+    pub fallback: Option<Pool>,
+    /// A rider's prediction of For or Against.
+    pub vote: Option<Vote>,
+    /// A rider's prediction of the player elected.
+    pub elect: Option<u16>,
 }
 
 fn no_riders() -> [u8; MAX_RIDERS] {
@@ -2526,10 +2544,7 @@ impl State {
         // T26: a card waits on cancelling only in that step, and only a card of the hands.
         let pending_ok = match f.pending {
             None => f.step != Step::Cancel,
-            Some(crate::actions::Action::PlayCard { card, .. }) => {
-                f.step == Step::Cancel && usize::from(card) < r.hands.len()
-            }
-            Some(_) => false,
+            Some(c) => f.step == Step::Cancel && usize::from(c.card) < r.hands.len(),
         };
         if !pending_ok || f.uncancelled {
             return bad("a card waiting on cancelling");
@@ -2563,8 +2578,12 @@ impl State {
     pub fn in_combat_round(&self) -> bool {
         self.flow.step.in_space_combat()
             || self.flow.step == Step::Cancel
-                && matches!(self.flow.pending, Some(crate::actions::Action::PlayCard { card, .. })
-                    if self.rules.hands.get(usize::from(card)).is_some_and(|c| c.window == Window::StartOfCombatRound))
+                && self.flow.pending.is_some_and(|c| {
+                    self.rules
+                        .hands
+                        .get(usize::from(c.card))
+                        .is_some_and(|h| h.window == Window::StartOfCombatRound)
+                })
     }
 
     /// Checks the kernel's invariants, then the ruleset's ([`State::check_rules`]).

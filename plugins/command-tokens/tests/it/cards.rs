@@ -441,6 +441,16 @@ fn t26_instinct_training_cancels_an_action_card_for_a_strategy_token() {
     ok(&mut s, 0, play_on(0, Some(2), None));
     // Sol's Orbital Drop is ability #0, Instinct Training #1.
     assert_eq!((s.flow.step, actor(&s)), (Step::Cancel, 1));
+    // The card waiting is part of the state: both snapshot formats carry it.
+    let adapter = coffer_core::Adapter::shared(CommandTokens::new());
+    let hosted = adapter
+        .restore(coffer_core::Format::Json, &serde_json::to_vec(&s).unwrap())
+        .unwrap();
+    for format in [coffer_core::Format::Json, coffer_core::Format::Binary] {
+        let bytes = hosted.snapshot(format).unwrap();
+        let back = adapter.restore(format, &bytes).unwrap();
+        assert_eq!(back.state_hash(), hosted.state_hash(), "{format:?}");
+    }
     let cancel = Action::UseAbility {
         ability: 1,
         system: None,
