@@ -2754,17 +2754,22 @@ impl State {
             .note(system_key(self.flow.system), code, [winner, 0, 0], cause);
         self.flow.retreat = NOBODY;
         self.flow.step = Step::Produce;
-        // T25: destroyed ships' capacity may leave fighters beyond it, counted against the fleet pool once
-        // the combat is over.
-        for q in [attacker, defender] {
-            if self.rules.excess_fighters[q.index()] > 0 {
-                self.check_fleet_in(q, active, cause);
-            }
-        }
+        self.count_fighters_after_combat(cause);
         match (a, d) {
             (true, false) => self.edict(attacker, defender, cause),
             (false, true) => self.edict(defender, attacker, cause),
             _ => {}
+        }
+    }
+
+    /// T25: destroyed ships' capacity may leave fighters beyond it, counted against the fleet pool once the
+    /// combat is over, however it ends.
+    fn count_fighters_after_combat(&mut self, cause: Cause) {
+        let active = usize::from(self.flow.system);
+        for q in [owner(self.flow.turn), owner(self.flow.defender)] {
+            if self.rules.excess_fighters[q.index()] > 0 {
+                self.check_fleet_in(q, active, cause);
+            }
         }
     }
 
@@ -4008,6 +4013,7 @@ impl State {
         self.recheck_fleet(p, cause);
         self.flow.retreat = NOBODY;
         self.flow.step = Step::Produce;
+        self.count_fighters_after_combat(cause);
         Ok(())
     }
 

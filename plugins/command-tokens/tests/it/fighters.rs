@@ -153,3 +153,75 @@ fn t25_random_playouts_with_fighter_ii_keep_every_invariant() {
     }
     assert!(fighters_removed > 0, "random play removes excess fighters");
 }
+
+#[test]
+fn t25_fighters_left_beyond_capacity_by_a_combat_that_ends_in_a_skilled_retreat_are_counted() {
+    let mut config = battlefield_config(
+        ["sol", "hacan", "naalu"],
+        &[],
+        &[
+            (B, 0, CARRIER, 1),
+            (B, 0, FIGHTER, 4),
+            (B, 0, CRUISER, 1),
+            (C, 1, 1, 2),
+        ],
+    );
+    config.technologies = vec![vec!["fighter-ii".into()], vec![], vec![]];
+    config.action_cards = vec![vec![], vec!["skilled-retreat".into()], vec![]];
+    let mut s = start(config);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    ok(
+        &mut s,
+        0,
+        Action::Move {
+            from: B,
+            class: CARRIER,
+            fighters: 4,
+        },
+    );
+    ok(
+        &mut s,
+        0,
+        Action::Move {
+            from: B,
+            class: CRUISER,
+            fighters: 0,
+        },
+    );
+    ok(&mut s, 0, Action::EndMovement);
+    // Round 1: p1 keeps the card; p1's hit destroys p0's carrier.
+    while s.flow.step != coffer_command_tokens::Step::Roll {
+        let q = actor(&s);
+        let a = if legal(&s, q).contains(&Action::NoCard) {
+            Action::NoCard
+        } else {
+            Action::NoRetreat
+        };
+        ok(&mut s, q, a);
+    }
+    ok(&mut s, 0, Action::Roll { hits: 0 });
+    ok(&mut s, 1, Action::Roll { hits: 1 });
+    ok(&mut s, 0, Action::Destroy { class: CARRIER });
+    // Round 2: p1 retreats with the card; the combat ends in a draw.
+    assert_eq!(
+        (s.flow.step, actor(&s)),
+        (coffer_command_tokens::Step::CombatWindow, 1)
+    );
+    ok(
+        &mut s,
+        1,
+        Action::PlayCard {
+            card: 0,
+            player: None,
+            system: Some(D),
+            fallback: None,
+            vote: None,
+            elect: None,
+        },
+    );
+    // Four fighters beyond no capacity and a cruiser: 5 against 3 fleet tokens.
+    assert_eq!(s.fleet_ships(owner(0), usize::from(C)), 5);
+    assert_eq!(actor(&s), 0);
+    assert!(matches!(legal(&s, 0)[0], Action::RemoveShip { .. }));
+    s.check_invariants().expect("the excess is pending");
+}
