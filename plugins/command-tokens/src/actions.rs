@@ -4020,22 +4020,25 @@ impl State {
     /// The window at the start of the strategy phase: from `flow.window` on, from the speaker, the next
     /// player holding a card for it decides; then the picks.
     pub(crate) fn strategy_window(&mut self, _cause: Cause) {
+        if !self.next_holder(Window::StartOfStrategyPhase, Step::StrategyWindow) {
+            self.flow.step = Step::Pick;
+        }
+    }
+
+    /// From `flow.window` on, from the speaker, the next player still in the game holding an unplayed card
+    /// for `window` decides in `step`; returns whether one does (the cursor then rests on them).
+    fn next_holder(&mut self, window: Window, step: Step) -> bool {
         let n = self.players();
-        self.flow.step = Step::Pick;
         while self.flow.window < n {
             let q = owner((self.flow.speaker + self.flow.window) % n);
-            if !self.is_eliminated(q)
-                && self
-                    .cards_for(q, Window::StartOfStrategyPhase)
-                    .next()
-                    .is_some()
-            {
-                self.flow.step = Step::StrategyWindow;
+            if !self.is_eliminated(q) && self.cards_for(q, window).next().is_some() {
+                self.flow.step = step;
                 self.flow.resolver = slot(q);
-                return;
+                return true;
             }
             self.flow.window += 1;
         }
+        false
     }
 
     /// The window at the start of a combat round: the attacker, then the defender, if they hold a card
@@ -4074,19 +4077,8 @@ impl State {
         if elects_card {
             self.flow.window = n;
         }
-        while self.flow.window < n {
-            let q = owner((self.flow.speaker + self.flow.window) % n);
-            if !self.is_eliminated(q)
-                && self
-                    .cards_for(q, Window::AfterAgendaRevealed)
-                    .next()
-                    .is_some()
-            {
-                self.flow.step = Step::Riders;
-                self.flow.resolver = slot(q);
-                return;
-            }
-            self.flow.window += 1;
+        if self.next_holder(Window::AfterAgendaRevealed, Step::Riders) {
+            return;
         }
         // T27, Genetic Recombination: before votes are cast.
         if self.flow.window == n {

@@ -215,22 +215,7 @@ fn t27_genetic_recombination_has_the_player_named_vote_as_asked_or_return_a_flee
         ..Config::default()
     };
     let mut s = game(3, config);
-    while s.flow.phase != coffer_command_tokens::Phase::Agenda {
-        let p = actor(&s);
-        let a = match s.flow.step {
-            Step::Gain => Action::Gain { pool: Pool::Tactic },
-            Step::Redistribute => {
-                let [tactic, fleet, strategy, _] = sheet(&s, p).map(|n| n as u8);
-                Action::Redistribute {
-                    tactic,
-                    fleet,
-                    strategy,
-                }
-            }
-            _ => simple_action(&s, p),
-        };
-        ok(&mut s, p, a);
-    }
+    play_to_agenda_phase(&mut s);
     ok(&mut s, 0, Action::RevealAgenda { agenda: Some(0) });
     // Before votes are cast, Mahact may name a player.
     assert_eq!((s.flow.step, actor(&s)), (Step::Recombine, 0));

@@ -27,25 +27,7 @@ fn agenda_game(factions: &[&str], laws: &[&str]) -> State {
 /// Plays the round to its agenda phase: strategic actions with every secondary declined, then passes; in
 /// the status phase each gained token goes to the tactic pool and the sheet keeps its counts.
 fn to_agenda_phase(s: &mut State) {
-    let mut guard = 0;
-    while s.flow.phase != Phase::Agenda {
-        guard += 1;
-        assert!(guard < 1000, "the agenda phase does not come");
-        let p = actor(s);
-        let a = match s.flow.step {
-            Step::Gain => Action::Gain { pool: Pool::Tactic },
-            Step::Redistribute => {
-                let [tactic, fleet, strategy, _] = sheet(s, p).map(|n| n as u8);
-                Action::Redistribute {
-                    tactic,
-                    fleet,
-                    strategy,
-                }
-            }
-            _ => simple_action(s, p),
-        };
-        ok(s, p, a);
-    }
+    play_to_agenda_phase(s);
     assert_eq!(
         (s.flow.step, actor(s)),
         (Step::Reveal, 0),

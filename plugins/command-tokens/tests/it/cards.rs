@@ -224,23 +224,7 @@ fn agenda_hands(cards: [&[&str]; 3]) -> State {
         ..Config::default()
     };
     let mut s = game(3, config);
-    while s.flow.phase != Phase::Agenda {
-        let p = actor(&s);
-        let a = match s.flow.step {
-            Step::Gain => Action::Gain { pool: Pool::Tactic },
-            Step::Redistribute => {
-                let [tactic, fleet, strategy, _] = sheet(&s, p).map(|n| n as u8);
-                Action::Redistribute {
-                    tactic,
-                    fleet,
-                    strategy,
-                }
-            }
-            Step::StrategyWindow => Action::NoCard,
-            _ => simple_action(&s, p),
-        };
-        ok(&mut s, p, a);
-    }
+    play_to_agenda_phase(&mut s);
     s
 }
 

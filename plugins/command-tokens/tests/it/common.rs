@@ -167,6 +167,34 @@ pub fn until_turn_of(s: &mut State, p: u8) {
     }
 }
 
+/// Plays the game to its agenda phase (T20): strategic actions with every secondary declined, then passes;
+/// in the status phase each gained token goes to the tactic pool and the sheet keeps its counts; no action
+/// card is played at the start of a strategy phase.
+#[track_caller]
+pub fn play_to_agenda_phase(s: &mut State) {
+    use coffer_command_tokens::Phase;
+    let mut guard = 0;
+    while s.flow.phase != Phase::Agenda {
+        guard += 1;
+        assert!(guard < 1000, "the agenda phase does not come");
+        let p = actor(s);
+        let a = match s.flow.step {
+            Step::Gain => Action::Gain { pool: Pool::Tactic },
+            Step::Redistribute => {
+                let [tactic, fleet, strategy, _] = sheet(s, p).map(|n| n as u8);
+                Action::Redistribute {
+                    tactic,
+                    fleet,
+                    strategy,
+                }
+            }
+            Step::StrategyWindow => Action::NoCard,
+            _ => simple_action(s, p),
+        };
+        ok(s, p, a);
+    }
+}
+
 /// A small deterministic generator for random playouts (splitmix64).
 pub struct Rng(pub u64);
 
