@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
-use coffer_core::{Owner, Ruleset};
+use coffer_core::Ruleset;
 
 const TRADE: u8 = 4;
 const CRUISER: u8 = 2;
@@ -167,16 +167,10 @@ fn t21_random_playouts_with_these_abilities_keep_every_invariant() {
         rounds: 4,
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let mut used = 0;
-    for seed in 0..25 {
-        let mut s: State = ruleset.new_game(4, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            used += usize::from(matches!(a, Action::ComponentAction { .. }));
-            s.check_invariants().expect("invariants hold");
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(4, &config, 25, |_, a| {
+        used += usize::from(matches!(a, Action::ComponentAction { .. }));
+    });
     assert!(used > 0, "random play uses the component actions");
 }
 
@@ -260,19 +254,11 @@ fn t27_random_playouts_with_the_datahub_and_recombination_keep_every_invariant()
         rounds: 3,
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let (mut swapped, mut named) = (0, 0);
-    for seed in 0..30 {
-        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            swapped += usize::from(matches!(a, Action::SwapCards { .. }));
-            named += usize::from(matches!(a, Action::Recombine { .. }));
-            if let Err(e) = s.check_invariants() {
-                panic!("{e} after {a:?}");
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(4, &config, 30, |_, a| {
+        swapped += usize::from(matches!(a, Action::SwapCards { .. }));
+        named += usize::from(matches!(a, Action::Recombine { .. }));
+    });
     assert!(swapped > 0 && named > 0, "random play uses both");
 }
 
@@ -326,17 +312,9 @@ fn t28_random_playouts_with_fabrication_keep_every_invariant() {
         rounds: 3,
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let mut fabricated = 0;
-    for seed in 0..25 {
-        let mut s = ruleset.new_game(3, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            fabricated += usize::from(matches!(a, Action::UseAbility { pool: Some(_), .. }));
-            if let Err(e) = s.check_invariants() {
-                panic!("{e} after {a:?}");
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(3, &config, 25, |_, a| {
+        fabricated += usize::from(matches!(a, Action::UseAbility { pool: Some(_), .. }));
+    });
     assert!(fabricated > 0, "random play fabricates");
 }

@@ -2,8 +2,8 @@
 //! Clandestine Operations, Armed Forces Standardization) and the Xxcha Kingdom's Quash.
 
 use crate::common::*;
-use coffer_command_tokens::{Action, CommandTokens, Config, Phase, Pool, State, Step, Vote};
-use coffer_core::{Owner, Ruleset, Table};
+use coffer_command_tokens::{Action, Config, Phase, Pool, State, Step, Vote};
+use coffer_core::Table;
 
 // Agendas of data/agendas.json.
 const FLEET_REGULATIONS: u8 = 0;
@@ -345,19 +345,11 @@ fn t20_random_playouts_with_agendas_keep_every_invariant() {
         rounds: 4,
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let (mut revealed, mut quashed) = (0, 0);
-    for seed in 0..30 {
-        let mut s = ruleset.new_game(5, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            revealed += usize::from(matches!(a, Action::RevealAgenda { agenda: Some(_) }));
-            quashed += usize::from(a == Action::Quash);
-            if let Err(e) = s.check_invariants() {
-                panic!("{e}: after {a:?}: {:?}", s.flow);
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(5, &config, 30, |_, a| {
+        revealed += usize::from(matches!(a, Action::RevealAgenda { agenda: Some(_) }));
+        quashed += usize::from(a == Action::Quash);
+    });
     assert!(
         revealed > 0 && quashed > 0,
         "random play reaches the agendas"
@@ -556,14 +548,5 @@ fn t29_random_playouts_with_wormholes_keep_every_invariant() {
     config.agenda_phase_from = 1;
     config.wormholes = vec!["a".into(), "d".into(), "f".into()];
     config.rounds = 4;
-    let ruleset = CommandTokens::new();
-    for seed in 0..30 {
-        let mut s = ruleset.new_game(3, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            if let Err(e) = s.check_invariants() {
-                panic!("{e} after {a:?}");
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(3, &config, 30, |_, _| {});
 }

@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Phase, Pool, State, Step, Vote};
-use coffer_core::{Owner, Ruleset};
+use coffer_core::Ruleset;
 
 const DESTROYER: u8 = 1;
 const CRUISER: u8 = 2;
@@ -392,18 +392,10 @@ fn t22_random_playouts_with_action_cards_keep_every_invariant() {
         ],
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let mut played = 0;
-    for seed in 0..40 {
-        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            played += usize::from(matches!(a, Action::PlayCard { .. }));
-            if let Err(e) = s.check_invariants() {
-                panic!("{e} after {a:?}");
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(4, &config, 40, |_, a| {
+        played += usize::from(matches!(a, Action::PlayCard { .. }));
+    });
     assert!(played > 40, "random play plays the cards: {played}");
 }
 
@@ -505,18 +497,10 @@ fn t26_random_playouts_with_instinct_training_keep_every_invariant() {
         ],
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let mut cancelled = 0;
-    for seed in 0..40 {
-        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            cancelled +=
-                usize::from(s.flow.step != Step::Cancel && matches!(a, Action::UseAbility { .. }));
-            if let Err(e) = s.check_invariants() {
-                panic!("{e} after {a:?}");
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(4, &config, 40, |s, a| {
+        cancelled +=
+            usize::from(s.flow.step != Step::Cancel && matches!(a, Action::UseAbility { .. }));
+    });
     assert!(cancelled > 0, "random play cancels cards");
 }

@@ -195,6 +195,30 @@ pub fn play_to_agenda_phase(s: &mut State) {
     }
 }
 
+/// Plays `games` seeded random playouts of `config` with `players`, checking every invariant after each
+/// action and that each game ends; `seen` sees the state and the action after each one.
+#[track_caller]
+pub fn playouts_keep_invariants(
+    players: u16,
+    config: &Config,
+    games: u64,
+    mut seen: impl FnMut(&State, Action),
+) {
+    let ruleset = CommandTokens::new();
+    for seed in 0..games {
+        let mut s = ruleset
+            .new_game(players, seed, config)
+            .expect("game starts");
+        random_playout(&mut s, seed, |s, a| {
+            if let Err(e) = s.check_invariants() {
+                panic!("{e} after {a:?}");
+            }
+            seen(s, a);
+        });
+        assert_eq!(s.actor(), None, "game {seed} ends");
+    }
+}
+
 /// A small deterministic generator for random playouts (splitmix64).
 pub struct Rng(pub u64);
 

@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, State};
-use coffer_core::{Owner, Ruleset};
+use coffer_core::Ruleset;
 
 const FIGHTER: u8 = 0;
 const CRUISER: u8 = 2;
@@ -139,18 +139,10 @@ fn t25_random_playouts_with_fighter_ii_keep_every_invariant() {
         rounds: 4,
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let mut fighters_removed = 0;
-    for seed in 0..30 {
-        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            fighters_removed += usize::from(matches!(a, Action::RemoveShip { class: 0, .. }));
-            if let Err(e) = s.check_invariants() {
-                panic!("{e} after {a:?}");
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(4, &config, 30, |_, a| {
+        fighters_removed += usize::from(matches!(a, Action::RemoveShip { class: 0, .. }));
+    });
     assert!(fighters_removed > 0, "random play removes excess fighters");
 }
 

@@ -2,8 +2,7 @@
 //! Muaat's Star Forge.
 
 use crate::common::*;
-use coffer_command_tokens::{Action, CommandTokens, Config, Content, Pool, State, Step};
-use coffer_core::{Owner, Ruleset};
+use coffer_command_tokens::{Action, Config, Content, Pool, State, Step};
 
 const FIGHTER: u8 = 0;
 const DESTROYER: u8 = 1;
@@ -287,15 +286,9 @@ fn t19_random_playouts_with_muaat_keep_every_invariant() {
         rounds: 4,
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let mut forged = 0;
-    for seed in 0..25 {
-        let mut s = ruleset.new_game(5, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            forged += usize::from(matches!(a, Action::StarForge { .. }));
-            s.check_invariants().expect("invariants hold");
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(5, &config, 25, |_, a| {
+        forged += usize::from(matches!(a, Action::StarForge { .. }));
+    });
     assert!(forged > 0, "random play uses Star Forge");
 }

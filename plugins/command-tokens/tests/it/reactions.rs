@@ -2,8 +2,7 @@
 //! Intelligence.
 
 use crate::common::*;
-use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
-use coffer_core::{Owner, Ruleset};
+use coffer_command_tokens::{Action, Config, Pool, State, Step};
 
 const CRUISER: u8 = 2;
 
@@ -188,17 +187,9 @@ fn t23_random_playouts_with_reactions_keep_every_invariant() {
         rounds: 4,
         ..Config::default()
     };
-    let ruleset = CommandTokens::new();
     let mut used = 0;
-    for seed in 0..30 {
-        let mut s = ruleset.new_game(4, seed, &config).expect("game starts");
-        random_playout(&mut s, seed, |s, a| {
-            used += usize::from(matches!(a, Action::UseAbility { .. }));
-            if let Err(e) = s.check_invariants() {
-                panic!("{e} after {a:?}");
-            }
-        });
-        assert_eq!(s.actor(), None::<Owner>);
-    }
+    playouts_keep_invariants(4, &config, 30, |_, a| {
+        used += usize::from(matches!(a, Action::UseAbility { .. }));
+    });
     assert!(used > 0, "random play uses the reactions");
 }
