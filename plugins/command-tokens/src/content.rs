@@ -576,6 +576,25 @@ fn at_most_16(
     Ok(())
 }
 
+/// A content list holds at most `max` entries.
+fn list_size(
+    file: &'static str,
+    field: &'static str,
+    noun: &str,
+    len: usize,
+    max: usize,
+) -> Result<(), ContentError> {
+    if len > max {
+        return Err(ContentError::invalid(
+            file,
+            "-",
+            field,
+            format!("{len} {noun}, but content holds 0 to {max}"),
+        ));
+    }
+    Ok(())
+}
+
 /// An ability names itself and spends 0 to 16 strategy tokens.
 fn check_ability(file: &'static str, id: &str, action: &AbilitySpec) -> Result<(), ContentError> {
     if action.name.trim().is_empty() {
@@ -960,17 +979,7 @@ impl Content {
             }
         }
         const L: &str = "laws.json";
-        if self.laws.len() > MAX_LAWS {
-            return Err(ContentError::invalid(
-                L,
-                "-",
-                "laws",
-                format!(
-                    "{} laws, but content holds 0 to {MAX_LAWS}",
-                    self.laws.len()
-                ),
-            ));
-        }
+        list_size(L, "laws", "laws", self.laws.len(), MAX_LAWS)?;
         let mut seen = Vec::new();
         for (i, l) in self.laws.iter().enumerate() {
             check_content_id(L, i, &l.id, &mut seen)?;
@@ -1004,17 +1013,7 @@ impl Content {
             self.check_moves(T, &t.id, &t.moves)?;
         }
         const A: &str = "agendas.json";
-        if self.agendas.len() > MAX_AGENDAS {
-            return Err(ContentError::invalid(
-                A,
-                "-",
-                "agendas",
-                format!(
-                    "{} agendas, but content holds 0 to {MAX_AGENDAS}",
-                    self.agendas.len()
-                ),
-            ));
-        }
+        list_size(A, "agendas", "agendas", self.agendas.len(), MAX_AGENDAS)?;
         let mut seen = Vec::new();
         for (i, a) in self.agendas.iter().enumerate() {
             check_content_id(A, i, &a.id, &mut seen)?;
