@@ -597,7 +597,9 @@ impl State {
                     }
                 }
             }
-            Step::Fallback => {
+            // The pool a token comes from with reinforcements empty (T3): for another player's placement,
+            // Edict's capture (T17) or a token placed in a wormhole system (T29).
+            Step::Fallback | Step::Capture | Step::WormholeFallback => {
                 for pool in Pool::ALL {
                     if self.pool(p, pool) > 0 {
                         out.push(Action::Fallback { pool });
@@ -627,13 +629,6 @@ impl State {
                         out.push(Action::FreeSecondaries {
                             players: Players(mask),
                         });
-                    }
-                }
-            }
-            Step::Capture => {
-                for pool in Pool::ALL {
-                    if self.pool(p, pool) > 0 {
-                        out.push(Action::Fallback { pool });
                     }
                 }
             }
@@ -682,13 +677,6 @@ impl State {
                     }
                 }
                 out.push(Action::NoReaction);
-            }
-            Step::WormholeFallback => {
-                for pool in Pool::ALL {
-                    if self.pool(p, pool) > 0 {
-                        out.push(Action::Fallback { pool });
-                    }
-                }
             }
             Step::Prerequisites => {
                 for count in 0..=MAX_PREREQUISITES {
@@ -1042,7 +1030,17 @@ impl State {
                     vote,
                     elect,
                 },
-            ) => self.play_card(p, card, [player, system], fallback, (vote, elect), cause),
+            ) => {
+                let played = PendingCard {
+                    card,
+                    player,
+                    system,
+                    fallback,
+                    vote,
+                    elect,
+                };
+                self.play_card(p, played, true, cause)
+            }
             (
                 Step::Nullify,
                 Action::UseAbility {
@@ -1134,7 +1132,7 @@ impl State {
             }
             (Step::StrategyWindow, Action::NoCard) => {
                 self.flow.window += 1;
-                self.strategy_window(cause);
+                self.strategy_window();
                 Ok(())
             }
             (Step::CombatWindow, Action::NoCard) => {
@@ -2048,7 +2046,7 @@ impl State {
         match self.flow.phase {
             Phase::Status => self.flow.step = Step::Redistribute,
             // An action card's gain (T22): Summit, a Leadership Rider.
-            Phase::Strategy => self.strategy_window(cause),
+            Phase::Strategy => self.strategy_window(),
             Phase::Agenda if !self.flow.pact => self.resolve_riders(cause),
             _ => self.run_effects(cause),
         }
@@ -3654,15 +3652,23 @@ impl State {
         }
     }
 
+    /// T22: `p` plays the card `played` names, in its window; with `cancellable`, another player may
+    /// cancel it first (T26).
     fn play_card(
         &mut self,
         p: Owner,
-        card: u8,
-        [player, system]: [Option<u16>; 2],
-        fallback: Option<Pool>,
-        (vote, elect): (Option<Vote>, Option<u16>),
+        played: PendingCard,
+        cancellable: bool,
         cause: Cause,
     ) -> Result<(), ActionError> {
+        let PendingCard {
+            card,
+            player,
+            system,
+            fallback,
+            vote,
+            elect,
+        } = played;
         let i = usize::from(card);
         let Some(c) = self.rules.hands.get(i) else {
             return Err(illegal(format!(
@@ -3740,14 +3746,7 @@ impl State {
             wants("vote", true, false)?;
         }
         let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
-        let action = Action::PlayCard {
-            card,
-            player,
-            system,
-            fallback,
-            vote,
-            elect,
-        };
+        let action = (played, cancellable);
         match effect {
             CardEffect::RemoveTacticToken => {
                 let q = Owner(player.unwrap_or_default());
@@ -3856,35 +3855,17 @@ impl State {
         i: usize,
         p: Owner,
         key: Key,
-        action: Action,
+        (played, cancellable): (PendingCard, bool),
         cause: Cause,
     ) -> Result<bool, ActionError> {
-        if !self.flow.uncancelled {
+        if cancellable {
             let canceller = self.owners().find(|&q| {
                 q != p
                     && !self.is_eliminated(q)
                     && self.reaction(q, AbilityKind::CancelActionCard).is_some()
             });
             if let Some(q) = canceller {
-                let Action::PlayCard {
-                    card,
-                    player,
-                    system,
-                    fallback,
-                    vote,
-                    elect,
-                } = action
-                else {
-                    return Err(illegal("only an action card is cancelled".into()));
-                };
-                self.flow.pending = Some(PendingCard {
-                    card,
-                    player,
-                    system,
-                    fallback,
-                    vote,
-                    elect,
-                });
+                self.flow.pending = Some(played);
                 self.flow.step = Step::Cancel;
                 self.flow.resolver = slot(q);
                 return Ok(false);
@@ -3897,25 +3878,10 @@ impl State {
 
     /// T26: the card waiting is cancelled (its player's card is played for nothing) or resolved.
     fn cancel_card(&mut self, q: Owner, cancel: bool, cause: Cause) -> Result<(), ActionError> {
-        let Some(PendingCard {
-            card,
-            player,
-            system,
-            fallback,
-            vote,
-            elect,
-        }) = self.flow.pending
-        else {
+        let Some(played) = self.flow.pending else {
             return Err(illegal("no action card waits on cancelling".into()));
         };
-        let pending = Action::PlayCard {
-            card,
-            player,
-            system,
-            fallback,
-            vote,
-            elect,
-        };
+        let card = played.card;
         let c = &self.rules.hands[usize::from(card)];
         let (p, window) = (owner(c.player), c.window);
         self.flow.pending = None;
@@ -3927,15 +3893,12 @@ impl State {
             Window::AfterAgendaRevealed => Step::Riders,
         };
         if !cancel {
-            self.flow.uncancelled = true;
-            let played = self.play_card(p, card, [player, system], fallback, (vote, elect), cause);
-            self.flow.uncancelled = false;
-            return played;
+            return self.play_card(p, played, false, cause);
         }
         let Some(i) = self.reaction(q, AbilityKind::CancelActionCard) else {
             return Err(illegal(format!(
                 "{q} has no ready ability to cancel {} with",
-                self.action_text(&pending)
+                self.rules.hands[usize::from(card)].name
             )));
         };
         self.spend_ability(q, i, cause)?;
@@ -3947,7 +3910,7 @@ impl State {
             .note(key, note::CANCELLED, [arg(p), arg(q), 0], cause);
         match window {
             Window::Action => self.end_turn(cause),
-            Window::StartOfStrategyPhase => self.strategy_window(cause),
+            Window::StartOfStrategyPhase => self.strategy_window(),
             Window::StartOfCombatRound => self.combat_window(),
             Window::AfterAgendaRevealed => self.rider_window(cause),
         }
@@ -3961,15 +3924,12 @@ impl State {
         &mut self,
         i: usize,
         p: Owner,
-        action: Action,
+        action: (PendingCard, bool),
         cause: Cause,
     ) -> Result<(), ActionError> {
-        let Action::PlayCard {
+        let PendingCard {
             system, fallback, ..
-        } = action
-        else {
-            return Err(illegal("Skilled Retreat is played as a card".into()));
-        };
+        } = action.0;
         let d = self.system_index(system.unwrap_or_default())?;
         let active = usize::from(self.flow.system);
         let to = self.system_name(d as u16);
@@ -4019,7 +3979,7 @@ impl State {
 
     /// The window at the start of the strategy phase: from `flow.window` on, from the speaker, the next
     /// player holding a card for it decides; then the picks.
-    pub(crate) fn strategy_window(&mut self, _cause: Cause) {
+    pub(crate) fn strategy_window(&mut self) {
         if !self.next_holder(Window::StartOfStrategyPhase, Step::StrategyWindow) {
             self.flow.step = Step::Pick;
         }
@@ -4256,8 +4216,12 @@ impl State {
             )));
         }
         let s = usize::from(self.flow.target);
-        self.ledger
-            .move_tokens(q, self.h.pools[pool.index()], self.h.systems[s], 1, cause)?;
+        self.ledger.place_from_reserve(
+            q,
+            self.h.systems[s],
+            Some(self.h.pools[pool.index()]),
+            cause,
+        )?;
         if pool == Pool::Fleet {
             self.recheck_fleet(q, cause);
         }
@@ -4373,6 +4337,6 @@ impl State {
         self.ledger
             .note(ROUND_KEY, note::STRATEGY_PHASE, [speaker, 0, 0], cause);
         self.flow.window = 0;
-        self.strategy_window(cause);
+        self.strategy_window();
     }
 }

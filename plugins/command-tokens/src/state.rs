@@ -842,9 +842,6 @@ pub struct Flow {
     /// An action card played and waiting on whether another player cancels it (T26).
     #[serde(default)]
     pub pending: Option<PendingCard>,
-    /// The pending card is being resolved, no longer open to cancelling.
-    #[serde(default)]
-    pub uncancelled: bool,
 }
 
 /// An action card played and waiting on cancelling (T26): [`crate::Action::PlayCard`]'s fields, as a plain
@@ -1888,7 +1885,6 @@ impl State {
             minister: NOBODY,
             pact: false,
             pending: None,
-            uncancelled: false,
         };
         let mut state = State {
             ledger: l,
@@ -1900,7 +1896,7 @@ impl State {
             state.recheck_fleet(p, Cause::Setup);
         }
         // T22: a card played at the start of the strategy phase may be played in the first one too.
-        state.strategy_window(Cause::Setup);
+        state.strategy_window();
         Ok(state)
     }
 
@@ -2546,7 +2542,7 @@ impl State {
             None => f.step != Step::Cancel,
             Some(c) => f.step == Step::Cancel && usize::from(c.card) < r.hands.len(),
         };
-        if !pending_ok || f.uncancelled {
+        if !pending_ok {
             return bad("a card waiting on cancelling");
         }
         if resolving

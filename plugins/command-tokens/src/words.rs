@@ -204,11 +204,6 @@ pub fn vocabulary() -> Vocabulary {
     }
 }
 
-/// "1 prerequisite", "2 prerequisites".
-fn count_of(n: u8) -> String {
-    count(u32::from(n), "prerequisite", "prerequisites")
-}
-
 /// A count and a noun, singular or plural: "1 ship", "2 ships".
 pub(crate) fn count(n: u32, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -453,7 +448,10 @@ impl State {
             ),
             Action::Recombine { player } => format!("naming p{player} before votes are cast"),
             Action::Prerequisites { count } => {
-                format!("entering {} of the technology gained", count_of(count))
+                format!(
+                    "entering {} of the technology gained",
+                    self::count(u32::from(count), "prerequisite", "prerequisites")
+                )
             }
             Action::Quash => "quashing the agenda".into(),
             Action::NoQuash => "letting the agenda stand".into(),
