@@ -163,17 +163,7 @@ fn t22_skilled_retreat_moves_every_ship_ends_the_combat_in_a_draw_and_places_a_t
         [&[], &["skilled-retreat"], &[]],
         &[(B, 0, CRUISER, 2), (C, 1, DESTROYER, 2)],
     );
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(
-        &mut s,
-        0,
-        Action::Move {
-            from: B,
-            class: CRUISER,
-            fighters: 0,
-        },
-    );
-    ok(&mut s, 0, Action::EndMovement);
+    advance(&mut s, 0, C, &[(B, CRUISER, 0)]);
     // At the start of the combat round, the defender (the attacker has no card) decides.
     assert_eq!((s.flow.step, actor(&s)), (Step::CombatWindow, 1));
     let retreat = play_on(0, None, Some(E));
@@ -199,17 +189,7 @@ fn t22_a_combatant_who_plays_no_card_goes_on_to_the_announcements() {
         [&["skilled-retreat"], &[], &[]],
         &[(B, 0, CRUISER, 1), (C, 1, DESTROYER, 1)],
     );
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(
-        &mut s,
-        0,
-        Action::Move {
-            from: B,
-            class: CRUISER,
-            fighters: 0,
-        },
-    );
-    ok(&mut s, 0, Action::EndMovement);
+    advance(&mut s, 0, C, &[(B, CRUISER, 0)]);
     assert_eq!((s.flow.step, actor(&s)), (Step::CombatWindow, 0));
     ok(&mut s, 0, Action::NoCard);
     assert!(matches!(s.flow.step, Step::Announce | Step::Roll));

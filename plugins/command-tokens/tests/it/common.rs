@@ -167,6 +167,24 @@ pub fn until_turn_of(s: &mut State, p: u8) {
     }
 }
 
+/// `p` activates `system`, moves these ships into it as (from, class, fighters), and ends movement (T14).
+#[track_caller]
+pub fn advance(s: &mut State, p: u8, system: u16, ships: &[(u16, u8, u8)]) {
+    ok(s, p, Action::Tactical { system });
+    for &(from, class, fighters) in ships {
+        ok(
+            s,
+            p,
+            Action::Move {
+                from,
+                class,
+                fighters,
+            },
+        );
+    }
+    ok(s, p, Action::EndMovement);
+}
+
 /// Plays the game to its agenda phase (T20): strategic actions with every secondary declined, then passes;
 /// in the status phase each gained token goes to the tactic pool and the sheet keeps its counts; no action
 /// card is played at the start of a strategy phase.

@@ -161,26 +161,7 @@ fn t25_fighters_left_beyond_capacity_by_a_combat_that_ends_in_a_skilled_retreat_
     config.technologies = vec![vec!["fighter-ii".into()], vec![], vec![]];
     config.action_cards = vec![vec![], vec!["skilled-retreat".into()], vec![]];
     let mut s = start(config);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(
-        &mut s,
-        0,
-        Action::Move {
-            from: B,
-            class: CARRIER,
-            fighters: 4,
-        },
-    );
-    ok(
-        &mut s,
-        0,
-        Action::Move {
-            from: B,
-            class: CRUISER,
-            fighters: 0,
-        },
-    );
-    ok(&mut s, 0, Action::EndMovement);
+    advance(&mut s, 0, C, &[(B, CARRIER, 4), (B, CRUISER, 0)]);
     // Round 1: p1 keeps the card; p1's hit destroys p0's carrier.
     while s.flow.step != coffer_command_tokens::Step::Roll {
         let q = actor(&s);

@@ -136,17 +136,7 @@ fn t19_a_destroyer_placed_by_star_forge_is_held_to_the_fleet_limit() {
 fn t19_a_war_sun_rolls_three_dice() {
     // Muaat's Prototype War Sun I moves 1: from b into c.
     let mut s = muaat(&[(B, 0, WAR_SUN, 1), (C, 1, CRUISER, 1)]);
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(
-        &mut s,
-        0,
-        Action::Move {
-            from: B,
-            class: WAR_SUN,
-            fighters: 0,
-        },
-    );
-    ok(&mut s, 0, Action::EndMovement);
+    advance(&mut s, 0, C, &[(B, WAR_SUN, 0)]);
     assert_eq!(s.flow.step, Step::Roll);
     let rolls: Vec<Action> = (0..=3).map(|hits| Action::Roll { hits }).collect();
     assert_eq!(legal(&s, 0), rolls);

@@ -83,17 +83,7 @@ fn t23_foresight_places_a_strategy_token_next_door_and_moves_the_naalu_ships_the
         &[(B, 0, CRUISER, 2), (C, 1, CRUISER, 2)],
     );
     // Foresight is ability #1 (after Sol's Orbital Drop).
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(
-        &mut s,
-        0,
-        Action::Move {
-            from: B,
-            class: CRUISER,
-            fighters: 0,
-        },
-    );
-    ok(&mut s, 0, Action::EndMovement);
+    advance(&mut s, 0, C, &[(B, CRUISER, 0)]);
     assert_eq!((s.flow.step, actor(&s)), (Step::Foresight, 1));
     // d and e are adjacent to c and hold no other player's ships; b still holds one of p0's.
     let l = legal(&s, 1);
@@ -119,17 +109,7 @@ fn t23_declining_foresight_leads_to_the_space_combat() {
         [&[], &[], &[]],
         &[(B, 0, CRUISER, 1), (C, 1, CRUISER, 1)],
     );
-    ok(&mut s, 0, Action::Tactical { system: C });
-    ok(
-        &mut s,
-        0,
-        Action::Move {
-            from: B,
-            class: CRUISER,
-            fighters: 0,
-        },
-    );
-    ok(&mut s, 0, Action::EndMovement);
+    advance(&mut s, 0, C, &[(B, CRUISER, 0)]);
     ok(&mut s, 1, Action::NoReaction);
     assert!(s.flow.step.in_space_combat());
 }
