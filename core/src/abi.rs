@@ -55,6 +55,7 @@
 
 use crate::Owner;
 use crate::plugin::{ActionError, DynGame, DynRuleset, EventsFor, Format, Setup, SetupError};
+use crate::{GameRng, PlayoutError, Progress};
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::AtomicU8;
@@ -63,7 +64,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 /// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
 /// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 /// The version of `coffer-core` this side was built with.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rustc --version` this side was built with.
@@ -366,6 +367,23 @@ pub struct VTable {
         count: *mut usize,
         out: *mut Buf,
     ) -> Status,
+    /// A random playout of at most `max_actions` actions run inside the library
+    /// ([`DynGame::playout`](crate::DynGame::playout)): one crossing instead of one per action. `rng` is
+    /// the generator's state as [`GameRng`](crate::GameRng) serializes it (`[high, low]`), read, then
+    /// written back as the playout left it; `applied` receives how many actions were applied. On refusal
+    /// of a listed action `out` holds the JSON of an [`ActionError`] and `player`/`index` say whose and
+    /// which; the actions before it stay applied. A panic leaves the game as it was after the last action
+    /// applied before it (`applied` says how many), and `player`/`index` say which step failed. `index`
+    /// is `usize::MAX` when no action was chosen.
+    pub playout: unsafe extern "C" fn(
+        game: *mut GameHandle,
+        rng: *mut [u64; 2],
+        max_actions: u64,
+        applied: *mut u64,
+        player: *mut u16,
+        index: *mut usize,
+        out: *mut Buf,
+    ) -> Status,
     /// Applies an action from its JSON; on refusal `out` holds the JSON of an [`ActionError`].
     pub apply_json: unsafe extern "C" fn(
         game: *mut GameHandle,
@@ -434,6 +452,7 @@ pub static VTABLE: VTable = VTable {
     legal_action_json,
     apply_legal,
     apply_legal_then_acting,
+    playout,
     apply_json,
     apply_json_reporting,
     events,
@@ -619,6 +638,9 @@ enum Logged {
     Legal(u16, u32),
     /// The JSON action `PluginGame::texts[text]` of `player`.
     Json(u16, u32),
+    /// A random playout, `PluginGame::playouts[playout]`: replayed from the generator state it started
+    /// from, for as many actions as it applied.
+    Playout(u32),
 }
 
 /// The log's capacity when a game is made (128 bytes): a short game never grows it, and applying an
@@ -643,6 +665,8 @@ struct PluginGame {
     log: Vec<Logged>,
     /// The texts of the logged JSON actions.
     texts: Vec<String>,
+    /// The logged playouts: the generator state each started from, and how many actions it applied.
+    playouts: Vec<([u64; 2], u64)>,
 }
 
 impl PluginGame {
@@ -652,6 +676,7 @@ impl PluginGame {
             checkpoint,
             log: Vec::with_capacity(LOG_RESERVE),
             texts: Vec::new(),
+            playouts: Vec::new(),
         }
     }
 
@@ -723,6 +748,61 @@ impl PluginGame {
         OK
     }
 
+    /// A random playout inside the library, logged as one entry (the generator state it starts from and
+    /// how many actions it applied, by [`PluginGame::log_playout`]): it is deterministic, so a rebuild
+    /// replays it. `progress` is kept step by step; a panic unwinds out of here, as from `apply`.
+    fn playout(
+        &mut self,
+        rng: &mut GameRng,
+        max_actions: u64,
+        progress: &mut Progress,
+    ) -> Result<(), PlayoutError> {
+        if matches!(self.checkpoint, Checkpoint::Lazy) {
+            self.checkpoint = Checkpoint::Game(self.game.clone_game());
+        }
+        self.game.playout(rng, max_actions, progress).map(drop)
+    }
+
+    /// Logs a playout that started from generator state `from` and applied `applied` actions (whether it
+    /// ended, was refused or panicked).
+    fn log_playout(&mut self, from: [u64; 2], applied: u64) {
+        if applied == 0 {
+            return;
+        }
+        let room = self.log.len() + 1 < CHECKPOINT_EVERY;
+        match u32::try_from(self.playouts.len()) {
+            Ok(n) if room => {
+                if self.log.len() == self.log.capacity() {
+                    self.make_room();
+                }
+                self.playouts.push((from, applied));
+                self.log.push(Logged::Playout(n));
+            }
+            _ => self.checkpoint_now(),
+        }
+    }
+
+    /// Makes room in a full log for one more entry: four times larger, up to [`CHECKPOINT_EVERY`] - 1
+    /// entries, then a new checkpoint and an empty log.
+    fn make_room(&mut self) {
+        if self.log.len() + 1 < CHECKPOINT_EVERY {
+            // Four times larger, not twice: a random playout's game grew its log four times (16 to 256
+            // entries), each a reallocation that cost as much as an action.
+            let target = (self.log.capacity() * 4).clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
+            self.log.reserve_exact(target - self.log.len());
+        } else {
+            self.checkpoint_now();
+        }
+    }
+
+    /// A checkpoint of the game as it is now; the log is emptied.
+    fn checkpoint_now(&mut self) {
+        self.checkpoint = Checkpoint::Game(self.game.clone_game());
+        self.log.clear();
+        self.texts.clear();
+        self.playouts.clear();
+    }
+
     /// Logs an applied action. The fast path appends a legal action's entry to a log with room; the rest
     /// (a JSON action, a log to grow or full) is [`PluginGame::record_slow`].
     #[inline(always)]
@@ -759,18 +839,11 @@ impl PluginGame {
         match entry {
             Some(entry) => {
                 if self.log.len() == self.log.capacity() {
-                    // Four times larger, not twice: a random playout's game grew its log four times
-                    // (16 to 256 entries), each a reallocation that cost as much as an action.
-                    let target = (self.log.capacity() * 4).clamp(LOG_RESERVE, CHECKPOINT_EVERY - 1);
-                    self.log.reserve_exact(target - self.log.len());
+                    self.make_room();
                 }
                 self.log.push(entry);
             }
-            None => {
-                self.checkpoint = Checkpoint::Game(self.game.clone_game());
-                self.log.clear();
-                self.texts.clear();
-            }
+            None => self.checkpoint_now(),
         }
     }
 
@@ -791,6 +864,10 @@ impl PluginGame {
                 Logged::Legal(player, index) => game.apply_legal(Owner(player), index as usize),
                 Logged::Json(player, text) => {
                     game.apply_json(Owner(player), &self.texts[text as usize])
+                }
+                Logged::Playout(playout) => {
+                    let (from, applied) = self.playouts[playout as usize];
+                    replay_playout(&mut *game, from, applied)
                 }
             };
             debug_assert!(replayed.is_ok(), "a logged action replays");
@@ -1067,6 +1144,89 @@ extern "C" fn apply_legal_then_acting(
             put(out, panic_message(&*payload).into_bytes());
             PANICKED
         }
+    }
+}
+
+extern "C" fn playout(
+    game: *mut GameHandle,
+    rng: *mut [u64; 2],
+    max_actions: u64,
+    applied: *mut u64,
+    player: *mut u16,
+    index: *mut usize,
+    out: *mut Buf,
+) -> Status {
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    // SAFETY: the host passes a readable and writable generator state.
+    let from = unsafe { rng.read() };
+    let mut generator = match GameRng::try_from(from) {
+        Ok(generator) => generator,
+        Err(e) => return refuse(out, &ActionError::Malformed(e)),
+    };
+    let mut progress = Progress::default();
+    let played = catch_unwind(AssertUnwindSafe(|| {
+        g.playout(&mut generator, max_actions, &mut progress)
+    }));
+    let (who, which) = progress.chosen.unwrap_or((Owner(0), usize::MAX));
+    let status = match played {
+        // The game is whole: the playout is logged (the actions a refused one applied stay applied).
+        Ok(result) => {
+            match catch_unwind(AssertUnwindSafe(|| g.log_playout(from, progress.applied))) {
+                Ok(()) => match result {
+                    Ok(()) => OK,
+                    Err(PlayoutError::Refused { error, .. }) => refuse(out, &error),
+                    Err(PlayoutError::Observer(never)) => match never {},
+                },
+                Err(payload) => {
+                    // Taking a checkpoint failed: back to the game as it was before the call.
+                    let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+                    progress.applied = 0;
+                    put(out, panic_message(&*payload).into_bytes());
+                    PANICKED
+                }
+            }
+        }
+        // The game may be half-changed: rebuilt as it was before the call, then the actions applied
+        // before the panic replayed and logged.
+        Err(payload) => {
+            let replayed = catch_unwind(AssertUnwindSafe(|| {
+                g.rebuild();
+                let replayed = replay_playout(&mut *g.game, from, progress.applied).is_ok();
+                if replayed {
+                    g.log_playout(from, progress.applied);
+                }
+                replayed
+            }));
+            if !matches!(replayed, Ok(true)) {
+                progress.applied = 0;
+                let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+            }
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
+    };
+    // SAFETY: the host passes a writable generator state, u64, u16 and usize.
+    unsafe {
+        rng.write(generator.into());
+        applied.write(progress.applied);
+        player.write(who.0);
+        index.write(which);
+    }
+    status
+}
+
+/// Plays again `applied` actions of a playout that started from generator state `from` (deterministic:
+/// the same actions as the first time).
+fn replay_playout(game: &mut dyn DynGame, from: [u64; 2], applied: u64) -> Result<(), ActionError> {
+    let mut rng = GameRng::try_from(from).map_err(ActionError::Malformed)?;
+    match game.playout(&mut rng, applied, &mut Progress::default()) {
+        Ok(n) if n == applied => Ok(()),
+        Ok(n) => Err(ActionError::Illegal(format!(
+            "a replayed playout applied {n} actions, not {applied}"
+        ))),
+        Err(PlayoutError::Refused { error, .. }) => Err(error),
+        Err(PlayoutError::Observer(never)) => match never {},
     }
 }
 

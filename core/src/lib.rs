@@ -30,7 +30,7 @@ mod sdk;
 
 // The modules by their short paths, for the crate's own code (`crate::ledger::...`).
 pub(crate) use kernel::{clock, error, event, hash, id, ledger, rng, rows, spec};
-pub(crate) use sdk::{plugin, shared, table, vocab};
+pub(crate) use sdk::{playout, plugin, shared, table, vocab};
 
 pub use abi::Acting;
 pub use clock::{Clock, Scope};
@@ -41,6 +41,7 @@ pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
 pub use ledger::{
     Gained, Generic, Ledger, Mark, Paid, Part, Payout, Placement, Violation, ZoneSet,
 };
+pub use playout::{Observe, PlayoutError, Progress, choose, random_playout};
 pub use plugin::{
     ActionError, ActionReport, Adapter, Description, Doc, DynGame, DynRuleset, EventsFor, Format,
     Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,

@@ -76,8 +76,9 @@ use coffer_core::abi::{
     self, Acting, Buf, Declaration, GameHandle, Header, LogSink, StrRef, VTable,
 };
 use coffer_core::{
-    ActionError, ActionReport, Description, DynGame, DynRuleset, Event, EventsFor, Format, Outcome,
-    Owner, ResourceView, Setup, SetupError, StateHash, Table, Violation,
+    ActionError, ActionReport, Description, DynGame, DynRuleset, Event, EventsFor, Format, GameRng,
+    Outcome, Owner, PlayoutError, Progress, ResourceView, Setup, SetupError, StateHash, Table,
+    Violation,
 };
 use sha2::{Digest, Sha256};
 use std::cell::{Cell, RefCell};
@@ -851,6 +852,7 @@ enum Call {
     LegalActionJson,
     ApplyLegal,
     ApplyLegalThenActing,
+    Playout,
     ApplyJson,
     ApplyJsonReporting,
     Events,
@@ -864,7 +866,7 @@ enum Call {
 }
 
 /// The names of [`Call`]s, by discriminant: `Open` then the [`VTable`]'s fields in order.
-const CALL_NAMES: [&str; 25] = [
+const CALL_NAMES: [&str; 26] = [
     "loading (its initialisers)",
     "init",
     "ruleset_count",
@@ -880,6 +882,7 @@ const CALL_NAMES: [&str; 25] = [
     "legal_action_json",
     "apply_legal",
     "apply_legal_then_acting",
+    "playout",
     "apply_json",
     "apply_json_reporting",
     "events",
@@ -2696,6 +2699,51 @@ impl DynGame for RuntimeGame {
         self.events_fresh = false;
         // SAFETY: as in `acting`: the plugin's cache, unchanged while the slice borrows `self` mutably.
         Ok(unsafe { plugin_list(list, count) })
+    }
+
+    fn playout(
+        &mut self,
+        rng: &mut GameRng,
+        max_actions: u64,
+        progress: &mut Progress,
+    ) -> Result<u64, PlayoutError> {
+        // The whole playout runs inside the library: one crossing.
+        let mut state: [u64; 2] = rng.clone().into();
+        let (mut applied, mut player, mut index) = (0u64, 0u16, 0usize);
+        let h = self.handle;
+        let played = self.call_hot(Call::Playout, |vt, out| {
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe {
+                (vt.playout)(
+                    h,
+                    &mut state,
+                    max_actions,
+                    &mut applied,
+                    &mut player,
+                    &mut index,
+                    out,
+                )
+            }
+        });
+        if applied > 0 {
+            self.events_fresh = false;
+        }
+        progress.applied += applied;
+        // The plugin wrote back the state its generator reached and the last step it chose (also on
+        // refusal or panic); a poisoned library was not called.
+        if let Ok(reached) = GameRng::try_from(state) {
+            *rng = reached;
+        }
+        if index != usize::MAX {
+            progress.chosen = Some((Owner(player), index));
+        }
+        played.map(|()| applied).map_err(|f| PlayoutError::Refused {
+            applied,
+            player: Owner(player),
+            index,
+            error: action_error(f, &self.id),
+        })
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {

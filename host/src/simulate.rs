@@ -81,14 +81,15 @@
 //! assert!(report.violations.is_empty(), "{report}");
 //! ```
 
+pub use coffer_core::PlayoutError;
 use coffer_core::abi::{Acting, panic_message};
 use coffer_core::{
-    ActionError, DynGame, DynRuleset, Format, GameRng, Outcome, Owner, Setup, StateHash,
+    ActionError, DynGame, DynRuleset, Format, GameRng, Observe, Outcome, Owner, Setup, StateHash,
+    choose, random_playout,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::convert::Infallible;
 use std::fmt;
 use std::io::IsTerminal as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -513,33 +514,11 @@ pub fn pick_legal(
     Some((player, index))
 }
 
-/// The choice of [`pick_legal`] among the players who may act (`order`, permuted in place): players in a
-/// uniformly random order (a lazy Fisher-Yates shuffle), the first with a legal action acts, one of its
-/// actions drawn uniformly.
-#[inline]
-fn choose(rng: &mut GameRng, order: &mut [Acting]) -> Option<(Owner, usize)> {
-    let n = order.len();
-    for k in 0..n {
-        let j = k + rng.below((n - k) as u64) as usize;
-        // Swapping an entry with itself (always, when one player may act) changes nothing, and its
-        // 16-byte reload of the entries just written stalled on store forwarding (a third of the
-        // playout loop's own time in a profile).
-        if j != k {
-            order.swap(k, j);
-        }
-        let Acting { player, legal } = order[k];
-        if legal > 0 {
-            return Some((Owner(player), rng.below(legal as u64) as usize));
-        }
-    }
-    None
-}
-
 /// One random playout without checks: applies random legal actions (chosen as by [`pick_legal`], with
 /// the same random draws) until nobody can act or `max_actions` were applied, and returns how many were.
-/// This is what the benchmarks time. Each action is one call into the game,
-/// [`DynGame::apply_legal_then_acting`], which also answers who may act next (one boundary crossing for a
-/// runtime-loaded game); the last allowed action is a plain [`DynGame::apply_legal`].
+/// This is what the benchmarks time. The game runs it on itself ([`DynGame::playout`]): a statically
+/// linked game without a dynamic call per action, a runtime-loaded one inside its library, one boundary
+/// crossing for the whole playout.
 ///
 /// # Errors
 /// The refusal of a listed action (a broken enumeration), with how many actions were applied before it.
@@ -548,11 +527,12 @@ pub fn playout(
     rng: &mut GameRng,
     max_actions: u64,
 ) -> Result<u64, (u64, ActionError)> {
-    let unobserved: Option<fn(Played<'_>) -> Result<(), Infallible>> = None;
-    random_playout(game, rng, max_actions, unobserved).map_err(|e| match e {
-        PlayoutError::Refused { applied, error, .. } => (applied, error),
-        PlayoutError::Observer(never) => match never {},
-    })
+    let mut progress = coffer_core::Progress::default();
+    game.playout(rng, max_actions, &mut progress)
+        .map_err(|e| match e {
+            PlayoutError::Refused { applied, error, .. } => (applied, error),
+            PlayoutError::Observer(never) => match never {},
+        })
 }
 
 /// One applied action of [`playout_with`], as its observer sees it.
@@ -564,51 +544,6 @@ pub struct Played<'g> {
     pub action: Option<String>,
     /// The game right after the action: ask it for the action's events, the views, the hash.
     pub game: &'g mut dyn DynGame,
-}
-
-/// Why [`playout_with`] stopped before the end of the game.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum PlayoutError<E> {
-    /// A listed legal action was refused: the ruleset's enumeration is broken (or its plugin failed).
-    Refused {
-        /// Actions applied before it.
-        applied: u64,
-        /// Who tried it.
-        player: Owner,
-        /// Its index in the player's legal actions.
-        index: usize,
-        /// The refusal.
-        error: ActionError,
-    },
-    /// The observer's error, which stopped the playout.
-    Observer(E),
-}
-
-impl<E: fmt::Display> fmt::Display for PlayoutError<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PlayoutError::Refused {
-                applied,
-                player,
-                index,
-                ..
-            } => write!(
-                f,
-                "after {applied} actions, {player}'s listed legal action #{index} was refused"
-            ),
-            PlayoutError::Observer(e) => e.fmt(f),
-        }
-    }
-}
-
-impl<E: std::error::Error + 'static> std::error::Error for PlayoutError<E> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            PlayoutError::Refused { error, .. } => Some(error),
-            PlayoutError::Observer(e) => e.source(),
-        }
-    }
 }
 
 /// [`playout`] that shows each applied action to `observe` (a `coffer demo` prints it): the same choices
@@ -624,68 +559,41 @@ pub fn playout_with<E>(
     max_actions: u64,
     observe: impl FnMut(Played<'_>) -> Result<(), E>,
 ) -> Result<u64, PlayoutError<E>> {
-    random_playout(game, rng, max_actions, Some(observe))
+    random_playout(game, rng, max_actions, &mut Watch(observe))
 }
 
-/// The one random-playout loop: who acts and which action as [`choose`] draws them, applied, the next
-/// players who may act answered by the same call, each step shown to `observe` when there is one.
-/// Inlined into [`playout`], where `observe` is `None` and every report compiles away.
-#[inline(always)]
-fn random_playout<E, F: FnMut(Played<'_>) -> Result<(), E>>(
-    game: &mut dyn DynGame,
-    rng: &mut GameRng,
-    max_actions: u64,
-    mut observe: Option<F>,
-) -> Result<u64, PlayoutError<E>> {
-    let mut order = Vec::with_capacity(usize::from(game.players()));
-    if max_actions == 0 {
-        return Ok(0);
+/// What [`playout_with`]'s observer is shown: each chosen action's JSON, read before it applies, then the
+/// game after it.
+struct Watch<F>(F);
+
+impl<E, F: FnMut(Played<'_>) -> Result<(), E>> Observe<dyn DynGame + '_> for Watch<F> {
+    type Error = E;
+    type Seen = Option<String>;
+
+    fn before(
+        &mut self,
+        game: &mut (dyn DynGame + '_),
+        player: Owner,
+        index: usize,
+    ) -> Option<String> {
+        // Selects the player's list (cached by `acting`: no enumeration) for its JSON.
+        game.legal_actions(player);
+        game.legal_action_json(index)
     }
-    order.extend_from_slice(game.acting());
-    let mut applied = 0;
-    while let Some((player, index)) = choose(rng, &mut order) {
-        let action = match observe {
-            Some(_) => {
-                // Selects the player's list (cached by `acting`: no enumeration) for its JSON.
-                game.legal_actions(player);
-                game.legal_action_json(index)
-            }
-            None => None,
-        };
-        let refused = |error| PlayoutError::Refused {
-            applied,
+
+    fn after(
+        &mut self,
+        game: &mut (dyn DynGame + '_),
+        player: Owner,
+        _: usize,
+        action: Option<String>,
+    ) -> Result<(), E> {
+        (self.0)(Played {
             player,
-            index,
-            error,
-        };
-        let last = applied + 1 == max_actions;
-        if last {
-            game.apply_legal(player, index).map_err(refused)?;
-        } else {
-            let next = game
-                .apply_legal_then_acting(player, index)
-                .map_err(refused)?;
-            // Pushed entry by entry: `extend_from_slice` calls `memcpy` for the one or two entries a
-            // step has (4% of a static wide-board playout's time in a profile).
-            order.clear();
-            for &acting in next {
-                order.push(acting);
-            }
-        }
-        applied += 1;
-        if let Some(observe) = &mut observe {
-            let played = Played {
-                player,
-                action,
-                game: &mut *game,
-            };
-            observe(played).map_err(PlayoutError::Observer)?;
-        }
-        if last {
-            break;
-        }
+            action,
+            game,
+        })
     }
-    Ok(applied)
 }
 
 // ----- a run -----

@@ -3,7 +3,10 @@
 //! from `template/` loads and plays. That plugin logs reach the host is tested in `tests/logging`.
 
 use coffer_core::abi;
-use coffer_core::{ActionError, DynGame, Format, Owner, Setup, SetupError};
+use coffer_core::{
+    ActionError, DynGame, Format, GameRng, Observe, Owner, PlayoutError, Progress, Setup,
+    SetupError, choose, random_playout,
+};
 use coffer_host::loader::{self, LoadError, LockFile, PathProblem, ProbeCommand, Verdict};
 use coffer_host::{HostError, HostedGame, Origin, Registry, RegistryError};
 use coffer_tests::{
@@ -1226,4 +1229,210 @@ fn a_crash_in_the_host_itself_is_reported_as_before_the_handlers() {
         !stderr.contains("plugin library"),
         "no plugin is blamed: {stderr}"
     );
+}
+
+// ---- Issue 17: a whole random playout is one call, run by the game on itself. ----
+
+/// The state hash and the generator after `chunks` playouts of at most `each` actions, and the actions
+/// applied.
+fn chunked_playout(
+    game: &mut dyn DynGame,
+    seed: u64,
+    each: u64,
+    chunks: usize,
+) -> (u64, [u64; 2], u64) {
+    let mut rng = GameRng::new(seed);
+    let mut applied = 0;
+    for _ in 0..chunks {
+        applied += game
+            .playout(&mut rng, each, &mut Progress::default())
+            .expect("listed actions apply");
+    }
+    (game.state_hash().0, rng.into(), applied)
+}
+
+#[test]
+fn a_playout_run_by_the_game_makes_the_choices_of_the_observed_loop_static_and_runtime() {
+    for (id, _) in BUILTIN {
+        let statik = static_ruleset(id).expect("built in");
+        let runtime = builtin_runtime_ruleset(id);
+        let players = statik.description().min_players.max(3);
+        for seed in 1..=3u64 {
+            let setup = Setup::new(players, seed);
+            let mut observed = statik.new_game(&setup).unwrap();
+            // The reference: the loop over `dyn DynGame`, one call per step, each step observed.
+            let mut rng = GameRng::new(seed);
+            let mut steps = 0u64;
+            let applied = random_playout(&mut *observed, &mut rng, 400, &mut Count(&mut steps))
+                .expect("listed actions apply");
+            assert_eq!(applied, steps);
+            let reference = (observed.state_hash().0, <[u64; 2]>::from(rng), applied);
+            for ruleset in [&statik, &runtime] {
+                let mut game = ruleset.new_game(&setup).unwrap();
+                assert_eq!(
+                    chunked_playout(&mut *game, seed, 400, 1),
+                    reference,
+                    "{id} seed {seed}: one playout"
+                );
+                // In pieces: the same choices as one playout of the same length.
+                let mut game = ruleset.new_game(&setup).unwrap();
+                let (_, rng, applied) = chunked_playout(&mut *game, seed, 7, 400 / 7);
+                let mut rest = GameRng::try_from(rng).unwrap();
+                let last = game
+                    .playout(&mut rest, 400 - applied, &mut Progress::default())
+                    .unwrap();
+                assert!(applied <= 400);
+                assert_eq!(
+                    (game.state_hash().0, <[u64; 2]>::from(rest), applied + last),
+                    reference,
+                    "{id} seed {seed}: in pieces of 7"
+                );
+                // The game answers for its new state: who may act, the last action's events.
+                assert_eq!(
+                    pairs(game.acting()),
+                    pairs(observed.acting()),
+                    "{id} seed {seed}"
+                );
+                assert_eq!(game.events(), observed.events(), "{id} seed {seed}");
+            }
+        }
+    }
+}
+
+/// Counts the observed steps.
+struct Count<'c>(&'c mut u64);
+
+impl Observe<dyn DynGame + '_> for Count<'_> {
+    type Error = std::convert::Infallible;
+    type Seen = ();
+    fn before(&mut self, _: &mut (dyn DynGame + '_), _: Owner, _: usize) {}
+    fn after(
+        &mut self,
+        _: &mut (dyn DynGame + '_),
+        _: Owner,
+        _: usize,
+        (): (),
+    ) -> Result<(), Self::Error> {
+        *self.0 += 1;
+        Ok(())
+    }
+}
+
+/// A seed after `seed` whose playout's next step is an action `wanted` accepts (chosen as `choose` would,
+/// without applying it).
+fn seed_choosing(game: &mut dyn DynGame, mut seed: u64, wanted: impl Fn(&str) -> bool) -> u64 {
+    loop {
+        seed += 1;
+        let mut order = game.acting().to_vec();
+        let (player, index) = choose(&mut GameRng::new(seed), &mut order).expect("someone acts");
+        game.legal_actions(player);
+        if game.legal_action_json(index).is_some_and(|a| wanted(&a)) {
+            return seed;
+        }
+    }
+}
+
+#[test]
+fn playouts_in_the_recovery_log_are_replayed_after_a_later_panic() {
+    // Playouts between JSON actions, more entries than a checkpoint's log holds: each playout is one
+    // entry, replayed after the panic from the generator state it started from.
+    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let mut game = panicky.new_game(&Setup::new(2, 4)).unwrap();
+    let mut seed = 0;
+    let rounds = abi::CHECKPOINT_EVERY / 4 + 10;
+    let take_one = |a: &str| a == r#"{"type":"take","n":1}"#;
+    for _ in 0..rounds {
+        // Each player takes 1 in a playout of one action, then spends 1 as JSON.
+        for _ in 0..2 {
+            seed = seed_choosing(&mut *game, seed, take_one);
+            let mut rng = GameRng::new(seed);
+            assert_eq!(
+                game.playout(&mut rng, 1, &mut Progress::default()).unwrap(),
+                1
+            );
+        }
+        for p in 0..2 {
+            game.apply_json(Owner(p), r#"{"type":"spend","n":1}"#)
+                .unwrap();
+        }
+    }
+    assert!(rounds * 4 > abi::CHECKPOINT_EVERY);
+    let before = game.state_hash();
+    assert!(matches!(apply_boom(&mut *game), ActionError::Panicked(_)));
+    assert_eq!(
+        game.state_hash(),
+        before,
+        "rebuilt from the last checkpoint, the JSON actions and the playouts since"
+    );
+}
+
+#[test]
+fn a_panic_inside_a_runtime_playout_leaves_the_actions_before_it_applied() {
+    for seed in 1..=3u64 {
+        // Two fresh copies of the library each time: each is poisoned by its own panic only.
+        let (one, two) = (
+            plugin_dir_with(&[&fixture_library("panicky")]),
+            plugin_dir_with(&[&fixture_library("panicky")]),
+        );
+        let (first, report) = load(one.path());
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        let (second, report) = load(two.path());
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        let panicky = Arc::clone(&first.get("fixture-panicky").unwrap().ruleset);
+        let witness = Arc::clone(&second.get("fixture-panicky").unwrap().ruleset);
+        let setup = Setup::new(2, seed);
+        let mut game = panicky.new_game(&setup).unwrap();
+        // An action first, so the recovery log holds more than the playout.
+        game.apply_json(Owner(0), r#"{"type":"take","n":2}"#)
+            .unwrap();
+        let mut rng = GameRng::new(seed);
+        let mut progress = Progress::default();
+        let Err(PlayoutError::Refused {
+            applied,
+            player,
+            index,
+            error,
+        }) = game.playout(&mut rng, u64::MAX, &mut progress)
+        else {
+            panic!("seed {seed}: a random playout of the panicky game reaches boom");
+        };
+        assert!(
+            matches!(error, ActionError::Panicked(ref m) if m.contains("fixture boom")),
+            "{error:?}"
+        );
+        assert_eq!(progress.applied, applied);
+        assert_eq!(progress.chosen, Some((player, index)));
+        // The same playout on a game of the other copy, stopped before that step, is the game now.
+        let mut same = witness.new_game(&setup).unwrap();
+        same.apply_json(Owner(0), r#"{"type":"take","n":2}"#)
+            .unwrap();
+        let played = same
+            .playout(&mut GameRng::new(seed), applied, &mut Progress::default())
+            .unwrap();
+        assert_eq!(played, applied);
+        assert_eq!(game.state_hash(), same.state_hash(), "seed {seed}");
+        same.legal_actions(player);
+        assert!(
+            same.legal_action_json(index)
+                .is_some_and(|a| a.contains("boom")),
+            "seed {seed}: the step that failed is boom"
+        );
+        // The panicking copy is poisoned; the other copy goes on.
+        assert!(matches!(
+            game.playout(&mut rng, 1, &mut Progress::default()),
+            Err(PlayoutError::Refused {
+                applied: 0,
+                error: ActionError::Poisoned(_),
+                ..
+            })
+        ));
+        let seed = seed_choosing(&mut *same, seed, |a| !a.contains("boom"));
+        assert!(
+            same.playout(&mut GameRng::new(seed), 1, &mut Progress::default())
+                .is_ok()
+        );
+    }
 }

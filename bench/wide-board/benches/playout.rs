@@ -1,9 +1,11 @@
 //! Random playouts of the `wide-board` game (6 players, 30 systems, 8 rounds), in one run: (a) the
 //! hand-written plain version, (b) the ruleset statically linked, driven through the host's
 //! `DynRuleset` / `DynGame` adapter, (c) the same ruleset loaded at runtime from its cdylib through
-//! `coffer_host::Registry`. (b) and (c) run `coffer_host::simulate::playout` (one call into the game per
-//! action); (a) runs `plain::playout`, which draws the same random numbers, so all three play the identical
-//! games on the same seeds (checked: the same number of actions per batch).
+//! `coffer_host::Registry`. (b) and (c) run `coffer_host::simulate::playout`, which asks the game to run
+//! the kernel SDK's playout loop on itself (`DynGame::playout`: for (b) one dynamic call per playout, for
+//! (c) one boundary crossing per playout, the loop inside the library); (a) runs `plain::playout`, which
+//! draws the same random numbers, so all three play the identical games on the same seeds (checked: the
+//! same number of actions per batch).
 //!
 //! Prints ns per playout and per action for each side, then the ratios against the targets: kernel-static
 //! at least 0.5x the plain version's speed, runtime-loaded at most 1.10x the static time.

@@ -5,6 +5,7 @@
 
 pub(crate) mod content;
 pub(crate) mod helpers;
+pub(crate) mod playout;
 pub(crate) mod plugin;
 pub(crate) mod shared;
 pub(crate) mod table;

@@ -68,6 +68,8 @@ use crate::event::{Change, Event};
 use crate::hash::{StateHash, state_hash};
 use crate::id::{Key, Owner};
 use crate::ledger::{Ledger, Violation};
+use crate::playout::{PlayoutError, Progress, Track, random_playout};
+use crate::rng::GameRng;
 use crate::table::{Mover, Pending, Table};
 use crate::vocab::{Names, Seat, Vocabulary};
 use serde::de::DeserializeOwned;
@@ -569,6 +571,24 @@ pub trait DynGame: Send {
         index: usize,
     ) -> Result<&[Acting], ActionError>;
 
+    /// A random playout of at most `max_actions` actions, run by the game on itself: the loop and the
+    /// choices of [`random_playout`](crate::random_playout), with the same draws from `rng` (so the same
+    /// seed plays the same game through either), and its calls direct. For a runtime-loaded game the
+    /// whole playout is one boundary crossing instead of one per action. Returns how many actions were
+    /// applied. `progress` is kept up to date as the playout goes (start it at
+    /// [`Progress::default`]): after a panic it still says how many actions were applied and which one
+    /// failed.
+    ///
+    /// # Errors
+    /// [`PlayoutError::Refused`](crate::PlayoutError::Refused) for a listed action that was refused, with
+    /// how many were applied before it; those stay applied, the refused one changed nothing.
+    fn playout(
+        &mut self,
+        rng: &mut GameRng,
+        max_actions: u64,
+        progress: &mut Progress,
+    ) -> Result<u64, PlayoutError>;
+
     /// Applies an action given as JSON.
     ///
     /// # Errors
@@ -959,6 +979,15 @@ impl<R: Ruleset> DynGame for Game<R> {
     ) -> Result<&[Acting], ActionError> {
         self.apply_legal(player, index)?;
         Ok(self.acting())
+    }
+
+    fn playout(
+        &mut self,
+        rng: &mut GameRng,
+        max_actions: u64,
+        progress: &mut Progress,
+    ) -> Result<u64, PlayoutError> {
+        random_playout(self, rng, max_actions, &mut Track(progress))
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {

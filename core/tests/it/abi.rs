@@ -334,3 +334,80 @@ fn a_panic_while_apply_json_reporting_answers_leaves_the_game_as_it_was() {
     // SAFETY: the handle came from this library and is freed once.
     unsafe { (vt.free_game)(game) };
 }
+
+/// A playout through [`abi::VTable::playout`]: the generator's state in and out.
+fn playout(
+    vt: &abi::VTable,
+    game: *mut GameHandle,
+    rng: &mut [u64; 2],
+    max: u64,
+    out: &mut Buf,
+) -> (abi::Status, u64, u16, usize) {
+    let (mut applied, mut player, mut index) = (0u64, 0u16, 0usize);
+    // SAFETY: a live game handle used by this thread only; every pointer lives across the call.
+    let status =
+        unsafe { (vt.playout)(game, rng, max, &mut applied, &mut player, &mut index, out) };
+    (status, applied, player, index)
+}
+
+#[test]
+fn a_playout_is_one_call_and_a_panic_in_it_leaves_the_game_as_it_was() {
+    let vt = &abi::VTABLE;
+    let mut out = Buf::EMPTY;
+    let game = new_counter_game(vt);
+    // The same playout in-process, through the adapter: the same actions and the same draws.
+    let mut reference = coffer_core::Adapter::shared(Counter)
+        .new_game(&coffer_core::Setup::new(2, 1))
+        .unwrap();
+    let mut expected = coffer_core::GameRng::new(5);
+    let applied = reference
+        .playout(&mut expected, 5, &mut coffer_core::Progress::default())
+        .unwrap();
+    assert_eq!(applied, 5);
+    let mut rng: [u64; 2] = coffer_core::GameRng::new(5).into();
+    let (status, applied, player, index) = playout(vt, game, &mut rng, 5, &mut out);
+    assert_eq!(
+        status,
+        abi::OK,
+        "{}",
+        String::from_utf8_lossy(&take(&mut out))
+    );
+    assert_eq!((applied, index), (5, 0));
+    assert!(player < 2);
+    assert_eq!(rng, <[u64; 2]>::from(expected));
+    let mut hash = 0u64;
+    // SAFETY: a live game handle; `hash` and `out` live across the call.
+    let status = unsafe { (vt.state_hash)(game, &mut hash, &mut out) };
+    assert_eq!(status, abi::OK);
+    assert_eq!(hash, reference.state_hash().0);
+
+    // Armed, listing panics: the playout answers PANICKED before any action, the game as it was.
+    let arm = br#""Arm""#;
+    // SAFETY: `arm` is valid for its length; a live game handle.
+    let status = unsafe { (vt.apply_json)(game, 0, arm.as_ptr(), arm.len(), &mut out) };
+    assert_eq!(
+        status,
+        abi::OK,
+        "{}",
+        String::from_utf8_lossy(&take(&mut out))
+    );
+    let mut before = 0u64;
+    // SAFETY: as above.
+    let status = unsafe { (vt.state_hash)(game, &mut before, &mut out) };
+    assert_eq!(status, abi::OK);
+    let (status, applied, _, index) = playout(vt, game, &mut rng, 5, &mut out);
+    assert_eq!(status, abi::PANICKED);
+    assert!(String::from_utf8_lossy(&take(&mut out)).contains("armed: listing panics"));
+    assert_eq!(
+        (applied, index),
+        (0, usize::MAX),
+        "nothing applied, nothing chosen"
+    );
+    let mut after = 0u64;
+    // SAFETY: as above.
+    let status = unsafe { (vt.state_hash)(game, &mut after, &mut out) };
+    assert_eq!(status, abi::OK);
+    assert_eq!(before, after);
+    // SAFETY: a handle from this library, freed once.
+    unsafe { (vt.free_game)(game) };
+}

@@ -406,7 +406,7 @@ impl Ledger {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn shift(
         &mut self,
         owner: Owner,
