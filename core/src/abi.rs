@@ -21,7 +21,8 @@
 //! opaque [`GameHandle`]s. Every function returns a [`Status`] and writes its result to out-parameters:
 //! - the hot path (legal-action count, who may act with their counts, apply a legal action by index, and
 //!   apply-then-who-may-act) passes integers only; the lists of who may act are [`Acting`] entries the host
-//!   borrows from the plugin's cache until its next call on that game (no copy, nothing to free);
+//!   borrows from the plugin's cache until its next call on that game (no copy, nothing to free); a whole
+//!   random playout is one call, [`VTable::playout`], with the generator's state in and out;
 //! - a user's action is one crossing, [`VTable::apply_json_reporting`]: the action's JSON goes in, and
 //!   the new state hash, the action's events for one audience (postcard bytes, as [`VTable::events`]
 //!   writes them) and who may act now (as [`VTable::apply_legal_then_acting`] writes them) come back;
@@ -35,7 +36,9 @@
 //! call: who may act, the hash, the events) leaves the game as it was before the call: the plugin keeps a
 //! checkpoint (the game's setup, as `new_game` is deterministic, or a clone, refreshed every
 //! [`CHECKPOINT_EVERY`] actions) and the actions applied since (8 bytes per action by index, in a log
-//! reserved with the game; JSON actions keep their text), and rebuilds the game from them.
+//! reserved with the game; JSON actions keep their text; a playout is one entry, the generator state it
+//! started from and how many actions it applied, replayed as it is deterministic), and rebuilds the game
+//! from them.
 //!
 //! # Memory
 //! Memory is freed by the side that allocated it: a [`Buf`] or [`GameHandle`] handed out by the plugin is
