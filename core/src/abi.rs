@@ -1165,7 +1165,14 @@ extern "C" fn playout(
     let from = unsafe { rng.read() };
     let mut generator = match GameRng::try_from(from) {
         Ok(generator) => generator,
-        Err(e) => return refuse(out, &ActionError::Malformed(e)),
+        Err(e) => {
+            // SAFETY: the host passes a writable u64 and a writable usize.
+            unsafe {
+                applied.write(0);
+                index.write(usize::MAX);
+            }
+            return refuse(out, &ActionError::Malformed(e));
+        }
     };
     let mut progress = Progress::default();
     let played = catch_unwind(AssertUnwindSafe(|| {

@@ -381,6 +381,19 @@ fn a_playout_is_one_call_and_a_panic_in_it_leaves_the_game_as_it_was() {
     assert_eq!(status, abi::OK);
     assert_eq!(hash, reference.state_hash().0);
 
+    // A generator state no generator has (an even one) is refused; nothing is played.
+    let mut even = [2u64, 4];
+    let (status, applied, _, index) = playout(vt, game, &mut even, 5, &mut out);
+    assert_eq!(status, abi::REFUSED);
+    let error: ActionError = serde_json::from_slice(&take(&mut out)).unwrap();
+    assert!(matches!(error, ActionError::Malformed(_)), "{error}");
+    assert_eq!((applied, index), (0, usize::MAX));
+    let mut unchanged = 0u64;
+    // SAFETY: a live game handle; `unchanged` and `out` live across the call.
+    let status = unsafe { (vt.state_hash)(game, &mut unchanged, &mut out) };
+    assert_eq!(status, abi::OK);
+    assert_eq!(unchanged, hash);
+
     // Armed, listing panics: the playout answers PANICKED before any action, the game as it was.
     let arm = br#""Arm""#;
     // SAFETY: `arm` is valid for its length; a live game handle.
