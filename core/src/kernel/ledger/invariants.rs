@@ -5,8 +5,9 @@ use super::*;
 impl Ledger {
     // ----- invariants -----
 
-    /// The tables agree with each other, so that no handle stored in the ledger indexes out of bounds.
-    pub(super) fn check_structure(&self) -> Result<(), Violation> {
+    /// The layout's tables agree with each other and with the owners (see [`Layout`]): every reserve is a
+    /// zone of its supply, every zone's supply has totals. A [`Layout`] taken from a ledger passed this.
+    pub(super) fn check_layout(&self) -> Result<(), Violation> {
         let o = usize::from(self.owners);
         if self.supply.len() != self.reserve.len()
             || self.supply.len() < o
@@ -30,19 +31,12 @@ impl Ledger {
                 z.key, z.supply
             )));
         }
-        if self.game_tokens.len() != self.zones.len()
-            || self.game_supply.len() != self.game_reserve.len()
+        if self.game_supply.len() != self.game_reserve.len()
             || self.game_supply.len() < supplies.max(1)
         {
-            return Err(Violation(format!(
-                "{} game token counts for {} zones, {} game supply totals and {} game reserves for {supplies} supplies",
-                self.game_tokens.len(),
-                self.zones.len(),
-                self.game_supply.len(),
-                self.game_reserve.len()
-            )));
+            return Err(self.game_tables_violation(supplies));
         }
-        for (s, (reserve, &total)) in self.game_reserve.iter().zip(&self.game_supply).enumerate() {
+        for (s, (reserve, &total)) in self.game_reserve.iter().zip(&*self.game_supply).enumerate() {
             if reserve.is_some_and(|z| {
                 z.index() >= self.zones.len() || usize::from(self.zones[z.index()].supply) != s
             }) || (reserve.is_some() && total == 0)
@@ -52,24 +46,6 @@ impl Ledger {
                     reserve.map_or_else(|| "none".to_owned(), |z| z.to_string())
                 )));
             }
-        }
-        if Some(self.tokens.len()) != self.zones.len().checked_mul(o) {
-            return Err(Violation(format!(
-                "{} token counts for {} zones of {} owners",
-                self.tokens.len(),
-                self.zones.len(),
-                self.owners
-            )));
-        }
-        if let Some(c) = self
-            .contributions
-            .iter()
-            .find(|c| c.track.index() >= self.tracks.len())
-        {
-            return Err(Violation(format!(
-                "capacity source {} feeds missing {}",
-                c.source, c.track
-            )));
         }
         // Supply by supply, owner by owner (a division per slot was a tenth of a restore).
         let slots = self
@@ -89,6 +65,44 @@ impl Ledger {
                 }
             }
         }
+        Ok(())
+    }
+
+    fn game_tables_violation(&self, supplies: usize) -> Violation {
+        Violation(format!(
+            "{} game token counts for {} zones, {} game supply totals and {} game reserves for {supplies} supplies",
+            self.game_tokens.len(),
+            self.zones.len(),
+            self.game_supply.len(),
+            self.game_reserve.len()
+        ))
+    }
+
+    /// The tables a snapshot carries besides the layout agree with it and with each other, so that no
+    /// handle stored in the ledger indexes out of bounds.
+    fn check_tables(&self) -> Result<(), Violation> {
+        let o = usize::from(self.owners);
+        if self.game_tokens.len() != self.zones.len() {
+            return Err(self.game_tables_violation(self.supply.len() / o.max(1)));
+        }
+        if Some(self.tokens.len()) != self.zones.len().checked_mul(o) {
+            return Err(Violation(format!(
+                "{} token counts for {} zones of {} owners",
+                self.tokens.len(),
+                self.zones.len(),
+                self.owners
+            )));
+        }
+        if let Some(c) = self
+            .contributions
+            .iter()
+            .find(|c| c.track.index() >= self.tracks.len())
+        {
+            return Err(Violation(format!(
+                "capacity source {} feeds missing {}",
+                c.source, c.track
+            )));
+        }
         if let Some(a) = self.amounts.iter().find(|a| a.on_expiry < a.floor) {
             return Err(Violation(format!(
                 "{} expires to {} below its floor {}",
@@ -105,7 +119,15 @@ impl Ledger {
     /// # Errors
     /// The first [`Violation`] found.
     pub fn check_invariants(&self) -> Result<(), Violation> {
-        self.check_structure()?;
+        self.check_layout()?;
+        self.check_state()
+    }
+
+    /// [`check_invariants`](Self::check_invariants) but for the layout's own structure
+    /// ([`check_layout`](Self::check_layout)), which a ledger laid on a [`Layout`] taken from a live ledger
+    /// has by construction.
+    pub(super) fn check_state(&self) -> Result<(), Violation> {
+        self.check_tables()?;
         for a in &self.amounts {
             if a.value < a.floor || a.cap.is_some_and(|c| a.value > c) {
                 return Err(Violation(format!(
