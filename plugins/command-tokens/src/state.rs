@@ -2603,6 +2603,68 @@ impl State {
         Ok(())
     }
 
+    /// T1: `p`'s totals of the kernel's supplies are the rules' 16 command tokens and each class's pieces.
+    fn check_stocked(&self, p: Owner) -> Result<(), Violation> {
+        let command = self.ledger.supply_of(0, p);
+        if command != COMMAND_TOKENS {
+            return Err(Violation(format!(
+                "{p} has {command} command tokens, not {COMMAND_TOKENS}"
+            )));
+        }
+        for c in 0..self.rules.class_count() {
+            let total = self.ledger.supply_of(ship_supply(c), p);
+            if total != self.rules.classes[c].reinforcements {
+                return Err(Violation(format!(
+                    "{p} has {total} {} pieces, not {}",
+                    self.rules.classes[c].id, self.rules.classes[c].reinforcements
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The fleet ships of each of `N` players in system `s` (the fleet classes summed) into `ships`, and
+    /// a bit per player with ships of any class there (`others`: the classes outside the fleet). The
+    /// players' count is checked by [`check_shape`](Self::check_shape) (at most [`MAX_PLAYERS`]).
+    #[inline]
+    fn ships_in<const N: usize>(
+        &self,
+        s: usize,
+        others: &[usize],
+        ships: &mut [u32; MAX_PLAYERS],
+    ) -> u8 {
+        let base = s * self.rules.class_count();
+        let row = |c: usize| {
+            self.h
+                .ships
+                .get(base + c)
+                .and_then(|&z| self.ledger.zone_tokens(z).first_chunk::<N>())
+        };
+        let mut fleet = [0u32; N];
+        for &c in &self.rules.fleet_classes {
+            if let Some(row) = row(usize::from(c)) {
+                for i in 0..N {
+                    fleet[i] += row[i];
+                }
+            }
+        }
+        let mut any = fleet;
+        for &c in others {
+            if let Some(row) = row(c) {
+                for i in 0..N {
+                    any[i] |= row[i];
+                }
+            }
+        }
+        let mut owners = 0u8;
+        for (i, &count) in any.iter().enumerate() {
+            owners |= u8::from(count > 0) << i;
+        }
+        ships.fill(0);
+        ships[..N].copy_from_slice(&fleet);
+        owners
+    }
+
     /// The zones the handles name exist and are of their kind, in a ledger laid out otherwise than by
     /// this setup (see [`check_shape`](Self::check_shape)).
     fn check_zone_handles(&self) -> Result<(), Violation> {
@@ -2667,23 +2729,13 @@ impl State {
     pub fn check_rules(&self) -> Result<(), Violation> {
         self.check_shape()?;
         let n = self.players();
+        // The supply totals are the layout's: those setup stocked, with the setup's own layout.
+        let stocked = self.ledger.has_layout(&self.h.layout);
         for p in self.owners() {
             // T1: the kernel conserves each supply (K4); its totals must be the rules' 16 command tokens
             // and each class's pieces.
-            let command = self.ledger.supply_of(0, p);
-            if command != COMMAND_TOKENS {
-                return Err(Violation(format!(
-                    "{p} has {command} command tokens, not {COMMAND_TOKENS}"
-                )));
-            }
-            for c in 0..self.rules.class_count() {
-                let total = self.ledger.supply_of(ship_supply(c), p);
-                if total != self.rules.classes[c].reinforcements {
-                    return Err(Violation(format!(
-                        "{p} has {total} {} pieces, not {}",
-                        self.rules.classes[c].id, self.rules.classes[c].reinforcements
-                    )));
-                }
+            if !stocked {
+                self.check_stocked(p)?;
             }
             if let Some(m) = self.fleet_pool_max() {
                 // Over the law's maximum only while the player chooses the token to return: one over
@@ -2743,29 +2795,20 @@ impl State {
         }
         let others = &others[..other_count];
         for s in 0..self.rules.system_count() {
+            // A row of the token matrix per class, of a known width: no loop over players.
+            let owners = match n {
+                3 => self.ships_in::<3>(s, others, &mut ships),
+                4 => self.ships_in::<4>(s, others, &mut ships),
+                5 => self.ships_in::<5>(s, others, &mut ships),
+                6 => self.ships_in::<6>(s, others, &mut ships),
+                7 => self.ships_in::<7>(s, others, &mut ships),
+                _ => self.ships_in::<MAX_PLAYERS>(s, others, &mut ships),
+            };
             let ships = &mut ships[..n];
-            ships.fill(0);
-            let base = s * classes;
-            for &c in &self.rules.fleet_classes {
-                let row = self.ledger.zone_tokens(self.h.ships[base + usize::from(c)]);
-                for (sum, &count) in ships.iter_mut().zip(row) {
-                    *sum += count;
-                }
-            }
-            let mut owners = 0u8;
-            for (p, &count) in ships.iter().enumerate() {
-                owners |= u8::from(count > 0) << p;
-            }
             // T25: fighters beyond capacity count too for a player with Fighter II.
             for (p, sum) in ships.iter_mut().enumerate() {
                 if self.rules.excess_fighters[p] > 0 {
                     *sum += self.excess_fighters(owner(p as u8), s);
-                }
-            }
-            for &c in others {
-                let row = self.ledger.zone_tokens(self.h.ships[base + c]);
-                for (p, &count) in row.iter().enumerate().take(n) {
-                    owners |= u8::from(count > 0) << p;
                 }
             }
             let active = fighting && s == usize::from(self.flow.system);

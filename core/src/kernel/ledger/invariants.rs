@@ -157,23 +157,31 @@ impl Ledger {
                 )));
             }
         }
-        let o = usize::from(self.owners);
         // One pass over the token matrix (zones x owners): each zone's counts are added to their
-        // (supply, owner) totals, and a one-per-owner zone's are checked on the way.
-        let mut held = vec![0u64; self.supply.len()];
-        for (zone, counts) in self.zones.iter().zip(self.tokens.chunks_exact(o.max(1))) {
-            let totals = &mut held[usize::from(zone.supply) * o..][..o];
-            for (sum, &count) in totals.iter_mut().zip(counts) {
-                *sum += u64::from(count);
-            }
-            if zone.one_per_owner && counts.iter().any(|&n| n > 1) {
-                let owner = counts.iter().position(|&n| n > 1).unwrap_or_default();
-                return Err(Violation(format!(
-                    "one-per-owner {} holds {} tokens of p{owner}",
-                    zone.key, counts[owner]
-                )));
-            }
+        // (supply, owner) totals, and a one-per-owner zone's are checked on the way. The totals are kept
+        // on the stack for up to `STACK` (supply, owner) slots.
+        const STACK: usize = 96;
+        let (mut stack, mut heap) = ([0u64; STACK], Vec::new());
+        let held = if self.supply.len() <= STACK {
+            &mut stack[..self.supply.len()]
+        } else {
+            heap.resize(self.supply.len(), 0);
+            &mut heap[..]
+        };
+        // A row per zone of a known width (up to eight players) is summed without a loop over owners: a
+        // third of the time of this check.
+        match self.owners {
+            1 => self.sum_rows::<1>(held)?,
+            2 => self.sum_rows::<2>(held)?,
+            3 => self.sum_rows::<3>(held)?,
+            4 => self.sum_rows::<4>(held)?,
+            5 => self.sum_rows::<5>(held)?,
+            6 => self.sum_rows::<6>(held)?,
+            7 => self.sum_rows::<7>(held)?,
+            8 => self.sum_rows::<8>(held)?,
+            _ => self.sum_rows_of(usize::from(self.owners), held)?,
         }
+        let held = &*held;
         if self.game_supply.iter().all(|&n| n == 0) {
             // No bank: every game cell must be empty (one pass, no totals to keep).
             if let Some(z) = self.game_tokens.iter().position(|&n| n > 0) {
@@ -182,7 +190,7 @@ impl Ledger {
                     self.zones[z].key, self.game_tokens[z]
                 )));
             }
-            return self.check_players_conserved(&held);
+            return self.check_players_conserved(held);
         }
         let mut game = vec![0u64; self.game_supply.len()];
         for (zone, &count) in self.zones.iter().zip(&self.game_tokens) {
@@ -200,7 +208,44 @@ impl Ledger {
                 self.game_supply[s], game[s]
             )));
         }
-        self.check_players_conserved(&held)
+        self.check_players_conserved(held)
+    }
+
+    /// Adds each zone's row of the token matrix (`N` players) to its supply's totals in `held`
+    /// (`supply * N + owner`), checking one-per-owner zones on the way.
+    #[inline]
+    fn sum_rows<const N: usize>(&self, held: &mut [u64]) -> Result<(), Violation> {
+        for (zone, row) in self.zones.iter().zip(self.tokens.chunks_exact(N)) {
+            let (Some(counts), Some(totals)) = (
+                row.first_chunk::<N>(),
+                held.get_mut(usize::from(zone.supply) * N..)
+                    .and_then(|t| t.first_chunk_mut::<N>()),
+            ) else {
+                // Not with a checked layout (every zone's supply has totals).
+                return Err(Violation(format!("{} holds an unknown supply", zone.key)));
+            };
+            for i in 0..N {
+                totals[i] += u64::from(counts[i]);
+            }
+            if zone.one_per_owner && counts.iter().any(|&n| n > 1) {
+                return Err(one_per_owner_violation(zone, counts));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`sum_rows`](Self::sum_rows) for any number of players.
+    fn sum_rows_of(&self, o: usize, held: &mut [u64]) -> Result<(), Violation> {
+        for (zone, counts) in self.zones.iter().zip(self.tokens.chunks_exact(o.max(1))) {
+            let totals = &mut held[usize::from(zone.supply) * o..][..o];
+            for (sum, &count) in totals.iter_mut().zip(counts) {
+                *sum += u64::from(count);
+            }
+            if zone.one_per_owner && counts.iter().any(|&n| n > 1) {
+                return Err(one_per_owner_violation(zone, counts));
+            }
+        }
+        Ok(())
     }
 
     /// Each player's tokens of each supply, summed over its zones (`held`), equal its total (K4).
@@ -215,4 +260,14 @@ impl Ledger {
         }
         Ok(())
     }
+}
+
+/// A one-per-owner zone holding more than one token of a player.
+#[cold]
+fn one_per_owner_violation(zone: &Zone, counts: &[u32]) -> Violation {
+    let owner = counts.iter().position(|&n| n > 1).unwrap_or_default();
+    Violation(format!(
+        "one-per-owner {} holds {} tokens of p{owner}",
+        zone.key, counts[owner]
+    ))
 }
