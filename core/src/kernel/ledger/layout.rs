@@ -155,7 +155,9 @@ enum Written<'a> {
     Own(&'a Ledger),
 }
 
-/// A ledger without its layout, written as [`LedgerOut`] writes the same tables.
+/// A ledger without its layout, written as [`LedgerOut`] writes the same tables but for the token
+/// matrix, whose binary form lists only the cells that hold tokens
+/// ([`serialize_bitmap`](crate::rows::serialize_bitmap)).
 #[derive(Serialize)]
 struct BodyOut<'a> {
     owners: u16,
@@ -163,7 +165,7 @@ struct BodyOut<'a> {
     amounts: &'a [Amount],
     tracks: &'a [Track],
     contributions: &'a [Contribution],
-    #[serde(serialize_with = "crate::rows::serialize_matrix")]
+    #[serde(serialize_with = "crate::rows::serialize_bitmap")]
     tokens: &'a [u32],
     #[serde(serialize_with = "crate::rows::serialize")]
     permanents: &'a [Permanent],
@@ -223,6 +225,7 @@ struct Body {
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
+    #[serde(deserialize_with = "crate::rows::deserialize_bitmap")]
     tokens: Matrix,
     #[serde(deserialize_with = "crate::rows::deserialize")]
     permanents: Vec<Permanent>,
