@@ -39,7 +39,8 @@ pub use event::{Bound, Cause, Change, ChargeOp, Demand, Event, Measure, TokenOp}
 pub use hash::{StateHash, state_hash};
 pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
 pub use ledger::{
-    Gained, Generic, Ledger, Mark, Paid, Part, Payout, Placement, Violation, ZoneSet,
+    Gained, Generic, LaidOut, Layout, Ledger, Mark, Paid, Part, Payout, Placement, Unlaid,
+    Violation, ZoneSet,
 };
 pub use playout::{Observe, PlayoutError, Progress, choose, random_playout};
 pub use plugin::{

@@ -153,6 +153,135 @@ fn k1_6_damaged_snapshots_are_clear_errors_not_panics() {
     assert!(postcard::from_bytes::<Ledger>(&damaged).is_err());
 }
 
+/// A two-player setup: a reserve and a one-per-owner zone of supply 0, a bank and a pot of supply 1;
+/// `seed` changes only the RNG, so every call lays the ledger out alike. The zones, in that order.
+fn laid_setup(seed: u64) -> (Ledger, [coffer_core::ZoneId; 4]) {
+    let mut l = Ledger::new(2, seed);
+    let reserve = l.add_zone(Zone::new(key(0, 3, 0))).unwrap();
+    let spot = l.add_zone(Zone::new(key(0, 4, 0)).one_per_owner()).unwrap();
+    let bank = l.add_zone(Zone::new(key(0, 5, 0)).supply(1)).unwrap();
+    let pot = l.add_zone(Zone::new(key(0, 5, 1)).supply(1)).unwrap();
+    l.stock(Owner(0), reserve, 4, Cause::Setup).unwrap();
+    l.stock(Owner(1), reserve, 2, Cause::Setup).unwrap();
+    l.stock(Owner::GAME, bank, 5, Cause::Setup).unwrap();
+    l.take_events();
+    (l, [reserve, spot, bank, pot])
+}
+
+#[test]
+fn k1_6_a_ledger_laid_on_its_setup_layout_round_trips_without_it() {
+    use coffer_core::Unlaid;
+    let layout = laid_setup(0).0.layout();
+    let (mut l, [reserve, spot, bank, pot]) = laid_setup(9);
+    assert!(!l.has_layout(&layout), "equal tables, not yet shared");
+    assert!(l.adopt_layout(&layout));
+    assert!(l.has_layout(&layout));
+    l.move_tokens(Owner(0), reserve, spot, 1, Cause::Setup)
+        .unwrap();
+    l.move_tokens(Owner::GAME, bank, pot, 2, Cause::Setup)
+        .unwrap();
+    let whole = postcard::to_allocvec(&l).unwrap();
+    let bytes = postcard::to_allocvec(&l.laid_out(&layout)).unwrap();
+    assert!(
+        bytes.len() < whole.len(),
+        "{} >= {}",
+        bytes.len(),
+        whole.len()
+    );
+    let back = postcard::from_bytes::<Unlaid>(&bytes)
+        .unwrap()
+        .lay(&layout)
+        .unwrap();
+    assert_eq!(back, l);
+    assert_eq!(hash(&back), hash(&l));
+    assert!(back.has_layout(&layout));
+    let json = serde_json::to_string(&l.laid_out(&layout)).unwrap();
+    assert!(json.starts_with(r#"{"setup":"#), "{json}");
+    let back = serde_json::from_str::<Unlaid>(&json)
+        .unwrap()
+        .lay(&layout)
+        .unwrap();
+    assert_eq!(back, l);
+    // A ledger that changed its layout after sharing it (here, a zone added in play) has its own copy,
+    // and is written whole.
+    let mut grown = l.clone();
+    grown.add_zone(Zone::new(key(1, 6, 0))).unwrap();
+    assert!(!grown.has_layout(&layout) && l.has_layout(&layout));
+    let json = serde_json::to_string(&grown.laid_out(&layout)).unwrap();
+    assert!(json.starts_with(r#"{"own":"#), "{json}");
+    let back = serde_json::from_str::<Unlaid>(&json)
+        .unwrap()
+        .lay(&layout)
+        .unwrap();
+    assert_eq!(back, grown);
+    assert_eq!(back.zones().len(), 5);
+}
+
+#[test]
+fn k1_6_a_ledger_that_does_not_fit_its_setup_layout_is_refused() {
+    use coffer_core::Unlaid;
+    let (l, _) = laid_setup(0);
+    let layout = l.layout();
+    let json = serde_json::to_value(l.laid_out(&layout)).unwrap();
+    let lay = |v: &serde_json::Value, layout: &coffer_core::Layout| {
+        serde_json::from_value::<Unlaid>(v.clone())
+            .and_then(|u| u.lay(layout).map_err(serde::de::Error::custom))
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    // The layout of another player count, or of other zones.
+    let e = lay(&json, &Ledger::new(3, 0).layout());
+    assert!(
+        e.contains("a ledger of 2 owners on the layout of a game of 3"),
+        "{e}"
+    );
+    let mut fewer = Ledger::new(2, 0);
+    fewer.add_zone(Zone::new(key(0, 3, 0))).unwrap();
+    let e = lay(&json, &fewer.layout());
+    assert!(e.contains("for 1 zones of 2 owners"), "{e}");
+    // Token counts that break conservation against the layout's totals, or a one-per-owner zone; the
+    // game's column (it has a bank) written after each row of the players'.
+    let body = &json["setup"];
+    assert_eq!(
+        body["tokens"],
+        serde_json::json!([12, [[0, 4], [1, 2], [8, 5]]])
+    );
+    for (held, shows) in [
+        (
+            serde_json::json!([[0, 4], [1, 1], [8, 5]]),
+            "p1 owns 2 tokens of supply 0 but 1",
+        ),
+        (
+            serde_json::json!([[0, 2], [1, 2], [3, 2], [8, 5]]),
+            "one-per-owner",
+        ),
+        (
+            serde_json::json!([[0, 4], [1, 2], [8, 6]]),
+            "the game owns 5 tokens of supply 1 but 6",
+        ),
+        (
+            serde_json::json!([[0, 4], [1, 2], [7, 1], [8, 5]]),
+            "p1 owns 0 tokens of supply 1 but 1",
+        ),
+    ] {
+        let mut damaged = json.clone();
+        damaged["setup"]["tokens"][1] = held.clone();
+        let e = lay(&damaged, &layout);
+        assert!(e.contains(shows), "{held}: {e}");
+    }
+    // A ledger written whole is checked whole, its own layout included.
+    let mut whole = serde_json::json!({ "own": serde_json::to_value(&l).unwrap() });
+    whole["own"]["supply"][1] = 3.into();
+    let e = lay(&whole, &layout);
+    assert!(e.contains("p1 owns 3 tokens of supply 0 but 2"), "{e}");
+    // Truncated binary forms are errors, never panics.
+    let bytes = postcard::to_allocvec(&l.laid_out(&layout)).unwrap();
+    for cut in 0..bytes.len() {
+        assert!(postcard::from_bytes::<Unlaid>(&bytes[..cut]).is_err());
+    }
+}
+
 #[test]
 fn k1_6_extreme_values_everywhere_are_ok_or_refused() {
     let mut l = Ledger::new(u16::MAX, u64::MAX);

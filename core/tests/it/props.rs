@@ -8,7 +8,7 @@
 use crate::{hash, key};
 use coffer_core::{
     AmountId, AmountSpec, Bound, Cause, Event, Generic, Kind, Ledger, Measure, Owner, Part,
-    PermanentId, Recurrence, Refusal, Scope, TrackId, TrackSpec, Zone, ZoneId,
+    PermanentId, Recurrence, Refusal, Scope, TrackId, TrackSpec, Unlaid, Zone, ZoneId,
 };
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -567,6 +567,14 @@ proptest! {
         prop_assert_eq!(hash(&json), hash(&l));
         let bin: Ledger = postcard::from_bytes(&postcard::to_allocvec(&l).unwrap()).unwrap();
         prop_assert_eq!(hash(&bin), hash(&l));
+        // Written on the setup's layout (which `l` shares with `initial`, unless an operation changed
+        // it), both forms read back to the same ledger.
+        let layout = initial.layout();
+        let laid = l.laid_out(&layout);
+        let json: Unlaid = serde_json::from_str(&serde_json::to_string(&laid).unwrap()).unwrap();
+        prop_assert_eq!(&json.lay(&layout).unwrap(), &l);
+        let bin: Unlaid = postcard::from_bytes(&postcard::to_allocvec(&laid).unwrap()).unwrap();
+        prop_assert_eq!(&bin.lay(&layout).unwrap(), &l);
         let back: Vec<Event> = serde_json::from_str(&serde_json::to_string(&log).unwrap()).unwrap();
         prop_assert_eq!(back, log);
     }

@@ -6,8 +6,8 @@ use crate::content::{
     ShipClass, Window,
 };
 use coffer_core::{
-    AmountId, AmountSpec, Cause, ContentTable, Key, Ledger, Owner, PermanentId, Scope, SetupError,
-    Shared, SharedContent, Violation, Zone, ZoneId,
+    AmountId, AmountSpec, Cause, ContentTable, Key, LaidOut, Layout, Ledger, Owner, PermanentId,
+    Scope, SetupError, Shared, SharedContent, Unlaid, Violation, Zone, ZoneId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -424,7 +424,6 @@ pub struct Rules {
     #[serde(default)]
     pub agenda_from: u16,
     /// The agendas (T20), in content order; empty without an agenda phase.
-    #[serde(default)]
     pub agendas: Vec<AgendaRule>,
     /// Every law of the content: its name and fleet-pool maximum, by index (an agenda enacts them, T20).
     #[serde(default)]
@@ -448,7 +447,6 @@ pub struct Rules {
     pub free_secondaries: Vec<u16>,
     /// The component actions that spend strategy tokens, each of one player (Orbital Drop, Production
     /// Biomes; T21).
-    #[serde(default)]
     pub abilities: Vec<Ability>,
     /// The action cards dealt (T22): each with its holder, in configuration order.
     #[serde(default)]
@@ -458,7 +456,6 @@ pub struct Rules {
     #[serde(default)]
     pub excess_fighters: Vec<u8>,
     /// Per player, the relic fragments held at the start (empty: the game has none; T28).
-    #[serde(default)]
     pub fragments: Vec<u8>,
     /// The systems holding an alpha or beta wormhole, by index, ascending (T29).
     #[serde(default)]
@@ -870,10 +867,14 @@ fn nobody() -> u8 {
     NOBODY
 }
 
-/// Handles into the ledger. Setup creates every resource in the same order for every game of one player
-/// count and configuration, so games share them (a snapshot carries only that key).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Handles into the ledger, and the ledger's layout they index. Setup creates every resource in the same
+/// order for every game of one player count and configuration, so games share them (a snapshot carries
+/// only that key).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handles {
+    /// The ledger's zones, supply totals and reserves, which setup fixes: every game of the setup shares
+    /// them, and its snapshots leave them out ([`Ledger::laid_out`]).
+    pub layout: Layout,
     /// Command-token reinforcements (one zone, counts per player).
     pub reinforcements: ZoneId,
     /// The tactic, fleet and strategy pools.
@@ -891,27 +892,23 @@ pub struct Handles {
     /// Strategy cards.
     pub cards: Vec<PermanentId>,
     /// Per player, the zone of other players' tokens in their fleet pool, for a player with Edict (T17).
-    #[serde(default)]
     pub captured: Vec<Option<ZoneId>>,
     /// The game box, per kernel supply: where an eliminated player's components go (T18, LRR 33.2).
-    #[serde(default)]
     pub boxed: Vec<ZoneId>,
     /// The agenda cards, exhausted once revealed (T20); empty without an agenda phase.
-    #[serde(default)]
     pub agendas: Vec<PermanentId>,
     /// The component actions of [`Rules::abilities`], exhausted when used if their card exhausts (T21).
-    #[serde(default)]
     pub abilities: Vec<PermanentId>,
     /// The action cards of [`Rules::hands`], exhausted once played (T22).
-    #[serde(default)]
     pub hand: Vec<PermanentId>,
     /// Per player, their relic fragments (T28); empty when the game has none.
-    #[serde(default)]
     pub fragments: Vec<AmountId>,
 }
 
-/// The whole state of one game.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// The whole state of one game. A snapshot carries the ledger without its layout, which the handles'
+/// setup gives back ([`Unlaid::lay`]).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "StateData")]
 pub struct State {
     /// The kernel ledger: every token, ship, amount and card.
     pub ledger: Ledger,
@@ -922,6 +919,48 @@ pub struct State {
     pub h: Shared<Handles>,
     /// Where the round stands.
     pub flow: Flow,
+}
+
+/// A [`State`] as it is written: the ledger on its setup's layout.
+#[derive(Serialize)]
+struct StateOut<'a> {
+    ledger: LaidOut<'a>,
+    rules: &'a Shared<Rules>,
+    h: &'a Shared<Handles>,
+    flow: &'a Flow,
+}
+
+impl Serialize for State {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StateOut {
+            ledger: self.ledger.laid_out(&self.h.layout),
+            rules: &self.rules,
+            h: &self.h,
+            flow: &self.flow,
+        }
+        .serialize(s)
+    }
+}
+
+/// A [`State`] as it is read: the ledger is laid on the layout of the setup its handles name, and checked.
+#[derive(Deserialize)]
+struct StateData {
+    ledger: Unlaid,
+    rules: Shared<Rules>,
+    h: Shared<Handles>,
+    flow: Flow,
+}
+
+impl TryFrom<StateData> for State {
+    type Error = Violation;
+    fn try_from(d: StateData) -> Result<State, Violation> {
+        Ok(State {
+            ledger: d.ledger.lay(&d.h.layout)?,
+            rules: d.rules,
+            h: d.h,
+            flow: d.flow,
+        })
+    }
 }
 
 /// The player a compact [`Flow`] field holds as a `u8`.
@@ -1828,7 +1867,11 @@ impl State {
                 )?,
             );
         }
+        // Every resource is created: the layout is final (and no longer grows, so it gives back its
+        // spare capacity before games share it).
+        l.shrink_to_fit();
         let h = Handles {
+            layout: l.layout(),
             fragments,
             hand,
             abilities,
@@ -1892,6 +1935,9 @@ impl State {
             h: Shared::adopt(prepared.rules.key().clone(), h),
             flow,
         };
+        // The handles of a live game of this setup may have been kept instead of these: share their
+        // layout (it is equal, setup does not depend on the seed).
+        state.ledger.adopt_layout(&state.h.layout);
         for p in state.owners() {
             state.recheck_fleet(p, Cause::Setup);
         }
@@ -2365,18 +2411,12 @@ impl State {
             return bad("handles of another setup than the rules");
         }
         let h = &self.h;
-        let zones_ok = |zs: &[ZoneId]| zs.iter().all(|&z| self.ledger.zone(z).is_ok());
         if h.systems.len() != systems
             || h.ship_reserve.len() != classes
             || h.ships.len() != systems * classes
             || h.influence.len() != n
             || h.structures.len() != n
             || h.cards.len() != cards
-            || !zones_ok(&h.systems)
-            || !zones_ok(&h.ship_reserve)
-            || !zones_ok(&h.ships)
-            || !zones_ok(&h.pools)
-            || !zones_ok(&[h.reinforcements])
             || h.influence
                 .iter()
                 .chain(&h.structures)
@@ -2386,21 +2426,15 @@ impl State {
             || h.captured
                 .iter()
                 .zip(&r.capture)
-                .any(|(z, &c)| z.is_some() != c || z.is_some_and(|z| self.ledger.zone(z).is_err()))
+                .any(|(z, &c)| z.is_some() != c)
             || h.boxed.len() != classes + 1
-            || h.boxed.iter().enumerate().any(|(supply, &z)| {
-                self.ledger
-                    .zone(z)
-                    .map_or(true, |z| usize::from(z.supply) != supply || z.one_per_owner)
-            })
         {
             return bad("handles");
         }
-        if h.systems
-            .iter()
-            .any(|&z| self.ledger.zone(z).is_ok_and(|z| !z.one_per_owner))
-        {
-            return bad("system zones must hold one token per player");
+        // The zones the handles name are those setup made: with the setup's own layout (what a snapshot
+        // is read on unless it carried its own), they are there by construction.
+        if !self.ledger.has_layout(&h.layout) {
+            self.check_zone_handles()?;
         }
         let f = &self.flow;
         let player = |p: u8| usize::from(p) < n;
@@ -2569,6 +2603,100 @@ impl State {
         Ok(())
     }
 
+    /// T1: `p`'s totals of the kernel's supplies are the rules' 16 command tokens and each class's pieces.
+    fn check_stocked(&self, p: Owner) -> Result<(), Violation> {
+        let command = self.ledger.supply_of(0, p);
+        if command != COMMAND_TOKENS {
+            return Err(Violation(format!(
+                "{p} has {command} command tokens, not {COMMAND_TOKENS}"
+            )));
+        }
+        for c in 0..self.rules.class_count() {
+            let total = self.ledger.supply_of(ship_supply(c), p);
+            if total != self.rules.classes[c].reinforcements {
+                return Err(Violation(format!(
+                    "{p} has {total} {} pieces, not {}",
+                    self.rules.classes[c].id, self.rules.classes[c].reinforcements
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The fleet ships of each of `N` players in system `s` (the fleet classes summed) into `ships`, and
+    /// a bit per player with ships of any class there (`others`: the classes outside the fleet). The
+    /// players' count is checked by [`check_shape`](Self::check_shape) (at most [`MAX_PLAYERS`]).
+    #[inline]
+    fn ships_in<const N: usize>(
+        &self,
+        s: usize,
+        others: &[usize],
+        ships: &mut [u32; MAX_PLAYERS],
+    ) -> u8 {
+        let base = s * self.rules.class_count();
+        let row = |c: usize| {
+            self.h
+                .ships
+                .get(base + c)
+                .and_then(|&z| self.ledger.zone_tokens(z).first_chunk::<N>())
+        };
+        let mut fleet = [0u32; N];
+        for &c in &self.rules.fleet_classes {
+            if let Some(row) = row(usize::from(c)) {
+                for i in 0..N {
+                    fleet[i] += row[i];
+                }
+            }
+        }
+        let mut any = fleet;
+        for &c in others {
+            if let Some(row) = row(c) {
+                for i in 0..N {
+                    any[i] |= row[i];
+                }
+            }
+        }
+        let mut owners = 0u8;
+        for (i, &count) in any.iter().enumerate() {
+            owners |= u8::from(count > 0) << i;
+        }
+        ships.fill(0);
+        ships[..N].copy_from_slice(&fleet);
+        owners
+    }
+
+    /// The zones the handles name exist and are of their kind, in a ledger laid out otherwise than by
+    /// this setup (see [`check_shape`](Self::check_shape)).
+    fn check_zone_handles(&self) -> Result<(), Violation> {
+        let h = &self.h;
+        let zones_ok = |zs: &[ZoneId]| zs.iter().all(|&z| self.ledger.zone(z).is_ok());
+        if !zones_ok(&h.systems)
+            || !zones_ok(&h.ship_reserve)
+            || !zones_ok(&h.ships)
+            || !zones_ok(&h.pools)
+            || !zones_ok(&[h.reinforcements])
+            || h.captured
+                .iter()
+                .any(|z| z.is_some_and(|z| self.ledger.zone(z).is_err()))
+            || h.boxed.iter().enumerate().any(|(supply, &z)| {
+                self.ledger
+                    .zone(z)
+                    .map_or(true, |z| usize::from(z.supply) != supply || z.one_per_owner)
+            })
+        {
+            return Err(Violation("damaged state: handles".to_owned()));
+        }
+        if h.systems
+            .iter()
+            .any(|&z| self.ledger.zone(z).is_ok_and(|z| !z.one_per_owner))
+        {
+            return Err(Violation(
+                "damaged state: system zones must hold one token per player".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether a round of a space combat is under way: one of its steps, or a card played at its start
     /// waiting on cancelling (T26).
     pub fn in_combat_round(&self) -> bool {
@@ -2601,23 +2729,13 @@ impl State {
     pub fn check_rules(&self) -> Result<(), Violation> {
         self.check_shape()?;
         let n = self.players();
+        // The supply totals are the layout's: those setup stocked, with the setup's own layout.
+        let stocked = self.ledger.has_layout(&self.h.layout);
         for p in self.owners() {
             // T1: the kernel conserves each supply (K4); its totals must be the rules' 16 command tokens
             // and each class's pieces.
-            let command = self.ledger.supply_of(0, p);
-            if command != COMMAND_TOKENS {
-                return Err(Violation(format!(
-                    "{p} has {command} command tokens, not {COMMAND_TOKENS}"
-                )));
-            }
-            for c in 0..self.rules.class_count() {
-                let total = self.ledger.supply_of(ship_supply(c), p);
-                if total != self.rules.classes[c].reinforcements {
-                    return Err(Violation(format!(
-                        "{p} has {total} {} pieces, not {}",
-                        self.rules.classes[c].id, self.rules.classes[c].reinforcements
-                    )));
-                }
+            if !stocked {
+                self.check_stocked(p)?;
             }
             if let Some(m) = self.fleet_pool_max() {
                 // Over the law's maximum only while the player chooses the token to return: one over
@@ -2677,29 +2795,20 @@ impl State {
         }
         let others = &others[..other_count];
         for s in 0..self.rules.system_count() {
+            // A row of the token matrix per class, of a known width: no loop over players.
+            let owners = match n {
+                3 => self.ships_in::<3>(s, others, &mut ships),
+                4 => self.ships_in::<4>(s, others, &mut ships),
+                5 => self.ships_in::<5>(s, others, &mut ships),
+                6 => self.ships_in::<6>(s, others, &mut ships),
+                7 => self.ships_in::<7>(s, others, &mut ships),
+                _ => self.ships_in::<MAX_PLAYERS>(s, others, &mut ships),
+            };
             let ships = &mut ships[..n];
-            ships.fill(0);
-            let base = s * classes;
-            for &c in &self.rules.fleet_classes {
-                let row = self.ledger.zone_tokens(self.h.ships[base + usize::from(c)]);
-                for (sum, &count) in ships.iter_mut().zip(row) {
-                    *sum += count;
-                }
-            }
-            let mut owners = 0u8;
-            for (p, &count) in ships.iter().enumerate() {
-                owners |= u8::from(count > 0) << p;
-            }
             // T25: fighters beyond capacity count too for a player with Fighter II.
             for (p, sum) in ships.iter_mut().enumerate() {
                 if self.rules.excess_fighters[p] > 0 {
                     *sum += self.excess_fighters(owner(p as u8), s);
-                }
-            }
-            for &c in others {
-                let row = self.ledger.zone_tokens(self.h.ships[base + c]);
-                for (p, &count) in row.iter().enumerate().take(n) {
-                    owners |= u8::from(count > 0) << p;
                 }
             }
             let active = fighting && s == usize::from(self.flow.system);

@@ -52,10 +52,17 @@ impl Ledger {
         self.amounts.shrink_to_fit();
         self.tracks.shrink_to_fit();
         self.contributions.shrink_to_fit();
-        self.zones.shrink_to_fit();
+        // The layout's tables only while no other ledger or layout handle shares them.
+        if let Some(zones) = Arc::get_mut(&mut self.zones) {
+            zones.shrink_to_fit();
+        }
         self.tokens.shrink_to_fit();
-        self.supply.shrink_to_fit();
-        self.reserve.shrink_to_fit();
+        if let Some(supply) = Arc::get_mut(&mut self.supply) {
+            supply.shrink_to_fit();
+        }
+        if let Some(reserve) = Arc::get_mut(&mut self.reserve) {
+            reserve.shrink_to_fit();
+        }
         self.permanents.shrink_to_fit();
         self.pending.shrink_to_fit();
         self.log.shrink_to_fit();
@@ -127,16 +134,21 @@ impl Ledger {
         self.tracks.truncate(mark.tracks);
         self.contributions.truncate(mark.contributions);
         if mark.zones < self.zones.len() {
-            self.zones.truncate(mark.zones);
+            Arc::make_mut(&mut self.zones).truncate(mark.zones);
             self.tokens.truncate(mark.zones * usize::from(self.owners));
             self.game_tokens.truncate(mark.zones);
             self.truncate_board(mark.zones);
         }
         self.permanents.truncate(mark.permanents);
-        self.supply.truncate(mark.supplies);
-        self.reserve.truncate(mark.supplies);
-        self.game_supply.truncate(mark.game_supplies);
-        self.game_reserve.truncate(mark.game_supplies);
+        // The layout's tables are copied only if a zone of a new supply is undone (setup).
+        if mark.supplies < self.supply.len() {
+            Arc::make_mut(&mut self.supply).truncate(mark.supplies);
+            Arc::make_mut(&mut self.reserve).truncate(mark.supplies);
+        }
+        if mark.game_supplies < self.game_supply.len() {
+            Arc::make_mut(&mut self.game_supply).truncate(mark.game_supplies);
+            Arc::make_mut(&mut self.game_reserve).truncate(mark.game_supplies);
+        }
     }
 
     /// Runs `f` as one transaction: all its changes stay, or (on `Err`) none do.

@@ -8,6 +8,7 @@ mod amounts;
 mod board;
 mod costs;
 mod invariants;
+mod layout;
 mod limits;
 mod log;
 mod permanents;
@@ -17,6 +18,7 @@ mod upkeep;
 
 pub use board::ZoneSet;
 pub use costs::Generic;
+pub use layout::{LaidOut, Layout, Unlaid};
 pub use tokens::Payout;
 
 use crate::clock::{Clock, Scope};
@@ -28,6 +30,7 @@ use crate::spec::{
     Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What a gain did (K1.1, K4.2).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -137,20 +140,23 @@ pub struct Ledger {
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
-    zones: Vec<Zone>,
+    /// The zones. This and the four supply tables below are the ledger's [`Layout`]: fixed by setup,
+    /// shared (copied on write) with the layout handles taken from it and with other games' ledgers that
+    /// adopted it.
+    zones: Arc<Vec<Zone>>,
     /// The players' token counts, `zone * owners + owner`.
     tokens: Vec<u32>,
     /// Each player's total tokens of each supply (K4 conservation), `supply * owners + owner`.
-    supply: Vec<u32>,
+    supply: Arc<Vec<u32>>,
     /// Each player's reserve zone of each supply, if it has tokens there, `supply * owners + owner`.
-    reserve: Vec<Option<ZoneId>>,
+    reserve: Arc<Vec<Option<ZoneId>>>,
     /// The game's own tokens ([`Owner::GAME`], a bank's) in each zone, apart from the players' matrix so
     /// that a game without a bank is written exactly as before banks existed.
     game_tokens: Vec<u32>,
     /// The game's total tokens of each supply (K4.6).
-    game_supply: Vec<u32>,
+    game_supply: Arc<Vec<u32>>,
     /// The game's reserve zone (its bank) of each supply.
-    game_reserve: Vec<Option<ZoneId>>,
+    game_reserve: Arc<Vec<Option<ZoneId>>>,
     permanents: Vec<Permanent>,
     pending: Vec<Demand>,
     clock: Clock,
@@ -312,13 +318,13 @@ impl TryFrom<LedgerData> for Ledger {
             amounts: d.amounts,
             tracks: d.tracks,
             contributions: d.contributions,
-            zones: d.zones,
+            zones: Arc::new(d.zones),
             tokens,
-            supply,
-            reserve,
+            supply: Arc::new(supply),
+            reserve: Arc::new(reserve),
             game_tokens,
-            game_supply,
-            game_reserve,
+            game_supply: Arc::new(game_supply),
+            game_reserve: Arc::new(game_reserve),
             permanents: d.permanents,
             pending: d.pending,
             clock: d.clock,
@@ -369,13 +375,13 @@ impl Ledger {
             amounts: Vec::new(),
             tracks: Vec::new(),
             contributions: Vec::new(),
-            zones: Vec::new(),
+            zones: Arc::new(Vec::new()),
             tokens: Vec::new(),
-            supply: vec![0; usize::from(owners)],
-            reserve: vec![None; usize::from(owners)],
+            supply: Arc::new(vec![0; usize::from(owners)]),
+            reserve: Arc::new(vec![None; usize::from(owners)]),
             game_tokens: Vec::new(),
-            game_supply: vec![0],
-            game_reserve: vec![None],
+            game_supply: Arc::new(vec![0]),
+            game_reserve: Arc::new(vec![None]),
             permanents: Vec::new(),
             pending: Vec::new(),
             clock: Clock::default(),

@@ -27,14 +27,14 @@ impl Ledger {
         let supplies = usize::from(zone.supply) + 1;
         let needed = supplies * usize::from(self.owners);
         if needed > self.supply.len() {
-            self.supply.resize(needed, 0);
-            self.reserve.resize(needed, None);
+            Arc::make_mut(&mut self.supply).resize(needed, 0);
+            Arc::make_mut(&mut self.reserve).resize(needed, None);
         }
         if supplies > self.game_supply.len() {
-            self.game_supply.resize(supplies, 0);
-            self.game_reserve.resize(supplies, None);
+            Arc::make_mut(&mut self.game_supply).resize(supplies, 0);
+            Arc::make_mut(&mut self.game_reserve).resize(supplies, None);
         }
-        self.zones.push(zone);
+        Arc::make_mut(&mut self.zones).push(zone);
         self.tokens
             .extend(std::iter::repeat_n(0, usize::from(self.owners)));
         self.game_tokens.push(0);
@@ -290,13 +290,14 @@ impl Ledger {
         total: u32,
         reserve: Option<ZoneId>,
     ) {
+        // The layout is shared once setup is over: changing it then copies it (see `Layout`).
         if owner == Owner::GAME {
-            self.game_supply[usize::from(supply)] = total;
-            self.game_reserve[usize::from(supply)] = reserve;
+            Arc::make_mut(&mut self.game_supply)[usize::from(supply)] = total;
+            Arc::make_mut(&mut self.game_reserve)[usize::from(supply)] = reserve;
         } else {
             let slot = self.slot(supply, owner);
-            self.supply[slot] = total;
-            self.reserve[slot] = reserve;
+            Arc::make_mut(&mut self.supply)[slot] = total;
+            Arc::make_mut(&mut self.reserve)[slot] = reserve;
         }
     }
 

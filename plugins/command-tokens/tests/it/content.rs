@@ -467,6 +467,66 @@ fn snapshots_round_trip_and_damaged_ones_are_refused() {
 }
 
 #[test]
+fn a_snapshot_is_laid_on_the_layout_of_the_setup_it_names_and_refused_if_it_does_not_fit() {
+    use coffer_core::{Format, Owner};
+    let adapter = Adapter::shared(CommandTokens::new());
+    let mut game = adapter.new_game(&Setup::new(6, 5)).unwrap();
+    for _ in 0..30 {
+        let p = (0..6)
+            .map(Owner)
+            .find(|&p| game.legal_actions(p) > 0)
+            .unwrap();
+        game.legal_actions(p);
+        game.apply_legal(p, 0).unwrap();
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&game.snapshot(Format::Json).unwrap()).unwrap();
+    // The ledger is written without its zones, supply totals and reserves: the setup gives them back.
+    let ledger = json["ledger"]["setup"].as_object().unwrap();
+    for field in ["zones", "supply", "reserve"] {
+        assert!(!ledger.contains_key(field), "{field}");
+    }
+    let state: coffer_command_tokens::State = serde_json::from_value(json.clone()).unwrap();
+    assert!(state.ledger.has_layout(&state.h.layout));
+    // Rules and handles of a setup laid out otherwise (Mahact's Edict adds a zone) do not fit the token
+    // counts of this one: refused, whether the setup is named consistently or only by the handles.
+    let mahact = serde_json::json!(["letnev", "sol", "hacan", "jolnar", "xxcha", "mahact"]);
+    for paths in [
+        &["/rules/1/factions", "/h/1/factions"][..],
+        &["/h/1/factions"][..],
+    ] {
+        let mut damaged = json.clone();
+        for path in paths {
+            *damaged.pointer_mut(path).unwrap() = mahact.clone();
+        }
+        let e = adapter
+            .restore(Format::Json, damaged.to_string().as_bytes())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("invalid snapshot"), "{paths:?}: {e}");
+        assert!(e.contains("zones of 6 owners"), "{paths:?}: {e}");
+    }
+    // A ledger written whole (its own layout) is read and checked whole, and must fit the handles too.
+    let mut whole = json.clone();
+    whole["ledger"] = serde_json::json!({ "own": serde_json::to_value(&state.ledger).unwrap() });
+    let restored = adapter
+        .restore(Format::Json, whole.to_string().as_bytes())
+        .unwrap();
+    // Its layout is the setup's: shared again, it is written and hashed as if it had never left.
+    assert_eq!(restored.state_hash(), game.state_hash());
+    let mut short = whole.clone();
+    let zones = short["ledger"]["own"]["zones"].as_array_mut().unwrap();
+    zones.truncate(zones.len() - 1);
+    let e = adapter
+        .restore(Format::Json, short.to_string().as_bytes())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("invalid snapshot"), "{e}");
+}
+
+#[test]
 fn games_of_one_setup_share_their_rules_and_handles_whatever_the_seed() {
     use coffer_core::{Ruleset, Shared};
     let r = CommandTokens::new();
@@ -480,4 +540,6 @@ fn games_of_one_setup_share_their_rules_and_handles_whatever_the_seed() {
     assert_eq!(rebuilt, *a.h);
     let other = r.new_game(5, 1, &Config::default()).unwrap();
     assert!(!Shared::same(&a.h, &other.h));
+    // Their ledgers share the setup's layout too.
+    assert!(a.ledger.has_layout(&a.h.layout) && b.ledger.has_layout(&a.h.layout));
 }
