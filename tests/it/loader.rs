@@ -4,8 +4,8 @@
 
 use coffer_core::abi;
 use coffer_core::{
-    ActionError, DynGame, Format, GameRng, Observe, Owner, PlayoutError, Progress, Setup,
-    SetupError, choose, random_playout,
+    ActionError, DynGame, DynRuleset, Format, GameRng, Observe, Owner, PlayoutError, Progress,
+    Setup, SetupError, choose, random_playout,
 };
 use coffer_host::loader::{self, LoadError, LockFile, PathProblem, ProbeCommand, Verdict};
 use coffer_host::{HostError, HostedGame, Origin, Registry, RegistryError};
@@ -306,6 +306,16 @@ fn declaration_symbol_is_derived_from_the_file_name() {
 }
 
 /// Plays the coin game by JSON: alternating takes and spends, `rounds` times for each of two players.
+/// The panicky fixture loaded from a fresh copy of its library (another path), so that no earlier
+/// panic's poisoning applies; the directory lives as long as the returned guard.
+fn fresh_panicky() -> (tempfile::TempDir, Arc<dyn DynRuleset>) {
+    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
+    let (registry, report) = load(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    (dir, panicky)
+}
+
 fn churn(game: &mut dyn DynGame, rounds: usize) {
     for _ in 0..rounds {
         for action in [r#"{"type":"take","n":1}"#, r#"{"type":"spend","n":1}"#] {
@@ -411,10 +421,7 @@ fn panicking_plugin_is_poisoned_the_game_unchanged_and_others_keep_running() {
 #[test]
 fn panic_early_in_a_game_rebuilds_it_from_its_setup() {
     // A fresh copy of the library (another path), so the poisoning of the test above does not apply.
-    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
-    let (registry, report) = load(dir.path());
-    assert!(report.errors.is_empty(), "{:?}", report.errors);
-    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let (_dir, panicky) = fresh_panicky();
     let mut game = panicky.new_game(&Setup::new(2, 9)).unwrap();
     churn(&mut *game, 1);
     game.apply_json(Owner(0), r#"{"type":"roll"}"#).unwrap();
@@ -663,10 +670,7 @@ fn acting_caches_every_listed_players_actions_and_leaves_legal_action_json_alone
 #[test]
 fn panic_in_apply_legal_then_acting_leaves_the_game_as_before_the_call() {
     // A fresh copy of the library (another path), so earlier poisonings do not apply.
-    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
-    let (registry, report) = load(dir.path());
-    assert!(report.errors.is_empty(), "{:?}", report.errors);
-    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let (_dir, panicky) = fresh_panicky();
     let mut game = panicky.new_game(&Setup::new(2, 21)).unwrap();
     // Legal actions by index (both calls), a JSON action, then more by index: a mixed log since setup.
     game.apply_legal(Owner(0), 0).unwrap();
@@ -695,10 +699,7 @@ fn panic_in_apply_legal_then_acting_leaves_the_game_as_before_the_call() {
 
 #[test]
 fn panic_in_a_restored_game_rebuilds_it_from_its_first_clone_and_the_mixed_log() {
-    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
-    let (registry, report) = load(dir.path());
-    assert!(report.errors.is_empty(), "{:?}", report.errors);
-    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let (_dir, panicky) = fresh_panicky();
     let mut source = panicky.new_game(&Setup::new(2, 8)).unwrap();
     churn(&mut *source, 2);
     let bytes = source.snapshot(Format::Binary).unwrap();
@@ -1336,10 +1337,7 @@ fn seed_choosing(game: &mut dyn DynGame, mut seed: u64, wanted: impl Fn(&str) ->
 fn playouts_in_the_recovery_log_are_replayed_after_a_later_panic() {
     // Playouts between JSON actions, more entries than a checkpoint's log holds: each playout is one
     // entry, replayed after the panic from the generator state it started from.
-    let dir = plugin_dir_with(&[&fixture_library("panicky")]);
-    let (registry, report) = load(dir.path());
-    assert!(report.errors.is_empty(), "{:?}", report.errors);
-    let panicky = Arc::clone(&registry.get("fixture-panicky").unwrap().ruleset);
+    let (_dir, panicky) = fresh_panicky();
     let mut game = panicky.new_game(&Setup::new(2, 4)).unwrap();
     let mut seed = 0;
     let rounds = abi::CHECKPOINT_EVERY / 4 + 10;
@@ -1373,16 +1371,7 @@ fn playouts_in_the_recovery_log_are_replayed_after_a_later_panic() {
 fn a_panic_inside_a_runtime_playout_leaves_the_actions_before_it_applied() {
     for seed in 1..=3u64 {
         // Two fresh copies of the library each time: each is poisoned by its own panic only.
-        let (one, two) = (
-            plugin_dir_with(&[&fixture_library("panicky")]),
-            plugin_dir_with(&[&fixture_library("panicky")]),
-        );
-        let (first, report) = load(one.path());
-        assert!(report.errors.is_empty(), "{:?}", report.errors);
-        let (second, report) = load(two.path());
-        assert!(report.errors.is_empty(), "{:?}", report.errors);
-        let panicky = Arc::clone(&first.get("fixture-panicky").unwrap().ruleset);
-        let witness = Arc::clone(&second.get("fixture-panicky").unwrap().ruleset);
+        let ((_one, panicky), (_two, witness)) = (fresh_panicky(), fresh_panicky());
         let setup = Setup::new(2, seed);
         let mut game = panicky.new_game(&setup).unwrap();
         // An action first, so the recovery log holds more than the playout.
