@@ -691,7 +691,14 @@ async fn a_paused_node_cannot_append_after_its_lease_and_its_clients_move_on() {
             played.game
         );
     }
-    let lost = metric(&client, &servers[0], "leases_lost").await;
+    // A resumed node learns of each lost lease when it next renews or writes that game: on a loaded
+    // machine that may take longer than the play above, so wait for it (a node that never learns fails).
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut lost = metric(&client, &servers[0], "leases_lost").await;
+    while lost < before.len() as u64 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        lost = metric(&client, &servers[0], "leases_lost").await;
+    }
     let fenced = metric(&client, &servers[0], "fenced").await;
     let forwarded = metric(&client, &servers[0], "forwarded").await;
     println!(
