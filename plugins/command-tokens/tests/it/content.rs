@@ -419,19 +419,30 @@ fn default_galaxy_has_mecatol_a_home_per_player_and_empty_systems() {
     assert_eq!(s.rules.adjacent[0], [7, 8, 9, 10, 11, 12]);
 }
 
-#[test]
-fn snapshots_round_trip_and_damaged_ones_are_refused() {
-    use coffer_core::{Format, Owner};
-    let adapter = Adapter::shared(CommandTokens::new());
-    let mut game = adapter.new_game(&Setup::new(6, 3)).unwrap();
-    for _ in 0..40 {
+/// A six-player game of `seed` after `n` actions, each the first legal action of the first player who has
+/// one.
+fn first_actions(
+    adapter: &std::sync::Arc<dyn coffer_core::DynRuleset>,
+    seed: u64,
+    n: usize,
+) -> Box<dyn coffer_core::DynGame> {
+    let mut game = adapter.new_game(&Setup::new(6, seed)).unwrap();
+    for _ in 0..n {
         let p = (0..6)
-            .map(Owner)
+            .map(coffer_core::Owner)
             .find(|&p| game.legal_actions(p) > 0)
             .unwrap();
         game.legal_actions(p);
         game.apply_legal(p, 0).unwrap();
     }
+    game
+}
+
+#[test]
+fn snapshots_round_trip_and_damaged_ones_are_refused() {
+    use coffer_core::Format;
+    let adapter = Adapter::shared(CommandTokens::new());
+    let game = first_actions(&adapter, 3, 40);
     for format in [Format::Json, Format::Binary] {
         let bytes = game.snapshot(format).unwrap();
         let restored = adapter.restore(format, &bytes).unwrap();
@@ -468,17 +479,9 @@ fn snapshots_round_trip_and_damaged_ones_are_refused() {
 
 #[test]
 fn a_snapshot_is_laid_on_the_layout_of_the_setup_it_names_and_refused_if_it_does_not_fit() {
-    use coffer_core::{Format, Owner};
+    use coffer_core::Format;
     let adapter = Adapter::shared(CommandTokens::new());
-    let mut game = adapter.new_game(&Setup::new(6, 5)).unwrap();
-    for _ in 0..30 {
-        let p = (0..6)
-            .map(Owner)
-            .find(|&p| game.legal_actions(p) > 0)
-            .unwrap();
-        game.legal_actions(p);
-        game.apply_legal(p, 0).unwrap();
-    }
+    let game = first_actions(&adapter, 5, 30);
     let json: serde_json::Value =
         serde_json::from_slice(&game.snapshot(Format::Json).unwrap()).unwrap();
     // The ledger is written without its zones, supply totals and reserves: the setup gives them back.
