@@ -17,9 +17,12 @@ impl From<GameRng> for [u64; 2] {
     fn from(rng: GameRng) -> [u64; 2] {
         // Pcg64Mcg serializes as a struct holding only its u128 state; postcard encodes such a struct
         // exactly as the bare u128, so the state can be read back without access to private fields.
-        let state = postcard::to_allocvec(&rng.0)
+        // Written on the stack: a u128 takes at most 19 bytes as a varint (an allocation per snapshot and
+        // per playout crossing otherwise).
+        let mut buf = [0u8; 24];
+        let state = postcard::to_slice(&rng.0, &mut buf)
             .ok()
-            .and_then(|bytes| postcard::from_bytes::<u128>(&bytes).ok())
+            .and_then(|bytes| postcard::from_bytes::<u128>(bytes).ok())
             .unwrap_or(1);
         [(state >> 64) as u64, state as u64]
     }
