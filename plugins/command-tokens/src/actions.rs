@@ -898,28 +898,38 @@ impl State {
     }
 
     /// T14: every single-ship move into the activated system, with each number of fighters it may
-    /// transport.
+    /// transport, by ascending system and class.
     fn push_moves(&self, p: Owner, out: &mut Vec<Action>) {
         let active = usize::from(self.flow.system);
         let dist = self.distances(p);
-        for (from, &d) in dist.iter().enumerate() {
-            if from == active || d == u8::MAX || self.has_token(p, from) {
+        let classes = self.rules.class_count().max(1);
+        let zones = self.ledger.zones();
+        // The player's own ships zones from the kernel's board index (K4.8), in creation order: a ships
+        // zone's subject is `system * classes + class`, so by ascending system, then class. Only the
+        // systems and classes where the player has ships are looked at.
+        for z in self.ledger.zones_holding_in(p, kind::SHIPS) {
+            let subject = zones[z.index()].key.subject as usize;
+            let (from, c) = (subject / classes, subject % classes);
+            let Some(&d) = dist.get(from) else {
+                continue;
+            };
+            if from == active
+                || d == u8::MAX
+                || self.move_value(p, c).is_none_or(|m| m < d)
+                || self.has_token(p, from)
+            {
                 continue;
             }
             let fighters = self
                 .rules
                 .transported
                 .map_or(0, |t| self.ships(p, from, usize::from(t)));
-            for (c, class) in self.rules.classes.iter().enumerate() {
-                if self.move_value(p, c).is_some_and(|m| m >= d) && self.ships(p, from, c) > 0 {
-                    for k in 0..=fighters.min(u32::from(class.capacity)) {
-                        out.push(Action::Move {
-                            from: from as u16,
-                            class: c as u8,
-                            fighters: k as u8,
-                        });
-                    }
-                }
+            for k in 0..=fighters.min(u32::from(self.rules.classes[c].capacity)) {
+                out.push(Action::Move {
+                    from: from as u16,
+                    class: c as u8,
+                    fighters: k as u8,
+                });
             }
         }
     }
