@@ -2178,7 +2178,7 @@ impl State {
 
     /// For each system, whether a player other than `player` has ships there: one pass over each other
     /// player's ship zones in the kernel's board index (K4.8), not a look-up per system, class and player
-    /// (a sixth of a playout's time when the movement list asked system by system).
+    /// (a sixth of a playout's instructions when the movement search asked system by system).
     fn ships_of_others(&self, player: Owner) -> [bool; MAX_SYSTEMS] {
         let classes = self.rules.class_count().max(1);
         let zones = self.ledger.zones();
