@@ -902,14 +902,11 @@ impl State {
     fn push_moves(&self, p: Owner, out: &mut Vec<Action>) {
         let active = usize::from(self.flow.system);
         let dist = self.distances(p);
-        let classes = self.rules.class_count().max(1);
-        let zones = self.ledger.zones();
-        // The player's own ships zones from the kernel's board index (K4.8), in creation order: a ships
-        // zone's subject is `system * classes + class`, so by ascending system, then class. Only the
-        // systems and classes where the player has ships are looked at.
+        // The player's own ships zones from the kernel's board index (K4.8), in creation order: by
+        // ascending system, then class. Only the systems and classes where the player has ships are
+        // looked at.
         for z in self.ledger.zones_holding_in(p, kind::SHIPS) {
-            let subject = zones[z.index()].key.subject as usize;
-            let (from, c) = (subject / classes, subject % classes);
+            let (from, c) = self.ships_zone(z);
             let Some(&d) = dist.get(from) else {
                 continue;
             };

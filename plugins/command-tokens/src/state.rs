@@ -2180,19 +2180,24 @@ impl State {
     /// player's ship zones in the kernel's board index (K4.8), not a look-up per system, class and player
     /// (a sixth of a playout's instructions when the movement search asked system by system).
     fn ships_of_others(&self, player: Owner) -> [bool; MAX_SYSTEMS] {
-        let classes = self.rules.class_count().max(1);
-        let zones = self.ledger.zones();
         let mut blocked = [false; MAX_SYSTEMS];
         for q in self.owners().filter(|&q| q != player) {
             for z in self.ledger.zones_holding_in(q, kind::SHIPS) {
-                // A ships zone's subject is `system * classes + class`.
-                let system = zones[z.index()].key.subject as usize / classes;
-                if let Some(b) = blocked.get_mut(system) {
+                if let Some(b) = blocked.get_mut(self.ships_zone(z).0) {
                     *b = true;
                 }
             }
         }
         blocked
+    }
+
+    /// The system and class of a ships zone ([`Handles::ships`]): its subject is
+    /// `system * classes + class`, so zones in creation order go by ascending system, then class.
+    #[inline]
+    pub(crate) fn ships_zone(&self, zone: ZoneId) -> (usize, usize) {
+        let classes = self.rules.class_count().max(1);
+        let subject = self.ledger.zones()[zone.index()].key.subject as usize;
+        (subject / classes, subject % classes)
     }
 
     /// Whether a player other than `player` has ships in `system`.

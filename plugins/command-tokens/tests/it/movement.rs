@@ -162,6 +162,42 @@ fn t14_a_ship_with_capacity_transports_fighters_from_the_system_it_starts_in() {
 }
 
 #[test]
+fn t14_moves_are_listed_by_ascending_system_then_class_then_fighters() {
+    let mut s = battlefield(&[
+        (B, 0, FIGHTER, 2),
+        (B, 0, DESTROYER, 1),
+        (B, 0, CARRIER, 1),
+        (A, 0, DREADNOUGHT, 1),
+        (A, 0, DESTROYER, 1),
+        (D, 0, CRUISER, 1),
+    ]);
+    ok(&mut s, 0, Action::Tactical { system: C });
+    let moves: Vec<(u16, u8, u8)> = legal(&s, 0)
+        .into_iter()
+        .filter_map(|a| match a {
+            Action::Move {
+                from,
+                class,
+                fighters,
+            } => Some((from, class, fighters)),
+            _ => None,
+        })
+        .collect();
+    // The dreadnought (move 1) in a, two systems away, cannot reach c; fighters move only carried.
+    assert_eq!(
+        moves,
+        [
+            (A, DESTROYER, 0),
+            (B, DESTROYER, 0),
+            (B, CARRIER, 0),
+            (B, CARRIER, 1),
+            (B, CARRIER, 2),
+            (D, CRUISER, 0),
+        ]
+    );
+}
+
+#[test]
 fn t14_ships_arriving_over_the_fleet_limit_are_removed_at_once() {
     // Fleet pool 3; two destroyers already in c, two more arrive.
     let mut s = battlefield(&[(C, 0, DESTROYER, 2), (B, 0, DESTROYER, 2)]);
