@@ -359,3 +359,27 @@ fn k4_a_zone_row_lists_every_owners_tokens() {
     assert_eq!(b.l.zone_tokens(b.reserve[0]), &[4, 0]);
     assert_eq!(b.l.zone_tokens(b.reserve[1]), &[0, 3]);
 }
+
+#[test]
+fn k4_consecutive_zones_rows_read_as_one_block() {
+    let mut b = board(4);
+    b.l.move_tokens(Owner(1), b.reserve[1], b.system, 1, Cause::Setup)
+        .unwrap();
+    b.l.move_tokens(Owner(0), b.reserve[0], b.pool[0], 3, Cause::Setup)
+        .unwrap();
+    // Zones 2 to 4: both pools, then the system, each zone's row after the other's.
+    assert_eq!(
+        b.l.zones_tokens(b.pool[0], 3),
+        [
+            b.l.zone_tokens(b.pool[0]),
+            b.l.zone_tokens(b.pool[1]),
+            b.l.zone_tokens(b.system)
+        ]
+        .concat()
+    );
+    assert_eq!(b.l.zones_tokens(b.pool[0], 3), &[3, 0, 0, 0, 0, 1]);
+    assert_eq!(b.l.zones_tokens(b.reserve[0], 0), &[] as &[u32]);
+    // A block that runs past the last zone is empty, as a missing zone's row is.
+    assert_eq!(b.l.zones_tokens(b.pool[0], 4), &[] as &[u32]);
+    assert_eq!(b.l.zones_tokens(b.system, usize::MAX), &[] as &[u32]);
+}

@@ -2646,48 +2646,6 @@ impl State {
         Ok(())
     }
 
-    /// The fleet ships of each of `N` players in system `s` (the fleet classes summed) into `ships`, and
-    /// a bit per player with ships of any class there (`others`: the classes outside the fleet). The
-    /// players' count is checked by [`check_shape`](Self::check_shape) (at most [`MAX_PLAYERS`]).
-    #[inline]
-    fn ships_in<const N: usize>(
-        &self,
-        s: usize,
-        others: &[usize],
-        ships: &mut [u32; MAX_PLAYERS],
-    ) -> u8 {
-        let base = s * self.rules.class_count();
-        let row = |c: usize| {
-            self.h
-                .ships
-                .get(base + c)
-                .and_then(|&z| self.ledger.zone_tokens(z).first_chunk::<N>())
-        };
-        let mut fleet = [0u32; N];
-        for &c in &self.rules.fleet_classes {
-            if let Some(row) = row(usize::from(c)) {
-                for i in 0..N {
-                    fleet[i] += row[i];
-                }
-            }
-        }
-        let mut any = fleet;
-        for &c in others {
-            if let Some(row) = row(c) {
-                for i in 0..N {
-                    any[i] |= row[i];
-                }
-            }
-        }
-        let mut owners = 0u8;
-        for (i, &count) in any.iter().enumerate() {
-            owners |= u8::from(count > 0) << i;
-        }
-        ships.fill(0);
-        ships[..N].copy_from_slice(&fleet);
-        owners
-    }
-
     /// The zones the handles name exist and are of their kind, in a ledger laid out otherwise than by
     /// this setup (see [`check_shape`](Self::check_shape)).
     fn check_zone_handles(&self) -> Result<(), Violation> {
@@ -2817,15 +2775,35 @@ impl State {
             other_count += 1;
         }
         let others = &others[..other_count];
+        // Setup made the ships zones in one go, system by system and class by class (`Handles::ships`,
+        // never read from a snapshot): their rows are one block of the token matrix, read here without
+        // a look-up per zone.
+        let block = match (self.h.ships.first(), self.h.ships.last()) {
+            (Some(&first), Some(&last))
+                if last.index().checked_sub(first.index()) == Some(self.h.ships.len() - 1) =>
+            {
+                self.ledger.zones_tokens(first, self.h.ships.len())
+            }
+            _ => &[],
+        };
+        if block.len() != self.h.ships.len() * n {
+            return Err(Violation(
+                "the ships zones are not one block of the token matrix".to_owned(),
+            ));
+        }
+        let per_system = classes * n;
         for s in 0..self.rules.system_count() {
             // A row of the token matrix per class, of a known width: no loop over players.
+            let rows = block
+                .get(s * per_system..(s + 1) * per_system)
+                .unwrap_or(&[]);
             let owners = match n {
-                3 => self.ships_in::<3>(s, others, &mut ships),
-                4 => self.ships_in::<4>(s, others, &mut ships),
-                5 => self.ships_in::<5>(s, others, &mut ships),
-                6 => self.ships_in::<6>(s, others, &mut ships),
-                7 => self.ships_in::<7>(s, others, &mut ships),
-                _ => self.ships_in::<MAX_PLAYERS>(s, others, &mut ships),
+                3 => ships_in::<3>(rows, &self.rules.fleet_classes, others, &mut ships),
+                4 => ships_in::<4>(rows, &self.rules.fleet_classes, others, &mut ships),
+                5 => ships_in::<5>(rows, &self.rules.fleet_classes, others, &mut ships),
+                6 => ships_in::<6>(rows, &self.rules.fleet_classes, others, &mut ships),
+                7 => ships_in::<7>(rows, &self.rules.fleet_classes, others, &mut ships),
+                _ => ships_in::<MAX_PLAYERS>(rows, &self.rules.fleet_classes, others, &mut ships),
             };
             let ships = &mut ships[..n];
             // T25: fighters beyond capacity count too for a player with Fighter II.
@@ -2905,6 +2883,46 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// The fleet ships of each of `N` players in one system (`rows`: its ships zones' rows of the token
+/// matrix, class after class; `fleet`: the fleet classes summed) into `ships`, and a bit per player with
+/// ships of any class there (`others`: the classes outside the fleet). The players' count is checked by
+/// [`State::check_shape`] (at most [`MAX_PLAYERS`]).
+#[inline]
+fn ships_in<const N: usize>(
+    rows: &[u32],
+    fleet_classes: &[u8],
+    others: &[usize],
+    ships: &mut [u32; MAX_PLAYERS],
+) -> u8 {
+    let row = |c: usize| {
+        rows.get(c * N..(c + 1) * N)
+            .and_then(|r| r.first_chunk::<N>())
+    };
+    let mut fleet = [0u32; N];
+    for &c in fleet_classes {
+        if let Some(row) = row(usize::from(c)) {
+            for i in 0..N {
+                fleet[i] += row[i];
+            }
+        }
+    }
+    let mut any = fleet;
+    for &c in others {
+        if let Some(row) = row(c) {
+            for i in 0..N {
+                any[i] |= row[i];
+            }
+        }
+    }
+    let mut owners = 0u8;
+    for (i, &count) in any.iter().enumerate() {
+        owners |= u8::from(count > 0) << i;
+    }
+    ships.fill(0);
+    ships[..N].copy_from_slice(&fleet);
+    owners
 }
 
 /// The kernel supply (K4) that holds a player's ship pieces of class `class`; supply 0 is the command tokens.
