@@ -646,8 +646,9 @@ enum Logged {
     Playout(u32),
 }
 
-/// The log's capacity when a game is made (128 bytes): a short game never grows it, and applying an
-/// action never allocates for it until then.
+/// The log's capacity when a game is made from its setup (128 bytes): a short game never grows it, and
+/// applying an action never allocates for it until then. A restored or copied game makes it at its first
+/// action, which copies the game anyway.
 const LOG_RESERVE: usize = 16;
 
 /// Where a plugin-side game is rebuilt from after a panic, before replaying the actions since.
@@ -674,10 +675,16 @@ struct PluginGame {
 
 impl PluginGame {
     fn new(game: Box<dyn DynGame>, checkpoint: Checkpoint) -> PluginGame {
+        // A restored or copied game's first action copies the whole game (its checkpoint): its log is
+        // made then too, not with every restore.
+        let log = match checkpoint {
+            Checkpoint::Lazy => Vec::new(),
+            _ => Vec::with_capacity(LOG_RESERVE),
+        };
         PluginGame {
             game,
             checkpoint,
-            log: Vec::with_capacity(LOG_RESERVE),
+            log,
             texts: Vec::new(),
             playouts: Vec::new(),
         }

@@ -1549,6 +1549,7 @@ impl Library {
                 Ok(Arc::new(RuntimeRuleset {
                     lib: self,
                     index,
+                    id: Arc::from(description.id.as_str()),
                     description,
                 }) as Arc<dyn DynRuleset>)
             })
@@ -2396,6 +2397,8 @@ struct RuntimeRuleset {
     lib: &'static Library,
     index: usize,
     description: Description,
+    /// The description's id, shared by this ruleset's games.
+    id: Arc<str>,
 }
 
 fn setup_error(failure: Failure, id: &str) -> SetupError {
@@ -2418,8 +2421,7 @@ fn action_error(failure: Failure, id: &str) -> ActionError {
 
 impl RuntimeRuleset {
     fn game(&self, handle: *mut GameHandle) -> Result<Box<dyn DynGame>, SetupError> {
-        let id: Arc<str> = Arc::from(self.description.id.as_str());
-        let mut game = RuntimeGame::new(self.lib, handle, id, 0);
+        let mut game = RuntimeGame::new(self.lib, handle, Arc::clone(&self.id), 0);
         let mut players = 0u16;
         let h = handle.cast_const();
         self.lib
