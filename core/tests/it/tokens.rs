@@ -382,4 +382,5 @@ fn k4_consecutive_zones_rows_read_as_one_block() {
     // A block that runs past the last zone is empty, as a missing zone's row is.
     assert_eq!(b.l.zones_tokens(b.pool[0], 4), &[] as &[u32]);
     assert_eq!(b.l.zones_tokens(b.system, usize::MAX), &[] as &[u32]);
+    assert_eq!(b.l.zones_tokens(b.pool[0], usize::MAX / 2), &[] as &[u32]);
 }

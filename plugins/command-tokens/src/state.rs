@@ -2886,8 +2886,8 @@ impl State {
 }
 
 /// The fleet ships of each of `N` players in one system (`rows`: its ships zones' rows of the token
-/// matrix, class after class; `fleet`: the fleet classes summed) into `ships`, and a bit per player with
-/// ships of any class there (`others`: the classes outside the fleet). The players' count is checked by
+/// matrix, class after class), the classes of `fleet_classes` summed, into `ships`, and a bit per player
+/// with ships of any class there (`others`: the classes outside the fleet). The players' count is checked by
 /// [`State::check_shape`] (at most [`MAX_PLAYERS`]).
 #[inline]
 fn ships_in<const N: usize>(

@@ -194,7 +194,8 @@ impl Ledger {
         first
             .index()
             .checked_add(count)
-            .and_then(|end| self.tokens.get(first.index() * o..end * o))
+            .and_then(|end| end.checked_mul(o))
+            .and_then(|end| self.tokens.get(first.index() * o..end))
             .unwrap_or(&[])
     }
 
