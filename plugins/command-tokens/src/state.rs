@@ -2788,7 +2788,7 @@ impl State {
         };
         if block.len() != self.h.ships.len() * n {
             return Err(Violation(
-                "the ships zones are not one block of the token matrix".to_owned(),
+                "the ships of the galaxy's systems are not laid out as setup made them".to_owned(),
             ));
         }
         let per_system = classes * n;
