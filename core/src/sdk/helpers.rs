@@ -32,6 +32,9 @@ impl Outcome {
 ///
 /// # Errors
 /// The ruleset's refusal.
+// Inlined into the adapter's step: out of line, its register saves and the transaction mark's copy were
+// 1.5% of a wide-board playout's instructions.
+#[inline(always)]
 pub fn apply_atomically<R: Ruleset>(
     ruleset: &R,
     state: &mut R::State,

@@ -860,11 +860,21 @@ impl<R: Ruleset> Game<R> {
     }
 
     /// The entry of `lists` for `player`, enumerating their legal actions if they are not listed yet.
-    #[inline]
+    ///
+    /// The look-up is inlined into its callers and the enumeration is not: applying a listed action
+    /// finds its list without the enumeration's register saves (1.5% of a wide-board playout's
+    /// instructions).
+    #[inline(always)]
     fn list(&mut self, player: Owner) -> usize {
-        if let Some(i) = self.lists.iter().position(|l| l.player == player) {
-            return i;
+        match self.lists.iter().position(|l| l.player == player) {
+            Some(i) => i,
+            None => self.enumerate(player),
         }
+    }
+
+    /// Lists `player`'s legal actions in a new entry of `lists`, and returns it.
+    #[inline(never)]
+    fn enumerate(&mut self, player: Owner) -> usize {
         let start = self.legal.len();
         if player.0 < self.players {
             self.ruleset

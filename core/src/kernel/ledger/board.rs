@@ -298,15 +298,16 @@ impl Iterator for ZoneSet<'_> {
 impl ExactSizeIterator for ZoneSet<'_> {}
 
 impl Ledger {
-    /// The board index, built from the token tables on first use (a restored or cloned ledger that is
-    /// never asked pays nothing for it), then kept by every token change.
+    /// The board index: a new ledger keeps it from its first zone on; a restored one builds it from the
+    /// token tables on first use (a restored ledger that is never asked pays nothing for it). Every token
+    /// change keeps it.
     #[inline]
     fn board(&self) -> &Board {
         self.board.get_or_init(|| self.build_board())
     }
 
     /// The board index as the token tables give it.
-    fn build_board(&self) -> Board {
+    pub(super) fn build_board(&self) -> Board {
         let mut board = Board::with_capacity(self.zones.len(), self.owners);
         for (i, zone) in self.zones.iter().enumerate() {
             board.add_zone(ZoneId(i as u32), zone.key.kind, self.owners);

@@ -162,7 +162,7 @@ pub struct Ledger {
     clock: Clock,
     rng: GameRng,
     /// Derived from the token tables (never written): which zones hold whose tokens, and each class's zones;
-    /// built on first use.
+    /// kept from its first zone on by a new ledger, built on first use by a restored one.
     board: std::sync::OnceLock<board::Board>,
     log: Vec<Event>,
     depth: u32,

@@ -38,8 +38,15 @@ impl Ledger {
         self.tokens
             .extend(std::iter::repeat_n(0, usize::from(self.owners)));
         self.game_tokens.push(0);
-        if let Some(board) = self.board.get_mut() {
-            board.add_zone(id, zone.key.kind, self.owners);
+        match self.board.get_mut() {
+            Some(board) => board.add_zone(id, zone.key.kind, self.owners),
+            // A new ledger's first zone (or a restored ledger's, never asked yet): the index is built now,
+            // so that a game set up zone by zone has it before its first query (its first legal-action
+            // list, inside the first action's time) instead of building it there.
+            None => {
+                let board = self.build_board();
+                let _ = self.board.set(board);
+            }
         }
         Ok(id)
     }
