@@ -106,12 +106,22 @@ impl Ledger {
     }
 
     /// Keeps the transaction's changes; the outermost commit publishes their events to `tracing`.
+    // Inlined, with the publishing out of line: every action commits, and the out-of-line call was 1.6% of
+    // a wide-board playout's instructions.
+    #[inline]
     pub fn commit(&mut self, mark: Mark) {
         self.depth = self.depth.saturating_sub(1);
         if self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG) {
-            for event in &self.log[mark.events.min(self.log.len())..] {
-                publish(event);
-            }
+            self.publish_from(mark.events);
+        }
+    }
+
+    /// Publishes the events from `first` on to `tracing`.
+    #[cold]
+    #[inline(never)]
+    fn publish_from(&self, first: usize) {
+        for event in &self.log[first.min(self.log.len())..] {
+            publish(event);
         }
     }
 
