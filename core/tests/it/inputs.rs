@@ -218,6 +218,35 @@ fn k1_6_a_ledger_laid_on_its_setup_layout_round_trips_without_it() {
 }
 
 #[test]
+fn k1_6_ledgers_that_lay_out_no_tokens_share_one_empty_layout_until_they_do() {
+    let a = Ledger::new(2, 1);
+    let mut b = Ledger::new(2, 2);
+    assert!(b.has_layout(&a.layout()), "no tables of their own");
+    assert!(
+        !Ledger::new(3, 1).has_layout(&a.layout()),
+        "one per player count"
+    );
+    // A ledger that lays out its first zone gets its own tables; the others keep the empty ones.
+    let zone = b.add_zone(Zone::new(key(0, 3, 0))).unwrap();
+    assert!(!b.has_layout(&a.layout()));
+    b.stock(Owner(1), zone, 3, Cause::Setup).unwrap();
+    assert_eq!(b.tokens(zone, Owner(1)), 3);
+    assert!(Ledger::new(2, 3).has_layout(&a.layout()) && a.zones().is_empty());
+    // A ledger without tokens read back from a snapshot shares it again once shrunk, as hosts do.
+    let mut back: Ledger = postcard::from_bytes(&postcard::to_stdvec(&a).unwrap()).unwrap();
+    assert!(!back.has_layout(&a.layout()));
+    back.shrink_to_fit();
+    assert!(back.has_layout(&a.layout()));
+    assert_eq!(back, a);
+    assert_eq!(hash(&back), hash(&a));
+    // More players than the shared ones cover still get a ledger that works.
+    let mut wide = Ledger::new(40, 0);
+    let zone = wide.add_zone(Zone::new(key(39, 3, 0))).unwrap();
+    wide.stock(Owner(39), zone, 2, Cause::Setup).unwrap();
+    assert_eq!(wide.tokens(zone, Owner(39)), 2);
+}
+
+#[test]
 fn k1_6_a_ledger_that_does_not_fit_its_setup_layout_is_refused() {
     use coffer_core::Unlaid;
     let (l, _) = laid_setup(0);

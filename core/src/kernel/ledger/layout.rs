@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::rows::Matrix;
+use std::sync::OnceLock;
 
 /// What a ledger's setup fixes and play never changes: its zones, and each owner's total and reserve of
 /// each supply (K4). A ruleset whose setup lays out every game of one configuration alike keeps one
@@ -54,11 +55,11 @@ use crate::rows::Matrix;
 #[derive(Clone, Debug)]
 pub struct Layout {
     owners: u16,
-    zones: Arc<Vec<Zone>>,
-    supply: Arc<Vec<u32>>,
-    reserve: Arc<Vec<Option<ZoneId>>>,
-    game_supply: Arc<Vec<u32>>,
-    game_reserve: Arc<Vec<Option<ZoneId>>>,
+    pub(super) zones: Arc<Vec<Zone>>,
+    pub(super) supply: Arc<Vec<u32>>,
+    pub(super) reserve: Arc<Vec<Option<ZoneId>>>,
+    pub(super) game_supply: Arc<Vec<u32>>,
+    pub(super) game_reserve: Arc<Vec<Option<ZoneId>>>,
 }
 
 impl Layout {
@@ -70,6 +71,28 @@ impl Layout {
     /// The zones, in creation order.
     pub fn zones(&self) -> &[Zone] {
         &self.zones
+    }
+
+    /// The layout of a ledger with no zones and no supplies for `owners` players: one per player count
+    /// (up to 16) shared by every such ledger of the process, so that a game whose setup lays out no
+    /// tokens holds no tables of its own (built anew for more players).
+    pub(super) fn empty(owners: u16) -> Layout {
+        static EMPTY: [OnceLock<Layout>; 17] = [const { OnceLock::new() }; 17];
+        let build = || {
+            let o = usize::from(owners);
+            Layout {
+                owners,
+                zones: Arc::new(Vec::new()),
+                supply: Arc::new(vec![0; o]),
+                reserve: Arc::new(vec![None; o]),
+                game_supply: Arc::new(vec![0]),
+                game_reserve: Arc::new(vec![None]),
+            }
+        };
+        match EMPTY.get(usize::from(owners)) {
+            Some(cell) => cell.get_or_init(build).clone(),
+            None => build(),
+        }
     }
 
     /// Whether the game owns tokens (K4.6): its ledgers then write the game's column of the token matrix.

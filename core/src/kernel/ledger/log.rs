@@ -46,9 +46,12 @@ impl Ledger {
     pub const ACTION_EVENTS: usize = 16;
 
     /// Gives back the spare capacity of every table (setup grows them one resource at a time), keeping
-    /// room for [`ACTION_EVENTS`](Self::ACTION_EVENTS) events. Hosts call it once a new game is set up:
-    /// it is most of an idle game's memory. Changes no state.
+    /// room for [`ACTION_EVENTS`](Self::ACTION_EVENTS) events, and shares the process's empty layout if
+    /// the ledger lays out no tokens. Hosts call it once a new game is set up: it is most of an idle
+    /// game's memory. Changes no state.
     pub fn shrink_to_fit(&mut self) {
+        // A ledger that lays out no tokens (one restored from a snapshot, say) shares the empty layout.
+        self.adopt_layout(&Layout::empty(self.owners));
         self.amounts.shrink_to_fit();
         self.tracks.shrink_to_fit();
         self.contributions.shrink_to_fit();

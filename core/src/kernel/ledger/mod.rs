@@ -370,18 +370,26 @@ fn missing(what: &'static str, index: u32) -> Refusal {
 impl Ledger {
     /// An empty ledger for `owners` players, with the RNG seeded by `seed`.
     pub fn new(owners: u16, seed: u64) -> Ledger {
+        let Layout {
+            zones,
+            supply,
+            reserve,
+            game_supply,
+            game_reserve,
+            ..
+        } = Layout::empty(owners);
         Ledger {
             owners,
             amounts: Vec::new(),
             tracks: Vec::new(),
             contributions: Vec::new(),
-            zones: Arc::new(Vec::new()),
+            zones,
             tokens: Vec::new(),
-            supply: Arc::new(vec![0; usize::from(owners)]),
-            reserve: Arc::new(vec![None; usize::from(owners)]),
+            supply,
+            reserve,
             game_tokens: Vec::new(),
-            game_supply: Arc::new(vec![0]),
-            game_reserve: Arc::new(vec![None]),
+            game_supply,
+            game_reserve,
             permanents: Vec::new(),
             pending: Vec::new(),
             clock: Clock::default(),
