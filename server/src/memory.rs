@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::store::{
-    Action, GameId, GameRecord, NewGame, Recovery, Snapshot, Store, StoreError, TokenHash,
+    Action, GameId, GameRecord, NewGame, Passage, Recovery, Snapshot, Store, StoreError, TokenHash,
 };
 
 /// A [`Store`] in memory: for tests, and the reference the SQLite store is tested against.
@@ -191,6 +191,27 @@ impl Store for MemoryStore {
             game: entry.record.clone(),
             snapshot,
             tail: tail(&entry.actions, after),
+        })
+    }
+
+    fn passage(&self, game: GameId, since: u64, until: u64) -> Result<Passage, StoreError> {
+        let mut games = self.lock();
+        let entry = entry(&mut games, game)?;
+        let snapshot = entry
+            .snapshots
+            .range(..=since)
+            .next_back()
+            .map(|(_, s)| s.clone());
+        let after = snapshot.as_ref().map_or(0, |snapshot| snapshot.seq);
+        let start = usize::try_from(after)
+            .unwrap_or(usize::MAX)
+            .min(entry.actions.len());
+        let end = usize::try_from(until)
+            .unwrap_or(usize::MAX)
+            .clamp(start, entry.actions.len());
+        Ok(Passage {
+            snapshot,
+            actions: entry.actions[start..end].to_vec(),
         })
     }
 }

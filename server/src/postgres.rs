@@ -10,7 +10,7 @@ use postgres::{Client, GenericClient, NoTls, Statement};
 use serde_json::value::RawValue;
 
 use crate::store::{
-    Action, Done, GameId, GameRecord, NewGame, Op, Recovery, RulesetKey, Setup, Snapshot,
+    Action, Done, GameId, GameRecord, NewGame, Op, Passage, Recovery, RulesetKey, Setup, Snapshot,
     StateHash, Store, StoreError, TokenHash,
 };
 
@@ -726,10 +726,21 @@ fn read_actions(
     game: GameId,
     after: u64,
 ) -> Result<Vec<Action>, StoreError> {
+    read_actions_until(client, game, after, i64::MAX as u64)
+}
+
+/// The actions after `after` up to `until`, inclusive.
+fn read_actions_until(
+    client: &mut impl GenericClient,
+    game: GameId,
+    after: u64,
+    until: u64,
+) -> Result<Vec<Action>, StoreError> {
+    let until = i64::try_from(until).unwrap_or(i64::MAX);
     let rows = client
         .query(
-            "SELECT seq, seat, action, hash, idem FROM actions WHERE game = $1 AND seq > $2 ORDER BY seq",
-            &[&(game.0 as i64), &(after as i64)],
+            "SELECT seq, seat, action, hash, idem FROM actions WHERE game = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
+            &[&(game.0 as i64), &(after as i64), &until],
         )
         .map_err(pg)?;
     rows.into_iter()
@@ -877,6 +888,27 @@ impl Store for PgStore {
                 snapshot,
                 tail,
             })
+        })
+    }
+
+    fn passage(&self, game: GameId, since: u64, until: u64) -> Result<Passage, StoreError> {
+        snapshot_read(&mut self.reader(), |tx| {
+            read_game(tx, game)?;
+            let since = i64::try_from(since).unwrap_or(i64::MAX);
+            let snapshot = tx
+                .query_opt(
+                    "SELECT seq, bytes, hash FROM snapshots WHERE game = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1",
+                    &[&(game.0 as i64), &since],
+                )
+                .map_err(pg)?
+                .map(|row| Snapshot {
+                    seq: row.get::<_, i64>(0) as u64,
+                    bytes: row.get(1),
+                    hash: StateHash(row.get::<_, i64>(2) as u64),
+                });
+            let after = snapshot.as_ref().map_or(0, |s| s.seq);
+            let actions = read_actions_until(tx, game, after, until)?;
+            Ok(Passage { snapshot, actions })
         })
     }
 }

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::value::RawValue;
 
 use crate::store::{
-    Action, Done, GameId, GameRecord, NewGame, Op, Recovery, RulesetKey, Setup, Snapshot,
+    Action, Done, GameId, GameRecord, NewGame, Op, Passage, Recovery, RulesetKey, Setup, Snapshot,
     StateHash, Store, StoreError, TokenHash,
 };
 
@@ -546,10 +546,21 @@ fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> 
 }
 
 fn read_actions(conn: &Connection, game: GameId, after: u64) -> Result<Vec<Action>, StoreError> {
+    read_actions_until(conn, game, after, i64::MAX as u64)
+}
+
+/// The actions after `after` up to `until`, inclusive.
+fn read_actions_until(
+    conn: &Connection,
+    game: GameId,
+    after: u64,
+    until: u64,
+) -> Result<Vec<Action>, StoreError> {
     let mut statement = conn.prepare_cached(
-        "SELECT seq, seat, action, hash, idem FROM actions WHERE game = ?1 AND seq > ?2 ORDER BY seq",
+        "SELECT seq, seat, action, hash, idem FROM actions WHERE game = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
     )?;
-    let rows = statement.query_map(params![game.0 as i64, after as i64], |row| {
+    let until = i64::try_from(until).unwrap_or(i64::MAX);
+    let rows = statement.query_map(params![game.0 as i64, after as i64, until], |row| {
         Ok((
             row.get::<_, i64>(0)?,
             row.get::<_, u32>(1)?,
@@ -576,11 +587,21 @@ fn read_actions(conn: &Connection, game: GameId, after: u64) -> Result<Vec<Actio
 }
 
 fn read_latest_snapshot(conn: &Connection, game: GameId) -> Result<Option<Snapshot>, StoreError> {
+    read_snapshot_at_or_before(conn, game, i64::MAX as u64)
+}
+
+/// The latest snapshot at or before action `seq`.
+fn read_snapshot_at_or_before(
+    conn: &Connection,
+    game: GameId,
+    seq: u64,
+) -> Result<Option<Snapshot>, StoreError> {
+    let seq = i64::try_from(seq).unwrap_or(i64::MAX);
     Ok(conn
         .prepare_cached(
-            "SELECT seq, bytes, hash FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1",
+            "SELECT seq, bytes, hash FROM snapshots WHERE game = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1",
         )?
-        .query_row([game.0 as i64], |row| {
+        .query_row(params![game.0 as i64, seq], |row| {
             Ok(Snapshot {
                 seq: row.get::<_, i64>(0)? as u64,
                 bytes: row.get(1)?,
@@ -684,5 +705,15 @@ impl Store for SqliteStore {
             snapshot,
             tail,
         })
+    }
+
+    fn passage(&self, game: GameId, since: u64, until: u64) -> Result<Passage, StoreError> {
+        let mut conn = self.reader();
+        let tx = conn.transaction()?;
+        read_game(&tx, game)?;
+        let snapshot = read_snapshot_at_or_before(&tx, game, since)?;
+        let after = snapshot.as_ref().map_or(0, |snapshot| snapshot.seq);
+        let actions = read_actions_until(&tx, game, after, until)?;
+        Ok(Passage { snapshot, actions })
     }
 }

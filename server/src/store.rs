@@ -230,6 +230,18 @@ pub struct Recovery {
     pub tail: Vec<Action>,
 }
 
+/// A stretch of a game's log to read history from: the latest snapshot at or before the first action
+/// wanted, and the actions after it up to a bound. Reading it costs the actions it holds, whatever the
+/// log's length.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Passage {
+    /// The latest snapshot at or before the first action wanted; without one, the stretch starts at the
+    /// setup.
+    pub snapshot: Option<Snapshot>,
+    /// The actions after the snapshot (or from the first), in order, up to the last one wanted.
+    pub actions: Vec<Action>,
+}
+
 /// A PostgreSQL error in words with its causes ("db error: canceling statement due to statement
 /// timeout"), for the logs.
 fn postgres_text(error: &postgres::Error) -> String {
@@ -464,4 +476,12 @@ pub trait Store: Send + Sync {
     /// # Errors
     /// [`StoreError::NoSuchGame`] or a storage failure.
     fn recover(&self, game: GameId) -> Result<Recovery, StoreError>;
+
+    /// What history after action `since` needs, read at one point in time: the latest snapshot at or
+    /// before `since` and the actions after it up to action `until` (inclusive). With snapshots every
+    /// `k` actions this holds at most `k - 1 + (until - since)` actions, however long the log.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn passage(&self, game: GameId, since: u64, until: u64) -> Result<Passage, StoreError>;
 }
