@@ -56,6 +56,12 @@ pub enum ApiError {
         /// How long until the next action is accepted.
         retry_after: Duration,
     },
+    /// Past the reads one client address may make per second (history, WebSocket opens).
+    #[error("too many reads from this address: wait {:.3} s", retry_after.as_secs_f64())]
+    ReadLimited {
+        /// How long until the next read is accepted.
+        retry_after: Duration,
+    },
     /// The request body is larger than the limit.
     #[error("the request body is larger than {0} bytes")]
     TooLarge(usize),
@@ -73,6 +79,20 @@ pub enum ApiError {
     /// could not do is said, and whether anything was applied.
     #[error("{0}")]
     Unavailable(String),
+    /// The server is saturated: every slot for what the request needs (a history replay, a thread for
+    /// a ruleset's call) stayed busy for as long as a request may wait. Nothing was applied, and no
+    /// game is at fault: try again after `Retry-After`.
+    #[error("{0}")]
+    Saturated(String),
+    /// A client's quota is used up (games or connections per client); what, in words.
+    #[error("{0}")]
+    Quota(String),
+    /// The game a request would create is larger than the server's per-game budget.
+    #[error("{0}")]
+    GameTooLarge(String),
+    /// The request's body did not arrive within the server's body timeout.
+    #[error("the request body did not arrive within {0} s")]
+    BodyTimeout(u64),
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -102,9 +122,14 @@ impl ApiError {
             | ApiError::Finished(_)
             | ApiError::Stopped(_) => StatusCode::CONFLICT,
             ApiError::Refused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::Full(_)
+            ApiError::RateLimited { .. } | ApiError::ReadLimited { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
+            ApiError::TooLarge(_) | ApiError::GameTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Saturated(_)
+            | ApiError::Full(_)
             | ApiError::Busy(_)
             | ApiError::Moved(_)
             | ApiError::Unavailable(_)
@@ -125,8 +150,11 @@ impl ApiError {
             ApiError::Finished(_) => "finished",
             ApiError::Stopped(_) => "stopped",
             ApiError::Refused { .. } => "refused",
-            ApiError::RateLimited { .. } => "rate_limited",
-            ApiError::TooLarge(_) => "too_large",
+            ApiError::RateLimited { .. } | ApiError::ReadLimited { .. } => "rate_limited",
+            ApiError::TooLarge(_) | ApiError::GameTooLarge(_) => "too_large",
+            ApiError::Quota(_) => "quota",
+            ApiError::BodyTimeout(_) => "timeout",
+            ApiError::Saturated(_) => "saturated",
             ApiError::Full(_) => "full",
             ApiError::Busy(_) => "busy",
             ApiError::Moved(_) => "moved",
@@ -159,7 +187,12 @@ impl IntoResponse for ApiError {
                     .headers_mut()
                     .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             }
-            ApiError::RateLimited { retry_after } => {
+            ApiError::Saturated(_) | ApiError::Quota(_) => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            ApiError::RateLimited { retry_after } | ApiError::ReadLimited { retry_after } => {
                 let secs = retry_after.as_secs_f64().ceil().max(1.0) as u64;
                 if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
                     response.headers_mut().insert(header::RETRY_AFTER, value);

@@ -15,7 +15,8 @@
 //! state hash, the seed or another audience's view.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -43,6 +44,24 @@ const RECENT_KEYS: usize = 32;
 /// How many messages a slow WebSocket viewer may fall behind before it is told to reconnect.
 const FEED_CAPACITY: usize = 256;
 
+/// Where a call into a game's ruleset is: waiting for a thread, running, or withdrawn before it ran.
+const CALL_WAITING: u8 = 0;
+const CALL_RUNNING: u8 = 1;
+const CALL_WITHDRAWN: u8 = 2;
+
+/// The longest ruleset name looked up, in bytes (`id@version`); a longer one is no ruleset's.
+const MAX_RULESET_NAME: usize = 200;
+
+/// The first `max` characters of `text`, without control characters, with `…` where it was cut: to
+/// quote a client's input back without echoing all of it.
+pub fn clip(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().filter(|c| !c.is_control()).take(max).collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
 /// The longest idempotency key accepted, in bytes.
 pub const MAX_KEY_LEN: usize = 128;
 
@@ -62,6 +81,38 @@ pub struct Games {
     metrics: Arc<Metrics>,
     /// With several nodes sharing the store: this node's leases and its client for the others.
     node: Option<Node>,
+    /// Games hosted plus creations under way: `max_games` holds exactly under concurrent creates.
+    hosted: AtomicUsize,
+    /// Unfinished games each client address created, hosted now (creations under way included).
+    clients: Mutex<HashMap<IpAddr, usize>>,
+    /// The history replays that may run at once ([`Limits::history_replays`]).
+    replays: Arc<tokio::sync::Semaphore>,
+}
+
+/// A place among the hosted games and the creating client's, taken before a game is made and given
+/// back when dropped unless the game was hosted ([`keep`](Reservation::keep)).
+struct Reservation<'a> {
+    games: &'a Games,
+    client: Option<IpAddr>,
+    kept: bool,
+}
+
+impl Reservation<'_> {
+    /// The game is hosted: its slot holds the places now.
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            self.games.hosted.fetch_sub(1, Ordering::AcqRel);
+            if let Some(client) = self.client {
+                self.games.release_client(client);
+            }
+        }
+    }
 }
 
 /// This node's side of a cluster.
@@ -101,6 +152,11 @@ pub struct Slot {
     heard: AtomicU64,
     /// Whether a task is bringing this game up to `heard`.
     following: AtomicBool,
+    /// The client address that created the game, while it counts against that client's games.
+    creator: Mutex<Option<IpAddr>>,
+    /// When the game finished, as this server saw it: it leaves memory [`Limits::finished_linger`]
+    /// later.
+    finished_at: OnceLock<Instant>,
 }
 
 /// What a hosted game is made of.
@@ -115,6 +171,7 @@ struct Hosting {
     seq: u64,
     finished: bool,
     role: Role,
+    creator: Option<IpAddr>,
 }
 
 impl From<Hosting> for Slot {
@@ -138,6 +195,12 @@ impl From<Hosting> for Slot {
             role: Mutex::new(h.role),
             heard: AtomicU64::new(h.seq),
             following: AtomicBool::new(false),
+            creator: Mutex::new(h.creator),
+            finished_at: if h.finished {
+                OnceLock::from(Instant::now())
+            } else {
+                OnceLock::new()
+            },
         }
     }
 }
@@ -213,6 +276,9 @@ pub struct Create {
     pub config: Value,
     /// Seats left without a token, for others to join.
     pub open_seats: Vec<u32>,
+    /// The address of the client asking, counted against its games ([`Limits::max_games_per_client`]);
+    /// `None`: not counted (a program hosting games in-process).
+    pub client: Option<IpAddr>,
 }
 
 /// An action to apply.
@@ -293,6 +359,12 @@ impl Slot {
     /// Why the game is stopped, if it is.
     pub fn stopped(&self) -> Option<&str> {
         self.stopped.get().map(String::as_str)
+    }
+
+    /// Marks the game over: it takes no more actions, and leaves memory after the linger.
+    fn finish(&self) {
+        self.finished.store(true, Ordering::Release);
+        let _ = self.finished_at.set(Instant::now());
     }
 
     fn stop(&self, reason: String, metrics: &Metrics) {
@@ -637,6 +709,8 @@ enum Applied {
 enum CallError {
     Stop(String),
     Api(ApiError),
+    /// The call was withdrawn before it started (it waited past the deadline for a thread).
+    Withdrawn,
 }
 
 impl Games {
@@ -652,9 +726,12 @@ impl Games {
             registry,
             store,
             slots: RwLock::new(HashMap::new()),
+            replays: Arc::new(tokio::sync::Semaphore::new(limits.history_replays.max(1))),
             limits,
             metrics,
             node: None,
+            hosted: AtomicUsize::new(0),
+            clients: Mutex::new(HashMap::new()),
         }
     }
 
@@ -756,8 +833,26 @@ impl Games {
             .node
             .is_some()
             .then(|| (Arc::clone(&self.store), Arc::clone(slot)));
-        let handle = tokio::task::spawn_blocking(move || {
+        // The deadline is the ruleset's: it runs from the moment the call starts on its thread. A call
+        // still waiting for a thread when the deadline passes is withdrawn (nothing applied) and
+        // answered `saturated`: the server is short of threads, which is no fault of this game.
+        let state = Arc::new(AtomicU8::new(CALL_WAITING));
+        let (started_tx, started) = oneshot::channel::<()>();
+        let call_state = Arc::clone(&state);
+        let mut handle = tokio::task::spawn_blocking(move || {
             let mut guard = guard;
+            if call_state
+                .compare_exchange(
+                    CALL_WAITING,
+                    CALL_RUNNING,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_err()
+            {
+                return (Err(CallError::Withdrawn), guard);
+            }
+            let _ = started_tx.send(());
             if let Some((store, slot)) = reload
                 && guard.game.is_none()
                 && let Err(error) = slot.reload(&mut guard, &*store)
@@ -767,7 +862,28 @@ impl Games {
             let result = f(&mut guard);
             (result, guard)
         });
-        match tokio::time::timeout(deadline, handle).await {
+        if tokio::time::timeout(deadline, started).await.is_err()
+            && state
+                .compare_exchange(
+                    CALL_WAITING,
+                    CALL_WITHDRAWN,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+        {
+            self.metrics.saturated.inc();
+            return Err(ApiError::Saturated(format!(
+                "the server had no thread free for game {} within {} s; nothing was applied: try again",
+                slot.id,
+                deadline.as_secs_f64()
+            )));
+        }
+        match tokio::time::timeout(deadline, &mut handle).await {
+            Ok(Ok((Err(CallError::Withdrawn), _))) => Err(ApiError::Saturated(format!(
+                "the server had no thread free for game {}; nothing was applied: try again",
+                slot.id
+            ))),
             Ok(Ok((Ok(value), guard))) => Ok((value, guard)),
             Ok(Ok((Err(CallError::Api(error)), _))) => Err(error),
             Ok(Ok((Err(CallError::Stop(reason)), _))) => {
@@ -808,14 +924,22 @@ impl Games {
     /// Creates a game: starts it (refused by the ruleset if its players or configuration are wrong),
     /// stores it, and answers a token for each seat not left open.
     ///
+    /// Everything that costs in proportion to the request is checked before it is done: the players
+    /// against the ruleset's range before any token is drawn, the seats left open against the players,
+    /// the server's games, the client's games and the memory budget before the game is started, and the
+    /// new game's size before it is stored.
+    ///
     /// # Errors
     /// [`ApiError::NotFound`] for an unknown ruleset, [`ApiError::BadRequest`] when the ruleset refuses
-    /// the setup or a seat to leave open does not exist, [`ApiError::Full`] past `max_games`.
+    /// the setup or a seat to leave open does not exist, [`ApiError::Full`] past `max_games` or the
+    /// memory budget, [`ApiError::Quota`] past the client's games, [`ApiError::GameTooLarge`] past
+    /// `max_game_bytes`.
     pub async fn create(self: &Arc<Self>, create: Create) -> Result<Created, ApiError> {
-        if self.len() >= self.limits.max_games {
-            return Err(ApiError::Full(format!(
-                "this server hosts {} games, its limit: no more can be created",
-                self.limits.max_games
+        if create.ruleset.len() > MAX_RULESET_NAME {
+            return Err(ApiError::NotFound(format!(
+                "no ruleset is named '{}' ({} bytes): see GET /api/rulesets for the names",
+                clip(&create.ruleset, 40),
+                create.ruleset.len()
             )));
         }
         let entry = self
@@ -823,27 +947,34 @@ impl Games {
             .get(&create.ruleset)
             .map_err(|e| ApiError::NotFound(e.to_string()))?;
         let ruleset = Arc::clone(&entry.ruleset);
-        let key = ruleset.description().key();
-        if let Some(&seat) = create
-            .open_seats
-            .iter()
-            .find(|&&s| s >= u32::from(create.players))
-        {
+        let description = ruleset.description();
+        let key = description.key();
+        let players = create.players;
+        if !(description.min_players..=description.max_players).contains(&players) {
             return Err(ApiError::BadRequest(format!(
-                "open seat {seat} does not exist: a game of {} players has seats 0 to {}",
-                create.players,
-                create.players.saturating_sub(1)
+                "cannot start a game of {key}: {players} players: this ruleset takes {} to {}",
+                description.min_players, description.max_players
             )));
         }
+        let mut open_seats = create.open_seats;
+        open_seats.sort_unstable();
+        open_seats.dedup();
+        if let Some(&seat) = open_seats.iter().find(|&&s| s >= u32::from(players)) {
+            return Err(ApiError::BadRequest(format!(
+                "open seat {seat} does not exist: a game of {players} players has seats 0 to {}",
+                players.saturating_sub(1)
+            )));
+        }
+        let reservation = self.reserve(create.client)?;
         let seed = match create.seed {
             Some(seed) => seed,
             None => random_u64()?,
         };
-        let setup = CoreSetup::new(create.players, seed).config(create.config.clone());
-        let mut tokens = Vec::with_capacity(usize::from(create.players));
-        let mut hashes = Vec::with_capacity(usize::from(create.players));
-        for seat in 0..u32::from(create.players) {
-            if create.open_seats.contains(&seat) {
+        let setup = CoreSetup::new(players, seed).config(create.config.clone());
+        let mut tokens = Vec::with_capacity(usize::from(players));
+        let mut hashes = Vec::with_capacity(usize::from(players));
+        for seat in 0..u32::from(players) {
+            if open_seats.binary_search(&seat).is_ok() {
                 tokens.push(None);
                 hashes.push(None);
             } else {
@@ -854,9 +985,10 @@ impl Games {
         }
         let store = Arc::clone(&self.store);
         let deadline = self.limits.plugin_deadline;
+        let max_game_bytes = self.limits.max_game_bytes;
         let ruleset_key = RulesetKey::new(&key).map_err(|e| ApiError::Internal(e.to_string()))?;
         let stored_setup = Setup {
-            players: u32::from(create.players),
+            players: u32::from(players),
             seed,
             config: create.config,
         };
@@ -864,13 +996,28 @@ impl Games {
             let ruleset = Arc::clone(&ruleset);
             let setup = setup.clone();
             let work = tokio::task::spawn_blocking(move || {
+                let key = ruleset.description().key();
                 let game = ruleset.new_game(&setup).map_err(|e| {
-                    ApiError::BadRequest(format!(
-                        "cannot start a game of {}: {e}",
-                        ruleset.description().key()
-                    ))
+                    ApiError::BadRequest(clip(&format!("cannot start a game of {key}: {e}"), 500))
                 })?;
                 plugin_failed(&*game).map_err(ApiError::Internal)?;
+                // The game's size, as its binary snapshot measures it, within the per-game budget.
+                let size = game
+                    .snapshot(Format::Binary)
+                    .map_err(|e| {
+                        ApiError::Internal(format!(
+                            "the ruleset {key} cannot snapshot a new game: {e}"
+                        ))
+                    })?
+                    .len();
+                if size > max_game_bytes {
+                    return Err(ApiError::GameTooLarge(format!(
+                        "a game of {key} with this configuration holds {} KiB of state; this server \
+                         hosts games of at most {} KiB (--max-game-kib): choose smaller options",
+                        size.div_ceil(1024),
+                        max_game_bytes / 1024
+                    )));
+                }
                 Ok::<_, ApiError>(game)
             });
             match tokio::time::timeout(deadline, work).await {
@@ -923,18 +1070,115 @@ impl Games {
             } else {
                 Role::Sole
             },
+            creator: create.client,
         }));
         self.slots
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id, slot);
+        reservation.keep();
         self.metrics.games.inc();
         Ok(Created {
             game: id.0,
             ruleset: key,
-            players: u32::from(create.players),
+            players: u32::from(players),
             tokens,
         })
+    }
+
+    /// Takes a place for a new game among the server's `max_games` and the client's
+    /// `max_games_per_client`, within the memory budget.
+    fn reserve(&self, client: Option<IpAddr>) -> Result<Reservation<'_>, ApiError> {
+        if self.hosted.fetch_add(1, Ordering::AcqRel) >= self.limits.max_games {
+            self.hosted.fetch_sub(1, Ordering::AcqRel);
+            return Err(ApiError::Full(format!(
+                "this server hosts {} games, its limit: no more can be created",
+                self.limits.max_games
+            )));
+        }
+        let mut reservation = Reservation {
+            games: self,
+            client: None,
+            kept: false,
+        };
+        if let Some(resident) = crate::resident::resident_bytes()
+            && resident >= self.limits.max_memory_bytes
+        {
+            self.metrics.quota_refused.inc();
+            return Err(ApiError::Full(format!(
+                "this server uses {} MiB of its {} MiB memory budget: no more games can be created now",
+                resident >> 20,
+                self.limits.max_memory_bytes >> 20
+            )));
+        }
+        if let Some(client) = client {
+            let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+            let count = clients.entry(client).or_insert(0);
+            if *count >= self.limits.max_games_per_client {
+                self.metrics.quota_refused.inc();
+                return Err(ApiError::Quota(format!(
+                    "this address has {} unfinished games on this server, its limit: finish or leave one \
+                     before creating another",
+                    self.limits.max_games_per_client
+                )));
+            }
+            *count += 1;
+            reservation.client = Some(client);
+        }
+        Ok(reservation)
+    }
+
+    /// Gives back one of `client`'s games.
+    fn release_client(&self, client: IpAddr) {
+        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = clients.get_mut(&client) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                clients.remove(&client);
+            }
+        }
+    }
+
+    /// A game that finished or left memory no longer counts against its creator's games.
+    fn release_creator(&self, slot: &Slot) {
+        let creator = slot
+            .creator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(client) = creator {
+            self.release_client(client);
+        }
+    }
+
+    /// Lets finished games that lingered [`Limits::finished_linger`] leave memory (their logs stay in
+    /// the store). Returns how many left.
+    pub fn sweep_finished(&self) -> usize {
+        let linger = self.limits.finished_linger;
+        let gone: Vec<Arc<Slot>> = {
+            let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
+            let ids: Vec<GameId> = slots
+                .values()
+                .filter(|slot| {
+                    slot.finished_at
+                        .get()
+                        .is_some_and(|at| at.elapsed() >= linger)
+                })
+                .map(|slot| slot.id)
+                .collect();
+            ids.iter().filter_map(|id| slots.remove(id)).collect()
+        };
+        for slot in &gone {
+            self.release_creator(slot);
+            self.hosted.fetch_sub(1, Ordering::AcqRel);
+            self.metrics.games.dec();
+        }
+        let count = gone.len();
+        // A game's state is freed by its ruleset: not on the executor's threads.
+        if count > 0 {
+            tokio::task::spawn_blocking(move || drop(gone));
+        }
+        count
     }
 
     /// Gives the free seat `seat` (or the first free one) a new token.
@@ -1299,7 +1543,8 @@ impl Games {
         }
         slot.publish(seq, pushes);
         if finished {
-            slot.finished.store(true, Ordering::Release);
+            slot.finish();
+            self.release_creator(slot);
         }
         drop(guard);
         let acted = Acted {
@@ -1325,11 +1570,19 @@ impl Games {
         Ok(acted)
     }
 
-    /// The actions after `since` up to `until`, each as `audience` reads it (without the view): the
-    /// game replayed from its setup on a copy, from the store's log, checking every stored hash.
+    /// The actions after `since` up to `until`, at most [`Limits::history_page`] of them, each as
+    /// `audience` reads it (without the view).
+    ///
+    /// Rebuilt on a copy of the game from the store: the latest stored snapshot at or before `since`,
+    /// then the actions after it, each checked against its stored hash. A read therefore replays at
+    /// most a snapshot interval plus the actions it answers, whatever the log's length. At most
+    /// [`Limits::history_replays`] run at once, on threads of their own; a read that waits past
+    /// [`Limits::history_wait`] for one is refused `saturated`. A history read never stops the live
+    /// game: whatever goes wrong with it is its own error.
     ///
     /// # Errors
-    /// [`ApiError::Stopped`] when the log does not replay to its hashes (the game is stopped too).
+    /// [`ApiError::Saturated`] when every replay stayed busy, or the replay ran past the plugin
+    /// deadline; [`ApiError::Internal`] when the log does not replay to its hashes; a storage failure.
     pub async fn history(
         &self,
         slot: &Arc<Slot>,
@@ -1337,6 +1590,7 @@ impl Games {
         since: u64,
         until: u64,
     ) -> Result<Vec<String>, ApiError> {
+        let until = until.min(since.saturating_add(self.limits.history_page.max(1)));
         if since >= until {
             return Ok(Vec::new());
         }
@@ -1345,30 +1599,81 @@ impl Games {
                 "the ruleset of this game is not loaded".into(),
             ));
         };
+        let permit = match tokio::time::timeout(
+            self.limits.history_wait,
+            Arc::clone(&self.replays).acquire_owned(),
+        )
+        .await
+        {
+            Ok(Ok(permit)) => permit,
+            _ => {
+                self.metrics.saturated.inc();
+                return Err(ApiError::Saturated(format!(
+                    "the server is reading as many game histories as it may at once ({}): try again \
+                     in a moment; no game is affected",
+                    self.limits.history_replays
+                )));
+            }
+        };
         let store = Arc::clone(&self.store);
+        let metrics = Arc::clone(&self.metrics);
         let id = slot.id;
         let setup =
             CoreSetup::new(slot.players(), slot.setup.seed).config(slot.setup.config.clone());
-        let deadline = self.limits.plugin_deadline;
-        let work = tokio::task::spawn_blocking(move || -> Result<Vec<String>, CallError> {
-            let actions = store
-                .actions_after(id, 0)
-                .map_err(|e| CallError::Api(storage(&e)))?;
+        let work = tokio::task::spawn_blocking(move || -> Result<Vec<String>, ApiError> {
+            // Held until the replay ends, even one the reader stopped waiting for: replays never pile up.
+            let _permit = permit;
+            let passage = store.passage(id, since, until).map_err(|e| storage(&e))?;
             let description = ruleset.description();
-            let mut game = ruleset
-                .new_game(&setup)
-                .map_err(|e| CallError::Stop(format!("game {id} cannot be rebuilt: {e}")))?;
-            let mut out = Vec::new();
-            for action in actions.iter().take_while(|a| a.seq <= until) {
+            let not_replayable = |why: String| {
+                tracing::warn!(game = %id, "history cannot be rebuilt: {why}");
+                ApiError::Internal(format!(
+                    "the history of game {id} cannot be rebuilt from the store ({why}); the game \
+                     itself goes on"
+                ))
+            };
+            let mut game = match &passage.snapshot {
+                Some(snapshot) => {
+                    let game = ruleset
+                        .restore(Format::Binary, &snapshot.bytes)
+                        .map_err(|e| {
+                            not_replayable(format!(
+                                "its snapshot at action {} does not restore: {e}",
+                                snapshot.seq
+                            ))
+                        })?;
+                    if game.state_hash().0 != snapshot.hash.0 {
+                        return Err(not_replayable(format!(
+                            "its snapshot at action {} does not have its stored hash",
+                            snapshot.seq
+                        )));
+                    }
+                    game
+                }
+                None => ruleset
+                    .new_game(&setup)
+                    .map_err(|e| not_replayable(format!("it cannot be started again: {e}")))?,
+            };
+            let mut expected = passage.snapshot.as_ref().map_or(0, |s| s.seq);
+            let mut out = Vec::with_capacity(usize::try_from(until - since).unwrap_or(0));
+            for action in &passage.actions {
+                expected += 1;
+                if action.seq != expected {
+                    return Err(not_replayable(format!(
+                        "its log has no action {expected} (the next stored one is {})",
+                        action.seq
+                    )));
+                }
                 let seat = action.seat as u16;
                 if game.apply_json(Owner(seat), action.action.get()).is_err()
                     || game.state_hash().0 != action.hash.0
                 {
-                    return Err(CallError::Stop(format!(
-                        "game {id} is stopped: its log does not replay at action {} (a different ruleset build?)",
+                    return Err(not_replayable(format!(
+                        "its log does not replay at action {} (a different ruleset build?)",
                         action.seq
                     )));
                 }
+                metrics.history_replayed.inc();
                 if action.seq > since {
                     out.push(
                         action_message(&mut *game, description, action.seq, seat, audience, false)
@@ -1376,21 +1681,22 @@ impl Games {
                     );
                 }
             }
-            plugin_failed(&*game).map_err(CallError::Stop)?;
+            plugin_failed(&*game).map_err(not_replayable)?;
             Ok(out)
         });
-        match tokio::time::timeout(deadline * 4, work).await {
-            Ok(Ok(Ok(out))) => Ok(out),
-            Ok(Ok(Err(CallError::Api(e)))) => Err(e),
-            Ok(Ok(Err(CallError::Stop(reason)))) => {
-                slot.stop(reason.clone(), &self.metrics);
-                Err(ApiError::Stopped(reason))
-            }
-            Ok(Err(_)) | Err(_) => {
-                let reason =
-                    format!("game {id} is stopped: its ruleset failed while replaying its history");
-                slot.stop(reason.clone(), &self.metrics);
-                Err(ApiError::Stopped(reason))
+        match tokio::time::timeout(self.limits.plugin_deadline, work).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(ApiError::Internal(format!(
+                "the ruleset {} failed while rebuilding the history of game {id}; the game itself goes on",
+                slot.key
+            ))),
+            Err(_) => {
+                self.metrics.saturated.inc();
+                Err(ApiError::Saturated(format!(
+                    "reading the history of game {id} took longer than {} s: try again later; the game \
+                     itself goes on",
+                    self.limits.plugin_deadline.as_secs_f64()
+                )))
             }
         }
     }
@@ -1417,6 +1723,7 @@ impl Games {
                 .write()
                 .unwrap_or_else(PoisonError::into_inner)
                 .insert(*id, Arc::new(slot));
+            self.hosted.fetch_add(1, Ordering::AcqRel);
             self.metrics.games.inc();
         }
         Ok((ids.len(), stopped))
@@ -1432,6 +1739,7 @@ impl Games {
         let exact = entry.filter(|e| e.key() == record.ruleset.as_str());
         let setup = CoreSetup::new(record.setup.players as u16, record.setup.seed)
             .config(record.setup.config.clone());
+        let hole = contiguous(record.seq, recovery.snapshot.as_ref(), &recovery.tail);
         let (game, problem) = match exact {
             None => (
                 None,
@@ -1440,6 +1748,11 @@ impl Games {
                     record.ruleset
                 )),
             ),
+            Some(_) if hole.is_err() => {
+                let hole = hole.unwrap_err();
+                tracing::error!(game = %id, "recovery refused: {hole}");
+                (None, Some(format!("game {id} is stopped: {hole}")))
+            }
             Some(entry) => match rebuild(
                 &*entry.ruleset,
                 &setup,
@@ -1468,12 +1781,40 @@ impl Games {
             } else {
                 Role::Sole
             },
+            creator: None,
         });
         if let Some(reason) = problem {
             slot.stop(reason, &self.metrics);
         }
         Ok(slot)
     }
+}
+
+/// Whether a stored game's log runs without a hole from its snapshot (or its first action) to its
+/// stored sequence number `seq`: a deleted action or a bumped `seq` is refused, saying where.
+fn contiguous(seq: u64, snapshot: Option<&Snapshot>, tail: &[Action]) -> Result<(), String> {
+    let mut last = snapshot.map_or(0, |snapshot| snapshot.seq);
+    if last > seq {
+        return Err(format!(
+            "its snapshot is at action {last} but the store says the game is at action {seq}"
+        ));
+    }
+    for action in tail {
+        if action.seq != last + 1 {
+            return Err(format!(
+                "its log has no action {} (the next stored one is {}): the store lost actions",
+                last + 1,
+                action.seq
+            ));
+        }
+        last = action.seq;
+    }
+    if last != seq {
+        return Err(format!(
+            "the store says the game is at action {seq} but its log ends at action {last}"
+        ));
+    }
+    Ok(())
 }
 
 /// A game from its setup or snapshot and the actions after, each checked against its stored hash.
@@ -1588,6 +1929,8 @@ fn relayed(
             retry_after: retry_after.unwrap_or(Duration::from_secs(1)),
         },
         "busy" => ApiError::Busy(id),
+        "saturated" => ApiError::Saturated(body.message),
+        "quota" => ApiError::Quota(body.message),
         "moved" => ApiError::Moved(id),
         "internal" => ApiError::Internal(body.message),
         _ => ApiError::Unavailable(body.message),
@@ -1627,6 +1970,7 @@ impl Games {
             .map_err(|_| StoreError::WriterStopped)??;
         let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
         let slot = slots.entry(id).or_insert_with(|| {
+            self.hosted.fetch_add(1, Ordering::AcqRel);
             self.metrics.games.inc();
             Arc::new(slot)
         });
@@ -1939,7 +2283,8 @@ impl Games {
             slot.publish(seq, pushes);
         }
         if finished {
-            slot.finished.store(true, Ordering::Release);
+            slot.finish();
+            self.release_creator(slot);
         }
         drop(guard);
         Ok(())

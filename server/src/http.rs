@@ -1,8 +1,10 @@
 //! The HTTP JSON API and the WebSocket of each game. `docs/SERVER.md` documents every route and
 //! message; `/openapi.json` is generated from the annotations here.
 
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use axum::body::Bytes;
@@ -13,7 +15,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use futures_util::{SinkExt as _, StreamExt as _};
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -33,11 +35,21 @@ use crate::games::{
 use crate::limits::too_deep;
 use coffer_core::Owner;
 
+/// The address of the client a request came from, put in the request's extensions by the server's
+/// listener ([`crate::serve`]). Quotas per client count by it; without it (a router served some other
+/// way) none applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientAddr(pub IpAddr);
+
 /// What every handler shares.
 #[derive(Clone)]
 pub struct App {
     games: Arc<Games>,
     limiter: Arc<DefaultKeyedRateLimiter<(u64, u16)>>,
+    /// Reads per client address: history and WebSocket opens.
+    readers: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    /// Open WebSockets per seat (game, seat).
+    sockets: Arc<std::sync::Mutex<HashMap<(u64, u16), usize>>>,
     shutdown: watch::Receiver<bool>,
     openapi: Arc<String>,
     connections: Option<Arc<tokio::sync::Semaphore>>,
@@ -50,12 +62,17 @@ impl App {
         let rate = NonZeroU32::new(limits.actions_per_second.max(1)).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(limits.action_burst.max(1)).unwrap_or(NonZeroU32::MIN);
         let limiter = RateLimiter::keyed(Quota::per_second(rate).allow_burst(burst));
+        let read_rate = NonZeroU32::new(limits.reads_per_second.max(1)).unwrap_or(NonZeroU32::MIN);
+        let read_burst = NonZeroU32::new(limits.read_burst.max(1)).unwrap_or(NonZeroU32::MIN);
+        let readers = RateLimiter::keyed(Quota::per_second(read_rate).allow_burst(read_burst));
         let openapi = ApiDoc::openapi()
             .to_pretty_json()
             .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
         Self {
             games,
             limiter: Arc::new(limiter),
+            readers: Arc::new(readers),
+            sockets: Arc::default(),
             shutdown,
             openapi: Arc::new(openapi),
             connections: None,
@@ -75,10 +92,46 @@ impl App {
         &self.games
     }
 
-    /// Forgets rate-limit entries of tokens idle long enough to be back at their full burst.
+    /// Forgets rate-limit entries of tokens and addresses idle long enough to be back at their full
+    /// burst, and lets finished games that lingered long enough leave memory.
     pub fn sweep(&self) {
         self.limiter.retain_recent();
         self.limiter.shrink_to_fit();
+        self.readers.retain_recent();
+        self.readers.shrink_to_fit();
+        self.games.sweep_finished();
+    }
+
+    /// Counts a read (history, a WebSocket opened) against its client address's rate.
+    fn admit_read(&self, client: Option<ClientAddr>) -> Result<(), ApiError> {
+        let Some(ClientAddr(addr)) = client else {
+            return Ok(());
+        };
+        self.readers.check_key(&addr).map_err(|not_until| {
+            self.games.metrics().quota_refused.inc();
+            ApiError::ReadLimited {
+                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+            }
+        })
+    }
+
+    /// Takes one of a seat's WebSockets ([`Limits::max_sockets_per_token`](crate::Limits)); given back
+    /// when the returned guard drops.
+    fn take_socket(&self, game: u64, seat: u16) -> Result<SocketSlot, ApiError> {
+        let mut sockets = self.sockets.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = sockets.entry((game, seat)).or_insert(0);
+        let max = self.games.limits().max_sockets_per_token;
+        if *count >= max {
+            self.games.metrics().quota_refused.inc();
+            return Err(ApiError::Quota(format!(
+                "seat {seat} of game {game} has {max} WebSockets open, its limit: close one first"
+            )));
+        }
+        *count += 1;
+        Ok(SocketSlot {
+            sockets: Arc::clone(&self.sockets),
+            key: (game, seat),
+        })
     }
 
     fn admit(&self, game: u64, seat: u16) -> Result<(), ApiError> {
@@ -88,6 +141,24 @@ impl App {
                 retry_after: not_until.wait_time_from(DefaultClock::default().now()),
             }
         })
+    }
+}
+
+/// One of a seat's open WebSockets, given back on drop.
+struct SocketSlot {
+    sockets: Arc<std::sync::Mutex<HashMap<(u64, u16), usize>>>,
+    key: (u64, u16),
+}
+
+impl Drop for SocketSlot {
+    fn drop(&mut self) {
+        let mut sockets = self.sockets.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = sockets.get_mut(&self.key) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                sockets.remove(&self.key);
+            }
+        }
     }
 }
 
@@ -148,14 +219,28 @@ where
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let app = <App as axum::extract::FromRef<S>>::from_ref(state);
-        let limit = app.games.limits().max_body_bytes;
-        Bytes::from_request(req, state)
-            .await
-            .map(RawBody)
-            .map_err(|e: BytesRejection| match e.status() {
-                StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge(limit),
-                _ => ApiError::BadRequest(format!("cannot read the body: {e}")),
-            })
+        let limits = app.games.limits();
+        let limit = limits.max_body_bytes;
+        // A body announced larger than the limit is refused before any of it is read.
+        if let Some(length) = req.headers().get(header::CONTENT_LENGTH)
+            && length
+                .to_str()
+                .ok()
+                .and_then(|length| length.trim().parse::<u64>().ok())
+                .is_none_or(|length| length > limit as u64)
+        {
+            return Err(ApiError::TooLarge(limit));
+        }
+        let timeout = limits.body_timeout;
+        match tokio::time::timeout(timeout, Bytes::from_request(req, state)).await {
+            Err(_) => Err(ApiError::BodyTimeout(timeout.as_secs())),
+            Ok(read) => read
+                .map(RawBody)
+                .map_err(|e: BytesRejection| match e.status() {
+                    StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge(limit),
+                    _ => ApiError::BadRequest(format!("cannot read the body: {e}")),
+                }),
+        }
     }
 }
 
@@ -355,6 +440,10 @@ pub struct SinceQuery {
     /// The actions after this sequence number (0: from the start).
     #[serde(default)]
     pub since: Option<u64>,
+    /// `GET /events` only: at most this many actions (default and most: the server's history page,
+    /// 500); page on with `since` set to the last one's `seq`.
+    #[serde(default)]
+    pub limit: Option<u64>,
     /// For a WebSocket from a browser, which cannot set headers: the seat's token.
     #[serde(default)]
     pub token: Option<String>,
@@ -502,6 +591,7 @@ async fn list_games(
 ))]
 async fn create_game(
     State(app): State<App>,
+    client: Option<Extension<ClientAddr>>,
     Body(body): Body<CreateGame>,
 ) -> Result<Response, ApiError> {
     let config = match body.config {
@@ -516,6 +606,7 @@ async fn create_game(
             seed: body.seed,
             config,
             open_seats: body.open_seats,
+            client: client.map(|Extension(ClientAddr(addr))| addr),
         })
         .await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
@@ -697,13 +788,19 @@ async fn events(
     State(app): State<App>,
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
+    client: Option<Extension<ClientAddr>>,
     Params(query): Params<SinceQuery>,
 ) -> Result<Response, ApiError> {
+    app.admit_read(client.map(|Extension(client)| client))?;
     let slot = app.games.find(id).await?;
     let token = bearer(&headers)?.or(query.token.as_deref());
     let audience = audience(&app, &slot, token).await?;
-    let until = slot.seq();
-    let since = query.since.unwrap_or(0).min(until);
+    let since = query.since.unwrap_or(0).min(slot.seq());
+    let until = match query.limit {
+        Some(0) => return Err(ApiError::BadRequest("limit is at least 1".into())),
+        Some(limit) => slot.seq().min(since.saturating_add(limit)),
+        None => slot.seq(),
+    };
     let history = app.games.history(&slot, audience, since, until).await?;
     let mut body = String::from("[");
     for (i, message) in history.iter().enumerate() {
@@ -730,12 +827,22 @@ async fn websocket(
     State(app): State<App>,
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
+    client: Option<Extension<ClientAddr>>,
+    connection: Option<Extension<crate::clients::ConnectionShare>>,
     Params(query): Params<SinceQuery>,
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    // A socket that asks for history reads it: counted like `GET /events`.
+    if query.since.is_some() {
+        app.admit_read(client.map(|Extension(client)| client))?;
+    }
     let slot = app.games.find(id).await?;
     let token = bearer(&headers)?.or(query.token.as_deref());
     let audience = audience(&app, &slot, token).await?;
+    let socket_slot = match audience {
+        Some(Owner(seat)) => Some(app.take_socket(id, seat)?),
+        None => None,
+    };
     let upgrade = upgrade.map_err(|_| {
         ApiError::BadRequest("this route is a WebSocket: connect with a WebSocket client".into())
     })?;
@@ -751,6 +858,8 @@ async fn websocket(
         })?),
         None => None,
     };
+    // The socket keeps the place its connection held in the address's share of connections.
+    let share = connection.and_then(|Extension(connection)| connection.take_over());
     let size = app.games.limits().max_ws_message_bytes;
     let token: Option<Arc<str>> = token.map(Arc::from);
     Ok(upgrade
@@ -759,6 +868,8 @@ async fn websocket(
         .on_upgrade(move |socket| async move {
             session(app, slot, audience, token, query.since, socket).await;
             drop(permit);
+            drop(share);
+            drop(socket_slot);
         }))
 }
 
@@ -877,19 +988,24 @@ async fn run_session(
     });
     send(sink, &hello.to_string()).await?;
     if let Some(since) = since {
-        match app
-            .games
-            .history(slot, audience, since.min(seen), seen)
-            .await
-        {
-            Ok(history) => {
-                for message in history {
-                    send(sink, &message).await?;
+        // Page by page: each page is one bounded history read.
+        let mut from = since.min(seen);
+        while from < seen {
+            match app.games.history(slot, audience, from, seen).await {
+                Ok(history) if history.is_empty() => break,
+                Ok(history) => {
+                    from += history.len() as u64;
+                    for message in history {
+                        send(sink, &message).await?;
+                    }
                 }
-            }
-            Err(error) => {
-                send(sink, &ws_error(&error, None)).await?;
-                return Ok(Some(close(1011, "game unavailable")));
+                Err(error) => {
+                    send(sink, &ws_error(&error, None)).await?;
+                    return Ok(Some(close(
+                        1011,
+                        "history unavailable: reconnect with since",
+                    )));
+                }
             }
         }
     }

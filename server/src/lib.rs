@@ -45,6 +45,7 @@
 //! # Ok::<(), StoreError>(())
 //! ```
 
+pub mod clients;
 pub mod cluster;
 pub mod error;
 pub mod games;
@@ -54,6 +55,7 @@ pub mod loadtest;
 mod memory;
 pub mod metrics;
 mod postgres;
+pub mod resident;
 pub mod serve;
 mod sqlite;
 mod store;
@@ -67,6 +69,6 @@ pub use memory::MemoryStore;
 pub use postgres::{ACTIONS_CHANNEL, NodeConfig, PgStore};
 pub use sqlite::{Durability, SqliteConfig, SqliteStore, WriterStats};
 pub use store::{
-    Action, Done, GameId, GameRecord, NewGame, Recovery, RulesetKey, Setup, Snapshot, StateHash,
-    Store, StoreError, TokenHash,
+    Action, Done, GameId, GameRecord, NewGame, Passage, Recovery, RulesetKey, Setup, Snapshot,
+    StateHash, Store, StoreError, TokenHash,
 };

@@ -33,6 +33,47 @@ pub struct Limits {
     pub snapshot_every: u64,
     /// How long shutdown waits for requests in flight before it closes what is left.
     pub shutdown_grace: Duration,
+    /// The most actions one history read answers (`GET /events`, one page of a WebSocket's `since`);
+    /// a client pages on with `since`.
+    pub history_page: u64,
+    /// History replays running at once, on threads of their own; more wait for a free one.
+    pub history_replays: usize,
+    /// How long a history read waits for a free replay before it is refused `503 saturated`.
+    pub history_wait: Duration,
+    /// Reads one client address may make per second, sustained: history (`/events`, a WebSocket opened
+    /// with `since`).
+    pub reads_per_second: u32,
+    /// Reads one client address may make at once before the per-second rate applies.
+    pub read_burst: u32,
+    /// Unfinished games one client address may have created and hosted at once.
+    pub max_games_per_client: usize,
+    /// Connections one client address may hold open at once (HTTP and WebSocket); `0`: a quarter of
+    /// `max_connections`.
+    pub max_connections_per_client: usize,
+    /// WebSockets one seat's token may hold open at once.
+    pub max_sockets_per_token: usize,
+    /// The largest state a new game may hold, in bytes of its binary snapshot; a larger one is refused
+    /// `413 too_large` before it is hosted or stored.
+    pub max_game_bytes: usize,
+    /// The server's memory budget, in bytes of resident memory: past it, creating a game is refused
+    /// `503 full`. `u64::MAX`: none.
+    pub max_memory_bytes: u64,
+    /// How long a request's body may take to arrive, once its headers have.
+    pub body_timeout: Duration,
+    /// How long a finished game stays in memory (its last view readable) before it leaves; its log
+    /// stays in the store.
+    pub finished_linger: Duration,
+}
+
+impl Limits {
+    /// The connections one client address may hold: [`max_connections_per_client`](Self::max_connections_per_client),
+    /// or a quarter of [`max_connections`](Self::max_connections) when that is 0.
+    pub fn connections_per_client(&self) -> usize {
+        match self.max_connections_per_client {
+            0 => (self.max_connections / 4).max(1),
+            n => n,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -50,6 +91,18 @@ impl Default for Limits {
             plugin_deadline: Duration::from_secs(30),
             snapshot_every: 64,
             shutdown_grace: Duration::from_secs(10),
+            history_page: 500,
+            history_replays: 4,
+            history_wait: Duration::from_secs(2),
+            reads_per_second: 50,
+            read_burst: 200,
+            max_games_per_client: 1_000,
+            max_connections_per_client: 0,
+            max_sockets_per_token: 16,
+            max_game_bytes: 64 * 1024,
+            max_memory_bytes: u64::MAX,
+            body_timeout: Duration::from_secs(10),
+            finished_linger: Duration::from_secs(600),
         }
     }
 }

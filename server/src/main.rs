@@ -88,6 +88,41 @@ struct ServeArgs {
     /// Directory of rulesets' own views for the web table: `<ruleset id>.js` ES modules (docs/WEB.md).
     #[arg(long, value_name = "DIR")]
     web_views: Option<PathBuf>,
+    /// Most actions one history read answers (`GET /events`, a page of a WebSocket's `since`).
+    #[arg(long, default_value_t = Limits::default().history_page, value_name = "N")]
+    history_page: u64,
+    /// History replays running at once; more wait up to 2 s, then are refused `503 saturated`.
+    #[arg(long, default_value_t = Limits::default().history_replays, value_name = "N")]
+    history_replays: usize,
+    /// Reads (history, WebSocket opens) per second one client address may make, sustained.
+    #[arg(long, default_value_t = Limits::default().reads_per_second, value_name = "N")]
+    reads_per_second: u32,
+    /// Reads one client address may make at once before the rate applies.
+    #[arg(long, default_value_t = Limits::default().read_burst, value_name = "N")]
+    read_burst: u32,
+    /// Unfinished games one client address may have created at once.
+    #[arg(long, default_value_t = Limits::default().max_games_per_client, value_name = "N")]
+    max_games_per_client: usize,
+    /// Connections one client address may hold open at once (0: a quarter of --max-connections).
+    #[arg(long, default_value_t = Limits::default().max_connections_per_client, value_name = "N")]
+    max_connections_per_client: usize,
+    /// WebSockets one seat's token may hold open at once.
+    #[arg(long, default_value_t = Limits::default().max_sockets_per_token, value_name = "N")]
+    max_sockets_per_token: usize,
+    /// Largest state a new game may hold, in KiB of its snapshot; larger games are refused.
+    #[arg(long, default_value_t = Limits::default().max_game_bytes / 1024, value_name = "KIB")]
+    max_game_kib: usize,
+    /// Memory budget in MiB of resident memory: past it, new games are refused (default: three
+    /// quarters of the machine's memory).
+    #[arg(long, value_name = "MIB")]
+    max_memory_mib: Option<u64>,
+    /// Seconds a request body may take to arrive once its headers have.
+    #[arg(long, default_value_t = Limits::default().body_timeout.as_secs_f64(), value_name = "SECS")]
+    body_timeout: f64,
+    /// Seconds a finished game stays in memory (its last view readable) before it leaves; its log
+    /// stays in the store.
+    #[arg(long, default_value_t = Limits::default().finished_linger.as_secs_f64(), value_name = "SECS")]
+    finished_linger: f64,
     /// Store a snapshot of a game every N actions.
     #[arg(long, default_value_t = Limits::default().snapshot_every, value_name = "N")]
     snapshot_every: u64,
@@ -154,6 +189,18 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
     limits.actions_per_second = args.actions_per_second;
     limits.action_burst = args.action_burst;
     limits.snapshot_every = args.snapshot_every;
+    limits.history_page = args.history_page.max(1);
+    limits.history_replays = args.history_replays.max(1);
+    limits.reads_per_second = args.reads_per_second;
+    limits.read_burst = args.read_burst;
+    limits.max_games_per_client = args.max_games_per_client;
+    limits.max_connections_per_client = args.max_connections_per_client;
+    limits.max_sockets_per_token = args.max_sockets_per_token.max(1);
+    limits.max_game_bytes = args.max_game_kib.saturating_mul(1024);
+    limits.max_memory_bytes = match args.max_memory_mib {
+        Some(mib) => mib.saturating_mul(1 << 20),
+        None => coffer_server::resident::physical_bytes().map_or(u64::MAX, |bytes| bytes / 4 * 3),
+    };
     limits.plugin_deadline = coffer_host::loader::call_deadline();
     for (value, name, slot) in [
         (
@@ -162,6 +209,12 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             &mut limits.header_timeout,
         ),
         (args.ws_ping, "ws-ping", &mut limits.ws_ping),
+        (args.body_timeout, "body-timeout", &mut limits.body_timeout),
+        (
+            args.finished_linger,
+            "finished-linger",
+            &mut limits.finished_linger,
+        ),
     ] {
         match seconds(value, name) {
             Ok(duration) => *slot = duration,

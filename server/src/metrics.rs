@@ -37,6 +37,14 @@ pub struct Metrics {
     pub fenced: Counter,
     /// With several nodes: games whose lease this node lost (taken over, or not renewed in time).
     pub leases_lost: Counter,
+    /// Actions replayed to answer history reads (events, a WebSocket's `since`, an old keyed retry):
+    /// at most a snapshot interval plus the actions returned per read, whatever a log's length.
+    pub history_replayed: Counter,
+    /// Requests refused because the server was saturated (history replays or threads for rulesets
+    /// all busy): `503 saturated`, never blamed on a game.
+    pub saturated: Counter,
+    /// Requests refused by a client quota: reads per second, games or connections per client.
+    pub quota_refused: Counter,
 }
 
 impl Default for Metrics {
@@ -57,6 +65,9 @@ impl Default for Metrics {
         let takeovers = Counter::default();
         let fenced = Counter::default();
         let leases_lost = Counter::default();
+        let history_replayed = Counter::default();
+        let saturated = Counter::default();
+        let quota_refused = Counter::default();
         registry.register("actions", "Actions applied and committed", actions.clone());
         registry.register("refusals", "Actions the ruleset refused", refusals.clone());
         registry.register(
@@ -106,6 +117,21 @@ impl Default for Metrics {
             "Games whose lease this node lost",
             leases_lost.clone(),
         );
+        registry.register(
+            "history_replayed_actions",
+            "Actions replayed to answer history reads",
+            history_replayed.clone(),
+        );
+        registry.register(
+            "saturated",
+            "Requests refused because the server was saturated (history replays or ruleset threads busy)",
+            saturated.clone(),
+        );
+        registry.register(
+            "quota_refused",
+            "Requests refused by a client quota (reads per second, games or connections per client)",
+            quota_refused.clone(),
+        );
         Self {
             registry,
             actions,
@@ -121,6 +147,9 @@ impl Default for Metrics {
             takeovers,
             fenced,
             leases_lost,
+            history_replayed,
+            saturated,
+            quota_refused,
         }
     }
 }

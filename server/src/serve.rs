@@ -12,11 +12,12 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
 use crate::games::{Games, SWEEP_EVERY};
-use crate::http::{App, router};
+use crate::http::{App, ClientAddr, router};
 use crate::limits::Limits;
 use crate::metrics::Metrics;
 use crate::{Durability, MemoryStore, SqliteConfig, SqliteStore, Store, StoreError};
 use coffer_host::Registry;
+use tower::ServiceExt as _;
 
 /// Where the server keeps its games.
 #[derive(Clone, Debug)]
@@ -183,6 +184,7 @@ pub async fn serve(
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let max_connections = limits.max_connections.max(1);
     let connections = Arc::new(Semaphore::new(max_connections));
+    let per_client = crate::clients::PerClient::new(limits.connections_per_client());
     let running = match node {
         Some(_) => Some(
             crate::cluster::start(&games)
@@ -195,10 +197,12 @@ pub async fn serve(
     let service = router(app.clone());
     ready(addr, &games);
 
+    // Often enough that a finished game leaves within its linger's time again.
+    let sweep_every = SWEEP_EVERY.min(limits.finished_linger);
     let sweeper = {
         let app = app.clone();
         tokio::spawn(async move {
-            let mut every = tokio::time::interval(SWEEP_EVERY);
+            let mut every = tokio::time::interval(sweep_every);
             loop {
                 every.tick().await;
                 app.sweep();
@@ -223,7 +227,7 @@ pub async fn serve(
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let (stream, _peer) = match accepted {
+                let (stream, peer) = match accepted {
                     Ok(accepted) => accepted,
                     Err(e) => {
                         // Out of descriptors and the like: wait a little rather than spin.
@@ -237,10 +241,25 @@ pub async fn serve(
                     drop(stream);
                     continue;
                 };
+                // Each client address holds at most its share of the connections.
+                let Some(share) = per_client.take(peer.ip()) else {
+                    metrics.connections_refused.inc();
+                    metrics.quota_refused.inc();
+                    drop(stream);
+                    continue;
+                };
+                let client = ClientAddr(peer.ip());
+                let share = crate::clients::ConnectionShare::new(share);
+                let held = share.clone();
+                let service = service.clone().map_request(move |mut request: hyper::Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(client);
+                    request.extensions_mut().insert(held.clone());
+                    request
+                });
                 let _ = stream.set_nodelay(true);
                 metrics.connections.inc();
                 let connection = builder
-                    .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service.clone()))
+                    .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
                     .with_upgrades();
                 let metrics = Arc::clone(&metrics);
                 let mut closing = shutdown_rx.clone();
@@ -256,6 +275,7 @@ pub async fn serve(
                         }
                     }
                     metrics.connections.dec();
+                    drop(share);
                     drop(permit);
                 });
             }

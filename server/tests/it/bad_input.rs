@@ -888,6 +888,9 @@ async fn connections_past_the_limit_are_closed_and_games_past_the_limit_refused(
         &[
             "--max-connections",
             "3",
+            // Every connection here comes from one address: its share is the whole limit.
+            "--max-connections-per-client",
+            "3",
             "--max-games",
             "2",
             "--header-timeout",

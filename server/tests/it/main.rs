@@ -7,6 +7,7 @@ mod concurrency;
 mod crash;
 mod crash_api;
 mod differential;
+mod hostile;
 mod play;
 mod schemathesis;
 mod secrecy;

@@ -39,7 +39,16 @@ pub const WAIT: Duration = Duration::from_secs(15);
 pub const GAME_WAIT: Duration = Duration::from_secs(60);
 
 /// Rate limits no test reaches: these tests submit as fast as they can.
-pub const FAST: [&str; 4] = ["--actions-per-second", "100000", "--action-burst", "100000"];
+pub const FAST: [&str; 8] = [
+    "--actions-per-second",
+    "100000",
+    "--action-burst",
+    "100000",
+    "--reads-per-second",
+    "100000",
+    "--read-burst",
+    "100000",
+];
 
 // ----- scripts -----
 
@@ -996,7 +1005,9 @@ async fn sigterm_closes_every_open_websocket_with_going_away_1001_before_the_ser
     const SOCKETS: usize = 150;
     let dir = tempfile::tempdir().expect("a temporary directory");
     for round in 0..3 {
-        let mut server = Server::start(&dir.path().join(format!("games{round}.db")), &FAST);
+        // 50 sockets per seat: past the default of 16 per seat.
+        let args = [&FAST[..], &["--max-sockets-per-token", "50"]].concat();
+        let mut server = Server::start(&dir.path().join(format!("games{round}.db")), &args);
         let api = Api::new(&server.base);
         let (game, tokens) = api.create(&Script::load("charges").create_body()).await;
         let mut sockets = Vec::new();

@@ -53,12 +53,17 @@ pub fn plugin_dir() -> &'static Path {
     })
 }
 
-/// `serve` options for clients that play as fast as the server answers: rate limits raised out of the
-/// way, and a snapshot every 8 actions so that recoveries load snapshot plus tail.
-pub const FAST_ARGS: [&str; 6] = [
+/// `serve` options for clients that play as fast as the server answers: rate limits (actions and
+/// reads) raised out of the way, and a snapshot every 8 actions so that recoveries load snapshot plus
+/// tail.
+pub const FAST_ARGS: [&str; 10] = [
     "--actions-per-second",
     "1000000",
     "--action-burst",
+    "1000000",
+    "--reads-per-second",
+    "1000000",
+    "--read-burst",
     "1000000",
     "--snapshot-every",
     "8",
