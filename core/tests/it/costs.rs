@@ -234,6 +234,95 @@ fn k8_refused_cost_changes_nothing() {
 }
 
 #[test]
+fn k8_3_a_refund_right_after_a_payment_returns_the_prior_state_hash() {
+    let mut l = Ledger::new(2, 9);
+    let money = l
+        .add_amount(AmountSpec::new(key(0, 1, 0)).start(5).cap(9))
+        .unwrap();
+    let other = l
+        .add_amount(AmountSpec::new(key(0, 1, 1)).start(4))
+        .unwrap();
+    let track = l.add_track(TrackSpec::new(key(0, 2, 0), 2)).unwrap();
+    let shields = l.add_track(TrackSpec::new(key(0, 2, 1), 3)).unwrap();
+    l.spend_charges(shields, 1, Cause::Setup).unwrap();
+    let reserve = l.add_zone(Zone::new(key(0, 3, 0))).unwrap();
+    let pool = l.add_zone(Zone::new(key(0, 4, 0))).unwrap();
+    let perm = l.add_permanent(key(0, 5, 0), None).unwrap();
+    l.stock(Owner(0), reserve, 2, Cause::Setup).unwrap();
+    l.take_events();
+    let before = hash(&l);
+    let allocation = [(money, 1), (other, 2)];
+    let parts = [
+        Part::Spend(money, 3),
+        Part::Split {
+            allocation: &allocation,
+            need: 3,
+        },
+        Part::Charges(track, 1),
+        Part::Recover(shields, 1),
+        Part::Exhaust(perm),
+        Part::Tokens {
+            owner: Owner(0),
+            from: reserve,
+            to: pool,
+            n: 2,
+        },
+    ];
+    l.pay_cost(&parts, Cause::Setup).unwrap();
+    let paid = l.take_events().len();
+    assert_ne!(hash(&l), before);
+    l.refund_cost(&parts, Cause::Setup).unwrap();
+    assert_eq!(hash(&l), before, "the refund undid the payment exactly");
+    assert_eq!(
+        l.take_events().len(),
+        paid,
+        "one event gives back each the payment recorded"
+    );
+    // Nothing left to give back: refused whole, nothing changes.
+    let r = assert_refused(&mut l, |l| l.refund_cost(&parts, Cause::Setup));
+    assert!(matches!(r, Refusal::NotEnoughTokens { .. }), "{r}");
+}
+
+#[test]
+fn k8_3_a_refund_gives_back_charges_that_cannot_be_recovered() {
+    let mut l = Ledger::new(1, 0);
+    let nets = l
+        .add_track(TrackSpec::new(key(0, 2, 0), 1).unrecoverable())
+        .unwrap();
+    l.pay_cost(&[Part::Charges(nets, 1)], Cause::Setup).unwrap();
+    let r = assert_refused(&mut l, |l| l.recover_exactly(nets, 1, Cause::Setup));
+    assert!(matches!(r, Refusal::Unrecoverable { .. }), "{r}");
+    l.refund_cost(&[Part::Charges(nets, 1)], Cause::Setup)
+        .unwrap();
+    assert_eq!(l.active(nets), 1, "a refund is not a recovery (K3.6)");
+    let r = assert_refused(&mut l, |l| {
+        l.refund_cost(&[Part::Charges(nets, 1)], Cause::Setup)
+    });
+    assert!(matches!(r, Refusal::NothingToRecover { .. }), "{r}");
+}
+
+#[test]
+fn k8_3_a_refund_past_an_amounts_cap_is_refused_whole() {
+    let mut l = Ledger::new(1, 0);
+    let money = l
+        .add_amount(AmountSpec::new(key(0, 1, 0)).start(5).cap(5))
+        .unwrap();
+    let perm = l.add_permanent(key(0, 5, 0), None).unwrap();
+    l.activate(perm, Cause::Setup).unwrap();
+    // The permanent is given back first (newest part first), then the amount has no room: both stay.
+    let r = assert_refused(&mut l, |l| {
+        l.refund_cost(&[Part::Spend(money, 2), Part::Exhaust(perm)], Cause::Setup)
+    });
+    assert!(r.to_string().contains("cap"), "{r}");
+    assert!(l.is_exhausted(perm));
+    l.ready(perm, Cause::Setup).unwrap();
+    let r = assert_refused(&mut l, |l| {
+        l.refund_cost(&[Part::Exhaust(perm)], Cause::Setup)
+    });
+    assert!(r.to_string().contains("ready"), "{r}");
+}
+
+#[test]
 fn k8_rollback_returns_the_exact_prior_state_hash() {
     let mut l = Ledger::new(2, 42);
     let money = l

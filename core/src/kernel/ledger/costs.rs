@@ -70,6 +70,83 @@ impl Ledger {
         })
     }
 
+    /// K8.3: gives back a cost that [`pay_cost`](Self::pay_cost) paid with the same `parts`, whole or
+    /// not at all, newest part first: spent amounts and charges come back, recovered charges flip back
+    /// to inactive, moved tokens return, an exhausted permanent is readied. For play that the rules
+    /// reverse ("play is reversed to before ..., any charges spent and other costs paid are recovered"):
+    /// a refund is not a recovery, so a track marked "cannot be recovered" (K3.6) gets its spent charges
+    /// back too, and a capped amount must have room for all it gave. Right after the payment, the
+    /// refund leaves the resources equal to what they were before it (the events stay in the log).
+    ///
+    /// Meant for the state right after the payment: tokens that a one-per-owner zone sent to the
+    /// reserve (K4.3) are not where the refund looks for them, and the refund is then refused.
+    ///
+    /// # Errors
+    /// The first part that cannot be given back: [`Refusal::InsufficientCharges`] when a recovered charge is no longer
+    /// active, [`Refusal::NothingToRecover`] when fewer charges are inactive than were spent,
+    /// [`Refusal::NotEnoughTokens`], [`Refusal::Invalid`] for an amount whose cap has no room for what
+    /// it gave or a permanent that is not exhausted. Nothing changes then.
+    pub fn refund_cost(&mut self, parts: &[Part<'_>], cause: Cause) -> Result<(), Refusal> {
+        self.atomically(|l| {
+            for part in parts.iter().rev() {
+                match *part {
+                    Part::Spend(id, n) => l.give_back(id, n, cause)?,
+                    Part::Split { allocation, .. } => {
+                        for &(id, n) in allocation.iter().rev() {
+                            l.give_back(id, n, cause)?;
+                        }
+                    }
+                    Part::Charges(id, k) => {
+                        let t = l.track(id)?;
+                        if t.limit - t.active < k {
+                            return Err(Refusal::NothingToRecover {
+                                key: t.key,
+                                limit: t.limit,
+                            });
+                        }
+                        let after = t.active + k;
+                        l.set_active(id, after, ChargeOp::Recover, cause);
+                    }
+                    Part::Recover(id, k) => l.spend_charges(id, k, cause)?,
+                    Part::Tokens { owner, from, to, n } => {
+                        let bounced = l.move_tokens(owner, to, from, n, cause)?;
+                        if bounced > 0 {
+                            let key = l.zone(from)?.key;
+                            return Err(Refusal::Invalid(format!(
+                                "{key} cannot take back {n} tokens: it holds one per owner"
+                            )));
+                        }
+                    }
+                    Part::Exhaust(id) => {
+                        let p = l.permanent(id)?;
+                        if !p.exhausted {
+                            let key = p.key;
+                            return Err(Refusal::Invalid(format!(
+                                "{key} is ready: there is no use of it to give back"
+                            )));
+                        }
+                        l.ready(id, cause)?;
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Gains back exactly `n` of an amount, refusing (through the caller's transaction) when its cap
+    /// would cut the gain short.
+    fn give_back(&mut self, id: AmountId, n: u64, cause: Cause) -> Result<(), Refusal> {
+        let gained = self.gain(id, n, cause)?;
+        if gained.lost > 0 {
+            let key = self.amount(id)?.key;
+            return Err(Refusal::Invalid(format!(
+                "{key} has room under its cap for {} of the {n} to give back",
+                gained.gained
+            )));
+        }
+        Ok(())
+    }
+
     /// K8: the read-only check of [`pay_cost`](Self::pay_cost): `Ok` exactly when it would pay, else the
     /// refusal it would return, without changing anything or recording an event. For `legal_actions` and
     /// validation.
