@@ -4,7 +4,7 @@
 use crate::content::{
     Ability, Color, Effect, MAX_AGILITY, MAX_ATTACK_DICE, MAX_UPGRADES, Pays, Slot, Timing,
 };
-use crate::state::{Attack, AttackStep, Card, CardKind, Phase, Ship, Stage, State, kind};
+use crate::state::{Attack, AttackStep, Card, CardKind, Device, Phase, Ship, Stage, State, kind};
 use crate::words::note;
 use coffer_core::{ActionError, Cause, Key, Owner, Part, Refusal, Scope, TrackId};
 use serde::{Deserialize, Serialize};
@@ -156,10 +156,19 @@ pub enum Action {
         /// Ship index.
         ship: u8,
     },
+    /// The device the ship just dropped with card `card` could not be placed (positions are the
+    /// table's): play is reversed to before it was placed, its charge and the ship's device placement
+    /// of this System Phase restored (C16). Only right after the drop.
+    DeviceNotPlaced {
+        /// Ship index.
+        ship: u8,
+        /// The device upgrade.
+        card: u8,
+    },
 }
 
 /// The name of each action, by its code in [`Cause::Action`]: the vocabulary's `actions`.
-pub const ACTION_NAMES: [&str; 20] = [
+pub const ACTION_NAMES: [&str; 21] = [
     "Plan",
     "Use Ability",
     "Execute",
@@ -180,6 +189,7 @@ pub const ACTION_NAMES: [&str; 20] = [
     "Recover",
     "Place in Reserve",
     "Deploy",
+    "Device Not Placed",
 ];
 
 impl Action {
@@ -206,6 +216,7 @@ impl Action {
             Action::Recover { .. } => 17,
             Action::PlaceInReserve { .. } => 18,
             Action::Deploy { .. } => 19,
+            Action::DeviceNotPlaced { .. } => 20,
         }
     }
 }
@@ -958,6 +969,7 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
             }
             Ok(())
         }
+        Action::DeviceNotPlaced { ship, card } => device_not_placed(s, p, ship, card),
         Action::Recover { ship, charges } => {
             effect_turn(s, t, p)?;
             let i = ship_ok(s, ship)?;
@@ -981,13 +993,67 @@ fn validate_in(s: &State, t: Turn, p: Owner, a: &Action) -> Result<(), Why> {
     }
 }
 
+/// [`validate`] of [`Action::DeviceNotPlaced`]: `p`'s ship just placed the device of `card`, and
+/// nothing else happened since (C16).
+fn device_not_placed(s: &State, p: Owner, ship: u8, card: u8) -> Result<(), Why> {
+    let i = ship_ok(s, ship)?;
+    let sh = &s.ships[i];
+    if sh.owner != p {
+        return Err(Why::NotYourShip(ship));
+    }
+    let c = sh
+        .cards
+        .get(usize::from(card))
+        .ok_or(Why::NoSuchCard { ship, card })?;
+    if c.kind != CardKind::Upgrade(Slot::Device) {
+        return Err(Why::Card {
+            ship,
+            card,
+            what: "is not a device upgrade: only a device that could not be placed is reversed (C16)",
+        });
+    }
+    let dropped = s.ledger.is_exhausted(c.used);
+    match sh.stage.device {
+        Device::JustPlaced if dropped => {}
+        Device::JustPlaced => {
+            return Err(Why::Card {
+                ship,
+                card,
+                what: "is not the device the ship just placed (C16)",
+            });
+        }
+        Device::Placed if dropped => {
+            return Err(Why::Card {
+                ship,
+                card,
+                what: "was placed before the last action: play is reversed only right after the device is dropped, before anything else happens (C16)",
+            });
+        }
+        Device::Placed | Device::Free => {
+            return Err(Why::Card {
+                ship,
+                card,
+                what: "was not just placed: there is no drop to reverse (C16)",
+            });
+        }
+    }
+    match c.ability {
+        Some(ab) if ab.timing == Timing::System && ab.effect == Effect::None => Ok(()),
+        _ => Err(Why::Card {
+            ship,
+            card,
+            what: "has an effect beyond placing its device: only a plain drop is reversed (C16)",
+        }),
+    }
+}
+
 /// The part of [`validate`] for using ability `ab` of card `card` (`c`) of ship `i` once the timing's
 /// turn and phase hold: the ship's progress in its activation, the ability unused this round, its cost
 /// payable (C3) and its effect able to resolve.
 fn ability_usable(s: &State, i: usize, card: u8, c: &Card, ab: Ability) -> Result<(), Why> {
     let sh = &s.ships[i];
     let ship = i as u8;
-    if c.kind == CardKind::Upgrade(Slot::Device) && sh.stage.device_placed {
+    if c.kind == CardKind::Upgrade(Slot::Device) && sh.stage.device.placed() {
         return Err(Why::Ship(
             ship,
             "has already placed a device this System Phase: a ship places one per System Phase (C16)",
@@ -1405,6 +1471,11 @@ fn colour_number(c: Color) -> i32 {
 pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
     validate(s, p, a).map_err(|why| why.error(s, p))?;
     let c = cause(p, a);
+    // C16: a device just placed can be reported unplaceable only until anything else happens.
+    let just_placed = s
+        .ships
+        .iter()
+        .position(|sh| sh.stage.device == Device::JustPlaced);
     match *a {
         Action::Plan { ship, maneuver } => {
             let i = usize::from(ship);
@@ -1442,9 +1513,10 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
                 s.ledger.note(key, note::EXTRA_ACTION, [at_colour, 0, 0], c);
             }
             let stage = &mut s.ships[i].stage;
-            // C16: using a device upgrade's ability places its device.
+            // C16: using a device upgrade's ability places its device; until anything else happens,
+            // the table may report that it could not be placed.
             if cd.kind == CardKind::Upgrade(Slot::Device) {
-                stage.device_placed = true;
+                stage.device = Device::JustPlaced;
             }
             match (ab.timing, ab.effect) {
                 (_, Effect::ExtraAction) => stage.bonus = true,
@@ -1712,6 +1784,37 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             let key = ship_key(s, usize::from(ship));
             s.ledger.note(key, note::DEPLOYED, [0; 3], c);
         }
+        Action::DeviceNotPlaced { ship, card } => {
+            let i = usize::from(ship);
+            let sh = &s.ships[i];
+            let cd = sh.cards[usize::from(card)];
+            let Some(ab) = cd.ability else {
+                return Err(Why::Card {
+                    ship,
+                    card,
+                    what: "has no ability",
+                }
+                .error(s, p));
+            };
+            // "Play is reversed to before the device was placed: the device is not placed, any charges
+            // spent and other costs paid are recovered" (C16): the kernel gives the cost back whole.
+            let (parts, n) = ability_cost(&cd, ab, sh);
+            let disarm = sh.disarm;
+            s.ledger.refund_cost(&parts[..n], c)?;
+            if ab.disarm {
+                s.ledger.spend(disarm, 1, c)?;
+            }
+            let key = ship_key(s, i);
+            s.ledger
+                .note(key, note::DEVICE_NOT_PLACED, [i32::from(card), 0, 0], c);
+            s.ships[i].stage.device = Device::Free;
+        }
+    }
+    if let Some(i) = just_placed {
+        let stage = &mut s.ships[i].stage;
+        if stage.device == Device::JustPlaced {
+            stage.device = Device::Placed;
+        }
     }
     if keeps_settled(a) {
         debug_assert!(
@@ -1766,6 +1869,7 @@ fn keeps_settled(a: &Action) -> bool {
     matches!(
         a,
         Action::UseAbility { .. }
+            | Action::DeviceNotPlaced { .. }
             | Action::Execute { .. }
             | Action::Perform { .. }
             | Action::Reload { .. }
@@ -1945,6 +2049,12 @@ pub fn legal_actions(s: &State, p: Owner, out: &mut Vec<Action>) {
                         ship,
                         card: c as u8,
                     });
+                }
+            }
+            // C16: right after a drop, the table may report that the device could not be placed.
+            if sh.stage.device == Device::JustPlaced {
+                for c in 0..cards {
+                    keep(Action::DeviceNotPlaced { ship, card: c }, out);
                 }
             }
             match phase {

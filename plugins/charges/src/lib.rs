@@ -30,7 +30,7 @@ pub mod words;
 
 pub use actions::{Action, ChargeRef, ShipAction, Turn, Why};
 pub use content::{Content, ContentError};
-pub use state::{Config, ForceRecovery, Phase, ShipChoice, State, default_squads};
+pub use state::{Config, Device, ForceRecovery, Phase, ShipChoice, State, default_squads};
 
 use coffer_core::{
     ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Table,
@@ -151,6 +151,11 @@ pub fn action_docs() -> Vec<Doc> {
             "deploy",
             "Effect input (C19): a ship in reserve is placed in the play area; it has no dial until the next Planning Phase, so no Activation turn this round.",
             json!({"type":"deploy","ship":1}),
+        ),
+        Doc::with(
+            "device_not_placed",
+            "System Phase (C16), right after a ship drops a device and before anything else: the table reports that the device could not be placed, and play is reversed: the device is not placed, its charge is recovered (even one that cannot otherwise be), and the ship may still place a device this System Phase.",
+            json!({"type":"device_not_placed","ship":0,"card":1}),
         ),
     ]
 }

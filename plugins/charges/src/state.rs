@@ -225,13 +225,108 @@ pub struct Stage {
     /// The extra action keeps its own colour (C14), instead of being a white action treated as red.
     #[serde(default)]
     pub bonus_at_colour: bool,
-    /// A device upgrade's ability was used in this turn of the System Phase: one device per ship (C16).
-    #[serde(default)]
-    pub device_placed: bool,
+    /// Whether a device upgrade's ability was used in this turn of the System Phase: one device per
+    /// ship (C16), and whether the table may still report that it could not be placed. Written under
+    /// the name of the `bool` it replaced.
+    #[serde(default, rename = "device_placed")]
+    pub device: Device,
     /// The action-bar actions performed in this activation, one bit each (focus 1, evade 2, reload 4): a
     /// ship performs each action once per round (C17).
     #[serde(default)]
     pub performed: u8,
+}
+
+/// A ship's one device of its System Phase turn (C16).
+///
+/// Written as the `bool` it replaced (`false`, `true`) in both formats, so states and hashes of games
+/// with no reversed drop are what they were; only [`Device::JustPlaced`] is new (`"just_placed"` in
+/// JSON, 2 in the binary form).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Device {
+    /// No device placed yet: the ship may place one.
+    #[default]
+    Free,
+    /// A device placed; the ship places no other this System Phase.
+    Placed,
+    /// A device placed by the game's last action: until anything else happens, the table may report
+    /// that it could not be placed, which reverses the drop.
+    JustPlaced,
+}
+
+impl Device {
+    /// Whether the ship has placed its device.
+    pub fn placed(self) -> bool {
+        self != Device::Free
+    }
+
+    const NAMES: [&'static str; 3] = ["free", "placed", "just_placed"];
+}
+
+impl Serialize for Device {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let index = *self as u32;
+        if serializer.is_human_readable() {
+            match self {
+                Device::Free => serializer.serialize_bool(false),
+                Device::Placed => serializer.serialize_bool(true),
+                Device::JustPlaced => serializer.serialize_str(Device::NAMES[2]),
+            }
+        } else {
+            // A unit variant is its index: the bytes `false` and `true` were.
+            serializer.serialize_unit_variant("Device", index, Device::NAMES[index as usize])
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Device {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Device;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("false, true or \"just_placed\"")
+            }
+            fn visit_bool<E: serde::de::Error>(self, placed: bool) -> Result<Device, E> {
+                Ok(if placed { Device::Placed } else { Device::Free })
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Device, E> {
+                match name {
+                    "free" => Ok(Device::Free),
+                    "placed" => Ok(Device::Placed),
+                    "just_placed" => Ok(Device::JustPlaced),
+                    other => Err(E::unknown_variant(other, &Device::NAMES)),
+                }
+            }
+            fn visit_u32<E: serde::de::Error>(self, index: u32) -> Result<Device, E> {
+                match index {
+                    0 => Ok(Device::Free),
+                    1 => Ok(Device::Placed),
+                    2 => Ok(Device::JustPlaced),
+                    other => Err(E::invalid_value(
+                        serde::de::Unexpected::Unsigned(u64::from(other)),
+                        &self,
+                    )),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, index: u64) -> Result<Device, E> {
+                self.visit_u32(u32::try_from(index).unwrap_or(u32::MAX))
+            }
+            fn visit_enum<A: serde::de::EnumAccess<'de>>(
+                self,
+                data: A,
+            ) -> Result<Device, A::Error> {
+                use serde::de::VariantAccess as _;
+                let (index, variant): (u32, _) = data.variant()?;
+                variant.unit_variant()?;
+                self.visit_u32(index)
+            }
+        }
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_any(Visit)
+        } else {
+            deserializer.deserialize_enum("Device", &Device::NAMES, Visit)
+        }
+    }
 }
 
 /// A ship in play.
@@ -702,4 +797,35 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
         winners: None,
         current: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Device;
+
+    #[test]
+    fn a_device_is_written_as_the_bool_it_replaced_so_earlier_states_and_hashes_hold() {
+        for (device, placed) in [(Device::Free, false), (Device::Placed, true)] {
+            assert_eq!(
+                postcard::to_stdvec(&device).unwrap(),
+                postcard::to_stdvec(&placed).unwrap()
+            );
+            assert_eq!(
+                serde_json::to_string(&device).unwrap(),
+                serde_json::to_string(&placed).unwrap()
+            );
+            let bytes = postcard::to_stdvec(&placed).unwrap();
+            assert_eq!(postcard::from_bytes::<Device>(&bytes).unwrap(), device);
+            let text = serde_json::to_string(&placed).unwrap();
+            assert_eq!(serde_json::from_str::<Device>(&text).unwrap(), device);
+        }
+        let just = Device::JustPlaced;
+        let bytes = postcard::to_stdvec(&just).unwrap();
+        assert_eq!(postcard::from_bytes::<Device>(&bytes).unwrap(), just);
+        let text = serde_json::to_string(&just).unwrap();
+        assert_eq!(text, "\"just_placed\"");
+        assert_eq!(serde_json::from_str::<Device>(&text).unwrap(), just);
+        assert!(postcard::from_bytes::<Device>(&[3]).is_err());
+        assert!(serde_json::from_str::<Device>("\"dropped\"").is_err());
+    }
 }

@@ -49,6 +49,8 @@ pub mod note {
     pub const TO_RESERVE: u16 = 18;
     /// A ship in reserve is placed in the play area (C19).
     pub const DEPLOYED: u16 = 19;
+    /// The device a ship just dropped could not be placed: play is reversed (C16) (`[card]`).
+    pub const DEVICE_NOT_PLACED: u16 = 20;
 }
 
 /// The maneuver colours by their note number.
@@ -85,7 +87,7 @@ pub fn vocabulary() -> Vocabulary {
         let term = std::mem::take(&mut kinds[usize::from(k.0)]);
         kinds[usize::from(k.0)] = term.states(exhausted, ready);
     }
-    let mut notes = vec![NoteTerm::default(); 20];
+    let mut notes = vec![NoteTerm::default(); 21];
     let mut set = |code: u16, term: NoteTerm| notes[usize::from(code)] = term;
     set(
         note::PLANNED,
@@ -174,6 +176,14 @@ pub fn vocabulary() -> Vocabulary {
     set(
         note::DEPLOYED,
         NoteTerm::new("{subject} is placed in the play area from reserve"),
+    );
+    set(
+        note::DEVICE_NOT_PLACED,
+        NoteTerm::new(
+            "the device {subject} just dropped could not be placed: play is reversed, the device is \
+             not placed, its charge is recovered and the ship may still place a device this System \
+             Phase (C16)",
+        ),
     );
     Vocabulary {
         round: "Round".to_owned(),

@@ -1072,26 +1072,127 @@ fn c16_a_ship_places_one_device_per_system_phase() {
 }
 
 #[test]
-fn c16_a_device_that_cannot_be_placed_is_not_dropped_and_keeps_its_charge() {
-    // Positions are not modelled: a drop the play area would refuse is not entered, which is what the Rules
-    // Reference's reversal leaves (the device not placed, its charge not spent, another still placeable).
+fn c16_a_device_that_cannot_be_placed_is_reversed_its_charge_and_placement_restored() {
     let mut g = bomber(&["proton-bombs", "seismic-charges"]);
     g.advance_to(Phase::System);
+    let before = g.game.state_hash();
     let (bombs, charges) = (g.card(0, 1), g.card(0, 2));
-    let listed = g.legal(0);
-    assert!(
-        listed.iter().any(|a| a.contains("\"card\":1"))
-            && listed.iter().any(|a| a.contains("\"card\":2")),
-        "both devices may be placed: {listed:?}"
-    );
-    // The proton bombs cannot be placed: nothing is entered for them; the seismic charges are.
-    g.ok(0, json!({"type":"use_ability","ship":0,"card":2}));
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
     assert_eq!(
         g.card(0, 1),
-        bombs,
-        "no charge spent on the device not placed"
+        (bombs.0 - 1, bombs.1),
+        "the drop spends a charge"
     );
+    assert!(
+        g.legal(0)
+            .contains(&r#"{"type":"device_not_placed","ship":0,"card":1}"#.to_owned()),
+        "the reversal is listed right after the drop: {:?}",
+        g.legal(0)
+    );
+    // The table finds the bombs cannot be placed: play is reversed.
+    g.ok(0, json!({"type":"device_not_placed","ship":0,"card":1}));
+    assert!(g.said("could not be placed: play is reversed"));
+    assert!(
+        g.said("Proton Bombs charges"),
+        "the charge's recovery is told"
+    );
+    assert_eq!(g.card(0, 1), bombs, "the charge is back");
+    assert_eq!(
+        g.game.state_hash(),
+        before,
+        "play is back to before the device was placed"
+    );
+    // The ship may place a device this System Phase again: the seismic charges.
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":2}));
     assert_eq!(g.card(0, 2), (charges.0 - 1, charges.1));
+}
+
+#[test]
+fn c16_a_charge_that_cannot_be_recovered_comes_back_when_its_drop_is_reversed() {
+    // Conner Nets: "this card's charge cannot be recovered"; reversing play is not recovering it.
+    let mut g = bomber(&["conner-nets"]);
+    g.advance_to(Phase::System);
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    assert_eq!(g.card(0, 1), (0, 1));
+    g.ok(0, json!({"type":"device_not_placed","ship":0,"card":1}));
+    assert_eq!(g.card(0, 1), (1, 1));
+}
+
+#[test]
+fn c16_reversing_a_drop_after_anything_else_happened_is_refused_as_too_late() {
+    let mut g = bomber(&["proton-bombs", "seismic-charges"]);
+    g.advance_to(Phase::System);
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    // Something else happens: an effect input on the dropping ship.
+    g.ok(0, json!({"type":"gain_stress","ship":0}));
+    let e = g.refused(0, json!({"type":"device_not_placed","ship":0,"card":1}));
+    assert!(
+        e.to_string()
+            .contains("only right after the device is dropped"),
+        "{e}"
+    );
+    assert!(!g.legal(0).iter().any(|a| a.contains("device_not_placed")));
+    assert_eq!(g.card(0, 1), (1, 2), "the charge stays spent");
+    let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":2}));
+    assert!(e.to_string().contains("one per System Phase"), "{e}");
+}
+
+#[test]
+fn c16_reversing_with_no_device_just_placed_is_refused() {
+    let mut g = bomber(&["proton-bombs", "seismic-charges"]);
+    g.advance_to(Phase::System);
+    let e = g.refused(0, json!({"type":"device_not_placed","ship":0,"card":1}));
+    assert!(e.to_string().contains("there is no drop to reverse"), "{e}");
+    assert!(!g.legal(0).iter().any(|a| a.contains("device_not_placed")));
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    // Not the device just placed, and not a device at all.
+    let e = g.refused(0, json!({"type":"device_not_placed","ship":0,"card":2}));
+    assert!(
+        e.to_string()
+            .contains("not the device the ship just placed"),
+        "{e}"
+    );
+    let e = g.refused(0, json!({"type":"device_not_placed","ship":0,"card":0}));
+    assert!(e.to_string().contains("not a device upgrade"), "{e}");
+    let e = g.refused(0, json!({"type":"device_not_placed","ship":0,"card":9}));
+    assert!(!e.to_string().is_empty());
+    // Reversed once: a second report finds no drop.
+    g.ok(0, json!({"type":"device_not_placed","ship":0,"card":1}));
+    let e = g.refused(0, json!({"type":"device_not_placed","ship":0,"card":1}));
+    assert!(e.to_string().contains("there is no drop to reverse"), "{e}");
+}
+
+#[test]
+fn c16_another_seats_device_cannot_be_reported_unplaced_by_this_seat() {
+    let mut g = bomber(&["proton-bombs"]);
+    g.advance_to(Phase::System);
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    let e = g.refused(1, json!({"type":"device_not_placed","ship":0,"card":1}));
+    assert!(e.to_string().contains("is not p1's ship"), "{e}");
+    assert!(!g.legal(1).iter().any(|a| a.contains("device_not_placed")));
+    // Its owner still may.
+    g.ok(0, json!({"type":"device_not_placed","ship":0,"card":1}));
+}
+
+#[test]
+fn c16_the_window_for_a_reversal_survives_a_snapshot_in_both_formats() {
+    use coffer_core::Format;
+    let mut g = bomber(&["proton-bombs"]);
+    g.advance_to(Phase::System);
+    g.ok(0, json!({"type":"use_ability","ship":0,"card":1}));
+    // The window for the reversal is part of the state: a restored game still offers it.
+    let rs = coffer_core::Adapter::shared(coffer_charges::Charges::new());
+    for format in [Format::Binary, Format::Json] {
+        let bytes = g.game.snapshot(format).unwrap();
+        let mut restored = rs.restore(format, &bytes).unwrap();
+        assert_eq!(restored.state_hash(), g.game.state_hash());
+        restored
+            .apply_json(
+                coffer_core::Owner(0),
+                r#"{"type":"device_not_placed","ship":0,"card":1}"#,
+            )
+            .unwrap();
+    }
 }
 
 // ----- C17 -----
