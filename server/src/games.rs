@@ -83,6 +83,8 @@ pub struct Games {
     node: Option<Node>,
     /// Games hosted plus creations under way: `max_games` holds exactly under concurrent creates.
     hosted: AtomicUsize,
+    /// A retention pass is under way ([`Games::purge_finished`]).
+    purging: std::sync::atomic::AtomicBool,
     /// Unfinished games each client address created, hosted now (creations under way included).
     clients: Mutex<HashMap<IpAddr, usize>>,
     /// The history replays that may run at once ([`Limits::history_replays`]).
@@ -294,12 +296,11 @@ pub struct Submit {
     pub key: Option<String>,
 }
 
-fn now_unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
+use crate::store::now_unix_ms;
+
+/// Most finished games one retention pass deletes: a pass is a bounded stretch of store work, and the
+/// next sweep goes on.
+pub const PURGE_BATCH: usize = 1_000;
 
 fn storage(error: &StoreError) -> ApiError {
     tracing::error!(error = %error, "store failure");
@@ -731,6 +732,7 @@ impl Games {
             metrics,
             node: None,
             hosted: AtomicUsize::new(0),
+            purging: std::sync::atomic::AtomicBool::new(false),
             clients: Mutex::new(HashMap::new()),
         }
     }
@@ -1179,6 +1181,63 @@ impl Games {
             tokio::task::spawn_blocking(move || drop(gone));
         }
         count
+    }
+
+    /// The retention policy: deletes from the store the finished games that finished longer than
+    /// [`Limits::keep_finished`] ago, [`PURGE_BATCH`] at most per call, on a blocking thread; a call
+    /// while another runs does nothing. Returns how many were deleted.
+    pub async fn purge_finished(&self) -> usize {
+        let keep = self.limits.keep_finished;
+        if keep.is_zero() || self.purging.swap(true, Ordering::AcqRel) {
+            return 0;
+        }
+        let store = Arc::clone(&self.store);
+        let before =
+            now_unix_ms().saturating_sub(u64::try_from(keep.as_millis()).unwrap_or(u64::MAX));
+        let work = tokio::task::spawn_blocking(move || -> (Vec<GameId>, Option<StoreError>) {
+            let mut deleted = Vec::new();
+            let ids = match store.finished_before(before, PURGE_BATCH) {
+                Ok(ids) => ids,
+                Err(error) => return (deleted, Some(error)),
+            };
+            for id in ids {
+                match store.forget(id) {
+                    Ok(()) => deleted.push(id),
+                    // Deleted meanwhile (another node), or found unfinished: not ours to delete.
+                    Err(StoreError::NoSuchGame(_) | StoreError::NotFinished(_)) => {}
+                    Err(error) => return (deleted, Some(error)),
+                }
+            }
+            (deleted, None)
+        })
+        .await;
+        self.purging.store(false, Ordering::Release);
+        let (deleted, error) = work.unwrap_or_else(|_| (Vec::new(), None));
+        if let Some(error) = error {
+            tracing::error!(error = %error, "the retention policy could not delete finished games");
+        }
+        if !deleted.is_empty() {
+            // A finished game still lingering in memory leaves with its log.
+            let gone: Vec<Arc<Slot>> = {
+                let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
+                deleted.iter().filter_map(|id| slots.remove(id)).collect()
+            };
+            for slot in &gone {
+                self.release_creator(slot);
+                self.hosted.fetch_sub(1, Ordering::AcqRel);
+                self.metrics.games.dec();
+            }
+            if !gone.is_empty() {
+                tokio::task::spawn_blocking(move || drop(gone));
+            }
+            self.metrics.games_deleted.inc_by(deleted.len() as u64);
+            tracing::info!(
+                deleted = deleted.len(),
+                keep_days = keep.as_secs() / 86_400,
+                "deleted finished games past the retention time"
+            );
+        }
+        deleted.len()
     }
 
     /// Gives the free seat `seat` (or the first free one) a new token.

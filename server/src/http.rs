@@ -100,6 +100,8 @@ impl App {
         self.readers.retain_recent();
         self.readers.shrink_to_fit();
         self.games.sweep_finished();
+        let games = Arc::clone(&self.games);
+        tokio::spawn(async move { games.purge_finished().await });
     }
 
     /// Counts a read (history, a WebSocket opened) against its client address's rate.

@@ -63,6 +63,9 @@ pub struct Limits {
     /// How long a finished game stays in memory (its last view readable) before it leaves; its log
     /// stays in the store.
     pub finished_linger: Duration,
+    /// How long the store keeps a finished game (its record, seats, log and snapshots) after it
+    /// finished, before the retention policy deletes it; `Duration::ZERO` keeps them forever.
+    pub keep_finished: Duration,
 }
 
 impl Limits {
@@ -103,6 +106,7 @@ impl Default for Limits {
             max_memory_bytes: u64::MAX,
             body_timeout: Duration::from_secs(10),
             finished_linger: Duration::from_secs(600),
+            keep_finished: Duration::from_secs(30 * 24 * 3600),
         }
     }
 }

@@ -15,7 +15,8 @@ const AFTER_HELP: &str = "\
 Examples:
   coffer --plugin-dir target/release serve
   coffer --plugin-dir target/release serve --listen 0.0.0.0:8080 --store games.db
-  coffer --plugin-dir target/release loadtest --games 100 --transport ws";
+  coffer --plugin-dir target/release loadtest --games 100 --transport ws
+  coffer --plugin-dir target/release export --store games.db --game 42 -o game42.json";
 
 /// The Coffer game server.
 #[derive(Debug, Parser)]
@@ -33,6 +34,9 @@ enum Command {
     Serve(ServeArgs),
     /// Measure a server: acknowledged actions per second and latency, at several numbers of games.
     Loadtest(coffer_server::loadtest::Args),
+    /// Write one game of a store as a `coffer` save file (replayed and checked action by action), to
+    /// keep a finished game past the retention policy or read it with `coffer show`.
+    Export(coffer_server::export::Args),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -123,6 +127,11 @@ struct ServeArgs {
     /// stays in the store.
     #[arg(long, default_value_t = Limits::default().finished_linger.as_secs_f64(), value_name = "SECS")]
     finished_linger: f64,
+    /// Days the store keeps a finished game (record, seats, log, snapshots) after it finished; then
+    /// the retention policy deletes it. 0 keeps finished games forever. Export one first with
+    /// `coffer-server export`. Fractions are allowed (0.5: twelve hours).
+    #[arg(long, default_value_t = Limits::default().keep_finished.as_secs_f64() / 86_400.0, value_name = "DAYS")]
+    keep_finished_days: f64,
     /// Store a snapshot of a game every N actions.
     #[arg(long, default_value_t = Limits::default().snapshot_every, value_name = "N")]
     snapshot_every: u64,
@@ -162,6 +171,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => run_serve(&cli.global, args),
         Command::Loadtest(args) => coffer_server::loadtest::run(&cli.global, args),
+        Command::Export(args) => coffer_server::export::run(&cli.global, args),
     }
 }
 
@@ -194,6 +204,18 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
     limits.reads_per_second = args.reads_per_second;
     limits.read_burst = args.read_burst;
     limits.max_games_per_client = args.max_games_per_client;
+    limits.keep_finished = match args.keep_finished_days {
+        0.0 => Duration::ZERO,
+        days if days.is_finite() && days > 0.0 && days <= 36_500.0 => {
+            Duration::from_secs_f64(days * 86_400.0)
+        }
+        days => {
+            eprintln!(
+                "error: --keep-finished-days must be 0 (keep forever) or between 0 and 36500 days, not {days}"
+            );
+            return ExitCode::from(2);
+        }
+    };
     limits.max_connections_per_client = args.max_connections_per_client;
     limits.max_sockets_per_token = args.max_sockets_per_token.max(1);
     limits.max_game_bytes = args.max_game_kib.saturating_mul(1024);

@@ -20,6 +20,8 @@ pub struct MemoryStore {
 #[derive(Debug)]
 struct Entry {
     record: GameRecord,
+    /// When it finished, in ms since the Unix epoch.
+    finished_unix_ms: Option<u64>,
     seats: Vec<Option<TokenHash>>,
     actions: Vec<Action>,
     snapshots: BTreeMap<u64, Snapshot>,
@@ -67,6 +69,7 @@ impl Store for MemoryStore {
         };
         let entry = Entry {
             record,
+            finished_unix_ms: None,
             seats: game.seats,
             actions: Vec::new(),
             snapshots: BTreeMap::new(),
@@ -159,7 +162,40 @@ impl Store for MemoryStore {
     }
 
     fn finish(&self, game: GameId) -> Result<(), StoreError> {
-        entry(&mut self.lock(), game)?.record.finished = true;
+        let mut games = self.lock();
+        let entry = entry(&mut games, game)?;
+        if !entry.record.finished {
+            entry.record.finished = true;
+            entry.finished_unix_ms = Some(crate::store::now_unix_ms());
+        }
+        Ok(())
+    }
+
+    fn finished_before(
+        &self,
+        before_unix_ms: u64,
+        limit: usize,
+    ) -> Result<Vec<GameId>, StoreError> {
+        let games = self.lock();
+        let mut finished: Vec<(u64, GameId)> = games
+            .values()
+            .filter_map(|entry| {
+                entry
+                    .finished_unix_ms
+                    .filter(|&at| at < before_unix_ms)
+                    .map(|at| (at, entry.record.id))
+            })
+            .collect();
+        finished.sort_unstable();
+        Ok(finished.into_iter().take(limit).map(|(_, id)| id).collect())
+    }
+
+    fn forget(&self, game: GameId) -> Result<(), StoreError> {
+        let mut games = self.lock();
+        if !entry(&mut games, game)?.record.finished {
+            return Err(StoreError::NotFinished(game));
+        }
+        games.remove(&game);
         Ok(())
     }
 

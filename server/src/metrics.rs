@@ -45,6 +45,8 @@ pub struct Metrics {
     pub saturated: Counter,
     /// Requests refused by a client quota: reads per second, games or connections per client.
     pub quota_refused: Counter,
+    /// Finished games deleted from the store by the retention policy (`--keep-finished-days`).
+    pub games_deleted: Counter,
 }
 
 impl Default for Metrics {
@@ -68,6 +70,12 @@ impl Default for Metrics {
         let history_replayed = Counter::default();
         let saturated = Counter::default();
         let quota_refused = Counter::default();
+        let games_deleted = Counter::default();
+        registry.register(
+            "games_deleted",
+            "Finished games deleted from the store by the retention policy",
+            games_deleted.clone(),
+        );
         registry.register("actions", "Actions applied and committed", actions.clone());
         registry.register("refusals", "Actions the ruleset refused", refusals.clone());
         registry.register(
@@ -150,6 +158,7 @@ impl Default for Metrics {
             history_replayed,
             saturated,
             quota_refused,
+            games_deleted,
         }
     }
 }

@@ -64,6 +64,13 @@ CREATE TABLE leases (
 CREATE INDEX leases_node ON leases (node);
 CREATE INDEX leases_expires_at ON leases (expires_at);
 ",
+    // When a game finished, for the retention of finished games; those finished before count as
+    // finished now, so a retention policy gives them its whole time.
+    "
+ALTER TABLE games ADD COLUMN finished_unix_ms BIGINT;
+UPDATE games SET finished_unix_ms = (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT WHERE finished;
+CREATE INDEX games_finished_at ON games (finished_unix_ms) WHERE finished;
+",
 ];
 
 /// The channel on which nodes announce, at commit: every fenced append as `a:<game>:<seq>`, and a game
@@ -507,15 +514,38 @@ fn apply(
         }
         Op::Snapshot { game, snapshot } => put_snapshot(tx, *game, snapshot),
         Op::Finish(game) => {
+            // Finishing a finished game keeps when it first finished.
+            let now = i64::try_from(crate::store::now_unix_ms()).unwrap_or(i64::MAX);
             let changed = tx.execute(
-                "UPDATE games SET finished = TRUE WHERE id = $1",
-                &[&(game.0 as i64)],
+                "UPDATE games SET finished = TRUE,
+                     finished_unix_ms = CASE WHEN finished THEN finished_unix_ms ELSE $2 END
+                 WHERE id = $1",
+                &[&(game.0 as i64), &now],
             )?;
             Ok(if changed == 0 {
                 Err(StoreError::NoSuchGame(*game))
             } else {
                 Ok(())
             })
+        }
+        Op::Forget(game) => {
+            let id = game.0 as i64;
+            let finished: Option<bool> = tx
+                .query_opt(
+                    "SELECT finished FROM games WHERE id = $1 FOR UPDATE",
+                    &[&id],
+                )?
+                .map(|row| row.get(0));
+            match finished {
+                None => return Ok(Err(StoreError::NoSuchGame(*game))),
+                Some(false) => return Ok(Err(StoreError::NotFinished(*game))),
+                Some(true) => {}
+            }
+            for table in ["actions", "snapshots", "seats", "leases"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE game = $1"), &[&id])?;
+            }
+            tx.execute("DELETE FROM games WHERE id = $1", &[&id])?;
+            Ok(Ok(()))
         }
     }
 }
@@ -843,6 +873,31 @@ impl Store for PgStore {
 
     fn finish(&self, game: GameId) -> Result<(), StoreError> {
         self.write(Op::Finish(game))
+    }
+
+    fn finished_before(
+        &self,
+        before_unix_ms: u64,
+        limit: usize,
+    ) -> Result<Vec<GameId>, StoreError> {
+        let before = i64::try_from(before_unix_ms).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self
+            .reader()
+            .query(
+                "SELECT id FROM games WHERE finished AND finished_unix_ms < $1
+                 ORDER BY finished_unix_ms LIMIT $2",
+                &[&before, &limit],
+            )
+            .map_err(pg)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| GameId(row.get::<_, i64>(0) as u64))
+            .collect())
+    }
+
+    fn forget(&self, game: GameId) -> Result<(), StoreError> {
+        self.write(Op::Forget(game))
     }
 
     fn game(&self, game: GameId) -> Result<GameRecord, StoreError> {

@@ -14,7 +14,7 @@ use crate::store::{
 };
 
 /// The schema this build writes, in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS games (
     seq INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX IF NOT EXISTS games_unfinished ON games (id) WHERE finished = 0;
+CREATE INDEX IF NOT EXISTS games_finished ON games (finished) WHERE finished != 0;
 CREATE TABLE IF NOT EXISTS seats (
     game INTEGER NOT NULL,
     seat INTEGER NOT NULL,
@@ -189,6 +190,15 @@ impl SqliteStore {
             // Version 2 added idempotency keys to actions.
             writer.execute_batch("ALTER TABLE actions ADD COLUMN idem TEXT")?;
         }
+        if (1..3).contains(&version) {
+            // Version 3 keeps when a game finished in `finished` (ms since the epoch; 0 while it is
+            // not): games finished before count as finished now, so a retention policy gives them
+            // its whole time.
+            writer.execute(
+                "UPDATE games SET finished = ?1 WHERE finished != 0",
+                [finished_now()],
+            )?;
+        }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;
 
@@ -323,14 +333,36 @@ fn apply(conn: &Connection, op: &Op) -> rusqlite::Result<Result<(), StoreError>>
         Op::Append { game, action, .. } => append(conn, *game, action),
         Op::Snapshot { game, snapshot } => put_snapshot(conn, *game, snapshot),
         Op::Finish(game) => {
-            let changed = conn
-                .prepare_cached("UPDATE games SET finished = 1 WHERE id = ?1")?
-                .execute([game.0 as i64])?;
-            Ok(if changed == 0 {
-                Err(StoreError::NoSuchGame(*game))
-            } else {
+            // Finishing a finished game keeps when it first finished.
+            conn.prepare_cached("UPDATE games SET finished = ?2 WHERE id = ?1 AND finished = 0")?
+                .execute([game.0 as i64, finished_now()])?;
+            let exists = conn
+                .prepare_cached("SELECT 1 FROM games WHERE id = ?1")?
+                .exists([game.0 as i64])?;
+            Ok(if exists {
                 Ok(())
+            } else {
+                Err(StoreError::NoSuchGame(*game))
             })
+        }
+        Op::Forget(game) => {
+            let id = game.0 as i64;
+            let finished: Option<i64> = conn
+                .prepare_cached("SELECT finished FROM games WHERE id = ?1")?
+                .query_row([id], |row| row.get(0))
+                .optional()?;
+            match finished {
+                None => return Ok(Err(StoreError::NoSuchGame(*game))),
+                Some(0) => return Ok(Err(StoreError::NotFinished(*game))),
+                Some(_) => {}
+            }
+            for table in ["actions", "snapshots", "seats"] {
+                conn.prepare_cached(&format!("DELETE FROM {table} WHERE game = ?1"))?
+                    .execute([id])?;
+            }
+            conn.prepare_cached("DELETE FROM games WHERE id = ?1")?
+                .execute([id])?;
+            Ok(Ok(()))
         }
     }
 }
@@ -671,6 +703,28 @@ impl Store for SqliteStore {
         self.write(Op::Finish(game))
     }
 
+    fn finished_before(
+        &self,
+        before_unix_ms: u64,
+        limit: usize,
+    ) -> Result<Vec<GameId>, StoreError> {
+        let conn = self.reader();
+        let mut statement = conn.prepare_cached(
+            "SELECT id FROM games WHERE finished != 0 AND finished < ?1 ORDER BY finished LIMIT ?2",
+        )?;
+        let before = i64::try_from(before_unix_ms).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let ids = statement
+            .query_map([before, limit], |row| row.get::<_, i64>(0))?
+            .map(|id| id.map(|id| GameId(id as u64)))
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(ids)
+    }
+
+    fn forget(&self, game: GameId) -> Result<(), StoreError> {
+        self.write(Op::Forget(game))
+    }
+
     fn game(&self, game: GameId) -> Result<GameRecord, StoreError> {
         read_game(&self.reader(), game)
     }
@@ -716,4 +770,11 @@ impl Store for SqliteStore {
         let actions = read_actions_until(&tx, game, after, until)?;
         Ok(Passage { snapshot, actions })
     }
+}
+
+/// `finished` for a game finishing now: ms since the epoch, never 0 (which means "not finished").
+fn finished_now() -> i64 {
+    i64::try_from(crate::store::now_unix_ms())
+        .unwrap_or(i64::MAX)
+        .max(1)
 }

@@ -191,6 +191,7 @@ pub(crate) enum Op {
         snapshot: Snapshot,
     },
     Finish(GameId),
+    Forget(GameId),
 }
 
 impl Op {
@@ -321,6 +322,9 @@ pub enum StoreError {
     /// An action for a game that has ended.
     #[error("game {0} is finished")]
     GameFinished(GameId),
+    /// Only a finished game may be deleted.
+    #[error("game {0} is not finished: only finished games are deleted")]
+    NotFinished(GameId),
     /// An append by a node that no longer holds the game's lease (its fencing number is not the
     /// lease's): another node owns the game now. Nothing was applied.
     #[error(
@@ -484,4 +488,26 @@ pub trait Store: Send + Sync {
     /// # Errors
     /// [`StoreError::NoSuchGame`] or a storage failure.
     fn passage(&self, game: GameId, since: u64, until: u64) -> Result<Passage, StoreError>;
+
+    /// Finished games that finished before `before_unix_ms`, oldest first, at most `limit`: those a
+    /// retention policy deletes. A game finished by a version that did not record when counts as
+    /// finished when the store was first opened by one that does.
+    ///
+    /// # Errors
+    /// A storage failure.
+    fn finished_before(&self, before_unix_ms: u64, limit: usize)
+    -> Result<Vec<GameId>, StoreError>;
+
+    /// Deletes a finished game whole: its record, seats, actions and snapshots.
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`], [`StoreError::NotFinished`] or a storage failure.
+    fn forget(&self, game: GameId) -> Result<(), StoreError>;
+}
+
+/// Now, in ms since the Unix epoch (0 for a clock before it).
+pub(crate) fn now_unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -29,7 +29,7 @@ use coffer_command_tokens as _;
 use coffer_story_acts as _;
 
 /// Limits raised out of the way of tests that play as fast as the server answers.
-const FAST: [&str; 4] = [
+pub(crate) const FAST: [&str; 4] = [
     "--actions-per-second",
     "1000000",
     "--action-burst",
@@ -142,7 +142,7 @@ async fn metric(client: &Client, base: &str, name: &str) -> f64 {
 
 /// Plays random legal actions on a two-seat game until `stop`, counting what was applied; panics on
 /// any answer but success, a stale sequence (the other seat's client acted first) or the game's end.
-async fn keep_acting(
+pub(crate) async fn keep_acting(
     client: Client,
     base: String,
     game: u64,
@@ -891,7 +891,7 @@ async fn a_finished_game_leaves_memory_after_its_linger_and_frees_its_creators_q
 }
 
 /// A two-seat charges game of one round.
-async fn charges_game_short(http: &Client, base: &str) -> (u64, Vec<String>) {
+pub(crate) async fn charges_game_short(http: &Client, base: &str) -> (u64, Vec<String>) {
     let created = create(
         http,
         base,

@@ -9,6 +9,7 @@ mod crash_api;
 mod differential;
 mod hostile;
 mod play;
+mod retention;
 mod schemathesis;
 mod secrecy;
 mod suite;

@@ -96,6 +96,7 @@ suite!(
     racing_threads_on_many_games_lose_and_duplicate_nothing,
     a_repeated_idempotency_key_of_a_seat_is_refused_with_the_first_sequence,
     append_then_reports_the_result_of_the_write,
+    only_finished_games_past_the_cutoff_are_listed_and_deleted_whole,
 );
 
 fn keyed(mut action: coffer_server::Action, key: &str) -> coffer_server::Action {
@@ -378,6 +379,50 @@ fn finished_games_take_no_actions_and_are_not_recovered(store: &Arc<dyn Store>) 
     assert_eq!(store.game(GameId(2)).unwrap().seq, 1);
 }
 
+fn only_finished_games_past_the_cutoff_are_listed_and_deleted_whole(store: &Arc<dyn Store>) {
+    for id in [1, 2, 3] {
+        store.create_game(new_game(id)).unwrap();
+        store.append(GameId(id), action(id, 1, 0)).unwrap();
+    }
+    store.put_snapshot(GameId(2), snapshot(1)).unwrap();
+    store.finish(GameId(2)).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert_eq!(store.finished_before(now - 60_000, 10).unwrap(), []);
+    assert_eq!(
+        store.finished_before(now + 60_000, 10).unwrap(),
+        [GameId(2)]
+    );
+    assert_eq!(store.finished_before(now + 60_000, 0).unwrap(), []);
+    // Finishing again keeps when it first finished.
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    store.finish(GameId(2)).unwrap();
+    assert_eq!(
+        store.finished_before(now + 60_000, 10).unwrap(),
+        [GameId(2)]
+    );
+    assert!(matches!(
+        store.forget(GameId(1)),
+        Err(StoreError::NotFinished(GameId(1)))
+    ));
+    assert!(matches!(
+        store.forget(GameId(99)),
+        Err(StoreError::NoSuchGame(GameId(99)))
+    ));
+    store.forget(GameId(2)).unwrap();
+    assert!(matches!(
+        store.game(GameId(2)),
+        Err(StoreError::NoSuchGame(GameId(2)))
+    ));
+    assert!(store.actions_after(GameId(2), 0).is_err());
+    assert_eq!(store.finished_before(now + 60_000, 10).unwrap(), []);
+    // The others are untouched.
+    assert_eq!(store.actions_after(GameId(1), 0).unwrap().len(), 1);
+    assert_eq!(store.actions_after(GameId(3), 0).unwrap().len(), 1);
+}
+
 fn actions_after_a_sequence_are_the_tail(store: &Arc<dyn Store>) {
     store.create_game(new_game(1)).unwrap();
     store.create_game(new_game(2)).unwrap();
@@ -554,12 +599,12 @@ fn sqlite_refuses_a_database_of_a_newer_schema() {
     drop(SqliteStore::open(&path, SqliteConfig::default()).unwrap());
     rusqlite::Connection::open(&path)
         .unwrap()
-        .pragma_update(None, "user_version", 3)
+        .pragma_update(None, "user_version", 4)
         .unwrap();
     let error = SqliteStore::open(&path, SqliteConfig::default()).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the store's schema version is 3, newer than this build's 2"
+        "the store's schema version is 4, newer than this build's 3"
     );
 }
 
@@ -597,4 +642,38 @@ fn sqlite_migrates_a_version_1_database_and_keeps_its_actions() {
     next.key = Some("k".into());
     store.append(GameId(1), next).unwrap();
     assert_eq!(store.keyed_action(GameId(1), 0, "k").unwrap(), Some(2));
+}
+
+#[test]
+fn sqlite_migration_to_version_3_dates_games_finished_before_as_finished_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path, SqliteConfig::default()).unwrap();
+        for id in [1, 2] {
+            store.create_game(new_game(id)).unwrap();
+        }
+    }
+    {
+        // As version 2 wrote a finished game: `finished = 1`.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("UPDATE games SET finished = 1 WHERE id = 2; PRAGMA user_version = 2;")
+            .unwrap();
+    }
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let store = SqliteStore::open(&path, SqliteConfig::default()).unwrap();
+    assert_eq!(
+        store.finished_before(before, 10).unwrap(),
+        [],
+        "not deleted at once"
+    );
+    assert_eq!(
+        store.finished_before(before + 60_000, 10).unwrap(),
+        [GameId(2)]
+    );
+    assert!(store.game(GameId(2)).unwrap().finished);
+    assert!(!store.game(GameId(1)).unwrap().finished);
 }
