@@ -259,7 +259,7 @@ pub async fn serve(
                 let _ = stream.set_nodelay(true);
                 metrics.connections.inc();
                 let connection = builder
-                    .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
+                    .serve_connection(TokioIo::new(crate::canned::JsonErrors::new(stream)), TowerToHyperService::new(service))
                     .with_upgrades();
                 let metrics = Arc::clone(&metrics);
                 let mut closing = shutdown_rx.clone();

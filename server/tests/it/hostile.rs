@@ -955,3 +955,45 @@ async fn a_seat_past_its_websockets_is_refused_429_while_spectators_still_connec
     }
     assert!(again.is_some(), "seat 0's closed socket freed its place");
 }
+
+#[test]
+fn the_answers_hyper_writes_itself_400_414_431_carry_json_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("coffer.db"), &[]);
+    let long_target = format!("GET /{} HTTP/1.1\r\nhost: x\r\n\r\n", "a".repeat(70_000));
+    let many_headers = format!(
+        "GET /healthz HTTP/1.1\r\nhost: x\r\n{}\r\n",
+        (0..200)
+            .map(|i| format!("x-{i}: 1\r\n"))
+            .collect::<String>()
+    );
+    for (what, head, status) in [
+        ("garbage", "NOT HTTP AT ALL\r\n\r\n".to_owned(), "400"),
+        ("a 70 KB target", long_target, "414"),
+        ("200 headers", many_headers, "431"),
+    ] {
+        let answer = raw_exchange(server.addr, &head, Duration::from_secs(5));
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status} ")),
+            "{what}: {answer}"
+        );
+        let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+        assert!(
+            head.contains("content-type: application/json"),
+            "{what}: {head}"
+        );
+        let body: Value =
+            serde_json::from_str(body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+        assert!(
+            body["error"].is_string() && body["message"].is_string(),
+            "{what}: {body}"
+        );
+    }
+    // The server still answers.
+    let ok = raw_exchange(
+        server.addr,
+        "GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+        Duration::from_secs(5),
+    );
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+}
