@@ -997,3 +997,37 @@ fn the_answers_hyper_writes_itself_400_414_431_carry_json_bodies() {
     );
     assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_bundled_ruleset_at_its_most_players_fits_the_default_game_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("coffer.db"), &[]);
+    let http = client();
+    let rulesets: Value = http
+        .get(format!("{}/api/rulesets", server.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rulesets = rulesets.as_array().expect("a list of rulesets");
+    assert_eq!(rulesets.len(), 3, "{rulesets:?}");
+    for ruleset in rulesets {
+        let key = ruleset["key"].as_str().unwrap();
+        let most = ruleset["description"]["max_players"].as_u64().unwrap();
+        let response = http
+            .post(format!("{}/api/games", server.base))
+            .json(&json!({"ruleset": key, "players": most}))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "{key} at {most} players: {}",
+            response.text().await.unwrap()
+        );
+    }
+}
