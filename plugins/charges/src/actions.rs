@@ -1443,6 +1443,26 @@ fn pay_action_color(s: &mut State, i: usize, color: Color, c: Cause) -> Result<(
     }
 }
 
+/// Ship `ship`'s card `card` and its ability, for an action [`validate`] accepted.
+fn card_ability(
+    s: &State,
+    p: Owner,
+    ship: u8,
+    card: u8,
+) -> Result<(usize, Card, Ability), ActionError> {
+    let i = usize::from(ship);
+    let cd = s.ships[i].cards[usize::from(card)];
+    match cd.ability {
+        Some(ab) => Ok((i, cd, ab)),
+        None => Err(Why::Card {
+            ship,
+            card,
+            what: "has no ability",
+        }
+        .error(s, p)),
+    }
+}
+
 fn after_action(stage: &mut Stage) {
     if stage.acted {
         stage.bonus = false;
@@ -1485,17 +1505,8 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             s.ships[i].planned = Some(maneuver);
         }
         Action::UseAbility { ship, card } => {
-            let i = usize::from(ship);
+            let (i, cd, ab) = card_ability(s, p, ship, card)?;
             let sh = &s.ships[i];
-            let cd = sh.cards[usize::from(card)];
-            let Some(ab) = cd.ability else {
-                return Err(Why::Card {
-                    ship,
-                    card,
-                    what: "has no ability",
-                }
-                .error(s, p));
-            };
             let (parts, n) = ability_cost(&cd, ab, sh);
             // K8: the charge, the exhaustion and the recovery are paid whole or not at all.
             s.ledger.pay_cost(&parts[..n], c)?;
@@ -1785,17 +1796,8 @@ pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
             s.ledger.note(key, note::DEPLOYED, [0; 3], c);
         }
         Action::DeviceNotPlaced { ship, card } => {
-            let i = usize::from(ship);
+            let (i, cd, ab) = card_ability(s, p, ship, card)?;
             let sh = &s.ships[i];
-            let cd = sh.cards[usize::from(card)];
-            let Some(ab) = cd.ability else {
-                return Err(Why::Card {
-                    ship,
-                    card,
-                    what: "has no ability",
-                }
-                .error(s, p));
-            };
             // "Play is reversed to before the device was placed: the device is not placed, any charges
             // spent and other costs paid are recovered" (C16): the kernel gives the cost back whole.
             let (parts, n) = ability_cost(&cd, ab, sh);
