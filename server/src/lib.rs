@@ -45,6 +45,7 @@
 //! # Ok::<(), StoreError>(())
 //! ```
 
+pub mod calls;
 pub mod clients;
 pub mod cluster;
 pub mod error;

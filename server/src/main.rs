@@ -123,6 +123,10 @@ struct ServeArgs {
     /// stays in the store.
     #[arg(long, default_value_t = Limits::default().finished_linger.as_secs_f64(), value_name = "SECS")]
     finished_linger: f64,
+    /// Seconds shutdown (SIGTERM, Ctrl-C) waits for requests in flight and ruleset calls; a ruleset call
+    /// still running then is abandoned and the program exits with status 124.
+    #[arg(long, default_value_t = Limits::default().shutdown_grace.as_secs_f64(), value_name = "SECS")]
+    shutdown_grace: f64,
     /// Store a snapshot of a game every N actions.
     #[arg(long, default_value_t = Limits::default().snapshot_every, value_name = "N")]
     snapshot_every: u64,
@@ -138,6 +142,10 @@ struct ServeArgs {
     #[arg(long, requires = "cluster", default_value_t = 3.0, value_name = "SECS")]
     lease: f64,
 }
+
+/// The exit status of a shutdown that abandoned a ruleset call still running after the grace (as
+/// `timeout(1)` exits when its command outlives it). 1 is a failure to start or to serve, 2 a usage error.
+const EXIT_ABANDONED: u8 = 124;
 
 fn seconds(value: f64, name: &str) -> Result<Duration, String> {
     if value.is_finite() && (0.001..=86_400.0).contains(&value) {
@@ -210,6 +218,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         ),
         (args.ws_ping, "ws-ping", &mut limits.ws_ping),
         (args.body_timeout, "body-timeout", &mut limits.body_timeout),
+        (
+            args.shutdown_grace,
+            "shutdown-grace",
+            &mut limits.shutdown_grace,
+        ),
         (
             args.finished_linger,
             "finished-linger",
@@ -327,8 +340,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         },
         None,
     ));
+    // A thread abandoned in a ruleset call never returns: the runtime is not waited for past a moment.
+    runtime.shutdown_timeout(Duration::from_millis(200));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(stopped) if stopped.abandoned.is_empty() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(EXIT_ABANDONED),
         Err(e) => {
             let mut message = e.to_string();
             let mut source = std::error::Error::source(&e);

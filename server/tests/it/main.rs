@@ -11,6 +11,7 @@ mod hostile;
 mod play;
 mod schemathesis;
 mod secrecy;
+mod shutdown;
 mod suite;
 pub mod support;
 
