@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use coffer_host::programs::{Global, load_registry};
-use coffer_server::serve::{ClusterOptions, ServeConfig, StoreChoice, serve};
-use coffer_server::{Durability, Limits};
+use coffer_server::serve::{ClusterOptions, ServeConfig, ServeError, StoreChoice, serve};
+use coffer_server::{Durability, Limits, Opening, StoreError};
 
 const AFTER_HELP: &str = "\
 Examples:
-  coffer --plugin-dir target/release serve
+  coffer --plugin-dir target/release serve --create     (the first time: makes coffer.db)
   coffer --plugin-dir target/release serve --listen 0.0.0.0:8080 --store games.db
   coffer --plugin-dir target/release loadtest --games 100 --transport ws";
 
@@ -48,10 +48,15 @@ struct ServeArgs {
     /// Address to listen on (port 0: any free port; the address is printed).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     listen: SocketAddr,
-    /// Where the games are kept: a SQLite database file (created if missing), or a PostgreSQL database
-    /// given as a `postgres://user@host:port/database` URL (migrated on start).
+    /// Where the games are kept: a SQLite database file holding a Coffer store (see --create), or a
+    /// PostgreSQL database given as a `postgres://user@host:port/database` URL (migrated on start).
     #[arg(long, default_value = "coffer.db", value_name = "PATH")]
     store: PathBuf,
+    /// Make a new SQLite store at --store, where no file or an empty one is. Without it a missing or
+    /// empty file is refused, so a mistyped path never starts an empty server; with it a file holding
+    /// data is refused. Either way a file that is not a Coffer store is refused.
+    #[arg(long, conflicts_with = "memory")]
+    create: bool,
     /// Keep games in memory only: nothing survives the process.
     #[arg(long, conflicts_with = "store")]
     memory: bool,
@@ -245,9 +250,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         coffer_server::web::set_views_dir(dir.clone());
     }
     let store_text = args.store.to_string_lossy().into_owned();
+    let store_is_postgres =
+        store_text.starts_with("postgres://") || store_text.starts_with("postgresql://");
     let store = if args.memory {
         StoreChoice::Memory
-    } else if store_text.starts_with("postgres://") || store_text.starts_with("postgresql://") {
+    } else if store_is_postgres && !args.create {
         let cluster = if args.cluster {
             let lease = match seconds(args.lease, "lease") {
                 Ok(lease) if lease >= Duration::from_millis(100) => lease,
@@ -279,6 +286,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             url: store_text.clone(),
             cluster,
         }
+    } else if args.create && store_is_postgres {
+        eprintln!(
+            "error: --create makes a SQLite file; a PostgreSQL store is migrated on start without it"
+        );
+        return ExitCode::from(2);
     } else if args.cluster {
         eprintln!(
             "error: --cluster needs a PostgreSQL store (--store postgres://...): the nodes share it"
@@ -290,6 +302,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             durability: match args.durability {
                 DurabilityArg::PowerLoss => Durability::PowerLoss,
                 DurabilityArg::ProcessCrash => Durability::ProcessCrash,
+            },
+            opening: if args.create {
+                Opening::Create
+            } else {
+                Opening::Existing
             },
         }
     };
@@ -354,6 +371,15 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
                 source = cause.source();
             }
             eprintln!("error: {message}");
+            match &e {
+                ServeError::Store(StoreError::NoStore { .. }) => {
+                    eprintln!("hint: to make a new store there, pass --create");
+                }
+                ServeError::Store(StoreError::AlreadyExists { .. }) => {
+                    eprintln!("hint: to open the store it holds, leave out --create");
+                }
+                _ => {}
+            }
             ExitCode::FAILURE
         }
     }

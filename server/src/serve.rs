@@ -16,19 +16,22 @@ use crate::games::{Games, SWEEP_EVERY};
 use crate::http::{App, ClientAddr, router};
 use crate::limits::Limits;
 use crate::metrics::Metrics;
-use crate::{Durability, MemoryStore, SqliteConfig, SqliteStore, Store, StoreError};
+use crate::{Durability, MemoryStore, Opening, SqliteConfig, SqliteStore, Store, StoreError};
 use coffer_host::Registry;
 use tower::ServiceExt as _;
 
 /// Where the server keeps its games.
 #[derive(Clone, Debug)]
 pub enum StoreChoice {
-    /// One SQLite file (created if missing), the embedded default.
+    /// One SQLite file, the embedded default.
     Sqlite {
         /// The database file.
         path: PathBuf,
         /// What an acknowledged action survives.
         durability: Durability,
+        /// Whether the file must hold a store already ([`Opening::Existing`], the server's default) or
+        /// a new one is made ([`Opening::Create`], `--create`).
+        opening: Opening,
     },
     /// A PostgreSQL database (`postgres://user@host:port/database`), migrated on start.
     Postgres {
@@ -131,9 +134,14 @@ pub async fn serve(
     })?;
     let mut node = None;
     let store: Arc<dyn Store> = match &config.store {
-        StoreChoice::Sqlite { path, durability } => {
+        StoreChoice::Sqlite {
+            path,
+            durability,
+            opening,
+        } => {
             let sqlite = SqliteConfig {
                 durability: *durability,
+                opening: *opening,
                 ..SqliteConfig::default()
             };
             let path = path.clone();

@@ -12,6 +12,7 @@ mod play;
 mod schemathesis;
 mod secrecy;
 mod shutdown;
+mod store_file;
 mod suite;
 pub mod support;
 

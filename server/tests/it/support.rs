@@ -176,7 +176,13 @@ impl Server {
             .arg("--listen")
             .arg("127.0.0.1:0")
             .arg("--store")
-            .arg(store)
+            .arg(store);
+        // A new SQLite store the first time; a restart opens the one the earlier run made.
+        let sqlite = !store.to_string_lossy().starts_with("postgres");
+        if sqlite && !Path::new(store).exists() {
+            command.arg("--create");
+        }
+        command
             .args(args)
             .env("COFFER_LOG", "info")
             .stdin(Stdio::null())
