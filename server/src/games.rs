@@ -1458,7 +1458,9 @@ impl Games {
             })
             .await
             .inspect_err(|e| {
-                tracing::debug!(game = %id, "rejected: {e}");
+                // The code only: a refusal's words are for the seat that acted and may name what it
+                // alone sees.
+                tracing::debug!(game = %id, code = e.code(), "rejected");
                 self.metrics.rejected.inc();
             })?;
         let (seq, hash, answer, pushes, finished, snapshot) = match applied {

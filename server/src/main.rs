@@ -164,18 +164,38 @@ fn seconds(value: f64, name: &str) -> Result<Duration, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("COFFER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    init_logs();
     match cli.command {
         Command::Serve(args) => run_serve(&cli.global, args),
         Command::Loadtest(args) => coffer_server::loadtest::run(&cli.global, args),
     }
+}
+
+/// Logs on stderr, filtered by `COFFER_LOG` (`info` by default), with every target outside Coffer's own
+/// crates capped at INFO whatever `COFFER_LOG` asks: the HTTP, WebSocket and database libraries log
+/// request and frame payloads (a seat's view, an action's hidden choice, a query's parameters) at DEBUG
+/// and TRACE, and a log must never hold a seat's hidden state (docs/SECURITY.md, "Logs").
+fn init_logs() {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let asked = tracing_subscriber::EnvFilter::try_from_env("COFFER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let capped = tracing_subscriber::filter::filter_fn(|meta| {
+        *meta.level() <= tracing::Level::INFO || is_coffers(meta.target())
+    });
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_filter(asked)
+        .with_filter(capped);
+    tracing_subscriber::registry().with(stderr).init();
+}
+
+/// Whether a `tracing` target is one of Coffer's own (`coffer_server::...`, `coffer::event`, a
+/// plugin's events forwarded as `coffer::plugin`), which log no payload.
+fn is_coffers(target: &str) -> bool {
+    target == "coffer" || target.starts_with("coffer_") || target.starts_with("coffer::")
 }
 
 fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {

@@ -8,6 +8,7 @@ mod crash;
 mod crash_api;
 mod differential;
 mod hostile;
+mod logs;
 mod play;
 mod schemathesis;
 mod secrecy;
