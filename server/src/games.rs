@@ -29,6 +29,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedMutexGuard, broadcast, oneshot};
 
+use crate::calls::Calls;
 use crate::cluster::{Cluster, Notice};
 use crate::error::ApiError;
 use crate::limits::Limits;
@@ -89,6 +90,8 @@ pub struct Games {
     clients: Mutex<HashMap<IpAddr, usize>>,
     /// The history replays that may run at once ([`Limits::history_replays`]).
     replays: Arc<tokio::sync::Semaphore>,
+    /// The ruleset calls running now: what shutdown waits for, and names when it abandons one.
+    calls: Arc<Calls>,
 }
 
 /// A place among the hosted games and the creating client's, taken before a game is made and given
@@ -734,7 +737,14 @@ impl Games {
             hosted: AtomicUsize::new(0),
             purging: std::sync::atomic::AtomicBool::new(false),
             clients: Mutex::new(HashMap::new()),
+            calls: Arc::new(Calls::default()),
         }
+    }
+
+    /// The ruleset calls running now (an action, a history read, a game being started), each named by
+    /// its game and ruleset.
+    pub fn calls(&self) -> &Calls {
+        &self.calls
     }
 
     /// The same, as one node of several sharing the store: games are owned through `cluster`'s leases,
@@ -841,6 +851,8 @@ impl Games {
         let state = Arc::new(AtomicU8::new(CALL_WAITING));
         let (started_tx, started) = oneshot::channel::<()>();
         let call_state = Arc::clone(&state);
+        let calls = Arc::clone(&self.calls);
+        let (game, ruleset) = (slot.id, slot.key.clone());
         let mut handle = tokio::task::spawn_blocking(move || {
             let mut guard = guard;
             if call_state
@@ -854,6 +866,7 @@ impl Games {
             {
                 return (Err(CallError::Withdrawn), guard);
             }
+            let _running = calls.enter(game, &ruleset, "a call");
             let _ = started_tx.send(());
             if let Some((store, slot)) = reload
                 && guard.game.is_none()
@@ -997,8 +1010,10 @@ impl Games {
         let started = {
             let ruleset = Arc::clone(&ruleset);
             let setup = setup.clone();
+            let calls = Arc::clone(&self.calls);
             let work = tokio::task::spawn_blocking(move || {
                 let key = ruleset.description().key();
+                let _running = calls.enter("(a new game)", &key, "starting a game");
                 let game = ruleset.new_game(&setup).map_err(|e| {
                     ApiError::BadRequest(clip(&format!("cannot start a game of {key}: {e}"), 500))
                 })?;
@@ -1502,7 +1517,9 @@ impl Games {
             })
             .await
             .inspect_err(|e| {
-                tracing::debug!(game = %id, "rejected: {e}");
+                // The code only: a refusal's words are for the seat that acted and may name what it
+                // alone sees.
+                tracing::debug!(game = %id, code = e.code(), "rejected");
                 self.metrics.rejected.inc();
             })?;
         let (seq, hash, answer, pushes, finished, snapshot) = match applied {
@@ -1679,9 +1696,12 @@ impl Games {
         let id = slot.id;
         let setup =
             CoreSetup::new(slot.players(), slot.setup.seed).config(slot.setup.config.clone());
+        let calls = Arc::clone(&self.calls);
+        let key = slot.key.clone();
         let work = tokio::task::spawn_blocking(move || -> Result<Vec<String>, ApiError> {
             // Held until the replay ends, even one the reader stopped waiting for: replays never pile up.
             let _permit = permit;
+            let _running = calls.enter(id, &key, "a history read");
             let passage = store.passage(id, since, until).map_err(|e| storage(&e))?;
             let description = ruleset.description();
             let not_replayable = |why: String| {

@@ -184,6 +184,7 @@ pub fn router(app: App) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn(trace_request))
         // No answer is to be sniffed as another type, or tell another site where it came from.
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
@@ -194,6 +195,24 @@ pub fn router(app: App) -> Router {
             HeaderValue::from_static("no-referrer"),
         ))
         .with_state(app)
+}
+
+/// Logs each request at TRACE: its method, its route (the pattern, `/api/games/{id}/view`, not the
+/// path) and its status. Never a header, a query or a body: a seat's token, its view and its actions
+/// stay out of the logs.
+async fn trace_request(request: Request, next: axum::middleware::Next) -> Response {
+    if !tracing::enabled!(tracing::Level::TRACE) {
+        return next.run(request).await;
+    }
+    let method = request.method().clone();
+    let route = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|path| path.as_str().to_owned());
+    let response = next.run(request).await;
+    tracing::trace!(%method, route = route.as_deref().unwrap_or("(no route)"),
+        status = response.status().as_u16(), "request answered");
+    response
 }
 
 async fn not_found() -> ApiError {
@@ -959,7 +978,25 @@ fn close(code: u16, reason: &str) -> CloseFrame {
 }
 
 async fn send(sink: &mut Sink, text: &str) -> Result<(), axum::Error> {
+    trace_message("sent", text);
     sink.send(Message::Text(text.into())).await
+}
+
+/// Logs a WebSocket message at TRACE by its `type` alone: its other fields (a seat's view, an action)
+/// stay out of the logs.
+fn trace_message(what: &'static str, text: &str) {
+    #[derive(Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<std::borrow::Cow<'a, str>>,
+    }
+    if tracing::enabled!(tracing::Level::TRACE) {
+        let kind = serde_json::from_str::<Kind<'_>>(text)
+            .ok()
+            .and_then(|k| k.kind)
+            .unwrap_or(std::borrow::Cow::Borrowed("(untyped)"));
+        tracing::trace!(kind = %crate::games::clip(&kind, 32), "websocket message {what}");
+    }
 }
 
 /// Runs one WebSocket until it ends; answers the close frame to send, if any.
@@ -1049,6 +1086,7 @@ async fn run_session(
                 };
                 match incoming {
                     Message::Text(text) => {
+                        trace_message("received", &text);
                         let answer = client_message(app, slot, (audience, token), text.as_bytes()).await;
                         send(sink, &answer).await?;
                     }

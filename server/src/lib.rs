@@ -45,6 +45,7 @@
 //! # Ok::<(), StoreError>(())
 //! ```
 
+pub mod calls;
 pub mod canned;
 pub mod clients;
 pub mod cluster;
@@ -69,7 +70,10 @@ pub use limits::Limits;
 
 pub use memory::MemoryStore;
 pub use postgres::{ACTIONS_CHANNEL, NodeConfig, PgStore};
-pub use sqlite::{Durability, SqliteConfig, SqliteStore, WriterStats};
+pub use sqlite::{
+    APPLICATION_ID as SQLITE_APPLICATION_ID, Durability, Opening, SqliteConfig, SqliteStore,
+    WriterStats,
+};
 pub use store::{
     Action, Done, GameId, GameRecord, NewGame, Passage, Recovery, RulesetKey, Setup, Snapshot,
     StateHash, Store, StoreError, TokenHash,

@@ -245,7 +245,7 @@ impl Server {
         }
         command
             .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--store"])
+            .args(["--listen", "127.0.0.1:0", "--create", "--store"])
             .arg(&store)
             .args([
                 "--actions-per-second",

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use coffer_host::programs::{Global, load_registry};
-use coffer_server::serve::{ClusterOptions, ServeConfig, StoreChoice, serve};
-use coffer_server::{Durability, Limits};
+use coffer_server::serve::{ClusterOptions, ServeConfig, ServeError, StoreChoice, serve};
+use coffer_server::{Durability, Limits, Opening, StoreError};
 
 const AFTER_HELP: &str = "\
 Examples:
-  coffer --plugin-dir target/release serve
+  coffer --plugin-dir target/release serve --create     (the first time: makes coffer.db)
   coffer --plugin-dir target/release serve --listen 0.0.0.0:8080 --store games.db
   coffer --plugin-dir target/release loadtest --games 100 --transport ws
   coffer --plugin-dir target/release export --store games.db --game 42 -o game42.json";
@@ -52,10 +52,15 @@ struct ServeArgs {
     /// Address to listen on (port 0: any free port; the address is printed).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     listen: SocketAddr,
-    /// Where the games are kept: a SQLite database file (created if missing), or a PostgreSQL database
-    /// given as a `postgres://user@host:port/database` URL (migrated on start).
+    /// Where the games are kept: a SQLite database file holding a Coffer store (see --create), or a
+    /// PostgreSQL database given as a `postgres://user@host:port/database` URL (migrated on start).
     #[arg(long, default_value = "coffer.db", value_name = "PATH")]
     store: PathBuf,
+    /// Make a new SQLite store at --store, where no file or an empty one is. Without it a missing or
+    /// empty file is refused, so a mistyped path never starts an empty server; with it a file holding
+    /// data is refused. Either way a file that is not a Coffer store is refused.
+    #[arg(long, conflicts_with = "memory")]
+    create: bool,
     /// Keep games in memory only: nothing survives the process.
     #[arg(long, conflicts_with = "store")]
     memory: bool,
@@ -132,6 +137,10 @@ struct ServeArgs {
     /// `coffer-server export`. Fractions are allowed (0.5: twelve hours).
     #[arg(long, default_value_t = Limits::default().keep_finished.as_secs_f64() / 86_400.0, value_name = "DAYS")]
     keep_finished_days: f64,
+    /// Seconds shutdown (SIGTERM, Ctrl-C) waits for requests in flight and ruleset calls; a ruleset call
+    /// still running then is abandoned and the program exits with status 124.
+    #[arg(long, default_value_t = Limits::default().shutdown_grace.as_secs_f64(), value_name = "SECS")]
+    shutdown_grace: f64,
     /// Store a snapshot of a game every N actions.
     #[arg(long, default_value_t = Limits::default().snapshot_every, value_name = "N")]
     snapshot_every: u64,
@@ -148,6 +157,10 @@ struct ServeArgs {
     lease: f64,
 }
 
+/// The exit status of a shutdown that abandoned a ruleset call still running after the grace (as
+/// `timeout(1)` exits when its command outlives it). 1 is a failure to start or to serve, 2 a usage error.
+const EXIT_ABANDONED: u8 = 124;
+
 fn seconds(value: f64, name: &str) -> Result<Duration, String> {
     if value.is_finite() && (0.001..=86_400.0).contains(&value) {
         Ok(Duration::from_secs_f64(value))
@@ -160,19 +173,39 @@ fn seconds(value: f64, name: &str) -> Result<Duration, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("COFFER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    init_logs();
     match cli.command {
         Command::Serve(args) => run_serve(&cli.global, args),
         Command::Loadtest(args) => coffer_server::loadtest::run(&cli.global, args),
         Command::Export(args) => coffer_server::export::run(&cli.global, args),
     }
+}
+
+/// Logs on stderr, filtered by `COFFER_LOG` (`info` by default), with every target outside Coffer's own
+/// crates capped at INFO whatever `COFFER_LOG` asks: the HTTP, WebSocket and database libraries log
+/// request and frame payloads (a seat's view, an action's hidden choice, a query's parameters) at DEBUG
+/// and TRACE, and a log must never hold a seat's hidden state (docs/SECURITY.md, "Logs").
+fn init_logs() {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let asked = tracing_subscriber::EnvFilter::try_from_env("COFFER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let capped = tracing_subscriber::filter::filter_fn(|meta| {
+        *meta.level() <= tracing::Level::INFO || is_coffers(meta.target())
+    });
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_filter(asked)
+        .with_filter(capped);
+    tracing_subscriber::registry().with(stderr).init();
+}
+
+/// Whether a `tracing` target is one of Coffer's own (`coffer_server::...`, `coffer::event`, a
+/// plugin's events forwarded as `coffer::plugin`), which log no payload.
+fn is_coffers(target: &str) -> bool {
+    target == "coffer" || target.starts_with("coffer_") || target.starts_with("coffer::")
 }
 
 fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
@@ -233,6 +266,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         (args.ws_ping, "ws-ping", &mut limits.ws_ping),
         (args.body_timeout, "body-timeout", &mut limits.body_timeout),
         (
+            args.shutdown_grace,
+            "shutdown-grace",
+            &mut limits.shutdown_grace,
+        ),
+        (
             args.finished_linger,
             "finished-linger",
             &mut limits.finished_linger,
@@ -254,9 +292,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         coffer_server::web::set_views_dir(dir.clone());
     }
     let store_text = args.store.to_string_lossy().into_owned();
+    let store_is_postgres =
+        store_text.starts_with("postgres://") || store_text.starts_with("postgresql://");
     let store = if args.memory {
         StoreChoice::Memory
-    } else if store_text.starts_with("postgres://") || store_text.starts_with("postgresql://") {
+    } else if store_is_postgres && !args.create {
         let cluster = if args.cluster {
             let lease = match seconds(args.lease, "lease") {
                 Ok(lease) if lease >= Duration::from_millis(100) => lease,
@@ -288,6 +328,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             url: store_text.clone(),
             cluster,
         }
+    } else if args.create && store_is_postgres {
+        eprintln!(
+            "error: --create makes a SQLite file; a PostgreSQL store is migrated on start without it"
+        );
+        return ExitCode::from(2);
     } else if args.cluster {
         eprintln!(
             "error: --cluster needs a PostgreSQL store (--store postgres://...): the nodes share it"
@@ -299,6 +344,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             durability: match args.durability {
                 DurabilityArg::PowerLoss => Durability::PowerLoss,
                 DurabilityArg::ProcessCrash => Durability::ProcessCrash,
+            },
+            opening: if args.create {
+                Opening::Create
+            } else {
+                Opening::Existing
             },
         }
     };
@@ -349,8 +399,11 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         },
         None,
     ));
+    // A thread abandoned in a ruleset call never returns: the runtime is not waited for past a moment.
+    runtime.shutdown_timeout(Duration::from_millis(200));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(stopped) if stopped.abandoned.is_empty() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(EXIT_ABANDONED),
         Err(e) => {
             let mut message = e.to_string();
             let mut source = std::error::Error::source(&e);
@@ -360,6 +413,15 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
                 source = cause.source();
             }
             eprintln!("error: {message}");
+            match &e {
+                ServeError::Store(StoreError::NoStore { .. }) => {
+                    eprintln!("hint: to make a new store there, pass --create");
+                }
+                ServeError::Store(StoreError::AlreadyExists { .. }) => {
+                    eprintln!("hint: to open the store it holds, leave out --create");
+                }
+                _ => {}
+            }
             ExitCode::FAILURE
         }
     }

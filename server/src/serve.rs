@@ -11,23 +11,27 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
+use crate::calls::RunningCall;
 use crate::games::{Games, SWEEP_EVERY};
 use crate::http::{App, ClientAddr, router};
 use crate::limits::Limits;
 use crate::metrics::Metrics;
-use crate::{Durability, MemoryStore, SqliteConfig, SqliteStore, Store, StoreError};
+use crate::{Durability, MemoryStore, Opening, SqliteConfig, SqliteStore, Store, StoreError};
 use coffer_host::Registry;
 use tower::ServiceExt as _;
 
 /// Where the server keeps its games.
 #[derive(Clone, Debug)]
 pub enum StoreChoice {
-    /// One SQLite file (created if missing), the embedded default.
+    /// One SQLite file, the embedded default.
     Sqlite {
         /// The database file.
         path: PathBuf,
         /// What an acknowledged action survives.
         durability: Durability,
+        /// Whether the file must hold a store already ([`Opening::Existing`], the server's default) or
+        /// a new one is made ([`Opening::Create`], `--create`).
+        opening: Opening,
     },
     /// A PostgreSQL database (`postgres://user@host:port/database`), migrated on start.
     Postgres {
@@ -84,10 +88,23 @@ pub enum ServeError {
     },
 }
 
+/// How a server that stopped without error ended.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Stopped {
+    /// The ruleset calls still running when the shutdown grace ran out, abandoned on their threads
+    /// (each was logged at `error`, naming its game and ruleset). A program should end its process
+    /// soon after: the threads never return.
+    pub abandoned: Vec<RunningCall>,
+}
+
 /// Opens the store, recovers its unfinished games, listens, and serves until `stop` resolves (or
-/// SIGTERM/SIGINT when `stop` is `None`); then stops accepting, closes WebSockets, waits up to
-/// [`Limits::shutdown_grace`] for requests in flight and closes the store once every commit is done.
-/// `ready` is called with the bound address once the server accepts connections.
+/// SIGTERM/SIGINT when `stop` is `None`; their handlers are installed before anything else, so a
+/// signal that comes while the server starts stops it once it listens); then stops accepting, closes
+/// WebSockets, waits up to [`Limits::shutdown_grace`] for requests in flight and ruleset calls, and
+/// closes the store once every commit is done. A ruleset call still running when the grace runs out
+/// is abandoned, logged and answered in [`Stopped::abandoned`]. `ready` is called with the bound
+/// address once the server accepts connections.
 ///
 /// # Errors
 /// [`ServeError`] when the store cannot be opened or the address bound.
@@ -96,7 +113,11 @@ pub async fn serve(
     config: ServeConfig,
     ready: impl FnOnce(SocketAddr, &Games),
     stop: Option<tokio::sync::oneshot::Receiver<()>>,
-) -> Result<(), ServeError> {
+) -> Result<Stopped, ServeError> {
+    let stop = match stop {
+        Some(stop) => Stop::Told(stop),
+        None => Stop::Signals(Signals::install()),
+    };
     // The server keeps its own deadline around every plugin call and stops only the game concerned.
     coffer_host::loader::contain_overdue_calls();
     let limits = config.limits.clone();
@@ -113,9 +134,14 @@ pub async fn serve(
     })?;
     let mut node = None;
     let store: Arc<dyn Store> = match &config.store {
-        StoreChoice::Sqlite { path, durability } => {
+        StoreChoice::Sqlite {
+            path,
+            durability,
+            opening,
+        } => {
             let sqlite = SqliteConfig {
                 durability: *durability,
+                opening: *opening,
                 ..SqliteConfig::default()
             };
             let path = path.clone();
@@ -215,14 +241,7 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
-    let stop = async move {
-        match stop {
-            Some(stop) => {
-                let _ = stop.await;
-            }
-            None => signal().await,
-        }
-    };
+    let stop = stop.wait();
     tokio::pin!(stop);
     loop {
         tokio::select! {
@@ -283,6 +302,7 @@ pub async fn serve(
         }
     }
     tracing::info!("shutting down: no new connections; closing WebSockets, finishing requests");
+    let grace_ends = std::time::Instant::now() + limits.shutdown_grace;
     drop(listener);
     let _ = shutdown_tx.send(true);
     sweeper.abort();
@@ -296,6 +316,14 @@ pub async fn serve(
             limits.shutdown_grace.as_secs_f64()
         );
     }
+    // A request cut above may leave its ruleset call running: it has what is left of the grace.
+    let abandoned = games.calls().settle(grace_ends).await;
+    for call in &abandoned {
+        tracing::error!(game = %call.game, ruleset = %call.ruleset,
+            "shutdown abandons a ruleset call still running after the {} s grace: {call}; its thread is \
+             left behind and nothing it did is stored",
+            limits.shutdown_grace.as_secs_f64());
+    }
     // Every acknowledged action is committed already; dropping the last handle on the store lets its
     // writer finish what is queued and close the database.
     drop(service);
@@ -305,29 +333,83 @@ pub async fn serve(
     if let Some(running) = running {
         running.release().await;
     }
-    tracing::info!("stopped");
-    Ok(())
+    if abandoned.is_empty() {
+        tracing::info!("stopped");
+    } else {
+        tracing::error!(
+            abandoned = abandoned.len(),
+            "stopped, abandoning ruleset calls that did not end within the grace"
+        );
+    }
+    Ok(Stopped { abandoned })
 }
 
-/// Resolves on SIGTERM or SIGINT.
-async fn signal() {
+/// What ends serving: a channel the caller holds, or the process's signals.
+enum Stop {
+    Told(tokio::sync::oneshot::Receiver<()>),
+    Signals(Signals),
+}
+
+impl Stop {
+    async fn wait(self) {
+        match self {
+            Stop::Told(stop) => {
+                let _ = stop.await;
+            }
+            Stop::Signals(signals) => signals.recv().await,
+        }
+    }
+}
+
+/// SIGTERM and SIGINT, listened to from [`install`](Signals::install) on: one that comes before
+/// anyone waits is kept, not lost (nor does it end the process the default way).
+struct Signals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(term) => term,
-            Err(_) => {
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn install() -> Signals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Signals {
+                term: signal(SignalKind::terminate()).ok(),
+                interrupt: signal(SignalKind::interrupt()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            Signals {}
+        }
+    }
+
+    /// Resolves on SIGTERM or SIGINT.
+    async fn recv(self) {
+        #[cfg(unix)]
+        {
+            async fn next(signal: Option<tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(mut signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
+            if self.term.is_none() && self.interrupt.is_none() {
                 let _ = tokio::signal::ctrl_c().await;
                 return;
             }
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
+            tokio::select! {
+                () = next(self.term) => {}
+                () = next(self.interrupt) => {}
+            }
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

@@ -16,6 +16,14 @@ use crate::store::{
 /// The schema this build writes, in `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 3;
 
+/// The stamp of a Coffer store, in `PRAGMA application_id` (the bytes `Cofr`): what tells a Coffer store
+/// from another program's SQLite database. Stores made before the stamp are recognised by their tables
+/// and stamped when opened.
+pub const APPLICATION_ID: i32 = 0x436f_6672;
+
+/// The tables every Coffer store has had since the first schema.
+const TABLES: [&str; 4] = ["games", "seats", "actions", "snapshots"];
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -69,7 +77,7 @@ pub enum Durability {
     ProcessCrash,
 }
 
-/// How a [`SqliteStore`] writes.
+/// How a [`SqliteStore`] writes, and whether opening may make a new store.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SqliteConfig {
@@ -78,6 +86,8 @@ pub struct SqliteConfig {
     pub max_batch: usize,
     /// What an acknowledged write survives.
     pub durability: Durability,
+    /// Whether the file must already hold a store, or a new one is made.
+    pub opening: Opening,
 }
 
 impl Default for SqliteConfig {
@@ -85,8 +95,26 @@ impl Default for SqliteConfig {
         Self {
             max_batch: 1024,
             durability: Durability::default(),
+            opening: Opening::default(),
         }
     }
+}
+
+/// What [`SqliteStore::open`] accepts at its path. Whatever the opening, a file holding data that is
+/// not a Coffer store is refused ([`StoreError::NotAStore`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Opening {
+    /// A Coffer store if the file holds one, else a new one where the file is missing or empty: for
+    /// tests and programs that own their file. The server never opens so.
+    #[default]
+    OpenOrCreate,
+    /// Only an existing Coffer store: a missing or empty file is refused ([`StoreError::NoStore`]), so a
+    /// mistyped path never starts an empty server. The server's default.
+    Existing,
+    /// Only a new store, where the file is missing or empty: a file with data is refused
+    /// ([`StoreError::AlreadyExists`]). The server's `--create`.
+    Create,
 }
 
 /// Counts of what a [`SqliteStore`]'s writer has done, for tests and benchmarks.
@@ -160,13 +188,17 @@ impl std::fmt::Debug for Reply {
 }
 
 impl SqliteStore {
-    /// Opens (or creates) the database at `path` and starts its writer thread.
+    /// Opens the store at `path` (or makes a new one, as [`SqliteConfig::opening`] allows) and starts its
+    /// writer thread. A new store is stamped with [`APPLICATION_ID`]; an existing one must carry the
+    /// stamp or, made before it, Coffer's tables (it is stamped then).
     ///
     /// # Errors
-    /// [`StoreError::Sqlite`] when the file cannot be opened or set up, [`StoreError::NewerSchema`]
-    /// when a newer build wrote it, [`StoreError::WriterStart`] when no thread can be started.
+    /// [`StoreError::NoStore`], [`StoreError::AlreadyExists`] and [`StoreError::NotAStore`] as the
+    /// opening says, [`StoreError::Sqlite`] when the file cannot be opened or set up,
+    /// [`StoreError::NewerSchema`] when a newer build wrote it, [`StoreError::WriterStart`] when no
+    /// thread can be started.
     pub fn open(path: &Path, config: SqliteConfig) -> Result<Self, StoreError> {
-        let writer = Connection::open(path)?;
+        let writer = open_checked(path, config.opening)?;
         writer.busy_timeout(std::time::Duration::from_secs(5))?;
         let mode: String = writer.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
@@ -201,6 +233,7 @@ impl SqliteStore {
         }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        writer.pragma_update(None, "application_id", APPLICATION_ID)?;
 
         let reader = Connection::open(path)?;
         reader.busy_timeout(std::time::Duration::from_secs(5))?;
@@ -260,6 +293,96 @@ impl SqliteStore {
         // The connection holds no state of ours between calls; a panic in another reader leaves it
         // usable.
         self.reader.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The write-ahead log of the database at `path` (`<path>-wal`).
+fn wal_path(path: &Path) -> std::path::PathBuf {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    wal.into()
+}
+
+/// Whether a file exists and holds bytes.
+fn has_data(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.len() > 0)
+}
+
+/// Opens the database at `path` for writing, after checking that it is what `opening` accepts.
+fn open_checked(path: &Path, opening: Opening) -> Result<Connection, StoreError> {
+    let no_store = |why| StoreError::NoStore {
+        path: path.to_owned(),
+        why,
+    };
+    let empty = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(StoreError::NotAStore {
+                path: path.to_owned(),
+                why: "it is a directory".to_owned(),
+            });
+        }
+        // An empty file whose write-ahead log holds data is no empty store: SQLite reads it.
+        Ok(meta) => meta.len() == 0 && !has_data(&wal_path(path)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if opening == Opening::Existing {
+                return Err(no_store("the file does not exist"));
+            }
+            return Ok(Connection::open(path)?);
+        }
+        // Unreadable metadata: SQLite says why as it opens.
+        Err(_) => false,
+    };
+    match (empty, opening) {
+        (true, Opening::Existing) => return Err(no_store("the file is empty")),
+        (true, _) => return Ok(Connection::open(path)?),
+        (false, Opening::Create) => {
+            return Err(StoreError::AlreadyExists {
+                path: path.to_owned(),
+            });
+        }
+        (false, _) => {}
+    }
+    // Never creates: the file was there a moment ago, and one removed since is no store.
+    let connection = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let not_a_store = |why: String| StoreError::NotAStore {
+        path: path.to_owned(),
+        why,
+    };
+    let id: i32 = connection
+        .query_row("PRAGMA application_id", [], |row| row.get(0))
+        .map_err(|e| not_a_store(format!("it does not read as a SQLite database ({e})")))?;
+    if id == APPLICATION_ID {
+        return Ok(connection);
+    }
+    if id != 0 {
+        return Err(not_a_store(format!(
+            "its SQLite application id is {id:#010x}, not Coffer's {APPLICATION_ID:#010x}"
+        )));
+    }
+    // Made before stores were stamped: Coffer's tables say it is one.
+    let mut missing = Vec::new();
+    for table in TABLES {
+        let found: Option<String> = connection
+            .query_row(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [table],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if found.is_none() {
+            missing.push(table);
+        }
+    }
+    if missing.is_empty() {
+        Ok(connection)
+    } else {
+        Err(not_a_store(format!(
+            "it is a SQLite database without Coffer's tables (no {})",
+            missing.join(", ")
+        )))
     }
 }
 

@@ -354,6 +354,28 @@ pub enum StoreError {
         /// The newest version this build reads and writes.
         supported: i64,
     },
+    /// No store at the path: the file does not exist or is empty, and a new store was not asked for.
+    #[error("no store at {path}: {why}")]
+    NoStore {
+        /// The path.
+        path: std::path::PathBuf,
+        /// Why: the file does not exist, or is empty.
+        why: &'static str,
+    },
+    /// A file that is not a Coffer store (another program's database, or not a database at all).
+    #[error("{path} is not a Coffer store: {why}")]
+    NotAStore {
+        /// The path.
+        path: std::path::PathBuf,
+        /// What was found instead.
+        why: String,
+    },
+    /// A new store was asked for where a file with data already is.
+    #[error("{path} already holds data: a new store is made only where no file or an empty one is")]
+    AlreadyExists {
+        /// The path.
+        path: std::path::PathBuf,
+    },
     /// Stored data that does not read back as what was written.
     #[error("corrupt store: {0}")]
     Corrupt(String),

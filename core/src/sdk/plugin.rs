@@ -915,8 +915,54 @@ impl<R: Ruleset> Game<R> {
             self.events_from = before;
         }
         self.changed();
+        // One relaxed load when nothing listens at DEBUG; the publishing itself is out of line.
+        if tracing::level_enabled!(tracing::Level::DEBUG)
+            && tracing::enabled!(target: "coffer::event", tracing::Level::DEBUG)
+        {
+            self.publish();
+        }
         Ok(())
     }
+
+    /// Publishes the last accepted action's events to `tracing` (target `coffer::event`, level DEBUG)
+    /// as a spectator reads them ([`DynGame::events_for`] with no seat): what the ruleset hides from
+    /// spectators ([`Ruleset::visible`], secret notes) is left out or redacted, so a log never holds a
+    /// seat's hidden state, whatever its level. Setup's events are not published.
+    #[cold]
+    #[inline(never)]
+    fn publish(&self) {
+        let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
+        for e in self.last_events() {
+            if let Some(e) = as_seen_by(r, s, v, e, None) {
+                tracing::debug!(target: "coffer::event", owner = %e.key.owner, kind = e.key.kind.0,
+                    subject = e.key.subject, change = ?e.change, cause = ?e.cause, "resource changed");
+            }
+        }
+    }
+}
+
+/// `e` as `seat` (`None`: a spectator) sees it: unchanged, redacted (a secret note of another owner
+/// whose vocabulary gives redacted text), or not at all (a resource the ruleset hides from `seat`, a
+/// secret note without redacted text).
+fn as_seen_by<R: Ruleset>(
+    r: &R,
+    s: &R::State,
+    v: &Vocabulary,
+    e: &Event,
+    seat: Option<Owner>,
+) -> Option<Event> {
+    if let Change::Note { code, .. } = e.change {
+        match v.notes.get(usize::from(code)) {
+            Some(term) if term.secret && seat != Some(e.key.owner) => {
+                return (!term.redacted.is_empty()).then_some(Event {
+                    change: Change::Note { code, args: [0; 3] },
+                    ..*e
+                });
+            }
+            _ => {}
+        }
+    }
+    (e.key.kind == crate::id::Kind::CLOCK || r.visible(s, e.key, seat)).then_some(*e)
 }
 
 impl<R: Ruleset> DynGame for Game<R> {
@@ -1173,25 +1219,7 @@ impl<R: Ruleset> DynGame for Game<R> {
         let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
         let events = self.last_events();
         let mut out = Vec::with_capacity(events.len());
-        for e in events {
-            if let Change::Note { code, .. } = e.change {
-                match v.notes.get(usize::from(code)) {
-                    Some(term) if term.secret && seat != Some(e.key.owner) => {
-                        if !term.redacted.is_empty() {
-                            out.push(Event {
-                                change: Change::Note { code, args: [0; 3] },
-                                ..*e
-                            });
-                        }
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            if e.key.kind == crate::id::Kind::CLOCK || r.visible(s, e.key, seat) {
-                out.push(*e);
-            }
-        }
+        out.extend(events.iter().filter_map(|e| as_seen_by(r, s, v, e, seat)));
         out
     }
 

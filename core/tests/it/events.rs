@@ -1,4 +1,4 @@
-//! K9 events: typed, serializable, published to `tracing`, and replayable.
+//! K9 events: typed, serializable, published to `tracing` as a spectator sees them, and replayable.
 
 use crate::{hash, key};
 use coffer_core::{
@@ -208,14 +208,27 @@ fn k9_redo_refuses_an_event_that_does_not_fit_and_changes_nothing() {
 }
 
 thread_local! {
-    static SEEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static SEEN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Counts, per thread, the `tracing` events with the kernel's target. Installed as the global default
-/// (a scoped dispatcher races with other test threads over the callsite's cached interest).
-struct Counter;
+/// Records, per thread, the `tracing` events with the events' target, as `change cause`. Installed as
+/// the global default (a scoped dispatcher races with other test threads over the callsite's cached
+/// interest).
+struct Recorder;
 
-impl tracing::Subscriber for Counter {
+/// The `change` and `cause` fields of one event.
+#[derive(Default)]
+struct Fields(String);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if matches!(field.name(), "change" | "cause") {
+            self.0.push_str(&format!("{value:?} "));
+        }
+    }
+}
+
+impl tracing::Subscriber for Recorder {
     fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
         true
     }
@@ -226,40 +239,71 @@ impl tracing::Subscriber for Counter {
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
     fn event(&self, event: &tracing::Event<'_>) {
         if event.metadata().target() == "coffer::event" {
-            SEEN.with(|c| c.set(c.get() + 1));
+            let mut fields = Fields::default();
+            event.record(&mut fields);
+            SEEN.with(|seen| seen.borrow_mut().push(fields.0));
         }
     }
     fn enter(&self, _: &tracing::span::Id) {}
     fn exit(&self, _: &tracing::span::Id) {}
 }
 
-fn seen() -> usize {
-    SEEN.with(std::cell::Cell::get)
+/// The events published on this thread since the last call.
+fn published() -> Vec<String> {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        tracing::subscriber::set_global_default(Recorder)
+            .expect("no other global subscriber in this binary");
+    });
+    SEEN.with(|seen| std::mem::take(&mut *seen.borrow_mut()))
 }
 
 #[test]
-fn k9_committed_events_are_tracing_events_and_rolled_back_ones_are_not() {
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        // Another test binary thread may have installed nothing; this is the only global subscriber here.
-        tracing::subscriber::set_global_default(Counter)
-            .expect("no other global subscriber in this binary");
-    });
-    let start = seen();
+fn k9_the_kernel_publishes_no_event_since_it_cannot_tell_what_a_seat_may_see() {
+    published();
     let mut l = Ledger::new(1, 0);
     let a = l.add_amount(AmountSpec::new(key(0, 1, 0))).unwrap();
     l.gain(a, 1, Cause::Setup).unwrap();
-    assert_eq!(seen() - start, 1);
-    let mark = l.begin();
-    l.gain(a, 1, Cause::Setup).unwrap();
-    l.spend(a, 2, Cause::Setup).unwrap();
-    assert_eq!(seen() - start, 1, "published only on commit");
-    l.rollback(mark);
-    assert_eq!(seen() - start, 1);
     let mark = l.begin();
     l.gain(a, 1, Cause::Setup).unwrap();
     l.commit(mark);
-    assert_eq!(seen() - start, 2);
+    assert_eq!(published(), Vec::<String>::new());
+    assert_eq!(l.events().len(), 2, "the kernel's own log keeps them");
+}
+
+#[test]
+fn k9_an_accepted_action_s_events_are_published_as_a_spectator_sees_them() {
+    use coffer_core::Setup;
+    published();
+    let rules = coffer_core::Adapter::shared(crate::vocab::Secrets);
+    let mut games = [1, 2].map(|_| rules.new_game(&Setup::new(2, 1)).unwrap());
+    assert_eq!(published(), Vec::<String>::new(), "setup is not published");
+    let mut logs = Vec::new();
+    for (game, (plan, draw)) in games.iter_mut().zip([(2, 1), (0, 3)]) {
+        // p0's hand is hidden from spectators; its plan is a secret note; its Treasury is public.
+        game.apply_json(Owner(0), &format!(r#"{{"Draw":{draw}}}"#))
+            .unwrap();
+        game.apply_json(Owner(0), &format!(r#"{{"Plan":{plan}}}"#))
+            .unwrap();
+        game.apply_json(Owner(0), r#"{"Pay":1}"#).unwrap();
+        assert!(game.apply_json(Owner(0), r#"{"Pay":99}"#).is_err());
+        logs.push(published());
+    }
+    assert_eq!(
+        logs[0], logs[1],
+        "games that differ only in hidden state publish the same"
+    );
+    assert_eq!(logs[0].len(), 2, "{:?}", logs[0]);
+    assert!(
+        logs[0][0].starts_with("Note { code: 1, args: [0, 0, 0] }"),
+        "redacted: {:?}",
+        logs[0]
+    );
+    assert!(
+        logs[0][1].starts_with("Spend {"),
+        "the Treasury's payment: {:?}",
+        logs[0]
+    );
 }
 
 #[test]

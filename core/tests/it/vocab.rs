@@ -172,17 +172,17 @@ fn secret_notes_read_in_full_only_by_their_owner() {
 
 /// A two-player game: each player has a public Treasury and a hidden hand size; `Plan(n)` records a
 /// secret note, `Pay(n)` spends from the Treasury.
-struct Secrets;
+pub struct Secrets;
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-struct State {
+pub struct State {
     ledger: Ledger,
     treasury: Vec<coffer_core::AmountId>,
     hand: Vec<coffer_core::AmountId>,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-enum Action {
+pub enum Action {
     Plan(i32),
     Pay(u64),
     Draw(u64),

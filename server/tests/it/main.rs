@@ -8,10 +8,13 @@ mod crash;
 mod crash_api;
 mod differential;
 mod hostile;
+mod logs;
 mod play;
 mod retention;
 mod schemathesis;
 mod secrecy;
+mod shutdown;
+mod store_file;
 mod suite;
 pub mod support;
 

@@ -330,13 +330,13 @@ async fn charges_p1s_planned_dial_is_sent_to_nobody_else_while_p0s_ship_moves_an
 /// A small story-acts deck, so that two seeds can be found that shuffle p1's deck alike and p0's not.
 const DECK: [&str; 4] = ["senator", "jedi_knight", "trade_spire", "spaceport"];
 
-fn story_acts_config() -> Value {
+pub(crate) fn story_acts_config() -> Value {
     json!({"deck": DECK, "starting_hand": 2})
 }
 
 /// Two seeds whose games differ only in p0's hand and deck: p1's hand and deck are the same card for
 /// card, p0's hands are not. Found by playing the setups in this process.
-fn story_acts_seeds() -> (u64, u64) {
+pub(crate) fn story_acts_seeds() -> (u64, u64) {
     let registry = Registry::with_static().expect("the static rulesets");
     let ruleset = registry
         .get("story-acts")

@@ -53,6 +53,44 @@ pub fn plugin_dir() -> &'static Path {
     })
 }
 
+/// The library of a misbehaving fixture ruleset (`faulty`: its configuration's `fault` makes a call
+/// spin, exit, abort...), built from the fixture workspace `tests/fixtures` (outside this workspace; the
+/// cross-crate tests build it into the same directory, `target/fixtures`). Fails loudly if it cannot
+/// be built: these tests never skip.
+pub fn fixture_library(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps");
+    let fixtures = target.join("fixtures");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("server/ has a parent");
+    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(repo.join("tests/fixtures/Cargo.toml"))
+        .args(["-p", &format!("coffer-fixture-{name}")])
+        .env("CARGO_TARGET_DIR", &fixtures)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cannot build the fixture {name}:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let library = fixtures
+        .join("debug")
+        .join(library_file(&format!("coffer_fixture_{name}")));
+    assert!(library.is_file(), "{} was not built", library.display());
+    library
+}
+
 /// `serve` options for clients that play as fast as the server answers: rate limits (actions and
 /// reads) raised out of the way, and a snapshot every 8 actions so that recoveries load snapshot plus
 /// tail.
@@ -99,6 +137,18 @@ impl Server {
         Self::start_logged(store.as_os_str(), log, args, env)
     }
 
+    /// [`start_with_env`](Self::start_with_env) with the rulesets of the libraries in `plugins` instead
+    /// of the three bundled ones.
+    pub fn start_with_plugins(
+        plugins: &Path,
+        store: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        let log = store.with_extension("log");
+        Self::start_in(plugins, store.as_os_str(), log, args, env)
+    }
+
     /// Starts a server on the store `store` (a SQLite path or a `postgres://` URL) writing its stderr
     /// to `log`, plus `args` for `serve`, and waits until it listens.
     pub fn start_logged(
@@ -107,15 +157,32 @@ impl Server {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
+        Self::start_in(plugin_dir(), store, log, args, env)
+    }
+
+    /// [`start_logged`](Self::start_logged) with the rulesets of the libraries in `plugins`.
+    fn start_in(
+        plugins: &Path,
+        store: &std::ffi::OsStr,
+        log: PathBuf,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_coffer-server"));
         command
             .arg("--plugin-dir")
-            .arg(plugin_dir())
+            .arg(plugins)
             .arg("serve")
             .arg("--listen")
             .arg("127.0.0.1:0")
             .arg("--store")
-            .arg(store)
+            .arg(store);
+        // A new SQLite store the first time; a restart opens the one the earlier run made.
+        let sqlite = !store.to_string_lossy().starts_with("postgres");
+        if sqlite && !Path::new(store).exists() {
+            command.arg("--create");
+        }
+        command
             .args(args)
             .env("COFFER_LOG", "info")
             .stdin(Stdio::null())

@@ -9,29 +9,20 @@ impl Ledger {
     #[inline(always)]
     pub(super) fn emit(&mut self, key: Key, change: Change, cause: Cause) {
         self.log.push(Event { key, change, cause });
-        // The level check is one relaxed atomic load; the `tracing` call and the re-measuring of pending
-        // choices stay out of line, so the hot path keeps the event in registers instead of spilling it
-        // around a large call site.
-        if !self.pending.is_empty()
-            || (self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG))
-        {
+        // The re-measuring of pending choices stays out of line, so the hot path keeps the event in
+        // registers instead of spilling it around a large call site.
+        if !self.pending.is_empty() {
             self.after_emit(cause);
         }
     }
 
-    /// What follows an event off the hot path: publishing it to `tracing` (K9, outside transactions) and
-    /// bringing bounded demands up to date (K6.2).
+    /// What follows an event off the hot path: bringing bounded demands up to date (K6.2). The kernel
+    /// publishes nothing to `tracing`: it cannot tell what a seat may see; the plugin SDK publishes each
+    /// action's events as a spectator reads them.
     #[cold]
     #[inline(never)]
     fn after_emit(&mut self, cause: Cause) {
-        if self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG) {
-            if let Some(event) = self.log.last() {
-                publish(event);
-            }
-        }
-        if !self.pending.is_empty() {
-            self.remeasure_pending(cause);
-        }
+        self.remeasure_pending(cause);
     }
 
     /// Events recorded since the last call, oldest first; the log is left empty. Call it outside
@@ -92,7 +83,7 @@ impl Ledger {
     }
 
     /// Opens a transaction: until [`commit`](Self::commit) or [`rollback`](Self::rollback), changes are
-    /// recorded but not yet published to `tracing`. Transactions nest.
+    /// recorded and can be undone. Transactions nest.
     pub fn begin(&mut self) -> Mark {
         self.depth += 1;
         Mark {
@@ -108,24 +99,13 @@ impl Ledger {
         }
     }
 
-    /// Keeps the transaction's changes; the outermost commit publishes their events to `tracing`.
-    // Inlined, with the publishing out of line: every action commits, and the out-of-line call was 1.6% of
-    // a wide-board playout's instructions.
+    /// Keeps the transaction's changes.
+    // Inlined: every action commits, and the out-of-line call was 1.6% of a wide-board playout's
+    // instructions.
     #[inline]
     pub fn commit(&mut self, mark: Mark) {
+        let _ = mark;
         self.depth = self.depth.saturating_sub(1);
-        if self.depth == 0 && tracing::level_enabled!(tracing::Level::DEBUG) {
-            self.publish_from(mark.events);
-        }
-    }
-
-    /// Publishes the events from `first` on to `tracing`.
-    #[cold]
-    #[inline(never)]
-    fn publish_from(&self, first: usize) {
-        for event in &self.log[first.min(self.log.len())..] {
-            publish(event);
-        }
     }
 
     /// Undoes every change since `mark`, newest first, and forgets their events: the ledger is equal

@@ -411,14 +411,6 @@ fn index_u32(len: usize) -> Result<u32, Refusal> {
     u32::try_from(len).map_err(|_| Refusal::Invalid("ledger is full".into()))
 }
 
-/// K9: every committed event is also a `tracing` event (target `coffer::event`, level DEBUG).
-#[cold]
-#[inline(never)]
-fn publish(event: &Event) {
-    tracing::debug!(target: "coffer::event", owner = %event.key.owner, kind = event.key.kind.0,
-        subject = event.key.subject, change = ?event.change, cause = ?event.cause, "resource changed");
-}
-
 /// The crate README's code blocks, compiled and run as doctests so that the README cannot rot.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
