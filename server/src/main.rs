@@ -13,7 +13,7 @@ use coffer_server::{Durability, Limits, Opening, StoreError};
 
 const AFTER_HELP: &str = "\
 Examples:
-  coffer --plugin-dir target/release serve --create     (the first time: makes coffer.db)
+  coffer --plugin-dir target/release serve --create     (makes coffer.db if it is not there)
   coffer --plugin-dir target/release serve --listen 0.0.0.0:8080 --store games.db
   coffer --plugin-dir target/release loadtest --games 100 --transport ws
   coffer --plugin-dir target/release export --store games.db --game 42 -o game42.json";
@@ -56,9 +56,9 @@ struct ServeArgs {
     /// PostgreSQL database given as a `postgres://user@host:port/database` URL (migrated on start).
     #[arg(long, default_value = "coffer.db", value_name = "PATH")]
     store: PathBuf,
-    /// Make a new SQLite store at --store, where no file or an empty one is. Without it a missing or
-    /// empty file is refused, so a mistyped path never starts an empty server; with it a file holding
-    /// data is refused. Either way a file that is not a Coffer store is refused.
+    /// Make a new SQLite store at --store where no file or an empty one is, and open the store there
+    /// otherwise. Without it a missing or empty file is refused, so a mistyped path never starts an
+    /// empty server. Either way a file that is not a Coffer store is refused, never written over.
     #[arg(long, conflicts_with = "memory")]
     create: bool,
     /// Keep games in memory only: nothing survives the process.
@@ -346,7 +346,7 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
                 DurabilityArg::ProcessCrash => Durability::ProcessCrash,
             },
             opening: if args.create {
-                Opening::Create
+                Opening::OpenOrCreate
             } else {
                 Opening::Existing
             },
@@ -416,9 +416,6 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             match &e {
                 ServeError::Store(StoreError::NoStore { .. }) => {
                     eprintln!("hint: to make a new store there, pass --create");
-                }
-                ServeError::Store(StoreError::AlreadyExists { .. }) => {
-                    eprintln!("hint: to open the store it holds, leave out --create");
                 }
                 _ => {}
             }

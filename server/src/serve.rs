@@ -30,7 +30,7 @@ pub enum StoreChoice {
         /// What an acknowledged action survives.
         durability: Durability,
         /// Whether the file must hold a store already ([`Opening::Existing`], the server's default) or
-        /// a new one is made ([`Opening::Create`], `--create`).
+        /// one is made where none is ([`Opening::OpenOrCreate`], `--create`).
         opening: Opening,
     },
     /// A PostgreSQL database (`postgres://user@host:port/database`), migrated on start.

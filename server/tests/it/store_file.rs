@@ -1,6 +1,6 @@
 //! Which store files the server opens: an existing Coffer store; a new one only with `--create`, where
 //! no file or an empty one is. A missing or empty file without `--create`, a file that is not a Coffer
-//! store, and `--create` over a file with data are refused with a message and exit status 1, before
+//! store (with or without `--create`) are refused with a message and exit status 1, before
 //! the server listens, and leave the file as it was.
 
 use std::path::Path;
@@ -109,9 +109,9 @@ fn a_file_that_is_not_a_coffer_store_is_refused_with_or_without_create() {
     drop(db);
     let stderr = refused(&stamped, &[]);
     assert!(stderr.contains("application id"), "{stderr}");
-    // --create never overwrites a file holding data.
+    // --create never overwrites a file holding data that is not a Coffer store.
     let stderr = refused(&other, &["--create"]);
-    assert!(stderr.contains("already holds data"), "{stderr}");
+    assert!(stderr.contains("is not a Coffer store"), "{stderr}");
     let db = rusqlite::Connection::open(&other).unwrap();
     let name: String = db
         .query_row("SELECT name FROM recipes", [], |row| row.get(0))
@@ -119,8 +119,8 @@ fn a_file_that_is_not_a_coffer_store_is_refused_with_or_without_create() {
     assert_eq!(name, "soup", "the other program's database is untouched");
 }
 
-#[test]
-fn create_makes_a_stamped_store_that_later_starts_open_and_create_refuses_to_remake() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_makes_a_stamped_store_that_later_starts_open_with_or_without_create() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("games.db");
     // Server::start passes --create for a file that does not exist yet.
@@ -128,12 +128,26 @@ fn create_makes_a_stamped_store_that_later_starts_open_and_create_refuses_to_rem
     assert!(server.terminate().success());
     assert_eq!(application_id(&store), coffer_server::SQLITE_APPLICATION_ID);
     let mut again = Server::start(&store, &[]);
+    let http = crate::bad_input::client();
+    let game = crate::bad_input::create(
+        &http,
+        &again.base,
+        serde_json::json!({"ruleset": "charges", "players": 2}),
+    )
+    .await["game"]
+        .as_u64()
+        .unwrap();
     assert!(again.terminate().success(), "{}", again.log_text());
-    let stderr = refused(&store, &["--create"]);
-    assert!(
-        stderr.contains("already holds data") && stderr.contains("leave out --create"),
-        "{stderr}"
-    );
+    // --create left in the command opens the store it made, its games kept.
+    let mut kept = Server::start(&store, &["--create"]);
+    let status = http
+        .get(format!("{}/api/games/{game}", kept.base))
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, reqwest::StatusCode::OK, "{}", kept.log_text());
+    assert!(kept.terminate().success(), "{}", kept.log_text());
     // An empty file is no store yet: --create makes one in it.
     let empty = dir.path().join("empty.db");
     std::fs::write(&empty, b"").unwrap();
