@@ -413,11 +413,8 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
                 source = cause.source();
             }
             eprintln!("error: {message}");
-            match &e {
-                ServeError::Store(StoreError::NoStore { .. }) => {
-                    eprintln!("hint: to make a new store there, pass --create");
-                }
-                _ => {}
+            if let ServeError::Store(StoreError::NoStore { .. }) = &e {
+                eprintln!("hint: to make a new store there, pass --create");
             }
             ExitCode::FAILURE
         }
