@@ -807,7 +807,7 @@ impl SaveFile {
             ruleset: self.ruleset.clone(),
             players: self.players,
             seed: self.seed,
-            config: self.config.clone(),
+            config: Cow::Borrowed(&self.config),
             snapshot: Cow::Borrowed(self.snapshot.get()),
             state_hash: self.state_hash,
             log: LogSummary {
@@ -841,7 +841,12 @@ impl SaveFile {
     /// [`restore`](Self::restore), keeping the log without copying it.
     fn into_game(self, registry: &Registry) -> Result<HostedGame, SaveError> {
         let (ruleset, game) = self.checked(registry)?;
-        let setup = self.setup();
+        // The configuration moves into the game: one copy of it at a time.
+        let setup = Setup {
+            players: self.players,
+            seed: self.seed,
+            config: self.config,
+        };
         Ok(HostedGame::from_parts(ruleset, setup, self.log, game))
     }
 
@@ -857,8 +862,9 @@ impl SaveFile {
         // the first divergence rather than the last.
         self.view().checked_snapshot(registry)?;
         let ruleset = self.ruleset(registry)?;
+        let setup = self.setup();
         let mut game = ruleset
-            .new_game(&self.setup())
+            .new_game(&setup)
             .map_err(|e| setup_error(&**ruleset, e, SaveError::Setup))?;
         for (index, entry) in self.log.iter().enumerate() {
             let action = entry.action.to_string();
@@ -897,7 +903,7 @@ impl SaveFile {
         }
         Ok(HostedGame::from_parts(
             Arc::clone(ruleset),
-            self.setup(),
+            setup,
             self.log.clone(),
             game,
         ))
@@ -1033,16 +1039,16 @@ pub fn update_with<T, E>(
 ) -> Result<Result<(HostedGame, T), E>, SaveError> {
     let locked = LockedSave::acquire(path, limits)?;
     let bytes = locked.read(limits)?;
-    let read = ReadForUpdate::parse(as_text(&bytes, path, SAVE_FILE)?)?;
-    let (ruleset, restored) = read.view.checked(registry)?;
+    let ReadForUpdate { view, log_text } = ReadForUpdate::parse(as_text(&bytes, path, SAVE_FILE)?)?;
+    let (ruleset, restored) = view.checked(registry)?;
     // The saved actions stay in the file as text: the game starts this update with an empty log.
-    let mut game = HostedGame::from_parts(ruleset, read.view.setup(), Vec::new(), restored);
+    let mut game = HostedGame::from_parts(ruleset, view.into_setup(), Vec::new(), restored);
     let value = match change(&mut game) {
         Ok(value) => value,
         Err(e) => return Ok(Err(e)),
     };
-    let text = game_json_after(&game, &read.log_text)?;
-    drop(read);
+    let text = game_json_after(&game, &log_text)?;
+    drop(log_text);
     drop(bytes);
     check_size(path, text.as_bytes(), limits)?;
     locked.replace(text.as_bytes())?;
@@ -1099,7 +1105,7 @@ struct View<'a> {
     ruleset: RulesetRef,
     players: u16,
     seed: u64,
-    config: serde_json::Value,
+    config: Cow<'a, serde_json::Value>,
     snapshot: Cow<'a, str>,
     state_hash: StateHash,
     log: LogSummary,
@@ -1117,7 +1123,16 @@ impl View<'_> {
         Setup {
             players: self.players,
             seed: self.seed,
-            config: self.config.clone(),
+            config: self.config.clone().into_owned(),
+        }
+    }
+
+    /// The setup, keeping the configuration instead of copying it when it is owned.
+    fn into_setup(self) -> Setup {
+        Setup {
+            players: self.players,
+            seed: self.seed,
+            config: self.config.into_owned(),
         }
     }
 
@@ -1355,7 +1370,7 @@ impl<'a> ReadForUpdate<'a> {
                             ruleset: raw.ruleset,
                             players: raw.players,
                             seed: raw.seed,
-                            config: raw.config,
+                            config: Cow::Owned(raw.config),
                             snapshot: Cow::Borrowed(raw.snapshot.get()),
                             state_hash: raw.state_hash,
                             log,
@@ -1375,6 +1390,7 @@ impl<'a> ReadForUpdate<'a> {
         let view = file.view();
         Ok(ReadForUpdate {
             view: View {
+                config: Cow::Owned(view.config.into_owned()),
                 snapshot: Cow::Owned(view.snapshot.into_owned()),
                 ..view
             },
