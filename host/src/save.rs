@@ -5,13 +5,18 @@
 //! with the state hash right after it), a snapshot of the state and its hash.
 //!
 //! Every command reads a save through the same checks ([`load`], [`update`]): the file is a regular file
-//! no larger than [`Limits::max_file_bytes`], the format version is known, the ruleset is present in that
-//! version, the snapshot restores to the saved hash, the last log entry's hash is that hash (or, with an
-//! empty log, a new game from players, seed and configuration has it), and every logged player is in the
-//! game. These checks do not replay the log, so reading a save costs the same whether it holds ten actions
+//! no larger than [`Limits::max_file_bytes`], the format version is known, the configuration is a JSON
+//! object (or `null`) of at most [`MAX_CONFIG_BYTES`], checked on its text before it is built, the
+//! ruleset is present in that version, the snapshot restores to the saved hash, the last log entry's hash
+//! is that hash (or, with an empty log, a new game from players, seed and configuration has it), and every
+//! logged player is in the game. These checks do not replay the log, so reading a save costs the same whether it holds ten actions
 //! or ten thousand (apart from reading the text). [`load_verified`] (the `replay` command) adds the full
 //! check: replaying the log from players, seed and configuration reproduces every logged hash. Anything
-//! else is a [`SaveError`] naming the file or field and what was expected and found.
+//! else is a [`SaveError`] naming the file or field and what was expected and found, except a plugin that
+//! fails while a save is checked: that is the ruleset's failure ([`SaveError::Plugin`]), never the file's.
+//!
+//! No save is written larger than [`Limits::max_file_bytes`], the size every reader accepts
+//! ([`SaveError::TooLargeToWrite`]: nothing is written). The configuration is written on one line.
 //!
 //! [`update`] is the read-modify-write of a save (`coffer act`): it takes an exclusive advisory lock
 //! (`flock`) on the file for the whole update, so two writers never lose an action; a writer that finds
@@ -945,7 +950,8 @@ pub fn load_verified(path: &Path, registry: &Registry) -> Result<HostedGame, Sav
 /// created with mode 0600.
 ///
 /// # Errors
-/// [`SaveError::Snapshot`], [`SaveError::Io`], and for an existing file those of [`update`]'s locking.
+/// [`SaveError::Snapshot`], [`SaveError::Io`], [`SaveError::Config`], [`SaveError::TooLargeToWrite`], and
+/// for an existing file those of [`update`]'s locking.
 pub fn save(game: &HostedGame, path: &Path) -> Result<(), SaveError> {
     write_replacing(path, game_json(game)?.as_bytes(), &Limits::from_env()?)
 }
@@ -1018,7 +1024,8 @@ pub fn create(game: &HostedGame, path: &Path, force: bool) -> Result<(), SaveErr
 /// case with the file left as it was.
 ///
 /// # Errors
-/// Those of [`load`], and those named above.
+/// Those of [`load`], those named above, and [`SaveError::TooLargeToWrite`] when the updated save would
+/// be larger than the read limit (nothing is written).
 pub fn update<T, E>(
     path: &Path,
     registry: &Registry,
