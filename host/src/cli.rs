@@ -39,8 +39,9 @@ Rulesets are plugin libraries (lib<name>.so, .dylib or .dll) loaded at runtime f
 `cargo build --release --workspace`, then pass `--plugin-dir target/release`.
 
 Exit status: 0 on success, 1 when a command fails (a refused action, a damaged save file...), 2 on a usage
-error, 3 when `act` saved the action but showing its result failed (the action is not lost), 124 when a
-plugin call passed its deadline. Libraries that cannot be loaded are reported as warnings and skipped.
+error, 3 when `act` saved the action but showing its result failed (the action is not lost); 123, 124 and
+125 when a plugin called exit, passed its call deadline or crashed during a call. Libraries that cannot be
+loaded are reported as warnings and skipped.
 
 Examples:
   coffer --plugin-dir target/release rulesets
