@@ -39,7 +39,9 @@ Rulesets are plugin libraries (lib<name>.so, .dylib or .dll) loaded at runtime f
 `cargo build --release --workspace`, then pass `--plugin-dir target/release`.
 
 Exit status: 0 on success, 1 when a command fails (a refused action, a damaged save file...), 2 on a usage
-error. Libraries that cannot be loaded are reported as warnings and skipped.
+error, 3 when `act` saved the action but showing its result failed (the action is not lost); 123, 124 and
+125 when a plugin called exit, passed its call deadline or crashed during a call. Libraries that cannot be
+loaded are reported as warnings and skipped.
 
 Examples:
   coffer --plugin-dir target/release rulesets
@@ -177,7 +179,8 @@ enum Command {
     /// Apply one action to a saved game and rewrite the save.
     ///
     /// The save is rewritten atomically. A refused action prints the ruleset's reason, exits with status 1
-    /// and leaves the file byte-identical.
+    /// and leaves the file byte-identical; so does a game that would outgrow the save size limit. When the
+    /// action is saved but showing its result fails (the plugin failed answering), exits with status 3.
     Act {
         /// The save file.
         #[arg(value_name = "GAME")]
@@ -334,7 +337,8 @@ struct ScriptLine {
 }
 
 /// Runs the command line of this process and returns its exit status: 0 success, 1 failure, 2 usage
-/// error. Errors are printed once, with their whole chain.
+/// error, 3 an action saved but not shown ([`Status::SavedNotShown`]). Errors are printed once, with their
+/// whole chain.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -357,8 +361,7 @@ pub fn main() -> ExitCode {
     }
     init_tracing(cli.global.verbose);
     match run(&cli) {
-        Ok(Status::Success) => ExitCode::SUCCESS,
-        Ok(Status::Failure) => ExitCode::from(1),
+        Ok(status) => ExitCode::from(status.code()),
         // The reader went away (`coffer legal ... | head -1`): stop quietly, as ripgrep does.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
@@ -442,6 +445,19 @@ pub enum Status {
     Success,
     /// Exit 1.
     Failure,
+    /// Exit 3: `act` saved the action, but showing its result failed (the plugin failed while answering).
+    SavedNotShown,
+}
+
+impl Status {
+    /// The process exit status: 0, 1, or 3 ([`Status::SavedNotShown`]).
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Success => 0,
+            Status::Failure => 1,
+            Status::SavedNotShown => 3,
+        }
+    }
 }
 
 fn init_tracing(verbose: u8) {
@@ -707,14 +723,20 @@ fn describe_docs(title: &str, docs: &[coffer_core::Doc], value_label: &str) -> a
     Ok(())
 }
 
+/// The configuration in a file: a JSON object of options (or `null`), at most
+/// [`MAX_CONFIG_BYTES`](crate::save::MAX_CONFIG_BYTES) of text.
 fn read_config(path: Option<&Path>) -> anyhow::Result<serde_json::Value> {
     let Some(path) = path else {
         return Ok(serde_json::Value::Null);
     };
     let text = crate::save::read_capped_text(path)
         .with_context(|| format!("cannot read config file {}", path.display()))?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("config file {} is not valid JSON", path.display()))
+    let bad = || format!("config file {} is not a configuration", path.display());
+    crate::save::check_config_text(text.trim()).with_context(bad)?;
+    let config = serde_json::from_str(&text)
+        .with_context(|| format!("config file {} is not valid JSON", path.display()))?;
+    crate::save::check_config(&config).with_context(bad)?;
+    Ok(config)
 }
 
 fn start(registry: &Registry, game: &NewGame) -> anyhow::Result<HostedGame> {
@@ -823,7 +845,15 @@ fn act(
     let applied = crate::save::update(path, registry, |game| {
         game.apply_json(player, action).map(|_| ())
     })
-    .with_context(|| format!("cannot load game {}", path.display()))?;
+    .map_err(|err| {
+        let context = match &err {
+            crate::save::SaveError::TooLargeToWrite { .. } | crate::save::SaveError::Config(_) => {
+                format!("the action was not saved to game {}", path.display())
+            }
+            _ => format!("cannot load game {}", path.display()),
+        };
+        anyhow::Error::new(err).context(context)
+    })?;
     let mut game = match applied {
         Ok((game, ())) => game,
         Err(err) => {
@@ -842,23 +872,48 @@ fn act(
             return Ok(Status::Failure);
         }
     };
-    // The actor reads what it did as its own seat sees it.
+    // The action is saved: from here on, a failure to show it must not read as a lost action.
+    match show_action(&mut game, player, format) {
+        Ok(()) => Ok(Status::Success),
+        Err(err) if is_broken_pipe(&err) => Err(err),
+        Err(err) => {
+            let message = format!(
+                "the action was saved to game {}, but showing its result failed: {}",
+                path.display(),
+                chain(err.as_ref())
+            );
+            if format == OutputFormat::Json {
+                let _ = print_json(&json!({"saved": true, "error": message}));
+            }
+            eprintln!("error: {message}");
+            Ok(Status::SavedNotShown)
+        }
+    }
+}
+
+/// What `act` prints of the action just applied: its events as the actor's seat reads them, and the
+/// outcome.
+///
+/// # Errors
+/// The plugin's failure while answering, or a write error.
+fn show_action(game: &mut HostedGame, player: u16, format: OutputFormat) -> anyhow::Result<()> {
     let seat = Some(Owner(player));
     let events = game.events_for(seat);
     let names = game.names(seat);
+    let outcome = game.outcome();
     game.check_plugin()?;
     if format == OutputFormat::Json {
         print_json(&json!({
             "action": render::action_heading(&names, player, &events),
             "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
-            "outcome": game.outcome(),
+            "outcome": outcome,
             "state_hash": game.state_hash().to_string(),
         }))?;
     } else {
         out!("{}", render::action(&names, player, &events, seat));
-        outln!("outcome: {}", render::outcome(&game.outcome()));
+        outln!("outcome: {}", render::outcome(&outcome));
     }
-    Ok(Status::Success)
+    Ok(())
 }
 
 /// One step of a played script, for `--format json`: its events as the acting seat reads them, or why
@@ -894,11 +949,13 @@ fn read_script(path: &Path) -> anyhow::Result<Vec<(usize, u16, serde_json::Value
         if line.trim().is_empty() {
             continue;
         }
-        let step: ScriptLine = serde_json::from_str(line).with_context(|| {
-            format!(
-                "{}:{}: expected {{\"player\": N, \"action\": {{...}}}}, found {line}",
+        let step: ScriptLine = serde_json::from_str(line).map_err(|e| {
+            anyhow::anyhow!(
+                "{}:{}: expected {{\"player\": N, \"action\": {{...}}}}, found {}: {}",
                 path.display(),
-                i + 1
+                i + 1,
+                render::echo(line),
+                render::echo(&e.to_string()),
             )
         })?;
         steps.push((i + 1, step.player, step.action));

@@ -70,6 +70,19 @@ pub fn cut(text: &str, limit: usize) -> String {
     }
 }
 
+/// How many characters of a person's input [`echo`] repeats.
+pub const ECHO_PREFIX: usize = 120;
+
+/// Input repeated in a message: whole when short, else its first [`ECHO_PREFIX`] characters then
+/// `… (N bytes)`, so a huge line never floods the terminal.
+pub fn echo(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(ECHO_PREFIX) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}… ({} bytes)", &text[..end], text.len()),
+    }
+}
+
 fn owner_heading(names: &Names<'_>, owner: Owner) -> String {
     if owner.is_player() {
         names.owner(owner)

@@ -5,13 +5,18 @@
 //! with the state hash right after it), a snapshot of the state and its hash.
 //!
 //! Every command reads a save through the same checks ([`load`], [`update`]): the file is a regular file
-//! no larger than [`Limits::max_file_bytes`], the format version is known, the ruleset is present in that
-//! version, the snapshot restores to the saved hash, the last log entry's hash is that hash (or, with an
-//! empty log, a new game from players, seed and configuration has it), and every logged player is in the
-//! game. These checks do not replay the log, so reading a save costs the same whether it holds ten actions
+//! no larger than [`Limits::max_file_bytes`], the format version is known, the configuration is a JSON
+//! object (or `null`) of at most [`MAX_CONFIG_BYTES`], checked on its text before it is built, the
+//! ruleset is present in that version, the snapshot restores to the saved hash, the last log entry's hash
+//! is that hash (or, with an empty log, a new game from players, seed and configuration has it), and every
+//! logged player is in the game. These checks do not replay the log, so reading a save costs the same whether it holds ten actions
 //! or ten thousand (apart from reading the text). [`load_verified`] (the `replay` command) adds the full
 //! check: replaying the log from players, seed and configuration reproduces every logged hash. Anything
-//! else is a [`SaveError`] naming the file or field and what was expected and found.
+//! else is a [`SaveError`] naming the file or field and what was expected and found, except a plugin that
+//! fails while a save is checked: that is the ruleset's failure ([`SaveError::Plugin`]), never the file's.
+//!
+//! No save is written larger than [`Limits::max_file_bytes`], the size every reader accepts
+//! ([`SaveError::TooLargeToWrite`]: nothing is written). The configuration is written on one line.
 //!
 //! [`update`] is the read-modify-write of a save (`coffer act`): it takes an exclusive advisory lock
 //! (`flock`) on the file for the whole update, so two writers never lose an action; a writer that finds
@@ -59,6 +64,77 @@ pub const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(60);
 /// The prefix of every temporary file a save write creates (followed by the writer's pid, `-`, random
 /// characters and `.tmp`).
 pub const TEMPORARY_PREFIX: &str = ".coffer-save-";
+
+/// The most bytes a game's configuration may take as JSON text: 1 MiB. A save holds its configuration
+/// as the one-line JSON text of [`check_config`]; reading a save refuses a longer one before building it,
+/// so a configuration never costs more than a small multiple of this.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+/// Why a configuration is not one a game may start from or a save may hold.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The configuration's text is longer than [`MAX_CONFIG_BYTES`].
+    #[error(
+        "the configuration is {size} bytes of JSON, more than the limit of {MAX_CONFIG_BYTES} bytes (1 MiB)"
+    )]
+    TooLarge {
+        /// Its size in bytes (as written on one line, or as found in a file).
+        size: usize,
+    },
+    /// The configuration is JSON, but not an object of options (nor `null`, for the defaults).
+    #[error(
+        "the configuration must be a JSON object of options, such as {{\"max_rounds\": 5}}, or null for the defaults; found {found}"
+    )]
+    NotAnObject {
+        /// What was found instead, in words: `a list`, `a number`, `a string`, `true or false`.
+        found: &'static str,
+    },
+}
+
+/// What kind of JSON value `text` starts with, in words, when it is not an object or `null`.
+fn not_an_object(text: &str) -> Option<&'static str> {
+    match text.trim_start().as_bytes().first() {
+        Some(b'{' | b'n') | None => None,
+        Some(b'[') => Some("a list"),
+        Some(b'"') => Some("a string"),
+        Some(b't' | b'f') => Some("true or false"),
+        Some(_) => Some("a number"),
+    }
+}
+
+/// Checks a configuration given as JSON text before it is parsed: no longer than [`MAX_CONFIG_BYTES`],
+/// and an object or `null` (judged from its first character, so a huge list is refused unread).
+///
+/// # Errors
+/// [`ConfigError::TooLarge`] or [`ConfigError::NotAnObject`].
+pub fn check_config_text(text: &str) -> Result<(), ConfigError> {
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigError::TooLarge { size: text.len() });
+    }
+    match not_an_object(text) {
+        Some(found) => Err(ConfigError::NotAnObject { found }),
+        None => Ok(()),
+    }
+}
+
+/// Checks a parsed configuration: an object or `null` whose one-line JSON text (as a save holds it) is no
+/// longer than [`MAX_CONFIG_BYTES`]. Returns that text.
+///
+/// # Errors
+/// [`ConfigError::TooLarge`] or [`ConfigError::NotAnObject`].
+pub fn check_config(config: &serde_json::Value) -> Result<String, ConfigError> {
+    let text = serde_json::to_string(config).unwrap_or_default();
+    check_config_text(&text)?;
+    Ok(text)
+}
+
+/// Reads a save's `config` field: its text is checked ([`check_config_text`]) before a value is built.
+fn config_field<'de, D: serde::Deserializer<'de>>(d: D) -> Result<serde_json::Value, D::Error> {
+    let raw = <&'de RawValue>::deserialize(d)?;
+    check_config_text(raw.get()).map_err(serde::de::Error::custom)?;
+    serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)
+}
 
 /// Bounds on what reading a file may cost and how long a writer waits for a save's lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +239,66 @@ impl Default for Limits {
     }
 }
 
+/// Why this process may not write a save ([`SaveError::ReadOnly`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadOnlyReason {
+    /// Its mode gives its owner no write permission (or nobody any, which even root respects here).
+    Mode,
+    /// It belongs to another user, and its mode does not let this one write it.
+    Owner {
+        /// The file's owner (user id).
+        owner: u32,
+        /// This process's effective user id.
+        you: u32,
+    },
+    /// Its mode and owner allow the write, yet the system refuses it (a read-only file system, an access
+    /// control list).
+    System,
+}
+
+impl ReadOnlyReason {
+    /// The reason of `meta`'s file refusing this process's write.
+    fn of(meta: &Metadata) -> ReadOnlyReason {
+        let mode = meta.permissions().mode();
+        let you = rustix::process::geteuid().as_raw();
+        if mode & 0o222 == 0 || (meta.uid() == you && mode & 0o200 == 0) {
+            ReadOnlyReason::Mode
+        } else if meta.uid() != you {
+            ReadOnlyReason::Owner {
+                owner: meta.uid(),
+                you,
+            }
+        } else {
+            ReadOnlyReason::System
+        }
+    }
+
+    /// What is wrong, after the file's name.
+    fn what(self, mode: u32) -> String {
+        match self {
+            ReadOnlyReason::Mode => format!("is read-only (mode {mode:04o})"),
+            ReadOnlyReason::Owner { owner, you } => format!(
+                "belongs to user {owner}, not to you (user {you}), and its mode {mode:04o} does not let you write it"
+            ),
+            ReadOnlyReason::System => format!(
+                "cannot be written although its mode {mode:04o} and owner allow it (a read-only file system, or an access control list?)"
+            ),
+        }
+    }
+
+    /// What to do about it.
+    fn remedy(self) -> &'static str {
+        match self {
+            ReadOnlyReason::Mode => "make it writable (chmod u+w) to play on",
+            ReadOnlyReason::Owner { .. } => {
+                "play on as its owner, or copy it (cp) to a file of your own and play on that"
+            }
+            ReadOnlyReason::System => "copy it (cp) to a writable place and play on that",
+        }
+    }
+}
+
 /// Which ruleset a save belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -186,7 +322,9 @@ pub struct SaveFile {
     pub players: u16,
     /// The game's seed.
     pub seed: u64,
-    /// The ruleset configuration (`null` for the defaults).
+    /// The ruleset configuration: an object of options, or `null` for the defaults; at most
+    /// [`MAX_CONFIG_BYTES`] of JSON text.
+    #[serde(deserialize_with = "config_field")]
     pub config: serde_json::Value,
     /// Every applied action, in order.
     pub log: Vec<LoggedAction>,
@@ -270,16 +408,42 @@ pub enum SaveError {
         /// How long this command waited.
         waited_ms: u128,
     },
-    /// The save has no write permission.
-    #[error(
-        "save file {path} is read-only (mode {mode:04o}); it is left as it is: make it writable (chmod u+w) to play on"
-    )]
+    /// This process may not write the save: its mode, its owner, or the system says no.
+    #[error("save file {path} {}; it is left as it is: {}", reason.what(*mode), reason.remedy())]
     ReadOnly {
         /// The save (the symlink's target when the path is a link).
         path: PathBuf,
         /// Its permission bits.
         mode: u32,
+        /// Which of its mode, its owner or the system keeps this process from writing it.
+        reason: ReadOnlyReason,
     },
+    /// The game's plugin failed while the save was checked: the plugin's fault, not the file's.
+    #[error(
+        "the ruleset '{ruleset}' failed while the save was checked (a fault of the plugin, not of the save file): {message}"
+    )]
+    Plugin {
+        /// The ruleset key, `id@version`.
+        ruleset: String,
+        /// What failed, naming the library and the call.
+        message: String,
+    },
+    /// The game, written as a save, would be larger than the size limit every command reads, so it is not
+    /// written.
+    #[error(
+        "the game would take {size} bytes as save file {path}, more than the limit of {limit} bytes that coffer reads back (set {MAX_FILE_BYTES_ENV} to raise it); nothing was written"
+    )]
+    TooLargeToWrite {
+        /// The save that was to be written.
+        path: PathBuf,
+        /// The size of the save's text.
+        size: u64,
+        /// The limit ([`Limits::max_file_bytes`]).
+        limit: u64,
+    },
+    /// The game's configuration is not one a save holds (see [`check_config`]); nothing was written.
+    #[error("the game cannot be saved")]
+    Config(#[source] ConfigError),
     /// The save has more than one hard link: replacing it would leave the other names on the old game.
     #[error(
         "save file {path} has {links} hard links; rewriting it would split them into different games: give it a file of its own (cp) and play on that"
@@ -437,6 +601,34 @@ fn ruleset_of<'r>(
     }
 }
 
+/// [`SaveError::Plugin`] when `game`'s plugin failed in a call without an error of its own (its answer,
+/// such as a hash of 0, is no answer and says nothing about the save).
+fn plugin_check(ruleset: &dyn DynRuleset, game: &dyn DynGame) -> Result<(), SaveError> {
+    match game.failure() {
+        None => Ok(()),
+        Some(message) => Err(SaveError::Plugin {
+            ruleset: ruleset.description().key(),
+            message,
+        }),
+    }
+}
+
+/// A setup error as the save check reports it: a plugin that panicked is the plugin's failure, anything
+/// else is the save's (`wrap`).
+fn setup_error(
+    ruleset: &dyn DynRuleset,
+    error: SetupError,
+    wrap: fn(SetupError) -> SaveError,
+) -> SaveError {
+    match error {
+        SetupError::Panicked(_) | SetupError::Poisoned(_) => SaveError::Plugin {
+            ruleset: ruleset.description().key(),
+            message: error.to_string(),
+        },
+        other => wrap(other),
+    }
+}
+
 /// A save's ruleset and its game restored from the snapshot.
 type Restored = (Arc<dyn DynRuleset>, Box<dyn DynGame>);
 
@@ -479,13 +671,14 @@ impl SaveFile {
         })
     }
 
-    /// The save as JSON text: indented, one log entry per line, the snapshot as the ruleset wrote it.
+    /// The save as JSON text: indented, the configuration and each log entry on one line, the snapshot as
+    /// the ruleset wrote it.
     pub fn to_json(&self) -> String {
         write_json(&Parts {
             ruleset: &self.ruleset,
             players: self.players,
             seed: self.seed,
-            config: &self.config,
+            config: &serde_json::to_string(&self.config).unwrap_or_default(),
             log: ("", &self.log),
             snapshot: &self.snapshot,
             state_hash: self.state_hash,
@@ -589,6 +782,7 @@ impl SaveFile {
     /// # Errors
     /// As [`save`]; `path` is then unchanged.
     pub fn write(&self, path: &Path) -> Result<(), SaveError> {
+        check_config(&self.config).map_err(SaveError::Config)?;
         write_replacing(path, self.to_json().as_bytes(), &Limits::from_env()?)
     }
 
@@ -618,7 +812,7 @@ impl SaveFile {
             ruleset: self.ruleset.clone(),
             players: self.players,
             seed: self.seed,
-            config: self.config.clone(),
+            config: Cow::Borrowed(&self.config),
             snapshot: Cow::Borrowed(self.snapshot.get()),
             state_hash: self.state_hash,
             log: LogSummary {
@@ -652,7 +846,12 @@ impl SaveFile {
     /// [`restore`](Self::restore), keeping the log without copying it.
     fn into_game(self, registry: &Registry) -> Result<HostedGame, SaveError> {
         let (ruleset, game) = self.checked(registry)?;
-        let setup = self.setup();
+        // The configuration moves into the game: one copy of it at a time.
+        let setup = Setup {
+            players: self.players,
+            seed: self.seed,
+            config: self.config,
+        };
         Ok(HostedGame::from_parts(ruleset, setup, self.log, game))
     }
 
@@ -668,17 +867,27 @@ impl SaveFile {
         // the first divergence rather than the last.
         self.view().checked_snapshot(registry)?;
         let ruleset = self.ruleset(registry)?;
-        let mut game = ruleset.new_game(&self.setup()).map_err(SaveError::Setup)?;
+        let setup = self.setup();
+        let mut game = ruleset
+            .new_game(&setup)
+            .map_err(|e| setup_error(&**ruleset, e, SaveError::Setup))?;
         for (index, entry) in self.log.iter().enumerate() {
             let action = entry.action.to_string();
             game.apply_json(Owner(entry.player), &action)
-                .map_err(|source| SaveError::ReplayRefused {
-                    index,
-                    player: entry.player,
-                    action: crate::render::cut(&action, crate::render::ECHO_LIMIT),
-                    source,
+                .map_err(|source| match source {
+                    ActionError::Panicked(_) | ActionError::Poisoned(_) => SaveError::Plugin {
+                        ruleset: ruleset.description().key(),
+                        message: source.to_string(),
+                    },
+                    source => SaveError::ReplayRefused {
+                        index,
+                        player: entry.player,
+                        action: crate::render::cut(&action, crate::render::ECHO_LIMIT),
+                        source,
+                    },
                 })?;
             let found = game.state_hash();
+            plugin_check(&**ruleset, &*game)?;
             if found != entry.hash {
                 return Err(SaveError::ReplayHash {
                     field: format!("log[{index}].hash"),
@@ -699,7 +908,7 @@ impl SaveFile {
         }
         Ok(HostedGame::from_parts(
             Arc::clone(ruleset),
-            self.setup(),
+            setup,
             self.log.clone(),
             game,
         ))
@@ -741,7 +950,8 @@ pub fn load_verified(path: &Path, registry: &Registry) -> Result<HostedGame, Sav
 /// created with mode 0600.
 ///
 /// # Errors
-/// [`SaveError::Snapshot`], [`SaveError::Io`], and for an existing file those of [`update`]'s locking.
+/// [`SaveError::Snapshot`], [`SaveError::Io`], [`SaveError::Config`], [`SaveError::TooLargeToWrite`], and
+/// for an existing file those of [`update`]'s locking.
 pub fn save(game: &HostedGame, path: &Path) -> Result<(), SaveError> {
     write_replacing(path, game_json(game)?.as_bytes(), &Limits::from_env()?)
 }
@@ -772,6 +982,7 @@ pub fn create(game: &HostedGame, path: &Path, force: bool) -> Result<(), SaveErr
     }
     check_new(path, false)?;
     let bytes = game_json(game)?;
+    check_size(path, bytes.as_bytes(), &Limits::from_env()?)?;
     let io = |action, source| SaveError::Io {
         action,
         what: SAVE_FILE,
@@ -813,7 +1024,8 @@ pub fn create(game: &HostedGame, path: &Path, force: bool) -> Result<(), SaveErr
 /// case with the file left as it was.
 ///
 /// # Errors
-/// Those of [`load`], and those named above.
+/// Those of [`load`], those named above, and [`SaveError::TooLargeToWrite`] when the updated save would
+/// be larger than the read limit (nothing is written).
 pub fn update<T, E>(
     path: &Path,
     registry: &Registry,
@@ -834,17 +1046,18 @@ pub fn update_with<T, E>(
 ) -> Result<Result<(HostedGame, T), E>, SaveError> {
     let locked = LockedSave::acquire(path, limits)?;
     let bytes = locked.read(limits)?;
-    let read = ReadForUpdate::parse(as_text(&bytes, path, SAVE_FILE)?)?;
-    let (ruleset, restored) = read.view.checked(registry)?;
+    let ReadForUpdate { view, log_text } = ReadForUpdate::parse(as_text(&bytes, path, SAVE_FILE)?)?;
+    let (ruleset, restored) = view.checked(registry)?;
     // The saved actions stay in the file as text: the game starts this update with an empty log.
-    let mut game = HostedGame::from_parts(ruleset, read.view.setup(), Vec::new(), restored);
+    let mut game = HostedGame::from_parts(ruleset, view.into_setup(), Vec::new(), restored);
     let value = match change(&mut game) {
         Ok(value) => value,
         Err(e) => return Ok(Err(e)),
     };
-    let text = game_json_after(&game, &read.log_text)?;
-    drop(read);
+    let text = game_json_after(&game, &log_text)?;
+    drop(log_text);
     drop(bytes);
+    check_size(path, text.as_bytes(), limits)?;
     locked.replace(text.as_bytes())?;
     Ok(Ok((game, value)))
 }
@@ -885,7 +1098,8 @@ struct Parts<'a> {
     ruleset: &'a RulesetRef,
     players: u16,
     seed: u64,
-    config: &'a serde_json::Value,
+    /// The configuration's one-line JSON text ([`check_config`]).
+    config: &'a str,
     /// Entries already written, as text without the brackets (empty if none), then entries to write.
     log: (&'a str, &'a [LoggedAction]),
     snapshot: &'a RawValue,
@@ -898,7 +1112,7 @@ struct View<'a> {
     ruleset: RulesetRef,
     players: u16,
     seed: u64,
-    config: serde_json::Value,
+    config: Cow<'a, serde_json::Value>,
     snapshot: Cow<'a, str>,
     state_hash: StateHash,
     log: LogSummary,
@@ -916,7 +1130,16 @@ impl View<'_> {
         Setup {
             players: self.players,
             seed: self.seed,
-            config: self.config.clone(),
+            config: self.config.clone().into_owned(),
+        }
+    }
+
+    /// The setup, keeping the configuration instead of copying it when it is owned.
+    fn into_setup(self) -> Setup {
+        Setup {
+            players: self.players,
+            seed: self.seed,
+            config: self.config.into_owned(),
         }
     }
 
@@ -926,15 +1149,18 @@ impl View<'_> {
         let ruleset = ruleset_of(&self.ruleset, registry)?;
         let restored = ruleset
             .restore(Format::Json, self.snapshot.as_bytes())
-            .map_err(SaveError::Snapshot)?;
-        if restored.players() != self.players {
+            .map_err(|e| setup_error(&**ruleset, e, SaveError::Snapshot))?;
+        let (players, hash) = (restored.players(), restored.state_hash());
+        // A plugin that failed answering is no judge of the file: its neutral answers (hash 0) are not
+        // compared with the saved ones.
+        plugin_check(&**ruleset, &*restored)?;
+        if players != self.players {
             return Err(SaveError::Mismatch {
                 field: "players",
-                expected: format!("{} (the snapshot's player count)", restored.players()),
+                expected: format!("{players} (the snapshot's player count)"),
                 found: self.players.to_string(),
             });
         }
-        let hash = restored.state_hash();
         if hash != self.state_hash {
             return Err(SaveError::Mismatch {
                 field: "state_hash",
@@ -972,8 +1198,11 @@ impl View<'_> {
             }),
             Some(_) => Ok(()),
             None => {
-                let fresh = ruleset.new_game(&self.setup()).map_err(SaveError::Setup)?;
+                let fresh = ruleset
+                    .new_game(&self.setup())
+                    .map_err(|e| setup_error(ruleset, e, SaveError::Setup))?;
                 let found = fresh.state_hash();
+                plugin_check(ruleset, &*fresh)?;
                 if found == hash {
                     return Ok(());
                 }
@@ -1005,6 +1234,7 @@ struct RawSave<'a> {
     ruleset: RulesetRef,
     players: u16,
     seed: u64,
+    #[serde(deserialize_with = "config_field")]
     config: serde_json::Value,
     #[serde(borrow)]
     log: &'a RawValue,
@@ -1147,7 +1377,7 @@ impl<'a> ReadForUpdate<'a> {
                             ruleset: raw.ruleset,
                             players: raw.players,
                             seed: raw.seed,
-                            config: raw.config,
+                            config: Cow::Owned(raw.config),
                             snapshot: Cow::Borrowed(raw.snapshot.get()),
                             state_hash: raw.state_hash,
                             log,
@@ -1167,6 +1397,7 @@ impl<'a> ReadForUpdate<'a> {
         let view = file.view();
         Ok(ReadForUpdate {
             view: View {
+                config: Cow::Owned(view.config.into_owned()),
                 snapshot: Cow::Owned(view.snapshot.into_owned()),
                 ..view
             },
@@ -1193,6 +1424,7 @@ fn game_json_after(game: &HostedGame, earlier: &str) -> Result<String, SaveError
         )))
     })?;
     let setup = game.setup();
+    let config = check_config(&setup.config).map_err(SaveError::Config)?;
     Ok(write_json(&Parts {
         ruleset: &RulesetRef {
             id: description.id.clone(),
@@ -1200,21 +1432,22 @@ fn game_json_after(game: &HostedGame, earlier: &str) -> Result<String, SaveError
         },
         players: setup.players,
         seed: setup.seed,
-        config: &setup.config,
+        config: &config,
         log: (earlier, game.log()),
         snapshot,
         state_hash: game.state_hash(),
     }))
 }
 
-/// Writes a save: the fields indented as `serde_json`'s pretty printer does, each log entry on one line
-/// (half the bytes of an indented entry, and a log that reads one action per line).
+/// Writes a save: the fields indented as `serde_json`'s pretty printer does, the configuration and each
+/// log entry on one line (an indented list of numbers takes 3.5 times its bytes, and a log reads one action
+/// per line).
 fn write_json(parts: &Parts<'_>) -> String {
     use std::fmt::Write as _;
     // Every part is a JSON value, a string or an integer: writing them cannot fail.
     let (earlier, entries) = parts.log;
     let mut out = String::with_capacity(
-        256 + parts.snapshot.get().len() + earlier.len() + entries.len() * 96,
+        256 + parts.config.len() + parts.snapshot.get().len() + earlier.len() + entries.len() * 96,
     );
     let _ = write!(
         out,
@@ -1222,7 +1455,7 @@ fn write_json(parts: &Parts<'_>) -> String {
         pretty(parts.ruleset),
         parts.players,
         parts.seed,
-        pretty(parts.config),
+        parts.config,
     );
     let mut first = true;
     if !earlier.is_empty() {
@@ -1454,6 +1687,7 @@ fn check_writable(target: &Path, meta: &Metadata) -> Result<(), SaveError> {
         return Err(SaveError::ReadOnly {
             path: target.to_owned(),
             mode,
+            reason: ReadOnlyReason::of(meta),
         });
     }
     if meta.nlink() > 1 {
@@ -1503,6 +1737,7 @@ fn wait_for_lock(
 /// Replaces `path` with `bytes`: under the lock of the existing file ([`update`]'s checks), or as a new
 /// file.
 fn write_replacing(path: &Path, bytes: &[u8], limits: &Limits) -> Result<(), SaveError> {
+    check_size(path, bytes, limits)?;
     if std::fs::symlink_metadata(path).is_ok() {
         return LockedSave::acquire(path, limits)?.replace(bytes);
     }
@@ -1517,6 +1752,19 @@ fn write_replacing(path: &Path, bytes: &[u8], limits: &Limits) -> Result<(), Sav
     tmp.persist(path).map_err(|e| io(e.error))?;
     sync_dir(dir).map_err(io)?;
     sweep_stale_temporaries(dir);
+    Ok(())
+}
+
+/// Refuses to write a save larger than the readers' limit: every save written is one every command reads.
+fn check_size(path: &Path, bytes: &[u8], limits: &Limits) -> Result<(), SaveError> {
+    let size = bytes.len() as u64;
+    if size > limits.max_file_bytes {
+        return Err(SaveError::TooLargeToWrite {
+            path: path.to_owned(),
+            size,
+            limit: limits.max_file_bytes,
+        });
+    }
     Ok(())
 }
 

@@ -1383,6 +1383,15 @@ pub enum ScriptSetupError {
         #[source]
         source: serde_json::Error,
     },
+    /// The file's `config` is not a configuration (an object of options, at most 1 MiB).
+    #[error("{} holds no valid configuration", path.display())]
+    Config {
+        /// The setup file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: crate::save::ConfigError,
+    },
 }
 
 /// How a script's game is set up: `<script>.setup.json` beside it when present
@@ -1419,6 +1428,10 @@ pub fn script_setup(
                 path: sidecar.clone(),
                 source,
             })?;
+        crate::save::check_config(&file.config).map_err(|source| ScriptSetupError::Config {
+            path: sidecar.clone(),
+            source,
+        })?;
         setup.players = file.players.unwrap_or(setup.players);
         setup.seed = file.seed.unwrap_or(setup.seed);
         setup.config = file.config;

@@ -1,4 +1,5 @@
 //! Cross-crate tests: one binary, one module per topic.
+mod cli_faults;
 mod loader;
 mod parity;
 mod readable;

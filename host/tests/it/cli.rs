@@ -15,7 +15,7 @@ pub(crate) const PLUGINS: [(&str, &str); 3] = [
 /// A directory holding exactly the three plugin libraries, copied from `target/<profile>/deps` where cargo
 /// builds the dev-dependencies' cdylibs (that directory also holds proc-macro libraries, which are not
 /// plugins). Fails loudly when a library is missing: these tests never skip.
-fn plugin_dir() -> &'static Path {
+pub(crate) fn plugin_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("the test binary's path");

@@ -1,6 +1,7 @@
 //! The host crate's integration tests: registry, host, save files, rendering, and the `coffer` command.
 
 mod cli;
+mod cli_limits;
 mod devices;
 mod fixture;
 mod host;
