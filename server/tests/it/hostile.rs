@@ -36,6 +36,12 @@ pub(crate) const FAST: [&str; 4] = [
     "1000000",
 ];
 
+/// Checks that the server at `base` answers `/healthz` with 200, as `http` reaches it.
+async fn assert_healthy(http: &Client, base: &str) {
+    let health = http.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+}
+
 /// A small deterministic generator for the test's own choices.
 struct Lcg(u64);
 
@@ -460,12 +466,7 @@ async fn a_client_creating_games_until_refused_keeps_the_server_within_its_memor
         "peak {peak} past the budget {budget}"
     );
     // The server still answers, and reads still work.
-    let health = http
-        .get(format!("{}/healthz", server.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(health.status(), StatusCode::OK);
+    assert_healthy(&http, &server.base).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -677,12 +678,7 @@ async fn one_address_holding_its_share_of_connections_leaves_the_rest_to_others(
         .timeout(Duration::from_secs(5))
         .build()
         .unwrap();
-    let health = other
-        .get(format!("{}/healthz", server.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(health.status(), StatusCode::OK);
+    assert_healthy(&other, &server.base).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
