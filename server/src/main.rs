@@ -208,21 +208,8 @@ fn is_coffers(target: &str) -> bool {
     target == "coffer" || target.starts_with("coffer_") || target.starts_with("coffer::")
 }
 
-fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
-    let registry = match load_registry(global) {
-        Ok(registry) => registry,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    if registry.is_empty() {
-        eprintln!(
-            "error: no ruleset is loaded: build the plugins with `cargo build --release --workspace` and pass \
-             `--plugin-dir target/release` (or set COFFER_PLUGIN_PATH)"
-        );
-        return ExitCode::from(2);
-    }
+/// The server's limits from `serve`'s options; `Err` says in words which option is out of range.
+fn limits_of(args: &ServeArgs) -> Result<Limits, String> {
     let mut limits = Limits::default();
     limits.max_body_bytes = args.max_body_bytes;
     limits.max_json_depth = args.max_json_depth;
@@ -243,10 +230,9 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             Duration::from_secs_f64(days * 86_400.0)
         }
         days => {
-            eprintln!(
-                "error: --keep-finished-days must be 0 (keep forever) or between 0 and 36500 days, not {days}"
-            );
-            return ExitCode::from(2);
+            return Err(format!(
+                "--keep-finished-days must be 0 (keep forever) or between 0 and 36500 days, not {days}"
+            ));
         }
     };
     limits.max_connections_per_client = args.max_connections_per_client;
@@ -276,14 +262,33 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
             &mut limits.finished_linger,
         ),
     ] {
-        match seconds(value, name) {
-            Ok(duration) => *slot = duration,
-            Err(message) => {
-                eprintln!("error: {message}");
-                return ExitCode::from(2);
-            }
-        }
+        *slot = seconds(value, name)?;
     }
+    Ok(limits)
+}
+
+fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
+    let registry = match load_registry(global) {
+        Ok(registry) => registry,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if registry.is_empty() {
+        eprintln!(
+            "error: no ruleset is loaded: build the plugins with `cargo build --release --workspace` and pass \
+             `--plugin-dir target/release` (or set COFFER_PLUGIN_PATH)"
+        );
+        return ExitCode::from(2);
+    }
+    let limits = match limits_of(&args) {
+        Ok(limits) => limits,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
     if let Some(dir) = &args.web_views {
         if !dir.is_dir() {
             eprintln!("error: --web-views {}: not a directory", dir.display());
