@@ -301,6 +301,13 @@ pub struct Submit {
 
 use crate::store::now_unix_ms;
 
+/// A creation's ruleset, its key and its open seats, once [`Games::checked_setup`] accepted them.
+struct CheckedSetup {
+    ruleset: Arc<dyn DynRuleset>,
+    key: String,
+    open_seats: Vec<u32>,
+}
+
 /// Most finished games one retention pass deletes: a pass is a bounded stretch of store work, and the
 /// next sweep goes on.
 pub const PURGE_BATCH: usize = 1_000;
@@ -936,20 +943,10 @@ impl Games {
         }
     }
 
-    /// Creates a game: starts it (refused by the ruleset if its players or configuration are wrong),
-    /// stores it, and answers a token for each seat not left open.
-    ///
-    /// Everything that costs in proportion to the request is checked before it is done: the players
-    /// against the ruleset's range before any token is drawn, the seats left open against the players,
-    /// the server's games, the client's games and the memory budget before the game is started, and the
-    /// new game's size before it is stored.
-    ///
-    /// # Errors
-    /// [`ApiError::NotFound`] for an unknown ruleset, [`ApiError::BadRequest`] when the ruleset refuses
-    /// the setup or a seat to leave open does not exist, [`ApiError::Full`] past `max_games` or the
-    /// memory budget, [`ApiError::Quota`] past the client's games, [`ApiError::GameTooLarge`] past
-    /// `max_game_bytes`.
-    pub async fn create(self: &Arc<Self>, create: Create) -> Result<Created, ApiError> {
+    /// What [`create`](Self::create) checks before any token, hash or allocation scales with the
+    /// request: the ruleset's name and its player range, the open seats (sorted, each once, each a
+    /// seat of the game). Returns the ruleset, its key and the open seats.
+    fn checked_setup(&self, create: &Create) -> Result<CheckedSetup, ApiError> {
         if create.ruleset.len() > MAX_RULESET_NAME {
             return Err(ApiError::NotFound(format!(
                 "no ruleset is named '{}' ({} bytes): see GET /api/rulesets for the names",
@@ -971,7 +968,7 @@ impl Games {
                 description.min_players, description.max_players
             )));
         }
-        let mut open_seats = create.open_seats;
+        let mut open_seats = create.open_seats.clone();
         open_seats.sort_unstable();
         open_seats.dedup();
         if let Some(&seat) = open_seats.iter().find(|&&s| s >= u32::from(players)) {
@@ -980,6 +977,33 @@ impl Games {
                 players.saturating_sub(1)
             )));
         }
+        Ok(CheckedSetup {
+            ruleset,
+            key,
+            open_seats,
+        })
+    }
+
+    /// Creates a game: starts it (refused by the ruleset if its players or configuration are wrong),
+    /// stores it, and answers a token for each seat not left open.
+    ///
+    /// Everything that costs in proportion to the request is checked before it is done: the players
+    /// against the ruleset's range before any token is drawn, the seats left open against the players,
+    /// the server's games, the client's games and the memory budget before the game is started, and the
+    /// new game's size before it is stored.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`] for an unknown ruleset, [`ApiError::BadRequest`] when the ruleset refuses
+    /// the setup or a seat to leave open does not exist, [`ApiError::Full`] past `max_games` or the
+    /// memory budget, [`ApiError::Quota`] past the client's games, [`ApiError::GameTooLarge`] past
+    /// `max_game_bytes`.
+    pub async fn create(self: &Arc<Self>, create: Create) -> Result<Created, ApiError> {
+        let CheckedSetup {
+            ruleset,
+            key,
+            open_seats,
+        } = self.checked_setup(&create)?;
+        let players = create.players;
         let reservation = self.reserve(create.client)?;
         let seed = match create.seed {
             Some(seed) => seed,
