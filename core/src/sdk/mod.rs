@@ -3,6 +3,7 @@
 //! shared by key, and the helpers every ruleset would otherwise write again (winners by score, an action
 //! applied atomically, the test harness). The C ABI is `abi.rs`, the one module with unsafe code.
 
+pub(crate) mod codes;
 pub(crate) mod content;
 pub(crate) mod helpers;
 pub(crate) mod playout;
