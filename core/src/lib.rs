@@ -23,43 +23,29 @@
 //! Rulesets implement [`Ruleset`] and register with [`plugin!`]; the host drives them as
 //! [`DynRuleset`] / [`DynGame`], the same way whether they were linked statically or loaded at runtime.
 
-#[allow(unsafe_code)]
-pub mod abi;
-mod kernel;
-mod sdk;
+/// The C ABI a ruleset library exports (`coffer-abi`): the one crate of core with unsafe code.
+pub use coffer_abi as abi;
 
-// The modules by their short paths, for the crate's own code (`crate::ledger::...`).
-pub(crate) use kernel::{clock, error, event, hash, id, ledger, rng, rows, spec};
-pub(crate) use sdk::{playout, plugin, shared, table, vocab};
-
-pub use abi::Acting;
-pub use clock::{Clock, Scope};
-pub use error::Refusal;
-pub use event::{Bound, Cause, Change, ChargeOp, Demand, Event, Measure, TokenOp};
-pub use hash::{StateHash, state_hash};
-pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
-pub use ledger::{
-    Gained, Generic, LaidOut, Layout, Ledger, Mark, Paid, Part, Payout, Placement, Unlaid,
-    Violation, ZoneSet,
+pub use coffer_kernel::{
+    Amount, AmountId, AmountSpec, Bound, Cause, Change, ChargeOp, Clock, Contribution, Demand,
+    Event, Gained, GameRng, Generic, Key, Kind, Labelled, LaidOut, Layout, Ledger, Mark, Measure,
+    Names, NoteTerm, Owner, Paid, Part, Payout, Permanent, PermanentId, Placement, Recurrence,
+    Refusal, Scope, Seat, StateHash, Term, TokenOp, Track, TrackId, TrackSpec, Unlaid, Violation,
+    Vocabulary, Zone, ZoneId, ZoneSet, plural, state_hash, unreadable,
 };
-pub use playout::{Observe, PlayoutError, Progress, choose, random_playout};
-pub use plugin::{
-    ActionError, ActionReport, Adapter, Description, Doc, DynGame, DynRuleset, EventsFor, Format,
-    Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
+pub use coffer_sdk::{
+    Acting, ActionError, ActionReport, Adapter, ContentError, ContentTable, Description, Doc,
+    DynGame, DynRuleset, EventsFor, Format, Label, Mover, Named, Observe, Outcome, Pending,
+    PlayoutError, Progress, ResourceView, Row, Ruleset, Section, Setup, SetupError, Shared,
+    SharedContent, StaticRuleset, Table, Text, action_codes, apply_atomically, check_content_id,
+    choose, random_playout, read_content, static_rulesets, testing,
 };
-pub use rng::GameRng;
-pub use sdk::content::{ContentError, check_content_id, read_content};
-pub use sdk::helpers::{apply_atomically, testing};
-pub use shared::{ContentTable, Shared, SharedContent};
-pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
-pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};
-pub use vocab::{Names, NoteTerm, Seat, Term, Vocabulary, plural, unreadable};
 
 #[doc(hidden)]
-pub use inventory;
+pub use coffer_sdk::inventory;
 
 /// The `erased-serde` crate, re-exported because [`DynGame::state`] names its `Serialize` trait.
-pub use erased_serde;
+pub use coffer_sdk::erased_serde;
 
 /// Registers one or more rulesets: statically (through `inventory`) for a host that links the crate, and
 /// exported for hosts that load the crate's `cdylib` at runtime.
@@ -115,3 +101,8 @@ macro_rules! plugin {
         };
     };
 }
+
+/// The crate README's code blocks, compiled and run as doctests so that the README cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

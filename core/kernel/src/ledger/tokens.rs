@@ -67,6 +67,14 @@ impl Ledger {
         &self.zones
     }
 
+    /// Every zone with its handle, in creation order.
+    pub fn zone_entries(&self) -> impl ExactSizeIterator<Item = (ZoneId, &Zone)> {
+        self.zones
+            .iter()
+            .enumerate()
+            .map(|(i, zone)| (ZoneId(i as u32), zone))
+    }
+
     /// Whether `owner` can hold tokens here: a player of this ledger, or the game itself (K4.6).
     #[inline]
     pub(super) fn holder(&self, owner: Owner) -> Result<(), Refusal> {
@@ -645,7 +653,7 @@ impl Ledger {
     /// [`gain_tokens`](Self::gain_tokens) or [`move_tokens`](Self::move_tokens) for that case.
     ///
     /// ```
-    /// use coffer_core::{Cause, Key, Kind, Ledger, Owner, Zone};
+    /// use coffer_kernel::{Cause, Key, Kind, Ledger, Owner, Zone};
     ///
     /// let mut l = Ledger::new(2, 0);
     /// let bank = l.add_zone(Zone::new(Key::new(Owner::GAME, Kind(1), 0))).unwrap();

@@ -2,15 +2,16 @@
 //! apply it (one transaction, rolled back on refusal), and the test harness that checks what a refusal
 //! promises (K8).
 
-use crate::id::Owner;
 use crate::plugin::{ActionError, Outcome, Ruleset};
+use coffer_kernel::Owner;
 
 impl Outcome {
     /// A finished game won by every player with the highest score (ties share the win), the scores indexed
     /// by player.
     ///
     /// ```
-    /// use coffer_core::{Outcome, Owner};
+    /// use coffer_kernel::Owner;
+    /// use coffer_sdk::Outcome;
     /// let done = Outcome::by_score(vec![3, 5, 5]);
     /// assert_eq!(done, Outcome::Finished { winners: vec![Owner(1), Owner(2)], scores: vec![3, 5, 5] });
     /// ```
@@ -57,10 +58,10 @@ pub fn apply_atomically<R: Ruleset>(
 /// Test helpers for rulesets: each applies through [`apply_atomically`], as hosts do.
 pub mod testing {
     use super::apply_atomically;
-    use crate::event::Event;
-    use crate::hash::state_hash;
-    use crate::id::Owner;
     use crate::plugin::{ActionError, Ruleset};
+    use coffer_kernel::Event;
+    use coffer_kernel::Owner;
+    use coffer_kernel::state_hash;
 
     /// Applies an action that must be accepted; returns its events (taken from the ledger's log). Panics
     /// with the refusal otherwise.

@@ -9,11 +9,11 @@ use std::fmt::Display;
 /// entry of a list without a usable id) and the field, so a newcomer's typo is found without a debugger.
 ///
 /// ```
-/// use coffer_core::ContentError;
+/// use coffer_sdk::ContentError;
 ///
 /// let e = ContentError::invalid("items.json", "lamp", "weight", "a weight of 90: choose 0-50");
 /// assert_eq!(e.to_string(), "items.json: entry 'lamp', field 'weight': a weight of 90: choose 0-50");
-/// let e = coffer_core::read_content::<Vec<u32>>("items.json", "[1, -2]").unwrap_err();
+/// let e = coffer_sdk::read_content::<Vec<u32>>("items.json", "[1, -2]").unwrap_err();
 /// assert!(e.to_string().starts_with("items.json: [1]: invalid value"), "{e}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

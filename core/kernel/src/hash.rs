@@ -39,7 +39,7 @@ thread_local! {
 /// The stable hash of any serializable state.
 ///
 /// ```
-/// use coffer_core::{state_hash, Ledger};
+/// use coffer_kernel::{state_hash, Ledger};
 /// let a = Ledger::new(2, 1);
 /// assert_eq!(state_hash(&a), state_hash(&a.clone()));
 /// assert_ne!(state_hash(&a), state_hash(&Ledger::new(2, 2)));

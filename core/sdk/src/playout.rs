@@ -8,10 +8,10 @@
 //! `coffer simulate`'s reports) run the same loop over `dyn DynGame` with an [`Observe`]r, so the same
 //! seed makes the same choices either way.
 
-use crate::abi::Acting;
-use crate::id::Owner;
+use crate::plugin::Acting;
 use crate::plugin::{ActionError, DynGame};
-use crate::rng::GameRng;
+use coffer_kernel::GameRng;
+use coffer_kernel::Owner;
 use std::convert::Infallible;
 use std::fmt;
 

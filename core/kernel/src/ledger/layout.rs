@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 /// What a ledger's setup fixes and play never changes: its zones, and each owner's total and reserve of
 /// each supply (K4). A ruleset whose setup lays out every game of one configuration alike keeps one
-/// `Layout` with the content it shares by that configuration ([`Shared`](crate::Shared)); its games'
+/// `Layout` with the content it shares by that configuration ([`Shared`](../coffer_sdk/struct.Shared.html)); its games'
 /// ledgers share the layout's tables ([`Ledger::adopt_layout`]) and its snapshots leave them out
 /// ([`Ledger::laid_out`]), to be laid on the layout of the configuration they name when they are read
 /// ([`Unlaid::lay`]).
@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 /// adding a zone during play) gets its own copy, and its snapshots then carry it.
 ///
 /// ```
-/// use coffer_core::{Cause, Key, Kind, Ledger, Owner, Unlaid, Zone};
+/// use coffer_kernel::{Cause, Key, Kind, Ledger, Owner, Unlaid, Zone};
 ///
 /// // Setup: every game of this configuration lays out the same zones and supplies.
 /// let setup = |seed| {

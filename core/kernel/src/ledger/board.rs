@@ -233,7 +233,7 @@ impl<'a> ZoneSet<'a> {
     /// most of its time in those checks otherwise).
     ///
     /// ```
-    /// use coffer_core::{Cause, Key, Kind, Ledger, Owner, Zone};
+    /// use coffer_kernel::{Cause, Key, Kind, Ledger, Owner, Zone};
     ///
     /// let mut ledger = Ledger::new(1, 1);
     /// let reserve = ledger.add_zone(Zone::new(Key::new(Owner::GAME, Kind(0), 0))).unwrap();

@@ -2,7 +2,7 @@
 //! [`DynGame`] pair the host drives, statically linked or loaded at runtime alike.
 //!
 //! # Lifecycle
-//! 1. A plugin crate implements [`Ruleset`] and invokes [`plugin!`](crate::plugin) once. That registers the
+//! 1. A plugin crate implements [`Ruleset`] and invokes [`plugin!`](../coffer_core/macro.plugin.html) once. That registers the
 //!    ruleset statically (`inventory`) and exports it from the crate's `cdylib` build.
 //! 2. The host finds it (statically, or by loading the library) as an `Arc<dyn DynRuleset>`.
 //! 3. [`DynRuleset::new_game`] starts a game from players, seed and JSON configuration; the host then asks
@@ -10,7 +10,8 @@
 //! 4. Each applied action is one kernel transaction: a refused action leaves the kernel state as it was.
 //!
 //! ```
-//! use coffer_core::*;
+//! use coffer_kernel::*;
+//! use coffer_sdk::*;
 //! use serde::{Deserialize, Serialize};
 //!
 //! /// A one-resource game: each player may add 1 to a purse capped at 3; first to 3 wins.
@@ -61,17 +62,16 @@
 //! assert!(matches!(game.apply_json(Owner(0), r#""Give""#), Err(ActionError::Malformed(_))));
 //! ```
 
-use crate::abi::Acting;
-use crate::clock::Scope;
-use crate::error::Refusal;
-use crate::event::{Change, Event};
-use crate::hash::{StateHash, state_hash};
-use crate::id::{Key, Owner};
-use crate::ledger::{Ledger, Violation};
 use crate::playout::{PlayoutError, Progress, Track, random_playout};
-use crate::rng::GameRng;
 use crate::table::{Mover, Pending, Table};
-use crate::vocab::{Names, Seat, Vocabulary};
+use coffer_kernel::GameRng;
+use coffer_kernel::Refusal;
+use coffer_kernel::Scope;
+use coffer_kernel::{Change, Event};
+use coffer_kernel::{Key, Owner};
+use coffer_kernel::{Ledger, Violation};
+use coffer_kernel::{Names, Seat, Vocabulary};
+use coffer_kernel::{StateHash, state_hash};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -130,7 +130,7 @@ pub struct Description {
     /// Configuration options, each with its default.
     pub options: Vec<Doc>,
     /// What the ruleset calls things: kinds of resource, phases, steps, actions, effects and its own
-    /// events. Hosts and front ends name things with it (see [`Names`](crate::Names)).
+    /// events. Hosts and front ends name things with it (see [`Names`](coffer_kernel::Names)).
     #[serde(default)]
     pub vocabulary: Vocabulary,
 }
@@ -360,6 +360,43 @@ pub enum ResourceView {
     },
 }
 
+/// A player who may act now and how many legal actions they have: one entry of
+/// [`DynGame::acting`], laid out the same on both sides of a shared-library boundary (`#[repr(C)]`: the
+/// C ABI hands these out without a copy).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acting {
+    /// The player (an [`Owner`] index).
+    pub player: u16,
+    /// How many legal actions they have now (0 included).
+    pub legal: usize,
+}
+
+impl Acting {
+    /// The player as an [`Owner`].
+    #[inline]
+    pub fn owner(self) -> Owner {
+        Owner(self.player)
+    }
+}
+
+impl coffer_kernel::Labelled for ResourceView {
+    fn key(&self) -> Key {
+        ResourceView::key(self)
+    }
+
+    fn label(&self) -> &str {
+        ResourceView::label(self)
+    }
+
+    fn zone_index(&self) -> Option<u32> {
+        match self {
+            ResourceView::Tokens { index, .. } => Some(*index),
+            _ => None,
+        }
+    }
+}
+
 impl ResourceView {
     /// The resource's key.
     pub fn key(&self) -> Key {
@@ -388,7 +425,7 @@ impl ResourceView {
 }
 
 /// A game module: its rules over kernel primitives. Implement this, then register it with
-/// [`plugin!`](crate::plugin).
+/// [`plugin!`](../coffer_core/macro.plugin.html).
 ///
 /// Contract:
 /// - `legal_actions` is complete: every action it lists applies, and every action that applies is listed.
@@ -475,7 +512,7 @@ pub trait Ruleset: Send + Sync + 'static {
     }
 
     /// A display name for a resource of the ledger, without its owner ("Gold", "strength of the Ranger");
-    /// `None` names it from the vocabulary's kind ([`Names::label`](crate::Names::label)).
+    /// `None` names it from the vocabulary's kind ([`Names::label`](coffer_kernel::Names::label)).
     fn label(&self, state: &Self::State, key: Key) -> Option<String> {
         let _ = (state, key);
         None
@@ -962,7 +999,7 @@ fn as_seen_by<R: Ruleset>(
             _ => {}
         }
     }
-    (e.key.kind == crate::id::Kind::CLOCK || r.visible(s, e.key, seat)).then_some(*e)
+    (e.key.kind == coffer_kernel::Kind::CLOCK || r.visible(s, e.key, seat)).then_some(*e)
 }
 
 impl<R: Ruleset> DynGame for Game<R> {
@@ -1189,15 +1226,15 @@ impl<R: Ruleset> DynGame for Game<R> {
                 });
             }
         }
-        for (z, zone) in l.zones().iter().enumerate() {
+        for (z, zone) in l.zone_entries() {
             if seen(zone.key) {
                 out.push(ResourceView::Tokens {
                     label: label(zone.key),
                     key: zone.key,
-                    index: z as u32,
+                    index: z.index() as u32,
                     face: zone.face,
-                    counts: l.zone_tokens(crate::id::ZoneId(z as u32)).to_vec(),
-                    game: l.tokens(crate::id::ZoneId(z as u32), Owner::GAME),
+                    counts: l.zone_tokens(z).to_vec(),
+                    game: l.tokens(z, Owner::GAME),
                 });
             }
         }
@@ -1244,7 +1281,7 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 }
 
-/// A statically linked ruleset, registered by [`plugin!`](crate::plugin) through `inventory`.
+/// A statically linked ruleset, registered by [`plugin!`](../coffer_core/macro.plugin.html) through `inventory`.
 pub struct StaticRuleset {
     build: fn() -> Arc<dyn DynRuleset>,
 }

@@ -23,7 +23,7 @@ impl Ledger {
     /// same key is replaced. Returns the excess (0: nothing to do, nothing raised).
     ///
     /// ```
-    /// use coffer_core::{Bound, Cause, Key, Kind, Ledger, Measure, Owner, Zone};
+    /// use coffer_kernel::{Bound, Cause, Key, Kind, Ledger, Measure, Owner, Zone};
     ///
     /// let mut l = Ledger::new(1, 0);
     /// let (p, hand_kind) = (Owner(0), Kind(2));

@@ -4,8 +4,8 @@
 /// Numbers the variants of a ruleset's action enum, and names them, from one list.
 ///
 /// `action_codes!(Action { Plan => "Plan", Pass => "Pass" })` gives `Action::code(&self) -> u16` (the
-/// number [`Cause::Action`](crate::Cause::Action) carries: the variant's place in the list) and
-/// `Action::NAMES` (the names in code order, for [`Vocabulary::actions`](crate::Vocabulary::actions)).
+/// number [`Cause::Action`](coffer_kernel::Cause::Action) carries: the variant's place in the list) and
+/// `Action::NAMES` (the names in code order, for [`Vocabulary::actions`](coffer_kernel::Vocabulary::actions)).
 /// The list must name every variant once: a missing variant fails to compile (the match is exhaustive),
 /// and so does one named twice. Codes are part of a ruleset's saved games and event logs: add new
 /// actions at the end of the list.
@@ -18,7 +18,7 @@
 ///     Trade(u8, u8),
 /// }
 ///
-/// coffer_core::action_codes!(Action {
+/// coffer_sdk::action_codes!(Action {
 ///     Take => "Take",
 ///     Build => "Build",
 ///     Trade => "Trade",
@@ -33,7 +33,7 @@
 ///
 /// ```compile_fail
 /// enum Action { Take, Build }
-/// coffer_core::action_codes!(Action { Take => "Take", Build => "Build", Take => "Again" });
+/// coffer_sdk::action_codes!(Action { Take => "Take", Build => "Build", Take => "Again" });
 /// ```
 #[macro_export]
 macro_rules! action_codes {

@@ -123,7 +123,7 @@ pub struct Violation(pub String);
 /// and the seeded RNG. Each change is recorded as an [`Event`] in the log until [`Ledger::take_events`].
 ///
 /// ```
-/// use coffer_core::{AmountSpec, Cause, Key, Kind, Ledger, Owner, Refusal};
+/// use coffer_kernel::{AmountSpec, Cause, Key, Kind, Ledger, Owner, Refusal};
 ///
 /// let mut ledger = Ledger::new(2, 7);
 /// let gold = ledger.add_amount(AmountSpec::new(Key::new(Owner(0), Kind(0), 0)).cap(20)).unwrap();
@@ -410,8 +410,3 @@ impl Ledger {
 fn index_u32(len: usize) -> Result<u32, Refusal> {
     u32::try_from(len).map_err(|_| Refusal::Invalid("ledger is full".into()))
 }
-
-/// The crate README's code blocks, compiled and run as doctests so that the README cannot rot.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;

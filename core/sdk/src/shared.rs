@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 /// finds the copy live games already share, or builds it again from the key.
 ///
 /// ```
-/// use coffer_core::{SharedContent, ContentTable, SetupError, Shared};
+/// use coffer_sdk::{SharedContent, ContentTable, SetupError, Shared};
 ///
 /// #[derive(Debug)]
 /// struct Board { squares: Vec<u8> }

@@ -327,7 +327,7 @@ impl Ledger {
     /// once. There are at most C(n + k - 1, k - 1) ways for `n` over `k` pools.
     ///
     /// ```
-    /// use coffer_core::{AmountSpec, Cause, Generic, Key, Kind, Ledger, Owner, Part};
+    /// use coffer_kernel::{AmountSpec, Cause, Generic, Key, Kind, Ledger, Owner, Part};
     ///
     /// let mut l = Ledger::new(1, 0);
     /// let pool = |l: &mut Ledger, k| l.add_amount(AmountSpec::new(Key::new(Owner(0), Kind(k), 0))).unwrap();

@@ -6,7 +6,7 @@
 //! `serde` and `tracing`, and their layouts are not promised to agree.
 //!
 //! # The declaration symbol
-//! [`plugin!`](crate::plugin) exports one [`Declaration`] per crate under the name
+//! [`plugin!`](../coffer_core/macro.plugin.html) exports one [`Declaration`] per crate under the name
 //! `coffer_plugin_<crate name>` (e.g. `coffer_plugin_coffer_charges` for the library
 //! `libcoffer_charges.so`). The per-crate name lets several plugin rlibs be linked into one binary without a
 //! duplicate-symbol error, and lets the host derive the symbol from the library's file name. The
@@ -17,7 +17,7 @@
 //!
 //! # The functions
 //! The [`VTable`] holds non-generic `extern "C"` functions defined here. Inside a plugin library, they look
-//! up that library's own rulesets through its own `inventory` ([`crate::static_rulesets`]) and hand out
+//! up that library's own rulesets through its own `inventory` ([`coffer_sdk::static_rulesets`]) and hand out
 //! opaque [`GameHandle`]s. Every function returns a [`Status`] and writes its result to out-parameters:
 //! - the hot path (legal-action count, who may act with their counts, apply a legal action by index, and
 //!   apply-then-who-may-act) passes integers only; the lists of who may act are [`Acting`] entries the host
@@ -56,9 +56,14 @@
 //! own copy of `tracing`, so events emitted inside the plugin (level, target, message and fields) reach the
 //! host's subscriber. Levels above the sink's `max_level` are filtered in the plugin at no cost.
 
-use crate::Owner;
-use crate::plugin::{ActionError, DynGame, DynRuleset, EventsFor, Format, Setup, SetupError};
-use crate::{GameRng, PlayoutError, Progress};
+#![allow(unsafe_code)]
+
+use coffer_kernel::{GameRng, Owner};
+/// Who may act, as the hot path hands it across the boundary (defined beside [`DynGame`] in the SDK).
+pub use coffer_sdk::Acting;
+use coffer_sdk::{
+    ActionError, DynGame, DynRuleset, EventsFor, Format, PlayoutError, Progress, Setup, SetupError,
+};
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::AtomicU8;
@@ -185,7 +190,7 @@ pub struct Declaration {
 unsafe impl Sync for Declaration {}
 
 impl Declaration {
-    /// The declaration of this build of `coffer-core`, as [`plugin!`](crate::plugin) exports it.
+    /// The declaration of this build of `coffer-core`, as [`plugin!`](../coffer_core/macro.plugin.html) exports it.
     pub const CURRENT: Declaration = Declaration {
         header: Header {
             magic: MAGIC,
@@ -241,25 +246,6 @@ impl Buf {
     }
 }
 
-/// A player who may act now and how many legal actions they have: one entry of
-/// [`DynGame::acting`](crate::DynGame::acting), laid out the same on both sides of the boundary.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Acting {
-    /// The player (an [`Owner`] index).
-    pub player: u16,
-    /// How many legal actions they have now (0 included).
-    pub legal: usize,
-}
-
-impl Acting {
-    /// The player as an [`Owner`].
-    #[inline]
-    pub fn owner(self) -> Owner {
-        Owner(self.player)
-    }
-}
-
 /// An opaque game owned by the plugin.
 #[repr(C)]
 pub struct GameHandle {
@@ -296,7 +282,7 @@ pub struct VTable {
     pub init: unsafe extern "C" fn(sink: *const LogSink, out: *mut Buf) -> Status,
     /// How many rulesets the library registers.
     pub ruleset_count: unsafe extern "C" fn(count: *mut usize, out: *mut Buf) -> Status,
-    /// The JSON of ruleset `index`'s [`Description`](crate::Description).
+    /// The JSON of ruleset `index`'s [`Description`](coffer_sdk::Description).
     pub describe: unsafe extern "C" fn(index: usize, out: *mut Buf) -> Status,
     /// A new game from the JSON of a [`Setup`]; on refusal `out` holds the JSON of a [`SetupError`].
     pub new_game: unsafe extern "C" fn(
@@ -329,7 +315,7 @@ pub struct VTable {
         count: *mut usize,
         out: *mut Buf,
     ) -> Status,
-    /// The players who may act now ([`DynGame::to_act`](crate::DynGame::to_act)): writes how many there are
+    /// The players who may act now ([`DynGame::to_act`]): writes how many there are
     /// to `count` and the first `min(count, capacity)` of them to `players`.
     pub to_act: unsafe extern "C" fn(
         game: *mut GameHandle,
@@ -339,7 +325,7 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// The players who may act now, each with their legal-action count
-    /// ([`DynGame::acting`](crate::DynGame::acting)): writes to `list` a pointer to `count` [`Acting`]
+    /// ([`DynGame::acting`]): writes to `list` a pointer to `count` [`Acting`]
     /// entries that the plugin owns and keeps unchanged until the next call on this game (the host reads
     /// them before it calls anything else on the game, and never frees them).
     pub acting: unsafe extern "C" fn(
@@ -359,7 +345,7 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// Applies legal action `index`, then answers as `acting` for the new state
-    /// ([`DynGame::apply_legal_then_acting`](crate::DynGame::apply_legal_then_acting)); on refusal `out`
+    /// ([`DynGame::apply_legal_then_acting`]); on refusal `out`
     /// holds the JSON of an [`ActionError`] and `list`/`count` are not written. A panic in either part
     /// leaves the game as it was before the call.
     pub apply_legal_then_acting: unsafe extern "C" fn(
@@ -371,8 +357,8 @@ pub struct VTable {
         out: *mut Buf,
     ) -> Status,
     /// A random playout of at most `max_actions` actions run inside the library
-    /// ([`DynGame::playout`](crate::DynGame::playout)): one crossing instead of one per action. `rng` is
-    /// the generator's state as [`GameRng`](crate::GameRng) serializes it (`[high, low]`), read, then
+    /// ([`DynGame::playout`]): one crossing instead of one per action. `rng` is
+    /// the generator's state as [`GameRng`] serializes it (`[high, low]`), read, then
     /// written back as the playout left it; `applied` receives how many actions were applied. On refusal
     /// of a listed action `out` holds the JSON of an [`ActionError`] and `player`/`index` say whose and
     /// which; the actions before it stay applied. A panic leaves the game as it was after the last action
@@ -397,7 +383,7 @@ pub struct VTable {
     ) -> Status,
     /// Applies an action from its JSON and answers, in the same call, what `state_hash`, `events` and
     /// `acting` would answer right after it
-    /// ([`DynGame::apply_json_reporting`](crate::DynGame::apply_json_reporting)): writes the new state
+    /// ([`DynGame::apply_json_reporting`]): writes the new state
     /// hash to `hash`, the postcard encoding of the action's events for `seat` (a seat's index,
     /// [`SPECTATOR`] or [`EVERYONE`]) to `out`, and to `list`/`count` the players who may act as `acting`
     /// does (the plugin's cache, unchanged until the next call on this game). On refusal `out` holds the
@@ -422,9 +408,9 @@ pub struct VTable {
     /// The snapshot bytes (`format` 0 JSON, 1 binary); on refusal `out` holds a [`SetupError`] JSON.
     pub snapshot:
         unsafe extern "C" fn(game: *const GameHandle, format: u8, out: *mut Buf) -> Status,
-    /// The postcard encoding of the [`Outcome`](crate::Outcome).
+    /// The postcard encoding of the [`Outcome`](coffer_sdk::Outcome).
     pub outcome: unsafe extern "C" fn(game: *const GameHandle, out: *mut Buf) -> Status,
-    /// The table of `seat` ([`SPECTATOR`]: a spectator's), as postcard bytes of [`crate::Table`].
+    /// The table of `seat` ([`SPECTATOR`]: a spectator's), as postcard bytes of [`Table`](coffer_sdk::Table).
     pub table: unsafe extern "C" fn(game: *const GameHandle, seat: i32, out: *mut Buf) -> Status,
     /// The postcard encoding of the `Vec<ResourceView>`.
     pub resources:
@@ -596,7 +582,7 @@ fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
 
 fn rulesets() -> &'static [Arc<dyn DynRuleset>] {
     static RULESETS: OnceLock<Vec<Arc<dyn DynRuleset>>> = OnceLock::new();
-    RULESETS.get_or_init(crate::static_rulesets)
+    RULESETS.get_or_init(coffer_sdk::static_rulesets)
 }
 
 fn ruleset(index: usize) -> Result<&'static Arc<dyn DynRuleset>, Reply> {

@@ -9,7 +9,8 @@
 //! spectator's only public information. Nothing hidden is put in and filtered out later.
 //!
 //! ```
-//! use coffer_core::{Owner, Table};
+//! use coffer_kernel::Owner;
+//! use coffer_sdk::Table;
 //!
 //! let mut table = Table::new(Some(Owner(0)));
 //! table.clock(2, Some(1), None);
@@ -20,8 +21,8 @@
 //! assert_eq!(table.sections[0].rows[0].value, "picked");
 //! ```
 
-use crate::id::{Key, Owner};
 use crate::plugin::Outcome;
+use coffer_kernel::{Key, Owner};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 

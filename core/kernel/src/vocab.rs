@@ -1,6 +1,6 @@
 //! What a ruleset calls things, and the words the kernel's refusals and events are written in.
 //!
-//! A ruleset declares its [`Vocabulary`] once, in its [`Description`](crate::Description): a name for
+//! A ruleset declares its [`Vocabulary`] once, in its `Description` (coffer-sdk): a name for
 //! every kind of resource, phase, step, action and effect cause, and the templates of its own events
 //! ([`Change::Note`]). It is plain data, so it crosses the runtime boundary with the description and every
 //! host and front end can name things without calling back into the ruleset.
@@ -9,7 +9,7 @@
 //! [`Event`]s and [`Cause`]s in words:
 //!
 //! ```
-//! use coffer_core::{Key, Kind, Names, Owner, Refusal, Term, Vocabulary};
+//! use coffer_kernel::{Key, Kind, Names, Owner, Refusal, Term, Vocabulary};
 //!
 //! let mut vocabulary = Vocabulary::default();
 //! vocabulary.kinds = vec![Term::new("Gold")];
@@ -119,11 +119,11 @@ impl NoteTerm {
     }
 }
 
-/// What a ruleset calls things: declared once per ruleset, in its [`Description`](crate::Description).
+/// What a ruleset calls things: declared once per ruleset, in its `Description` (coffer-sdk).
 ///
 /// Each list is indexed by the number the ruleset uses: `kinds[k]` names [`Kind`]`(k)`, `actions[c]` names
 /// [`Cause::Action`] code `c`, `effects[c]` [`Cause::Effect`]`(c)`, `notes[c]` [`Change::Note`] code `c`,
-/// `phases[p]` and `steps[s]` the phase and step numbers of the ruleset's [`Table`](crate::Table) clock.
+/// `phases[p]` and `steps[s]` the phase and step numbers of the ruleset's `Table` (coffer-sdk) clock.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Vocabulary {
@@ -226,6 +226,17 @@ impl Names<'static> {
     }
 }
 
+/// A resource as a game shows it, with the label it goes by: what [`Names::with_resources`] names things
+/// after (the SDK's `ResourceView` is one).
+pub trait Labelled {
+    /// The resource.
+    fn key(&self) -> Key;
+    /// What it is called in this game ("Luke's Force").
+    fn label(&self) -> &str;
+    /// Its token zone's number, if it is a token zone (events name zones by number).
+    fn zone_index(&self) -> Option<u32>;
+}
+
 impl<'v> Names<'v> {
     /// Names from a vocabulary alone.
     pub fn new(vocabulary: &'v Vocabulary) -> Names<'v> {
@@ -236,23 +247,27 @@ impl<'v> Names<'v> {
         }
     }
 
-    /// Names with one game's resources (as [`DynGame::resources`](crate::DynGame::resources) lists them).
-    pub fn with_resources(
-        vocabulary: &'v Vocabulary,
-        resources: &[crate::ResourceView],
-    ) -> Names<'v> {
+    /// Names with one game's resources (as the SDK's `DynGame::resources` lists them): each resource's
+    /// label, and each token zone named after its resource.
+    pub fn with_resources<R: Labelled>(vocabulary: &'v Vocabulary, resources: &[R]) -> Names<'v> {
         let mut names = Names::new(vocabulary);
         for r in resources {
-            if let crate::ResourceView::Tokens { index, key, .. } = r {
-                let i = *index as usize;
-                if names.zones.len() <= i {
-                    names.zones.resize(i + 1, None);
-                }
-                names.zones[i] = Some(*key);
+            if let Some(index) = r.zone_index() {
+                names.name_zone(index, r.key());
             }
-            names.labels.insert(r.key(), r.label().to_owned());
+            names.label_key(r.key(), r.label().to_owned());
         }
         names
+    }
+
+    /// Names token zone number `index` (as events number zones) after the resource `key`, so events about
+    /// the zone name it like the resource.
+    pub fn name_zone(&mut self, index: u32, key: Key) {
+        let i = index as usize;
+        if self.zones.len() <= i {
+            self.zones.resize(i + 1, None);
+        }
+        self.zones[i] = Some(key);
     }
 
     /// Adds or replaces one label.
@@ -408,7 +423,7 @@ impl<'v> Names<'v> {
     /// unnamed phase or step).
     ///
     /// `seat` decides only secret notes: which resource events a seat may see is the game's business
-    /// ([`DynGame::events_for`](crate::DynGame::events_for)).
+    /// (`DynGame::events_for` (coffer-sdk)).
     pub fn event(&self, event: &Event, seat: Seat) -> Option<String> {
         let what = self.change(event, seat)?;
         if matches!(event.change, Change::Scope { .. }) {
@@ -664,9 +679,9 @@ const PLAIN_NAMES: [&str; 8] = [
 /// "action 2"). For the tests of rulesets and hosts: every text a person reads should pass.
 ///
 /// ```
-/// assert_eq!(coffer_core::unreadable("p0's Gold holds 4; the cost is 5"), None);
-/// assert_eq!(coffer_core::unreadable("p0's resource 3 holds 4").as_deref(), Some("resource 3"));
-/// assert_eq!(coffer_core::unreadable("Key { owner: p0 }").as_deref(), Some("Key {"));
+/// assert_eq!(coffer_kernel::unreadable("p0's Gold holds 4; the cost is 5"), None);
+/// assert_eq!(coffer_kernel::unreadable("p0's resource 3 holds 4").as_deref(), Some("resource 3"));
+/// assert_eq!(coffer_kernel::unreadable("Key { owner: p0 }").as_deref(), Some("Key {"));
 /// ```
 pub fn unreadable(text: &str) -> Option<String> {
     if let Some(piece) = DEBUG_PIECES.iter().find(|p| text.contains(*p)) {

@@ -1,0 +1,34 @@
+//! # coffer-sdk
+//!
+//! The plugin SDK over the kernel (`coffer-kernel`): the [`Ruleset`] trait a game module implements, the
+//! [`Adapter`] that hosts drive as [`DynRuleset`] / [`DynGame`], descriptions, tables, content shared by
+//! key, action codes ([`action_codes!`]), and the helpers every ruleset would otherwise write again
+//! (winners by score, an action applied atomically, random playouts, the test harness). It knows no
+//! loading mechanism: the C ABI is `coffer-abi`.
+//!
+//! You probably want `coffer-core` instead: the facade a ruleset depends on, which re-exports this crate's
+//! items under the same names.
+
+mod codes;
+mod content;
+mod helpers;
+mod playout;
+mod plugin;
+mod shared;
+mod table;
+
+pub use content::{ContentError, check_content_id, read_content};
+pub use helpers::{apply_atomically, testing};
+pub use playout::{Observe, PlayoutError, Progress, choose, random_playout};
+pub use plugin::{
+    Acting, ActionError, ActionReport, Adapter, Description, Doc, DynGame, DynRuleset, EventsFor,
+    Format, Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
+};
+pub use shared::{ContentTable, Shared, SharedContent};
+pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};
+
+#[doc(hidden)]
+pub use inventory;
+
+/// The `erased-serde` crate, re-exported because [`DynGame::state`] names its `Serialize` trait.
+pub use erased_serde;
