@@ -47,60 +47,8 @@ pub use coffer_sdk::inventory;
 /// The `erased-serde` crate, re-exported because [`DynGame::state`] names its `Serialize` trait.
 pub use coffer_sdk::erased_serde;
 
-/// Registers one or more rulesets: statically (through `inventory`) for a host that links the crate, and
-/// exported for hosts that load the crate's `cdylib` at runtime.
-///
-/// Invoke it once per crate (list every ruleset of the crate in that one call): it exports the crate's
-/// [`abi::Declaration`] under the symbol `coffer_plugin_<crate name>` (see [`abi`]), which a second
-/// invocation would define twice.
-///
-/// ```
-/// use coffer_core::{ActionError, Description, Ledger, Outcome, Owner, Ruleset, SetupError};
-///
-/// struct Solitaire;
-///
-/// impl Ruleset for Solitaire {
-///     type State = Ledger;
-///     type Action = ();
-///     type Config = ();
-///     fn describe(&self) -> Description {
-///         Description::new("solitaire", "0.1.0", "a ruleset with nothing to do")
-///     }
-///     fn new_game(&self, players: u16, seed: u64, _: &()) -> Result<Ledger, SetupError> {
-///         Ok(Ledger::new(players, seed))
-///     }
-///     fn legal_actions(&self, _: &Ledger, _: Owner, _: &mut Vec<()>) {}
-///     fn apply(&self, _: &mut Ledger, _: Owner, _: &()) -> Result<(), ActionError> {
-///         Err(ActionError::Illegal("nothing to do".into()))
-///     }
-///     fn ledger<'s>(&self, state: &'s Ledger) -> &'s Ledger { state }
-///     fn ledger_mut<'s>(&self, state: &'s mut Ledger) -> &'s mut Ledger { state }
-///     fn outcome(&self, _: &Ledger) -> Outcome { Outcome::Ongoing }
-/// }
-///
-/// coffer_core::plugin!(Solitaire);
-///
-/// fn main() {
-///     let found = coffer_core::static_rulesets();
-///     assert!(found.iter().any(|r| r.description().key() == "solitaire@0.1.0"));
-/// }
-/// ```
-#[macro_export]
-macro_rules! plugin {
-    ($($ruleset:expr),+ $(,)?) => {
-        $(
-            $crate::inventory::submit! {
-                $crate::StaticRuleset::new(|| $crate::Adapter::shared($ruleset))
-            }
-        )+
-        const _: () = {
-            /// The runtime-loading declaration of this crate (see `coffer_core::abi`).
-            #[allow(unsafe_code)]
-            #[unsafe(export_name = concat!("coffer_plugin_", env!("CARGO_CRATE_NAME")))]
-            pub static COFFER_PLUGIN_DECLARATION: $crate::abi::Declaration = $crate::abi::Declaration::CURRENT;
-        };
-    };
-}
+#[doc(inline)]
+pub use coffer_abi::plugin;
 
 /// The crate README's code blocks, compiled and run as doctests so that the README cannot rot.
 #[cfg(doctest)]

@@ -82,7 +82,7 @@ pub struct Declaration {
 unsafe impl Sync for Declaration {}
 
 impl Declaration {
-    /// The declaration of this build of `coffer-core`, as [`plugin!`](../coffer_core/macro.plugin.html) exports it.
+    /// The declaration of this build of `coffer-core`, as [`plugin!`](crate::plugin) exports it.
     pub const CURRENT: Declaration = Declaration {
         header: Header {
             magic: MAGIC,

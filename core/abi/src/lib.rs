@@ -6,7 +6,7 @@
 //! `serde` and `tracing`, and their layouts are not promised to agree.
 //!
 //! # The declaration symbol
-//! [`plugin!`](../coffer_core/macro.plugin.html) exports one [`Declaration`] per crate under the name
+//! [`plugin!`](crate::plugin) exports one [`Declaration`] per crate under the name
 //! `coffer_plugin_<crate name>` (e.g. `coffer_plugin_coffer_charges` for the library
 //! `libcoffer_charges.so`). The per-crate name lets several plugin rlibs be linked into one binary without a
 //! duplicate-symbol error, and lets the host derive the symbol from the library's file name. The
@@ -103,6 +103,68 @@ pub fn audience_code(seat: Option<Owner>) -> i32 {
 /// The audience an `i32` carries: a seat, or (any negative) a spectator.
 fn audience(code: i32) -> Option<Owner> {
     u16::try_from(code).ok().map(Owner)
+}
+
+/// What [`plugin!`] expands to names, re-exported so a ruleset crate needs no dependency of its own on them.
+#[doc(hidden)]
+pub mod __private {
+    pub use coffer_sdk::{Adapter, StaticRuleset, inventory};
+}
+
+/// Registers one or more rulesets: statically (through `inventory`) for a host that links the crate, and
+/// exported for hosts that load the crate's `cdylib` at runtime.
+///
+/// Invoke it once per crate (list every ruleset of the crate in that one call): it exports the crate's
+/// [`Declaration`] under the symbol `coffer_plugin_<crate name>` (see the crate docs), which a second
+/// invocation would define twice.
+///
+/// ```
+/// use coffer_kernel::{Ledger, Owner};
+/// use coffer_sdk::{ActionError, Description, Outcome, Ruleset, SetupError};
+///
+/// struct Solitaire;
+///
+/// impl Ruleset for Solitaire {
+///     type State = Ledger;
+///     type Action = ();
+///     type Config = ();
+///     fn describe(&self) -> Description {
+///         Description::new("solitaire", "0.1.0", "a ruleset with nothing to do")
+///     }
+///     fn new_game(&self, players: u16, seed: u64, _: &()) -> Result<Ledger, SetupError> {
+///         Ok(Ledger::new(players, seed))
+///     }
+///     fn legal_actions(&self, _: &Ledger, _: Owner, _: &mut Vec<()>) {}
+///     fn apply(&self, _: &mut Ledger, _: Owner, _: &()) -> Result<(), ActionError> {
+///         Err(ActionError::Illegal("nothing to do".into()))
+///     }
+///     fn ledger<'s>(&self, state: &'s Ledger) -> &'s Ledger { state }
+///     fn ledger_mut<'s>(&self, state: &'s mut Ledger) -> &'s mut Ledger { state }
+///     fn outcome(&self, _: &Ledger) -> Outcome { Outcome::Ongoing }
+/// }
+///
+/// coffer_abi::plugin!(Solitaire);
+///
+/// fn main() {
+///     let found = coffer_sdk::static_rulesets();
+///     assert!(found.iter().any(|r| r.description().key() == "solitaire@0.1.0"));
+/// }
+/// ```
+#[macro_export]
+macro_rules! plugin {
+    ($($ruleset:expr),+ $(,)?) => {
+        $(
+            $crate::__private::inventory::submit! {
+                $crate::__private::StaticRuleset::new(|| $crate::__private::Adapter::shared($ruleset))
+            }
+        )+
+        const _: () = {
+            /// The runtime-loading declaration of this crate (see `coffer_abi`).
+            #[allow(unsafe_code)]
+            #[unsafe(export_name = concat!("coffer_plugin_", env!("CARGO_CRATE_NAME")))]
+            pub static COFFER_PLUGIN_DECLARATION: $crate::Declaration = $crate::Declaration::CURRENT;
+        };
+    };
 }
 
 #[allow(unsafe_code)]

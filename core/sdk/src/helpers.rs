@@ -2,7 +2,7 @@
 //! apply it (one transaction, rolled back on refusal), and the test harness that checks what a refusal
 //! promises (K8).
 
-use crate::plugin::{ActionError, Outcome, Ruleset};
+use crate::{ActionError, Outcome, Ruleset};
 use coffer_kernel::Owner;
 
 impl Outcome {
@@ -58,7 +58,7 @@ pub fn apply_atomically<R: Ruleset>(
 /// Test helpers for rulesets: each applies through [`apply_atomically`], as hosts do.
 pub mod testing {
     use super::apply_atomically;
-    use crate::plugin::{ActionError, Ruleset};
+    use crate::{ActionError, Ruleset};
     use coffer_kernel::Event;
     use coffer_kernel::Owner;
     use coffer_kernel::state_hash;

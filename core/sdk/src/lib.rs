@@ -9,22 +9,33 @@
 //! You probably want `coffer-core` instead: the facade a ruleset depends on, which re-exports this crate's
 //! items under the same names.
 
+mod adapter;
 mod codes;
 mod content;
+mod describe;
+mod dynamic;
+mod errors;
 mod helpers;
+mod outcome;
 mod playout;
 mod plugin;
+mod setup;
 mod shared;
+mod statics;
 mod table;
 
+pub use adapter::Adapter;
 pub use content::{ContentError, check_content_id, read_content};
+pub use describe::{Description, Doc};
+pub use dynamic::{Acting, ActionReport, DynGame, DynRuleset, EventsFor, ResourceView};
+pub use errors::{ActionError, SetupError};
 pub use helpers::{apply_atomically, testing};
+pub use outcome::Outcome;
 pub use playout::{Observe, PlayoutError, Progress, choose, random_playout};
-pub use plugin::{
-    Acting, ActionError, ActionReport, Adapter, Description, Doc, DynGame, DynRuleset, EventsFor,
-    Format, Outcome, ResourceView, Ruleset, Setup, SetupError, StaticRuleset, static_rulesets,
-};
+pub use plugin::Ruleset;
+pub use setup::{Format, Setup};
 pub use shared::{ContentTable, Shared, SharedContent};
+pub use statics::{StaticRuleset, static_rulesets};
 pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};
 
 #[doc(hidden)]

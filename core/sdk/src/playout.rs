@@ -8,8 +8,7 @@
 //! `coffer simulate`'s reports) run the same loop over `dyn DynGame` with an [`Observe`]r, so the same
 //! seed makes the same choices either way.
 
-use crate::plugin::Acting;
-use crate::plugin::{ActionError, DynGame};
+use crate::{Acting, ActionError, DynGame};
 use coffer_kernel::GameRng;
 use coffer_kernel::Owner;
 use std::convert::Infallible;

@@ -6,7 +6,7 @@
 //! it. In a six-player command-tokens round trip, decoding and comparing the key as a value was an eighth
 //! of the time.
 
-use crate::plugin::SetupError;
+use crate::SetupError;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

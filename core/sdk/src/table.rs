@@ -21,7 +21,7 @@
 //! assert_eq!(table.sections[0].rows[0].value, "picked");
 //! ```
 
-use crate::plugin::Outcome;
+use crate::Outcome;
 use coffer_kernel::{Key, Owner};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
