@@ -51,6 +51,7 @@ pub mod clients;
 pub mod cluster;
 pub mod error;
 pub mod export;
+pub mod follow;
 pub mod games;
 pub mod http;
 pub mod limits;

@@ -213,7 +213,7 @@ pub async fn serve(
     let per_client = crate::clients::PerClient::new(limits.connections_per_client());
     let running = match node {
         Some(_) => Some(
-            crate::cluster::start(&games)
+            crate::follow::start(&games)
                 .map_err(|e| ServeError::Store(StoreError::WriterStart(e)))?,
         ),
         None => None,

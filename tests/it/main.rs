@@ -4,5 +4,6 @@ mod loader;
 mod parity;
 mod readable;
 mod server_isolation;
+mod shape;
 mod simulate;
 mod tidy;

@@ -3,9 +3,10 @@
 
 use crate::forward;
 use crate::game::{
-    Applied, Checkpoint, PluginGame, Reporting, bytes_in, game_mut, game_ref, replay_playout,
+    Applied, Checkpoint, PluginGame, Reporting, bytes_in, game_mut, game_ref, guard_apply,
+    replay_playout,
 };
-use crate::guard::{Reply, guard, guard_apply, guard_hot, json, put, refuse, ruleset, rulesets};
+use crate::guard::{Reply, guard, guard_hot, json, put, refuse, ruleset, rulesets};
 use crate::{
     Buf, EVERYONE, GameHandle, LogSink, OK, PANICKED, Status, VTable, audience, audience_code,
     format_from, panic_message,

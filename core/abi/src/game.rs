@@ -2,9 +2,12 @@
 //! checkpoint and log of actions that rebuild it when a call panics halfway.
 
 use crate::guard::{put, refuse, rulesets};
-use crate::{Buf, CHECKPOINT_EVERY, EVERYONE, GameHandle, OK, Status, audience};
+use crate::{
+    Buf, CHECKPOINT_EVERY, EVERYONE, GameHandle, OK, PANICKED, Status, audience, panic_message,
+};
 use coffer_kernel::{GameRng, Owner};
 use coffer_sdk::{Acting, ActionError, DynGame, EventsFor, PlayoutError, Progress, Setup};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// An action to apply to a plugin-side game.
 #[derive(Clone, Copy)]
@@ -333,5 +336,26 @@ pub(crate) fn events_audience(code: i32) -> EventsFor {
         EventsFor::Everyone
     } else {
         EventsFor::Seat(audience(code))
+    }
+}
+
+/// [`guard_hot`] for applying an action: on a panic, the game is rebuilt as it was before the call
+/// ([`PluginGame::rebuild`]) before the panic is reported.
+#[inline(always)]
+pub(crate) fn guard_apply(
+    out: *mut Buf,
+    g: &mut PluginGame,
+    player: Owner,
+    action: Applied<'_>,
+) -> Status {
+    match catch_unwind(AssertUnwindSafe(|| g.apply(player, action, out))) {
+        Ok(status) => status,
+        Err(payload) => {
+            // A panic while rebuilding leaves the game as the first panic left it; the library is
+            // poisoned either way.
+            let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
     }
 }

@@ -1,9 +1,7 @@
 //! Calls that never unwind into the host: every body runs under `catch_unwind`, and its reply (bytes, a
 //! refusal or a panic message) is written to the caller's buffer.
 
-use crate::game::{Applied, PluginGame};
 use crate::{Buf, OK, PANICKED, REFUSED, Status, panic_message};
-use coffer_kernel::Owner;
 use coffer_sdk::{ActionError, DynRuleset, SetupError};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
@@ -57,27 +55,6 @@ pub(crate) fn guard_hot(out: *mut Buf, f: impl FnOnce() -> Result<(), Vec<u8>>) 
             REFUSED
         }
         Err(payload) => {
-            put(out, panic_message(&*payload).into_bytes());
-            PANICKED
-        }
-    }
-}
-
-/// [`guard_hot`] for applying an action: on a panic, the game is rebuilt as it was before the call
-/// ([`PluginGame::rebuild`]) before the panic is reported.
-#[inline(always)]
-pub(crate) fn guard_apply(
-    out: *mut Buf,
-    g: &mut PluginGame,
-    player: Owner,
-    action: Applied<'_>,
-) -> Status {
-    match catch_unwind(AssertUnwindSafe(|| g.apply(player, action, out))) {
-        Ok(status) => status,
-        Err(payload) => {
-            // A panic while rebuilding leaves the game as the first panic left it; the library is
-            // poisoned either way.
-            let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
             put(out, panic_message(&*payload).into_bytes());
             PANICKED
         }

@@ -1,7 +1,6 @@
 //! Why the kernel refused an operation. A refusal never changes anything.
 
 use crate::id::{Key, Owner};
-use std::fmt;
 
 /// A refused kernel operation. The ledger is exactly as it was before the call.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -87,14 +86,6 @@ pub enum Refusal {
     },
     /// An argument outside what the operation accepts (a floor above a cap, a zero-sized supply...).
     Invalid(String),
-}
-
-impl fmt::Display for Refusal {
-    /// The refusal in plain words, without a ruleset's vocabulary (see
-    /// [`Names::refusal`](crate::Names::refusal) for a game's own words).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::Names::plain().refusal(self))
-    }
 }
 
 impl std::error::Error for Refusal {}

@@ -6,7 +6,6 @@
 use crate::clock::{Clock, Scope};
 use crate::id::{AmountId, Key, Owner, PermanentId, TrackId, ZoneId};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// Why a change happened.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -389,28 +388,5 @@ impl Event {
             } => Some((i64::from(active_before), i64::from(active_after))),
             _ => None,
         }
-    }
-}
-
-impl fmt::Display for Event {
-    /// The event in plain words, without a ruleset's vocabulary (see [`Names::event`](crate::Names::event)
-    /// for a game's own words).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names = crate::Names::plain();
-        match names.event(self, None) {
-            Some(text) => f.write_str(&text),
-            None => write!(
-                f,
-                "the game drew at random, by {}",
-                names.cause(&self.cause)
-            ),
-        }
-    }
-}
-
-impl fmt::Display for Cause {
-    /// The cause in plain words, without a ruleset's vocabulary.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::Names::plain().cause(self))
     }
 }

@@ -77,13 +77,6 @@ impl Key {
     }
 }
 
-impl fmt::Display for Key {
-    /// The key in plain words, without a ruleset's vocabulary: `p0's resource 3 #2`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::Names::plain().key(*self))
-    }
-}
-
 macro_rules! handle {
     ($(#[$doc:meta])* $name:ident, $what:literal) => {
         $(#[$doc])*

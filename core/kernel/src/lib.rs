@@ -24,6 +24,7 @@ mod event;
 mod hash;
 mod id;
 mod ledger;
+mod names;
 mod rng;
 mod rows;
 mod spec;
@@ -38,6 +39,7 @@ pub use ledger::{
     Gained, Generic, LaidOut, Layout, Ledger, Mark, Paid, Part, Payout, Placement, Unlaid,
     Violation, ZoneSet,
 };
+pub use names::{Labelled, Names, Seat, plural, unreadable};
 pub use rng::GameRng;
 pub use spec::{Amount, AmountSpec, Contribution, Permanent, Recurrence, Track, TrackSpec, Zone};
-pub use vocab::{Labelled, Names, NoteTerm, Seat, Term, Vocabulary, plural, unreadable};
+pub use vocab::{NoteTerm, Term, Vocabulary};
