@@ -706,14 +706,132 @@ enum Applied {
     Refused(String),
     Duplicate(u64),
     Remembered(u64, Arc<str>),
-    Done {
-        seq: u64,
-        hash: StateHash,
-        answer: String,
-        pushes: Vec<(Audience, Arc<str>)>,
-        finished: bool,
-        snapshot: Option<Vec<u8>>,
-    },
+    Done(Done),
+}
+
+/// An action applied in memory, waiting for its commit: what to store, answer and push.
+struct Done {
+    seq: u64,
+    hash: StateHash,
+    answer: String,
+    pushes: Vec<(Audience, Arc<str>)>,
+    finished: bool,
+    snapshot: Option<Vec<u8>>,
+}
+
+/// What applying one submitted action needs on the game's thread.
+struct Applying {
+    store: Arc<dyn Store>,
+    ruleset: Option<Arc<dyn DynRuleset>>,
+    slot: Arc<Slot>,
+    seat: u16,
+    action: Box<RawValue>,
+    expected_seq: Option<u64>,
+    key: Option<String>,
+    snapshot_every: u64,
+}
+
+impl Applying {
+    /// Applies the action to the live game: a retry's first answer, a refusal in the seat's words, or
+    /// the action applied with its answer and each audience's push (not yet committed).
+    fn apply(self, live: &mut Live) -> Result<Applied, CallError> {
+        let seat = self.seat;
+        let expected_seq = self.expected_seq;
+        let id = self.slot.id;
+        let slot = &self.slot;
+        if let Some(key) = &self.key {
+            if let Some((seq, answer)) = slot.remembered(seat, key) {
+                return Ok(Applied::Remembered(seq, answer));
+            }
+            match self.store.keyed_action(id, u32::from(seat), key) {
+                Ok(Some(first)) => return Ok(Applied::Duplicate(first)),
+                Ok(None) => {}
+                Err(e) => return Err(CallError::Api(storage(&e))),
+            }
+        }
+        if slot.finished.load(Ordering::Acquire) {
+            return Err(CallError::Api(ApiError::Finished(id.0)));
+        }
+        if let Some(expected) = expected_seq
+            && expected != live.seq
+        {
+            return Err(CallError::Api(ApiError::Stale {
+                expected,
+                current: live.seq,
+            }));
+        }
+        let Some(ruleset) = &self.ruleset else {
+            return Err(CallError::Stop(
+                "the ruleset of this game is not loaded".into(),
+            ));
+        };
+        let description = ruleset.description();
+        let game = live
+            .game
+            .as_deref_mut()
+            .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
+        // One call applies the action and answers its hash and the actor's events.
+        let actor = Some(Owner(seat));
+        let applied =
+            game.apply_json_reporting(Owner(seat), self.action.get(), EventsFor::Seat(actor));
+        let (hash, actor_events) = match applied {
+            Ok(report) => (StateHash(report.hash.0), report.events),
+            Err(refusal) => {
+                if let coffer_core::ActionError::Panicked(_)
+                | coffer_core::ActionError::Poisoned(_) = refusal
+                {
+                    return Err(CallError::Stop(format!(
+                        "game {id} is stopped: its ruleset's plugin failed ({refusal}); its games take no more actions"
+                    )));
+                }
+                let audience = actor;
+                let table = game.table(audience);
+                let resources = game.resources(audience);
+                let reason = refusal_reason(&names_for(description, &resources, &table), &refusal);
+                plugin_failed(game).map_err(CallError::Stop)?;
+                return Ok(Applied::Refused(reason));
+            }
+        };
+        let seq = live.seq + 1;
+        let mut actor_events = Some(actor_events);
+        let mut answer = None;
+        let mut pushes = Vec::new();
+        for audience in slot.listening() {
+            let events = match actor_events.take_if(|_| audience == actor) {
+                Some(events) => events,
+                None => game.events_for(audience),
+            };
+            let (plain, with_view) =
+                action_message_of(game, description, seq, seat, audience, &events, true);
+            pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
+            if audience == actor {
+                // The actor's answer is its own feed's message without the view.
+                answer = Some(plain);
+            }
+        }
+        let answer = match (answer, actor_events) {
+            (Some(answer), _) => answer,
+            (None, Some(events)) => {
+                action_message_of(game, description, seq, seat, actor, &events, false).0
+            }
+            (None, None) => action_message(game, description, seq, seat, actor, false).0,
+        };
+        let finished = matches!(game.outcome(), Outcome::Finished { .. });
+        let snapshot = if seq % self.snapshot_every == 0 || finished {
+            game.snapshot(Format::Binary).ok()
+        } else {
+            None
+        };
+        plugin_failed(game).map_err(CallError::Stop)?;
+        Ok(Applied::Done(Done {
+            seq,
+            hash,
+            answer,
+            pushes,
+            finished,
+            snapshot,
+        }))
+    }
 }
 
 /// A failure inside a blocking call: the game must stop, or the request fails on its own.
@@ -1440,105 +1558,19 @@ impl Games {
             expected_seq,
             key,
         } = submit;
-        let store = Arc::clone(&self.store);
-        let ruleset = slot.ruleset.clone();
-        let snapshot_every = self.limits.snapshot_every.max(1);
-        let task_slot = Arc::clone(slot);
         let id = slot.id;
-        let action_for_call = action.clone();
-        let key_for_call = key.clone();
+        let applying = Applying {
+            store: Arc::clone(&self.store),
+            ruleset: slot.ruleset.clone(),
+            slot: Arc::clone(slot),
+            seat,
+            action: action.clone(),
+            expected_seq,
+            key: key.clone(),
+            snapshot_every: self.limits.snapshot_every.max(1),
+        };
         let (applied, mut guard) = self
-            .call(slot, move |live| {
-                let slot = task_slot;
-                if let Some(key) = &key_for_call {
-                    if let Some((seq, answer)) = slot.remembered(seat, key) {
-                        return Ok(Applied::Remembered(seq, answer));
-                    }
-                    match store.keyed_action(id, u32::from(seat), key) {
-                        Ok(Some(first)) => return Ok(Applied::Duplicate(first)),
-                        Ok(None) => {}
-                        Err(e) => return Err(CallError::Api(storage(&e))),
-                    }
-                }
-                if slot.finished.load(Ordering::Acquire) {
-                    return Err(CallError::Api(ApiError::Finished(id.0)));
-                }
-                if let Some(expected) = expected_seq
-                    && expected != live.seq
-                {
-                    return Err(CallError::Api(ApiError::Stale {
-                        expected,
-                        current: live.seq,
-                    }));
-                }
-                let Some(ruleset) = ruleset else {
-                    return Err(CallError::Stop("the ruleset of this game is not loaded".into()));
-                };
-                let description = ruleset.description();
-                let game = live
-                    .game
-                    .as_deref_mut()
-                    .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                // One call applies the action and answers its hash and the actor's events.
-                let actor = Some(Owner(seat));
-                let applied =
-                    game.apply_json_reporting(Owner(seat), action_for_call.get(), EventsFor::Seat(actor));
-                let (hash, actor_events) = match applied {
-                    Ok(report) => (StateHash(report.hash.0), report.events),
-                    Err(refusal) => {
-                        if let coffer_core::ActionError::Panicked(_) | coffer_core::ActionError::Poisoned(_) = refusal {
-                            return Err(CallError::Stop(format!(
-                                "game {id} is stopped: its ruleset's plugin failed ({refusal}); its games take no more actions"
-                            )));
-                        }
-                        let audience = actor;
-                        let table = game.table(audience);
-                        let resources = game.resources(audience);
-                        let reason = refusal_reason(&names_for(description, &resources, &table), &refusal);
-                        plugin_failed(game).map_err(CallError::Stop)?;
-                        return Ok(Applied::Refused(reason));
-                    }
-                };
-                let seq = live.seq + 1;
-                let mut actor_events = Some(actor_events);
-                let mut answer = None;
-                let mut pushes = Vec::new();
-                for audience in slot.listening() {
-                    let events = match actor_events.take_if(|_| audience == actor) {
-                        Some(events) => events,
-                        None => game.events_for(audience),
-                    };
-                    let (plain, with_view) =
-                        action_message_of(game, description, seq, seat, audience, &events, true);
-                    pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
-                    if audience == actor {
-                        // The actor's answer is its own feed's message without the view.
-                        answer = Some(plain);
-                    }
-                }
-                let answer = match (answer, actor_events) {
-                    (Some(answer), _) => answer,
-                    (None, Some(events)) => {
-                        action_message_of(game, description, seq, seat, actor, &events, false).0
-                    }
-                    (None, None) => action_message(game, description, seq, seat, actor, false).0,
-                };
-                let finished = matches!(game.outcome(), Outcome::Finished { .. });
-                let snapshot = if seq % snapshot_every == 0 || finished {
-                    game.snapshot(Format::Binary).ok()
-                } else {
-                    None
-                };
-                plugin_failed(game).map_err(CallError::Stop)?;
-                Ok(Applied::Done {
-                    seq,
-                    hash,
-                    answer,
-                    pushes,
-                    finished,
-                    snapshot,
-                })
-            })
+            .call(slot, move |live| applying.apply(live))
             .await
             .inspect_err(|e| {
                 // The code only: a refusal's words are for the seat that acted and may name what it
@@ -1573,14 +1605,14 @@ impl Games {
                     first: false,
                 });
             }
-            Applied::Done {
-                seq,
-                hash,
-                answer,
-                pushes,
-                finished,
-                snapshot,
-            } => (seq, hash, answer, pushes, finished, snapshot),
+            Applied::Done(done) => (
+                done.seq,
+                done.hash,
+                done.answer,
+                done.pushes,
+                done.finished,
+                done.snapshot,
+            ),
         };
         let (sender, committed) = oneshot::channel();
         let started = Instant::now();
@@ -1603,36 +1635,7 @@ impl Games {
             .commit_seconds
             .observe(started.elapsed().as_secs_f64());
         if let Err(error) = result {
-            // What is in memory was not saved: nobody may see it. The game is recovered from the store
-            // when the server restarts.
-            // Freeing a game is a call into its ruleset: not on the executor's threads either.
-            let game = guard.game.take();
-            drop(guard);
-            tokio::task::spawn_blocking(move || drop(game));
-            if self.node.is_some() {
-                // With several nodes the game goes on: this node rebuilds it from the store before its
-                // next use, at the last action it saw committed, and follows the log from there.
-                if let StoreError::Fenced { .. } = error {
-                    self.metrics.fenced.inc();
-                    self.lose_lease(slot);
-                    return Err(ApiError::Moved(slot.id.0));
-                }
-                tracing::warn!(game = %slot.id, "an action could not be saved: {error}");
-                return Err(ApiError::Unavailable(
-                    "the server could not save this action to its store, or cannot tell whether \
-                     it did: submit it again with the same idempotency key"
-                        .into(),
-                ));
-            }
-            slot.stop(
-                format!(
-                    "game {} is stopped: the server could not save its last action ({error}); it is \
-                     recovered as saved when the server restarts",
-                    slot.id
-                ),
-                &self.metrics,
-            );
-            return Err(storage(&error));
+            return Err(self.commit_failed(slot, guard, error));
         }
         guard.seq = seq;
         slot.seq.store(seq, Ordering::Release);
@@ -1653,21 +1656,73 @@ impl Games {
             first: true,
         };
         if snapshot.is_some() || finished {
-            let store = Arc::clone(&self.store);
-            let id = slot.id;
-            tokio::task::spawn_blocking(move || {
-                if let Some(bytes) = snapshot {
-                    let snapshot = Snapshot { seq, bytes, hash };
-                    if let Err(e) = store.put_snapshot(id, snapshot) {
-                        tracing::warn!(game = %id, "snapshot not stored: {e}");
-                    }
-                }
-                if finished && let Err(e) = store.finish(id) {
-                    tracing::warn!(game = %id, "game not marked finished: {e}");
-                }
-            });
+            self.store_after(slot.id, seq, hash, snapshot, finished);
         }
         Ok(acted)
+    }
+
+    /// An action applied in memory whose commit failed: nobody may see it. With several nodes the game
+    /// goes on (this node rebuilds it from the store before its next use); alone, the game stops and is
+    /// recovered as saved when the server restarts.
+    fn commit_failed(
+        &self,
+        slot: &Arc<Slot>,
+        mut guard: OwnedMutexGuard<Live>,
+        error: StoreError,
+    ) -> ApiError {
+        // What is in memory was not saved: nobody may see it. The game is recovered from the store
+        // when the server restarts.
+        // Freeing a game is a call into its ruleset: not on the executor's threads either.
+        let game = guard.game.take();
+        drop(guard);
+        tokio::task::spawn_blocking(move || drop(game));
+        if self.node.is_some() {
+            // With several nodes the game goes on: this node rebuilds it from the store before its
+            // next use, at the last action it saw committed, and follows the log from there.
+            if let StoreError::Fenced { .. } = error {
+                self.metrics.fenced.inc();
+                self.lose_lease(slot);
+                return ApiError::Moved(slot.id.0);
+            }
+            tracing::warn!(game = %slot.id, "an action could not be saved: {error}");
+            return ApiError::Unavailable(
+                "the server could not save this action to its store, or cannot tell whether \
+                 it did: submit it again with the same idempotency key"
+                    .into(),
+            );
+        }
+        slot.stop(
+            format!(
+                "game {} is stopped: the server could not save its last action ({error}); it is \
+                 recovered as saved when the server restarts",
+                slot.id
+            ),
+            &self.metrics,
+        );
+        storage(&error)
+    }
+
+    /// Stores a snapshot taken with an action, and marks a finished game, off the executor's threads.
+    fn store_after(
+        &self,
+        id: GameId,
+        seq: u64,
+        hash: StateHash,
+        snapshot: Option<Vec<u8>>,
+        finished: bool,
+    ) {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || {
+            if let Some(bytes) = snapshot {
+                let snapshot = Snapshot { seq, bytes, hash };
+                if let Err(e) = store.put_snapshot(id, snapshot) {
+                    tracing::warn!(game = %id, "snapshot not stored: {e}");
+                }
+            }
+            if finished && let Err(e) = store.finish(id) {
+                tracing::warn!(game = %id, "game not marked finished: {e}");
+            }
+        });
     }
 
     /// The actions after `since` up to `until`, at most [`Limits::history_page`] of them, each as

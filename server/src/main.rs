@@ -296,82 +296,14 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
         }
         coffer_server::web::set_views_dir(dir.clone());
     }
-    let store_text = args.store.to_string_lossy().into_owned();
-    let store_is_postgres =
-        store_text.starts_with("postgres://") || store_text.starts_with("postgresql://");
-    let store = if args.memory {
-        StoreChoice::Memory
-    } else if store_is_postgres && !args.create {
-        let cluster = if args.cluster {
-            let lease = match seconds(args.lease, "lease") {
-                Ok(lease) if lease >= Duration::from_millis(100) => lease,
-                Ok(_) => {
-                    eprintln!("error: --lease must be at least 0.1 s");
-                    return ExitCode::from(2);
-                }
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    return ExitCode::from(2);
-                }
-            };
-            if let Some(advertise) = &args.advertise
-                && !(advertise.starts_with("http://") || advertise.starts_with("https://"))
-            {
-                eprintln!(
-                    "error: --advertise {advertise}: expected a base URL like http://10.0.0.5:8080"
-                );
-                return ExitCode::from(2);
-            }
-            Some(ClusterOptions {
-                advertise: args.advertise.clone(),
-                lease,
-            })
-        } else {
-            None
-        };
-        StoreChoice::Postgres {
-            url: store_text.clone(),
-            cluster,
-        }
-    } else if args.create && store_is_postgres {
-        eprintln!(
-            "error: --create makes a SQLite file; a PostgreSQL store is migrated on start without it"
-        );
-        return ExitCode::from(2);
-    } else if args.cluster {
-        eprintln!(
-            "error: --cluster needs a PostgreSQL store (--store postgres://...): the nodes share it"
-        );
-        return ExitCode::from(2);
-    } else {
-        StoreChoice::Sqlite {
-            path: args.store.clone(),
-            durability: match args.durability {
-                DurabilityArg::PowerLoss => Durability::PowerLoss,
-                DurabilityArg::ProcessCrash => Durability::ProcessCrash,
-            },
-            opening: if args.create {
-                Opening::OpenOrCreate
-            } else {
-                Opening::Existing
-            },
+    let store = match store_of(&args) {
+        Ok(store) => store,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
         }
     };
-    let where_ = if args.memory {
-        "in memory (nothing survives a restart)".to_owned()
-    } else if let StoreChoice::Postgres { url, .. } = &store {
-        // The URL may carry a password: only its host and database are printed.
-        let host = url
-            .rsplit('@')
-            .next()
-            .unwrap_or(url)
-            .split('?')
-            .next()
-            .unwrap_or("");
-        format!("postgres {host}")
-    } else {
-        args.store.display().to_string()
-    };
+    let where_ = where_of(&args, &store);
     let keys = registry.keys().join(", ");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -406,6 +338,93 @@ fn run_serve(global: &Global, args: ServeArgs) -> ExitCode {
     ));
     // A thread abandoned in a ruleset call never returns: the runtime is not waited for past a moment.
     runtime.shutdown_timeout(Duration::from_millis(200));
+    exit_of(result)
+}
+
+/// The store the options choose, or what is wrong with them (a usage error).
+fn store_of(args: &ServeArgs) -> Result<StoreChoice, String> {
+    let store_text = args.store.to_string_lossy().into_owned();
+    let store_is_postgres =
+        store_text.starts_with("postgres://") || store_text.starts_with("postgresql://");
+    if args.memory {
+        Ok(StoreChoice::Memory)
+    } else if store_is_postgres && !args.create {
+        let cluster = if args.cluster {
+            Some(cluster_of(args)?)
+        } else {
+            None
+        };
+        Ok(StoreChoice::Postgres {
+            url: store_text,
+            cluster,
+        })
+    } else if args.create && store_is_postgres {
+        Err(
+            "--create makes a SQLite file; a PostgreSQL store is migrated on start without it"
+                .to_owned(),
+        )
+    } else if args.cluster {
+        Err(
+            "--cluster needs a PostgreSQL store (--store postgres://...): the nodes share it"
+                .to_owned(),
+        )
+    } else {
+        Ok(StoreChoice::Sqlite {
+            path: args.store.clone(),
+            durability: match args.durability {
+                DurabilityArg::PowerLoss => Durability::PowerLoss,
+                DurabilityArg::ProcessCrash => Durability::ProcessCrash,
+            },
+            opening: if args.create {
+                Opening::OpenOrCreate
+            } else {
+                Opening::Existing
+            },
+        })
+    }
+}
+
+/// How this node joins the others on its PostgreSQL store.
+fn cluster_of(args: &ServeArgs) -> Result<ClusterOptions, String> {
+    let lease = seconds(args.lease, "lease")?;
+    if lease < Duration::from_millis(100) {
+        return Err("--lease must be at least 0.1 s".to_owned());
+    }
+    if let Some(advertise) = &args.advertise
+        && !(advertise.starts_with("http://") || advertise.starts_with("https://"))
+    {
+        return Err(format!(
+            "--advertise {advertise}: expected a base URL like http://10.0.0.5:8080"
+        ));
+    }
+    Ok(ClusterOptions {
+        advertise: args.advertise.clone(),
+        lease,
+    })
+}
+
+/// Where the games are kept, as the start line tells it; a PostgreSQL URL's password is never printed.
+fn where_of(args: &ServeArgs, store: &StoreChoice) -> String {
+    if args.memory {
+        "in memory (nothing survives a restart)".to_owned()
+    } else if let StoreChoice::Postgres { url, .. } = store {
+        // The URL may carry a password: only its host and database are printed.
+        let host = url
+            .rsplit('@')
+            .next()
+            .unwrap_or(url)
+            .split('?')
+            .next()
+            .unwrap_or("");
+        format!("postgres {host}")
+    } else {
+        args.store.display().to_string()
+    }
+}
+
+/// The exit status of a server that stopped: 0, [`EXIT_ABANDONED`] when ruleset calls were abandoned, or
+/// 1 with the whole error chain printed.
+fn exit_of(result: Result<coffer_server::serve::Stopped, ServeError>) -> ExitCode {
     match result {
         Ok(stopped) if stopped.abandoned.is_empty() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::from(EXIT_ABANDONED),

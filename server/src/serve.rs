@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
 use crate::calls::RunningCall;
+use crate::cluster::Cluster;
 use crate::games::{Games, SWEEP_EVERY};
 use crate::http::{App, ClientAddr, router};
 use crate::limits::Limits;
@@ -122,18 +123,66 @@ pub async fn serve(
     coffer_host::loader::contain_overdue_calls();
     let limits = config.limits.clone();
     // Bound first: a node of several tells the others where it listens when it takes a lease.
-    let listener = TcpListener::bind(config.listen)
-        .await
-        .map_err(|source| ServeError::Listen {
-            addr: config.listen,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| ServeError::Listen {
-        addr: config.listen,
+    let (listener, addr) = bind(config.listen).await?;
+    let (store, node) = open_store(&config.store, addr).await?;
+    let metrics = Arc::new(Metrics::default());
+    let games = recover(registry, store, node.as_ref(), &limits, &metrics).await?;
+    let running = match node {
+        Some(_) => Some(
+            crate::follow::start(&games)
+                .map_err(|e| ServeError::Store(StoreError::WriterStart(e)))?,
+        ),
+        None => None,
+    };
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let max_connections = limits.max_connections.max(1);
+    let connections = Arc::new(Semaphore::new(max_connections));
+    let app = App::new(Arc::clone(&games), shutdown_rx.clone())
+        .limit_connections(Arc::clone(&connections));
+    let service = router(app.clone());
+    ready(addr, &games);
+    let sweeper = sweep(app.clone(), &limits);
+    let accepting = Accepting {
+        service,
+        connections: Arc::clone(&connections),
+        per_client: crate::clients::PerClient::new(limits.connections_per_client()),
+        metrics,
+        closing: shutdown_rx,
+        limits: limits.clone(),
+    };
+    accepting.run(listener, stop.wait()).await;
+    tracing::info!("shutting down: no new connections; closing WebSockets, finishing requests");
+    let _ = shutdown_tx.send(true);
+    sweeper.abort();
+    let closing = Closing {
+        limits,
+        connections,
+        max_connections,
+        app,
+        games,
+        running,
+    };
+    Ok(closing.shut_down().await)
+}
+
+/// Binds the listening address, and reads back the one bound (port 0 picks a free port).
+async fn bind(listen: SocketAddr) -> Result<(TcpListener, SocketAddr), ServeError> {
+    let failed = |source| ServeError::Listen {
+        addr: listen,
         source,
-    })?;
-    let mut node = None;
-    let store: Arc<dyn Store> = match &config.store {
+    };
+    let listener = TcpListener::bind(listen).await.map_err(failed)?;
+    let addr = listener.local_addr().map_err(failed)?;
+    Ok((listener, addr))
+}
+
+/// Opens the chosen store off the async threads; for a node of several, also its place in the cluster.
+async fn open_store(
+    choice: &StoreChoice,
+    addr: SocketAddr,
+) -> Result<(Arc<dyn Store>, Option<Arc<Cluster>>), ServeError> {
+    let stopped = |_| ServeError::Store(StoreError::WriterStopped);
+    match choice {
         StoreChoice::Sqlite {
             path,
             durability,
@@ -147,48 +196,59 @@ pub async fn serve(
             let path = path.clone();
             let opened = tokio::task::spawn_blocking(move || SqliteStore::open(&path, sqlite))
                 .await
-                .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
-            Arc::new(opened.map_err(ServeError::Store)?)
+                .map_err(stopped)?;
+            Ok((Arc::new(opened.map_err(ServeError::Store)?), None))
         }
         StoreChoice::Postgres { url, cluster } => {
-            let config = match cluster {
-                Some(options) => {
-                    let advertise = match &options.advertise {
-                        Some(advertise) => advertise.trim_end_matches('/').to_owned(),
-                        None if addr.ip().is_unspecified() => {
-                            return Err(ServeError::NoAdvertise(addr));
-                        }
-                        None => format!("http://{addr}"),
-                    };
-                    let id = crate::games::new_token()
-                        .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
-                    Some(crate::NodeConfig {
-                        id: format!("node-{}", &id[..12]),
-                        addr: advertise,
-                        lease: options.lease,
-                    })
-                }
-                None => None,
-            };
+            let config = cluster
+                .as_ref()
+                .map(|options| node_config(options, addr))
+                .transpose()?;
             let url = url.clone();
             let opened = tokio::task::spawn_blocking(move || {
                 let store = crate::PgStore::open_node(&url, config.clone())?;
                 let cluster = config
-                    .map(|config| crate::cluster::Cluster::open(&url, config))
+                    .map(|config| Cluster::open(&url, config))
                     .transpose()?;
                 Ok::<_, StoreError>((store, cluster))
             })
             .await
-            .map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
+            .map_err(stopped)?;
             let (store, cluster) = opened.map_err(ServeError::Store)?;
-            node = cluster.map(Arc::new);
-            Arc::new(store)
+            Ok((Arc::new(store), cluster.map(Arc::new)))
         }
-        StoreChoice::Memory => Arc::new(MemoryStore::new()),
+        StoreChoice::Memory => Ok((Arc::new(MemoryStore::new()), None)),
+    }
+}
+
+/// A node's name and the address the others reach it at.
+fn node_config(
+    options: &ClusterOptions,
+    addr: SocketAddr,
+) -> Result<crate::NodeConfig, ServeError> {
+    let advertise = match &options.advertise {
+        Some(advertise) => advertise.trim_end_matches('/').to_owned(),
+        None if addr.ip().is_unspecified() => return Err(ServeError::NoAdvertise(addr)),
+        None => format!("http://{addr}"),
     };
-    let metrics = Arc::new(Metrics::default());
-    let mut games = Games::new(registry, store, limits.clone(), metrics.clone());
-    if let Some(cluster) = &node {
+    let id = crate::games::new_token().map_err(|_| ServeError::Store(StoreError::WriterStopped))?;
+    Ok(crate::NodeConfig {
+        id: format!("node-{}", &id[..12]),
+        addr: advertise,
+        lease: options.lease,
+    })
+}
+
+/// The games of the store, with the unfinished ones recovered from their logs.
+async fn recover(
+    registry: Registry,
+    store: Arc<dyn Store>,
+    node: Option<&Arc<Cluster>>,
+    limits: &Limits,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<Games>, ServeError> {
+    let mut games = Games::new(registry, store, limits.clone(), Arc::clone(metrics));
+    if let Some(cluster) = node {
         tracing::info!(node = %cluster.node().id, advertise = %cluster.node().addr,
             lease_secs = cluster.node().lease.as_secs_f64(), "one node of several on the store");
         games = games.with_cluster(Arc::clone(cluster));
@@ -206,142 +266,164 @@ pub async fn serve(
             "unfinished games recovered from the store"
         );
     }
+    Ok(games)
+}
 
-    let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let max_connections = limits.max_connections.max(1);
-    let connections = Arc::new(Semaphore::new(max_connections));
-    let per_client = crate::clients::PerClient::new(limits.connections_per_client());
-    let running = match node {
-        Some(_) => Some(
-            crate::follow::start(&games)
-                .map_err(|e| ServeError::Store(StoreError::WriterStart(e)))?,
-        ),
-        None => None,
-    };
-    let app = App::new(Arc::clone(&games), shutdown_rx.clone())
-        .limit_connections(Arc::clone(&connections));
-    let service = router(app.clone());
-    ready(addr, &games);
-
-    // Often enough that a finished game leaves within its linger's time again.
+/// Sweeps finished games out of memory, often enough that one leaves within its linger's time.
+fn sweep(app: App, limits: &Limits) -> tokio::task::JoinHandle<()> {
     let sweep_every = SWEEP_EVERY.min(limits.finished_linger);
-    let sweeper = {
-        let app = app.clone();
-        tokio::spawn(async move {
-            let mut every = tokio::time::interval(sweep_every);
-            loop {
-                every.tick().await;
-                app.sweep();
-            }
-        })
-    };
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(sweep_every);
+        loop {
+            every.tick().await;
+            app.sweep();
+        }
+    })
+}
 
-    let mut builder = http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .keep_alive(true);
-    let stop = stop.wait();
-    tokio::pin!(stop);
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let (stream, peer) = match accepted {
-                    Ok(accepted) => accepted,
+/// What accepting connections needs: the service, the connection limits and the signal to close.
+struct Accepting {
+    service: axum::Router,
+    connections: Arc<Semaphore>,
+    per_client: crate::clients::PerClient,
+    metrics: Arc<Metrics>,
+    closing: watch::Receiver<bool>,
+    limits: Limits,
+}
+
+impl Accepting {
+    /// Accepts connections until `stop` resolves, each served on a task of its own; then lets go of the
+    /// service, so the games and their store close once the last connection has.
+    async fn run(self, listener: TcpListener, stop: impl std::future::Future<Output = ()>) {
+        let mut builder = http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.limits.header_timeout)
+            .keep_alive(true);
+        tokio::pin!(stop);
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => self.connection(&builder, stream, peer),
                     Err(e) => {
                         // Out of descriptors and the like: wait a little rather than spin.
                         tracing::warn!("accept failed: {e}");
                         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                        continue;
                     }
-                };
-                let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
-                    metrics.connections_refused.inc();
-                    drop(stream);
-                    continue;
-                };
-                // Each client address holds at most its share of the connections.
-                let Some(share) = per_client.take(peer.ip()) else {
-                    metrics.connections_refused.inc();
-                    metrics.quota_refused.inc();
-                    drop(stream);
-                    continue;
-                };
-                let client = ClientAddr(peer.ip());
-                let share = crate::clients::ConnectionShare::new(share);
-                let held = share.clone();
-                let service = service.clone().map_request(move |mut request: hyper::Request<hyper::body::Incoming>| {
-                    request.extensions_mut().insert(client);
-                    request.extensions_mut().insert(held.clone());
-                    request
-                });
-                let _ = stream.set_nodelay(true);
-                metrics.connections.inc();
-                let connection = builder
-                    .serve_connection(TokioIo::new(crate::canned::JsonErrors::new(stream)), TowerToHyperService::new(service))
-                    .with_upgrades();
-                let metrics = Arc::clone(&metrics);
-                let mut closing = shutdown_rx.clone();
-                tokio::spawn(async move {
-                    tokio::pin!(connection);
-                    tokio::select! {
-                        _ = connection.as_mut() => {}
-                        _ = closing.changed() => {
-                            // Finish the request in flight, then close; an upgraded WebSocket closes
-                            // itself on the same signal.
-                            connection.as_mut().graceful_shutdown();
-                            let _ = connection.await;
-                        }
-                    }
-                    metrics.connections.dec();
-                    drop(share);
-                    drop(permit);
-                });
+                },
+                () = &mut stop => break,
             }
-            () = &mut stop => break,
         }
     }
-    tracing::info!("shutting down: no new connections; closing WebSockets, finishing requests");
-    let grace_ends = std::time::Instant::now() + limits.shutdown_grace;
-    drop(listener);
-    let _ = shutdown_tx.send(true);
-    sweeper.abort();
-    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
-    if tokio::time::timeout(limits.shutdown_grace, connections.acquire_many(all))
-        .await
-        .is_err()
-    {
-        tracing::warn!(
-            "requests still open after {} s are cut",
-            limits.shutdown_grace.as_secs_f64()
+
+    /// Serves one accepted connection within the limits: the whole server's and its address's share.
+    fn connection(
+        &self,
+        builder: &http1::Builder,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+    ) {
+        let metrics = &self.metrics;
+        let Ok(permit) = Arc::clone(&self.connections).try_acquire_owned() else {
+            metrics.connections_refused.inc();
+            return;
+        };
+        // Each client address holds at most its share of the connections.
+        let Some(share) = self.per_client.take(peer.ip()) else {
+            metrics.connections_refused.inc();
+            metrics.quota_refused.inc();
+            return;
+        };
+        let client = ClientAddr(peer.ip());
+        let share = crate::clients::ConnectionShare::new(share);
+        let held = share.clone();
+        let service = self.service.clone().map_request(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(client);
+                request.extensions_mut().insert(held.clone());
+                request
+            },
         );
+        let _ = stream.set_nodelay(true);
+        metrics.connections.inc();
+        let connection = builder
+            .serve_connection(
+                TokioIo::new(crate::canned::JsonErrors::new(stream)),
+                TowerToHyperService::new(service),
+            )
+            .with_upgrades();
+        let metrics = Arc::clone(metrics);
+        let mut closing = self.closing.clone();
+        tokio::spawn(async move {
+            tokio::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                _ = closing.changed() => {
+                    // Finish the request in flight, then close; an upgraded WebSocket closes
+                    // itself on the same signal.
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+            metrics.connections.dec();
+            drop(share);
+            drop(permit);
+        });
     }
-    // A request cut above may leave its ruleset call running: it has what is left of the grace.
-    let abandoned = games.calls().settle(grace_ends).await;
-    for call in &abandoned {
-        tracing::error!(game = %call.game, ruleset = %call.ruleset,
-            "shutdown abandons a ruleset call still running after the {} s grace: {call}; its thread is \
-             left behind and nothing it did is stored",
-            limits.shutdown_grace.as_secs_f64());
+}
+
+/// What a shutdown finishes: the connections still open, the ruleset calls still running, the store.
+struct Closing {
+    limits: Limits,
+    connections: Arc<Semaphore>,
+    max_connections: usize,
+    app: App,
+    games: Arc<Games>,
+    running: Option<crate::follow::Running>,
+}
+
+impl Closing {
+    /// Waits up to the grace for requests and ruleset calls, closes the store after its last commit and
+    /// hands a node's leases to the others.
+    async fn shut_down(self) -> Stopped {
+        let grace = self.limits.shutdown_grace;
+        let grace_ends = std::time::Instant::now() + grace;
+        let all = u32::try_from(self.max_connections).unwrap_or(u32::MAX);
+        if tokio::time::timeout(grace, self.connections.acquire_many(all))
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "requests still open after {} s are cut",
+                grace.as_secs_f64()
+            );
+        }
+        // A request cut above may leave its ruleset call running: it has what is left of the grace.
+        let abandoned = self.games.calls().settle(grace_ends).await;
+        for call in &abandoned {
+            tracing::error!(game = %call.game, ruleset = %call.ruleset,
+                "shutdown abandons a ruleset call still running after the {} s grace: {call}; its thread is \
+                 left behind and nothing it did is stored",
+                grace.as_secs_f64());
+        }
+        // Every acknowledged action is committed already; dropping the last handle on the store lets its
+        // writer finish what is queued and close the database.
+        drop(self.app);
+        let games = self.games;
+        let _ = tokio::task::spawn_blocking(move || drop(games)).await;
+        if let Some(running) = self.running {
+            running.release().await;
+        }
+        if abandoned.is_empty() {
+            tracing::info!("stopped");
+        } else {
+            tracing::error!(
+                abandoned = abandoned.len(),
+                "stopped, abandoning ruleset calls that did not end within the grace"
+            );
+        }
+        Stopped { abandoned }
     }
-    // Every acknowledged action is committed already; dropping the last handle on the store lets its
-    // writer finish what is queued and close the database.
-    drop(service);
-    drop(app);
-    let closing = tokio::task::spawn_blocking(move || drop(games));
-    let _ = closing.await;
-    if let Some(running) = running {
-        running.release().await;
-    }
-    if abandoned.is_empty() {
-        tracing::info!("stopped");
-    } else {
-        tracing::error!(
-            abandoned = abandoned.len(),
-            "stopped, abandoning ruleset calls that did not end within the grace"
-        );
-    }
-    Ok(Stopped { abandoned })
 }
 
 /// What ends serving: a channel the caller holds, or the process's signals.
