@@ -33,7 +33,7 @@ use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use support::{Database, FAST_ARGS, Server};
+use support::{Database, FAST_ARGS, Server, get_json};
 
 // Linked so that `Registry::with_static` finds them: every stored log is replayed in this process.
 use coffer_charges as _;
@@ -852,14 +852,8 @@ async fn a_database_and_broker_restart_loses_no_acknowledged_action_and_viewers_
 async fn none_stopped(client: &Client, servers: &[Server], played: &BTreeMap<u64, Played>) {
     for server in servers {
         for game in played.keys() {
-            let summary: Value = client
-                .get(format!("{}/api/games/{game}", server.base))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let summary: Value =
+                get_json(&client, format!("{}/api/games/{game}", server.base)).await;
             assert!(
                 summary.get("stopped").is_none(),
                 "game {game} is stopped on {}: {summary}",

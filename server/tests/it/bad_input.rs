@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::support::Server;
+use crate::support::{Server, game_and_tokens, get_json};
 
 /// Every wait on the server is bounded by this.
 const WAIT: Duration = Duration::from_secs(10);
@@ -49,13 +49,7 @@ pub async fn charges_game(client: &Client, base: &str, seed: u64) -> (u64, Vec<S
         json!({"ruleset": "charges", "players": 2, "seed": seed, "config": {"max_rounds": 1000}}),
     )
     .await;
-    let tokens = created["tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_owned())
-        .collect();
-    (created["game"].as_u64().unwrap(), tokens)
+    game_and_tokens(&created)
 }
 
 /// Checks that `response` is the API's JSON error `code` with `status` and a message in words; returns
@@ -110,14 +104,7 @@ async fn send(
 
 /// The game's sequence number, as the lobby says.
 pub async fn seq_of(client: &Client, base: &str, game: u64) -> u64 {
-    let summary: Value = client
-        .get(format!("{base}/api/games/{game}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let summary: Value = get_json(&client, format!("{base}/api/games/{game}")).await;
     summary["seq"].as_u64().expect("a sequence number")
 }
 
@@ -470,14 +457,7 @@ async fn malformed_requests_answer_json_errors_and_change_nothing() {
         );
         expect_error(response, StatusCode::UNAUTHORIZED, "unauthorized", path).await;
     }
-    let spectator: Value = client
-        .get(url("/view"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let spectator: Value = get_json(&client, url("/view")).await;
     let ship = spectator["view"]["table"]["sections"][0]["rows"][0]["label"]
         .as_str()
         .expect("a ship's name in the view")
@@ -599,14 +579,7 @@ async fn malformed_requests_answer_json_errors_and_change_nothing() {
     // Nothing of all that changed either game, and both still play.
     assert_eq!(seq_of(&client, base, game).await, 0);
     assert_eq!(seq_of(&client, base, other).await, 0);
-    let listed: Vec<Value> = client
-        .get(&games)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Vec<Value> = get_json(&client, &games).await;
     assert_eq!(
         listed.len(),
         2,
@@ -915,14 +888,7 @@ async fn connections_past_the_limit_are_closed_and_games_past_the_limit_refused(
             "third game",
         )
         .await;
-        let listed: Vec<Value> = client
-            .get(format!("{}/api/games", server.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let listed: Vec<Value> = get_json(&client, format!("{}/api/games", server.base)).await;
         assert_eq!(listed.len(), 2);
     }
     // The client above is dropped: its connection closes. Hold the three connections allowed (each has

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use coffer_server::{GameId, SqliteConfig, SqliteStore, Store};
 
 use crate::bad_input::{client as http_client, create, legal};
-use crate::support::{FAST_ARGS, Server};
+use crate::support::{FAST_ARGS, Server, get_json};
 
 /// How long the clients play before the kill.
 const PLAY: Duration = Duration::from_millis(2500);
@@ -281,14 +281,7 @@ async fn acknowledged_actions_survive_sigkill_of_the_server_and_play_goes_on() {
     let server = Server::start(&path, &FAST_ARGS);
     let base = server.base.clone();
     let client = http_client();
-    let listed: Vec<Value> = client
-        .get(format!("{base}/api/games?limit=1000"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Vec<Value> = get_json(&client, format!("{base}/api/games?limit=1000")).await;
     // Every game not marked finished in the store is back (a game whose last action ended it may be
     // marked finished only at recovery).
     let recovered: BTreeSet<u64> = listed.iter().map(|s| s["game"].as_u64().unwrap()).collect();
@@ -376,14 +369,7 @@ async fn acknowledged_actions_survive_sigkill_of_the_server_and_play_goes_on() {
         );
         let answer: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(answer["seq"].as_u64(), Some(*first), "{text}");
-        let summary: Value = client
-            .get(format!("{base}/api/games/{game}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let summary: Value = get_json(&client, format!("{base}/api/games/{game}")).await;
         assert_eq!(
             summary["seq"].as_u64(),
             Some(seq + 1),

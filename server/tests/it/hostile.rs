@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::bad_input::{charges_game, client, create};
-use crate::support::Server;
+use crate::support::{Server, game_and_tokens, get_json};
 
 // Linked so that `Registry::with_static` finds them: the long game is played in process.
 use coffer_charges as _;
@@ -239,14 +239,7 @@ async fn fifteen_hundred_history_readers_of_a_20000_action_game_stop_no_game_and
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();
-    let summary: Value = http
-        .get(format!("{base}/api/games/{long}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let summary: Value = get_json(&http, format!("{base}/api/games/{long}")).await;
     assert_eq!(
         summary["seq"], 20_000,
         "the long game is recovered: {summary}"
@@ -257,16 +250,11 @@ async fn fifteen_hundred_history_readers_of_a_20000_action_game_stop_no_game_and
     let replayed = "coffer_history_replayed_actions_total";
     for since in [0u64, 19_900] {
         let before = metric(&http, &base, replayed).await;
-        let page: Vec<Value> = http
-            .get(format!(
-                "{base}/api/games/{long}/events?since={since}&limit=100"
-            ))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let page: Vec<Value> = get_json(
+            &http,
+            format!("{base}/api/games/{long}/events?since={since}&limit=100"),
+        )
+        .await;
         let seqs: Vec<u64> = page.iter().map(|m| m["seq"].as_u64().unwrap()).collect();
         assert_eq!(seqs, ((since + 1)..=(since + 100)).collect::<Vec<_>>());
         let cost = metric(&http, &base, replayed).await - before;
@@ -352,14 +340,7 @@ async fn fifteen_hundred_history_readers_of_a_20000_action_game_stop_no_game_and
         "{served} reads replayed {cost} actions: more than a snapshot interval plus a page each"
     );
     for game in std::iter::once(long).chain(others) {
-        let summary: Value = http
-            .get(format!("{base}/api/games/{game}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let summary: Value = get_json(&http, format!("{base}/api/games/{game}")).await;
         assert!(
             summary.get("stopped").is_none(),
             "game {game} stopped: {summary}"
@@ -530,14 +511,7 @@ async fn max_games_holds_exactly_under_sixty_concurrent_creates() {
         }
     }
     assert_eq!(created, 20);
-    let health: Value = http
-        .get(format!("{}/healthz", server.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health: Value = get_json(&http, format!("{}/healthz", server.base)).await;
     assert_eq!(health["games"], 20);
 }
 
@@ -794,14 +768,7 @@ async fn recovery_stops_a_game_whose_last_action_was_deleted_or_whose_seq_was_bu
         conn.execute_batch(tamper).unwrap();
         drop(conn);
         let server = Server::start(&db, &[]);
-        let summary: Value = client()
-            .get(format!("{}/api/games/{id}", server.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let summary: Value = get_json(&client(), format!("{}/api/games/{id}", server.base)).await;
         let stopped = summary["stopped"]
             .as_str()
             .unwrap_or_else(|| panic!("{case}: the game is hosted as if whole: {summary}"));
@@ -818,14 +785,7 @@ async fn an_untampered_store_recovers_its_game_whole() {
     let db = dir.path().join("coffer.db");
     let id = write_short_game(&db, 6);
     let server = Server::start(&db, &[]);
-    let summary: Value = client()
-        .get(format!("{}/api/games/{id}", server.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let summary: Value = get_json(&client(), format!("{}/api/games/{id}", server.base)).await;
     assert_eq!(summary["seq"], 6);
     assert!(summary.get("stopped").is_none(), "{summary}");
 }
@@ -851,14 +811,7 @@ async fn a_finished_game_leaves_memory_after_its_linger_and_frees_its_creators_q
     // Played to its end by both seats.
     let stop = Arc::new(AtomicBool::new(false));
     keep_acting(http.clone(), server.base.clone(), game, tokens, stop).await;
-    let summary: Value = http
-        .get(format!("{}/api/games/{game}", server.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let summary: Value = get_json(&http, format!("{}/api/games/{game}", server.base)).await;
     assert_eq!(summary["finished"], true, "{summary}");
     // Finished, it no longer counts against its creator: another game can be created at once.
     create(
@@ -894,13 +847,7 @@ pub(crate) async fn charges_game_short(http: &Client, base: &str) -> (u64, Vec<S
         json!({"ruleset": "charges", "players": 2, "seed": 9, "config": {"max_rounds": 1}}),
     )
     .await;
-    let tokens = created["tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_owned())
-        .collect();
-    (created["game"].as_u64().unwrap(), tokens)
+    game_and_tokens(&created)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -999,14 +946,7 @@ async fn every_bundled_ruleset_at_its_most_players_fits_the_default_game_size() 
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("coffer.db"), &[]);
     let http = client();
-    let rulesets: Value = http
-        .get(format!("{}/api/rulesets", server.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let rulesets: Value = get_json(&http, format!("{}/api/rulesets", server.base)).await;
     let rulesets = rulesets.as_array().expect("a list of rulesets");
     assert_eq!(rulesets.len(), 3, "{rulesets:?}");
     for ruleset in rulesets {

@@ -360,3 +360,34 @@ pub fn with_database(url: &str, name: &str) -> String {
         .map_or(base.len(), |i| scheme_end + i);
     format!("{}/{name}{query}", &base[..host_end])
 }
+
+/// The JSON body of a GET that must succeed (a `Value`, or any type it reads as).
+pub async fn get_json<T: serde::de::DeserializeOwned>(
+    client: &reqwest::Client,
+    url: impl reqwest::IntoUrl,
+) -> T {
+    client
+        .get(url)
+        .send()
+        .await
+        .expect("the server answers")
+        .json()
+        .await
+        .expect("a JSON body")
+}
+
+/// A created game's number and its seats' tokens, from the creation's answer.
+pub fn game_and_tokens(created: &serde_json::Value) -> (u64, Vec<String>) {
+    let tokens = created["tokens"]
+        .as_array()
+        .expect("a creation answers tokens")
+        .iter()
+        .map(|t| t.as_str().expect("a token is a string").to_owned())
+        .collect();
+    (
+        created["game"]
+            .as_u64()
+            .expect("a creation answers its game"),
+        tokens,
+    )
+}
