@@ -81,7 +81,7 @@ impl K {
 
     #[inline]
     fn flush(&mut self, i: u32) {
-        if i % BATCH == 0 {
+        if i.is_multiple_of(BATCH) {
             self.ledger.drain_events_into(&mut self.sink);
             self.sink.clear();
         }
@@ -226,7 +226,7 @@ impl B {
 
     #[inline]
     fn flush(&mut self, i: u32) {
-        if i % BATCH == 0 {
+        if i.is_multiple_of(BATCH) {
             self.sink.append(&mut self.log);
             self.sink.clear();
         }

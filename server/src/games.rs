@@ -817,7 +817,7 @@ impl Applying {
             (None, None) => action_message(game, description, seq, seat, actor, false).0,
         };
         let finished = matches!(game.outcome(), Outcome::Finished { .. });
-        let snapshot = if seq % self.snapshot_every == 0 || finished {
+        let snapshot = if seq.is_multiple_of(self.snapshot_every) || finished {
             game.snapshot(Format::Binary).ok()
         } else {
             None

@@ -188,7 +188,9 @@ fn reexports(code: &str, module: &[String]) -> BTreeMap<String, Vec<String>> {
         else {
             continue;
         };
-        let rest = rest.trim_start_matches("self::").trim_start_matches("crate::");
+        let rest = rest
+            .trim_start_matches("self::")
+            .trim_start_matches("crate::");
         let (path, names) = match rest.split_once("::{") {
             Some((path, names)) => (path, names.trim_end_matches('}').to_owned()),
             None => match rest.rsplit_once("::") {
@@ -302,7 +304,8 @@ fn paths_in(code: &str, children: &[String]) -> Vec<Vec<String>> {
                 .map(str::to_owned)
                 .collect();
             let head = parts.first().map(String::as_str).unwrap_or("");
-            let rooted = matches!(head, "crate" | "super" | "self") || children.iter().any(|c| c == head);
+            let rooted =
+                matches!(head, "crate" | "super" | "self") || children.iter().any(|c| c == head);
             if rooted && parts.len() > 1 {
                 if word.ends_with("::") && bytes.get(i) == Some(&b'{') {
                     let close = code[i..].find('}').map_or(code.len(), |c| i + c);
@@ -500,9 +503,15 @@ fn unsafe_code_lives_only_at_the_plugin_boundary() {
         for file in rust_files(&root().join(dir)) {
             let rel = relative(&file);
             let code = code_of(&std::fs::read_to_string(&file).unwrap());
-            let unsafe_here = ["unsafe {", "unsafe fn", "unsafe impl", "unsafe extern", "allow(unsafe_code)"]
-                .iter()
-                .any(|w| code.contains(w));
+            let unsafe_here = [
+                "unsafe {",
+                "unsafe fn",
+                "unsafe impl",
+                "unsafe extern",
+                "allow(unsafe_code)",
+            ]
+            .iter()
+            .any(|w| code.contains(w));
             if unsafe_here && !UNSAFE_HOMES.iter().any(|home| rel.starts_with(home)) {
                 found.push(rel);
             }

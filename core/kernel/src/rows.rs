@@ -347,7 +347,7 @@ struct RowTable<T>(PhantomData<T>);
 
 impl<T: Row> RowTable<T> {
     fn rows<E: de::Error>(bytes: &[u8]) -> Result<Vec<T>, E> {
-        if bytes.len() % T::WIDTH != 0 {
+        if !bytes.len().is_multiple_of(T::WIDTH) {
             return Err(E::custom(format!(
                 "a table of {}s is {} bytes, not a multiple of {}",
                 T::WHAT,
@@ -657,11 +657,11 @@ fn put_varint(bytes: &mut Vec<u8>, mut n: u64) {
 #[inline]
 fn take_varint(bytes: &mut &[u8]) -> Result<u32, String> {
     // Most counts are below 128: one byte.
-    if let Some((&b, rest)) = bytes.split_first() {
-        if b < 0x80 {
-            *bytes = rest;
-            return Ok(u32::from(b));
-        }
+    if let Some((&b, rest)) = bytes.split_first()
+        && b < 0x80
+    {
+        *bytes = rest;
+        return Ok(u32::from(b));
     }
     let mut n = 0u64;
     for shift in (0..35).step_by(7) {

@@ -853,7 +853,7 @@ async fn none_stopped(client: &Client, servers: &[Server], played: &BTreeMap<u64
     for server in servers {
         for game in played.keys() {
             let summary: Value =
-                get_json(&client, format!("{}/api/games/{game}", server.base)).await;
+                get_json(client, format!("{}/api/games/{game}", server.base)).await;
             assert!(
                 summary.get("stopped").is_none(),
                 "game {game} is stopped on {}: {summary}",

@@ -104,7 +104,7 @@ async fn send(
 
 /// The game's sequence number, as the lobby says.
 pub async fn seq_of(client: &Client, base: &str, game: u64) -> u64 {
-    let summary: Value = get_json(&client, format!("{base}/api/games/{game}")).await;
+    let summary: Value = get_json(client, format!("{base}/api/games/{game}")).await;
     summary["seq"].as_u64().expect("a sequence number")
 }
 

@@ -10,13 +10,13 @@ impl Ledger {
     /// # Errors
     /// [`Refusal::Invalid`] when the start lies outside `[floor, cap]`, or the cap is below the floor.
     pub fn add_amount(&mut self, spec: AmountSpec) -> Result<AmountId, Refusal> {
-        if let Some(cap) = spec.cap {
-            if cap < spec.floor {
-                return Err(Refusal::Invalid(format!(
-                    "cap {cap} below floor {} for {}",
-                    spec.floor, spec.key
-                )));
-            }
+        if let Some(cap) = spec.cap
+            && cap < spec.floor
+        {
+            return Err(Refusal::Invalid(format!(
+                "cap {cap} below floor {} for {}",
+                spec.floor, spec.key
+            )));
         }
         if spec.start < spec.floor || spec.cap.is_some_and(|c| spec.start > c) {
             return Err(Refusal::Invalid(format!(

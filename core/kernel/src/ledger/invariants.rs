@@ -11,7 +11,7 @@ impl Ledger {
         let o = usize::from(self.owners);
         if self.supply.len() != self.reserve.len()
             || self.supply.len() < o
-            || self.supply.len() % o.max(1) != 0
+            || !self.supply.len().is_multiple_of(o.max(1))
         {
             return Err(Violation(format!(
                 "{} owners but {} supply totals and {} reserves",

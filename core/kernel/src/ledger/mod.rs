@@ -282,7 +282,7 @@ impl TryFrom<LedgerData> for Ledger {
         let wide = zones > 0 && Some(d.tokens.len()) == zones.checked_mul(o + 1);
         let (tokens, supply, reserve, game_tokens, game_supply, game_reserve) = if wide {
             let cells = d.tokens.cells(zones.checked_mul(o + 1)).map_err(sized)?;
-            if d.supply.len() % (o + 1) != 0 || d.reserve.len() != d.supply.len() {
+            if !d.supply.len().is_multiple_of(o + 1) || d.reserve.len() != d.supply.len() {
                 return Err(Violation(format!(
                     "{} supply totals and {} reserves for {} owners and the game",
                     d.supply.len(),

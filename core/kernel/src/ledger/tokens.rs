@@ -249,10 +249,11 @@ impl Ledger {
         let cell = self.cell_mut(zone, owner);
         let was = *cell;
         *cell += n;
-        if was == 0 && n > 0 {
-            if let Some(board) = self.board.get_mut() {
-                board.set(zone, owner, owners, true);
-            }
+        if was == 0
+            && n > 0
+            && let Some(board) = self.board.get_mut()
+        {
+            board.set(zone, owner, owners, true);
         }
     }
 
@@ -262,10 +263,11 @@ impl Ledger {
         let owners = self.owners;
         let cell = self.cell_mut(zone, owner);
         *cell -= n;
-        if *cell == 0 && n > 0 {
-            if let Some(board) = self.board.get_mut() {
-                board.set(zone, owner, owners, false);
-            }
+        if *cell == 0
+            && n > 0
+            && let Some(board) = self.board.get_mut()
+        {
+            board.set(zone, owner, owners, false);
         }
     }
 
