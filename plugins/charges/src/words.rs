@@ -1,7 +1,7 @@
 //! What the `charges` ruleset calls things: its [`Vocabulary`] (kinds, phases, dice steps, actions and
 //! its own events), the codes of those events ([`note`]), and the labels of its resources.
 
-use crate::actions::ACTION_NAMES;
+use crate::actions::Action;
 use crate::state::{AttackStep, Phase, State, kind};
 use coffer_core::{Key, NoteTerm, Term, Vocabulary};
 
@@ -197,7 +197,7 @@ pub fn vocabulary() -> Vocabulary {
         ]
         .map(|s| s.name().to_owned())
         .to_vec(),
-        actions: ACTION_NAMES.map(str::to_owned).to_vec(),
+        actions: Action::NAMES.map(str::to_owned).to_vec(),
         effects: Vec::new(),
         notes,
     }

@@ -2,8 +2,8 @@
 
 use crate::common::{G, squad};
 use coffer_charges::Phase;
-use coffer_charges::actions::{Turn, turn};
 use coffer_charges::state::kind;
+use coffer_charges::turn::{Turn, turn};
 use coffer_core::{ActionError, Outcome, Owner};
 use serde_json::{Value, json};
 

@@ -1,7 +1,7 @@
 //! Test harness: a game driven through the host-facing `DynGame`, with typed peeks at the state.
 
-use coffer_charges::actions::{Turn, turn};
 use coffer_charges::state::kind;
+use coffer_charges::turn::{Turn, turn};
 use coffer_charges::{Charges, Phase, State};
 use coffer_core::{
     ActionError, Adapter, DynGame, Format, Names, Owner, Ruleset, Setup, TrackId, Vocabulary,
