@@ -359,13 +359,41 @@ fn bad(card: &str, field: &'static str, reason: impl Into<String>) -> ContentErr
     ContentError::invalid(LIST, card, field, reason)
 }
 
-/// Checks one card whose id was checked already (`check_content_id`).
+/// Checks one card whose id was checked already (`check_content_id`), in a fixed order (the first
+/// fault is the one reported).
 fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
+    check_numbers(c)?;
+    check_kind(c)?;
+    check_abilities(c)?;
+    check_maneuver(c)?;
+    check_storyline(c, factors)
+}
+
+/// A field `set` on a card whose type is not `allowed` to have it, `why`.
+fn only(
+    c: &CardDef,
+    field: &'static str,
+    set: bool,
+    allowed: bool,
+    why: &str,
+) -> Result<(), ContentError> {
+    if set && !allowed {
+        Err(bad(
+            c.id.as_str(),
+            field,
+            format!("not allowed on a {}: {why}", c.card_type),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The name, and every printed number within 0 to 1000.
+fn check_numbers(c: &CardDef) -> Result<(), ContentError> {
     let n = c.id.as_str();
     if c.name.trim().is_empty() {
         return Err(bad(n, "name", "empty name"));
     }
-    let t = c.card_type;
     let small = |field: &'static str, v: u32| {
         if v > 1000 {
             Err(bad(
@@ -393,45 +421,52 @@ fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
     if let Some(cp) = c.cp {
         small("cp", cp)?;
     }
+    Ok(())
+}
+
+/// The fields only some card types have (income, Votes, EV, CP, Prime, cost), a Character's CP and a
+/// Prime Character's Fall.
+fn check_kind(c: &CardDef) -> Result<(), ContentError> {
+    let n = c.id.as_str();
+    let t = c.card_type;
     let permanent = !matches!(t, CardType::Maneuver | CardType::Storyline);
-    let only = |field: &'static str, set: bool, allowed: bool, why: &str| {
-        if set && !allowed {
-            Err(bad(n, field, format!("not allowed on a {t}: {why}")))
-        } else {
-            Ok(())
-        }
-    };
     only(
+        c,
         "income",
         c.income > 0,
         matches!(t, CardType::Homeworld | CardType::Location),
         "only Homeworlds and Locations have income",
     )?;
     only(
+        c,
         "votes",
         c.votes > 0,
         permanent,
         "only permanents print Votes",
     )?;
     only(
+        c,
         "ev",
         c.ev > 0,
         permanent,
         "only permanents print \"Add N EV\"",
     )?;
     only(
+        c,
         "cp",
         c.cp.is_some(),
         permanent && t != CardType::Homeworld,
         "only permanents other than Homeworlds have CP",
     )?;
     only(
+        c,
         "prime",
         c.prime,
         t == CardType::Character,
         "only Characters are Prime",
     )?;
     only(
+        c,
         "cost",
         c.cost > 0,
         t != CardType::Homeworld,
@@ -458,6 +493,13 @@ fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
     } else if c.fallen_cp > 0 {
         return Err(bad(n, "fallen_cp", "only Prime Characters Fall"));
     }
+    Ok(())
+}
+
+/// Aligned abilities and Morality Penalties (each on a deed the card can do), and a "-X CP:" ability.
+fn check_abilities(c: &CardDef) -> Result<(), ContentError> {
+    let n = c.id.as_str();
+    let t = c.card_type;
     for (field, trig) in [("aligned", c.aligned), ("penalty", c.penalty)] {
         if let Some(tr) = trig {
             if c.cp.is_none() {
@@ -504,6 +546,13 @@ fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
         }
         check_effect(n, "ability", a.effect)?;
     }
+    Ok(())
+}
+
+/// A Location's Band, Capital Spacecraft, and what only Maneuvers have (Fast, costs, control, effect).
+fn check_maneuver(c: &CardDef) -> Result<(), ContentError> {
+    let n = c.id.as_str();
+    let t = c.card_type;
     match (t, c.location) {
         (CardType::Location, None) => {
             return Err(bad(
@@ -516,32 +565,37 @@ fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
         (_, Some(_)) => return Err(bad(n, "location", "only Locations lie in a Band")),
     }
     only(
+        c,
         "capital",
         c.capital,
         t == CardType::Spacecraft,
         "only Spacecraft are Capital",
     )?;
     let maneuver = t == CardType::Maneuver;
-    only("fast", c.fast, maneuver, "only Maneuvers are Fast")?;
+    only(c, "fast", c.fast, maneuver, "only Maneuvers are Fast")?;
     only(
+        c,
         "vote_cost",
         c.vote_cost > 0,
         maneuver,
         "only Maneuvers have a Vote cost",
     )?;
     only(
+        c,
         "cp_cost",
         c.cp_cost > 0,
         maneuver,
         "only Maneuvers have a CP cost",
     )?;
     only(
+        c,
         "requires_control",
         c.requires_control,
         maneuver,
         "only Maneuvers require control",
     )?;
     only(
+        c,
         "effect",
         c.effect.is_some(),
         maneuver,
@@ -560,16 +614,25 @@ fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
             ));
         }
     }
+    Ok(())
+}
+
+/// What only Storylines have (steps, reward), and a Homeworld's preferred factor values.
+fn check_storyline(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
+    let n = c.id.as_str();
+    let t = c.card_type;
     let story = t == CardType::Storyline;
-    only("steps", c.steps > 0, story, "only Storylines have steps")?;
+    only(c, "steps", c.steps > 0, story, "only Storylines have steps")?;
     only(
+        c,
         "ev_per_step",
         c.ev_per_step > 0,
         story,
         "only Storylines have steps",
     )?;
-    only("reward", c.reward > 0, story, "only Storylines award SP")?;
+    only(c, "reward", c.reward > 0, story, "only Storylines award SP")?;
     only(
+        c,
         "reward_to",
         c.reward_to != RewardTo::Completer,
         story,
@@ -579,6 +642,7 @@ fn validate(c: &CardDef, factors: &[String]) -> Result<(), ContentError> {
         return Err(bad(n, "steps", "a Storyline needs at least 1 step"));
     }
     only(
+        c,
         "preferred",
         !c.preferred.is_empty(),
         t == CardType::Homeworld,

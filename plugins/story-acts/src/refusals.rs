@@ -243,7 +243,17 @@ impl State {
         }
     }
 
+    /// The rule `rule` broken by `p`, in words.
     fn rule_text(&self, p: Owner, rule: Rule) -> String {
+        self.card_text(p, rule)
+            .or_else(|| self.cost_text(p, rule))
+            .or_else(|| self.factor_text(rule))
+            .or_else(|| self.board_text(p, rule))
+            .unwrap_or_default()
+    }
+
+    /// The words of a rule about which card, in which hand or zone, and targets.
+    fn card_text(&self, p: Owner, rule: Rule) -> Option<String> {
         let name = |card: u16| self.card_name(p, card);
         let with_place = |card: u16, text: String| {
             let place = self.place(p, card);
@@ -253,7 +263,7 @@ impl State {
                 format!("{text}: {place}")
             }
         };
-        match rule {
+        Some(match rule {
             Rule::NothingToDiscard => format!(
                 "nothing to discard: p{p} holds {} cards, within the hand limit of {}, and discards happen \
                  only at the End Phase",
@@ -298,6 +308,14 @@ impl State {
                 "{} takes no target, but card #{target} was given as one",
                 name(card)
             ),
+            _ => return None,
+        })
+    }
+
+    /// The words of a rule about costs, political control, card abilities and Storylines.
+    fn cost_text(&self, p: Owner, rule: Rule) -> Option<String> {
+        let name = |card: u16| self.card_name(p, card);
+        Some(match rule {
             Rule::NeedsControl(card) => {
                 let mut text = format!("{} needs political control (S4), and ", name(card));
                 match self.political_control() {
@@ -339,6 +357,40 @@ impl State {
                 name(card),
                 self.cards[usize::from(card)].controller
             ),
+            Rule::NoAbility(card) => format!("{} has no \"-X CP:\" ability", name(card)),
+            Rule::AbilityUsed(card) => format!(
+                "the ability of {} was already used this turn: once per turn (S8)",
+                name(card)
+            ),
+            Rule::NotStoryline(card) => {
+                let kind = self
+                    .cards
+                    .get(usize::from(card))
+                    .map_or(CardType::Storyline, |c| self.rules.db.get(c.def).card_type);
+                format!("{} is a {kind}, not a Storyline", name(card))
+            }
+            Rule::StepsDone(card) => format!(
+                "{} has all {} steps done: complete it instead",
+                name(card),
+                self.def(card).steps
+            ),
+            Rule::StepsLeft(card) => format!(
+                "{} has {} of {} steps done: advance it first",
+                name(card),
+                self.cards[usize::from(card)].progress,
+                self.def(card).steps
+            ),
+            Rule::Inconsistent => {
+                "the game's own records disagree; the action cannot be checked".to_owned()
+            }
+
+            _ => return None,
+        })
+    }
+
+    /// The words of a rule about Galactic Factors.
+    fn factor_text(&self, rule: Rule) -> Option<String> {
+        Some(match rule {
             Rule::NoSuchFactor(f) => {
                 let factors = &self.config().factors;
                 if factors.is_empty() {
@@ -373,11 +425,22 @@ impl State {
                     if up { "up" } else { "down" }
                 )
             }
-            Rule::NoAbility(card) => format!("{} has no \"-X CP:\" ability", name(card)),
-            Rule::AbilityUsed(card) => format!(
-                "the ability of {} was already used this turn: once per turn (S8)",
-                name(card)
-            ),
+            _ => return None,
+        })
+    }
+
+    /// The words of a rule about units, Bands and Locations.
+    fn board_text(&self, p: Owner, rule: Rule) -> Option<String> {
+        let name = |card: u16| self.card_name(p, card);
+        let with_place = |card: u16, text: String| {
+            let place = self.place(p, card);
+            if place.is_empty() {
+                text
+            } else {
+                format!("{text}: {place}")
+            }
+        };
+        Some(match rule {
             Rule::NotUnit(card) => {
                 let kind = self
                     .cards
@@ -449,28 +512,8 @@ impl State {
                 "{} is not Contested: only a captured Surface Location is Restored (S14)",
                 name(card)
             ),
-            Rule::NotStoryline(card) => {
-                let kind = self
-                    .cards
-                    .get(usize::from(card))
-                    .map_or(CardType::Storyline, |c| self.rules.db.get(c.def).card_type);
-                format!("{} is a {kind}, not a Storyline", name(card))
-            }
-            Rule::StepsDone(card) => format!(
-                "{} has all {} steps done: complete it instead",
-                name(card),
-                self.def(card).steps
-            ),
-            Rule::StepsLeft(card) => format!(
-                "{} has {} of {} steps done: advance it first",
-                name(card),
-                self.cards[usize::from(card)].progress,
-                self.def(card).steps
-            ),
-            Rule::Inconsistent => {
-                "the game's own records disagree; the action cannot be checked".to_owned()
-            }
-        }
+            _ => return None,
+        })
     }
 
     /// Whose card a targeted Maneuver needs, as a clause: "an opponent controls".
