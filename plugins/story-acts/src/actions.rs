@@ -2,8 +2,8 @@
 //! `Cause::Action`. Who may take one is in [`validate`](crate::validate), what it does in
 //! [`apply`](crate::apply).
 
+use crate::cards::Band;
 use crate::content::MAX_CP_COST;
-use crate::state::Band;
 use serde::{Deserialize, Serialize};
 
 /// A CP cost split over permanents (S8, K7): `[[card, cp], ...]`, cards in ascending order, each once, each

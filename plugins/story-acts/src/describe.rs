@@ -1,7 +1,7 @@
 //! What a `story-acts` game says about itself: its [`Description`], with every action's JSON example,
 //! every option with its documentation and default, and the resources.
 
-use crate::state::Config;
+use crate::config::Config;
 use crate::words::vocabulary;
 use coffer_core::{Description, Doc};
 use serde_json::json;

@@ -1,7 +1,8 @@
 //! The ruleset's own invariants, which the host checks after the ledger's: the Act and its results, hands
 //! and decks holding what their cards say, handle slots in range, the in-play index, Treasuries in range.
 
-use crate::state::{State, Zone};
+use crate::cards::Zone;
+use crate::state::State;
 use coffer_core::{Owner, Violation};
 
 /// Checks the ruleset's own invariants of `state`.

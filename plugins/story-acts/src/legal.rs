@@ -2,8 +2,9 @@
 //! candidates filtered by the one check [`validate`](crate::validate::validate).
 
 use crate::actions::{Action, CpSplit};
+use crate::cards::Band;
 use crate::content::{CardType, Effect};
-use crate::state::{Band, Phase, State};
+use crate::state::{Phase, State};
 use crate::validate::{ready_perm, validate_in};
 use coffer_core::Owner;
 

@@ -18,6 +18,8 @@
 
 pub mod actions;
 pub mod apply;
+pub mod cards;
+pub mod config;
 pub mod content;
 pub mod describe;
 pub mod invariants;
@@ -32,15 +34,14 @@ pub mod validate;
 pub mod words;
 
 pub use actions::{Action, CpSplit};
+pub use cards::{Band, Card, Handles, Slot, SlotError, Zone};
+pub use config::{AwardTo, Config, FactorDef, PoliticalTie, Rules};
 pub use content::{CardDb, CardDef, CardType, ContentError, Deed, Effect};
 pub use describe::{ID, OPTIONS, action_docs};
 pub use refusals::{PendingChoice, Rule, Why};
 pub use scoring::{ScoreLines, act_winner, score_lines};
 pub use setup::bounds;
-pub use state::{
-    ActResult, AwardTo, Band, Card, Config, FactorDef, Handles, Phase, PoliticalTie, Rules, Seat,
-    Slot, SlotError, State, Zone,
-};
+pub use state::{ActResult, Phase, Seat, State};
 pub use words::vocabulary;
 
 use coffer_core::{

@@ -5,8 +5,9 @@
 //! own hand); any other card is "card #N", and where it is stays unsaid: card numbers follow the public deck
 //! lists, so a hidden card's place would tell what another player holds.
 
+use crate::cards::{Band, Zone};
 use crate::content::{CardType, Effect};
-use crate::state::{Band, State, Zone};
+use crate::state::State;
 use coffer_core::{ActionError, Key, Owner, Refusal};
 use std::fmt::Write as _;
 

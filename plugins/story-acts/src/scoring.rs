@@ -1,8 +1,9 @@
 //! End of an Act: the S13 scoring table, the Act's winner (S12), the catch-up (S16) and the game's end.
 
+use crate::cards::{Band, Zone};
 use crate::content::{CardType, RewardTo};
 use crate::rules::turns::start_turn;
-use crate::state::{ActResult, Band, State, Zone, effect, key, kind, note};
+use crate::state::{ActResult, State, effect, key, kind, note};
 use coffer_core::{Cause, Owner, Refusal, Scope};
 use serde::{Deserialize, Serialize};
 

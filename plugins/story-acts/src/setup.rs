@@ -2,9 +2,11 @@
 //! game of that configuration), then the seats, cards and hands on a new ledger, in a fixed order (state
 //! hashes depend on it).
 
+use crate::cards::{Band, Card, Handles, Slot, SlotError, Zone};
+use crate::config::{Config, Rules};
 use crate::content::{self, CardDb, CardType};
 use crate::rules::turns::{draw, start_turn};
-use crate::state::{self, Band, Card, Config, Phase, Rules, Seat, Slot, State, Zone, key, kind};
+use crate::state::{Phase, Seat, State, key, kind};
 use coffer_core::{
     AmountSpec, Cause, ContentTable, Key, Ledger, Owner, Scope, SetupError, Shared, SharedContent,
     TrackSpec,
@@ -15,7 +17,7 @@ fn config_error(msg: String) -> SetupError {
     SetupError::Config(msg)
 }
 
-fn slot_error(e: state::SlotError) -> SetupError {
+fn slot_error(e: SlotError) -> SetupError {
     SetupError::Config(format!("the decks hold too many cards: {e}"))
 }
 
@@ -53,7 +55,7 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
             .filter(|&d| f(db.get(d)))
             .count()
     };
-    let mut handles = state::Handles::with_capacity(
+    let mut handles = Handles::with_capacity(
         count(|d| !matches!(d.card_type, CardType::Maneuver | CardType::Storyline)),
         count(|d| d.cp.is_some()),
         count(|d| d.ability.is_some()),
@@ -145,7 +147,7 @@ pub fn setup(players: u16, seed: u64, config: &Config) -> Result<State, SetupErr
 /// permanent, CP and ability on the ledger.
 fn add_card(
     ledger: &mut Ledger,
-    handles: &mut state::Handles,
+    handles: &mut Handles,
     db: &CardDb,
     p: u16,
     idx: u32,

@@ -7,9 +7,10 @@
 //! know (a ready card printing Votes is public; a Fast Maneuver in hand shows only in its owner's table).
 
 use crate::actions::Action;
+use crate::cards::{Band, Card, Zone};
 use crate::content::{CardDef, CardType};
 use crate::legal;
-use crate::state::{Band, Card, Phase, State, Zone, card_key};
+use crate::state::{Phase, State, card_key};
 use crate::validate::ready_perm;
 use coffer_core::{Owner, Table};
 use std::fmt::Write as _;

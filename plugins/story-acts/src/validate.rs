@@ -3,9 +3,10 @@
 //! changes nothing, and a refusal is a [`Why`] without text ([`State::explain`] writes it in words).
 
 use crate::actions::{Action, CpSplit};
+use crate::cards::{Band, Card, Zone};
 use crate::content::{CardType, Effect};
 use crate::refusals::{PendingChoice, Rule, Why};
-use crate::state::{Band, Card, Phase, State, Zone};
+use crate::state::{Phase, State};
 use coffer_core::{AmountId, Owner, Refusal};
 
 /// `Ok` when `ok`, else the refusal of rule `why`.

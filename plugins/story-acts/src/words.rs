@@ -2,7 +2,8 @@
 //! events, in the rulebook's words) and the labels of its resources ([`label`]).
 
 use crate::actions::Action;
-use crate::state::{PHASES, State, Zone, effect, kind, note};
+use crate::cards::Zone;
+use crate::state::{PHASES, State, effect, kind, note};
 use coffer_core::{Key, NoteTerm, Term, Vocabulary};
 
 /// The vocabulary, declared once in the ruleset's description.

@@ -1,9 +1,10 @@
 //! The board: Galactic Factors pushed (S5, S17), units moved between Bands (S15), Surface Locations
 //! captured and restored (S14).
 
+use crate::cards::Band;
 use crate::content::Deed;
 use crate::rules::cards::{activate, deed};
-use crate::state::{Band, State, card_key, note};
+use crate::state::{State, card_key, note};
 use coffer_core::{Cause, Owner, Refusal};
 
 /// `p` pushes Galactic Factor `factor` `steps` steps, paying committed Votes (S5).

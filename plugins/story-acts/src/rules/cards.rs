@@ -2,9 +2,10 @@
 //! S6, S8), their alignment and Morality Penalties (S8), Maneuver effects, and Storylines' steps.
 
 use crate::actions::CpSplit;
+use crate::cards::Zone;
 use crate::content::{CardDef, CardType, Deed, Effect, MAX_CP_COST};
 use crate::rules::turns::draw;
-use crate::state::{State, Zone, card_key, effect, note};
+use crate::state::{State, card_key, effect, note};
 use coffer_core::{Cause, Owner, Part, Refusal};
 
 /// The cost-relevant part of a card definition (copied so the state can be borrowed mutably).

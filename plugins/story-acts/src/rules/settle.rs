@@ -1,7 +1,9 @@
 //! State-based reactions (K11): an empty Treasury gives the S11 award; a card at 0 CP is destroyed, or a
 //! Prime Character Falls (S8).
 
-use crate::state::{AwardTo, Seat, State, Zone, card_key, effect, key, kind, leave_play, note};
+use crate::cards::Zone;
+use crate::config::AwardTo;
+use crate::state::{Seat, State, card_key, effect, key, kind, leave_play, note};
 use coffer_core::{Cause, Change, Ledger, Owner, Refusal};
 
 /// K11: reacts to what reached a floor (K1.5) since log position `from`: an empty Treasury gives the S11

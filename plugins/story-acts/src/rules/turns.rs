@@ -1,8 +1,9 @@
 //! The turn: drawing cards, the Ready, Income and Draw phases (S2, S9, S10), ending the main phase, the
 //! hand limit at the End Phase (S10, K6) and the next player's turn.
 
+use crate::cards::Zone;
 use crate::rules::settle::settle;
-use crate::state::{Phase, State, Zone, card_key, effect, key, kind, note};
+use crate::state::{Phase, State, card_key, effect, key, kind, note};
 use coffer_core::{Cause, Key, Owner, Refusal, Scope};
 
 /// Draws up to `n` cards from the top of `p`'s deck (an empty deck gives nothing), each recorded twice:
