@@ -13,6 +13,7 @@ impl State {
     ///
     /// # Errors
     /// [`ActionError`] when the game is over, it is not `player`'s turn, or the action is not legal.
+    #[inline]
     pub fn apply(&mut self, player: Owner, action: &Action) -> Result<(), ActionError> {
         if self.over {
             return Err(ActionError::GameOver);
