@@ -222,56 +222,73 @@ fn attack(s: &State, t: Turn, p: Owner, ship: u8, target: u8, weapon: u8) -> Res
     attack_weapon(s, i, weapon)
 }
 
+/// What the check of a dice input says, for the attack dice or the defence dice.
+struct DiceInput {
+    /// Defence dice rather than attack dice.
+    defence: bool,
+    /// The step that awaits them.
+    step: AttackStep,
+    /// No attack (or defence) awaits them.
+    none: &'static str,
+    /// They are rolled already.
+    rolled: &'static str,
+    /// Another player's ship rolls them.
+    owner: &'static str,
+}
+
+/// The attack dice's check.
+const ATTACK_DICE: DiceInput = DiceInput {
+    defence: false,
+    step: AttackStep::Roll,
+    none: "no attack awaits its attack dice",
+    rolled: "the attack dice are already rolled",
+    owner: "the attacking ship's owner enters the attack dice",
+};
+
+/// The defence dice's check.
+const DEFENCE_DICE: DiceInput = DiceInput {
+    defence: true,
+    step: AttackStep::DefenceRoll,
+    none: "no defence awaits its defence dice",
+    rolled: "the defence dice are already rolled",
+    owner: "the defending ship's owner enters the defence dice",
+};
+
 /// The attack dice: entered by the attacker's owner, at most as many results as dice.
 fn attack_dice(s: &State, t: Turn, p: Owner, hits: u8, crits: u8, focus: u8) -> Result<(), Why> {
-    let Turn::Attacker(i) = t else {
-        return Err(illegal("no attack awaits its attack dice"));
-    };
-    let at = s
-        .attack
-        .ok_or(illegal("no attack awaits its attack dice"))?;
-    if at.step != AttackStep::Roll {
-        return Err(illegal("the attack dice are already rolled"));
-    }
-    if s.ships[i].owner != p {
-        return Err(not_yours(
-            "the attacking ship's owner enters the attack dice",
-        ));
-    }
     let results = u16::from(hits) + u16::from(crits) + u16::from(focus);
-    if results > u16::from(at.dice) {
-        return Err(Why::TooManyResults {
-            results,
-            dice: at.dice,
-            defence: false,
-        });
-    }
-    Ok(())
+    dice(s, t, p, &ATTACK_DICE, results)
 }
 
 /// The defence dice: entered by the defender's owner, at most as many results as its agility.
 fn defence_dice(s: &State, t: Turn, p: Owner, evades: u8, focus: u8) -> Result<(), Why> {
-    let Turn::Defender(i) = t else {
-        return Err(illegal("no defence awaits its defence dice"));
+    dice(s, t, p, &DEFENCE_DICE, u16::from(evades) + u16::from(focus))
+}
+
+/// A dice input of `results` results: its step open, entered by the rolling ship's owner, at most as
+/// many results as dice (the attack's, or the defender's agility).
+fn dice(s: &State, t: Turn, p: Owner, input: &DiceInput, results: u16) -> Result<(), Why> {
+    let i = match (t, input.defence) {
+        (Turn::Attacker(i), false) | (Turn::Defender(i), true) => i,
+        _ => return Err(illegal(input.none)),
     };
-    let at = s
-        .attack
-        .ok_or(illegal("no defence awaits its defence dice"))?;
-    if at.step != AttackStep::DefenceRoll {
-        return Err(illegal("the defence dice are already rolled"));
+    let at = s.attack.ok_or(illegal(input.none))?;
+    if at.step != input.step {
+        return Err(illegal(input.rolled));
     }
     if s.ships[i].owner != p {
-        return Err(not_yours(
-            "the defending ship's owner enters the defence dice",
-        ));
+        return Err(not_yours(input.owner));
     }
-    let results = u16::from(evades) + u16::from(focus);
-    let dice = s.ships[i].agility;
+    let dice = if input.defence {
+        s.ships[i].agility
+    } else {
+        at.dice
+    };
     if results > u16::from(dice) {
         return Err(Why::TooManyResults {
             results,
             dice,
-            defence: true,
+            defence: input.defence,
         });
     }
     Ok(())

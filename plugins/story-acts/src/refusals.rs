@@ -256,14 +256,7 @@ impl State {
     /// The words of a rule about which card, in which hand or zone, and targets.
     fn card_text(&self, p: Owner, rule: Rule) -> Option<String> {
         let name = |card: u16| self.card_name(p, card);
-        let with_place = |card: u16, text: String| {
-            let place = self.place(p, card);
-            if place.is_empty() {
-                text
-            } else {
-                format!("{text}: {place}")
-            }
-        };
+        let with_place = |card: u16, text: String| self.with_place(p, card, text);
         Some(match rule {
             Rule::NothingToDiscard => format!(
                 "nothing to discard: p{p} holds {} cards, within the hand limit of {}, and discards happen \
@@ -433,14 +426,7 @@ impl State {
     /// The words of a rule about units, Bands and Locations.
     fn board_text(&self, p: Owner, rule: Rule) -> Option<String> {
         let name = |card: u16| self.card_name(p, card);
-        let with_place = |card: u16, text: String| {
-            let place = self.place(p, card);
-            if place.is_empty() {
-                text
-            } else {
-                format!("{text}: {place}")
-            }
-        };
+        let with_place = |card: u16, text: String| self.with_place(p, card, text);
         Some(match rule {
             Rule::NotUnit(card) => {
                 let kind = self
@@ -515,6 +501,16 @@ impl State {
             ),
             _ => return None,
         })
+    }
+
+    /// `text` about `card`, followed by where it is when `p` may know that: "...: in p1's discard pile".
+    fn with_place(&self, p: Owner, card: u16, text: String) -> String {
+        let place = self.place(p, card);
+        if place.is_empty() {
+            text
+        } else {
+            format!("{text}: {place}")
+        }
     }
 
     /// Whose card a targeted Maneuver needs, as a clause: "an opponent controls".

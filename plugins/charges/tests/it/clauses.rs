@@ -147,11 +147,7 @@ fn c3_force_not_spent_without_a_focus_result_to_change() {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
     g.advance_to(Phase::Engagement);
     // Vader (initiative 6) engages first.
-    g.ok(1, json!({"type":"attack","ship":1,"target":0,"weapon":0}));
-    g.ok(
-        1,
-        json!({"type":"attack_dice","hits":2,"crits":0,"focus":0}),
-    );
+    g.attack(1, 1, 0, 0, [2, 0, 0]);
     g.refused(1, json!({"type":"spend_force"}));
     assert_eq!(g.force(1), (3, 3));
 }
@@ -509,11 +505,7 @@ fn c8_force_recovers_one_under_the_older_reading() {
 fn c8_spend_force_changes_one_focus_result_when_attacking() {
     let mut g = G::squads(&[("luke-skywalker", NO)], &[("academy-pilot", NO)]);
     g.advance_to(Phase::Engagement);
-    g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
-    g.ok(
-        0,
-        json!({"type":"attack_dice","hits":0,"crits":0,"focus":2}),
-    );
+    g.attack(0, 0, 1, 0, [0, 0, 2]);
     g.ok(0, json!({"type":"spend_force"}));
     assert_eq!(g.force(0), (1, 2));
     let at = g.state().attack.unwrap();
@@ -530,11 +522,7 @@ fn c8_spend_force_changes_one_focus_result_when_defending() {
     let mut g = G::squads(&[("academy-pilot", NO)], &[("darth-vader", NO)]);
     g.advance_to(Phase::Engagement);
     g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
-    g.ok(
-        0,
-        json!({"type":"attack_dice","hits":1,"crits":0,"focus":0}),
-    );
+    g.attack(0, 0, 1, 0, [1, 0, 0]);
     g.ok(0, json!({"type":"done"}));
     g.ok(1, json!({"type":"defence_dice","evades":0,"focus":1}));
     g.ok(1, json!({"type":"spend_force"}));
@@ -617,11 +605,7 @@ fn c9_hits_are_suffered_before_crits() {
 fn c9_evades_cancel_hits_before_crits() {
     let mut g = G::squads(&[("academy-pilot", NO)], &[("academy-pilot", NO)]);
     g.advance_to(Phase::Engagement);
-    g.ok(0, json!({"type":"attack","ship":0,"target":1,"weapon":0}));
-    g.ok(
-        0,
-        json!({"type":"attack_dice","hits":1,"crits":1,"focus":0}),
-    );
+    g.attack(0, 0, 1, 0, [1, 1, 0]);
     g.ok(0, json!({"type":"done"}));
     g.ok(1, json!({"type":"defence_dice","evades":1,"focus":0}));
     g.ok(1, json!({"type":"done"}));

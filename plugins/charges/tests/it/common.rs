@@ -48,6 +48,26 @@ impl G {
         }
     }
 
+    /// `p`'s ship `ship` attacks `target` with `weapon`, and the attack dice come up `[hits, crits, focus]`.
+    #[track_caller]
+    pub fn attack(
+        &mut self,
+        p: u16,
+        ship: u8,
+        target: u8,
+        weapon: u8,
+        [hits, crits, focus]: [u8; 3],
+    ) {
+        self.ok(
+            p,
+            json!({"type":"attack","ship":ship,"target":target,"weapon":weapon}),
+        );
+        self.ok(
+            p,
+            json!({"type":"attack_dice","hits":hits,"crits":crits,"focus":focus}),
+        );
+    }
+
     /// Applies an action that must be refused, and checks the state hash is unchanged.
     pub fn refused(&mut self, p: u16, a: Value) -> ActionError {
         let before = self.game.state_hash();

@@ -89,24 +89,34 @@ pub(crate) fn commit_votes(
     card: u16,
     cause: Cause,
 ) -> Result<(), Refusal> {
-    let seat = s.seats[p.index()];
-    activate(s, card, cause)?;
-    let votes = s.def(card).votes;
-    s.ledger.gain(seat.votes, u64::from(votes), cause)?;
-    s.cards[usize::from(card)].committed = true;
-    deed(s, card, Deed::CommitVotes)?;
-    Ok(())
+    to_pool(s, p, card, Deed::CommitVotes, cause)
 }
 
 /// `card` adds its printed EV to `p`'s Resource Pool (S6).
 pub(crate) fn add_ev(s: &mut State, p: Owner, card: u16, cause: Cause) -> Result<(), Refusal> {
+    to_pool(s, p, card, Deed::AddEv, cause)
+}
+
+/// Activates `card` and adds what it prints for `deed` (its Votes, committed, or its EV) to `p`'s
+/// Resource Pool, then its alignment and Penalties for the deed (S8).
+fn to_pool(
+    s: &mut State,
+    p: Owner,
+    card: u16,
+    deed_done: Deed,
+    cause: Cause,
+) -> Result<(), Refusal> {
     let seat = s.seats[p.index()];
     activate(s, card, cause)?;
-    let ev = s.def(card).ev;
-    s.ledger.gain(seat.ev, u64::from(ev), cause)?;
-    s.cards[usize::from(card)].committed = false;
-    deed(s, card, Deed::AddEv)?;
-    Ok(())
+    let votes = deed_done == Deed::CommitVotes;
+    let (pool, n) = if votes {
+        (seat.votes, s.def(card).votes)
+    } else {
+        (seat.ev, s.def(card).ev)
+    };
+    s.ledger.gain(pool, u64::from(n), cause)?;
+    s.cards[usize::from(card)].committed = votes;
+    deed(s, card, deed_done)
 }
 
 /// `p` uses `card`'s "-X CP:" ability (S8): one use this turn and its CP, then its effect.
