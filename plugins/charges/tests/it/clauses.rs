@@ -67,10 +67,7 @@ fn c1_every_card_starts_with_its_limit_active() {
 
 #[test]
 fn c2_lose_flips_one_charge_of_that_card_only() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["proton-torpedoes", "r2-astromech"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["proton-torpedoes", "r2-astromech"]);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     assert_eq!(g.card(0, 1), (1, 2));
@@ -89,10 +86,7 @@ fn c2_spending_an_ability_flips_one_of_its_own_charges() {
 
 #[test]
 fn c2_losing_with_no_active_charge_changes_nothing() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["adv-proton-torpedoes"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["adv-proton-torpedoes"]);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
@@ -122,10 +116,7 @@ fn c3_spend_refused_when_every_charge_of_that_effect_is_inactive() {
 
 #[test]
 fn c3_recover_shield_cost_refused_while_all_shields_active() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["r2-astromech"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["r2-astromech"]);
     g.advance_to(Phase::Activation);
     let e = g.refused(0, json!({"type":"use_ability","ship":0,"card":1}));
     assert!(e.to_string().contains("shield"), "{e}");
@@ -144,7 +135,7 @@ fn c3_recover_shield_cost_refused_while_all_shields_active() {
 
 #[test]
 fn c3_force_not_spent_without_a_focus_result_to_change() {
-    let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
+    let mut g = G::luke_vs_vader(NO);
     g.advance_to(Phase::Engagement);
     // Vader (initiative 6) engages first.
     g.attack(1, 1, 0, 0, [2, 0, 0]);
@@ -170,10 +161,7 @@ fn c3_ordnance_attack_refused_without_an_active_charge() {
 
 #[test]
 fn c4_full_card_cannot_recover() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["proton-torpedoes"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["proton-torpedoes"]);
     g.advance_to(Phase::System);
     let e = g.refused(0, json!({"type":"recover","ship":0,"charges":{"card":1}}));
     assert!(e.to_string().contains("C4"), "{e}");
@@ -183,10 +171,7 @@ fn c4_full_card_cannot_recover() {
 
 #[test]
 fn c4_recover_flips_one_inactive_charge_and_never_exceeds_the_limit() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["proton-torpedoes", "r2-astromech"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["proton-torpedoes", "r2-astromech"]);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
@@ -202,10 +187,7 @@ fn c4_recover_flips_one_inactive_charge_and_never_exceeds_the_limit() {
 
 #[test]
 fn c4_recover_refused_for_a_card_without_charges() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["shield-upgrade"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["shield-upgrade"]);
     g.advance_to(Phase::System);
     g.refused(0, json!({"type":"recover","ship":0,"charges":{"card":1}}));
     g.refused(0, json!({"type":"recover","ship":0,"charges":"energy"}));
@@ -323,10 +305,7 @@ fn c6_recurring_charge_recovers_one_per_symbol_at_end_phase() {
 
 #[test]
 fn c6_non_recurring_charge_does_not_recover() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["proton-torpedoes"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["proton-torpedoes"]);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.finish_round();
@@ -570,7 +549,7 @@ fn c8_purple_maneuver_costs_one_force_and_needs_one_to_plan() {
 
 #[test]
 fn c9_shields_absorb_damage_before_damage_cards() {
-    let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
+    let mut g = G::luke_vs_vader(NO);
     g.advance_to(Phase::System);
     g.ok(
         0,
@@ -587,7 +566,7 @@ fn c9_shields_absorb_damage_before_damage_cards() {
 
 #[test]
 fn c9_hits_are_suffered_before_crits() {
-    let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
+    let mut g = G::luke_vs_vader(NO);
     g.advance_to(Phase::System);
     g.ok(
         0,
@@ -617,7 +596,7 @@ fn c9_evades_cancel_hits_before_crits() {
 
 #[test]
 fn c9_deal_a_damage_card_ignores_shields() {
-    let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
+    let mut g = G::luke_vs_vader(NO);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"deal_damage_card","ship":0,"faceup":true}));
     assert_eq!(g.shields(0), (2, 2));
@@ -1273,10 +1252,7 @@ fn c11_reload_only_torpedo_missile_or_device() {
 
 #[test]
 fn c11_reload_refused_for_a_ship_without_reload() {
-    let mut g = G::squads(
-        &[("luke-skywalker", &["proton-torpedoes"])],
-        &[("darth-vader", NO)],
-    );
+    let mut g = G::luke_vs_vader(&["proton-torpedoes"]);
     g.advance_to(Phase::System);
     g.ok(0, json!({"type":"lose","ship":0,"charges":{"card":1}}));
     g.advance_to(Phase::Activation);
@@ -1316,7 +1292,7 @@ fn c11_unrecoverable_card_ignores_its_recurring_symbols() {
 
 #[test]
 fn refusals_name_the_action_and_the_reason() {
-    let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
+    let mut g = G::luke_vs_vader(NO);
     let e = g.refused(1, json!({"type":"plan","ship":0,"maneuver":"white"}));
     assert!(matches!(e, ActionError::NotYourTurn { .. }), "{e}");
     let e = g.refused(0, json!({"type":"plan","ship":9,"maneuver":"white"}));

@@ -32,6 +32,11 @@ impl G {
         G { game }
     }
 
+    /// Luke Skywalker with `upgrades` (p0) against a bare Darth Vader (p1).
+    pub fn luke_vs_vader(upgrades: &[&str]) -> G {
+        G::squads(&[("luke-skywalker", upgrades)], &[("darth-vader", &[])])
+    }
+
     /// Two squads, other options default.
     pub fn squads(a: &[(&str, &[&str])], b: &[(&str, &[&str])]) -> G {
         G::new(json!({"squads": [squad(a), squad(b)]}))
