@@ -1,6 +1,7 @@
 //! The configuration (every RULES.md assumption is an option) and a game's fixed [`Rules`] built from it.
 
-use crate::content::{CardDb, CardDef};
+use crate::card_db::CardDb;
+use crate::content::CardDef;
 use serde::{Deserialize, Serialize};
 
 /// Who gets control when the highest standing Votes tie (S4).

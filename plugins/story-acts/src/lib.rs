@@ -18,6 +18,7 @@
 
 pub mod actions;
 pub mod apply;
+pub mod card_db;
 pub mod cards;
 pub mod config;
 pub mod content;
@@ -34,9 +35,10 @@ pub mod validate;
 pub mod words;
 
 pub use actions::{Action, CpSplit};
+pub use card_db::CardDb;
 pub use cards::{Band, Card, Handles, Slot, SlotError, Zone};
 pub use config::{AwardTo, Config, FactorDef, PoliticalTie, Rules};
-pub use content::{CardDb, CardDef, CardType, ContentError, Deed, Effect};
+pub use content::{CardDef, CardType, ContentError, Deed, Effect};
 pub use describe::{ID, OPTIONS, action_docs};
 pub use refusals::{PendingChoice, Rule, Why};
 pub use scoring::{ScoreLines, act_winner, score_lines};

@@ -2,9 +2,10 @@
 //! game of that configuration), then the seats, cards and hands on a new ledger, in a fixed order (state
 //! hashes depend on it).
 
+use crate::card_db::CardDb;
 use crate::cards::{Band, Card, Handles, Slot, SlotError, Zone};
 use crate::config::{Config, Rules};
-use crate::content::{self, CardDb, CardType};
+use crate::content::{self, CardType};
 use crate::rules::turns::{draw, start_turn};
 use crate::state::{Phase, Seat, State, key, kind};
 use coffer_core::{
