@@ -10,15 +10,13 @@ use crate::state::{State, card_key, note};
 use crate::validate::validate;
 use coffer_core::{ActionError, Cause, Owner, Refusal};
 
-/// Applies `p`'s action, or refuses it in words ([`State::explain`]) without changing anything.
+/// Applies `p`'s action, or refuses it in words ([`Why::error`](crate::refusals::Why::error)) without changing anything.
 ///
 /// # Errors
 /// [`ActionError`]: the refusal, or a kernel refusal (never expected after a successful check; the
 /// adapter rolls the ledger back).
 pub fn apply(s: &mut State, p: Owner, a: &Action) -> Result<(), ActionError> {
-    if let Err(why) = validate(s, p, a) {
-        return Err(s.explain(p, why));
-    }
+    validate(s, p, a).map_err(|why| why.error(s, p))?;
     execute(s, p, a)?;
     Ok(())
 }

@@ -33,6 +33,13 @@ pub enum Why {
     Short(Key, u64, u64),
 }
 
+impl Why {
+    /// The refusal of `p`'s action in `s`, in words (as [`State::explain`] writes it).
+    pub fn error(self, s: &State, p: Owner) -> ActionError {
+        s.explain(p, self)
+    }
+}
+
 /// The pending demand's data (a `Refusal` is not `Copy`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct PendingChoice {
