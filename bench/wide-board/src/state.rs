@@ -20,7 +20,7 @@ pub const START_POOLS: [u32; 3] = [3, 3, 2];
 /// Tokens a strategic action gains into the tactic pool.
 pub const STRATEGIC_GAIN: u32 = 2;
 
-/// Resource kinds (indexing [`Vocabulary::kinds`]).
+/// Resource kinds (indexing [`Vocabulary::kinds`](coffer_core::Vocabulary::kinds)).
 pub mod kind {
     use coffer_core::Kind;
     /// Reinforcements: each player's tokens off the sheet and off the board (the kernel reserve).

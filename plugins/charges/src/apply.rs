@@ -1,4 +1,4 @@
-//! Applying an action: [`validate`](crate::validate::validate) it, then dispatch to its rule in
+//! Applying an action: [`validate`] it, then dispatch to its rule in
 //! [`rules`](crate::rules), then move the clock on.
 
 use crate::actions::Action;

@@ -1,4 +1,4 @@
-//! Applying an action: [`validate`](crate::validate::validate) it, dispatch to its rule in
+//! Applying an action: [`validate`] it, dispatch to its rule in
 //! [`rules`](crate::rules), react to what reached a floor (K11), and end the Act when a Storyline was
 //! completed (S12).
 

@@ -202,7 +202,7 @@ pub enum RewardTo {
 }
 
 /// One card definition, as written in the card JSON. Fields a type does not use must stay at their
-/// defaults; [`CardDb::new`] checks that.
+/// defaults; [`CardDb::new`](crate::card_db::CardDb::new) checks that.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CardDef {

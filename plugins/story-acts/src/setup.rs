@@ -199,7 +199,7 @@ fn add_card(
     })
 }
 
-/// The bounds of the numeric options (inclusive), checked by [`build_rules`] and written in their docs.
+/// The bounds of the numeric options (inclusive), checked when a configuration is built into its rules and written in their docs.
 pub mod bounds {
     /// `treasury_cap`.
     pub const TREASURY_CAP: (u32, u32) = (1, 1000);
