@@ -2,7 +2,7 @@
 //! tracks from upgrades, recurring and negative recurring charges at the End Phase; one test (or more) per
 //! clause, named after it.
 
-use crate::clauses::{NO, bomber, custom, tie};
+use crate::clauses::{NO, against_a_tie, bomber, custom, tie};
 use crate::common::G;
 use coffer_charges::Phase;
 use coffer_charges::state::kind;
@@ -248,13 +248,7 @@ fn c6_recurring_charge_recovers_one_per_symbol_at_end_phase() {
         "initiative": 6, "attack": 3, "agility": 2, "hull": 4, "shields": {"value": 3},
         "charges": {"value": 1, "recurs": 1}, "actions": {"focus": "white", "evade": "white"},
         "ability": {"timing": "after_action", "cost": 1, "effect": "extra_action"}});
-    let mut g = custom(
-        json!([poe, tie()]),
-        json!([]),
-        &[("poe", NO)],
-        &[("tie", NO)],
-        json!({}),
-    );
+    let mut g = against_a_tie(poe, "poe");
     g.advance_to(Phase::Activation);
     g.ok(1, json!({"type":"execute","ship":1}));
     g.ok(1, json!({"type":"pass","ship":1}));
@@ -293,13 +287,7 @@ fn c6_end_phase_order_abilities_then_tokens_then_recurrence_then_win_check() {
     let pilot = json!({"id": "ender", "name": "Ender", "ship": "TIE/ln", "size": "small", "initiative": 1,
         "attack": 2, "agility": 3, "hull": 3, "charges": {"value": 1, "recurs": 1}, "actions": {"focus": "white"},
         "ability": {"timing": "end", "cost": 1, "effect": "none"}});
-    let mut g = custom(
-        json!([pilot, tie()]),
-        json!([]),
-        &[("ender", NO)],
-        &[("tie", NO)],
-        json!({}),
-    );
+    let mut g = against_a_tie(pilot, "ender");
     g.advance_to(Phase::Activation);
     g.ok(0, json!({"type":"execute","ship":0}));
     g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));

@@ -31,6 +31,17 @@ pub fn custom(
     G::new(config)
 }
 
+/// A game of the inline pilot `pilot` (id `id`, p0) against a plain TIE (p1), no upgrades.
+pub fn against_a_tie(pilot: Value, id: &str) -> G {
+    custom(
+        json!([pilot, tie()]),
+        json!([]),
+        &[(id, NO)],
+        &[("tie", NO)],
+        json!({}),
+    )
+}
+
 /// A plain TIE pilot for inline content.
 pub fn tie() -> Value {
     json!({"id": "tie", "name": "Academy Pilot", "ship": "TIE/ln", "size": "small", "initiative": 1,
