@@ -2,7 +2,8 @@
 //! systems without a player's token, a player's count on the board, and the round's return of every board
 //! token. None looks a zone up one by one.
 
-use crate::{Action, State, kind};
+use crate::actions::Action;
+use crate::state::{State, kind};
 use coffer_core::{Cause, Owner, Refusal};
 
 impl State {

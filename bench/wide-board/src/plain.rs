@@ -15,7 +15,7 @@
 //! assert!(applied > 0);
 //! ```
 
-use crate::{Config, MAX_PLAYERS, START_POOLS, STRATEGIC_GAIN, TOKENS};
+use crate::state::{Config, MAX_PLAYERS, START_POOLS, STRATEGIC_GAIN, TOKENS};
 use coffer_core::GameRng;
 
 const P: usize = MAX_PLAYERS as usize;

@@ -149,9 +149,9 @@ pub enum Pays {
     #[default]
     Charges,
     /// The ship's Force, shared by the ship card and every upgrade (C8, C14): a crew's or a pilot's
-    /// "spend 1 [Force]".
+    /// "spend 1 \[Force\]".
     Force,
-    /// A huge ship's energy, spent from the ship card whichever card instructs it (C20): "spend [energy]".
+    /// A huge ship's energy, spent from the ship card whichever card instructs it (C20): "spend \[energy\]".
     Energy,
 }
 
@@ -170,7 +170,7 @@ pub enum Effect {
     /// treating it as red").
     ExtraAction,
     /// Perform one more action at its own colour (Darth Vader's "After you perform an action, you may
-    /// spend 1 [Force] to perform an action", C14).
+    /// spend 1 \[Force\] to perform an action", C14).
     AnotherAction,
 }
 

@@ -23,20 +23,30 @@
 //! ```
 
 pub mod actions;
+pub mod apply;
 pub mod content;
+pub mod describe;
+pub mod invariants;
+pub mod legal;
+pub mod refusals;
+pub mod rules;
+pub mod setup;
 pub mod state;
 pub mod table;
+pub mod turn;
+pub mod validate;
 pub mod words;
 
-pub use actions::{Action, ChargeRef, ShipAction, Turn, Why};
+pub use actions::{Action, ChargeRef, ShipAction};
 pub use content::{Content, ContentError};
+pub use describe::{action_docs, option_docs};
+pub use refusals::Why;
 pub use state::{Config, Device, ForceRecovery, Phase, ShipChoice, State, default_squads};
+pub use turn::Turn;
 
 use coffer_core::{
-    ActionError, Description, Doc, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Table,
-    Violation,
+    ActionError, Description, Key, Ledger, Outcome, Owner, Ruleset, SetupError, Table, Violation,
 };
-use serde_json::json;
 
 /// The `charges` ruleset.
 #[derive(Clone, Copy, Debug, Default)]
@@ -49,213 +59,32 @@ impl Charges {
     }
 }
 
-/// Every action with its JSON example, as `describe` and the README list them.
-pub fn action_docs() -> Vec<Doc> {
-    vec![
-        Doc::with(
-            "plan",
-            "Planning Phase: set a ship's dial to a maneuver colour (blue, white, red, purple); purple needs an active Force.",
-            json!({"type":"plan","ship":0,"maneuver":"white"}),
-        ),
-        Doc::with(
-            "use_ability",
-            "Use a card's ability at its timing (system, reveal, action, after_action, end), spending that card's own charges; refused when the effect cannot resolve.",
-            json!({"type":"use_ability","ship":0,"card":2}),
-        ),
-        Doc::with(
-            "execute",
-            "Activation Phase: reveal and execute the planned maneuver (blue removes a stress, red gains one or costs a huge ship one energy, purple spends one Force).",
-            json!({"type":"execute","ship":0}),
-        ),
-        Doc::with(
-            "perform",
-            "Activation Phase: perform the focus or evade action of the action bar (purple costs one Force, red gains a stress).",
-            json!({"type":"perform","ship":0,"action":"focus"}),
-        ),
-        Doc::with(
-            "reload",
-            "Activation Phase: the Reload action: a torpedo, missile or device upgrade below its limit recovers one charge and the ship gains a disarm token.",
-            json!({"type":"reload","ship":0,"card":1}),
-        ),
-        Doc::with(
-            "pass",
-            "Ends the ship's turn in the System, Activation (after executing) or Engagement Phase.",
-            json!({"type":"pass","ship":0}),
-        ),
-        Doc::with(
-            "attack",
-            "Engagement Phase: attack an enemy ship with the primary weapon (weapon 0) or an ordnance upgrade (spends one of its charges).",
-            json!({"type":"attack","ship":0,"target":1,"weapon":0}),
-        ),
-        Doc::with(
-            "attack_dice",
-            "The attacker's dice results (input).",
-            json!({"type":"attack_dice","hits":1,"crits":0,"focus":1}),
-        ),
-        Doc::with(
-            "defence_dice",
-            "The defender's dice results (input).",
-            json!({"type":"defence_dice","evades":0,"focus":1}),
-        ),
-        Doc::with(
-            "spend_force",
-            "At a dice step: spend one Force to change one focus result to a hit (attacking) or an evade (defending).",
-            json!({"type":"spend_force"}),
-        ),
-        Doc::with(
-            "spend_focus",
-            "At a dice step: spend a focus token to change every focus result.",
-            json!({"type":"spend_focus"}),
-        ),
-        Doc::with(
-            "spend_evade",
-            "At the defence dice step: spend an evade token to add an evade result.",
-            json!({"type":"spend_evade"}),
-        ),
-        Doc::with(
-            "done",
-            "Ends the current dice step (the defender's ends the attack and deals its damage), or the player's End Phase.",
-            json!({"type":"done"}),
-        ),
-        Doc::with(
-            "suffer_damage",
-            "Effect input on a ship's turn: a ship suffers 0-2 hits and 0-2 crits, at least one in all; shields absorb first, hits before crits.",
-            json!({"type":"suffer_damage","ship":1,"hits":1,"crits":1}),
-        ),
-        Doc::with(
-            "deal_damage_card",
-            "Effect input: deal a ship a damage card, ignoring shields.",
-            json!({"type":"deal_damage_card","ship":1,"faceup":false}),
-        ),
-        Doc::with(
-            "gain_stress",
-            "Effect input: a ship gains a stress token (a huge ship must then spend one energy to remove it, if able).",
-            json!({"type":"gain_stress","ship":0}),
-        ),
-        Doc::with(
-            "lose",
-            "Effect input: a ship loses one charge of its Force, shields, energy or a card.",
-            json!({"type":"lose","ship":0,"charges":{"card":1}}),
-        ),
-        Doc::with(
-            "recover",
-            "Effect input: a ship recovers one charge of its Force, shields, energy or a card; refused when they are all active or cannot be recovered.",
-            json!({"type":"recover","ship":0,"charges":"force"}),
-        ),
-        Doc::with(
-            "place_in_reserve",
-            "Effect input (C19): a ship in the play area is placed in reserve: no dial (a planned one is set aside), no actions, no attacks, its abilities inactive, and it cannot be attacked; in the End Phase it still loses its circular tokens and recovers recurring charges.",
-            json!({"type":"place_in_reserve","ship":1}),
-        ),
-        Doc::with(
-            "deploy",
-            "Effect input (C19): a ship in reserve is placed in the play area; it has no dial until the next Planning Phase, so no Activation turn this round.",
-            json!({"type":"deploy","ship":1}),
-        ),
-        Doc::with(
-            "device_not_placed",
-            "System Phase (C16), right after a ship drops a device and before anything else: the table reports that the device could not be placed, and play is reversed: the device is not placed, its charge is recovered (even one that cannot otherwise be), and the ship may still place a device this System Phase.",
-            json!({"type":"device_not_placed","ship":0,"card":1}),
-        ),
-    ]
-}
-
-/// Every configuration option with its default.
-pub fn option_docs() -> Vec<Doc> {
-    let d = Config::default();
-    vec![
-        Doc::with(
-            "squads",
-            "One squad per player: a list of 1-4 ships, each a pilot id and 0-7 upgrade ids.",
-            serde_json::to_value(&d.squads).unwrap_or_default(),
-        ),
-        Doc::with(
-            "force_recovery",
-            "\"highest\": Force recovers the highest recurring count among the cards granting Force (current rules); \"one\": recovers one (older reading).",
-            json!("highest"),
-        ),
-        Doc::with(
-            "max_rounds",
-            "The game ends after this many rounds (1-1000); the players with the most surviving ships win.",
-            json!(d.max_rounds),
-        ),
-        Doc::with(
-            "content",
-            "Inline card content (pilots and upgrades) replacing the built-in set; null for the built-in set. Bounds: initiative 0-8, hull 1-40, attack 0-6 (ordnance 1-6), agility 0-4, charges, Force, shields and energy 0-20 each.",
-            serde_json::Value::Null,
-        ),
-    ]
-}
-
 impl Ruleset for Charges {
     type State = State;
     type Action = Action;
     type Config = Config;
 
     fn describe(&self) -> Description {
-        let mut d = Description::new(
-            "charges",
-            env!("CARGO_PKG_VERSION"),
-            "X-Wing second edition charges, Force, shields and energy",
-        );
-        d.min_players = 2;
-        d.max_players = 4;
-        d.phases = ["planning", "system", "activation", "engagement", "end"]
-            .map(String::from)
-            .to_vec();
-        d.resources = vec![
-            Doc::new(
-                "charges",
-                "Standard charges (gold) of one card, ship card or upgrade, spent from that card.",
-            ),
-            Doc::new(
-                "force",
-                "The ship's one Force track (purple), capacity from the ship card and its upgrades.",
-            ),
-            Doc::new(
-                "shields",
-                "The ship's one shield track (blue); recurring only on huge ships.",
-            ),
-            Doc::new(
-                "energy",
-                "A huge ship's energy track (pink), recurring per the ship card.",
-            ),
-            Doc::new(
-                "focus, evade, disarm",
-                "Circular tokens, removed in the End Phase.",
-            ),
-            Doc::new(
-                "stress",
-                "Stress tokens, kept at the End Phase; a blue maneuver removes one.",
-            ),
-            Doc::new(
-                "damage",
-                "Facedown and faceup damage cards; a ship with as many as its hull is destroyed.",
-            ),
-        ];
-        d.actions = action_docs();
-        d.options = option_docs();
-        d.vocabulary = words::vocabulary();
-        d
+        describe::description()
     }
 
     fn new_game(&self, players: u16, seed: u64, config: &Config) -> Result<State, SetupError> {
-        state::setup(players, seed, config)
+        setup::setup(players, seed, config)
     }
 
     fn legal_actions(&self, state: &State, player: Owner, out: &mut Vec<Action>) {
-        actions::legal_actions(state, player, out);
+        legal::legal_actions(state, player, out);
     }
 
     fn to_act(&self, state: &State, out: &mut Vec<Owner>) {
-        actions::to_act(state, out);
+        turn::to_act(state, out);
     }
 
     fn apply(&self, state: &mut State, player: Owner, action: &Action) -> Result<(), ActionError> {
         if state.winners.is_some() {
             return Err(ActionError::GameOver);
         }
-        actions::apply(state, player, action)
+        apply::apply(state, player, action)
     }
 
     fn ledger<'s>(&self, state: &'s State) -> &'s Ledger {
@@ -267,19 +96,7 @@ impl Ruleset for Charges {
     }
 
     fn outcome(&self, state: &State) -> Outcome {
-        match &state.winners {
-            None => Outcome::Ongoing,
-            Some(w) => Outcome::Finished {
-                winners: w.clone(),
-                scores: (0..state.done.len())
-                    .map(|p| {
-                        (0..state.ships.len())
-                            .filter(|&i| state.ships[i].owner.index() == p && state.alive(i))
-                            .count() as i64
-                    })
-                    .collect(),
-            },
-        }
+        state.outcome()
     }
 
     fn table(&self, state: &State, seat: Option<Owner>, table: &mut Table) {
@@ -292,47 +109,7 @@ impl Ruleset for Charges {
 
     /// The ruleset's own invariants (the host checks the ledger's first).
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {
-        if state.done.len() != usize::from(state.ledger.owners()) {
-            return Err(Violation("one End Phase permanent per player".into()));
-        }
-        let derived = actions::ship_to_act(state);
-        if state.current != derived {
-            let ship = |s: Option<u8>| s.map_or_else(|| "none".to_owned(), |i| format!("ship {i}"));
-            return Err(Violation(format!(
-                "the stored ship to act is {}, the derived one is {}",
-                ship(state.current),
-                ship(derived)
-            )));
-        }
-        if let Some(at) = state.attack {
-            if usize::from(at.attacker) >= state.ships.len()
-                || usize::from(at.defender) >= state.ships.len()
-            {
-                return Err(Violation(format!(
-                    "the attack names ship {} against ship {}, but the game has ships 0-{}",
-                    at.attacker,
-                    at.defender,
-                    state.ships.len().saturating_sub(1)
-                )));
-            }
-        }
-        if state
-            .ships
-            .iter()
-            .any(|s| s.card_names.len() != s.cards.len())
-        {
-            return Err(Violation("every card of a ship has a name".into()));
-        }
-        if let Some(i) = state
-            .ships
-            .iter()
-            .position(|s| s.revealed && s.planned.is_none())
-        {
-            return Err(Violation(format!(
-                "ship {i} has a revealed dial but no planned maneuver"
-            )));
-        }
-        Ok(())
+        invariants::check(state)
     }
 }
 

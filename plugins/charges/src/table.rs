@@ -2,8 +2,8 @@
 //! ship has the turn, who may act and why, and the ships, the attack in progress, the End Phase and the
 //! result as sections. A planned dial is written only into its owner's table until it is revealed.
 
-use crate::actions::{Turn, turn};
 use crate::state::{AttackStep, Phase, Ship, State};
+use crate::turn::{Turn, turn};
 use coffer_core::{Owner, Table};
 use std::fmt::Write as _;
 

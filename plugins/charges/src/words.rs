@@ -1,7 +1,7 @@
 //! What the `charges` ruleset calls things: its [`Vocabulary`] (kinds, phases, dice steps, actions and
 //! its own events), the codes of those events ([`note`]), and the labels of its resources.
 
-use crate::actions::ACTION_NAMES;
+use crate::actions::Action;
 use crate::state::{AttackStep, Phase, State, kind};
 use coffer_core::{Key, NoteTerm, Term, Vocabulary};
 
@@ -115,20 +115,53 @@ pub fn vocabulary() -> Vocabulary {
             "any action, at its own colour",
         ]),
     );
-    set(note::PASSED, NoteTerm::new("{subject} ends its turn"));
+    // The notes written plainly, without values or a secret form.
+    for (code, text) in [
+        (note::PASSED, "{subject} ends its turn"),
+        (note::DEFENDS, "{subject} defends"),
+        (
+            note::ATTACK_DICE,
+            "{subject} rolled hits: {0}, crits: {1}, focus: {2}",
+        ),
+        (
+            note::DEFENCE_DICE,
+            "{subject} rolled evades: {0}, focus: {1}",
+        ),
+        (
+            note::EVADE_ADDED,
+            "{subject} spent an evade token to add an evade result",
+        ),
+        (
+            note::ATTACK_MODIFIED,
+            "{subject} is done modifying its attack dice",
+        ),
+        (note::SUFFERS, "{subject} suffers hits: {0}, crits: {1}"),
+        (note::DESTROYED, "{subject} is destroyed"),
+        (note::END_DONE, "{who} is done with the End Phase"),
+        (note::NOTHING_LOST, "{subject}: no active charge to lose"),
+        (note::WINS, "{who} wins, with ships in play: {0}"),
+        (
+            note::DRAW,
+            "the game ends in a draw: no ship is left in play",
+        ),
+        (note::TO_RESERVE, "{subject} is placed in reserve"),
+        (
+            note::DEPLOYED,
+            "{subject} is placed in the play area from reserve",
+        ),
+        (
+            note::DEVICE_NOT_PLACED,
+            "the device {subject} just dropped could not be placed: play is reversed, the device is \
+             not placed, its charge is recovered and the ship may still place a device this System \
+             Phase (C16)",
+        ),
+    ] {
+        set(code, NoteTerm::new(text));
+    }
     set(
         note::ATTACKS,
         NoteTerm::new("{subject} attacks with {value}: {1} attack dice")
             .values(["its primary weapon", "an ordnance upgrade"]),
-    );
-    set(note::DEFENDS, NoteTerm::new("{subject} defends"));
-    set(
-        note::ATTACK_DICE,
-        NoteTerm::new("{subject} rolled hits: {0}, crits: {1}, focus: {2}"),
-    );
-    set(
-        note::DEFENCE_DICE,
-        NoteTerm::new("{subject} rolled evades: {0}, focus: {1}"),
     );
     set(
         note::FORCE_CHANGE,
@@ -139,51 +172,6 @@ pub fn vocabulary() -> Vocabulary {
         note::FOCUS_CHANGE,
         NoteTerm::new("{subject} spent a focus token: focus results changed into {value}: {1}")
             .values(["hits", "evades"]),
-    );
-    set(
-        note::EVADE_ADDED,
-        NoteTerm::new("{subject} spent an evade token to add an evade result"),
-    );
-    set(
-        note::ATTACK_MODIFIED,
-        NoteTerm::new("{subject} is done modifying its attack dice"),
-    );
-    set(
-        note::SUFFERS,
-        NoteTerm::new("{subject} suffers hits: {0}, crits: {1}"),
-    );
-    set(note::DESTROYED, NoteTerm::new("{subject} is destroyed"));
-    set(
-        note::END_DONE,
-        NoteTerm::new("{who} is done with the End Phase"),
-    );
-    set(
-        note::NOTHING_LOST,
-        NoteTerm::new("{subject}: no active charge to lose"),
-    );
-    set(
-        note::WINS,
-        NoteTerm::new("{who} wins, with ships in play: {0}"),
-    );
-    set(
-        note::DRAW,
-        NoteTerm::new("the game ends in a draw: no ship is left in play"),
-    );
-    set(
-        note::TO_RESERVE,
-        NoteTerm::new("{subject} is placed in reserve"),
-    );
-    set(
-        note::DEPLOYED,
-        NoteTerm::new("{subject} is placed in the play area from reserve"),
-    );
-    set(
-        note::DEVICE_NOT_PLACED,
-        NoteTerm::new(
-            "the device {subject} just dropped could not be placed: play is reversed, the device is \
-             not placed, its charge is recovered and the ship may still place a device this System \
-             Phase (C16)",
-        ),
     );
     Vocabulary {
         round: "Round".to_owned(),
@@ -197,7 +185,7 @@ pub fn vocabulary() -> Vocabulary {
         ]
         .map(|s| s.name().to_owned())
         .to_vec(),
-        actions: ACTION_NAMES.map(str::to_owned).to_vec(),
+        actions: Action::NAMES.map(str::to_owned).to_vec(),
         effects: Vec::new(),
         notes,
     }

@@ -5,8 +5,9 @@
 //! own hand); any other card is "card #N", and where it is stays unsaid: card numbers follow the public deck
 //! lists, so a hidden card's place would tell what another player holds.
 
+use crate::cards::{Band, Zone};
 use crate::content::{CardType, Effect};
-use crate::state::{Band, State, Zone};
+use crate::state::State;
 use coffer_core::{ActionError, Key, Owner, Refusal};
 use std::fmt::Write as _;
 
@@ -30,6 +31,13 @@ pub enum Why {
     Rule(Rule),
     /// A cost cannot be paid: `(what, need, have)`.
     Short(Key, u64, u64),
+}
+
+impl Why {
+    /// The refusal of `p`'s action in `s`, in words (as [`State::explain`] writes it).
+    pub fn error(self, s: &State, p: Owner) -> ActionError {
+        s.explain(p, self)
+    }
 }
 
 /// The pending demand's data (a `Refusal` is not `Copy`).
@@ -243,17 +251,20 @@ impl State {
         }
     }
 
+    /// The rule `rule` broken by `p`, in words.
     fn rule_text(&self, p: Owner, rule: Rule) -> String {
+        self.card_text(p, rule)
+            .or_else(|| self.cost_text(p, rule))
+            .or_else(|| self.factor_text(rule))
+            .or_else(|| self.board_text(p, rule))
+            .unwrap_or_default()
+    }
+
+    /// The words of a rule about which card, in which hand or zone, and targets.
+    fn card_text(&self, p: Owner, rule: Rule) -> Option<String> {
         let name = |card: u16| self.card_name(p, card);
-        let with_place = |card: u16, text: String| {
-            let place = self.place(p, card);
-            if place.is_empty() {
-                text
-            } else {
-                format!("{text}: {place}")
-            }
-        };
-        match rule {
+        let with_place = |card: u16, text: String| self.with_place(p, card, text);
+        Some(match rule {
             Rule::NothingToDiscard => format!(
                 "nothing to discard: p{p} holds {} cards, within the hand limit of {}, and discards happen \
                  only at the End Phase",
@@ -298,6 +309,14 @@ impl State {
                 "{} takes no target, but card #{target} was given as one",
                 name(card)
             ),
+            _ => return None,
+        })
+    }
+
+    /// The words of a rule about costs, political control, card abilities and Storylines.
+    fn cost_text(&self, p: Owner, rule: Rule) -> Option<String> {
+        let name = |card: u16| self.card_name(p, card);
+        Some(match rule {
             Rule::NeedsControl(card) => {
                 let mut text = format!("{} needs political control (S4), and ", name(card));
                 match self.political_control() {
@@ -339,6 +358,40 @@ impl State {
                 name(card),
                 self.cards[usize::from(card)].controller
             ),
+            Rule::NoAbility(card) => format!("{} has no \"-X CP:\" ability", name(card)),
+            Rule::AbilityUsed(card) => format!(
+                "the ability of {} was already used this turn: once per turn (S8)",
+                name(card)
+            ),
+            Rule::NotStoryline(card) => {
+                let kind = self
+                    .cards
+                    .get(usize::from(card))
+                    .map_or(CardType::Storyline, |c| self.rules.db.get(c.def).card_type);
+                format!("{} is a {kind}, not a Storyline", name(card))
+            }
+            Rule::StepsDone(card) => format!(
+                "{} has all {} steps done: complete it instead",
+                name(card),
+                self.def(card).steps
+            ),
+            Rule::StepsLeft(card) => format!(
+                "{} has {} of {} steps done: advance it first",
+                name(card),
+                self.cards[usize::from(card)].progress,
+                self.def(card).steps
+            ),
+            Rule::Inconsistent => {
+                "the game's own records disagree; the action cannot be checked".to_owned()
+            }
+
+            _ => return None,
+        })
+    }
+
+    /// The words of a rule about Galactic Factors.
+    fn factor_text(&self, rule: Rule) -> Option<String> {
+        Some(match rule {
             Rule::NoSuchFactor(f) => {
                 let factors = &self.config().factors;
                 if factors.is_empty() {
@@ -373,11 +426,15 @@ impl State {
                     if up { "up" } else { "down" }
                 )
             }
-            Rule::NoAbility(card) => format!("{} has no \"-X CP:\" ability", name(card)),
-            Rule::AbilityUsed(card) => format!(
-                "the ability of {} was already used this turn: once per turn (S8)",
-                name(card)
-            ),
+            _ => return None,
+        })
+    }
+
+    /// The words of a rule about units, Bands and Locations.
+    fn board_text(&self, p: Owner, rule: Rule) -> Option<String> {
+        let name = |card: u16| self.card_name(p, card);
+        let with_place = |card: u16, text: String| self.with_place(p, card, text);
+        Some(match rule {
             Rule::NotUnit(card) => {
                 let kind = self
                     .cards
@@ -449,27 +506,17 @@ impl State {
                 "{} is not Contested: only a captured Surface Location is Restored (S14)",
                 name(card)
             ),
-            Rule::NotStoryline(card) => {
-                let kind = self
-                    .cards
-                    .get(usize::from(card))
-                    .map_or(CardType::Storyline, |c| self.rules.db.get(c.def).card_type);
-                format!("{} is a {kind}, not a Storyline", name(card))
-            }
-            Rule::StepsDone(card) => format!(
-                "{} has all {} steps done: complete it instead",
-                name(card),
-                self.def(card).steps
-            ),
-            Rule::StepsLeft(card) => format!(
-                "{} has {} of {} steps done: advance it first",
-                name(card),
-                self.cards[usize::from(card)].progress,
-                self.def(card).steps
-            ),
-            Rule::Inconsistent => {
-                "the game's own records disagree; the action cannot be checked".to_owned()
-            }
+            _ => return None,
+        })
+    }
+
+    /// `text` about `card`, followed by where it is when `p` may know that: "...: in p1's discard pile".
+    fn with_place(&self, p: Owner, card: u16, text: String) -> String {
+        let place = self.place(p, card);
+        if place.is_empty() {
+            text
+        } else {
+            format!("{text}: {place}")
         }
     }
 

@@ -1,8 +1,9 @@
 //! End of an Act: the S13 scoring table, the Act's winner (S12), the catch-up (S16) and the game's end.
 
-use crate::actions::reward_recipients;
-use crate::content::CardType;
-use crate::state::{ActResult, Band, State, Zone, effect, key, kind, note};
+use crate::cards::{Band, Zone};
+use crate::content::{CardType, RewardTo};
+use crate::rules::turns::start_turn;
+use crate::state::{ActResult, State, effect, key, kind, note};
 use coffer_core::{Cause, Owner, Refusal, Scope};
 use serde::{Deserialize, Serialize};
 
@@ -161,7 +162,15 @@ pub fn end_act(s: &mut State, completer: Owner, storyline: u16) -> Result<(), Re
         s.ledger.end_scope(Scope::Act);
         s.act += 1;
         s.active = (s.active + 1) % n;
-        s.start_turn()?;
+        start_turn(s)?;
     }
     Ok(())
+}
+
+/// Who receives a Storyline's reward.
+pub fn reward_recipients(to: RewardTo, completer: Owner, q: Owner) -> bool {
+    match to {
+        RewardTo::Completer => q == completer,
+        RewardTo::EachOpponent => q != completer,
+    }
 }

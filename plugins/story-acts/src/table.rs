@@ -6,10 +6,12 @@
 //! hand is a count, a deck is a count for everybody, and who may act out of turn is what the audience can
 //! know (a ready card printing Votes is public; a Fast Maneuver in hand shows only in its owner's table).
 
-use crate::Action;
-use crate::actions;
+use crate::actions::Action;
+use crate::cards::{Band, Card, Zone};
 use crate::content::{CardDef, CardType};
-use crate::state::{Band, Card, Phase, State, Zone, card_key};
+use crate::legal;
+use crate::state::{Phase, State, card_key};
+use crate::validate::ready_perm;
 use coffer_core::{Owner, Table};
 use std::fmt::Write as _;
 
@@ -52,7 +54,7 @@ fn acting(s: &State, seat: Option<Owner>, t: &mut Table) {
     );
     for q in (0..s.players()).map(Owner).filter(|&q| q != s.active()) {
         let votes = s.play().any(|(card, c)| {
-            c.controller == q.0 && s.rules.db.get(c.def).votes > 0 && s.ready_perm(card).is_ok()
+            c.controller == q.0 && s.rules.db.get(c.def).votes > 0 && ready_perm(s, card).is_ok()
         });
         let fast = seat == Some(q) && fast_maneuver_playable(s, q);
         let why = match (votes, fast) {
@@ -71,7 +73,7 @@ fn fast_maneuver_playable(s: &State, q: Owner) -> bool {
         return false;
     }
     let mut legal = Vec::new();
-    actions::legal(s, q, &mut legal);
+    legal::legal(s, q, &mut legal);
     legal.iter().any(|a| matches!(a, Action::Deploy { .. }))
 }
 

@@ -1,7 +1,9 @@
 //! What the ruleset calls things: its [`vocabulary`] (kinds of resource, phases, actions, effects and its own
 //! events, in the rulebook's words) and the labels of its resources ([`label`]).
 
-use crate::state::{PHASES, State, Zone, effect, kind, note};
+use crate::actions::Action;
+use crate::cards::Zone;
+use crate::state::{PHASES, State, effect, kind, note};
 use coffer_core::{Key, NoteTerm, Term, Vocabulary};
 
 /// The vocabulary, declared once in the ruleset's description.
@@ -106,27 +108,11 @@ pub fn vocabulary() -> Vocabulary {
         kinds,
         phases: PHASES.map(String::from).to_vec(),
         steps: Vec::new(),
-        actions: ACTIONS.map(String::from).to_vec(),
+        actions: Action::NAMES.map(String::from).to_vec(),
         effects,
         notes,
     }
 }
-
-/// The actions' names, by [`Action::code`](crate::Action::code).
-pub const ACTIONS: [&str; 12] = [
-    "Deploy",
-    "Commit Votes",
-    "Add EV",
-    "Push a Galactic Factor",
-    "Use a CP ability",
-    "Move",
-    "Capture",
-    "Restore",
-    "Advance a Storyline",
-    "Complete a Storyline",
-    "Discard",
-    "End Turn",
-];
 
 /// A resource's label, without its owner: "Treasury", "CP of Jedi Knight (#12)", "Galactic Factor order".
 /// Cards carry their instance number, the number actions name them by.

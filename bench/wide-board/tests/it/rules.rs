@@ -9,6 +9,11 @@ fn game(players: u16, config: Config) -> Box<dyn DynGame> {
         .unwrap()
 }
 
+/// A game of `players` on `systems` systems for `rounds` rounds.
+fn board(players: u16, systems: u16, rounds: u16) -> Box<dyn DynGame> {
+    game(players, Config { systems, rounds })
+}
+
 fn act(g: &mut dyn DynGame, player: u16, json: &str) {
     g.apply_json(Owner(player), json)
         .unwrap_or_else(|e| panic!("p{player} {json}: {e}"));
@@ -42,13 +47,7 @@ fn a_tactical_action_into_a_system_holding_the_players_token_is_refused_and_chan
 
 #[test]
 fn legal_actions_are_open_systems_by_index_then_strategic_then_pass() {
-    let mut g = game(
-        3,
-        Config {
-            systems: 4,
-            rounds: 2,
-        },
-    );
+    let mut g = board(3, 4, 2);
     act(&mut *g, 0, r#"{"type":"tactical","system":1}"#);
     act(&mut *g, 1, r#"{"type":"pass"}"#);
     act(&mut *g, 2, r#"{"type":"pass"}"#);
@@ -138,13 +137,7 @@ fn the_round_ends_when_everyone_passed_scoring_held_systems_and_returning_every_
 
 #[test]
 fn after_the_last_round_the_highest_score_wins_and_nobody_may_act() {
-    let mut g = game(
-        2,
-        Config {
-            systems: 3,
-            rounds: 1,
-        },
-    );
+    let mut g = board(2, 3, 1);
     act(&mut *g, 0, r#"{"type":"tactical","system":2}"#);
     act(&mut *g, 1, r#"{"type":"pass"}"#);
     act(&mut *g, 0, r#"{"type":"pass"}"#);

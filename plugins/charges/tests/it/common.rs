@@ -1,7 +1,7 @@
 //! Test harness: a game driven through the host-facing `DynGame`, with typed peeks at the state.
 
-use coffer_charges::actions::{Turn, turn};
 use coffer_charges::state::kind;
+use coffer_charges::turn::{Turn, turn};
 use coffer_charges::{Charges, Phase, State};
 use coffer_core::{
     ActionError, Adapter, DynGame, Format, Names, Owner, Ruleset, Setup, TrackId, Vocabulary,
@@ -32,6 +32,11 @@ impl G {
         G { game }
     }
 
+    /// Luke Skywalker with `upgrades` (p0) against a bare Darth Vader (p1).
+    pub fn luke_vs_vader(upgrades: &[&str]) -> G {
+        G::squads(&[("luke-skywalker", upgrades)], &[("darth-vader", &[])])
+    }
+
     /// Two squads, other options default.
     pub fn squads(a: &[(&str, &[&str])], b: &[(&str, &[&str])]) -> G {
         G::new(json!({"squads": [squad(a), squad(b)]}))
@@ -46,6 +51,26 @@ impl G {
         if let Err(e) = self.try_act(p, a.clone()) {
             panic!("p{p} {a} refused: {e}");
         }
+    }
+
+    /// `p`'s ship `ship` attacks `target` with `weapon`, and the attack dice come up `[hits, crits, focus]`.
+    #[track_caller]
+    pub fn attack(
+        &mut self,
+        p: u16,
+        ship: u8,
+        target: u8,
+        weapon: u8,
+        [hits, crits, focus]: [u8; 3],
+    ) {
+        self.ok(
+            p,
+            json!({"type":"attack","ship":ship,"target":target,"weapon":weapon}),
+        );
+        self.ok(
+            p,
+            json!({"type":"attack_dice","hits":hits,"crits":crits,"focus":focus}),
+        );
     }
 
     /// Applies an action that must be refused, and checks the state hash is unchanged.

@@ -1,5 +1,6 @@
 //! Integration tests of the `charges` ruleset: one module per topic.
 
+mod charge_tracks;
 mod clauses;
 mod common;
 mod content;

@@ -1,8 +1,8 @@
 //! Random playouts: every listed action applies (through `DynGame::apply_legal`), and random actions that
 //! are not listed are refused with the state hash unchanged (enumeration complete and sound).
 
-use coffer_charges::actions::validate;
 use coffer_charges::content::Color;
+use coffer_charges::validate::validate;
 use coffer_charges::{Action, ChargeRef, Charges, Config, ShipAction, State};
 use coffer_core::{Adapter, DynGame, Format, Owner, Ruleset, Setup};
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! and events, action after action, until that ship executes its maneuver; its owner's differ.
 
 use crate::common::audiences;
-use coffer_charges::actions::{Turn, turn};
+use coffer_charges::turn::{Turn, turn};
 use coffer_charges::{Charges, Phase, State};
 use coffer_core::{Adapter, DynGame, Format, Owner, Setup};
 use serde_json::{Value, json};

@@ -199,7 +199,7 @@ fn c8_the_attack_section_follows_the_dice_steps() {
 /// C9: damage removes shields before any damage card is dealt.
 #[test]
 fn c9_ships_show_damage_cards_only_once_the_shields_are_gone() {
-    let mut g = G::squads(&[("luke-skywalker", NO)], &[("darth-vader", NO)]);
+    let mut g = G::luke_vs_vader(NO);
     g.advance_to(Phase::System);
     g.ok(
         0,

@@ -24,15 +24,7 @@ fn s11_an_empty_treasury_awards_each_opponent_one_sp() {
     let mut s = game_with(3, &["orbital_shipyard"], |_| {});
     let card = find(&s, 0, "orbital_shipyard");
     set_treasury(&mut s, 0, 4);
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(s.treasury(Owner(0)), 0);
     assert_eq!((s.sp(Owner(0)), s.sp(Owner(1)), s.sp(Owner(2))), (0, 1, 1));
 }
@@ -42,15 +34,7 @@ fn s11_a_treasury_drained_by_a_required_cost_also_awards() {
     let mut s = game(&["tax_levy"]);
     let card = find(&s, 0, "tax_levy");
     set_treasury(&mut s, 1, 3);
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(
         (s.treasury(Owner(1)), s.sp(Owner(0)), s.sp(Owner(1))),
         (0, 1, 0)
@@ -62,15 +46,7 @@ fn s11_an_already_empty_treasury_paying_again_awards_nothing() {
     let mut s = game(&["tax_levy"]);
     let card = find(&s, 0, "tax_levy");
     set_treasury(&mut s, 1, 0);
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(
         s.sp(Owner(0)),
         0,
@@ -91,15 +67,7 @@ fn s11_award_amount_and_recipient_are_configurable() {
         });
         let card = find(&s, 0, "orbital_shipyard");
         set_treasury(&mut s, 0, 4);
-        ok(
-            &mut s,
-            0,
-            A::Deploy {
-                card,
-                target: None,
-                cp: Default::default(),
-            },
-        );
+        ok(&mut s, 0, deploy(card));
         assert_eq!(
             [s.sp(Owner(0)), s.sp(Owner(1)), s.sp(Owner(2))],
             want,
@@ -157,15 +125,7 @@ fn s11_awards_are_held_until_the_acts_count() {
 fn s12_completing_a_storyline_ends_the_act_at_once() {
     let mut s = game(&["trade_war"]);
     let story = find(&s, 0, "trade_war");
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card: story,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(story));
     refused(&mut s, 0, A::CompleteStoryline { card: story });
     let e = refused(&mut s, 0, A::AdvanceStoryline { card: story });
     assert!(
@@ -597,43 +557,11 @@ fn s17_galactic_factors_are_configurable_bounded_tracks() {
     assert_eq!((s.factor(0), s.factor(1), s.factor(2)), (1, 0, 5));
     let hw = s.seats[0].homeworld;
     ok(&mut s, 0, A::CommitVotes { card: hw });
-    let e = refused(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 0,
-            up: true,
-            steps: 2,
-        },
-    );
+    let e = refused(&mut s, 0, push(0, true, 2));
     assert!(e.to_string().contains("no room"), "{e}");
-    refused(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 2,
-            up: true,
-            steps: 1,
-        },
-    );
-    refused(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 3,
-            up: true,
-            steps: 1,
-        },
-    );
-    ok(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 0,
-            up: true,
-            steps: 1,
-        },
-    );
+    refused(&mut s, 0, push(2, true, 1));
+    refused(&mut s, 0, push(3, true, 1));
+    ok(&mut s, 0, push(0, true, 1));
     assert_eq!(
         score_lines(&s, Owner(0), None).factors,
         1,

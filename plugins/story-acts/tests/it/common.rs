@@ -32,6 +32,20 @@ pub fn game(deck: &[&str]) -> State {
     game_with(2, deck, |_| {})
 }
 
+/// Deploying (or playing) `card` from hand with no target and no CP split.
+pub fn deploy(card: u16) -> Action {
+    Action::Deploy {
+        card,
+        target: None,
+        cp: Default::default(),
+    }
+}
+
+/// Pushing Galactic Factor `factor` `steps` steps up (`up`) or down.
+pub fn push(factor: u8, up: bool, steps: u8) -> Action {
+    Action::PushFactor { factor, up, steps }
+}
+
 /// Applies an action as the host does: one kernel transaction, rolled back on refusal.
 pub fn apply(s: &mut State, p: u16, a: Action) -> Result<(), ActionError> {
     let r = StoryActs::new();

@@ -70,15 +70,7 @@ fn s10_discard_down_to_seven_the_player_choosing() {
         .copied()
         .find(|&c| s.def(c).id == "rally")
         .expect("rally");
-    refused(
-        &mut s,
-        0,
-        A::Deploy {
-            card: rally,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    refused(&mut s, 0, deploy(rally));
     refused(&mut s, 0, A::EndTurn {});
     // The player chooses which cards go.
     let walker = s.hands[0]

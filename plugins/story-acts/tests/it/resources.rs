@@ -22,15 +22,7 @@ fn s1_gain_above_twenty_is_lost() {
     let card = find(&s, 0, "windfall");
     assert_eq!(s.cards[usize::from(card)].zone, Zone::Hand);
     set_treasury(&mut s, 0, 18);
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(s.treasury(Owner(0)), 20);
     assert_eq!(
         last_gain(&s, s.seats[0].treasury),
@@ -44,15 +36,7 @@ fn s1_gain_to_exactly_twenty_loses_nothing() {
     let mut s = game(&["windfall"]);
     let card = find(&s, 0, "windfall");
     set_treasury(&mut s, 0, 16);
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(last_gain(&s, s.seats[0].treasury), Some((16, 20, 0)));
 }
 
@@ -75,15 +59,7 @@ fn s1_treasury_cap_is_the_configured_cap() {
     let mut s = game_with(2, &["windfall"], |c| c.treasury_cap = 10);
     let card = find(&s, 0, "windfall");
     set_treasury(&mut s, 0, 9);
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(s.treasury(Owner(0)), 10);
 }
 
@@ -92,11 +68,7 @@ fn s1_voluntary_spend_above_treasury_is_refused() {
     let mut s = game(&["orbital_shipyard"]);
     let card = find(&s, 0, "orbital_shipyard");
     set_treasury(&mut s, 0, 3);
-    let a = A::Deploy {
-        card,
-        target: None,
-        cp: Default::default(),
-    };
+    let a = deploy(card);
     assert!(
         !legal(&s, 0).contains(&a),
         "an unaffordable deploy is not listed"
@@ -122,15 +94,7 @@ fn s1_spending_exactly_the_treasury_is_allowed() {
     let mut s = game(&["orbital_shipyard"]);
     let card = find(&s, 0, "orbital_shipyard");
     set_treasury(&mut s, 0, 4);
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(s.treasury(Owner(0)), 0);
 }
 
@@ -140,15 +104,7 @@ fn s1_required_cost_above_treasury_drains_to_zero() {
     let card = find(&s, 0, "tax_levy");
     set_treasury(&mut s, 1, 2);
     // Coruscant's 2 Votes against Korriban's 1: p0 has political control.
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
     assert_eq!(s.treasury(Owner(1)), 0);
     let paid = s.ledger.events().iter().find_map(|e| match e.change {
         Change::Pay {
@@ -206,15 +162,7 @@ fn s3_deploy_pays_the_currency_cost_of_every_card_type() {
         let d = s.def(card).clone();
         assert_eq!(d.card_type, t, "{id}");
         set_treasury(&mut s, 0, 10);
-        ok(
-            &mut s,
-            0,
-            A::Deploy {
-                card,
-                target: None,
-                cp: Default::default(),
-            },
-        );
+        ok(&mut s, 0, deploy(card));
         let gained = match d.effect {
             Some(coffer_story_acts::Effect::GainCurrency(n)) => i64::from(n),
             _ => 0,
@@ -238,14 +186,6 @@ fn s3_deploy_pays_the_currency_cost_of_every_card_type() {
 fn s3_deploy_is_slow_outside_fast_maneuvers() {
     let mut s = game(&["militia"]);
     let card = to_hand(&mut s, 1, "senate_district");
-    let e = refused(
-        &mut s,
-        1,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    let e = refused(&mut s, 1, deploy(card));
     assert!(matches!(e, ActionError::NotYourTurn { .. }), "{e}");
 }

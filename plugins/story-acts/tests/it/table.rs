@@ -217,24 +217,8 @@ fn s17_galactic_factors_show_their_signed_positions_and_ranges() {
     let mut s = game(&["militia"]);
     let hw = s.seats[0].homeworld;
     ok(&mut s, 0, A::CommitVotes { card: hw }); // Coruscant: 2 Votes
-    ok(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 0,
-            up: false,
-            steps: 1,
-        },
-    );
-    ok(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 2,
-            up: true,
-            steps: 1,
-        },
-    );
+    ok(&mut s, 0, push(0, false, 1));
+    ok(&mut s, 0, push(2, true, 1));
     let t = table(&s, None);
     assert_eq!(
         rows(&t, "Galactic Factors"),
@@ -292,15 +276,7 @@ fn s8_s9_a_card_in_play_shows_its_cp_readiness_and_ability_use() {
 fn a_storyline_in_play_shows_its_steps() {
     let mut s = game(&["trade_war"]);
     let story = find(&s, 0, "trade_war");
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card: story,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(story));
     let t = table(&s, Some(0));
     assert_eq!(
         row(&t, "In play", Owner(0), &format!("Trade War (#{story})")),

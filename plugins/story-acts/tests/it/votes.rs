@@ -57,15 +57,7 @@ fn s4_standing_vote_is_never_spent() {
     to_play(&mut s, 0, "senator");
     let hw = s.seats[0].homeworld;
     ok(&mut s, 0, A::CommitVotes { card: hw });
-    ok(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 0,
-            up: true,
-            steps: 2,
-        },
-    );
+    ok(&mut s, 0, push(0, true, 2));
     assert_eq!(s.pool_votes(Owner(0)), 0);
     assert_eq!(
         s.standing_vote(Owner(0)),
@@ -96,15 +88,7 @@ fn s4_tie_in_standing_vote_gives_nobody_control() {
     );
     assert_eq!(s.political_control(), None);
     let card = find(&s, 0, "tax_levy");
-    let e = refused(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    let e = refused(&mut s, 0, deploy(card));
     assert!(e.to_string().contains("political control"), "{e}");
 }
 
@@ -120,15 +104,7 @@ fn s4_tie_rule_is_configurable() {
         "the active player among the tied"
     );
     let card = find(&s, 0, "tax_levy");
-    ok(
-        &mut s,
-        0,
-        A::Deploy {
-            card,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 0, deploy(card));
 }
 
 #[test]
@@ -163,35 +139,15 @@ fn s5_adding_votes_is_fast_also_on_an_opponents_turn() {
     let rally = to_hand(&mut s, 1, "rally");
     let listed = legal(&s, 1);
     assert!(listed.contains(&A::CommitVotes { card: hw1 }), "{listed:?}");
-    assert!(listed.contains(&A::Deploy {
-        card: rally,
-        target: None,
-        cp: Default::default()
-    }));
+    assert!(listed.contains(&deploy(rally)));
     assert!(
         !listed.contains(&A::EndTurn {}),
         "p1 has no slow actions on p0's turn"
     );
     ok(&mut s, 1, A::CommitVotes { card: hw1 });
-    ok(
-        &mut s,
-        1,
-        A::Deploy {
-            card: rally,
-            target: None,
-            cp: Default::default(),
-        },
-    );
+    ok(&mut s, 1, deploy(rally));
     assert_eq!(s.pool_votes(Owner(1)), 1 + 2);
-    let e = refused(
-        &mut s,
-        1,
-        A::PushFactor {
-            factor: 0,
-            up: false,
-            steps: 1,
-        },
-    );
+    let e = refused(&mut s, 1, push(0, false, 1));
     assert!(
         matches!(e, ActionError::NotYourTurn { .. }),
         "pushing factors is slow: {e}"
@@ -203,15 +159,7 @@ fn s5_pushing_a_factor_costs_one_committed_vote_per_step() {
     let mut s = game(&["militia"]);
     let hw = s.seats[0].homeworld;
     ok(&mut s, 0, A::CommitVotes { card: hw });
-    let e = refused(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 1,
-            up: false,
-            steps: 3,
-        },
-    );
+    let e = refused(&mut s, 0, push(1, false, 3));
     assert!(
         matches!(
             e,
@@ -223,15 +171,7 @@ fn s5_pushing_a_factor_costs_one_committed_vote_per_step() {
         ),
         "{e}"
     );
-    ok(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 1,
-            up: false,
-            steps: 2,
-        },
-    );
+    ok(&mut s, 0, push(1, false, 2));
     assert_eq!((s.factor(1), s.pool_votes(Owner(0))), (-2, 0));
 }
 
@@ -240,24 +180,8 @@ fn s5_votes_per_factor_step_is_configurable() {
     let mut s = game_with(2, &["militia"], |c| c.votes_per_factor_step = 2);
     let hw = s.seats[0].homeworld;
     ok(&mut s, 0, A::CommitVotes { card: hw });
-    refused(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 0,
-            up: true,
-            steps: 2,
-        },
-    );
-    ok(
-        &mut s,
-        0,
-        A::PushFactor {
-            factor: 0,
-            up: true,
-            steps: 1,
-        },
-    );
+    refused(&mut s, 0, push(0, true, 2));
+    ok(&mut s, 0, push(0, true, 1));
     assert_eq!((s.factor(0), s.pool_votes(Owner(0))), (1, 0));
 }
 
