@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use crate::state::Pool;
+use crate::ids::Pool;
 use coffer_core::{check_content_id, read_content};
 
 pub use coffer_core::ContentError;

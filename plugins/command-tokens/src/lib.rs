@@ -19,23 +19,39 @@
 //! ```
 
 mod actions;
+mod apply;
+mod config;
 pub mod content;
+mod flow;
+mod galaxy;
+mod ids;
+mod invariants;
+mod legal;
+mod phase;
+mod refusals;
+mod resolve;
+mod rules;
+mod setup;
 mod state;
 mod table;
 mod words;
 
 pub use actions::{Action, Players};
+pub use config::{
+    Ability, AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Forge, HandCard, MAX_INFLUENCE,
+    MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY, Rules, ShipsConfig,
+    SystemConfig, SystemInfo, Vote,
+};
 pub use content::{
     AbilityKind, AbilitySpec, ActionCard, Agenda, AgendaEffect, Card, CardEffect, Content,
     ContentError, ContentOverride, Effect, EffectSpec, Faction, Law, Placed, ShipClass, StarForge,
     StrategyCard, Technology, Window,
 };
-pub use state::{
-    Ability, AgendaOp, AgendaRule, COMMAND_TOKENS, Config, Flow, Forge, HandCard, Handles,
-    MAX_INFLUENCE, MAX_PLAYERS, MAX_PRODUCTION, MAX_ROUNDS, MAX_SYSTEMS, MIN_PLAYERS, NOBODY,
-    Phase, Pool, Prepared, Rules, ShipsConfig, StartShips, State, Step, SystemConfig, SystemInfo,
-    Vote, default_galaxy, effect, face, kind, note, ship_supply,
-};
+pub use galaxy::default_galaxy;
+pub use ids::{Pool, effect, face, kind, note};
+pub use phase::{Flow, Phase, Step};
+pub use setup::{Prepared, StartShips};
+pub use state::{Handles, State, ship_supply};
 pub use words::vocabulary;
 
 use coffer_core::{

@@ -1,7 +1,10 @@
 //! The table every seat and spectator sees: the clock, whose turn it is, who may act and why, and the
 //! game's state in sections. Nothing is hidden in this ruleset.
 
-use crate::state::{NOBODY, Phase, Pool, State, Step, owner};
+use crate::config::NOBODY;
+use crate::ids::{Pool, owner};
+use crate::phase::{Phase, Step};
+use crate::state::State;
 use crate::words::count;
 use coffer_core::{Owner, Table};
 use std::borrow::Cow;

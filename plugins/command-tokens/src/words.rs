@@ -3,13 +3,15 @@
 
 use crate::actions::Action;
 use crate::content::AbilityKind;
-use crate::state::{Pool, State, Step, kind, note, slot};
+use crate::ids::{Pool, kind, note, slot};
+use crate::phase::Step;
+use crate::state::State;
 use coffer_core::{NoteTerm, Term, Vocabulary};
 use std::borrow::Cow;
 
 /// What the ruleset calls things, declared once in its description.
 ///
-/// Kinds are [`kind`]'s numbers, phases [`Phase::number`], steps [`Step::number`], actions
+/// Kinds are [`kind`]'s numbers, phases [`Phase::number`](crate::Phase::number), steps [`Step::number`], actions
 /// [`Action::code`], effects [`crate::effect`]'s codes and notes [`note`]'s codes.
 pub fn vocabulary() -> Vocabulary {
     let kinds = vec![
@@ -80,52 +82,6 @@ pub fn vocabulary() -> Vocabulary {
         "voting as asked",
         "choosing the pool a token placed in a wormhole system comes from",
         "entering a technology's prerequisites",
-    ];
-    // In `Action::code` order: nouns, as causes read "p0's tactical action".
-    let actions = [
-        "strategy card pick",
-        "tactical action",
-        "production",
-        "end of production",
-        "strategic action",
-        "pass",
-        "choice of a pool for a gained token",
-        "purchase of command tokens",
-        "secondary ability",
-        "declined secondary ability",
-        "choice of a system for the other players' tokens",
-        "choice of the pool a placed token comes from",
-        "removal of a command token from the board",
-        "placement of a command token",
-        "redistribution",
-        "removal of a ship over the fleet limit",
-        "choice of the players who resolve the secondary ability for free",
-        "movement of a ship",
-        "end of movement",
-        "announcement of a retreat",
-        "decision not to retreat",
-        "combat roll",
-        "destruction of a ship for a hit",
-        "retreat",
-        "return of a command token over the fleet pool's maximum",
-        "elimination of a player",
-        "Star Forge",
-        "revelation of an agenda",
-        "Quash",
-        "decision to let the agenda stand",
-        "outcome of an agenda",
-        "election of a player",
-        "return of a command token to reinforcements",
-        "component action",
-        "play of an action card",
-        "decision to play no action card",
-        "use of an ability",
-        "decision to use no ability",
-        "election of a strategy card",
-        "additional action",
-        "swap of strategy cards",
-        "naming of a voter",
-        "prerequisites of a technology",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -198,7 +154,7 @@ pub fn vocabulary() -> Vocabulary {
         kinds,
         phases: phases.map(String::from).to_vec(),
         steps: steps.map(String::from).to_vec(),
-        actions: actions.map(String::from).to_vec(),
+        actions: Action::NAMES.map(String::from).to_vec(),
         effects: effects.map(String::from).to_vec(),
         notes: notes.map(NoteTerm::new).to_vec(),
     }
@@ -461,8 +417,8 @@ impl State {
                 self.system_name(system)
             ),
             Action::Outcome { vote, .. } => match vote {
-                crate::state::Vote::For => "resolving the agenda For".into(),
-                crate::state::Vote::Against => "resolving the agenda Against".into(),
+                crate::config::Vote::For => "resolving the agenda For".into(),
+                crate::config::Vote::Against => "resolving the agenda Against".into(),
             },
             Action::Elect { player } => format!("electing p{player}"),
             Action::ReturnToken { pool } => format!(
