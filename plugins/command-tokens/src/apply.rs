@@ -59,13 +59,37 @@ impl State {
         }
         let p = actor;
         let step = self.flow.step;
-        let wrong = || {
-            illegal(format!(
-                "{} is not possible {}",
-                self.action_text(action),
-                step.while_text()
-            ))
-        };
+        if self.apply_turn(p, step, action, cause)?.is_some() {
+            return Ok(());
+        }
+        if self.apply_strategy(p, step, action, cause)?.is_some() {
+            return Ok(());
+        }
+        if self.apply_combat(p, step, action, cause)?.is_some() {
+            return Ok(());
+        }
+        if self.apply_agenda(p, step, action, cause)?.is_some() {
+            return Ok(());
+        }
+        if self.apply_cards(p, step, action, cause)?.is_some() {
+            return Ok(());
+        }
+        Err(illegal(format!(
+            "{} is not possible {}",
+            self.action_text(action),
+            step.while_text()
+        )))
+    }
+
+    /// Dispatches the actions of a strategy pick and of a turn: tactical and strategic actions, production,
+    /// abilities and the end of a turn. `Ok(None)`: not one of them.
+    fn apply_turn(
+        &mut self,
+        p: Owner,
+        step: Step,
+        action: &Action,
+        cause: Cause,
+    ) -> Result<Option<()>, ActionError> {
         match (step, *action) {
             (Step::Pick, Action::Pick { card }) => self.pick(p, card, cause),
             (Step::Turn, Action::Tactical { system }) => self.tactical(p, system, cause),
@@ -107,63 +131,6 @@ impl State {
                     ability, system, ..
                 },
             ) => self.nullify(p, ability, system, cause),
-            (
-                Step::Cancel,
-                Action::UseAbility {
-                    ability, system, ..
-                },
-            ) => {
-                let i = self.usable(p, ability, AbilityKind::CancelActionCard)?;
-                if system.is_some() {
-                    return Err(illegal(format!(
-                        "{} takes no `system`",
-                        self.rules.abilities[i].name
-                    )));
-                }
-                self.cancel_card(p, true, cause)
-            }
-            (Step::Cancel, Action::NoReaction) => self.cancel_card(p, false, cause),
-            (Step::WormholeFallback, Action::Fallback { pool }) => {
-                self.wormhole_fallback(p, pool, cause)
-            }
-            (Step::Prerequisites, Action::Prerequisites { count }) => {
-                self.prerequisites(count, cause)
-            }
-            (Step::EndOfStrategy, Action::SwapCards { give, take }) => {
-                self.swap_cards(p, give, take, cause)
-            }
-            (Step::EndOfStrategy, Action::NoReaction) => {
-                self.start_action_phase(cause);
-                Ok(())
-            }
-            (Step::Recombine, Action::Recombine { player }) => self.recombine(p, player, cause),
-            (Step::Recombine, Action::NoReaction) => {
-                self.after_votes(cause);
-                Ok(())
-            }
-            (Step::Comply, Action::NoReaction) => {
-                self.ledger
-                    .note(self.agenda_key(), note::COMPLY, [arg(p), 0, 0], cause);
-                self.after_votes(cause);
-                Ok(())
-            }
-            (Step::Comply, Action::ReturnToken { pool: Pool::Fleet }) => {
-                if self.pool(p, Pool::Fleet) == 0 {
-                    return Err(illegal(format!("{p}'s fleet pool is empty")));
-                }
-                self.ledger.move_tokens(
-                    p,
-                    self.h.pools[Pool::Fleet.index()],
-                    self.h.reinforcements,
-                    1,
-                    cause,
-                )?;
-                self.ledger
-                    .note(self.agenda_key(), note::RETURN, [arg(p), 0, 0], cause);
-                self.recheck_fleet(p, cause);
-                self.after_votes(cause);
-                Ok(())
-            }
             (Step::Nullify, Action::NoReaction) => {
                 self.flow.step = Step::Move;
                 Ok(())
@@ -190,21 +157,6 @@ impl State {
                 self.pass_turn(cause);
                 Ok(())
             }
-            (Step::StrategyWindow, Action::NoCard) => {
-                self.flow.window += 1;
-                self.strategy_window();
-                Ok(())
-            }
-            (Step::CombatWindow, Action::NoCard) => {
-                self.flow.window += 1;
-                self.combat_window();
-                Ok(())
-            }
-            (Step::Riders, Action::NoCard) => {
-                self.flow.window += 1;
-                self.rider_window(cause);
-                Ok(())
-            }
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
             (Step::Produce, Action::Eliminate { player }) => self.eliminate(p, player, cause),
             (Step::Produce, Action::Done) => {
@@ -213,6 +165,31 @@ impl State {
                 self.ledger
                     .note(system_key(system), note::DONE, [arg(p), 0, 0], cause);
                 self.end_turn(cause);
+                Ok(())
+            }
+            (Step::EndOfTurn, Action::AdditionalAction { system }) => {
+                self.additional_action(p, system, cause)
+            }
+            _ => return Ok(None),
+        }
+        .map(Some)
+    }
+
+    /// Dispatches the actions of strategy cards' abilities: gains, purchases, secondaries, placements.
+    /// `Ok(None)`: not one of them.
+    fn apply_strategy(
+        &mut self,
+        p: Owner,
+        step: Step,
+        action: &Action,
+        cause: Cause,
+    ) -> Result<Option<()>, ActionError> {
+        match (step, *action) {
+            (Step::EndOfStrategy, Action::SwapCards { give, take }) => {
+                self.swap_cards(p, give, take, cause)
+            }
+            (Step::EndOfStrategy, Action::NoReaction) => {
+                self.start_action_phase(cause);
                 Ok(())
             }
             (Step::Gain, Action::Gain { pool }) => self.gain(p, pool, cause),
@@ -249,6 +226,20 @@ impl State {
             (Step::FreeSecondaries, Action::FreeSecondaries { players }) => {
                 self.free_secondaries(p, players, cause)
             }
+            _ => return Ok(None),
+        }
+        .map(Some)
+    }
+
+    /// Dispatches the actions of movement and space combat. `Ok(None)`: not one of them.
+    fn apply_combat(
+        &mut self,
+        p: Owner,
+        step: Step,
+        action: &Action,
+        cause: Cause,
+    ) -> Result<Option<()>, ActionError> {
+        match (step, *action) {
             (
                 Step::Move,
                 Action::Move {
@@ -266,7 +257,7 @@ impl State {
                 if !self.combat_due() =>
             {
                 self.flow.step = Step::Produce;
-                self.apply_inner(player, action)
+                self.apply_inner(p, action)
             }
             (Step::Move, Action::Produce { .. } | Action::Done | Action::Eliminate { .. }) => {
                 Err(illegal(format!(
@@ -283,6 +274,55 @@ impl State {
                 self.retreat(p, system, fallback, cause)
             }
             (Step::Capture, Action::Fallback { pool }) => self.capture_from(p, pool, cause),
+            (Step::Release, Action::Release { player }) => self.release(p, player, cause),
+            _ => return Ok(None),
+        }
+        .map(Some)
+    }
+
+    /// Dispatches the actions of the agenda phase and of the status phase. `Ok(None)`: not one of them.
+    fn apply_agenda(
+        &mut self,
+        p: Owner,
+        step: Step,
+        action: &Action,
+        cause: Cause,
+    ) -> Result<Option<()>, ActionError> {
+        match (step, *action) {
+            (Step::WormholeFallback, Action::Fallback { pool }) => {
+                self.wormhole_fallback(p, pool, cause)
+            }
+            (Step::Prerequisites, Action::Prerequisites { count }) => {
+                self.prerequisites(count, cause)
+            }
+            (Step::Recombine, Action::Recombine { player }) => self.recombine(p, player, cause),
+            (Step::Recombine, Action::NoReaction) => {
+                self.after_votes(cause);
+                Ok(())
+            }
+            (Step::Comply, Action::NoReaction) => {
+                self.ledger
+                    .note(self.agenda_key(), note::COMPLY, [arg(p), 0, 0], cause);
+                self.after_votes(cause);
+                Ok(())
+            }
+            (Step::Comply, Action::ReturnToken { pool: Pool::Fleet }) => {
+                if self.pool(p, Pool::Fleet) == 0 {
+                    return Err(illegal(format!("{p}'s fleet pool is empty")));
+                }
+                self.ledger.move_tokens(
+                    p,
+                    self.h.pools[Pool::Fleet.index()],
+                    self.h.reinforcements,
+                    1,
+                    cause,
+                )?;
+                self.ledger
+                    .note(self.agenda_key(), note::RETURN, [arg(p), 0, 0], cause);
+                self.recheck_fleet(p, cause);
+                self.after_votes(cause);
+                Ok(())
+            }
             (Step::Reveal, Action::RevealAgenda { agenda }) => self.reveal(p, agenda, cause),
             (Step::Quash, Action::Quash) => self.quash(p, cause),
             (Step::Quash, Action::NoQuash) => {
@@ -299,14 +339,56 @@ impl State {
                 },
             ) => self.outcome(vote, voted_against, cause),
             (Step::Outcome, Action::ElectCard { card }) => self.elect_card(card, cause),
-            (Step::EndOfTurn, Action::AdditionalAction { system }) => {
-                self.additional_action(p, system, cause)
-            }
             (Step::Outcome, Action::Elect { player }) => self.elect(player, cause),
             (Step::ReturnTokens, Action::ReturnToken { pool }) => self.return_token(p, pool, cause),
-            (Step::Release, Action::Release { player }) => self.release(p, player, cause),
-            _ => Err(wrong()),
+            _ => return Ok(None),
         }
+        .map(Some)
+    }
+
+    /// Dispatches the actions of the action-card windows. `Ok(None)`: not one of them.
+    fn apply_cards(
+        &mut self,
+        p: Owner,
+        step: Step,
+        action: &Action,
+        cause: Cause,
+    ) -> Result<Option<()>, ActionError> {
+        match (step, *action) {
+            (
+                Step::Cancel,
+                Action::UseAbility {
+                    ability, system, ..
+                },
+            ) => {
+                let i = self.usable(p, ability, AbilityKind::CancelActionCard)?;
+                if system.is_some() {
+                    return Err(illegal(format!(
+                        "{} takes no `system`",
+                        self.rules.abilities[i].name
+                    )));
+                }
+                self.cancel_card(p, true, cause)
+            }
+            (Step::Cancel, Action::NoReaction) => self.cancel_card(p, false, cause),
+            (Step::StrategyWindow, Action::NoCard) => {
+                self.flow.window += 1;
+                self.strategy_window();
+                Ok(())
+            }
+            (Step::CombatWindow, Action::NoCard) => {
+                self.flow.window += 1;
+                self.combat_window();
+                Ok(())
+            }
+            (Step::Riders, Action::NoCard) => {
+                self.flow.window += 1;
+                self.rider_window(cause);
+                Ok(())
+            }
+            _ => return Ok(None),
+        }
+        .map(Some)
     }
 
     pub(crate) fn system_index(&self, system: u16) -> Result<usize, ActionError> {

@@ -52,132 +52,87 @@ impl State {
         }
         let p = actor;
         if let Some(first) = self.ledger.pending().first() {
-            let owner = first.key.owner;
-            for d in self
-                .ledger
-                .pending()
-                .iter()
-                .filter(|d| d.key.owner == owner)
-            {
-                let s = d.key.subject as usize;
-                for &c in &self.rules.fleet_classes {
-                    if self.ships(p, s, usize::from(c)) > 0 {
-                        out.push(Action::RemoveShip {
-                            system: s as u16,
-                            class: c,
-                        });
-                    }
-                }
-                // T25: a fighter beyond capacity counts too, and may be the one removed.
-                if let Some(t) = self
-                    .rules
-                    .transported
-                    .filter(|_| self.excess_fighters(p, s) > 0)
-                {
+            self.push_fleet_removals(p, first.key.owner, out);
+            return;
+        }
+        match self.flow.step {
+            Step::Over => {}
+            Step::Pick
+            | Step::Gain
+            | Step::Buy
+            | Step::Secondary
+            | Step::Target
+            | Step::Fallback
+            | Step::Capture
+            | Step::WormholeFallback
+            | Step::Remove
+            | Step::Place
+            | Step::FreeSecondaries
+            | Step::EndOfStrategy
+            | Step::Redistribute => self.push_strategy_steps(p, out),
+            Step::Turn | Step::Produce | Step::EndOfTurn => self.push_turn_steps(p, out),
+            Step::Move
+            | Step::Announce
+            | Step::Roll
+            | Step::Assign
+            | Step::Retreat
+            | Step::Release
+            | Step::Nullify
+            | Step::Foresight => self.push_combat_steps(p, out),
+            Step::Reveal
+            | Step::Quash
+            | Step::Prerequisites
+            | Step::Recombine
+            | Step::Comply
+            | Step::Outcome
+            | Step::ReturnTokens => self.push_agenda_steps(p, out),
+            Step::Cancel | Step::StrategyWindow | Step::CombatWindow | Step::Riders => {
+                self.push_cards_steps(p, out)
+            }
+        }
+    }
+
+    /// The ships `p` may remove over a fleet limit awaiting a choice (K6), system by system.
+    fn push_fleet_removals(&self, p: Owner, first_owner: Owner, out: &mut Vec<Action>) {
+        for d in self
+            .ledger
+            .pending()
+            .iter()
+            .filter(|d| d.key.owner == first_owner)
+        {
+            let s = d.key.subject as usize;
+            for &c in &self.rules.fleet_classes {
+                if self.ships(p, s, usize::from(c)) > 0 {
                     out.push(Action::RemoveShip {
                         system: s as u16,
-                        class: t,
+                        class: c,
                     });
                 }
             }
-            return;
+            // T25: a fighter beyond capacity counts too, and may be the one removed.
+            if let Some(t) = self
+                .rules
+                .transported
+                .filter(|_| self.excess_fighters(p, s) > 0)
+            {
+                out.push(Action::RemoveShip {
+                    system: s as u16,
+                    class: t,
+                });
+            }
         }
+    }
+
+    /// The actions of the strategy phase and of strategy cards' abilities: picks, gains, purchases,
+    /// secondaries, placements.
+    fn push_strategy_steps(&self, p: Owner, out: &mut Vec<Action>) {
         let f = &self.flow;
         let systems = self.rules.system_count();
         match f.step {
-            Step::Over => {}
             Step::Pick => {
                 for c in 0..self.rules.cards.len() {
                     if f.holder[c] == NOBODY {
                         out.push(Action::Pick { card: c as u8 });
-                    }
-                }
-            }
-            Step::Turn => {
-                if self.pool(p, Pool::Tactic) > 0 {
-                    // K4.8: the systems without the player's token, from the board index.
-                    let zones = self.ledger.zones();
-                    let without = self.ledger.zones_without(p, kind::SYSTEM);
-                    out.extend(without.map(|z| Action::Tactical {
-                        system: zones[z.index()].key.subject as u16,
-                    }));
-                }
-                self.push_star_forge(p, out);
-                for (i, a) in self.rules.abilities.iter().enumerate() {
-                    if a.kind == AbilityKind::ComponentAction
-                        && owner(a.player) == p
-                        && self.may_use_ability(i)
-                    {
-                        out.push(Action::ComponentAction { ability: i as u8 });
-                    }
-                }
-                self.push_cards(p, Window::Action, out);
-                // T28, Fabrication: a relic fragment for a command token, into a pool of the player's choice.
-                if let Some(i) = self.reaction(p, AbilityKind::Fabrication) {
-                    for pool in Pool::ALL {
-                        if self.may_gain_into(p, pool) {
-                            out.push(Action::UseAbility {
-                                ability: i as u8,
-                                system: None,
-                                pool: Some(pool),
-                            });
-                        }
-                    }
-                }
-                let mut all_used = true;
-                for c in 0..self.rules.cards.len() {
-                    if f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
-                        out.push(Action::Strategic { card: c as u8 });
-                        all_used = false;
-                    }
-                }
-                if all_used {
-                    out.push(Action::Pass);
-                }
-            }
-            Step::Produce => self.push_production(p, out),
-            Step::Move => {
-                self.push_moves(p, out);
-                out.push(Action::EndMovement);
-                if !self.combat_due() {
-                    self.push_production(p, out);
-                }
-            }
-            Step::Announce => {
-                out.push(Action::AnnounceRetreat);
-                out.push(Action::NoRetreat);
-            }
-            Step::Roll => {
-                let dice = self.dice(p, usize::from(f.system));
-                for hits in 0..=dice.min(u32::from(u8::MAX)) {
-                    out.push(Action::Roll { hits: hits as u8 });
-                }
-            }
-            Step::Assign => {
-                for c in 0..self.rules.class_count() {
-                    if self.ships(p, usize::from(f.system), c) > 0 {
-                        out.push(Action::Destroy { class: c as u8 });
-                    }
-                }
-            }
-            Step::Retreat => {
-                let active = usize::from(f.system);
-                let moves = self.retreat_moves_units(p);
-                for d in self.adjacent_to(active) {
-                    if self.may_retreat_to(p, usize::from(d)) {
-                        if moves {
-                            self.push_placements(p, usize::from(d), out, |fallback| {
-                                Action::Retreat {
-                                    system: d,
-                                    fallback,
-                                }
-                            });
-                        } else {
-                            out.push(Action::Retreat {
-                                system: d,
-                                fallback: None,
-                            });
-                        }
                     }
                 }
             }
@@ -247,6 +202,148 @@ impl State {
                     }
                 }
             }
+            Step::EndOfStrategy => {
+                if self.reaction(p, AbilityKind::SwapStrategyCards).is_some() {
+                    for give in 0..self.rules.cards.len() {
+                        if f.holder[give] != slot(p) {
+                            continue;
+                        }
+                        for take in 0..self.rules.cards.len() {
+                            let other = f.holder[take];
+                            if other != NOBODY && other != slot(p) {
+                                out.push(Action::SwapCards {
+                                    give: give as u8,
+                                    take: take as u8,
+                                });
+                            }
+                        }
+                    }
+                }
+                out.push(Action::NoReaction);
+            }
+            Step::Redistribute => self.push_redistributions(p, out),
+            _ => {}
+        }
+    }
+
+    /// The actions of a turn in the action phase: tactical and strategic actions, production, the end of a
+    /// turn.
+    fn push_turn_steps(&self, p: Owner, out: &mut Vec<Action>) {
+        let f = &self.flow;
+        match f.step {
+            Step::Turn => {
+                if self.pool(p, Pool::Tactic) > 0 {
+                    // K4.8: the systems without the player's token, from the board index.
+                    let zones = self.ledger.zones();
+                    let without = self.ledger.zones_without(p, kind::SYSTEM);
+                    out.extend(without.map(|z| Action::Tactical {
+                        system: zones[z.index()].key.subject as u16,
+                    }));
+                }
+                self.push_star_forge(p, out);
+                for (i, a) in self.rules.abilities.iter().enumerate() {
+                    if a.kind == AbilityKind::ComponentAction
+                        && owner(a.player) == p
+                        && self.may_use_ability(i)
+                    {
+                        out.push(Action::ComponentAction { ability: i as u8 });
+                    }
+                }
+                self.push_cards(p, Window::Action, out);
+                // T28, Fabrication: a relic fragment for a command token, into a pool of the player's choice.
+                if let Some(i) = self.reaction(p, AbilityKind::Fabrication) {
+                    for pool in Pool::ALL {
+                        if self.may_gain_into(p, pool) {
+                            out.push(Action::UseAbility {
+                                ability: i as u8,
+                                system: None,
+                                pool: Some(pool),
+                            });
+                        }
+                    }
+                }
+                let mut all_used = true;
+                for c in 0..self.rules.cards.len() {
+                    if f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
+                        out.push(Action::Strategic { card: c as u8 });
+                        all_used = false;
+                    }
+                }
+                if all_used {
+                    out.push(Action::Pass);
+                }
+            }
+            Step::Produce => self.push_production(p, out),
+            Step::EndOfTurn => {
+                if self
+                    .reaction(p, AbilityKind::RedistributeAtEndOfTurn)
+                    .is_some()
+                {
+                    self.push_redistributions(p, out);
+                }
+                if self.may_add_action(p) {
+                    let zones = self.ledger.zones();
+                    for z in self.ledger.zones_holding_in(p, kind::SYSTEM) {
+                        out.push(Action::AdditionalAction {
+                            system: zones[z.index()].key.subject as u16,
+                        });
+                    }
+                }
+                out.push(Action::NoReaction);
+            }
+            _ => {}
+        }
+    }
+
+    /// The actions of movement and space combat, with the reactions they allow.
+    fn push_combat_steps(&self, p: Owner, out: &mut Vec<Action>) {
+        let f = &self.flow;
+        match f.step {
+            Step::Move => {
+                self.push_moves(p, out);
+                out.push(Action::EndMovement);
+                if !self.combat_due() {
+                    self.push_production(p, out);
+                }
+            }
+            Step::Announce => {
+                out.push(Action::AnnounceRetreat);
+                out.push(Action::NoRetreat);
+            }
+            Step::Roll => {
+                let dice = self.dice(p, usize::from(f.system));
+                for hits in 0..=dice.min(u32::from(u8::MAX)) {
+                    out.push(Action::Roll { hits: hits as u8 });
+                }
+            }
+            Step::Assign => {
+                for c in 0..self.rules.class_count() {
+                    if self.ships(p, usize::from(f.system), c) > 0 {
+                        out.push(Action::Destroy { class: c as u8 });
+                    }
+                }
+            }
+            Step::Retreat => {
+                let active = usize::from(f.system);
+                let moves = self.retreat_moves_units(p);
+                for d in self.adjacent_to(active) {
+                    if self.may_retreat_to(p, usize::from(d)) {
+                        if moves {
+                            self.push_placements(p, usize::from(d), out, |fallback| {
+                                Action::Retreat {
+                                    system: d,
+                                    fallback,
+                                }
+                            });
+                        } else {
+                            out.push(Action::Retreat {
+                                system: d,
+                                fallback: None,
+                            });
+                        }
+                    }
+                }
+            }
             Step::Release => {
                 if self.pool(p, Pool::Fleet) > 0 {
                     out.push(Action::Release { player: p.0 });
@@ -256,20 +353,6 @@ impl State {
                         out.push(Action::Release { player: q.0 });
                     }
                 }
-            }
-            Step::Reveal => {
-                for a in 0..self.rules.agendas.len() {
-                    if self.flow.revealed & (1 << a) == 0 {
-                        out.push(Action::RevealAgenda {
-                            agenda: Some(a as u8),
-                        });
-                    }
-                }
-                out.push(Action::RevealAgenda { agenda: None });
-            }
-            Step::Quash => {
-                out.push(Action::Quash);
-                out.push(Action::NoQuash);
             }
             Step::Nullify => {
                 if let Some(i) = self.reaction(p, AbilityKind::EndActivatorsTurn) {
@@ -293,29 +376,32 @@ impl State {
                 }
                 out.push(Action::NoReaction);
             }
+            _ => {}
+        }
+    }
+
+    /// The actions of the agenda phase and of the status phase's returns.
+    fn push_agenda_steps(&self, p: Owner, out: &mut Vec<Action>) {
+        let f = &self.flow;
+        match f.step {
+            Step::Reveal => {
+                for a in 0..self.rules.agendas.len() {
+                    if self.flow.revealed & (1 << a) == 0 {
+                        out.push(Action::RevealAgenda {
+                            agenda: Some(a as u8),
+                        });
+                    }
+                }
+                out.push(Action::RevealAgenda { agenda: None });
+            }
+            Step::Quash => {
+                out.push(Action::Quash);
+                out.push(Action::NoQuash);
+            }
             Step::Prerequisites => {
                 for count in 0..=MAX_PREREQUISITES {
                     out.push(Action::Prerequisites { count });
                 }
-            }
-            Step::EndOfStrategy => {
-                if self.reaction(p, AbilityKind::SwapStrategyCards).is_some() {
-                    for give in 0..self.rules.cards.len() {
-                        if f.holder[give] != slot(p) {
-                            continue;
-                        }
-                        for take in 0..self.rules.cards.len() {
-                            let other = f.holder[take];
-                            if other != NOBODY && other != slot(p) {
-                                out.push(Action::SwapCards {
-                                    give: give as u8,
-                                    take: take as u8,
-                                });
-                            }
-                        }
-                    }
-                }
-                out.push(Action::NoReaction);
             }
             Step::Recombine => {
                 if self.reaction(p, AbilityKind::VoteOrFleetToken).is_some() {
@@ -330,42 +416,6 @@ impl State {
                 if self.pool(p, Pool::Fleet) > 0 {
                     out.push(Action::ReturnToken { pool: Pool::Fleet });
                 }
-            }
-            Step::Cancel => {
-                if let Some(i) = self.reaction(p, AbilityKind::CancelActionCard) {
-                    out.push(Action::UseAbility {
-                        ability: i as u8,
-                        system: None,
-                        pool: None,
-                    });
-                }
-                out.push(Action::NoReaction);
-            }
-            Step::EndOfTurn => {
-                if self
-                    .reaction(p, AbilityKind::RedistributeAtEndOfTurn)
-                    .is_some()
-                {
-                    self.push_redistributions(p, out);
-                }
-                if self.may_add_action(p) {
-                    let zones = self.ledger.zones();
-                    for z in self.ledger.zones_holding_in(p, kind::SYSTEM) {
-                        out.push(Action::AdditionalAction {
-                            system: zones[z.index()].key.subject as u16,
-                        });
-                    }
-                }
-                out.push(Action::NoReaction);
-            }
-            Step::StrategyWindow | Step::CombatWindow | Step::Riders => {
-                let window = match f.step {
-                    Step::StrategyWindow => Window::StartOfStrategyPhase,
-                    Step::CombatWindow => Window::StartOfCombatRound,
-                    _ => Window::AfterAgendaRevealed,
-                };
-                self.push_cards(p, window, out);
-                out.push(Action::NoCard);
             }
             Step::Outcome if f.agenda == NOBODY => {
                 // An agenda this ruleset does not model, entered only to resolve riders (T22): any
@@ -424,7 +474,34 @@ impl State {
                     }
                 }
             }
-            Step::Redistribute => self.push_redistributions(p, out),
+            _ => {}
+        }
+    }
+
+    /// The actions of the action-card windows and of cancelling a card.
+    fn push_cards_steps(&self, p: Owner, out: &mut Vec<Action>) {
+        let f = &self.flow;
+        match f.step {
+            Step::Cancel => {
+                if let Some(i) = self.reaction(p, AbilityKind::CancelActionCard) {
+                    out.push(Action::UseAbility {
+                        ability: i as u8,
+                        system: None,
+                        pool: None,
+                    });
+                }
+                out.push(Action::NoReaction);
+            }
+            Step::StrategyWindow | Step::CombatWindow | Step::Riders => {
+                let window = match f.step {
+                    Step::StrategyWindow => Window::StartOfStrategyPhase,
+                    Step::CombatWindow => Window::StartOfCombatRound,
+                    _ => Window::AfterAgendaRevealed,
+                };
+                self.push_cards(p, window, out);
+                out.push(Action::NoCard);
+            }
+            _ => {}
         }
     }
 
