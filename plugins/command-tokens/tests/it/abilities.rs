@@ -1,12 +1,9 @@
 //! T21: faction abilities and technologies that spend, return or waive command tokens: Masters of Trade,
 //! Neuroglaive, and the component actions Orbital Drop and Production Biomes.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
 use coffer_core::Ruleset;
-
-const TRADE: u8 = 4;
-const CRUISER: u8 = 2;
 
 /// Sol (p0), Hacan (p1) and Jol-Nar (p2) after the picks `cards` (p0, p1, p2, p0, p1, p2).
 fn hacan_game(cards: &[u8]) -> State {

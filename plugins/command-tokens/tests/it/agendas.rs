@@ -1,7 +1,7 @@
 //! T20: the agenda phase, the agendas that touch command tokens (Fleet Regulations, Shared Research,
 //! Clandestine Operations, Armed Forces Standardization) and the Xxcha Kingdom's Quash.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Phase, Pool, State, Step, Vote};
 use coffer_core::Table;
 

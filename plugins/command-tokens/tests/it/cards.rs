@@ -1,12 +1,9 @@
 //! T22: the action cards whose text touches command tokens: Summit, Insubordination, Unexpected Action,
 //! Signal Jamming, Skilled Retreat, and the Leadership and Diplomacy Riders.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Phase, Pool, State, Step, Vote};
 use coffer_core::Ruleset;
-
-const DESTROYER: u8 = 1;
-const CRUISER: u8 = 2;
 
 fn hands(cards: [&[&str]; 3]) -> Vec<Vec<String>> {
     cards
@@ -322,7 +319,7 @@ fn t22_each_card_is_played_once_and_only_in_its_window() {
         "illegal action: p0 has already played Insubordination (#0)"
     );
     let e = refused(&mut s, 1, play_on(0, Some(2), None));
-    assert!(e.to_string().contains("it is not p1's turn"), "{e}");
+    assert_says(&e, "it is not p1's turn");
 }
 
 #[test]
@@ -360,16 +357,7 @@ fn t22_random_playouts_with_action_cards_keep_every_invariant() {
             .to_vec(),
         agenda_phase_from: 1,
         rounds: 3,
-        action_cards: vec![
-            vec!["summit".into(), "skilled-retreat".into()],
-            vec!["insubordination".into(), "leadership-rider".into()],
-            vec![
-                "signal-jamming".into(),
-                "diplomacy-rider".into(),
-                "skilled-retreat".into(),
-            ],
-            vec!["unexpected-action".into(), "unexpected-action".into()],
-        ],
+        action_cards: four_hands(),
         ..Config::default()
     };
     let mut played = 0;
@@ -465,16 +453,7 @@ fn t26_random_playouts_with_instinct_training_keep_every_invariant() {
         agenda_phase_from: 1,
         rounds: 3,
         technologies: vec![vec![], vec!["instinct-training".into()], vec![], vec![]],
-        action_cards: vec![
-            vec!["summit".into(), "skilled-retreat".into()],
-            vec!["insubordination".into(), "leadership-rider".into()],
-            vec![
-                "signal-jamming".into(),
-                "diplomacy-rider".into(),
-                "skilled-retreat".into(),
-            ],
-            vec!["unexpected-action".into(), "unexpected-action".into()],
-        ],
+        action_cards: four_hands(),
         ..Config::default()
     };
     let mut cancelled = 0;
@@ -483,4 +462,18 @@ fn t26_random_playouts_with_instinct_training_keep_every_invariant() {
             usize::from(s.flow.step != Step::Cancel && matches!(a, Action::UseAbility { .. }));
     });
     assert!(cancelled > 0, "random play cancels cards");
+}
+
+/// Four players' hands holding a card of every window, for random playouts.
+fn four_hands() -> Vec<Vec<String>> {
+    vec![
+        vec!["summit".into(), "skilled-retreat".into()],
+        vec!["insubordination".into(), "leadership-rider".into()],
+        vec![
+            "signal-jamming".into(),
+            "diplomacy-rider".into(),
+            "skilled-retreat".into(),
+        ],
+        vec!["unexpected-action".into(), "unexpected-action".into()],
+    ]
 }

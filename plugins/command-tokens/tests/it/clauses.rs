@@ -1,27 +1,12 @@
 //! One test (or more) per clause T1-T9, named after it, with the clause's edge cases.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Phase, Pool, State, Step, face};
 use coffer_core::{ActionError, Cause, Owner, Refusal};
-
-// Card indices of data/strategy_cards.json.
-const LEADERSHIP: u8 = 0;
-const DIPLOMACY: u8 = 1;
-const POLITICS: u8 = 2;
-const CONSTRUCTION: u8 = 3;
-const TRADE: u8 = 4;
-const WARFARE: u8 = 5;
-const TECHNOLOGY: u8 = 6;
 
 // Default 3-player galaxy: 18 (Mecatol Rex), home-letnev, home-sol, home-hacan, 19, 20, 21.
 const HOME_HACAN: u16 = 3;
 const EMPTY: u16 = 4;
-
-// Ship classes of data/ships.json.
-const FIGHTER: u8 = 0;
-const DESTROYER: u8 = 1;
-const CRUISER: u8 = 2;
-const CARRIER: u8 = 3;
 
 // ----- T1 -----
 
@@ -85,17 +70,7 @@ fn t1_sixteen_tokens_per_player_is_a_checked_invariant() {
 #[test]
 fn t2_a_gained_token_goes_to_the_pool_the_player_chooses() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     assert_eq!(s.flow.step, Step::Gain);
     assert_eq!(
@@ -130,17 +105,7 @@ fn t2_a_gained_token_goes_to_the_pool_the_player_chooses() {
 #[test]
 fn t2_no_gain_without_something_to_gain() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     let e = refused(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     assert!(matches!(e, ActionError::Illegal(_)), "{e}");
 }
@@ -151,17 +116,7 @@ fn t2_no_gain_without_something_to_gain() {
 fn t3_gain_with_empty_reinforcements_is_refused() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 0, Pool::Tactic, 8);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     // Nothing is gained: the three tokens are forfeited (reported) and Leadership goes on to buying.
     assert_eq!(s.flow.step, Step::Buy);
@@ -183,17 +138,7 @@ fn t3_gain_with_empty_reinforcements_is_refused() {
 fn t3_gaining_stops_when_reinforcements_run_out() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 0, Pool::Tactic, 7);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     assert_eq!(s.flow.step, Step::Gain);
     ok(
@@ -216,17 +161,7 @@ fn t3_gaining_stops_when_reinforcements_run_out() {
 fn diplomacy_with_empty_reinforcements_for_p1() -> coffer_command_tokens::State {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Strategy, 8);
-    pick(
-        &mut s,
-        &[
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &DIPLOMACY_TO_TECHNOLOGY);
     assert_eq!(actor(&s), 0);
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     assert_eq!(s.flow.step, Step::Target);
@@ -271,17 +206,7 @@ fn t3_the_fallback_pool_must_hold_a_token() {
     shift_reserve(&mut s, 1, Pool::Strategy, 8);
     shift_reserve(&mut s, 1, Pool::Fleet, -3);
     shift_reserve(&mut s, 1, Pool::Strategy, 3);
-    pick(
-        &mut s,
-        &[
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &DIPLOMACY_TO_TECHNOLOGY);
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     ok(&mut s, 0, Action::Diplomacy { system: EMPTY });
     assert_eq!(sheet(&s, 1), [3, 0, 13, 0]);
@@ -344,17 +269,7 @@ fn t3_a_placement_with_no_token_anywhere_places_nothing() {
     }
     s.ledger.take_events();
     assert_eq!(s.sheet(Owner(1)) + s.reinforcements(Owner(1)), 0);
-    pick(
-        &mut s,
-        &[
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &DIPLOMACY_TO_TECHNOLOGY);
     ok(&mut s, 0, Action::Strategic { card: DIPLOMACY });
     ok(&mut s, 0, Action::Diplomacy { system: 16 });
     assert_eq!(s.flow.step, Step::Secondary);
@@ -431,17 +346,7 @@ fn t3_construction_placement_from_empty_reinforcements_takes_a_chosen_pool() {
 #[test]
 fn t4_tactical_action_spends_a_tactic_token_and_places_it_in_the_system() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     assert_eq!(sheet(&s, 0), [2, 3, 2, 8]);
     assert!(s.has_token(Owner(0), EMPTY.into()));
@@ -453,17 +358,7 @@ fn t4_tactical_action_spends_a_tactic_token_and_places_it_in_the_system() {
 #[test]
 fn t4_a_system_holding_the_players_token_cannot_be_activated() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     ok(&mut s, 0, Action::Done);
     for p in [1, 2] {
@@ -472,27 +367,13 @@ fn t4_a_system_holding_the_players_token_cannot_be_activated() {
     }
     assert!(!legal(&s, 0).contains(&Action::Tactical { system: EMPTY }));
     let e = refused(&mut s, 0, Action::Tactical { system: EMPTY });
-    assert!(
-        e.to_string()
-            .contains("already holds a command token of p0"),
-        "{e}"
-    );
+    assert_says(&e, "already holds a command token of p0");
 }
 
 #[test]
 fn t4_other_players_tokens_do_not_block_activation() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Tactical { system: EMPTY });
     ok(&mut s, 0, Action::Done);
     assert!(legal(&s, 1).contains(&Action::Tactical { system: EMPTY }));
@@ -504,17 +385,7 @@ fn t4_other_players_tokens_do_not_block_activation() {
 fn t4_without_a_tactic_token_there_is_no_tactical_action() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 0, Pool::Tactic, -3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     assert!(
         legal(&s, 0)
             .iter()
@@ -522,31 +393,20 @@ fn t4_without_a_tactic_token_there_is_no_tactical_action() {
     );
     // Fleet and strategy tokens do not pay for it.
     let e = refused(&mut s, 0, Action::Tactical { system: EMPTY });
-    assert!(e.to_string().contains("no token in the tactic pool"), "{e}");
+    assert_says(&e, "no token in the tactic pool");
     assert_eq!(sheet(&s, 0), [0, 3, 2, 11]);
 }
 
 #[test]
 fn t4_only_the_player_whose_turn_it_is_may_activate() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     let e = refused(&mut s, 1, Action::Tactical { system: EMPTY });
     assert!(matches!(e, ActionError::NotYourTurn { .. }), "{e}");
     let e = refused(&mut s, 0, Action::Tactical { system: 99 });
-    assert!(
-        e.to_string()
-            .contains("system #99 does not exist: the galaxy has systems #0 to #6"),
-        "{e}"
+    assert_says(
+        &e,
+        "system #99 does not exist: the galaxy has systems #0 to #6",
     );
 }
 
@@ -555,17 +415,7 @@ fn t4_only_the_player_whose_turn_it_is_may_activate() {
 #[test]
 fn t5_each_other_player_may_resolve_the_secondary_with_a_strategy_token() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-            LEADERSHIP,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_LAST);
     // p2 holds Leadership (initiative 1) and acts first; p0 holds Politics (3).
     assert_eq!(actor(&s), 2);
     skip(&mut s, 2);
@@ -593,22 +443,12 @@ fn t5_each_other_player_may_resolve_the_secondary_with_a_strategy_token() {
 fn t5_a_secondary_without_a_strategy_token_is_refused_but_may_be_declined() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Strategy, -2);
-    pick(
-        &mut s,
-        &[
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-            LEADERSHIP,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_LAST);
     skip(&mut s, 2);
     ok(&mut s, 0, Action::Strategic { card: POLITICS });
     assert_eq!(legal(&s, 1), vec![Action::Decline]);
     let e = refused(&mut s, 1, Action::Secondary);
-    assert!(e.to_string().contains("0 strategy tokens"), "{e}");
+    assert_says(&e, "0 strategy tokens");
     // Tactic and fleet tokens do not pay for it.
     assert_eq!(sheet(&s, 1), [3, 3, 0, 10]);
     ok(&mut s, 1, Action::Decline);
@@ -618,17 +458,7 @@ fn t5_a_secondary_without_a_strategy_token_is_refused_but_may_be_declined() {
 fn t5_leadership_secondary_costs_no_strategy_token() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Strategy, -2);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -740,23 +570,13 @@ fn t6_a_token_for_a_free_system_is_placed() {
             fallback: Some(Pool::Tactic),
         },
     );
-    assert!(e.to_string().contains("no fallback"), "{e}");
+    assert_says(&e, "no fallback");
 }
 
 #[test]
 fn t6_diplomacy_token_for_a_system_already_holding_one_returns_to_reinforcements() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &DIPLOMACY_TO_TECHNOLOGY);
     s.ledger
         .move_tokens(
             Owner(2),
@@ -782,17 +602,7 @@ fn t6_diplomacy_token_for_a_system_already_holding_one_returns_to_reinforcements
 /// Three players; p2 (Hacan: 2 carriers, 1 cruiser, 2 fighters at home) acts first.
 fn hacan_first() -> coffer_command_tokens::State {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            POLITICS,
-            CONSTRUCTION,
-            LEADERSHIP,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &HACAN_FIRST);
     assert_eq!(actor(&s), 2);
     s
 }
@@ -843,7 +653,7 @@ fn t7_ships_over_the_fleet_pool_wait_for_the_players_choice() {
             class: FIGHTER,
         },
     );
-    assert!(e.to_string().contains("does not count"), "{e}");
+    assert_says(&e, "does not count");
     let e = refused(
         &mut s,
         2,
@@ -852,11 +662,7 @@ fn t7_ships_over_the_fleet_pool_wait_for_the_players_choice() {
             class: carrier,
         },
     );
-    assert!(
-        e.to_string()
-            .contains("not over the fleet limit in system 19"),
-        "{e}"
-    );
+    assert_says(&e, "not over the fleet limit in system 19");
     ok(
         &mut s,
         2,
@@ -953,10 +759,7 @@ fn t7_at_the_limit_nothing_is_demanded() {
             class: 1,
         },
     );
-    assert!(
-        e.to_string().contains("no fleet-limit choice is pending"),
-        "{e}"
-    );
+    assert_says(&e, "no fleet-limit choice is pending");
 }
 
 #[test]
@@ -989,19 +792,7 @@ fn t7_the_limit_is_rechecked_after_redistribution() {
     assert_eq!(s.flow.phase, Phase::Status);
     // p0 and p1 gain and redistribute as they were.
     for p in [0u8, 1] {
-        while s.flow.step == Step::Gain {
-            ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
-        }
-        let [t, f, st, _] = sheet(&s, p);
-        ok(
-            &mut s,
-            p,
-            Action::Redistribute {
-                tactic: t as u8,
-                fleet: f as u8,
-                strategy: st as u8,
-            },
-        );
+        status_turn(&mut s, p, Pool::Tactic);
     }
     assert_eq!(actor(&s), 2);
     while s.flow.step == Step::Gain {
@@ -1105,17 +896,7 @@ fn t8_status_phase_returns_board_tokens_gains_two_and_redistributes() {
 #[test]
 fn t8_redistribution_must_place_every_sheet_token() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     finish_action_phase(&mut s);
     let p = actor(&s);
     while s.flow.step == Step::Gain {
@@ -1190,40 +971,12 @@ fn t8_with_empty_reinforcements_the_status_phase_goes_straight_to_redistribution
 #[test]
 fn t8_the_round_ends_after_the_status_phase_and_cards_ready() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     finish_action_phase(&mut s);
     assert!(s.ledger.is_exhausted(s.h.cards[usize::from(POLITICS)]));
     for _ in 0..3 {
         let p = actor(&s);
-        while s.flow.step == Step::Gain {
-            ok(
-                &mut s,
-                p,
-                Action::Gain {
-                    pool: Pool::Strategy,
-                },
-            );
-        }
-        let [t, f, st, _] = sheet(&s, p);
-        ok(
-            &mut s,
-            p,
-            Action::Redistribute {
-                tactic: t as u8,
-                fleet: f as u8,
-                strategy: st as u8,
-            },
-        );
+        status_turn(&mut s, p, Pool::Strategy);
     }
     assert_eq!(s.flow.phase, Phase::Strategy);
     assert_eq!(s.ledger.clock().act, 1);
@@ -1236,17 +989,7 @@ fn t8_the_round_ends_after_the_status_phase_and_cards_ready() {
 #[test]
 fn t9_leadership_primary_gains_three_then_buys_one_token_per_three_influence() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -1270,17 +1013,7 @@ fn t9_leadership_primary_gains_three_then_buys_one_token_per_three_influence() {
 #[test]
 fn t9_excess_influence_is_wasted() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -1308,17 +1041,7 @@ fn t9_any_player_may_buy_in_the_secondary() {
             ..Default::default()
         },
     );
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -1351,17 +1074,7 @@ fn t9_any_player_may_buy_in_the_secondary() {
 fn t9_buying_is_limited_by_reinforcements() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Tactic, 7);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -1371,7 +1084,7 @@ fn t9_buying_is_limited_by_reinforcements() {
     // One token left in reinforcements: at most 5 influence (one token, two wasted).
     assert_eq!(legal(&s, 1).len(), 6);
     let e = refused(&mut s, 1, Action::Buy { influence: 6 });
-    assert!(e.to_string().contains("1 in reinforcements"), "{e}");
+    assert_says(&e, "1 in reinforcements");
     ok(&mut s, 1, Action::Buy { influence: 3 });
     ok(
         &mut s,
@@ -1386,17 +1099,7 @@ fn t9_buying_is_limited_by_reinforcements() {
 #[test]
 fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     for _ in 0..3 {
         ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
@@ -1407,25 +1110,7 @@ fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
     finish_action_phase(&mut s);
     for _ in 0..3 {
         let p = actor(&s);
-        while s.flow.step == Step::Gain {
-            ok(
-                &mut s,
-                p,
-                Action::Gain {
-                    pool: Pool::Strategy,
-                },
-            );
-        }
-        let [t, f, st, _] = sheet(&s, p);
-        ok(
-            &mut s,
-            p,
-            Action::Redistribute {
-                tactic: t as u8,
-                fleet: f as u8,
-                strategy: st as u8,
-            },
-        );
+        status_turn(&mut s, p, Pool::Strategy);
     }
     assert_eq!(
         s.influence(Owner(0)),
@@ -1445,33 +1130,11 @@ fn t7_a_limit_exceeded_in_the_last_status_phase_is_resolved_before_the_game_fini
             ..Default::default()
         },
     );
-    pick(
-        &mut s,
-        &[
-            POLITICS,
-            CONSTRUCTION,
-            LEADERSHIP,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &HACAN_FIRST);
     finish_action_phase(&mut s);
     while actor(&s) != 2 {
         let p = actor(&s);
-        while s.flow.step == Step::Gain {
-            ok(&mut s, p, Action::Gain { pool: Pool::Tactic });
-        }
-        let [t, f, st, _] = sheet(&s, p);
-        ok(
-            &mut s,
-            p,
-            Action::Redistribute {
-                tactic: t as u8,
-                fleet: f as u8,
-                strategy: st as u8,
-            },
-        );
+        status_turn(&mut s, p, Pool::Tactic);
     }
     while s.flow.step == Step::Gain {
         ok(&mut s, 2, Action::Gain { pool: Pool::Tactic });
@@ -1578,7 +1241,7 @@ fn t11_a_chosen_player_resolves_it_even_with_an_empty_strategy_pool_and_may_not_
     // LRR 92.4a: the chosen player must resolve it, token or not.
     assert_eq!(legal(&s, 1), vec![Action::Secondary]);
     let e = refused(&mut s, 1, Action::Decline);
-    assert!(e.to_string().contains("must resolve it"), "{e}");
+    assert_says(&e, "must resolve it");
     ok(&mut s, 1, Action::Secondary);
     assert_eq!(
         legal(&s, 2),
@@ -1598,7 +1261,7 @@ fn t11_trade_cannot_choose_the_active_player_or_a_player_not_in_the_game() {
             players: coffer_command_tokens::Players(0b0001),
         },
     );
-    assert!(e.to_string().contains("choose other players"), "{e}");
+    assert_says(&e, "choose other players");
     let e = refused(
         &mut s,
         0,
@@ -1606,7 +1269,7 @@ fn t11_trade_cannot_choose_the_active_player_or_a_player_not_in_the_game() {
             players: coffer_command_tokens::Players(0b1_0000),
         },
     );
-    assert!(e.to_string().contains("not in this 4-player game"), "{e}");
+    assert_says(&e, "not in this 4-player game");
     // Choosing nobody is a choice: everyone pays as usual.
     ok(
         &mut s,

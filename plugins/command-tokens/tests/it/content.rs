@@ -1,7 +1,7 @@
 //! Content and configuration: the embedded data is valid, bad data is refused with the entry and field
 //! named, and the Description and README document every action and option.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Content, ContentError};
 use coffer_core::{Adapter, Owner, Ruleset, Setup, SetupError};
 
@@ -39,25 +39,20 @@ fn content_errors_name_the_entry_and_the_field() {
         }
     );
     let e = Content::with_file("ships.json", r#"[{"id":"a","name":"A","fleet":true,"reinforcements":1},{"id":"a","name":"B","fleet":true,"reinforcements":1}]"#).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("entry 'a', field 'id': appears twice"),
-        "{e}"
-    );
+    assert_says(&e, "entry 'a', field 'id': appears twice");
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"gain","tokens":0}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("entry 'l', field 'primary': a gain of 0 tokens is out of range: 1 to 16"),
-        "{e}"
+    assert_says(
+        &e,
+        "entry 'l', field 'primary': a gain of 0 tokens is out of range: 1 to 16",
     );
     let e = Content::with_file(
         "laws.json",
         r#"[{"id":"x","name":"X","fleet_pool_max":4,"colour":"red"}]"#,
     )
     .unwrap_err();
-    assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+    assert_says(&e, "unknown field `colour`");
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"teleport"}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
-    assert!(e.to_string().contains("unknown variant `teleport`"), "{e}");
+    assert_says(&e, "unknown variant `teleport`");
 }
 
 #[test]
@@ -278,7 +273,7 @@ fn configuration_errors_are_clear() {
         .new_game(&Setup::new(3, 1).config(serde_json::json!({"round": 2})))
         .err()
         .unwrap();
-    assert!(e.to_string().contains("unknown field `round`"), "{e}");
+    assert_says(&e, "unknown field `round`");
     let e = adapter
         .new_game(
             &Setup::new(3, 1)
@@ -286,11 +281,7 @@ fn configuration_errors_are_clear() {
         )
         .err()
         .unwrap();
-    assert!(
-        e.to_string()
-            .contains("laws.json: entry '#0', field 'id': must not be empty"),
-        "{e}"
-    );
+    assert_says(&e, "laws.json: entry '#0', field 'id': must not be empty");
 }
 
 #[test]

@@ -1,13 +1,9 @@
 //! T25: Fighter II and Hybrid Crystal Fighter II: fighters beyond their ships' capacity count against the
 //! fleet pool, and fighters move on their own.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, State};
 use coffer_core::Ruleset;
-
-const FIGHTER: u8 = 0;
-const CRUISER: u8 = 2;
-const CARRIER: u8 = 3;
 
 /// Sol (p0) with these technologies, Hacan and Naalu, the line galaxy and `ships`, at p0's first turn.
 fn with_fighters(
@@ -96,10 +92,7 @@ fn t25_hybrid_crystal_fighters_beyond_capacity_count_as_half_a_ship_each() {
             },
         )
         .unwrap_err();
-    assert!(
-        e.to_string().contains("faction technology of 'naalu'"),
-        "{e}"
-    );
+    assert_says(&e, "faction technology of 'naalu'");
 }
 
 #[test]

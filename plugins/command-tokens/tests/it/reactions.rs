@@ -1,10 +1,8 @@
 //! T23: abilities that react to other players: Nullification Field, Foresight and Predictive
 //! Intelligence.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Pool, State, Step};
-
-const CRUISER: u8 = 2;
 
 fn use_ability(ability: u8, system: Option<u16>) -> Action {
     Action::UseAbility {
