@@ -9,3 +9,4 @@ pub(crate) mod movement;
 pub(crate) mod status;
 pub(crate) mod strategy;
 pub(crate) mod tactical;
+pub(crate) mod tokens;

@@ -1,7 +1,8 @@
 //! Movement into the activated system and whether a space combat follows.
 
+use crate::actions::Action;
 use crate::content::AbilityKind;
-use crate::ids::{arg, note, owner, slot, system_key};
+use crate::ids::{arg, kind, note, owner, slot, system_key};
 use crate::phase::Step;
 use crate::refusals::illegal;
 use crate::state::State;
@@ -151,6 +152,40 @@ impl State {
                 self.start_combat(cause);
             }
             _ => self.flow.step = Step::Produce,
+        }
+    }
+
+    /// T14: every single-ship move into the activated system, with each number of fighters it may
+    /// transport, by ascending system and class.
+    pub(crate) fn push_moves(&self, p: Owner, out: &mut Vec<Action>) {
+        let active = usize::from(self.flow.system);
+        let dist = self.distances(p);
+        // The player's own ships zones from the kernel's board index (K4.8), in creation order: by
+        // ascending system, then class. Only the systems and classes where the player has ships are
+        // looked at.
+        for z in self.ledger.zones_holding_in(p, kind::SHIPS) {
+            let (from, c) = self.ships_zone(z);
+            let Some(&d) = dist.get(from) else {
+                continue;
+            };
+            if from == active
+                || d == u8::MAX
+                || self.move_value(p, c).is_none_or(|m| m < d)
+                || self.has_token(p, from)
+            {
+                continue;
+            }
+            let fighters = self
+                .rules
+                .transported
+                .map_or(0, |t| self.ships(p, from, usize::from(t)));
+            for k in 0..=fighters.min(u32::from(self.rules.classes[c].capacity)) {
+                out.push(Action::Move {
+                    from: from as u16,
+                    class: c as u8,
+                    fighters: k as u8,
+                });
+            }
         }
     }
 }

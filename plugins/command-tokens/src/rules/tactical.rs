@@ -1,5 +1,6 @@
 //! The tactical action: activation, production, Star Forge, component actions, passing and the fleet limit.
 
+use crate::actions::Action;
 use crate::content::AbilityKind;
 use crate::ids::{Pool, arg, kind, note, owner, play_key, slot, system_key};
 use crate::phase::Step;
@@ -321,5 +322,49 @@ impl State {
             .move_tokens(p, self.h.ships[s * n + c], self.h.ship_reserve[c], 1, cause)?;
         self.check_fleet_in(p, s, cause);
         Ok(())
+    }
+
+    /// T19: every Star Forge `p` may use now: each system holding one of their ships of the Star Forge's
+    /// class, each choice with a piece left in reinforcements; none without the strategy tokens it spends.
+    pub(crate) fn push_star_forge(&self, p: Owner, out: &mut Vec<Action>) {
+        let Some(forge) = &self.rules.star_forge[p.index()] else {
+            return;
+        };
+        if self.pool(p, Pool::Strategy) < u32::from(forge.cost) {
+            return;
+        }
+        for s in 0..self.rules.system_count() {
+            if self.ships(p, s, usize::from(forge.with)) == 0 {
+                continue;
+            }
+            for &(class, _) in &forge.place {
+                if self.ship_reserve(p, usize::from(class)) > 0 {
+                    out.push(Action::StarForge {
+                        system: s as u16,
+                        class,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Production in the activated system: a ship of each class left in reinforcements while the
+    /// tactical action may produce more and no other player's ships are there (LRR 67.6), then `done`;
+    /// and, the invasion step being over, the elimination of each player still in the game (T18).
+    pub(crate) fn push_production(&self, p: Owner, out: &mut Vec<Action>) {
+        let s = usize::from(self.flow.system);
+        if self.flow.built < self.rules.production && !self.others_have_ships(p, s) {
+            for c in 0..self.rules.class_count() {
+                if self.may_produce(p, c) && self.ship_reserve(p, c) > 0 {
+                    out.push(Action::Produce { class: c as u8 });
+                }
+            }
+        }
+        out.push(Action::Done);
+        if self.rules.elimination && self.live_players() > 1 {
+            for q in self.owners().filter(|&q| !self.is_eliminated(q)) {
+                out.push(Action::Eliminate { player: q.0 });
+            }
+        }
     }
 }
