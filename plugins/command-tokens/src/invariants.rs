@@ -104,6 +104,15 @@ impl State {
         if !self.ledger.has_layout(&h.layout) {
             self.check_zone_handles()?;
         }
+        self.check_flow_shape()
+    }
+
+    /// The flow's fields fit the players, the rules and the step (after [`State::check_shape`]'s rules and handles).
+    fn check_flow_shape(&self) -> Result<(), Violation> {
+        let bad = |what: &str| Err(Violation(format!("damaged state: {what}")));
+        let n = usize::from(self.ledger.owners());
+        let r = &self.rules;
+        let (systems, cards) = (r.system_count(), r.cards.len());
         let f = &self.flow;
         let player = |p: u8| usize::from(p) < n;
         if !player(f.speaker) || !player(f.turn) || !player(f.resolver) || !player(f.defender) {
@@ -171,6 +180,18 @@ impl State {
         if f.holder.iter().any(|&h| h != NOBODY && !player(h)) {
             return bad("card holders");
         }
+        self.check_agenda_shape()
+    }
+
+    /// T20 to T26: the agenda being resolved, laws, wormholes, hands, the pending card, the order and the pending choices fit the rules.
+    fn check_agenda_shape(&self) -> Result<(), Violation> {
+        let bad = |what: &str| Err(Violation(format!("damaged state: {what}")));
+        let n = usize::from(self.ledger.owners());
+        let r = &self.rules;
+        let systems = r.system_count();
+        let h = &self.h;
+        let f = &self.flow;
+        let player = |p: u8| usize::from(p) < n;
         // T20: the agenda being resolved, its outcome and the laws and agendas it names.
         let agendas = r.agendas.len();
         let resolving = matches!(
@@ -341,7 +362,6 @@ impl State {
     /// The first [`Violation`].
     pub fn check_rules(&self) -> Result<(), Violation> {
         self.check_shape()?;
-        let n = self.players();
         // The supply totals are the layout's: those setup stocked, with the setup's own layout.
         let stocked = self.ledger.has_layout(&self.h.layout);
         for p in self.owners() {
@@ -386,6 +406,12 @@ impl State {
                 )));
             }
         }
+        self.check_fleets()
+    }
+
+    /// T7 and T15: every system's fleets within their limits, two players' ships only where a combat is, and what a combat's current decision needs.
+    fn check_fleets(&self) -> Result<(), Violation> {
+        let n = self.players();
         // T7: system by system, every player's fleet ships at once (one row of the token matrix per zone).
         // Each player's limit is read once; with nothing pending, only an excess is a violation.
         let (n, pending) = (usize::from(n), self.ledger.pending());

@@ -117,6 +117,13 @@ impl State {
                 board.row(p, r.system_labels[s].clone(), value);
             }
         }
+        self.fill_rule_sections(table);
+    }
+
+    /// The sections of laws, agendas, abilities, action cards, the space combat and the final scores, as far as the game has them.
+    fn fill_rule_sections(&self, table: &mut Table) {
+        let f = &self.flow;
+        let r = &self.rules;
         // T20: laws in play and the agendas, in games with an agenda phase or a law.
         let laws = r.starting_laws | f.enacted;
         if laws != 0 || f.minister != NOBODY {

@@ -6,7 +6,7 @@ use crate::content::AbilityKind;
 use crate::ids::{Pool, kind, note, slot};
 use crate::phase::Step;
 use crate::state::State;
-use coffer_core::{NoteTerm, Term, Vocabulary};
+use coffer_core::{NoteTerm, Owner, Term, Vocabulary};
 use std::borrow::Cow;
 
 /// What the ruleset calls things, declared once in its description.
@@ -267,6 +267,20 @@ impl State {
         }
     }
 
+    /// What `p` may do with their turn: a tactical action, a strategic action, or pass.
+    fn turn_why(&self, p: Owner) -> &'static str {
+        let f = &self.flow;
+        let tactical = self.pool(p, Pool::Tactic) > 0;
+        let strategic = (0..self.rules.cards.len())
+            .any(|c| f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]));
+        match (tactical, strategic) {
+            (true, true) => "to take a tactical or a strategic action",
+            (true, false) => "to take a tactical action or pass",
+            (false, true) => "to take a strategic action",
+            (false, false) => "to pass",
+        }
+    }
+
     /// What the player the game waits for ([`State::actor`]) is to do, in words that follow "has" or a
     /// name: "to pick a strategy card". `None` once the game is over.
     pub fn why(&self) -> Option<Cow<'static, str>> {
@@ -282,17 +296,7 @@ impl State {
         Some(match f.step {
             Step::Over => return None,
             Step::Pick => Cow::Borrowed("to pick a strategy card"),
-            Step::Turn => {
-                let tactical = self.pool(p, Pool::Tactic) > 0;
-                let strategic = (0..self.rules.cards.len())
-                    .any(|c| f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]));
-                Cow::Borrowed(match (tactical, strategic) {
-                    (true, true) => "to take a tactical or a strategic action",
-                    (true, false) => "to take a tactical action or pass",
-                    (false, true) => "to take a strategic action",
-                    (false, false) => "to pass",
-                })
-            }
+            Step::Turn => Cow::Borrowed(self.turn_why(p)),
             Step::Produce => Cow::Owned(format!(
                 "to produce ships in {} or end the tactical action",
                 self.system_name(f.system)
@@ -422,7 +426,7 @@ impl State {
     }
 
     /// The name of `p`'s ability of this kind: "Foresight", or "an ability" if they have none.
-    fn ability_name(&self, p: coffer_core::Owner, kind: AbilityKind) -> &str {
+    fn ability_name(&self, p: Owner, kind: AbilityKind) -> &str {
         self.rules
             .abilities
             .iter()

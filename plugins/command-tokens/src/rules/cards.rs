@@ -219,6 +219,29 @@ impl State {
         } else if vote.is_some() || elect.is_some() {
             wants("vote", true, false)?;
         }
+        self.card_effect(p, played, cancellable, cause)
+    }
+
+    /// T22: the effect of the card `played` names, checked already against its owner and window: its targets checked, then the card played (or left to be cancelled, T26) and its effect resolved.
+    fn card_effect(
+        &mut self,
+        p: Owner,
+        played: PendingCard,
+        cancellable: bool,
+        cause: Cause,
+    ) -> Result<(), ActionError> {
+        let PendingCard {
+            card,
+            player,
+            system,
+            fallback: _,
+            vote,
+            elect,
+        } = played;
+        let i = usize::from(card);
+        let c = &self.rules.hands[i];
+        let (name, effect) = (c.name.as_str(), c.effect);
+        let rider = c.window == Window::AfterAgendaRevealed;
         let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
         let action = (played, cancellable);
         match effect {
