@@ -282,3 +282,52 @@ pub(crate) fn no_riders() -> [u8; MAX_RIDERS] {
 pub(crate) fn nobody() -> u8 {
     NOBODY
 }
+
+impl Flow {
+    /// The flow at the start of a game: the strategy phase, the speaker (p0) to pick, nobody holding a
+    /// card, no agenda, law or combat under way.
+    pub fn start() -> Flow {
+        Flow {
+            phase: Phase::Strategy,
+            step: Step::Pick,
+            speaker: 0,
+            picks: 0,
+            holder: [NOBODY; MAX_CARDS],
+            order: std::array::from_fn(|i| i as u8),
+            passed: 0,
+            turn: 0,
+            card: 0,
+            resolver: 0,
+            secondary: false,
+            effect: 0,
+            cursor: 0,
+            free: 0,
+            others: 0,
+            target: 0,
+            left: 0,
+            rate: 1,
+            system: 0,
+            built: 0,
+            status: 0,
+            forfeited: [0; MAX_PLAYERS],
+            defender: 0,
+            retreat: NOBODY,
+            hits: [0; 2],
+            out: 0,
+            revealed: 0,
+            enacted: 0,
+            agenda: NOBODY,
+            resolved: 0,
+            outcome: 0,
+            elected: 0,
+            window: 0,
+            riders: no_riders(),
+            predictions: [0; MAX_RIDERS],
+            op: 0,
+            voters: 0,
+            minister: NOBODY,
+            pact: false,
+            pending: None,
+        }
+    }
+}

@@ -1,11 +1,11 @@
 //! A game's setup: the configuration prepared once ([`Prepared`]) and a fresh state laid out from it.
 
-use crate::config::{COMMAND_TOKENS, Config, MAX_PLAYERS, MAX_RIDERS, NOBODY, Rules, cfg};
-use crate::content::{Content, MAX_CARDS, MAX_CLASSES};
+use crate::config::{COMMAND_TOKENS, Config, Rules, cfg};
+use crate::content::{Content, MAX_CLASSES};
 use crate::ids::{face, kind};
-use crate::phase::{Flow, Phase, Step, no_riders};
+use crate::phase::Flow;
 use crate::state::{Handles, State, ship_supply};
-use coffer_core::{AmountSpec, Cause, Key, Ledger, Owner, Scope, SetupError, Shared, Zone};
+use coffer_core::{AmountSpec, Cause, Key, Ledger, Owner, Scope, SetupError, Shared, Zone, ZoneId};
 use coffer_core::{ContentTable, SharedContent};
 
 /// Ships of one class a player has in a system at the start, by index.
@@ -179,27 +179,8 @@ impl State {
         for c in 0..rules.cards.len() {
             cards.push(l.add_permanent(Key::new(g, kind::CARD, c as u32), Some(Scope::Act))?);
         }
-        let mut captured = Vec::with_capacity(n);
-        for (p, &capture) in rules.capture.iter().enumerate() {
-            captured.push(if capture {
-                Some(
-                    l.add_zone(
-                        Zone::new(Key::new(g, kind::CAPTURED, p as u32))
-                            .one_per_owner()
-                            .face(face::SHIP),
-                    )?,
-                )
-            } else {
-                None
-            });
-        }
-        let mut boxed = Vec::with_capacity(c_count + 1);
-        for supply in 0..=c_count {
-            let supply = u16::try_from(supply).unwrap_or(u16::MAX);
-            boxed.push(
-                l.add_zone(Zone::new(Key::new(g, kind::BOX, u32::from(supply))).supply(supply))?,
-            );
-        }
+        let captured = add_captured(&mut l, rules)?;
+        let boxed = add_boxes(&mut l, c_count)?;
         let mut agendas = Vec::with_capacity(rules.agendas.len());
         for a in 0..rules.agendas.len() {
             agendas.push(l.add_permanent(Key::new(g, kind::AGENDA, a as u32), None)?);
@@ -248,53 +229,11 @@ impl State {
             captured,
             boxed,
         };
-        let flow = Flow {
-            phase: Phase::Strategy,
-            step: Step::Pick,
-            speaker: 0,
-            picks: 0,
-            holder: [NOBODY; MAX_CARDS],
-            order: std::array::from_fn(|i| i as u8),
-            passed: 0,
-            turn: 0,
-            card: 0,
-            resolver: 0,
-            secondary: false,
-            effect: 0,
-            cursor: 0,
-            free: 0,
-            others: 0,
-            target: 0,
-            left: 0,
-            rate: 1,
-            system: 0,
-            built: 0,
-            status: 0,
-            forfeited: [0; MAX_PLAYERS],
-            defender: 0,
-            retreat: NOBODY,
-            hits: [0; 2],
-            out: 0,
-            revealed: 0,
-            enacted: 0,
-            agenda: NOBODY,
-            resolved: 0,
-            outcome: 0,
-            elected: 0,
-            window: 0,
-            riders: no_riders(),
-            predictions: [0; MAX_RIDERS],
-            op: 0,
-            voters: 0,
-            minister: NOBODY,
-            pact: false,
-            pending: None,
-        };
         let mut state = State {
             ledger: l,
             rules: prepared.rules.clone(),
             h: Shared::adopt(prepared.rules.key().clone(), h),
-            flow,
+            flow: Flow::start(),
         };
         // The handles of a live game of this setup may have been kept instead of these: share their
         // layout (it is equal, setup does not depend on the seed).
@@ -322,4 +261,37 @@ impl SharedContent for Handles {
         static TABLE: ContentTable<Handles> = ContentTable::new();
         &TABLE
     }
+}
+
+/// T17: one zone per player whose fleet pool takes other players' tokens (Edict), `None` for the others.
+fn add_captured(l: &mut Ledger, rules: &Rules) -> Result<Vec<Option<ZoneId>>, SetupError> {
+    let g = Owner::GAME;
+    let mut captured = Vec::with_capacity(rules.capture.len());
+    for (p, &capture) in rules.capture.iter().enumerate() {
+        captured.push(if capture {
+            Some(
+                l.add_zone(
+                    Zone::new(Key::new(g, kind::CAPTURED, p as u32))
+                        .one_per_owner()
+                        .face(face::SHIP),
+                )?,
+            )
+        } else {
+            None
+        });
+    }
+    Ok(captured)
+}
+
+/// T18: the game box, one zone per kernel supply (command tokens, then each of `classes` ship classes),
+/// where an eliminated player's pieces go.
+fn add_boxes(l: &mut Ledger, classes: usize) -> Result<Vec<ZoneId>, SetupError> {
+    let g = Owner::GAME;
+    let mut boxed = Vec::with_capacity(classes + 1);
+    for supply in 0..=classes {
+        let supply = u16::try_from(supply).unwrap_or(u16::MAX);
+        boxed
+            .push(l.add_zone(Zone::new(Key::new(g, kind::BOX, u32::from(supply))).supply(supply))?);
+    }
+    Ok(boxed)
 }
