@@ -158,7 +158,9 @@ impl State {
                 Ok(())
             }
             (Step::Produce, Action::Produce { class }) => self.produce(p, class, cause),
-            (Step::Produce, Action::Eliminate { player }) => self.eliminate(p, player, cause),
+            (Step::Produce, Action::Eliminate { player }) => {
+                self.eliminate(p, Owner(player), cause)
+            }
             (Step::Produce, Action::Done) => {
                 // Each produced ship was checked against the fleet limit already (T7).
                 let system = self.flow.system;
@@ -274,7 +276,7 @@ impl State {
                 self.retreat(p, system, fallback, cause)
             }
             (Step::Capture, Action::Fallback { pool }) => self.capture_from(p, pool, cause),
-            (Step::Release, Action::Release { player }) => self.release(p, player, cause),
+            (Step::Release, Action::Release { player }) => self.release(p, Owner(player), cause),
             _ => return Ok(None),
         }
         .map(Some)
@@ -295,7 +297,9 @@ impl State {
             (Step::Prerequisites, Action::Prerequisites { count }) => {
                 self.prerequisites(count, cause)
             }
-            (Step::Recombine, Action::Recombine { player }) => self.recombine(p, player, cause),
+            (Step::Recombine, Action::Recombine { player }) => {
+                self.recombine(p, Owner(player), cause)
+            }
             (Step::Recombine, Action::NoReaction) => {
                 self.after_votes(cause);
                 Ok(())
@@ -339,7 +343,7 @@ impl State {
                 },
             ) => self.outcome(vote, voted_against, cause),
             (Step::Outcome, Action::ElectCard { card }) => self.elect_card(card, cause),
-            (Step::Outcome, Action::Elect { player }) => self.elect(player, cause),
+            (Step::Outcome, Action::Elect { player }) => self.elect(Owner(player), cause),
             (Step::ReturnTokens, Action::ReturnToken { pool }) => self.return_token(p, pool, cause),
             _ => return Ok(None),
         }

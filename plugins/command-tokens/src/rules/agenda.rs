@@ -170,7 +170,9 @@ impl State {
         Ok(())
     }
 
-    pub(crate) fn elect(&mut self, player: u16, cause: Cause) -> Result<(), ActionError> {
+    /// T20: the speaker enters the player an Elect Player agenda elects.
+    pub(crate) fn elect(&mut self, q: Owner, cause: Cause) -> Result<(), ActionError> {
+        let player = q.0;
         let a = usize::from(self.flow.agenda);
         if let Some(agenda) = self.rules.agendas.get(a).filter(|a| !a.elect_player) {
             return Err(illegal(format!(
@@ -184,7 +186,7 @@ impl State {
                 players: u16::from(self.players()),
             });
         }
-        if self.is_eliminated(Owner(player)) {
+        if self.is_eliminated(q) {
             return Err(illegal(format!(
                 "p{player} is eliminated and cannot be elected"
             )));
@@ -411,15 +413,15 @@ impl State {
     pub(crate) fn recombine(
         &mut self,
         p: Owner,
-        player: u16,
+        q: Owner,
         cause: Cause,
     ) -> Result<(), ActionError> {
+        let player = q.0;
         let Some(i) = self.reaction(p, AbilityKind::VoteOrFleetToken) else {
             return Err(illegal(format!(
                 "{p} has no ready ability to name a voter with"
             )));
         };
-        let q = Owner(player);
         if q == p || player >= u16::from(self.players()) || self.is_eliminated(q) {
             return Err(illegal(format!(
                 "{} names another player still in the game, not p{player}",

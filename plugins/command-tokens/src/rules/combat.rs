@@ -286,16 +286,10 @@ impl State {
         }
     }
 
-    pub(crate) fn release(
-        &mut self,
-        p: Owner,
-        whose: u16,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
-        let q = Owner(whose);
-        if whose >= u16::from(self.players()) {
+    pub(crate) fn release(&mut self, p: Owner, q: Owner, cause: Cause) -> Result<(), ActionError> {
+        if q.0 >= u16::from(self.players()) {
             return Err(ActionError::NoSuchPlayer {
-                player: whose,
+                player: q.0,
                 players: u16::from(self.players()),
             });
         }

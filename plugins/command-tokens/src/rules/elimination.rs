@@ -9,7 +9,7 @@ use coffer_core::{ActionError, Cause, Owner, ZoneId};
 impl State {
     // ----- elimination -----
 
-    /// T18 (LRR 33): `whom` is eliminated, as the table found. Their command tokens and units go to the
+    /// T18 (LRR 33): `q` is eliminated, as the table found. Their command tokens and units go to the
     /// game box (33.2) but for tokens in another player's fleet pool (33.10f); tokens of other players in
     /// their fleet pool return to their owners' reinforcements (33.10e); their strategy cards return to the
     /// common play area (33.6); a speaker's token passes to the left (33.8). The cards each player picks
@@ -17,7 +17,7 @@ impl State {
     pub(crate) fn eliminate(
         &mut self,
         p: Owner,
-        whom: u16,
+        q: Owner,
         cause: Cause,
     ) -> Result<(), ActionError> {
         let n = self.players();
@@ -26,10 +26,9 @@ impl State {
                 "elimination is off in this game: the option `elimination` lets the table declare one".into(),
             ));
         }
-        if whom >= u16::from(n) {
-            return Err(illegal(format!("p{whom} is not in this {n}-player game")));
+        if q.0 >= u16::from(n) {
+            return Err(illegal(format!("p{} is not in this {n}-player game", q.0)));
         }
-        let q = Owner(whom);
         if self.is_eliminated(q) {
             return Err(illegal(format!("{q} is already eliminated")));
         }

@@ -195,7 +195,7 @@ fn t22_a_combatant_who_plays_no_card_goes_on_to_the_announcements() {
 /// A game with an agenda phase from round 1, these hands, at the agenda phase.
 fn agenda_hands(cards: [&[&str]; 3]) -> State {
     let config = Config {
-        factions: ["sol", "hacan", "jolnar"].map(String::from).to_vec(),
+        factions: strings(&["sol", "hacan", "jolnar"]),
         agenda_phase_from: 1,
         action_cards: hands(cards),
         ..Config::default()
@@ -352,9 +352,7 @@ fn t22_hands_are_dealt_within_the_decks_copies() {
 #[test]
 fn t22_random_playouts_with_action_cards_keep_every_invariant() {
     let config = Config {
-        factions: ["sol", "hacan", "jolnar", "mahact"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["sol", "hacan", "jolnar", "mahact"]),
         agenda_phase_from: 1,
         rounds: 3,
         action_cards: four_hands(),
@@ -447,9 +445,7 @@ fn t26_a_card_of_the_xxcha_or_one_played_when_its_card_is_exhausted_is_not_offer
 #[test]
 fn t26_random_playouts_with_instinct_training_keep_every_invariant() {
     let config = Config {
-        factions: ["sol", "xxcha", "jolnar", "mahact"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["sol", "xxcha", "jolnar", "mahact"]),
         agenda_phase_from: 1,
         rounds: 3,
         technologies: vec![vec![], vec!["instinct-training".into()], vec![], vec![]],

@@ -1172,9 +1172,7 @@ fn t7_a_limit_exceeded_in_the_last_status_phase_is_resolved_before_the_game_fini
 /// first (Leadership to p0 too).
 fn trade_game() -> State {
     // No Hacan: Masters of Trade makes its Trade secondary free anyway (T21).
-    let factions = ["letnev", "sol", "jolnar", "xxcha"]
-        .map(String::from)
-        .to_vec();
+    let factions = strings(&["letnev", "sol", "jolnar", "xxcha"]);
     let mut s = game(
         4,
         Config {

@@ -55,46 +55,39 @@ fn content_errors_name_the_entry_and_the_field() {
     assert_says(&e, "unknown variant `teleport`");
 }
 
+/// Sets one option of a configuration.
+type SetOption = fn(&mut Config);
+
 #[test]
 fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
     let r = CommandTokens::new();
     let bad = |c: Config| r.new_game(3, 1, &c).unwrap_err().to_string();
     let error = |text: &str| format!("invalid configuration: {text}");
-    assert_eq!(
-        bad(Config {
-            rounds: 0,
-            ..Default::default()
-        }),
-        error("rounds: 0 is out of range: 1 to 1000")
-    );
-    assert_eq!(
-        bad(Config {
-            rounds: 1001,
-            ..Default::default()
-        }),
-        error("rounds: 1001 is out of range: 1 to 1000")
-    );
-    assert_eq!(
-        bad(Config {
-            production: 21,
-            ..Default::default()
-        }),
-        error("production: 21 is out of range: 0 to 20")
-    );
-    assert_eq!(
-        bad(Config {
-            influence: 1_000_001,
-            ..Default::default()
-        }),
-        error("influence: 1000001 is out of range: 0 to 1000000")
-    );
-    assert_eq!(
-        bad(Config {
-            influence_per_player: vec![1, 2, 3_000_000],
-            ..Default::default()
-        }),
-        error("influence_per_player[2]: 3000000 is out of range: 0 to 1000000")
-    );
+    // Out-of-range options, one at a time.
+    let out_of_range: [(SetOption, &str); 5] = [
+        (|c| c.rounds = 0, "rounds: 0 is out of range: 1 to 1000"),
+        (
+            |c| c.rounds = 1001,
+            "rounds: 1001 is out of range: 1 to 1000",
+        ),
+        (
+            |c| c.production = 21,
+            "production: 21 is out of range: 0 to 20",
+        ),
+        (
+            |c| c.influence = 1_000_001,
+            "influence: 1000001 is out of range: 0 to 1000000",
+        ),
+        (
+            |c| c.influence_per_player = vec![1, 2, 3_000_000],
+            "influence_per_player[2]: 3000000 is out of range: 0 to 1000000",
+        ),
+    ];
+    for (set, text) in out_of_range {
+        let mut c = Config::default();
+        set(&mut c);
+        assert_eq!(bad(c), error(text));
+    }
     assert_eq!(
         bad(Config {
             influence_per_player: vec![1, 2],

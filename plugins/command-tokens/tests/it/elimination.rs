@@ -304,9 +304,7 @@ fn t18_random_playouts_with_elimination_keep_every_invariant() {
     for seed in 0..40 {
         let config = Config {
             elimination: true,
-            factions: ["mahact", "letnev", "sol", "hacan", "nekro"]
-                .map(String::from)
-                .to_vec(),
+            factions: strings(&["mahact", "letnev", "sol", "hacan", "nekro"]),
             ..Default::default()
         };
         let mut s = game(5, config);

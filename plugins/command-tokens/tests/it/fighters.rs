@@ -86,7 +86,7 @@ fn t25_hybrid_crystal_fighters_beyond_capacity_count_as_half_a_ship_each() {
             3,
             1,
             &Config {
-                factions: ["sol", "hacan", "naalu"].map(String::from).to_vec(),
+                factions: strings(&["sol", "hacan", "naalu"]),
                 technologies: vec![vec!["hybrid-crystal-fighter-ii".into()], vec![], vec![]],
                 ..Config::default()
             },
@@ -120,9 +120,7 @@ fn t25_fighter_ii_fighters_move_without_being_transported() {
 #[test]
 fn t25_random_playouts_with_fighter_ii_keep_every_invariant() {
     let config = Config {
-        factions: ["sol", "naalu", "hacan", "letnev"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["sol", "naalu", "hacan", "letnev"]),
         technologies: vec![
             vec!["fighter-ii".into()],
             vec!["hybrid-crystal-fighter-ii".into()],

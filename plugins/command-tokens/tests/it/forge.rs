@@ -258,9 +258,7 @@ fn t19_content_lists_locked_classes_last_and_unlocks_only_locked_ones() {
 #[test]
 fn t19_random_playouts_with_muaat_keep_every_invariant() {
     let config = Config {
-        factions: ["muaat", "sol", "hacan", "letnev", "mahact"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["muaat", "sol", "hacan", "letnev", "mahact"]),
         technologies: vec![
             vec![],
             vec!["war-sun".into()],

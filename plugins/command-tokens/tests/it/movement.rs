@@ -785,9 +785,7 @@ fn t17_random_playouts_with_edict_and_fleet_regulations_keep_every_invariant() {
     let (mut captures, mut releases) = (0, 0);
     for seed in 0..60 {
         let config = Config {
-            factions: ["mahact", "letnev", "sol", "hacan"]
-                .map(String::from)
-                .to_vec(),
+            factions: strings(&["mahact", "letnev", "sol", "hacan"]),
             laws: vec!["fleet-regulations".into()],
             rounds: 4,
             ..Default::default()

@@ -94,6 +94,11 @@ pub fn assert_says(e: &impl std::fmt::Display, text: &str) {
     assert!(e.to_string().contains(text), "{e}");
 }
 
+/// Owned strings from string literals, for the id lists of a configuration.
+pub fn strings(ids: &[&str]) -> Vec<String> {
+    ids.iter().map(|&id| id.to_string()).collect()
+}
+
 /// `p`'s legal actions.
 pub fn legal(s: &State, p: u8) -> Vec<Action> {
     let mut out = Vec::new();
