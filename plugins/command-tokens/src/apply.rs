@@ -5,7 +5,7 @@ use crate::config::NOBODY;
 use crate::content::AbilityKind;
 use crate::ids::{Pool, arg, card_key, note, owner, system_key};
 use crate::phase::{PendingCard, Phase, Step};
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use coffer_core::{ActionError, Cause, Owner};
 use std::borrow::Cow;
@@ -25,11 +25,7 @@ impl State {
         result
     }
 
-    pub(crate) fn apply_inner(
-        &mut self,
-        player: Owner,
-        action: &Action,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn apply_inner(&mut self, player: Owner, action: &Action) -> Applied {
         if player.0 >= u16::from(self.players()) {
             return Err(ActionError::NoSuchPlayer {
                 player: player.0,

@@ -6,6 +6,9 @@ use crate::state::State;
 use crate::words::count;
 use coffer_core::ActionError;
 
+/// What a rule's effect returns: done, or the reason the action is refused (and the adapter rolls it back).
+pub(crate) type Applied = Result<(), ActionError>;
+
 /// An action refused by the rules, with the reason a player reads.
 pub(crate) fn illegal(message: String) -> ActionError {
     ActionError::Illegal(message)

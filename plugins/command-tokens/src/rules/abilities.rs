@@ -3,7 +3,7 @@
 use crate::content::AbilityKind;
 use crate::ids::{Pool, arg, kind, note, owner};
 use crate::phase::Step;
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
@@ -26,15 +26,33 @@ impl State {
     }
 
     /// Spends ability `i`'s strategy tokens and exhausts its card if it exhausts, and says so.
-    pub(crate) fn spend_ability(
+    pub(crate) fn spend_ability(&mut self, p: Owner, i: usize, cause: Cause) -> Applied {
+        let a = &self.rules.abilities[i];
+        let (cost, exhausts) = (a.cost, a.exhausts);
+        // Foresight's token goes from the strategy pool to the system its ships move to, not to reinforcements.
+        let paid = if a.kind == AbilityKind::Foresight {
+            0
+        } else {
+            cost
+        };
+        self.pay_for_ability(p, i, paid, exhausts, cause)?;
+        let key = Key::new(p, kind::ABILITY, i as u32);
+        self.ledger
+            .note(key, note::COMPONENT, [arg(p), i32::from(cost), 0], cause);
+        Ok(())
+    }
+
+    /// Pays `cost` strategy tokens (to reinforcements) for ability `i`, and exhausts its card if it
+    /// `exhausts`.
+    pub(crate) fn pay_for_ability(
         &mut self,
         p: Owner,
         i: usize,
+        cost: u8,
+        exhausts: bool,
         cause: Cause,
-    ) -> Result<(), ActionError> {
-        let a = &self.rules.abilities[i];
-        let (cost, exhausts) = (a.cost, a.exhausts);
-        if cost > 0 && a.kind != AbilityKind::Foresight {
+    ) -> Applied {
+        if cost > 0 {
             self.ledger.move_tokens(
                 p,
                 self.h.pools[Pool::Strategy.index()],
@@ -46,9 +64,6 @@ impl State {
         if exhausts {
             self.ledger.activate(self.h.abilities[i], cause)?;
         }
-        let key = Key::new(p, kind::ABILITY, i as u32);
-        self.ledger
-            .note(key, note::COMPONENT, [arg(p), i32::from(cost), 0], cause);
         Ok(())
     }
 
@@ -81,7 +96,7 @@ impl State {
         ability: u8,
         pool: Option<Pool>,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let i = self.usable(p, ability, AbilityKind::Fabrication)?;
         let Some(pool) = pool else {
             return Err(illegal(format!(
@@ -113,7 +128,7 @@ impl State {
         ability: u8,
         system: Option<u16>,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let i = self.usable(p, ability, AbilityKind::EndActivatorsTurn)?;
         if system.is_some() {
             return Err(illegal(format!(
@@ -135,7 +150,7 @@ impl State {
         ability: u8,
         system: Option<u16>,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let i = self.usable(p, ability, AbilityKind::Foresight)?;
         let Some(system) = system else {
             return Err(illegal(format!(
@@ -165,18 +180,7 @@ impl State {
             cause,
         )?;
         let (active, n) = (usize::from(self.flow.system), self.rules.class_count());
-        for c in 0..n {
-            let ships = self.ships(p, active, c);
-            if ships > 0 {
-                self.ledger.move_tokens(
-                    p,
-                    self.h.ships[active * n + c],
-                    self.h.ships[d * n + c],
-                    ships,
-                    cause,
-                )?;
-            }
-        }
+        self.move_every_ship(p, active, d, n, cause)?;
         self.recheck_fleet(p, cause);
         self.flow.step = Step::Produce;
         Ok(())

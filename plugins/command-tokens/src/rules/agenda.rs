@@ -5,7 +5,7 @@ use crate::config::{AgendaOp, MAX_PREREQUISITES, MAX_RIDERS, NOBODY, Vote};
 use crate::content::{AbilityKind, CardEffect};
 use crate::ids::{Pool, ROUND_KEY, arg, card_key, kind, note, owner, slot, system_key};
 use crate::phase::{Phase, Step};
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use coffer_core::{ActionError, Cause, Key, Owner};
 
@@ -34,12 +34,7 @@ impl State {
         }
     }
 
-    pub(crate) fn reveal(
-        &mut self,
-        p: Owner,
-        agenda: Option<u8>,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn reveal(&mut self, p: Owner, agenda: Option<u8>, cause: Cause) -> Applied {
         match agenda {
             Some(a) => {
                 let count = self.rules.agendas.len();
@@ -99,7 +94,7 @@ impl State {
 
     /// Quash: the strategy tokens go to reinforcements, the agenda is discarded and the speaker reveals
     /// another, which may be quashed in turn.
-    pub(crate) fn quash(&mut self, p: Owner, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn quash(&mut self, p: Owner, cause: Cause) -> Applied {
         let cost = self.rules.quash[p.index()];
         self.ledger.move_tokens(
             p,
@@ -118,12 +113,7 @@ impl State {
         Ok(())
     }
 
-    pub(crate) fn outcome(
-        &mut self,
-        vote: Vote,
-        voted_against: Players,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn outcome(&mut self, vote: Vote, voted_against: Players, cause: Cause) -> Applied {
         let a = usize::from(self.flow.agenda);
         if let Some(agenda) = self.rules.agendas.get(a) {
             if agenda.elect_player || agenda.elect_card {
@@ -171,7 +161,7 @@ impl State {
     }
 
     /// T20: the speaker enters the player an Elect Player agenda elects.
-    pub(crate) fn elect(&mut self, q: Owner, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn elect(&mut self, q: Owner, cause: Cause) -> Applied {
         let player = q.0;
         let a = usize::from(self.flow.agenda);
         if let Some(agenda) = self.rules.agendas.get(a).filter(|a| !a.elect_player) {
@@ -211,7 +201,7 @@ impl State {
     }
 
     /// T24: an Elect Strategy Card agenda's outcome (Galactic Crisis Pact).
-    pub(crate) fn elect_card(&mut self, card: u8, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn elect_card(&mut self, card: u8, cause: Cause) -> Applied {
         let a = usize::from(self.flow.agenda);
         match self.rules.agendas.get(a) {
             Some(agenda) if agenda.elect_card => {}
@@ -235,12 +225,7 @@ impl State {
 
     /// T24, Minister of War: the card is discarded, the token returns to reinforcements, and the same
     /// player takes one more action.
-    pub(crate) fn additional_action(
-        &mut self,
-        p: Owner,
-        system: u16,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn additional_action(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if self.flow.minister != slot(p) {
             return Err(illegal(format!("{p} does not hold Minister of War")));
@@ -410,12 +395,7 @@ impl State {
     }
 
     /// T27, Genetic Recombination: the card exhausts and the named player decides.
-    pub(crate) fn recombine(
-        &mut self,
-        p: Owner,
-        q: Owner,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn recombine(&mut self, p: Owner, q: Owner, cause: Cause) -> Applied {
         let player = q.0;
         let Some(i) = self.reaction(p, AbilityKind::VoteOrFleetToken) else {
             return Err(illegal(format!(
@@ -516,29 +496,8 @@ impl State {
         false
     }
 
-    pub(crate) fn wormhole_fallback(
-        &mut self,
-        q: Owner,
-        pool: Pool,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
-        if self.pool(q, pool) == 0 {
-            return Err(illegal(format!(
-                "{q}'s {} is empty: the token must come from a pool that holds one",
-                pool.name()
-            )));
-        }
-        let s = usize::from(self.flow.target);
-        self.ledger.place_from_reserve(
-            q,
-            self.h.systems[s],
-            Some(self.h.pools[pool.index()]),
-            cause,
-        )?;
-        if pool == Pool::Fleet {
-            self.recheck_fleet(q, cause);
-        }
-        self.flow.others += 1;
+    pub(crate) fn wormhole_fallback(&mut self, q: Owner, pool: Pool, cause: Cause) -> Applied {
+        self.place_from_pool(q, pool, cause)?;
         if !self.place_at_wormholes(cause) {
             self.flow.op += 1;
             self.flow.status = 0;
@@ -549,7 +508,7 @@ impl State {
 
     /// T29, Research Grant Reallocation: the elected player returns one fleet-pool token per prerequisite
     /// (as many as the fleet pool holds); gaining the technology itself is not modelled.
-    pub(crate) fn prerequisites(&mut self, count: u8, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn prerequisites(&mut self, count: u8, cause: Cause) -> Applied {
         if count > MAX_PREREQUISITES {
             return Err(illegal(format!(
                 "a technology has 0 to {MAX_PREREQUISITES} prerequisites, not {count}"

@@ -5,7 +5,7 @@ use crate::config::{MAX_RIDERS, NOBODY, Vote};
 use crate::content::{AbilityKind, CardEffect, Window};
 use crate::ids::{Pool, arg, kind, note, owner, slot};
 use crate::phase::{PendingCard, Step};
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
@@ -134,7 +134,7 @@ impl State {
         played: PendingCard,
         cancellable: bool,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let PendingCard {
             card,
             player,
@@ -219,31 +219,26 @@ impl State {
         } else if vote.is_some() || elect.is_some() {
             wants("vote", true, false)?;
         }
-        self.card_effect(p, played, cancellable, cause)
+        self.card_effect(p, (played, cancellable), cause)
     }
 
-    /// T22: the effect of the card `played` names, checked already against its owner and window: its targets checked, then the card played (or left to be cancelled, T26) and its effect resolved.
-    fn card_effect(
-        &mut self,
-        p: Owner,
-        played: PendingCard,
-        cancellable: bool,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    /// T22: the effect of the card an action plays (and whether it may be cancelled), the card checked
+    /// already against its owner and window: its targets checked, then the card played (or left to be
+    /// cancelled, T26) and its effect resolved.
+    fn card_effect(&mut self, p: Owner, action: (PendingCard, bool), cause: Cause) -> Applied {
         let PendingCard {
             card,
             player,
             system,
-            fallback: _,
             vote,
             elect,
-        } = played;
+            ..
+        } = action.0;
         let i = usize::from(card);
         let c = &self.rules.hands[i];
         let (name, effect) = (c.name.as_str(), c.effect);
         let rider = c.window == Window::AfterAgendaRevealed;
         let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
-        let action = (played, cancellable);
         match effect {
             CardEffect::RemoveTacticToken => {
                 let q = Owner(player.unwrap_or_default());
@@ -374,12 +369,7 @@ impl State {
     }
 
     /// T26: the card waiting is cancelled (its player's card is played for nothing) or resolved.
-    pub(crate) fn cancel_card(
-        &mut self,
-        q: Owner,
-        cancel: bool,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn cancel_card(&mut self, q: Owner, cancel: bool, cause: Cause) -> Applied {
         let Some(played) = self.flow.pending else {
             return Err(illegal("no action card waits on cancelling".into()));
         };

@@ -3,7 +3,7 @@
 use crate::config::NOBODY;
 use crate::ids::{Pool, arg, kind, note, owner, play_key, slot, system_key};
 use crate::phase::{PendingCard, Phase, Step};
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
@@ -44,12 +44,7 @@ impl State {
         self.flow.resolver = slot(resolver);
     }
 
-    pub(crate) fn announce(
-        &mut self,
-        p: Owner,
-        retreat: bool,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn announce(&mut self, p: Owner, retreat: bool, cause: Cause) -> Applied {
         let attacker = owner(self.flow.turn);
         if retreat {
             self.flow.retreat = slot(p);
@@ -72,7 +67,7 @@ impl State {
 
     /// LRR 78.5: each ship rolls its class's dice (one, three for a war sun), the attacker first; the hits
     /// are entered, the dice being rolled at the table.
-    pub(crate) fn roll(&mut self, p: Owner, hits: u8, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn roll(&mut self, p: Owner, hits: u8, cause: Cause) -> Applied {
         let active = usize::from(self.flow.system);
         let dice = self.dice(p, active);
         if u32::from(hits) > dice {
@@ -122,7 +117,7 @@ impl State {
         }
     }
 
-    pub(crate) fn destroy(&mut self, p: Owner, class: u8, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn destroy(&mut self, p: Owner, class: u8, cause: Cause) -> Applied {
         let c = self.class_index(class)?;
         let active = usize::from(self.flow.system);
         if self.ships(p, active, c) == 0 {
@@ -239,12 +234,7 @@ impl State {
     }
 
     /// The loser's choice of the pool their token leaves for the winner's fleet pool (T17, T3).
-    pub(crate) fn capture_from(
-        &mut self,
-        loser: Owner,
-        pool: Pool,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn capture_from(&mut self, loser: Owner, pool: Pool, cause: Cause) -> Applied {
         if self.pool(loser, pool) == 0 {
             return Err(illegal(format!(
                 "{loser}'s {} is empty: the token must come from a pool that holds one",
@@ -286,7 +276,7 @@ impl State {
         }
     }
 
-    pub(crate) fn release(&mut self, p: Owner, q: Owner, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn release(&mut self, p: Owner, q: Owner, cause: Cause) -> Applied {
         if q.0 >= u16::from(self.players()) {
             return Err(ActionError::NoSuchPlayer {
                 player: q.0,
@@ -343,7 +333,7 @@ impl State {
         system: u16,
         fallback: Option<Pool>,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let d = self.system_index(system)?;
         let active = usize::from(self.flow.system);
         let (to, from) = (self.system_name(system), self.system_name(self.flow.system));
@@ -428,7 +418,7 @@ impl State {
         p: Owner,
         action: (PendingCard, bool),
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let PendingCard {
             system, fallback, ..
         } = action.0;
@@ -451,18 +441,7 @@ impl State {
             return Ok(());
         }
         let n = self.rules.class_count();
-        for c in 0..n {
-            let ships = self.ships(p, active, c);
-            if ships > 0 {
-                self.ledger.move_tokens(
-                    p,
-                    self.h.ships[active * n + c],
-                    self.h.ships[d * n + c],
-                    ships,
-                    cause,
-                )?;
-            }
-        }
+        self.move_every_ship(p, active, d, n, cause)?;
         self.ledger
             .note(system_key(d as u16), note::RETREAT, [arg(p), 0, 0], cause);
         self.ledger.note(

@@ -2,9 +2,9 @@
 
 use crate::config::NOBODY;
 use crate::ids::{ROUND_KEY, kind, note, play_key, slot};
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
-use coffer_core::{ActionError, Cause, Owner, ZoneId};
+use coffer_core::{Cause, Owner, ZoneId};
 
 impl State {
     // ----- elimination -----
@@ -14,12 +14,7 @@ impl State {
     /// their fleet pool return to their owners' reinforcements (33.10e); their strategy cards return to the
     /// common play area (33.6); a speaker's token passes to the left (33.8). The cards each player picks
     /// stay as set up (33.9). A player who eliminates themselves ends their turn.
-    pub(crate) fn eliminate(
-        &mut self,
-        p: Owner,
-        q: Owner,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn eliminate(&mut self, p: Owner, q: Owner, cause: Cause) -> Applied {
         let n = self.players();
         if !self.rules.elimination {
             return Err(illegal(

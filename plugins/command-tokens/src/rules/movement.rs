@@ -4,10 +4,10 @@ use crate::actions::Action;
 use crate::content::AbilityKind;
 use crate::ids::{arg, kind, note, owner, slot, system_key};
 use crate::phase::Step;
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use crate::words::count;
-use coffer_core::{ActionError, Cause, Owner};
+use coffer_core::{Cause, Owner};
 
 impl State {
     // ----- movement and space combat -----
@@ -39,7 +39,7 @@ impl State {
         class: u8,
         fighters: u8,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let f = self.system_index(from)?;
         let c = self.class_index(class)?;
         let active = usize::from(self.flow.system);
@@ -187,5 +187,29 @@ impl State {
                 });
             }
         }
+    }
+
+    /// Moves every ship of `p`'s in system `from` to system `to` (`n`: the classes in play).
+    pub(crate) fn move_every_ship(
+        &mut self,
+        p: Owner,
+        from: usize,
+        to: usize,
+        n: usize,
+        cause: Cause,
+    ) -> Applied {
+        for c in 0..n {
+            let ships = self.ships(p, from, c);
+            if ships > 0 {
+                self.ledger.move_tokens(
+                    p,
+                    self.h.ships[from * n + c],
+                    self.h.ships[to * n + c],
+                    ships,
+                    cause,
+                )?;
+            }
+        }
+        Ok(())
     }
 }

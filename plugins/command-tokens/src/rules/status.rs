@@ -4,9 +4,9 @@ use crate::config::NOBODY;
 use crate::content::MAX_CARDS;
 use crate::ids::{Pool, ROUND_KEY, arg, effect, kind, note, owner, slot};
 use crate::phase::{Phase, Step};
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
-use coffer_core::{ActionError, Cause, Owner};
+use coffer_core::{Cause, Owner};
 
 impl State {
     /// A law's fleet-pool maximum (T7, T20) applied at once: each player over it returns their own excess
@@ -81,12 +81,7 @@ impl State {
         self.recheck_fleet(q, cause);
     }
 
-    pub(crate) fn return_token(
-        &mut self,
-        p: Owner,
-        pool: Pool,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn return_token(&mut self, p: Owner, pool: Pool, cause: Cause) -> Applied {
         if self.pool(p, pool) == 0 {
             return Err(illegal(format!("{p}'s {} is empty", pool.name())));
         }

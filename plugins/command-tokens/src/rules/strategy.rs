@@ -5,12 +5,12 @@ use crate::config::NOBODY;
 use crate::content::{AbilityKind, Effect};
 use crate::ids::{Pool, arg, card_key, note, owner, slot};
 use crate::phase::Step;
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
-use coffer_core::{ActionError, Cause, Owner};
+use coffer_core::{Cause, Owner};
 
 impl State {
-    pub(crate) fn pick(&mut self, p: Owner, card: u8, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn pick(&mut self, p: Owner, card: u8, cause: Cause) -> Applied {
         let c = self.card_index(card)?;
         if self.flow.holder[c] != NOBODY {
             return Err(illegal(format!(
@@ -39,12 +39,7 @@ impl State {
         Ok(())
     }
 
-    pub(crate) fn strategic(
-        &mut self,
-        p: Owner,
-        card: u8,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn strategic(&mut self, p: Owner, card: u8, cause: Cause) -> Applied {
         let c = self.card_index(card)?;
         if self.flow.holder[c] != slot(p) {
             return Err(illegal(format!(
@@ -178,7 +173,7 @@ impl State {
         }
     }
 
-    pub(crate) fn secondary(&mut self, q: Owner, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn secondary(&mut self, q: Owner, cause: Cause) -> Applied {
         let cost = self.secondary_cost(q);
         let card = self.flow.card;
         if self.pool(q, Pool::Strategy) < cost {
@@ -209,12 +204,7 @@ impl State {
 
     /// Trade's primary (T11, LRR 92.4): `players`, other players than `p`, will resolve the secondary
     /// without spending a command token.
-    pub(crate) fn free_secondaries(
-        &mut self,
-        p: Owner,
-        players: Players,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn free_secondaries(&mut self, p: Owner, players: Players, cause: Cause) -> Applied {
         if let Some(q) = players
             .iter()
             .find(|&q| q == p || q.index() >= usize::from(self.players()) || self.is_eliminated(q))
@@ -254,13 +244,7 @@ impl State {
 
     /// T27, Quantum Datahub Node: the strategy token is spent, `give` goes to the holder of `take`, and
     /// `take` to `p`; the action phase follows.
-    pub(crate) fn swap_cards(
-        &mut self,
-        p: Owner,
-        give: u8,
-        take: u8,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn swap_cards(&mut self, p: Owner, give: u8, take: u8, cause: Cause) -> Applied {
         let Some(i) = self.reaction(p, AbilityKind::SwapStrategyCards) else {
             return Err(illegal(format!(
                 "{p} has no ready ability to swap strategy cards with"

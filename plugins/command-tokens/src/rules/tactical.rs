@@ -4,20 +4,15 @@ use crate::actions::Action;
 use crate::content::AbilityKind;
 use crate::ids::{Pool, arg, kind, note, owner, play_key, slot, system_key};
 use crate::phase::Step;
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use crate::words::count;
-use coffer_core::{ActionError, Cause, Key, Owner, Refusal};
+use coffer_core::{Cause, Key, Owner, Refusal};
 
 impl State {
     // ----- action phase -----
 
-    pub(crate) fn tactical(
-        &mut self,
-        p: Owner,
-        system: u16,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn tactical(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if self.pool(p, Pool::Tactic) == 0 {
             return Err(illegal(format!("{p} has no token in the tactic pool")));
@@ -85,7 +80,7 @@ impl State {
         }
     }
 
-    pub(crate) fn produce(&mut self, p: Owner, class: u8, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn produce(&mut self, p: Owner, class: u8, cause: Cause) -> Applied {
         let c = self.class_index(class)?;
         if self.flow.built >= self.rules.production {
             return Err(illegal(format!(
@@ -131,13 +126,7 @@ impl State {
     }
 
     /// T19: the Star Forge component action; it takes the turn.
-    pub(crate) fn star_forge(
-        &mut self,
-        p: Owner,
-        system: u16,
-        class: u8,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn star_forge(&mut self, p: Owner, system: u16, class: u8, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         let c = self.class_index(class)?;
         let Some(forge) = &self.rules.star_forge[p.index()] else {
@@ -209,12 +198,7 @@ impl State {
 
     /// T21: a component action that spends strategy tokens; what else it does (infantry, trade goods) is
     /// not modelled. It takes the turn.
-    pub(crate) fn component_action(
-        &mut self,
-        p: Owner,
-        ability: u8,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn component_action(&mut self, p: Owner, ability: u8, cause: Cause) -> Applied {
         let i = usize::from(ability);
         let Some(a) = self.rules.abilities.get(i) else {
             return Err(illegal(format!(
@@ -242,18 +226,7 @@ impl State {
                 count(u32::from(cost), "token", "tokens")
             )));
         }
-        if cost > 0 {
-            self.ledger.move_tokens(
-                p,
-                self.h.pools[Pool::Strategy.index()],
-                self.h.reinforcements,
-                u32::from(cost),
-                cause,
-            )?;
-        }
-        if exhausts {
-            self.ledger.activate(self.h.abilities[i], cause)?;
-        }
+        self.pay_for_ability(p, i, cost, exhausts, cause)?;
         let key = Key::new(p, kind::ABILITY, u32::from(ability));
         self.ledger
             .note(key, note::COMPONENT, [arg(p), i32::from(cost), 0], cause);
@@ -261,7 +234,7 @@ impl State {
         Ok(())
     }
 
-    pub(crate) fn pass(&mut self, p: Owner, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn pass(&mut self, p: Owner, cause: Cause) -> Applied {
         for c in 0..self.rules.cards.len() {
             if self.flow.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
                 return Err(illegal(format!(
@@ -282,7 +255,7 @@ impl State {
         system: u16,
         class: u8,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let s = self.system_index(system)?;
         let key = State::limit_key(p, s);
         let Some(first) = self.ledger.pending().first() else {

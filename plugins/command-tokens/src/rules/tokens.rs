@@ -3,7 +3,7 @@
 use crate::actions::Action;
 use crate::ids::{Pool, arg, kind, note, owner, play_key, slot, system_key};
 use crate::phase::{Phase, Step};
-use crate::refusals::illegal;
+use crate::refusals::{Applied, illegal};
 use crate::state::State;
 use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
@@ -35,7 +35,7 @@ impl State {
         *f = f.saturating_add(lost as u16);
     }
 
-    pub(crate) fn gain(&mut self, p: Owner, pool: Pool, cause: Cause) -> Result<(), ActionError> {
+    pub(crate) fn gain(&mut self, p: Owner, pool: Pool, cause: Cause) -> Applied {
         if !self.may_gain_into(p, pool) {
             let others = match self.captured(p) {
                 0 => String::new(),
@@ -76,12 +76,7 @@ impl State {
         }
     }
 
-    pub(crate) fn buy(
-        &mut self,
-        p: Owner,
-        influence: u32,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn buy(&mut self, p: Owner, influence: u32, cause: Cause) -> Applied {
         let have = self.influence(p);
         if u64::from(influence) > have {
             return Err(illegal(format!(
@@ -113,12 +108,7 @@ impl State {
         Ok(())
     }
 
-    pub(crate) fn diplomacy(
-        &mut self,
-        p: Owner,
-        system: u16,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn diplomacy(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if self.rules.systems[s].no_diplomacy && self.flow.phase != Phase::Agenda {
             return Err(illegal(format!(
@@ -163,19 +153,22 @@ impl State {
         }
     }
 
-    pub(crate) fn fallback(
-        &mut self,
-        q: Owner,
-        pool: Pool,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
-        let s = usize::from(self.flow.target);
+    pub(crate) fn fallback(&mut self, q: Owner, pool: Pool, cause: Cause) -> Applied {
+        self.place_from_pool(q, pool, cause)?;
+        self.diplomacy_next(cause);
+        Ok(())
+    }
+
+    /// T3: `q`'s reinforcements are empty, so the token `q` places in the target system comes from
+    /// `pool`, which must hold one; then the next player places.
+    pub(crate) fn place_from_pool(&mut self, q: Owner, pool: Pool, cause: Cause) -> Applied {
         if self.pool(q, pool) == 0 {
             return Err(illegal(format!(
                 "{q}'s {} is empty: the token must come from a pool that holds one",
                 pool.name()
             )));
         }
+        let s = usize::from(self.flow.target);
         self.ledger.place_from_reserve(
             q,
             self.h.systems[s],
@@ -186,16 +179,10 @@ impl State {
             self.recheck_fleet(q, cause);
         }
         self.flow.others += 1;
-        self.diplomacy_next(cause);
         Ok(())
     }
 
-    pub(crate) fn remove_token(
-        &mut self,
-        p: Owner,
-        system: u16,
-        cause: Cause,
-    ) -> Result<(), ActionError> {
+    pub(crate) fn remove_token(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if !self.has_token(p, s) {
             return Err(illegal(format!(
@@ -215,7 +202,7 @@ impl State {
         system: u16,
         fallback: Option<Pool>,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let s = self.system_index(system)?;
         self.place_token(p, s, fallback, cause)?;
         self.run_effects(cause);
@@ -231,7 +218,7 @@ impl State {
         s: usize,
         fallback: Option<Pool>,
         cause: Cause,
-    ) -> Result<(), ActionError> {
+    ) -> Applied {
         let system = s as u16;
         let direct = self.reinforcements(p) > 0 || self.has_token(p, s);
         match fallback {
