@@ -2,6 +2,7 @@
 
 use crate::content::{Content, ContentError, ContentOverride};
 use coffer_core::read_content;
+use serde::de::DeserializeOwned;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -44,34 +45,16 @@ impl Content {
     /// # Errors
     /// [`ContentError`] naming the file, entry and field of the first problem.
     pub fn with_override(over: &ContentOverride) -> Result<Content, ContentError> {
-        let ships = match &over.ships {
-            Some(v) => v.clone(),
-            None => read_content("ships.json", SHIPS)?,
-        };
-        let strategy_cards = match &over.strategy_cards {
-            Some(v) => v.clone(),
-            None => read_content("strategy_cards.json", CARDS)?,
-        };
-        let factions = match &over.factions {
-            Some(v) => v.clone(),
-            None => read_content("factions.json", FACTIONS)?,
-        };
-        let laws = match &over.laws {
-            Some(v) => v.clone(),
-            None => read_content("laws.json", LAWS)?,
-        };
-        let technologies = match &over.technologies {
-            Some(v) => v.clone(),
-            None => read_content("technologies.json", TECHNOLOGIES)?,
-        };
-        let agendas = match &over.agendas {
-            Some(v) => v.clone(),
-            None => read_content("agendas.json", AGENDAS)?,
-        };
-        let action_cards = match &over.action_cards {
-            Some(v) => v.clone(),
-            None => read_content("action_cards.json", ACTION_CARDS)?,
-        };
+        let ships = replaced_or_embedded(&over.ships, "ships.json", SHIPS)?;
+        let strategy_cards =
+            replaced_or_embedded(&over.strategy_cards, "strategy_cards.json", CARDS)?;
+        let factions = replaced_or_embedded(&over.factions, "factions.json", FACTIONS)?;
+        let laws = replaced_or_embedded(&over.laws, "laws.json", LAWS)?;
+        let technologies =
+            replaced_or_embedded(&over.technologies, "technologies.json", TECHNOLOGIES)?;
+        let agendas = replaced_or_embedded(&over.agendas, "agendas.json", AGENDAS)?;
+        let action_cards =
+            replaced_or_embedded(&over.action_cards, "action_cards.json", ACTION_CARDS)?;
         let content = Content {
             ships,
             strategy_cards,
@@ -115,5 +98,17 @@ impl Content {
             }
         }
         Content::with_override(&over)
+    }
+}
+
+/// A list the configuration replaces, or the embedded one parsed from `text` (`file` names it in errors).
+fn replaced_or_embedded<T: Clone + DeserializeOwned>(
+    over: &Option<Vec<T>>,
+    file: &'static str,
+    text: &str,
+) -> Result<Vec<T>, ContentError> {
+    match over {
+        Some(v) => Ok(v.clone()),
+        None => read_content(file, text),
     }
 }

@@ -795,19 +795,7 @@ fn t7_the_limit_is_rechecked_after_redistribution() {
         status_turn(&mut s, p, Pool::Tactic);
     }
     assert_eq!(actor(&s), 2);
-    while s.flow.step == Step::Gain {
-        ok(&mut s, 2, Action::Gain { pool: Pool::Tactic });
-    }
-    let total = s.sheet(Owner(2)) as u8;
-    ok(
-        &mut s,
-        2,
-        Action::Redistribute {
-            tactic: total - 1,
-            fleet: 1,
-            strategy: 0,
-        },
-    );
+    status_turn_to_fleet(&mut s, 2, 1);
     // Hacan's home: 3 non-fighter ships, fleet pool 1.
     assert_eq!(s.ledger.pending().len(), 1);
     assert_eq!(s.ledger.pending()[0].excess, 2);
@@ -1136,19 +1124,7 @@ fn t7_a_limit_exceeded_in_the_last_status_phase_is_resolved_before_the_game_fini
         let p = actor(&s);
         status_turn(&mut s, p, Pool::Tactic);
     }
-    while s.flow.step == Step::Gain {
-        ok(&mut s, 2, Action::Gain { pool: Pool::Tactic });
-    }
-    let total = s.sheet(Owner(2)) as u8;
-    ok(
-        &mut s,
-        2,
-        Action::Redistribute {
-            tactic: total - 2,
-            fleet: 2,
-            strategy: 0,
-        },
-    );
+    status_turn_to_fleet(&mut s, 2, 2);
     assert_eq!(s.flow.phase, Phase::Over);
     let r = CommandTokens::new();
     assert_eq!(r.outcome(&s), Outcome::Ongoing, "a choice is still pending");

@@ -99,6 +99,24 @@ pub fn strings(ids: &[&str]) -> Vec<String> {
     ids.iter().map(|&id| id.to_string()).collect()
 }
 
+/// `p`'s status-phase step: gained tokens into the tactic pool, then the command sheet redistributed to
+/// `fleet` fleet tokens, none in the strategy pool and the rest in the tactic pool.
+pub fn status_turn_to_fleet(s: &mut State, p: u8, fleet: u8) {
+    while s.flow.step == Step::Gain {
+        ok(s, p, Action::Gain { pool: Pool::Tactic });
+    }
+    let total = s.sheet(owner(p)) as u8;
+    ok(
+        s,
+        p,
+        Action::Redistribute {
+            tactic: total - fleet,
+            fleet,
+            strategy: 0,
+        },
+    );
+}
+
 /// `p`'s legal actions.
 pub fn legal(s: &State, p: u8) -> Vec<Action> {
     let mut out = Vec::new();
