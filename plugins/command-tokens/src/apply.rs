@@ -79,6 +79,7 @@ impl State {
 
     /// Dispatches the actions of a strategy pick and of a turn: tactical and strategic actions, production,
     /// abilities and the end of a turn. `Ok(None)`: not one of them.
+    #[inline]
     fn apply_turn(
         &mut self,
         p: Owner,
@@ -175,6 +176,7 @@ impl State {
 
     /// Dispatches the actions of strategy cards' abilities: gains, purchases, secondaries, placements.
     /// `Ok(None)`: not one of them.
+    #[inline]
     fn apply_strategy(
         &mut self,
         p: Owner,
@@ -230,6 +232,7 @@ impl State {
     }
 
     /// Dispatches the actions of movement and space combat. `Ok(None)`: not one of them.
+    #[inline]
     fn apply_combat(
         &mut self,
         p: Owner,
@@ -279,6 +282,7 @@ impl State {
     }
 
     /// Dispatches the actions of the agenda phase and of the status phase. `Ok(None)`: not one of them.
+    #[inline]
     fn apply_agenda(
         &mut self,
         p: Owner,
@@ -347,6 +351,7 @@ impl State {
     }
 
     /// Dispatches the actions of the action-card windows. `Ok(None)`: not one of them.
+    #[inline]
     fn apply_cards(
         &mut self,
         p: Owner,

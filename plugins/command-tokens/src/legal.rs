@@ -125,6 +125,7 @@ impl State {
 
     /// The actions of the strategy phase and of strategy cards' abilities: picks, gains, purchases,
     /// secondaries, placements.
+    #[inline]
     fn push_strategy_steps(&self, p: Owner, out: &mut Vec<Action>) {
         let f = &self.flow;
         let systems = self.rules.system_count();
@@ -228,6 +229,7 @@ impl State {
 
     /// The actions of a turn in the action phase: tactical and strategic actions, production, the end of a
     /// turn.
+    #[inline]
     fn push_turn_steps(&self, p: Owner, out: &mut Vec<Action>) {
         let f = &self.flow;
         match f.step {
@@ -296,6 +298,7 @@ impl State {
     }
 
     /// The actions of movement and space combat, with the reactions they allow.
+    #[inline]
     fn push_combat_steps(&self, p: Owner, out: &mut Vec<Action>) {
         let f = &self.flow;
         match f.step {
@@ -381,6 +384,7 @@ impl State {
     }
 
     /// The actions of the agenda phase and of the status phase's returns.
+    #[inline]
     fn push_agenda_steps(&self, p: Owner, out: &mut Vec<Action>) {
         let f = &self.flow;
         match f.step {
@@ -479,6 +483,7 @@ impl State {
     }
 
     /// The actions of the action-card windows and of cancelling a card.
+    #[inline]
     fn push_cards_steps(&self, p: Owner, out: &mut Vec<Action>) {
         let f = &self.flow;
         match f.step {
