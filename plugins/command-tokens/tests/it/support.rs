@@ -37,6 +37,11 @@ pub const HACAN_FIRST: [u8; 6] = [POLITICS, CONSTRUCTION, LEADERSHIP, TRADE, WAR
 #[rustfmt::skip]
 pub const LEADERSHIP_LAST: [u8; 6] = [POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY, LEADERSHIP];
 
+// Default 3-player galaxy: 18 (Mecatol Rex), home-letnev, home-sol, home-hacan, 19, 20, 21.
+/// Hacan's home system.
+pub const HOME_HACAN: u16 = 3;
+/// The first empty system (19).
+pub const EMPTY: u16 = 4;
 // Ship classes of data/ships.json.
 /// The fighter class.
 pub const FIGHTER: u8 = 0;
