@@ -121,6 +121,7 @@ impl State {
     }
 
     /// The sections of laws, agendas, abilities, action cards, the space combat and the final scores, as far as the game has them.
+    #[inline]
     fn fill_rule_sections(&self, table: &mut Table) {
         let f = &self.flow;
         let r = &self.rules;

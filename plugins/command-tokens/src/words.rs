@@ -268,6 +268,7 @@ impl State {
     }
 
     /// What `p` may do with their turn: a tactical action, a strategic action, or pass.
+    #[inline]
     fn turn_why(&self, p: Owner) -> &'static str {
         let f = &self.flow;
         let tactical = self.pool(p, Pool::Tactic) > 0;
