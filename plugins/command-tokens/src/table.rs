@@ -1,7 +1,10 @@
 //! The table every seat and spectator sees: the clock, whose turn it is, who may act and why, and the
 //! game's state in sections. Nothing is hidden in this ruleset.
 
-use crate::state::{NOBODY, Phase, Pool, State, Step, owner};
+use crate::config::NOBODY;
+use crate::ids::{Pool, owner};
+use crate::phase::{Phase, Step};
+use crate::state::State;
 use crate::words::count;
 use coffer_core::{Owner, Table};
 use std::borrow::Cow;
@@ -114,6 +117,14 @@ impl State {
                 board.row(p, r.system_labels[s].clone(), value);
             }
         }
+        self.fill_rule_sections(table);
+    }
+
+    /// The sections of laws, agendas, abilities, action cards, the space combat and the final scores, as far as the game has them.
+    #[inline]
+    fn fill_rule_sections(&self, table: &mut Table) {
+        let f = &self.flow;
+        let r = &self.rules;
         // T20: laws in play and the agendas, in games with an agenda phase or a law.
         let laws = r.starting_laws | f.enacted;
         if laws != 0 || f.minister != NOBODY {

@@ -3,13 +3,15 @@
 
 use crate::actions::Action;
 use crate::content::AbilityKind;
-use crate::state::{Pool, State, Step, kind, note, slot};
-use coffer_core::{NoteTerm, Term, Vocabulary};
+use crate::ids::{Pool, kind, note, slot};
+use crate::phase::Step;
+use crate::state::State;
+use coffer_core::{NoteTerm, Owner, Term, Vocabulary};
 use std::borrow::Cow;
 
 /// What the ruleset calls things, declared once in its description.
 ///
-/// Kinds are [`kind`]'s numbers, phases [`Phase::number`], steps [`Step::number`], actions
+/// Kinds are [`kind`]'s numbers, phases [`Phase::number`](crate::Phase::number), steps [`Step::number`], actions
 /// [`Action::code`], effects [`crate::effect`]'s codes and notes [`note`]'s codes.
 pub fn vocabulary() -> Vocabulary {
     let kinds = vec![
@@ -80,52 +82,6 @@ pub fn vocabulary() -> Vocabulary {
         "voting as asked",
         "choosing the pool a token placed in a wormhole system comes from",
         "entering a technology's prerequisites",
-    ];
-    // In `Action::code` order: nouns, as causes read "p0's tactical action".
-    let actions = [
-        "strategy card pick",
-        "tactical action",
-        "production",
-        "end of production",
-        "strategic action",
-        "pass",
-        "choice of a pool for a gained token",
-        "purchase of command tokens",
-        "secondary ability",
-        "declined secondary ability",
-        "choice of a system for the other players' tokens",
-        "choice of the pool a placed token comes from",
-        "removal of a command token from the board",
-        "placement of a command token",
-        "redistribution",
-        "removal of a ship over the fleet limit",
-        "choice of the players who resolve the secondary ability for free",
-        "movement of a ship",
-        "end of movement",
-        "announcement of a retreat",
-        "decision not to retreat",
-        "combat roll",
-        "destruction of a ship for a hit",
-        "retreat",
-        "return of a command token over the fleet pool's maximum",
-        "elimination of a player",
-        "Star Forge",
-        "revelation of an agenda",
-        "Quash",
-        "decision to let the agenda stand",
-        "outcome of an agenda",
-        "election of a player",
-        "return of a command token to reinforcements",
-        "component action",
-        "play of an action card",
-        "decision to play no action card",
-        "use of an ability",
-        "decision to use no ability",
-        "election of a strategy card",
-        "additional action",
-        "swap of strategy cards",
-        "naming of a voter",
-        "prerequisites of a technology",
     ];
     let effects = ["the status phase"];
     // In `note` order.
@@ -198,7 +154,7 @@ pub fn vocabulary() -> Vocabulary {
         kinds,
         phases: phases.map(String::from).to_vec(),
         steps: steps.map(String::from).to_vec(),
-        actions: actions.map(String::from).to_vec(),
+        actions: Action::NAMES.map(String::from).to_vec(),
         effects: effects.map(String::from).to_vec(),
         notes: notes.map(NoteTerm::new).to_vec(),
     }
@@ -311,188 +267,18 @@ impl State {
         }
     }
 
-    /// An action in words, for refusals: "a tactical action in system 18".
-    pub fn action_text(&self, action: &Action) -> String {
-        match *action {
-            Action::Pick { card } => format!("picking {}", self.card_name(card)),
-            Action::Tactical { system } => {
-                format!("a tactical action in {}", self.system_name(system))
-            }
-            Action::Produce { class } => format!("producing a {}", self.class_name(class)),
-            Action::Done => "ending production".into(),
-            Action::Strategic { card } => {
-                format!("the strategic action of {}", self.card_name(card))
-            }
-            Action::Pass => "passing".into(),
-            Action::Gain { pool } => {
-                format!("putting a gained command token in the {}", pool.name())
-            }
-            Action::Buy { influence } => {
-                format!("spending {influence} influence on command tokens")
-            }
-            Action::Secondary => "resolving a secondary ability".into(),
-            Action::Decline => "declining a secondary ability".into(),
-            Action::Diplomacy { system } => format!(
-                "choosing {} for the other players' tokens",
-                self.system_name(system)
-            ),
-            Action::Fallback { pool } => {
-                format!("placing a command token from the {}", pool.name())
-            }
-            Action::RemoveToken { system } => {
-                format!("removing a command token from {}", self.system_name(system))
-            }
-            Action::Place { system, fallback } => match fallback {
-                None => format!("placing a command token in {}", self.system_name(system)),
-                Some(pool) => format!(
-                    "placing a command token from the {} in {}",
-                    pool.name(),
-                    self.system_name(system)
-                ),
-            },
-            Action::Redistribute {
-                tactic,
-                fleet,
-                strategy,
-            } => format!(
-                "redistributing the command sheet as {tactic} tactic, {fleet} fleet and {strategy} strategy"
-            ),
-            Action::RemoveShip { system, class } => format!(
-                "removing a {} from {}",
-                self.class_name(class),
-                self.system_name(system)
-            ),
-            Action::Move {
-                from,
-                class,
-                fighters,
-            } => {
-                let carried = match fighters {
-                    0 => String::new(),
-                    k => format!(" with {}", count(u32::from(k), "fighter", "fighters")),
-                };
-                format!(
-                    "moving a {}{carried} from {}",
-                    self.class_name(class),
-                    self.system_name(from)
-                )
-            }
-            Action::EndMovement => "ending movement".into(),
-            Action::AnnounceRetreat => "announcing a retreat".into(),
-            Action::NoRetreat => "announcing no retreat".into(),
-            Action::Roll { hits } => {
-                format!("a combat roll of {}", count(u32::from(hits), "hit", "hits"))
-            }
-            Action::Destroy { class } => format!("destroying a {}", self.class_name(class)),
-            Action::Eliminate { player } => format!("eliminating p{player}"),
-            Action::RevealAgenda { agenda: Some(a) } => format!(
-                "revealing {}",
-                self.rules
-                    .agendas
-                    .get(usize::from(a))
-                    .map_or_else(|| format!("agenda #{a}"), |x| x.name.clone())
-            ),
-            Action::RevealAgenda { agenda: None } => {
-                "revealing an agenda that does nothing to command tokens".into()
-            }
-            Action::ComponentAction { ability } => {
-                match self.rules.abilities.get(usize::from(ability)) {
-                    Some(a) => format!("using {}", a.name),
-                    None => format!("using component action #{ability}"),
-                }
-            }
-            Action::PlayCard {
-                card,
-                player,
-                system,
-                ..
-            } => {
-                let name = self
-                    .rules
-                    .hands
-                    .get(usize::from(card))
-                    .map_or_else(|| format!("action card #{card}"), |c| c.name.clone());
-                let mut text = format!("playing {name}");
-                if let Some(q) = player {
-                    text.push_str(&format!(" on p{q}"));
-                }
-                if let Some(s) = system {
-                    text.push_str(&format!(" in {}", self.system_name(s)));
-                }
-                text
-            }
-            Action::NoCard => "playing no action card".into(),
-            Action::UseAbility {
-                ability,
-                system,
-                pool,
-            } => {
-                let name = self
-                    .rules
-                    .abilities
-                    .get(usize::from(ability))
-                    .map_or_else(|| format!("ability #{ability}"), |a| a.name.clone());
-                match (system, pool) {
-                    (Some(s), _) => format!("using {name} to {}", self.system_name(s)),
-                    (None, Some(pool)) => {
-                        format!("using {name} for a command token in the {}", pool.name())
-                    }
-                    (None, None) => format!("using {name}"),
-                }
-            }
-            Action::NoReaction => "using no ability".into(),
-            Action::SwapCards { give, take } => format!(
-                "giving {} and taking {}",
-                self.card_name(give),
-                self.card_name(take)
-            ),
-            Action::Recombine { player } => format!("naming p{player} before votes are cast"),
-            Action::Prerequisites { count } => {
-                format!(
-                    "entering {} of the technology gained",
-                    self::count(u32::from(count), "prerequisite", "prerequisites")
-                )
-            }
-            Action::Quash => "quashing the agenda".into(),
-            Action::NoQuash => "letting the agenda stand".into(),
-            Action::ElectCard { card } => format!("electing {}", self.card_name(card)),
-            Action::AdditionalAction { system } => format!(
-                "discarding Minister of War to return the command token in {} and act again",
-                self.system_name(system)
-            ),
-            Action::Outcome { vote, .. } => match vote {
-                crate::state::Vote::For => "resolving the agenda For".into(),
-                crate::state::Vote::Against => "resolving the agenda Against".into(),
-            },
-            Action::Elect { player } => format!("electing p{player}"),
-            Action::ReturnToken { pool } => format!(
-                "returning a command token from the {} to reinforcements",
-                pool.name()
-            ),
-            Action::StarForge { system, class } => format!(
-                "Star Forge placing {} in {}",
-                self.class_name(class),
-                self.system_name(system)
-            ),
-            Action::Release { player } => {
-                format!("returning a command token of p{player}'s from the fleet pool")
-            }
-            Action::Retreat { system, fallback } => match fallback {
-                None => format!("retreating to {}", self.system_name(system)),
-                Some(pool) => format!(
-                    "retreating to {} with a command token from the {}",
-                    self.system_name(system),
-                    pool.name()
-                ),
-            },
-            Action::FreeSecondaries { players } => match players.names() {
-                names if names.is_empty() => {
-                    "letting no other player resolve the secondary ability for free".into()
-                }
-                names => format!(
-                    "letting {names} resolve the secondary ability without spending a command token"
-                ),
-            },
+    /// What `p` may do with their turn: a tactical action, a strategic action, or pass.
+    #[inline]
+    fn turn_why(&self, p: Owner) -> &'static str {
+        let f = &self.flow;
+        let tactical = self.pool(p, Pool::Tactic) > 0;
+        let strategic = (0..self.rules.cards.len())
+            .any(|c| f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]));
+        match (tactical, strategic) {
+            (true, true) => "to take a tactical or a strategic action",
+            (true, false) => "to take a tactical action or pass",
+            (false, true) => "to take a strategic action",
+            (false, false) => "to pass",
         }
     }
 
@@ -511,17 +297,7 @@ impl State {
         Some(match f.step {
             Step::Over => return None,
             Step::Pick => Cow::Borrowed("to pick a strategy card"),
-            Step::Turn => {
-                let tactical = self.pool(p, Pool::Tactic) > 0;
-                let strategic = (0..self.rules.cards.len())
-                    .any(|c| f.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]));
-                Cow::Borrowed(match (tactical, strategic) {
-                    (true, true) => "to take a tactical or a strategic action",
-                    (true, false) => "to take a tactical action or pass",
-                    (false, true) => "to take a strategic action",
-                    (false, false) => "to pass",
-                })
-            }
+            Step::Turn => Cow::Borrowed(self.turn_why(p)),
             Step::Produce => Cow::Owned(format!(
                 "to produce ships in {} or end the tactical action",
                 self.system_name(f.system)
@@ -651,7 +427,7 @@ impl State {
     }
 
     /// The name of `p`'s ability of this kind: "Foresight", or "an ability" if they have none.
-    fn ability_name(&self, p: coffer_core::Owner, kind: AbilityKind) -> &str {
+    fn ability_name(&self, p: Owner, kind: AbilityKind) -> &str {
         self.rules
             .abilities
             .iter()

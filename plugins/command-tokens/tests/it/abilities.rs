@@ -1,19 +1,16 @@
 //! T21: faction abilities and technologies that spend, return or waive command tokens: Masters of Trade,
 //! Neuroglaive, and the component actions Orbital Drop and Production Biomes.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Pool, State, Step};
 use coffer_core::Ruleset;
-
-const TRADE: u8 = 4;
-const CRUISER: u8 = 2;
 
 /// Sol (p0), Hacan (p1) and Jol-Nar (p2) after the picks `cards` (p0, p1, p2, p0, p1, p2).
 fn hacan_game(cards: &[u8]) -> State {
     let mut s = game(
         3,
         Config {
-            factions: ["sol", "hacan", "jolnar"].map(String::from).to_vec(),
+            factions: strings(&["sol", "hacan", "jolnar"]),
             ..Config::default()
         },
     );
@@ -155,9 +152,7 @@ fn t21_production_biomes_exhausts_until_the_rounds_end() {
 #[test]
 fn t21_random_playouts_with_these_abilities_keep_every_invariant() {
     let config = Config {
-        factions: ["sol", "hacan", "naalu", "xxcha"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["sol", "hacan", "naalu", "xxcha"]),
         technologies: vec![
             vec![],
             vec!["production-biomes".into()],
@@ -203,7 +198,7 @@ fn t27_quantum_datahub_node_swaps_strategy_cards_at_the_end_of_the_strategy_phas
 #[test]
 fn t27_genetic_recombination_has_the_player_named_vote_as_asked_or_return_a_fleet_token() {
     let config = Config {
-        factions: ["mahact", "sol", "hacan"].map(String::from).to_vec(),
+        factions: strings(&["mahact", "sol", "hacan"]),
         technologies: vec![vec!["genetic-recombination".into()], vec![], vec![]],
         agenda_phase_from: 1,
         ..Config::default()
@@ -241,9 +236,7 @@ fn t27_genetic_recombination_has_the_player_named_vote_as_asked_or_return_a_flee
 #[test]
 fn t27_random_playouts_with_the_datahub_and_recombination_keep_every_invariant() {
     let config = Config {
-        factions: ["hacan", "mahact", "sol", "xxcha"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["hacan", "mahact", "sol", "xxcha"]),
         technologies: vec![
             vec!["quantum-datahub-node".into()],
             vec!["genetic-recombination".into()],
@@ -307,7 +300,7 @@ fn t28_without_relic_fragments_fabrication_is_never_offered() {
 #[test]
 fn t28_random_playouts_with_fabrication_keep_every_invariant() {
     let config = Config {
-        factions: ["naazrokha", "sol", "hacan"].map(String::from).to_vec(),
+        factions: strings(&["naazrokha", "sol", "hacan"]),
         relic_fragments: vec![3, 0, 0],
         rounds: 3,
         ..Config::default()

@@ -1,7 +1,7 @@
 //! T20: the agenda phase, the agendas that touch command tokens (Fleet Regulations, Shared Research,
 //! Clandestine Operations, Armed Forces Standardization) and the Xxcha Kingdom's Quash.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Phase, Pool, State, Step, Vote};
 use coffer_core::Table;
 
@@ -338,9 +338,7 @@ fn t20_a_law_over_captured_tokens_lets_the_mahact_player_choose_each_token_that_
 #[test]
 fn t20_random_playouts_with_agendas_keep_every_invariant() {
     let config = Config {
-        factions: ["xxcha", "mahact", "sol", "muaat", "letnev"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["xxcha", "mahact", "sol", "muaat", "letnev"]),
         agenda_phase_from: 1,
         rounds: 4,
         ..Config::default()

@@ -1,12 +1,9 @@
 //! T22: the action cards whose text touches command tokens: Summit, Insubordination, Unexpected Action,
 //! Signal Jamming, Skilled Retreat, and the Leadership and Diplomacy Riders.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Phase, Pool, State, Step, Vote};
 use coffer_core::Ruleset;
-
-const DESTROYER: u8 = 1;
-const CRUISER: u8 = 2;
 
 fn hands(cards: [&[&str]; 3]) -> Vec<Vec<String>> {
     cards
@@ -198,7 +195,7 @@ fn t22_a_combatant_who_plays_no_card_goes_on_to_the_announcements() {
 /// A game with an agenda phase from round 1, these hands, at the agenda phase.
 fn agenda_hands(cards: [&[&str]; 3]) -> State {
     let config = Config {
-        factions: ["sol", "hacan", "jolnar"].map(String::from).to_vec(),
+        factions: strings(&["sol", "hacan", "jolnar"]),
         agenda_phase_from: 1,
         action_cards: hands(cards),
         ..Config::default()
@@ -322,7 +319,7 @@ fn t22_each_card_is_played_once_and_only_in_its_window() {
         "illegal action: p0 has already played Insubordination (#0)"
     );
     let e = refused(&mut s, 1, play_on(0, Some(2), None));
-    assert!(e.to_string().contains("it is not p1's turn"), "{e}");
+    assert_says(&e, "it is not p1's turn");
 }
 
 #[test]
@@ -355,21 +352,10 @@ fn t22_hands_are_dealt_within_the_decks_copies() {
 #[test]
 fn t22_random_playouts_with_action_cards_keep_every_invariant() {
     let config = Config {
-        factions: ["sol", "hacan", "jolnar", "mahact"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["sol", "hacan", "jolnar", "mahact"]),
         agenda_phase_from: 1,
         rounds: 3,
-        action_cards: vec![
-            vec!["summit".into(), "skilled-retreat".into()],
-            vec!["insubordination".into(), "leadership-rider".into()],
-            vec![
-                "signal-jamming".into(),
-                "diplomacy-rider".into(),
-                "skilled-retreat".into(),
-            ],
-            vec!["unexpected-action".into(), "unexpected-action".into()],
-        ],
+        action_cards: four_hands(),
         ..Config::default()
     };
     let mut played = 0;
@@ -459,22 +445,11 @@ fn t26_a_card_of_the_xxcha_or_one_played_when_its_card_is_exhausted_is_not_offer
 #[test]
 fn t26_random_playouts_with_instinct_training_keep_every_invariant() {
     let config = Config {
-        factions: ["sol", "xxcha", "jolnar", "mahact"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["sol", "xxcha", "jolnar", "mahact"]),
         agenda_phase_from: 1,
         rounds: 3,
         technologies: vec![vec![], vec!["instinct-training".into()], vec![], vec![]],
-        action_cards: vec![
-            vec!["summit".into(), "skilled-retreat".into()],
-            vec!["insubordination".into(), "leadership-rider".into()],
-            vec![
-                "signal-jamming".into(),
-                "diplomacy-rider".into(),
-                "skilled-retreat".into(),
-            ],
-            vec!["unexpected-action".into(), "unexpected-action".into()],
-        ],
+        action_cards: four_hands(),
         ..Config::default()
     };
     let mut cancelled = 0;
@@ -483,4 +458,18 @@ fn t26_random_playouts_with_instinct_training_keep_every_invariant() {
             usize::from(s.flow.step != Step::Cancel && matches!(a, Action::UseAbility { .. }));
     });
     assert!(cancelled > 0, "random play cancels cards");
+}
+
+/// Four players' hands holding a card of every window, for random playouts.
+fn four_hands() -> Vec<Vec<String>> {
+    vec![
+        vec!["summit".into(), "skilled-retreat".into()],
+        vec!["insubordination".into(), "leadership-rider".into()],
+        vec![
+            "signal-jamming".into(),
+            "diplomacy-rider".into(),
+            "skilled-retreat".into(),
+        ],
+        vec!["unexpected-action".into(), "unexpected-action".into()],
+    ]
 }

@@ -1,7 +1,7 @@
 //! Content and configuration: the embedded data is valid, bad data is refused with the entry and field
 //! named, and the Description and README document every action and option.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, Content, ContentError};
 use coffer_core::{Adapter, Owner, Ruleset, Setup, SetupError};
 
@@ -39,67 +39,55 @@ fn content_errors_name_the_entry_and_the_field() {
         }
     );
     let e = Content::with_file("ships.json", r#"[{"id":"a","name":"A","fleet":true,"reinforcements":1},{"id":"a","name":"B","fleet":true,"reinforcements":1}]"#).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("entry 'a', field 'id': appears twice"),
-        "{e}"
-    );
+    assert_says(&e, "entry 'a', field 'id': appears twice");
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"gain","tokens":0}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("entry 'l', field 'primary': a gain of 0 tokens is out of range: 1 to 16"),
-        "{e}"
+    assert_says(
+        &e,
+        "entry 'l', field 'primary': a gain of 0 tokens is out of range: 1 to 16",
     );
     let e = Content::with_file(
         "laws.json",
         r#"[{"id":"x","name":"X","fleet_pool_max":4,"colour":"red"}]"#,
     )
     .unwrap_err();
-    assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+    assert_says(&e, "unknown field `colour`");
     let e = Content::with_file("strategy_cards.json", r#"[{"id":"l","name":"L","initiative":1,"primary":[{"effect":"teleport"}],"secondary":[],"secondary_cost":0}]"#).unwrap_err();
-    assert!(e.to_string().contains("unknown variant `teleport`"), "{e}");
+    assert_says(&e, "unknown variant `teleport`");
 }
+
+/// Sets one option of a configuration.
+type SetOption = fn(&mut Config);
 
 #[test]
 fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
     let r = CommandTokens::new();
     let bad = |c: Config| r.new_game(3, 1, &c).unwrap_err().to_string();
     let error = |text: &str| format!("invalid configuration: {text}");
-    assert_eq!(
-        bad(Config {
-            rounds: 0,
-            ..Default::default()
-        }),
-        error("rounds: 0 is out of range: 1 to 1000")
-    );
-    assert_eq!(
-        bad(Config {
-            rounds: 1001,
-            ..Default::default()
-        }),
-        error("rounds: 1001 is out of range: 1 to 1000")
-    );
-    assert_eq!(
-        bad(Config {
-            production: 21,
-            ..Default::default()
-        }),
-        error("production: 21 is out of range: 0 to 20")
-    );
-    assert_eq!(
-        bad(Config {
-            influence: 1_000_001,
-            ..Default::default()
-        }),
-        error("influence: 1000001 is out of range: 0 to 1000000")
-    );
-    assert_eq!(
-        bad(Config {
-            influence_per_player: vec![1, 2, 3_000_000],
-            ..Default::default()
-        }),
-        error("influence_per_player[2]: 3000000 is out of range: 0 to 1000000")
-    );
+    // Out-of-range options, one at a time.
+    let out_of_range: [(SetOption, &str); 5] = [
+        (|c| c.rounds = 0, "rounds: 0 is out of range: 1 to 1000"),
+        (
+            |c| c.rounds = 1001,
+            "rounds: 1001 is out of range: 1 to 1000",
+        ),
+        (
+            |c| c.production = 21,
+            "production: 21 is out of range: 0 to 20",
+        ),
+        (
+            |c| c.influence = 1_000_001,
+            "influence: 1000001 is out of range: 0 to 1000000",
+        ),
+        (
+            |c| c.influence_per_player = vec![1, 2, 3_000_000],
+            "influence_per_player[2]: 3000000 is out of range: 0 to 1000000",
+        ),
+    ];
+    for (set, text) in out_of_range {
+        let mut c = Config::default();
+        set(&mut c);
+        assert_eq!(bad(c), error(text));
+    }
     assert_eq!(
         bad(Config {
             influence_per_player: vec![1, 2],
@@ -278,7 +266,7 @@ fn configuration_errors_are_clear() {
         .new_game(&Setup::new(3, 1).config(serde_json::json!({"round": 2})))
         .err()
         .unwrap();
-    assert!(e.to_string().contains("unknown field `round`"), "{e}");
+    assert_says(&e, "unknown field `round`");
     let e = adapter
         .new_game(
             &Setup::new(3, 1)
@@ -286,11 +274,7 @@ fn configuration_errors_are_clear() {
         )
         .err()
         .unwrap();
-    assert!(
-        e.to_string()
-            .contains("laws.json: entry '#0', field 'id': must not be empty"),
-        "{e}"
-    );
+    assert_says(&e, "laws.json: entry '#0', field 'id': must not be empty");
 }
 
 #[test]

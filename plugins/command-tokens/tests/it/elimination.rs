@@ -1,7 +1,7 @@
 //! T18: elimination (LRR 33), as far as it touches command tokens, units, strategy cards, the speaker and
 //! the order of play. LRR 33.1's conditions are decided at the table; `eliminate` records its finding.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{
     Action, CommandTokens, Config, NOBODY, Phase, Step, kind, note, ship_supply,
 };
@@ -154,7 +154,7 @@ fn t18_trade_cannot_choose_an_eliminated_player() {
     assert_eq!(s.flow.step, Step::FreeSecondaries);
     let players = coffer_command_tokens::Players(1 << 2);
     let e = refused(&mut s, 1, Action::FreeSecondaries { players });
-    assert!(e.to_string().contains("p2 is eliminated"), "{e}");
+    assert_says(&e, "p2 is eliminated");
     assert!(
         legal(&s, 1).iter().all(
             |a| !matches!(a, Action::FreeSecondaries { players } if players.contains(Owner(2)))
@@ -254,16 +254,16 @@ fn t18_elimination_is_refused_for_the_last_player_twice_off_and_outside_producti
     let mut s = game_with_elimination(3);
     // Not before the invasion step of a tactical action.
     let e = refused(&mut s, 0, Action::Eliminate { player: 1 });
-    assert!(e.to_string().contains("not possible"), "{e}");
+    assert_says(&e, "not possible");
     p0_eliminates(&mut s, 1);
     let e = refused(&mut s, 0, Action::Eliminate { player: 1 });
-    assert!(e.to_string().contains("p1 is already eliminated"), "{e}");
+    assert_says(&e, "p1 is already eliminated");
     let e = refused(&mut s, 0, Action::Eliminate { player: 7 });
-    assert!(e.to_string().contains("not in this 3-player game"), "{e}");
+    assert_says(&e, "not in this 3-player game");
     ok(&mut s, 0, Action::Eliminate { player: 2 });
     // p0 is the last player in the game.
     let e = refused(&mut s, 0, Action::Eliminate { player: 0 });
-    assert!(e.to_string().contains("p0 is the last player"), "{e}");
+    assert_says(&e, "p0 is the last player");
     assert!(
         !legal(&s, 0)
             .iter()
@@ -275,7 +275,7 @@ fn t18_elimination_is_refused_for_the_last_player_twice_off_and_outside_producti
     let system = system(&s, "19");
     ok(&mut s, 0, Action::Tactical { system });
     let e = refused(&mut s, 0, Action::Eliminate { player: 1 });
-    assert!(e.to_string().contains("elimination is off"), "{e}");
+    assert_says(&e, "elimination is off");
 }
 
 #[test]
@@ -304,9 +304,7 @@ fn t18_random_playouts_with_elimination_keep_every_invariant() {
     for seed in 0..40 {
         let config = Config {
             elimination: true,
-            factions: ["mahact", "letnev", "sol", "hacan", "nekro"]
-                .map(String::from)
-                .to_vec(),
+            factions: strings(&["mahact", "letnev", "sol", "hacan", "nekro"]),
             ..Default::default()
         };
         let mut s = game(5, config);

@@ -1,13 +1,9 @@
 //! T25: Fighter II and Hybrid Crystal Fighter II: fighters beyond their ships' capacity count against the
 //! fleet pool, and fighters move on their own.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, State};
 use coffer_core::Ruleset;
-
-const FIGHTER: u8 = 0;
-const CRUISER: u8 = 2;
-const CARRIER: u8 = 3;
 
 /// Sol (p0) with these technologies, Hacan and Naalu, the line galaxy and `ships`, at p0's first turn.
 fn with_fighters(
@@ -90,16 +86,13 @@ fn t25_hybrid_crystal_fighters_beyond_capacity_count_as_half_a_ship_each() {
             3,
             1,
             &Config {
-                factions: ["sol", "hacan", "naalu"].map(String::from).to_vec(),
+                factions: strings(&["sol", "hacan", "naalu"]),
                 technologies: vec![vec!["hybrid-crystal-fighter-ii".into()], vec![], vec![]],
                 ..Config::default()
             },
         )
         .unwrap_err();
-    assert!(
-        e.to_string().contains("faction technology of 'naalu'"),
-        "{e}"
-    );
+    assert_says(&e, "faction technology of 'naalu'");
 }
 
 #[test]
@@ -127,9 +120,7 @@ fn t25_fighter_ii_fighters_move_without_being_transported() {
 #[test]
 fn t25_random_playouts_with_fighter_ii_keep_every_invariant() {
     let config = Config {
-        factions: ["sol", "naalu", "hacan", "letnev"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["sol", "naalu", "hacan", "letnev"]),
         technologies: vec![
             vec!["fighter-ii".into()],
             vec!["hybrid-crystal-fighter-ii".into()],

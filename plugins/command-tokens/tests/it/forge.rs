@@ -1,13 +1,8 @@
 //! T19: war suns (locked ship classes, combat dice per ship, a faction's own move values) and the Embers of
 //! Muaat's Star Forge.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Content, Pool, State, Step};
-
-const FIGHTER: u8 = 0;
-const DESTROYER: u8 = 1;
-const CRUISER: u8 = 2;
-const WAR_SUN: u8 = 5;
 
 /// Muaat (p0), Hacan (p1) and Jol-Nar (p2) on the line galaxy with `ships`, at p0's first turn.
 fn muaat(ships: &[(u16, u16, u8, u32)]) -> State {
@@ -263,9 +258,7 @@ fn t19_content_lists_locked_classes_last_and_unlocks_only_locked_ones() {
 #[test]
 fn t19_random_playouts_with_muaat_keep_every_invariant() {
     let config = Config {
-        factions: ["muaat", "sol", "hacan", "letnev", "mahact"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["muaat", "sol", "hacan", "letnev", "mahact"]),
         technologies: vec![
             vec![],
             vec!["war-sun".into()],

@@ -2,18 +2,13 @@
 //! status-phase token, Letnev's +2 fleet limit, the Fleet Regulations law, Hyper Metabolism (T12) and the
 //! Nekro Virus's Propagation (T13).
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Phase, Pool, Step};
 use coffer_core::Owner;
 
-const DIPLOMACY: u8 = 1;
-const POLITICS: u8 = 2;
-const CONSTRUCTION: u8 = 3;
-const TRADE: u8 = 4;
-const WARFARE: u8 = 5;
-const TECHNOLOGY: u8 = 6;
-const IMPERIAL: u8 = 7;
-const LEADERSHIP: u8 = 0;
+/// Picks that give p0 Warfare and Trade (5), p1 Politics and Diplomacy (2), p2 Construction and Technology (4).
+#[rustfmt::skip]
+const WARFARE_WITH_P0: [u8; 6] = [WARFARE, POLITICS, CONSTRUCTION, TRADE, DIPLOMACY, TECHNOLOGY];
 
 #[test]
 fn modifier_diplomacy_places_a_token_of_every_other_player_but_not_in_mecatol_rex() {
@@ -30,10 +25,7 @@ fn modifier_diplomacy_places_a_token_of_every_other_player_but_not_in_mecatol_re
     let mecatol = system(&s, "18");
     assert!(!legal(&s, 0).contains(&Action::Diplomacy { system: mecatol }));
     let e = refused(&mut s, 0, Action::Diplomacy { system: mecatol });
-    assert!(
-        e.to_string().contains("Diplomacy cannot choose system 18"),
-        "{e}"
-    );
+    assert_says(&e, "Diplomacy cannot choose system 18");
     let home = system(&s, "home-letnev");
     ok(&mut s, 0, Action::Diplomacy { system: home });
     for p in 1..4 {
@@ -49,17 +41,7 @@ fn modifier_diplomacy_places_a_token_of_every_other_player_but_not_in_mecatol_re
 #[test]
 fn t10_warfare_removes_a_board_token_then_gains_that_token_and_redistributes() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            WARFARE,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            DIPLOMACY,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &WARFARE_WITH_P0);
     // Order: p1 (Diplomacy 2), p2 (Construction 4), p0 (Trade 5).
     skip(&mut s, 1);
     skip(&mut s, 2);
@@ -95,17 +77,7 @@ fn t10_warfare_removes_a_board_token_then_gains_that_token_and_redistributes() {
 #[test]
 fn t10_warfare_with_no_token_on_the_board_gains_nothing_and_still_redistributes() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            WARFARE,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            DIPLOMACY,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &WARFARE_WITH_P0);
     skip(&mut s, 1);
     skip(&mut s, 2);
     assert_eq!(s.board_tokens(Owner(0)), 0);
@@ -157,19 +129,7 @@ fn to_status_of(s: &mut coffer_command_tokens::State, who: u8) {
     finish_action_phase(s);
     while actor(s) != who {
         let p = actor(s);
-        while s.flow.step == Step::Gain {
-            ok(s, p, Action::Gain { pool: Pool::Tactic });
-        }
-        let [t, f, st, _] = sheet(s, p);
-        ok(
-            s,
-            p,
-            Action::Redistribute {
-                tactic: t as u8,
-                fleet: f as u8,
-                strategy: st as u8,
-            },
-        );
+        status_turn(s, p, Pool::Tactic);
     }
 }
 
@@ -178,17 +138,7 @@ fn modifier_sol_gains_an_extra_token_in_the_status_phase() {
     // Default factions: p0 Letnev, p1 Sol, p2 Hacan.
     let mut s = default_game(3);
     assert_eq!(s.rules.factions[1], "sol");
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     to_status_of(&mut s, 1);
     for _ in 0..3 {
         assert_eq!(s.flow.step, Step::Gain);
@@ -204,17 +154,7 @@ fn modifier_sol_gains_an_extra_token_in_the_status_phase() {
     assert_eq!(sheet(&s, 1), [3, 3, 5, 5]);
     // Others gain two.
     let mut t = default_game(3);
-    pick(
-        &mut t,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut t, &LEADERSHIP_TO_WARFARE);
     to_status_of(&mut t, 2);
     ok(
         &mut t,
@@ -243,17 +183,7 @@ fn modifier_letnev_may_have_two_more_non_fighter_ships_than_fleet_tokens() {
         },
     );
     assert_eq!(s.rules.factions[0], "letnev");
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     assert_eq!(s.fleet_limit(Owner(0)), 5);
     let cruiser = class(&s, "cruiser");
     ok(&mut s, 0, Action::Tactical { system: 4 });
@@ -274,17 +204,7 @@ fn modifier_letnev_may_have_two_more_non_fighter_ships_than_fleet_tokens() {
             ..Default::default()
         },
     );
-    pick(
-        &mut h,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut h, &LEADERSHIP_TO_WARFARE);
     assert_eq!(h.fleet_limit(Owner(0)), 3);
     ok(&mut h, 0, Action::Tactical { system: 4 });
     for _ in 0..4 {
@@ -302,17 +222,7 @@ fn modifier_fleet_regulations_caps_the_fleet_pool_at_four() {
             ..Default::default()
         },
     );
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
     ok(&mut s, 0, Action::Gain { pool: Pool::Fleet });
     assert_eq!(s.pool(Owner(0), Pool::Fleet), 4);
@@ -326,7 +236,7 @@ fn modifier_fleet_regulations_caps_the_fleet_pool_at_four() {
         ]
     );
     let e = refused(&mut s, 0, Action::Gain { pool: Pool::Fleet });
-    assert!(e.to_string().contains("law's maximum"), "{e}");
+    assert_says(&e, "law's maximum");
     ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     ok(&mut s, 0, Action::Buy { influence: 0 });
@@ -362,17 +272,7 @@ fn modifier_fleet_regulations_caps_the_fleet_pool_at_four() {
     assert_eq!(s.flow.phase, Phase::Status);
     // Without the law, a fifth fleet token is fine.
     let mut t = default_game(3);
-    pick(
-        &mut t,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut t, &LEADERSHIP_TO_WARFARE);
     ok(&mut t, 0, Action::Strategic { card: LEADERSHIP });
     ok(&mut t, 0, Action::Gain { pool: Pool::Fleet });
     ok(&mut t, 0, Action::Gain { pool: Pool::Fleet });
@@ -396,17 +296,7 @@ fn t12_hyper_metabolism_gains_three_tokens_in_the_status_phase_instead_of_two() 
         vec![2, 4, 3],
         "Sol with it gains 4, Hacan 3"
     );
-    pick(
-        &mut s,
-        &[
-            LEADERSHIP,
-            DIPLOMACY,
-            POLITICS,
-            CONSTRUCTION,
-            TRADE,
-            WARFARE,
-        ],
-    );
+    pick(&mut s, &LEADERSHIP_TO_WARFARE);
     to_status_of(&mut s, 2);
     assert_eq!((s.flow.step, s.flow.left), (Step::Gain, 3));
 }

@@ -1,16 +1,9 @@
 //! T14-T16: movement into the activated system, space combat and retreat, as far as they touch command
 //! tokens and the fleet pool.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Pool, State, Step};
 use coffer_core::{Cause, Owner};
-
-// Ship classes of data/ships.json.
-const FIGHTER: u8 = 0;
-const DESTROYER: u8 = 1;
-const CRUISER: u8 = 2;
-const CARRIER: u8 = 3;
-const DREADNOUGHT: u8 = 4;
 
 /// Three players (Sol, Hacan, Jol-Nar: no fleet-limit bonus) on the line galaxy with `ships` as
 /// (system, player, class, count), at p0's first turn of the action phase.
@@ -648,7 +641,7 @@ fn t17_captured_tokens_are_not_redistributed_and_stay_through_the_status_phase()
             strategy: 0,
         },
     );
-    assert!(e.to_string().contains("make"), "{e}");
+    assert_says(&e, "make");
     ok(
         &mut s,
         0,
@@ -688,10 +681,9 @@ fn t17_under_fleet_regulations_a_captured_token_counts_toward_the_maximum() {
     assert_eq!((s.flow.step, actor(&s)), (Step::Gain, 0));
     assert!(!legal(&s, 0).contains(&Action::Gain { pool: Pool::Fleet }));
     let e = refused(&mut s, 0, Action::Gain { pool: Pool::Fleet });
-    assert!(
-        e.to_string()
-            .contains("p0's fleet pool holds 4 (1 token of other players'), the law's maximum"),
-        "{e}"
+    assert_says(
+        &e,
+        "p0's fleet pool holds 4 (1 token of other players'), the law's maximum",
     );
     while s.flow.step == Step::Gain {
         let p = actor(&s);
@@ -707,11 +699,9 @@ fn t17_under_fleet_regulations_a_captured_token_counts_toward_the_maximum() {
             strategy: 0,
         },
     );
-    assert!(
-        e.to_string().contains(
-            "a fleet pool of 4 with 1 token of other players' there is over the law's maximum of 4"
-        ),
-        "{e}"
+    assert_says(
+        &e,
+        "a fleet pool of 4 with 1 token of other players' there is over the law's maximum of 4",
     );
     ok(
         &mut s,
@@ -795,9 +785,7 @@ fn t17_random_playouts_with_edict_and_fleet_regulations_keep_every_invariant() {
     let (mut captures, mut releases) = (0, 0);
     for seed in 0..60 {
         let config = Config {
-            factions: ["mahact", "letnev", "sol", "hacan"]
-                .map(String::from)
-                .to_vec(),
+            factions: strings(&["mahact", "letnev", "sol", "hacan"]),
             laws: vec!["fleet-regulations".into()],
             rounds: 4,
             ..Default::default()

@@ -2,7 +2,7 @@
 //! per player, ship pieces, the fleet limit) hold after every action, every listed action applies, and
 //! random unlisted actions are refused with the state hash unchanged.
 
-use crate::common::{Rng, random_action};
+use crate::support::{Rng, random_action};
 use coffer_command_tokens::CommandTokens;
 use coffer_core::{Adapter, DynGame, Outcome, Owner, Setup};
 use proptest::prelude::*;

@@ -1,10 +1,8 @@
 //! T23: abilities that react to other players: Nullification Field, Foresight and Predictive
 //! Intelligence.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, Config, Pool, State, Step};
-
-const CRUISER: u8 = 2;
 
 fn use_ability(ability: u8, system: Option<u16>) -> Action {
     Action::UseAbility {
@@ -152,9 +150,7 @@ fn t23_predictive_intelligence_redistributes_at_the_end_of_the_owners_turn() {
 #[test]
 fn t23_random_playouts_with_reactions_keep_every_invariant() {
     let config = Config {
-        factions: ["xxcha", "naalu", "sol", "muaat"]
-            .map(String::from)
-            .to_vec(),
+        factions: strings(&["xxcha", "naalu", "sol", "muaat"]),
         technologies: vec![
             vec![
                 "nullification-field".into(),

@@ -1,6 +1,6 @@
 //! Rounds: strategy, action and status phases in order for 3 to 8 players, and the outcome.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{CommandTokens, Config, Phase};
 use coffer_core::{Outcome, Owner, Ruleset};
 

@@ -2,7 +2,7 @@
 //! sections (strategy cards, the speaker, command sheets, tokens on the board, final scores) in rules
 //! situations. Nothing is hidden, so every seat and spectators see the same table.
 
-use crate::common::*;
+use crate::support::*;
 use coffer_command_tokens::{Action, CommandTokens, Config, State};
 use coffer_core::{Adapter, DynGame, Format, Outcome, Owner, Row, Table};
 
@@ -55,15 +55,6 @@ fn names(table: &Table) -> (u32, &str, &str) {
         table.step.as_ref().map_or("", |s| s.name.as_str()),
     )
 }
-
-// Card indices of data/strategy_cards.json.
-const LEADERSHIP: u8 = 0;
-const POLITICS: u8 = 2;
-const CONSTRUCTION: u8 = 3;
-const TRADE: u8 = 4;
-const WARFARE: u8 = 5;
-const TECHNOLOGY: u8 = 6;
-const IMPERIAL: u8 = 7;
 
 #[test]
 fn the_strategy_phase_shows_the_picker_the_cards_the_speaker_and_the_command_sheets() {
@@ -222,17 +213,7 @@ fn t4_the_activated_system_is_on_the_board_while_ships_are_produced() {
 #[test]
 fn t7_a_fleet_limit_choice_is_who_acts_and_is_pending() {
     let mut s = default_game(3);
-    pick(
-        &mut s,
-        &[
-            POLITICS,
-            CONSTRUCTION,
-            LEADERSHIP,
-            TRADE,
-            WARFARE,
-            TECHNOLOGY,
-        ],
-    );
+    pick(&mut s, &HACAN_FIRST);
     // p2 (Hacan: 2 carriers and a cruiser at home, 3 fleet tokens) produces a destroyer at home.
     ok(&mut s, 2, Action::Tactical { system: 3 });
     ok(&mut s, 2, Action::Produce { class: 1 });

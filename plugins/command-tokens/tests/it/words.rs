@@ -2,7 +2,7 @@
 //! resources, events and refusals) with the ruleset's vocabulary, with no undeclared name and no Rust
 //! `Debug` text anywhere, and an event that says what happened after every action.
 
-use crate::common::{Rng, random_action};
+use crate::support::{Rng, random_action};
 use coffer_command_tokens::{CommandTokens, vocabulary};
 use coffer_core::{
     ActionError, Adapter, DynGame, Event, Names, Outcome, Owner, Ruleset, Seat, Setup, Table,

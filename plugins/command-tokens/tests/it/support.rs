@@ -6,6 +6,56 @@ use coffer_command_tokens::{
 };
 use coffer_core::{ActionError, Cause, Owner, Ruleset, testing};
 
+// Card indices of data/strategy_cards.json.
+/// Leadership's index.
+pub const LEADERSHIP: u8 = 0;
+/// Diplomacy's index.
+pub const DIPLOMACY: u8 = 1;
+/// Politics' index.
+pub const POLITICS: u8 = 2;
+/// Construction's index.
+pub const CONSTRUCTION: u8 = 3;
+/// Trade's index.
+pub const TRADE: u8 = 4;
+/// Warfare's index.
+pub const WARFARE: u8 = 5;
+/// Technology's index.
+pub const TECHNOLOGY: u8 = 6;
+/// Imperial's index.
+pub const IMPERIAL: u8 = 7;
+/// The six cards from Leadership, as picked in turn by the players of a three-player game.
+#[rustfmt::skip]
+pub const LEADERSHIP_TO_WARFARE: [u8; 6] = [LEADERSHIP, DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE];
+/// The six cards from Diplomacy, as picked in turn by the players of a three-player game.
+#[rustfmt::skip]
+pub const DIPLOMACY_TO_TECHNOLOGY: [u8; 6] = [DIPLOMACY, POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY];
+
+/// Picks that leave p2 (Hacan in the default galaxy) acting first: p2 takes Leadership (initiative 1).
+#[rustfmt::skip]
+pub const HACAN_FIRST: [u8; 6] = [POLITICS, CONSTRUCTION, LEADERSHIP, TRADE, WARFARE, TECHNOLOGY];
+/// Picks that leave Leadership last, with p2, and Politics with p0.
+#[rustfmt::skip]
+pub const LEADERSHIP_LAST: [u8; 6] = [POLITICS, CONSTRUCTION, TRADE, WARFARE, TECHNOLOGY, LEADERSHIP];
+
+// Default 3-player galaxy: 18 (Mecatol Rex), home-letnev, home-sol, home-hacan, 19, 20, 21.
+/// Hacan's home system.
+pub const HOME_HACAN: u16 = 3;
+/// The first empty system (19).
+pub const EMPTY: u16 = 4;
+// Ship classes of data/ships.json.
+/// The fighter class.
+pub const FIGHTER: u8 = 0;
+/// The destroyer class.
+pub const DESTROYER: u8 = 1;
+/// The cruiser class.
+pub const CRUISER: u8 = 2;
+/// The carrier class.
+pub const CARRIER: u8 = 3;
+/// The dreadnought class.
+pub const DREADNOUGHT: u8 = 4;
+/// The war sun class.
+pub const WAR_SUN: u8 = 5;
+
 /// Player `p` by index: the helpers take indices for readability, the State API takes [`Owner`].
 pub fn owner(p: u8) -> Owner {
     Owner(u16::from(p))
@@ -41,6 +91,35 @@ pub fn ok(s: &mut State, p: u8, a: Action) {
 #[track_caller]
 pub fn refused(s: &mut State, p: u8, a: Action) -> ActionError {
     testing::refused(&CommandTokens::new(), s, owner(p), &a)
+}
+
+/// Asserts that the refusal `e` says `text`.
+#[track_caller]
+pub fn assert_says(e: &impl std::fmt::Display, text: &str) {
+    assert!(e.to_string().contains(text), "{e}");
+}
+
+/// Owned strings from string literals, for the id lists of a configuration.
+pub fn strings(ids: &[&str]) -> Vec<String> {
+    ids.iter().map(|&id| id.to_string()).collect()
+}
+
+/// `p`'s status-phase step: gained tokens into the tactic pool, then the command sheet redistributed to
+/// `fleet` fleet tokens, none in the strategy pool and the rest in the tactic pool.
+pub fn status_turn_to_fleet(s: &mut State, p: u8, fleet: u8) {
+    while s.flow.step == Step::Gain {
+        ok(s, p, Action::Gain { pool: Pool::Tactic });
+    }
+    let total = s.sheet(owner(p)) as u8;
+    ok(
+        s,
+        p,
+        Action::Redistribute {
+            tactic: total - fleet,
+            fleet,
+            strategy: 0,
+        },
+    );
 }
 
 /// `p`'s legal actions.
@@ -89,6 +168,23 @@ pub fn sheet(s: &State, p: u8) -> [u32; 4] {
         s.pool(p, Pool::Strategy),
         s.reinforcements(p),
     ]
+}
+
+/// `p`'s status-phase step: each gained token into `pool`, then the command sheet redistributed as it is.
+pub fn status_turn(s: &mut State, p: u8, pool: Pool) {
+    while s.flow.step == Step::Gain {
+        ok(s, p, Action::Gain { pool });
+    }
+    let [t, f, st, _] = sheet(s, p);
+    ok(
+        s,
+        p,
+        Action::Redistribute {
+            tactic: t as u8,
+            fleet: f as u8,
+            strategy: st as u8,
+        },
+    );
 }
 
 /// Declines every pending secondary until `p` must decide or something else is awaited; a Trade primary
