@@ -443,7 +443,8 @@ fn dependencies(manifest: &Path) -> BTreeSet<String> {
     let section = section.split("\n[").next().unwrap_or("");
     section
         .lines()
-        .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim().to_owned()))
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim()))
+        .map(|k| k.trim_end_matches(".workspace").to_owned())
         .filter(|k| !k.starts_with('#') && !k.is_empty())
         .collect()
 }
