@@ -86,7 +86,8 @@ fn every_source_file_starts_with_a_module_doc_line() {
 }
 
 /// Words of the bundled rulesets' games (their kinds, cards, phases and actions). The kernel knows no game:
-/// none of them may appear in `core/src`, in code, docs or messages (ARCHITECTURE.md).
+/// none of them may appear in core's sources (`core/src` and its crates' `src`), in code, docs or messages
+/// (ARCHITECTURE.md).
 const GAME_WORDS: [&str; 24] = [
     "treasury",
     "votes",
@@ -117,7 +118,9 @@ const GAME_WORDS: [&str; 24] = [
 #[test]
 fn core_src_holds_no_game_word() {
     let mut files = Vec::new();
-    rust_files(&root().join("core/src"), &mut files);
+    for dir in ["core/src", "core/kernel/src", "core/sdk/src", "core/abi/src"] {
+        rust_files(&root().join(dir), &mut files);
+    }
     assert!(!files.is_empty());
     let mut found = Vec::new();
     for file in files {
@@ -141,7 +144,7 @@ fn core_src_holds_no_game_word() {
     }
     assert!(
         found.is_empty(),
-        "game words in core/src:\n{}",
+        "game words in core's sources:\n{}",
         found.join("\n")
     );
 }
@@ -157,14 +160,25 @@ fn manifest_value(text: &str, table: &str, key: &str) -> Option<String> {
 }
 
 #[test]
-fn core_manifest_writes_out_the_workspace_keys_and_lints_it_cannot_inherit() {
+fn core_manifests_write_out_the_workspace_keys_and_lints_they_cannot_inherit() {
     let workspace = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
-    let core = std::fs::read_to_string(root().join("core/Cargo.toml")).unwrap();
+    for manifest in [
+        "core/Cargo.toml",
+        "core/kernel/Cargo.toml",
+        "core/sdk/Cargo.toml",
+        "core/abi/Cargo.toml",
+    ] {
+        core_manifest_agrees(&workspace, manifest);
+    }
+}
+
+fn core_manifest_agrees(workspace: &str, manifest: &str) {
+    let core = std::fs::read_to_string(root().join(manifest)).unwrap();
     for key in ["version", "edition", "rust-version", "license"] {
         assert_eq!(
             manifest_value(&core, "package", key),
-            manifest_value(&workspace, "workspace.package", key),
-            "core/Cargo.toml's {key} differs from the workspace's"
+            manifest_value(workspace, "workspace.package", key),
+            "{manifest}'s {key} differs from the workspace's"
         );
     }
     for (table, key) in [
@@ -174,8 +188,8 @@ fn core_manifest_writes_out_the_workspace_keys_and_lints_it_cannot_inherit() {
     ] {
         assert_eq!(
             manifest_value(&core, table, key),
-            manifest_value(&workspace, &format!("workspace.{table}"), key),
-            "core/Cargo.toml's [{table}] {key} differs from the workspace's"
+            manifest_value(workspace, &format!("workspace.{table}"), key),
+            "{manifest}'s [{table}] {key} differs from the workspace's"
         );
     }
 }

@@ -53,7 +53,7 @@ impl Names<'static> {
 pub trait Labelled {
     /// The resource.
     fn key(&self) -> Key;
-    /// What it is called in this game ("Luke's Force").
+    /// What it is called in this game ("p0's Gold").
     fn label(&self) -> &str;
     /// Its token zone's number, if it is a token zone (events name zones by number).
     fn zone_index(&self) -> Option<u32>;
