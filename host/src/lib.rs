@@ -18,6 +18,7 @@
 mod cli;
 pub mod host;
 pub mod loader;
+mod origin;
 pub mod registry;
 pub mod render;
 pub mod save;
