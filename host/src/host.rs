@@ -358,7 +358,7 @@ impl HostedGame {
     ///
     /// # Errors
     /// As [`crate::simulate::playout_with`]; the actions applied before stay applied and logged.
-    pub(crate) fn playout<E>(
+    pub fn playout<E>(
         &mut self,
         rng: &mut coffer_core::GameRng,
         max_actions: u64,

@@ -76,7 +76,7 @@
 //!
 //! let ruleset = Adapter::shared(Coins); // or a ruleset loaded at runtime
 //! let options = SimOptions { games: 50, seed: 7, ..SimOptions::default() };
-//! let report = simulate::run(&ruleset, &options, &indicatif::ProgressBar::hidden());
+//! let report = simulate::run(&ruleset, &options, &|| {});
 //! assert_eq!(report.games, 50);
 //! assert!(report.violations.is_empty(), "{report}");
 //! ```
@@ -87,11 +87,9 @@ use coffer_core::{
     ActionError, DynGame, DynRuleset, Format, GameRng, Observe, Outcome, Owner, Setup, StateHash,
     choose, random_playout,
 };
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
-use std::io::IsTerminal as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -477,20 +475,6 @@ impl fmt::Display for Report {
     }
 }
 
-/// A progress bar counting games, drawn on standard error only when it is a terminal.
-pub fn progress_bar(games: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 // ----- the hot path: choosing and applying a random legal action -----
 
 /// Picks who acts and which of their legal actions, as the module docs describe: players in a random
@@ -599,9 +583,13 @@ impl<E, F: FnMut(Played<'_>) -> Result<(), E>> Observe<dyn DynGame + '_> for Wat
 // ----- a run -----
 
 /// Runs `options.games` random playouts of `ruleset` on `options.threads` threads, checking everything the
-/// module docs list, and reports. `progress` advances by one per game (use [`progress_bar`], or
-/// `ProgressBar::hidden()`).
-pub fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions, progress: &ProgressBar) -> Report {
+/// module docs list, and reports. `game_done` is called once per game played, from the thread that played
+/// it (the `coffer` command advances a progress bar with it; pass `&|| {}` for nothing).
+pub fn run(
+    ruleset: &Arc<dyn DynRuleset>,
+    options: &SimOptions,
+    game_done: &(dyn Fn() + Sync),
+) -> Report {
     let threads = options.threads.max(1);
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
@@ -630,7 +618,7 @@ pub fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions, progress: &Progr
                                 stop.store(true, Ordering::Relaxed);
                             }
                         }
-                        progress.inc(1);
+                        game_done();
                     }
                     tally.thread.busy = began.elapsed();
                     tally
@@ -643,7 +631,6 @@ pub fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions, progress: &Progr
             .collect()
     });
     let elapsed = start.elapsed();
-    progress.finish_and_clear();
     let mut report = Report {
         ruleset: ruleset.description().key(),
         players: options.players,

@@ -1,9 +1,9 @@
 //! The `coffer` command: runs games of rulesets loaded at runtime from plugin libraries.
 //!
-//! The command lives in the library's private `cli` module; this file only hands it the process.
+//! The command lives in the `coffer-cli` library; this file only hands it the process.
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    coffer_host::programs::main()
+    coffer_cli::main()
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The example script of `id`: its steps as (player, action JSON), and the setup it names.
 fn script(id: &str) -> (PathBuf, Vec<(u16, String)>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../plugins")
+        .join("../../plugins")
         .join(id)
         .join("examples");
     let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)

@@ -30,7 +30,7 @@ pub(crate) fn plugin_dir() -> &'static Path {
             let from = deps.join(&file);
             assert!(
                 from.is_file(),
-                "plugin library {} is missing: coffer-host's dev-dependencies should have built it",
+                "plugin library {} is missing: coffer-cli's dev-dependencies should have built it",
                 from.display()
             );
             // Copy then rename, so that test processes running at once (cargo nextest) never load a
@@ -831,7 +831,8 @@ fn usage_errors_exit_with_2_and_help_is_complete() {
 
 #[test]
 fn play_takes_players_seed_and_configuration_from_the_scripts_setup_file() {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins/command-tokens/examples");
+    let examples =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/command-tokens/examples");
     let script = examples.join("space_combat.jsonl");
     let s = script.to_str().unwrap();
     // space_combat.setup.json: three players (the Mahact Gene-Sorcerers first) on a five-system line.
@@ -883,7 +884,7 @@ fn play_takes_players_seed_and_configuration_from_the_scripts_setup_file() {
 
 #[test]
 fn demo_plays_the_repository_example_scripts() {
-    let plugins = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins");
+    let plugins = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins");
     let run = ok(coffer(&["demo", "--scripts", plugins.to_str().unwrap()]));
     for (id, _) in PLUGINS {
         assert!(
