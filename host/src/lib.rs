@@ -16,6 +16,7 @@
 //! }
 //! ```
 
+mod game;
 pub mod host;
 pub mod loader;
 mod origin;
@@ -24,7 +25,8 @@ pub mod render;
 pub mod save;
 pub mod simulate;
 
-pub use host::{GameId, Host, HostError, HostedGame, LoggedAction, names_for, refusal_reason};
+pub use game::{GameId, HostError, HostedGame, LoggedAction, names_for, refusal_reason};
+pub use host::Host;
 pub use registry::{Entry, Origin, Registry, RegistryError};
 pub use save::{SaveError, SaveFile};
 
