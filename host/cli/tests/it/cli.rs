@@ -60,6 +60,12 @@ pub(crate) struct Run {
 }
 
 impl Run {
+    /// Asserts that the run ended with `code` and that its stderr holds `text` (showing stderr otherwise).
+    pub(crate) fn fails_with(&self, code: i32, text: &str) {
+        assert_eq!(self.code, code, "stderr: {}", self.stderr);
+        assert!(self.stderr.contains(text), "{}", self.stderr);
+    }
+
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
@@ -167,12 +173,7 @@ fn the_command_links_no_ruleset_and_says_how_to_get_them() {
         run.stdout
     );
     let run = bare(&["demo"]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("cargo build --release --workspace"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(1, "cargo build --release --workspace");
     assert!(run.stderr.contains("--plugin-dir"), "{}", run.stderr);
 }
 
@@ -258,6 +259,20 @@ fn describe_shows_actions_and_options_as_text_and_json() {
     );
 }
 
+/// Applies the first legal action of `game` (of `n` players) three times, each with
+/// `coffer FRONT act GAME --player P ACTION`, and returns the runs (each checked to succeed).
+fn act_three_times(game: &Path, n: u16, front: &[&str]) -> Vec<Run> {
+    (0..3)
+        .map(|_| {
+            let (p, action) = first_legal(game, n);
+            let (p, action) = (p.to_string(), action.to_string());
+            let mut args = front.to_vec();
+            args.extend(["act", game.to_str().unwrap(), "--player", &p, &action]);
+            ok(coffer(&args))
+        })
+        .collect()
+}
+
 #[test]
 fn new_act_show_replay_and_legal_work_for_every_ruleset() {
     let dir = tempfile::tempdir().unwrap();
@@ -265,17 +280,7 @@ fn new_act_show_replay_and_legal_work_for_every_ruleset() {
         let game = new_game(dir.path(), id);
         let g = game.to_str().unwrap();
         let n: u16 = players(id).parse().unwrap();
-        for _ in 0..3 {
-            let (p, action) = first_legal(&game, n);
-            let run = ok(coffer(&[
-                "--format",
-                "json",
-                "act",
-                g,
-                "--player",
-                &p.to_string(),
-                &action.to_string(),
-            ]));
+        for run in act_three_times(&game, n, &["--format", "json"]) {
             assert!(run.json()["events"].is_array());
         }
         let save: Value = serde_json::from_str(&std::fs::read_to_string(&game).unwrap()).unwrap();
@@ -310,20 +315,10 @@ fn new_refuses_to_overwrite_and_bad_setups() {
     let g = game.to_str().unwrap();
     let before = std::fs::read(&game).unwrap();
     let run = coffer(&["new", "charges", "--players", "2", "-o", g]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("already exists; pass --force"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(1, "already exists; pass --force");
     assert_eq!(std::fs::read(&game).unwrap(), before);
     let run = coffer(&["new", "charges", "--players", "9", "--force", "-o", g]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("9 players: this ruleset takes 2 to 4"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(1, "9 players: this ruleset takes 2 to 4");
     assert_eq!(std::fs::read(&game).unwrap(), before);
     let config = dir.path().join("config.json");
     std::fs::write(&config, r#"{"no_such_option": 1}"#).unwrap();
@@ -571,12 +566,7 @@ fn a_damaged_save_is_refused_precisely_and_left_alone() {
     assert_eq!(std::fs::read_to_string(&game).unwrap(), damaged);
     std::fs::write(&game, &text[..text.len() / 3]).unwrap();
     let run = coffer(&["show", g]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("save file is truncated"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(1, "save file is truncated");
 }
 
 /// Writes a script of the first legal action of each turn, `n` actions long, by playing them.
@@ -662,39 +652,27 @@ fn play_runs_a_script_prints_events_and_stops_at_the_first_refusal() {
         .collect();
     lines.insert(2, r#"{"player": 0, "action": {"type": "teleport"}}"#.into());
     std::fs::write(&script, lines.join("\n")).unwrap();
-    let run = coffer(&[
-        "--format",
-        "json",
-        "play",
-        "charges",
-        "--players",
-        "2",
-        "--seed",
-        "5",
-        "--script",
-        s,
-    ]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains(&format!("{s}:3: p0 cannot play")),
-        "{}",
-        run.stderr
-    );
+    let play = |extra: &[&str]| {
+        let mut args = vec![
+            "--format",
+            "json",
+            "play",
+            "charges",
+            "--players",
+            "2",
+            "--seed",
+            "5",
+            "--script",
+            s,
+        ];
+        args.extend_from_slice(extra);
+        coffer(&args)
+    };
+    let run = play(&[]);
+    run.fails_with(1, &format!("{s}:3: p0 cannot play"));
     let steps = run.json()["steps"].as_array().unwrap().len();
     assert_eq!(steps, 2, "stopped at the refused line");
-    let run = coffer(&[
-        "--format",
-        "json",
-        "play",
-        "charges",
-        "--players",
-        "2",
-        "--seed",
-        "5",
-        "--script",
-        s,
-        "--keep-going",
-    ]);
+    let run = play(&["--keep-going"]);
     assert_eq!(run.code, 1, "a refusal still fails the run");
     assert_eq!(run.json()["steps"].as_array().unwrap().len(), 5);
     assert_eq!(
@@ -873,12 +851,7 @@ fn play_takes_players_seed_and_configuration_from_the_scripts_setup_file() {
         "--script",
         bare_script.to_str().unwrap(),
     ]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("--players is required"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(1, "--players is required");
     assert!(run.stderr.contains("s.setup.json"), "{}", run.stderr);
 }
 
@@ -1077,16 +1050,7 @@ fn log_tells_the_history_in_words_for_one_seat() {
         let game = new_game(dir.path(), id);
         let g = game.to_str().unwrap();
         let n: u16 = players(id).parse().unwrap();
-        for _ in 0..3 {
-            let (p, action) = first_legal(&game, n);
-            ok(coffer(&[
-                "act",
-                g,
-                "--player",
-                &p.to_string(),
-                &action.to_string(),
-            ]));
-        }
+        act_three_times(&game, n, &[]);
         let log = ok(coffer(&["log", g, "--player", "0"])).stdout;
         assert!(log.contains("history as p0 reads it"), "{log}");
         for k in 1..=3 {
