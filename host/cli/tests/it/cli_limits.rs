@@ -1,7 +1,7 @@
 //! The `coffer` command's bounds: what a configuration may be, how large a save it writes and reads, how
 //! much of a person's input it repeats, and why it may not write a save.
 
-use crate::cli::{Run, coffer, ok, plugin_dir};
+use crate::support::{Run, coffer, ok, plugin_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

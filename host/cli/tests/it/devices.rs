@@ -1,6 +1,6 @@
 //! C16 through the `coffer` command, as a table plays it: a device dropped, then reported unplaceable.
 
-use crate::cli::{coffer, ok};
+use crate::support::{coffer, ok};
 
 #[test]
 fn c16_a_device_reported_unplaceable_through_the_cli_gets_its_charge_back() {

@@ -3,9 +3,9 @@
 //! script played halfway, saved, then read back by the real command with the plugins loaded at runtime.
 //!
 //! A change to any of these texts fails here until the new snapshot is reviewed (`cargo insta review`, or
-//! `INSTA_UPDATE=always cargo test -p coffer-host` and a read of the diff).
+//! `INSTA_UPDATE=always cargo test -p coffer-cli` and a read of the diff).
 
-use crate::cli::{PLUGINS, coffer, ok};
+use crate::support::{PLUGINS, coffer, ok};
 use coffer_host::{HostedGame, Registry, render, simulate};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
