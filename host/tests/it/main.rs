@@ -6,3 +6,4 @@ mod host;
 mod registry;
 mod render;
 mod save;
+mod save_writes;
