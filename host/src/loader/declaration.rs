@@ -7,7 +7,10 @@ use std::path::Path;
 
 use crate::loader::calls::{VTABLE_ENTRIES, VTABLE_FIELDS};
 use crate::loader::error::LoadError;
-#[cfg(unix)]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 use crate::loader::sys;
 
 /// Longest version string read from a declaration.

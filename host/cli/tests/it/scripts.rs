@@ -31,30 +31,6 @@ fn play_runs_a_script_prints_events_and_stops_at_the_first_refusal() {
     );
     assert!(run.stdout.contains("outcome: "), "{}", run.stdout);
     ok(coffer(&["replay", o]));
-    let json = ok(coffer(&[
-        "--format",
-        "json",
-        "play",
-        "charges",
-        "--players",
-        "2",
-        "--seed",
-        "5",
-        "--script",
-        s,
-    ]))
-    .json();
-    assert_eq!(json["state_hash"], json!(hash));
-    assert_eq!(json["steps"].as_array().unwrap().len(), 4);
-
-    // A refused line in the middle: stop there with status 1, unless --keep-going.
-    let mut lines: Vec<String> = std::fs::read_to_string(&script)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect();
-    lines.insert(2, r#"{"player": 0, "action": {"type": "teleport"}}"#.into());
-    std::fs::write(&script, lines.join("\n")).unwrap();
     let play = |extra: &[&str]| {
         let mut args = vec![
             "--format",
@@ -71,6 +47,18 @@ fn play_runs_a_script_prints_events_and_stops_at_the_first_refusal() {
         args.extend_from_slice(extra);
         coffer(&args)
     };
+    let json = ok(play(&[])).json();
+    assert_eq!(json["state_hash"], json!(hash));
+    assert_eq!(json["steps"].as_array().unwrap().len(), 4);
+
+    // A refused line in the middle: stop there with status 1, unless --keep-going.
+    let mut lines: Vec<String> = std::fs::read_to_string(&script)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.insert(2, r#"{"player": 0, "action": {"type": "teleport"}}"#.into());
+    std::fs::write(&script, lines.join("\n")).unwrap();
     let run = play(&[]);
     run.fails_with(1, &format!("{s}:3: p0 cannot play"));
     let steps = run.json()["steps"].as_array().unwrap().len();
