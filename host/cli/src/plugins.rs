@@ -67,7 +67,8 @@ pub(crate) fn load_registry_counting(global: &Global) -> anyhow::Result<(Registr
         eprintln!("warning: skipped: {}", chain(&err));
     }
     for (key, path) in &report.loaded {
-        tracing::info!(ruleset = %key, library = %path.display(), "loaded");
+        // The target the line had when the command lived in coffer-host, so logs and filters stay the same.
+        tracing::info!(target: "coffer_host::cli", ruleset = %key, library = %path.display(), "loaded");
     }
     Ok((registry, refused))
 }

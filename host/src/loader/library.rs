@@ -122,7 +122,7 @@ impl Library {
                 self.poisoned.store(true, Ordering::Relaxed);
                 let mut first = self.first_panic.lock().unwrap_or_else(|e| e.into_inner());
                 first.get_or_insert_with(|| message.clone());
-                tracing::error!(plugin = %self.path.display(), "plugin panicked and is now poisoned: {message}");
+                tracing::error!(target: "coffer_host::loader", plugin = %self.path.display(), "plugin panicked and is now poisoned: {message}");
                 Err(Failure::Panicked(message))
             }
         }

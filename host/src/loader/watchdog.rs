@@ -78,6 +78,7 @@ pub(crate) fn install_guards() {
             .spawn(watchdog)
         {
             tracing::error!(
+                target: "coffer_host::loader",
                 "cannot start the plugin call watchdog, plugin calls have no deadline: {e}"
             );
         }
@@ -122,6 +123,7 @@ pub(crate) fn watchdog() {
                         if !*reported {
                             *reported = true;
                             tracing::error!(
+                                target: "coffer_host::loader",
                                 plugin = %subject.display(),
                                 "plugin call `{call}` is past its deadline of {} s; the host stops using what it holds",
                                 deadline.as_secs_f64()

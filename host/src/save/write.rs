@@ -273,7 +273,7 @@ pub fn sweep_stale_temporaries(dir: &Path) -> usize {
             .and_then(|m| now.duration_since(m).ok())
             .unwrap_or_default();
         if age >= max_age && std::fs::remove_file(entry.path()).is_ok() {
-            tracing::debug!(file = %entry.path().display(), "removed a stale temporary save file");
+            tracing::debug!(target: "coffer_host::save", file = %entry.path().display(), "removed a stale temporary save file");
             removed += 1;
         }
     }
