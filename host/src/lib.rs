@@ -2,7 +2,8 @@
 //!
 //! Hosts Coffer games: a [`Registry`] of rulesets (statically linked or loaded at runtime from plugin
 //! libraries), a [`Host`] running many games of different rulesets at once, verified [save files](save),
-//! terminal [rendering](render) of resources, and the `coffer` command built on all of them.
+//! terminal [rendering](render) of resources and the [simulation engine](simulate). The `coffer` command built
+//! on all of them is the `coffer-cli` crate.
 //!
 //! Use this crate to run games; to write a ruleset, depend on `coffer-core` instead.
 //!
@@ -15,26 +16,17 @@
 //! }
 //! ```
 
-mod cli;
+mod game;
 pub mod host;
 pub mod loader;
+mod origin;
 pub mod registry;
 pub mod render;
 pub mod save;
 pub mod simulate;
 
-/// What the command-line programs share, not a library API (no stability promise, hidden from the
-/// docs): the `coffer` command's entry points, called by its binary and by the workspace's command
-/// tests, and the plugin options and registry loading `coffer-server` takes from it so that both
-/// programs accept the same flags. To run games, use [`Host`], [`HostedGame`] and [`Registry`].
-#[doc(hidden)]
-pub mod programs {
-    pub use crate::cli::{
-        Global, OutputFormat, Status, load_registry, main, plugin_dirs, run_args,
-    };
-}
-
-pub use host::{GameId, Host, HostError, HostedGame, LoggedAction, names_for, refusal_reason};
+pub use game::{GameId, HostError, HostedGame, LoggedAction, names_for, refusal_reason};
+pub use host::Host;
 pub use registry::{Entry, Origin, Registry, RegistryError};
 pub use save::{SaveError, SaveFile};
 

@@ -3,29 +3,18 @@
 //! Statically linked rulesets ([`Registry::with_static`]) and runtime-loaded ones (the loader) live side by
 //! side; nothing above the registry can tell them apart except by [`Entry::origin`].
 
+use crate::loader::error::LoadReport;
+use crate::loader::lock::LockFile;
+use crate::loader::open::load_library;
+use crate::loader::paths::{library_files, same_file};
+use crate::loader::watchdog::init_deadline;
 use coffer_core::DynRuleset;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
-/// Where a registered ruleset came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// Linked into this binary and registered through `coffer_core::plugin!`.
-    Static,
-    /// Loaded at runtime from this library file.
-    Library(PathBuf),
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Static => f.write_str("statically linked"),
-            Origin::Library(path) => write!(f, "library {}", path.display()),
-        }
-    }
-}
+pub use crate::origin::{Origin, RegistryError};
 
 /// One registered ruleset.
 #[derive(Clone)]
@@ -49,46 +38,6 @@ impl fmt::Debug for Entry {
             .field("key", &self.key())
             .field("origin", &self.origin)
             .finish()
-    }
-}
-
-/// Why a ruleset could not be registered or found.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RegistryError {
-    /// Two entries claim the same `id@version`.
-    #[error("ruleset '{key}' is registered twice: by {first} and by {second}")]
-    Duplicate {
-        /// The contested key.
-        key: String,
-        /// The entry already registered.
-        first: Origin,
-        /// The entry refused.
-        second: Origin,
-    },
-    /// No ruleset has that id (or `id@version`).
-    #[error("unknown ruleset '{name}'; known: {}", known_list(.known))]
-    Unknown {
-        /// What was asked.
-        name: String,
-        /// Every registered key.
-        known: Vec<String>,
-    },
-    /// Several versions of that id are registered; the caller must say which.
-    #[error("ruleset '{id}' is ambiguous: versions {} are registered; ask for one as '{id}@VERSION'", .versions.join(", "))]
-    Ambiguous {
-        /// The id asked.
-        id: String,
-        /// The versions registered under it.
-        versions: Vec<String>,
-    },
-}
-
-fn known_list(known: &[String]) -> String {
-    if known.is_empty() {
-        "none (no ruleset is loaded)".to_owned()
-    } else {
-        known.join(", ")
     }
 }
 
@@ -214,5 +163,78 @@ impl Registry {
     /// [`loader::DEFAULT_DEADLINE`](crate::loader::DEFAULT_DEADLINE).
     pub fn set_plugin_deadline(&mut self, deadline: std::time::Duration) {
         crate::loader::set_call_deadline(deadline);
+    }
+}
+
+impl Registry {
+    /// Loads every plugin library in `dirs` (in order; files of a directory by name) and registers their
+    /// rulesets with [`Origin::Library`]. A refused directory, library or ruleset is skipped and reported;
+    /// the rest load. With `lock`, only libraries pinned in it load (see [`LockFile`]). A directory named
+    /// twice (or through a link) is read once, and a file already registered from the same file (another
+    /// name for it) is skipped without an error.
+    ///
+    /// ```no_run
+    /// use coffer_host::{Registry, loader};
+    /// let mut registry = Registry::with_static().unwrap();
+    /// let report = registry.load_dirs(&loader::plugin_dirs_from_env(), None);
+    /// for error in &report.errors {
+    ///     eprintln!("skipped: {error}");
+    /// }
+    /// ```
+    pub fn load_dirs<P: AsRef<Path>>(&mut self, dirs: &[P], lock: Option<&LockFile>) -> LoadReport {
+        let mut report = LoadReport::default();
+        if let Err(e) = init_deadline() {
+            report.errors.push(e);
+        }
+        let mut seen = BTreeSet::new();
+        for dir in dirs {
+            let dir = dir.as_ref();
+            match library_files(dir) {
+                Ok((canonical, files)) => {
+                    if !seen.insert(canonical) {
+                        continue;
+                    }
+                    for file in files {
+                        self.load_file_into(&file, lock, &mut report);
+                    }
+                }
+                Err(e) => report.errors.push(e),
+            }
+        }
+        report
+    }
+
+    /// Loads one library file into the registry, as [`Registry::load_dirs`] does for each file.
+    pub fn load_file(&mut self, file: &Path, lock: Option<&LockFile>) -> LoadReport {
+        let mut report = LoadReport::default();
+        if let Err(e) = init_deadline() {
+            report.errors.push(e);
+        }
+        self.load_file_into(file, lock, &mut report);
+        report
+    }
+
+    fn load_file_into(&mut self, file: &Path, lock: Option<&LockFile>, report: &mut LoadReport) {
+        match load_library(file, lock) {
+            Ok(rulesets) => {
+                for ruleset in rulesets {
+                    let description = ruleset.description();
+                    let key = description.key();
+                    let again = self
+                        .get_exact(&description.id, &description.version)
+                        .is_some_and(
+                            |e| matches!(&e.origin, Origin::Library(p) if same_file(p, file)),
+                        );
+                    if again {
+                        continue;
+                    }
+                    match self.add(ruleset, Origin::Library(file.to_owned())) {
+                        Ok(()) => report.loaded.push((key, file.to_owned())),
+                        Err(e) => report.errors.push(e.into()),
+                    }
+                }
+            }
+            Err(e) => report.errors.push(e),
+        }
     }
 }

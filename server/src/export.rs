@@ -8,9 +8,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use coffer_cli::{Global, load_registry};
 use coffer_core::Setup as CoreSetup;
 use coffer_host::HostedGame;
-use coffer_host::programs::{Global, load_registry};
 
 use crate::{GameId, SqliteConfig, SqliteStore, Store};
 

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use coffer_host::programs::{Global, OutputFormat};
+use coffer_cli::{Global, OutputFormat};
 use futures_util::{SinkExt as _, StreamExt as _};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -219,7 +219,7 @@ impl Server {
     fn start(global: &Global) -> Result<Self, String> {
         let exe = std::env::current_exe()
             .map_err(|e| format!("cannot find this program's path to start a server: {e}"))?;
-        if coffer_host::programs::plugin_dirs(global).is_empty() {
+        if coffer_cli::plugin_dirs(global).is_empty() {
             return Err(
                 "no plugin directory: pass --plugin-dir target/release (or set COFFER_PLUGIN_PATH)"
                     .into(),

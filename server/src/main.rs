@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use coffer_host::programs::{Global, load_registry};
+use coffer_cli::{Global, load_registry};
 use coffer_server::serve::{ClusterOptions, ServeConfig, ServeError, StoreChoice, serve};
 use coffer_server::{Durability, Limits, Opening, StoreError};
 

@@ -1,7 +1,7 @@
 //! The `coffer` command with a plugin that fails: a failure is reported as the plugin's, never as a lost
 //! action or a damaged save.
 
-use coffer_host::programs::{Status, run_args};
+use coffer_cli::{Status, run_args};
 use coffer_host::save::{self, SaveError, SaveFile};
 use coffer_tests::{fixture_library, plugin_dir_with};
 use std::path::{Path, PathBuf};

@@ -8,7 +8,6 @@ use coffer_core::{
 };
 use coffer_host::Registry;
 use coffer_host::simulate::{self, Report, ScriptLine, SimOptions, ViolationKind};
-use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -175,7 +174,7 @@ impl Ruleset for Race {
 }
 
 fn run(ruleset: &Arc<dyn DynRuleset>, options: &SimOptions) -> Report {
-    simulate::run(ruleset, options, &ProgressBar::hidden())
+    simulate::run(ruleset, options, &|| {})
 }
 
 fn options(dir: &tempfile::TempDir) -> SimOptions {
@@ -626,7 +625,7 @@ fn static_and_runtime_rulesets_play_identical_simulations() {
 // ----- the command -----
 
 /// Runs `coffer ARGS` in this process with the built-in plugin libraries in a private plugin directory.
-fn coffer(args: &[&str]) -> coffer_host::programs::Status {
+fn coffer(args: &[&str]) -> coffer_cli::Status {
     let libs: Vec<std::path::PathBuf> = coffer_tests::BUILTIN
         .iter()
         .map(|(_, krate)| coffer_tests::builtin_library(krate))
@@ -634,12 +633,12 @@ fn coffer(args: &[&str]) -> coffer_host::programs::Status {
     let dir = coffer_tests::plugin_dir_with(&libs.iter().map(|p| p.as_path()).collect::<Vec<_>>());
     let mut argv = vec!["coffer", "--plugin-dir", dir.path().to_str().unwrap()];
     argv.extend_from_slice(args);
-    coffer_host::programs::run_args(&argv).expect("a valid command line that runs")
+    coffer_cli::run_args(&argv).expect("a valid command line that runs")
 }
 
 #[test]
 fn coffer_simulate_runs_each_built_in_ruleset_loaded_at_runtime() {
-    use coffer_host::programs::Status;
+    use coffer_cli::Status;
     let repro = tempfile::tempdir().unwrap();
     for (id, _) in coffer_tests::BUILTIN {
         let status = coffer(&[
@@ -666,7 +665,7 @@ fn coffer_simulate_runs_each_built_in_ruleset_loaded_at_runtime() {
 
 #[test]
 fn a_simulation_script_is_read_by_coffer_play_and_checked_by_coffer_simulate() {
-    use coffer_host::programs::Status;
+    use coffer_cli::Status;
     let dir = tempfile::tempdir().unwrap();
     for (id, _) in coffer_tests::BUILTIN {
         // A script of random legal actions, written the way a reproducing script is.

@@ -1,11 +1,9 @@
-//! The host crate's integration tests: registry, host, save files, rendering, and the `coffer` command.
+//! The host crate's integration tests: registry, host, save files and rendering (the `coffer` command's
+//! tests are coffer-cli's).
 
-mod cli;
-mod cli_limits;
-mod devices;
 mod fixture;
 mod host;
 mod registry;
 mod render;
 mod save;
-mod words;
+mod save_writes;

@@ -1,0 +1,11 @@
+//! The `coffer` command's integration tests: the binary run end to end with the real plugins loaded at
+//! runtime from their cdylibs.
+
+mod cli_limits;
+mod command;
+mod devices;
+mod games;
+mod plugins;
+mod scripts;
+mod support;
+mod words;
