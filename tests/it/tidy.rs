@@ -118,7 +118,12 @@ const GAME_WORDS: [&str; 24] = [
 #[test]
 fn core_src_holds_no_game_word() {
     let mut files = Vec::new();
-    for dir in ["core/src", "core/kernel/src", "core/sdk/src", "core/abi/src"] {
+    for dir in [
+        "core/src",
+        "core/kernel/src",
+        "core/sdk/src",
+        "core/abi/src",
+    ] {
         rust_files(&root().join(dir), &mut files);
     }
     assert!(!files.is_empty());

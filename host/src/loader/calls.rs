@@ -209,7 +209,7 @@ impl Drop for InCall {
 /// The library and call of a slot in a call, if it is in one.
 pub(crate) fn in_call(slot: &Slot) -> Option<(u64, &'static Subject, &'static str)> {
     let seq = slot.seq.load(Ordering::Acquire);
-    if seq % 2 == 0 {
+    if seq.is_multiple_of(2) {
         return None;
     }
     let subject = slot.subject.load(Ordering::Relaxed);

@@ -142,7 +142,7 @@ pub(crate) fn declaration(
         ));
     }
     let align = std::mem::align_of::<Declaration>();
-    if at % align != 0 {
+    if !at.is_multiple_of(align) {
         return Err(bad_declaration(
             path,
             field,
@@ -265,7 +265,7 @@ pub(crate) fn check_vtable(
         return Err(bad("is a null pointer".to_owned()));
     }
     let align = std::mem::align_of::<VTable>();
-    if at % align != 0 {
+    if !at.is_multiple_of(align) {
         return Err(bad(format!(
             "is misaligned: its address {at:#x} is {} past a multiple of {align}",
             at % align

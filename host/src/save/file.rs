@@ -106,10 +106,10 @@ impl SaveFile {
     /// [`SaveError::Json`], [`SaveError::FutureFormat`], [`SaveError::Field`].
     pub fn parse(text: &str) -> Result<SaveFile, SaveError> {
         // One pass for a good file; a file that does not read is read again for the precise error.
-        if let Ok(file) = serde_json::from_str::<SaveFile>(text) {
-            if (1..=FORMAT_VERSION).contains(&file.format) {
-                return Ok(file);
-            }
+        if let Ok(file) = serde_json::from_str::<SaveFile>(text)
+            && (1..=FORMAT_VERSION).contains(&file.format)
+        {
+            return Ok(file);
         }
         SaveFile::parse_error(text)
     }

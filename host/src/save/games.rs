@@ -178,29 +178,28 @@ impl<'a> ReadForUpdate<'a> {
     /// [`SaveFile::parse`] reads it, which names what is wrong (or, for the odd file only it reads, such
     /// as a hash written with escapes, is used instead).
     pub(crate) fn parse(text: &'a str) -> Result<ReadForUpdate<'a>, SaveError> {
-        if let Ok(raw) = serde_json::from_str::<RawSave<'a>>(text) {
-            if (1..=FORMAT_VERSION).contains(&raw.format) {
-                if let Ok(log) = serde_json::from_str::<LogSummary>(raw.log.get()) {
-                    let inner = raw.log.get().trim();
-                    let inner = inner
-                        .strip_prefix('[')
-                        .and_then(|t| t.strip_suffix(']'))
-                        .unwrap_or_default()
-                        .trim();
-                    return Ok(ReadForUpdate {
-                        view: View {
-                            ruleset: raw.ruleset,
-                            players: raw.players,
-                            seed: raw.seed,
-                            config: Cow::Owned(raw.config),
-                            snapshot: Cow::Borrowed(raw.snapshot.get()),
-                            state_hash: raw.state_hash,
-                            log,
-                        },
-                        log_text: Cow::Borrowed(inner),
-                    });
-                }
-            }
+        if let Ok(raw) = serde_json::from_str::<RawSave<'a>>(text)
+            && (1..=FORMAT_VERSION).contains(&raw.format)
+            && let Ok(log) = serde_json::from_str::<LogSummary>(raw.log.get())
+        {
+            let inner = raw.log.get().trim();
+            let inner = inner
+                .strip_prefix('[')
+                .and_then(|t| t.strip_suffix(']'))
+                .unwrap_or_default()
+                .trim();
+            return Ok(ReadForUpdate {
+                view: View {
+                    ruleset: raw.ruleset,
+                    players: raw.players,
+                    seed: raw.seed,
+                    config: Cow::Owned(raw.config),
+                    snapshot: Cow::Borrowed(raw.snapshot.get()),
+                    state_hash: raw.state_hash,
+                    log,
+                },
+                log_text: Cow::Borrowed(inner),
+            });
         }
         let file = SaveFile::parse(text)?;
         let log_text = file

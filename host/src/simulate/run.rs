@@ -212,7 +212,7 @@ pub(crate) fn play(
         *actions += 1;
         game.check_invariants()
             .map_err(|v| ViolationKind::Invariant(v.to_string()))?;
-        if *actions % every == 0 {
+        if (*actions).is_multiple_of(every) {
             deep_check(&**ruleset, &mut *game, &mut replica, log)?;
             tally.deep_checks += 1;
         }

@@ -525,14 +525,14 @@ impl Content {
             if u.unrecoverable && u.charges.value == 0 {
                 return Err(bad(e, "unrecoverable", "the card has no standard charge"));
             }
-            if let Some(d) = u.attack {
-                if d == 0 || d > MAX_ATTACK_DICE {
-                    return Err(bad(
-                        e,
-                        "attack",
-                        format!("{d} dice; a weapon rolls 1-{MAX_ATTACK_DICE}"),
-                    ));
-                }
+            if let Some(d) = u.attack
+                && (d == 0 || d > MAX_ATTACK_DICE)
+            {
+                return Err(bad(
+                    e,
+                    "attack",
+                    format!("{d} dice; a weapon rolls 1-{MAX_ATTACK_DICE}"),
+                ));
             }
             check_ability(e, u.ability, u.charges)?;
         }

@@ -22,17 +22,16 @@ pub fn check(state: &State) -> Result<(), Violation> {
             ship(derived)
         )));
     }
-    if let Some(at) = state.attack {
-        if usize::from(at.attacker) >= state.ships.len()
-            || usize::from(at.defender) >= state.ships.len()
-        {
-            return Err(Violation(format!(
-                "the attack names ship {} against ship {}, but the game has ships 0-{}",
-                at.attacker,
-                at.defender,
-                state.ships.len().saturating_sub(1)
-            )));
-        }
+    if let Some(at) = state.attack
+        && (usize::from(at.attacker) >= state.ships.len()
+            || usize::from(at.defender) >= state.ships.len())
+    {
+        return Err(Violation(format!(
+            "the attack names ship {} against ship {}, but the game has ships 0-{}",
+            at.attacker,
+            at.defender,
+            state.ships.len().saturating_sub(1)
+        )));
     }
     if state
         .ships

@@ -398,10 +398,8 @@ fn build_rules(config: &Config) -> Result<Rules, SetupError> {
 fn rules_for(config: &Config) -> Result<Shared<Rules>, SetupError> {
     static DEFAULT: OnceLock<Shared<Rules>> = OnceLock::new();
     let default = *config == Config::default();
-    if default {
-        if let Some(rules) = DEFAULT.get() {
-            return Ok(rules.clone());
-        }
+    if default && let Some(rules) = DEFAULT.get() {
+        return Ok(rules.clone());
     }
     let rules = Shared::<Rules>::get(config)?;
     if default {

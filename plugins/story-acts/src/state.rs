@@ -341,10 +341,10 @@ impl State {
     pub fn occupied_surfaces(&self) -> u32 {
         let mut bits = 0u32;
         for (_, c) in self.play() {
-            if let Some(Band::Surface(q)) = c.band {
-                if self.rules.db.get(c.def).card_type == CardType::Location {
-                    bits |= 1 << q;
-                }
+            if let Some(Band::Surface(q)) = c.band
+                && self.rules.db.get(c.def).card_type == CardType::Location
+            {
+                bits |= 1 << q;
             }
         }
         bits

@@ -58,11 +58,12 @@ pub fn suffer(s: &mut State, i: usize, hits: u8, crits: u8, c: Cause) -> Result<
 pub fn gain_stress(s: &mut State, i: usize, c: Cause) -> Result<(), Refusal> {
     let sh = &s.ships[i];
     s.ledger.gain(sh.stress, 1, c)?;
-    if sh.huge && s.active(sh.energy) > 0 {
-        if let Some(e) = sh.energy {
-            s.ledger
-                .pay_cost(&[Part::Charges(e, 1), Part::Spend(sh.stress, 1)], c)?;
-        }
+    if sh.huge
+        && s.active(sh.energy) > 0
+        && let Some(e) = sh.energy
+    {
+        s.ledger
+            .pay_cost(&[Part::Charges(e, 1), Part::Spend(sh.stress, 1)], c)?;
     }
     Ok(())
 }
@@ -111,11 +112,11 @@ pub(crate) fn lose(
     charges: ChargeRef,
     c: Cause,
 ) -> Result<(), ActionError> {
-    if let Some(t) = track_of(s, usize::from(ship), charges) {
-        if s.ledger.lose_charges(t, 1, c)? == 0 {
-            let key = s.ledger.track(t)?.key();
-            s.ledger.note(key, note::NOTHING_LOST, [0; 3], c);
-        }
+    if let Some(t) = track_of(s, usize::from(ship), charges)
+        && s.ledger.lose_charges(t, 1, c)? == 0
+    {
+        let key = s.ledger.track(t)?.key();
+        s.ledger.note(key, note::NOTHING_LOST, [0; 3], c);
     }
     Ok(())
 }

@@ -261,7 +261,7 @@ fn random_playouts_read_in_words_for_every_seat_and_spectator() {
                 let (p, n) = acting[(reader.next() % acting.len() as u64) as usize];
                 // Favour the first listed actions (progress) half the time.
                 let pick = reader.next();
-                let i = if pick % 2 == 0 {
+                let i = if pick.is_multiple_of(2) {
                     (pick / 2) as usize % n.min(6)
                 } else {
                     (pick / 2) as usize % n
