@@ -1,0 +1,366 @@
+//! The words of a refusal: [`Refused::text`], one helper per room of the rules, naming systems, ship
+//! classes, cards and abilities from the state.
+
+use crate::config::MAX_RIDERS;
+use crate::ids::Pool;
+use crate::refusals::Refused;
+use crate::state::State;
+use crate::words::count;
+
+impl Refused {
+    /// The reason in words, exactly as a player reads it.
+    pub(crate) fn text(self, s: &State) -> String {
+        self.tactical_text(s)
+            .or_else(|| self.token_text(s))
+            .or_else(|| self.strategy_text(s))
+            .or_else(|| self.movement_text(s))
+            .or_else(|| self.ability_text(s))
+            .or_else(|| self.card_text(s))
+            .unwrap_or_else(|| unreachable!("every refusal has words: {self:?}"))
+    }
+
+    /// The words of a tactical-action refusal.
+    fn tactical_text(self, s: &State) -> Option<String> {
+        Some(match self {
+            Refused::NoTacticToken(p) => format!("{p} has no token in the tactic pool"),
+            Refused::HoldsToken(p, system) => format!(
+                "{} already holds a command token of {p}",
+                s.system_name(system)
+            ),
+            Refused::ProductionUsed(p, built) => format!(
+                "{p} has produced {built} ships in this tactical action, the most one tactical action produces"
+            ),
+            Refused::MayNotProduce(p, class) => format!(
+                "{p} cannot produce a {}: neither their faction nor a technology they own unlocks it",
+                s.class_name(class)
+            ),
+            Refused::NoShipLeft(p, class) => {
+                format!("{p} has no {} left in reinforcements", s.class_name(class))
+            }
+            Refused::EnemyShips(q, system) => format!(
+                "{q} has ships in {}: no ships are produced in a system holding another player's ships",
+                s.system_name(system)
+            ),
+            Refused::NoStarForge(p) => format!(
+                "{p}'s faction, {}, has no Star Forge",
+                s.rules.faction_names[p.index()]
+            ),
+            Refused::ForgeClass(p, class) => {
+                let choices: Vec<String> = s.rules.star_forge[p.index()]
+                    .iter()
+                    .flat_map(|forge| &forge.place)
+                    .map(|&(k, n)| format!("{} (up to {n})", s.class_name(k)))
+                    .collect();
+                format!(
+                    "Star Forge places {}, not {}",
+                    choices.join(" or "),
+                    s.class_name(class)
+                )
+            }
+            Refused::ForgeNoShip { p, system, with } => format!(
+                "{} holds no {} of {p}'s: Star Forge places ships only where one is",
+                s.system_name(system),
+                s.class_name(with)
+            ),
+            Refused::ForgeCost { p, cost, have } => format!(
+                "Star Forge spends {} from the strategy pool, but {p} has {have}",
+                count(u32::from(cost), "token", "tokens")
+            ),
+            Refused::NoSuchComponent(ability) => format!(
+                "component action #{ability} does not exist: this game has {}",
+                count(
+                    s.rules.abilities.len() as u32,
+                    "component action",
+                    "component actions"
+                )
+            ),
+            Refused::NotYourAbility(p, ability) => {
+                let a = &s.rules.abilities[usize::from(ability)];
+                format!("{} is p{}'s, not {p}'s", a.name, a.player)
+            }
+            Refused::AbilityUsed(p, ability) => format!(
+                "{p} has already used {} this round: its card is exhausted",
+                s.rules.abilities[usize::from(ability)].name
+            ),
+            Refused::AbilityCost {
+                p,
+                ability,
+                cost,
+                have,
+            } => format!(
+                "{} spends {} from the strategy pool, but {p} has {have}",
+                s.rules.abilities[usize::from(ability)].name,
+                count(u32::from(cost), "token", "tokens")
+            ),
+            Refused::PassFirst(p, card) => format!(
+                "{p} cannot pass before the strategic action of {}",
+                s.rules.cards[usize::from(card)].name
+            ),
+            Refused::NoFleetChoice => "no fleet-limit choice is pending".into(),
+            Refused::NotOverFleet(p, system) => format!(
+                "{p} is not over the fleet limit in {}",
+                s.system_name(system)
+            ),
+            Refused::NotFleetClass(class) => format!(
+                "the {} class does not count toward the fleet limit",
+                s.class_name(class)
+            ),
+            Refused::NoShipIn(p, class, system) => format!(
+                "{p} has no {} in {}",
+                s.class_name(class),
+                s.system_name(system)
+            ),
+            _ => return None,
+        })
+    }
+
+    /// The words of a command-token refusal.
+    fn token_text(self, s: &State) -> Option<String> {
+        Some(match self {
+            Refused::FleetPoolFull(p) => {
+                let others = match s.captured(p) {
+                    0 => String::new(),
+                    k => format!(" ({} of other players')", count(k, "token", "tokens")),
+                };
+                format!(
+                    "{p}'s fleet pool holds {}{others}, the law's maximum",
+                    s.fleet_tokens(p)
+                )
+            }
+            Refused::NoTokenToGain(p) => format!("{p} has no token in reinforcements to gain"),
+            Refused::Overspend { p, influence, have } => format!(
+                "{p} cannot spend {influence} influence: they have {have} (0 to {have} may be spent)"
+            ),
+            Refused::BuysTooMany {
+                p,
+                influence,
+                tokens,
+            } => format!(
+                "{influence} influence buys {tokens} tokens but {p} has {} in reinforcements",
+                s.reinforcements(p)
+            ),
+            Refused::NoDiplomacy(card, system) => format!(
+                "{} cannot choose {}",
+                s.card_name(card),
+                s.system_name(system)
+            ),
+            Refused::PoolEmpty(p, pool) => format!(
+                "{p}'s {} is empty: the token must come from a pool that holds one",
+                pool.name()
+            ),
+            Refused::NoTokenIn(p, system) => {
+                format!("{p} has no command token in {}", s.system_name(system))
+            }
+            Refused::NameAPool(p) => {
+                format!("{p}'s reinforcements are empty: name the pool the token comes from")
+            }
+            Refused::NoFallback(p, pool) => format!(
+                "{p} places from reinforcements or into a system holding their token: no fallback pool is taken (not the {})",
+                pool.name()
+            ),
+            Refused::SheetSum { p, want, total } => {
+                let sum: u32 = want.iter().map(|&x| u32::from(x)).sum();
+                format!(
+                    "{} tactic, {} fleet and {} strategy make {sum} tokens, but {p} has {total} on the command sheet",
+                    want[0], want[1], want[2]
+                )
+            }
+            Refused::FleetOverMax { p, fleet, max } => {
+                let others = match s.captured(p) {
+                    0 => String::new(),
+                    k => format!(
+                        " with {} of other players' there",
+                        count(k, "token", "tokens")
+                    ),
+                };
+                format!("a fleet pool of {fleet}{others} is over the law's maximum of {max}")
+            }
+            _ => return None,
+        })
+    }
+
+    /// The words of a strategy-card refusal.
+    fn strategy_text(self, s: &State) -> Option<String> {
+        Some(match self {
+            Refused::CardHeld(card, seat) => {
+                format!("{} is already held by p{seat}", s.card_name(card))
+            }
+            Refused::NotHolding(p, card) => format!("{p} does not hold {}", s.card_name(card)),
+            Refused::CardUsed(p, card) => {
+                format!("{p} has already used {} this round", s.card_name(card))
+            }
+            Refused::SecondaryCost(q, card, cost) => format!(
+                "{q} has {} strategy tokens; the secondary ability of {} costs {cost}",
+                s.pool(q, Pool::Strategy),
+                s.card_name(card)
+            ),
+            Refused::FreeSelf(p, card) => format!(
+                "{p} resolves the primary ability of {}: choose other players",
+                s.card_name(card)
+            ),
+            Refused::Eliminated(q) => format!("{q} is eliminated"),
+            Refused::NotInGame(q) => format!("{q} is not in this {}-player game", s.players()),
+            Refused::NoSwapAbility(p) => {
+                format!("{p} has no ready ability to swap strategy cards with")
+            }
+            Refused::NotHeldByOther(card) => {
+                format!("{} is held by no other player", s.card_name(card))
+            }
+            Refused::PoolDry(p, pool) => format!("{p}'s {} is empty", pool.name()),
+            Refused::EliminationOff => "elimination is off in this game: the option `elimination` lets the table declare one".into(),
+            Refused::NotSeated(q) => format!("p{q} is not in this {}-player game", s.players()),
+            Refused::AlreadyEliminated(q) => format!("{q} is already eliminated"),
+            Refused::LastPlayer(q) => format!("{q} is the last player in the game"),
+            _ => return None,
+        })
+    }
+
+    /// The words of a movement refusal.
+    fn movement_text(self, s: &State) -> Option<String> {
+        Some(match self {
+            Refused::Arrived(from) => format!(
+                "{} is the activated system: ships there have already arrived",
+                s.system_name(from)
+            ),
+            Refused::TokenHolds(p, from) => format!(
+                "{p}'s ships in {} cannot move: the system holds one of {p}'s command tokens",
+                s.system_name(from)
+            ),
+            Refused::NoMoveValue(class) => format!(
+                "a {} has no move value: it moves only transported by a ship with capacity",
+                s.class_name(class)
+            ),
+            Refused::NoPath(from, to) => format!(
+                "no path of adjacent systems leads from {} to {} without passing through another player's ships",
+                s.system_name(from),
+                s.system_name(to)
+            ),
+            Refused::TooFar {
+                class,
+                reach,
+                from,
+                distance,
+                to,
+            } => format!(
+                "a {} moves {}, but {} is {} away from {}",
+                s.class_name(class),
+                count(u32::from(reach), "system", "systems"),
+                s.system_name(from),
+                count(u32::from(distance), "system", "systems"),
+                s.system_name(to)
+            ),
+            Refused::OverCapacity {
+                class,
+                capacity,
+                fighters,
+            } => format!(
+                "a {} transports at most {capacity}, not {fighters}",
+                s.class_name(class)
+            ),
+            Refused::FewFighters {
+                p,
+                from,
+                there,
+                fighters,
+            } => format!(
+                "{p} has {} in {}, not {fighters}",
+                count(there, "fighter", "fighters"),
+                s.system_name(from)
+            ),
+            Refused::NoTransported => {
+                "this game has no transported ship class: a moving ship carries none".into()
+            }
+            _ => return None,
+        })
+    }
+
+    /// The words of an ability refusal.
+    fn ability_text(self, s: &State) -> Option<String> {
+        let name = |i: u8| &s.rules.abilities[usize::from(i)].name;
+        Some(match self {
+            Refused::NotUsableNow(p, ability) => {
+                format!("{} (#{ability}) cannot be used by {p} now", name(ability))
+            }
+            Refused::NoSuchAbility(ability) => format!(
+                "ability #{ability} does not exist: this game has {}",
+                count(s.rules.abilities.len() as u32, "ability", "abilities")
+            ),
+            Refused::AbilityNeedsPool(i) => {
+                format!("{} needs the `pool` of the command token gained", name(i))
+            }
+            Refused::FleetAtMax(p) => format!("{p}'s fleet pool holds the law's maximum"),
+            Refused::AbilityTakesNoSystem(i) => format!("{} takes no `system`", name(i)),
+            Refused::AbilityNeedsSystem(i) => format!("{} needs a `system` to move to", name(i)),
+            Refused::ForesightTarget(from, to) => format!(
+                "Foresight moves ships to a system adjacent to {} that holds no other player's ships, not {}",
+                s.system_name(from),
+                s.system_name(to)
+            ),
+            Refused::StrategyEmpty(p) => format!("{p}'s strategy pool is empty"),
+            Refused::NoRedistributeAbility(p) => {
+                format!("{p} has no ready ability to redistribute with")
+            }
+            _ => return None,
+        })
+    }
+
+    /// The words of an action-card refusal.
+    fn card_text(self, s: &State) -> Option<String> {
+        let name = |i: u8| &s.rules.hands[usize::from(i)].name;
+        Some(match self {
+            Refused::NoSuchActionCard(card) => format!(
+                "action card #{card} does not exist: this game dealt {}",
+                count(s.rules.hands.len() as u32, "action card", "action cards")
+            ),
+            Refused::NotInHand(p, card) => format!(
+                "{} (#{card}) is in p{}'s hand, not {p}'s",
+                name(card),
+                s.rules.hands[usize::from(card)].player
+            ),
+            Refused::CardPlayed(p, card) => {
+                format!("{p} has already played {} (#{card})", name(card))
+            }
+            Refused::WrongWindow(card, now) => format!(
+                "{} is played {}, not {}",
+                name(card),
+                s.rules.hands[usize::from(card)].window.when(),
+                now.when()
+            ),
+            Refused::CardNeeds(card, what) => format!("{} needs a `{what}`", name(card)),
+            Refused::CardTakesNo(card, what) => format!("{} takes no `{what}`", name(card)),
+            Refused::Prediction(card) => format!(
+                "{} predicts an outcome {}: `vote` (for or against) or `elect` (a player still in the game)",
+                name(card),
+                match s.rules.agendas.get(usize::from(s.flow.agenda)) {
+                    Some(a) if a.elect_player => format!("of {}, which elects a player", a.name),
+                    Some(a) => format!("of {}, which is For or Against", a.name),
+                    None => "of the agenda".to_string(),
+                }
+            ),
+            Refused::NotTarget(card, seat) => format!(
+                "{} targets another player still in the game, not p{seat}",
+                name(card)
+            ),
+            Refused::TacticEmpty(q) => format!("{q}'s tactic pool is empty"),
+            Refused::NoTokenOfYours(p, system) => {
+                format!("{} holds no command token of {p}'s", s.system_name(system))
+            }
+            Refused::JamSystem(p, card, system) => format!(
+                "{} chooses a system that is no home system and holds or is adjacent to one of {p}'s ships, not {}",
+                name(card),
+                s.system_name(system)
+            ),
+            Refused::JamPlayer { card, system, seat } => format!(
+                "{} places a token of another player still in the game with one in reinforcements and none in {}, not p{seat}'s",
+                name(card),
+                s.system_name(system)
+            ),
+            Refused::RidersFull => format!("{MAX_RIDERS} riders are played on this agenda already"),
+            Refused::NothingToCancel => "no action card waits on cancelling".into(),
+            Refused::NoCancelAbility(q, card) => {
+                format!("{q} has no ready ability to cancel {} with", name(card))
+            }
+            _ => return None,
+        })
+    }
+}
