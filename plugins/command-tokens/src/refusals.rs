@@ -272,6 +272,54 @@ pub(crate) enum Refused {
     NothingToCancel,
     /// The player has no ready ability to cancel the action card with.
     NoCancelAbility(Owner, u8),
+
+    // ----- agendas (rules/agenda.rs) -----
+    /// No agenda with this number.
+    NoSuchAgenda(u8),
+    /// The agenda has been revealed this game.
+    AgendaRevealed(u8),
+    /// The agenda elects a player or a strategy card: no For or Against.
+    NotForAgainst(u8),
+    /// Votes Against are entered for an outcome that does not concern them.
+    AgainstOnly,
+    /// Players out of the game (a set of seats) named as voting Against.
+    VotersOut(u8),
+    /// The agenda elects no player.
+    ElectsNoPlayer(u8),
+    /// The seat elected is eliminated.
+    EliminatedElected(u16),
+    /// The agenda elects no strategy card.
+    ElectsNoCard(u8),
+    /// An agenda not modelled elects no strategy card.
+    NoAgendaCard,
+    /// The player does not hold Minister of War.
+    NoMinister(Owner),
+    /// The player has no ready ability to name a voter with.
+    NoVoterAbility(Owner),
+    /// The ability names a seat not another player still in the game.
+    NameAnother(u8, u16),
+    /// More prerequisites than a technology has.
+    Prerequisites(u8),
+
+    // ----- combat and retreats (rules/combat.rs) -----
+    /// A roll of more hits than the player's dice.
+    TooManyHits(Owner, u32),
+    /// The winner of a combat places no other player's token.
+    NoCaptureZone(Owner),
+    /// The fleet pool holds none of the player's own tokens.
+    NoOwnFleetToken(Owner),
+    /// The first player's fleet pool holds no token of the second's.
+    NoTokenOf(Owner, Owner),
+    /// The first system is not adjacent to the second.
+    NotAdjacent(u16, u16),
+    /// A retreat into a system holding another player's ships.
+    RetreatIntoEnemy(u16),
+    /// A retreat into a system holding none of the player's ships.
+    RetreatNoUnits(Owner, u16),
+    /// A fallback pool named for a retreat in which no ship moves out of the system.
+    RetreatNoFallback(Owner, u16),
+    /// Skilled Retreat into a system holding another player's ships.
+    SkilledIntoEnemy(u16),
 }
 
 impl Refused {

@@ -1,7 +1,8 @@
 //! The words of a refusal: [`Refused::text`], one helper per room of the rules, naming systems, ship
 //! classes, cards and abilities from the state.
 
-use crate::config::MAX_RIDERS;
+use crate::actions::Players;
+use crate::config::{MAX_PREREQUISITES, MAX_RIDERS};
 use crate::ids::Pool;
 use crate::refusals::Refused;
 use crate::state::State;
@@ -16,6 +17,8 @@ impl Refused {
             .or_else(|| self.movement_text(s))
             .or_else(|| self.ability_text(s))
             .or_else(|| self.card_text(s))
+            .or_else(|| self.agenda_text(s))
+            .or_else(|| self.combat_text(s))
             .unwrap_or_else(|| unreachable!("every refusal has words: {self:?}"))
     }
 
@@ -360,6 +363,101 @@ impl Refused {
             Refused::NoCancelAbility(q, card) => {
                 format!("{q} has no ready ability to cancel {} with", name(card))
             }
+            _ => return None,
+        })
+    }
+
+    /// The words of an agenda refusal.
+    fn agenda_text(self, s: &State) -> Option<String> {
+        let name = |a: u8| &s.rules.agendas[usize::from(a)].name;
+        Some(match self {
+            Refused::NoSuchAgenda(a) => match s.rules.agendas.len() {
+                0 => format!("agenda #{a} does not exist: this game models no agenda"),
+                count => format!(
+                    "agenda #{a} does not exist: this game has agendas #0 to #{}",
+                    count - 1
+                ),
+            },
+            Refused::AgendaRevealed(a) => {
+                format!("{} has already been revealed this game", name(a))
+            }
+            Refused::NotForAgainst(a) => {
+                let agenda = &s.rules.agendas[usize::from(a)];
+                format!(
+                    "{} elects a {}: its outcome is not For or Against",
+                    agenda.name,
+                    if agenda.elect_player {
+                        "player"
+                    } else {
+                        "strategy card"
+                    }
+                )
+            }
+            Refused::AgainstOnly => {
+                "who voted Against is entered only for an Against outcome that concerns them".into()
+            }
+            Refused::VotersOut(seats) => format!(
+                "voted_against names {}, but only players still in the game vote",
+                Players(seats).names()
+            ),
+            Refused::ElectsNoPlayer(a) => {
+                format!(
+                    "{}'s outcome is For or Against: it elects no player",
+                    name(a)
+                )
+            }
+            Refused::EliminatedElected(player) => {
+                format!("p{player} is eliminated and cannot be elected")
+            }
+            Refused::ElectsNoCard(a) => format!("{} elects no strategy card", name(a)),
+            Refused::NoAgendaCard => {
+                "an agenda that does nothing to command tokens elects no strategy card here".into()
+            }
+            Refused::NoMinister(p) => format!("{p} does not hold Minister of War"),
+            Refused::NoVoterAbility(p) => format!("{p} has no ready ability to name a voter with"),
+            Refused::NameAnother(ability, player) => format!(
+                "{} names another player still in the game, not p{player}",
+                s.rules.abilities[usize::from(ability)].name
+            ),
+            Refused::Prerequisites(count) => {
+                format!("a technology has 0 to {MAX_PREREQUISITES} prerequisites, not {count}")
+            }
+            _ => return None,
+        })
+    }
+
+    /// The words of a combat or retreat refusal.
+    fn combat_text(self, s: &State) -> Option<String> {
+        Some(match self {
+            Refused::TooManyHits(p, dice) => format!(
+                "{p} rolls {} for their ships in the combat: at most {}",
+                count(dice, "die", "dice"),
+                count(dice, "hit", "hits")
+            ),
+            Refused::NoCaptureZone(winner) => format!("{winner} places no other player's token"),
+            Refused::NoOwnFleetToken(p) => format!("{p}'s fleet pool holds none of {p}'s tokens"),
+            Refused::NoTokenOf(p, q) => format!("{p}'s fleet pool holds no command token of {q}'s"),
+            Refused::NotAdjacent(to, from) => format!(
+                "{} is not adjacent to {}",
+                s.system_name(to),
+                s.system_name(from)
+            ),
+            Refused::RetreatIntoEnemy(to) => format!(
+                "{} holds another player's ships: no retreat goes there",
+                s.system_name(to)
+            ),
+            Refused::RetreatNoUnits(p, to) => format!(
+                "{} holds none of {p}'s ships: a retreat goes to a system holding the player's units",
+                s.system_name(to)
+            ),
+            Refused::RetreatNoFallback(p, from) => format!(
+                "no ship of {p}'s can move out of {}: no command token is placed, so no fallback pool is taken",
+                s.system_name(from)
+            ),
+            Refused::SkilledIntoEnemy(to) => format!(
+                "{} holds another player's ships: Skilled Retreat moves ships only where none are",
+                s.system_name(to)
+            ),
             _ => return None,
         })
     }
