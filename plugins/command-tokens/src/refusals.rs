@@ -5,18 +5,15 @@
 mod action;
 mod text;
 
+use crate::actions::Action;
 use crate::content::Window;
 use crate::ids::Pool;
+use crate::phase::Step;
 use crate::state::State;
 use coffer_core::{ActionError, Owner};
 
 /// What a rule's effect returns: done, or the reason the action is refused (and the adapter rolls it back).
 pub(crate) type Applied = Result<(), ActionError>;
-
-/// An action refused by the rules, with the reason a player reads.
-pub(crate) fn illegal(message: String) -> ActionError {
-    ActionError::Illegal(message)
-}
 
 /// Why the rules refuse an action: the reason and the ids and numbers it names, without formatting.
 /// [`Refused::error`] writes it in words (naming systems, ships and cards) when an action is refused.
@@ -229,8 +226,6 @@ pub(crate) enum Refused {
     AbilityNeedsSystem(u8),
     /// Foresight cannot move ships from the first system to the second.
     ForesightTarget(u16, u16),
-    /// The strategy pool is empty.
-    StrategyEmpty(Owner),
     /// The player has no ready ability to redistribute with.
     NoRedistributeAbility(Owner),
 
@@ -251,8 +246,6 @@ pub(crate) enum Refused {
     Prediction(u8),
     /// The action card targets a seat not another player still in the game.
     NotTarget(u8, u16),
-    /// The player's tactic pool is empty.
-    TacticEmpty(Owner),
     /// The system holds no command token of the player's.
     NoTokenOfYours(Owner, u16),
     /// Signal Jamming (the card) chooses a system it may not.
@@ -320,6 +313,20 @@ pub(crate) enum Refused {
     RetreatNoFallback(Owner, u16),
     /// Skilled Retreat into a system holding another player's ships.
     SkilledIntoEnemy(u16),
+
+    // ----- dispatch and ids (apply.rs) -----
+    /// The action is not possible at this step.
+    NotPossible(Action, Step),
+    /// The player was chosen to resolve the secondary of the card for free, and must.
+    MustResolve(Owner, u8),
+    /// The player (the first) has ships in the activated system: movement ends first.
+    CombatFirst(Owner, u16),
+    /// No system with this number.
+    NoSuchSystem(u16),
+    /// No strategy card with this number.
+    NoSuchCard(u8),
+    /// No ship class with this number.
+    NoSuchClass(u8),
 }
 
 impl Refused {

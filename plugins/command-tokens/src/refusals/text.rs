@@ -19,6 +19,7 @@ impl Refused {
             .or_else(|| self.card_text(s))
             .or_else(|| self.agenda_text(s))
             .or_else(|| self.combat_text(s))
+            .or_else(|| self.dispatch_text(s))
             .unwrap_or_else(|| unreachable!("every refusal has words: {self:?}"))
     }
 
@@ -299,7 +300,6 @@ impl Refused {
                 s.system_name(from),
                 s.system_name(to)
             ),
-            Refused::StrategyEmpty(p) => format!("{p}'s strategy pool is empty"),
             Refused::NoRedistributeAbility(p) => {
                 format!("{p} has no ready ability to redistribute with")
             }
@@ -344,7 +344,6 @@ impl Refused {
                 "{} targets another player still in the game, not p{seat}",
                 name(card)
             ),
-            Refused::TacticEmpty(q) => format!("{q}'s tactic pool is empty"),
             Refused::NoTokenOfYours(p, system) => {
                 format!("{} holds no command token of {p}'s", s.system_name(system))
             }
@@ -457,6 +456,38 @@ impl Refused {
             Refused::SkilledIntoEnemy(to) => format!(
                 "{} holds another player's ships: Skilled Retreat moves ships only where none are",
                 s.system_name(to)
+            ),
+            _ => return None,
+        })
+    }
+
+    /// The words of a refusal at dispatch or of an id out of range.
+    fn dispatch_text(self, s: &State) -> Option<String> {
+        Some(match self {
+            Refused::NotPossible(action, step) => format!(
+                "{} is not possible {}",
+                s.action_text(&action),
+                step.while_text()
+            ),
+            Refused::MustResolve(p, card) => format!(
+                "{p} was chosen to resolve the secondary ability of {} without spending a command token, and must resolve it",
+                s.card_name(card)
+            ),
+            Refused::CombatFirst(q, system) => format!(
+                "{q} has ships in {}: movement ends (`end_movement`) and a space combat is resolved before production",
+                s.system_name(system)
+            ),
+            Refused::NoSuchSystem(system) => format!(
+                "system #{system} does not exist: the galaxy has systems #0 to #{}",
+                s.rules.system_count() - 1
+            ),
+            Refused::NoSuchCard(card) => format!(
+                "strategy card #{card} does not exist: this game has cards #0 to #{}",
+                s.rules.cards.len() - 1
+            ),
+            Refused::NoSuchClass(class) => format!(
+                "ship class #{class} does not exist: this game has classes #0 to #{}",
+                s.rules.class_count() - 1
             ),
             _ => return None,
         })

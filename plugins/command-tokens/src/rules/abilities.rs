@@ -148,7 +148,7 @@ impl State {
         }
         let cost = u32::from(self.rules.abilities[i].cost);
         if self.pool(p, Pool::Strategy) < cost {
-            return Err(Refused::StrategyEmpty(p).error(self));
+            return Err(Refused::PoolDry(p, Pool::Strategy).error(self));
         }
         self.spend_ability(p, i, cause)?;
         // K4.3: where one of p's tokens already is, the token goes to reinforcements instead (T6).

@@ -227,7 +227,7 @@ impl State {
                     return Err(Refused::NotTarget(card, q.0).error(self));
                 }
                 if self.pool(q, Pool::Tactic) == 0 {
-                    return Err(Refused::TacticEmpty(q).error(self));
+                    return Err(Refused::PoolDry(q, Pool::Tactic).error(self));
                 }
                 if !self.play(i, p, key, action, cause)? {
                     return Ok(());
