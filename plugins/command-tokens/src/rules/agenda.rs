@@ -292,17 +292,17 @@ impl State {
                 AgendaOp::EachPlacesHome => {
                     for q in self.live_from_speaker() {
                         let home = self.rules.homes[q.index()].map(usize::from);
-                        if let Some(h) = home.filter(|&h| !self.has_token(q, h)) {
-                            if self.reinforcements(q) > 0 {
-                                // Cannot fail: reinforcements hold a token and the system none of q's.
-                                let _ = self.ledger.move_tokens(
-                                    q,
-                                    self.h.reinforcements,
-                                    self.h.systems[h],
-                                    1,
-                                    cause,
-                                );
-                            }
+                        if let Some(h) = home.filter(|&h| !self.has_token(q, h))
+                            && self.reinforcements(q) > 0
+                        {
+                            // Cannot fail: reinforcements hold a token and the system none of q's.
+                            let _ = self.ledger.move_tokens(
+                                q,
+                                self.h.reinforcements,
+                                self.h.systems[h],
+                                1,
+                                cause,
+                            );
                         }
                     }
                 }

@@ -267,15 +267,15 @@ impl State {
         if sum != total {
             return Err(Refused::SheetSum { p, want, total }.error(self));
         }
-        if let (Some(m), Some(own)) = (self.fleet_pool_max(), self.own_fleet_max(p)) {
-            if u32::from(want[1]) > own {
-                return Err(Refused::FleetOverMax {
-                    p,
-                    fleet: want[1],
-                    max: m,
-                }
-                .error(self));
+        if let (Some(m), Some(own)) = (self.fleet_pool_max(), self.own_fleet_max(p))
+            && u32::from(want[1]) > own
+        {
+            return Err(Refused::FleetOverMax {
+                p,
+                fleet: want[1],
+                max: m,
             }
+            .error(self));
         }
         let have = [
             self.pool(p, Pool::Tactic),
