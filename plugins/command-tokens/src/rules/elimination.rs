@@ -64,7 +64,7 @@ impl State {
         self.flow.out |= 1 << q.0;
         self.flow.passed |= 1 << q.0;
         if self.flow.speaker == slot(q) {
-            let speaker = self.live_seat(self.flow.speaker, 0);
+            let speaker = slot(self.live_seat(self.flow.speaker, 0));
             self.flow.speaker = speaker;
             self.ledger
                 .note(ROUND_KEY, note::SPEAKER, [i32::from(speaker), 0, 0], cause);
