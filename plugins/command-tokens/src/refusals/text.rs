@@ -493,3 +493,37 @@ impl Refused {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// `Refused::text` chains one helper per room, each ending in `_ => return None`, so the compiler
+    /// cannot see a variant without words: this checks every variant of the enum has exactly one arm here.
+    #[test]
+    fn every_refusal_has_one_arm_of_words() {
+        let decl = include_str!("../refusals.rs");
+        let start = decl.find("pub(crate) enum Refused {").expect("the enum");
+        let body = &decl[start..start + decl[start..].find("\n}\n").expect("its end")];
+        let words = include_str!("text.rs");
+        let variants: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("    "))
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map(|l| {
+                l.split(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .unwrap_or("")
+            })
+            .collect();
+        assert!(variants.len() > 90, "{variants:?}");
+        for v in variants {
+            let arm = format!("Refused::{v}");
+            let arms = words
+                .match_indices(&arm)
+                .filter(|&(i, _)| {
+                    !words[i + arm.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                })
+                .count();
+            assert_eq!(arms, 1, "{arm} has {arms} arms of words");
+        }
+    }
+}
