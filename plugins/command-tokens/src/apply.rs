@@ -5,7 +5,7 @@ use crate::config::NOBODY;
 use crate::content::AbilityKind;
 use crate::ids::{Pool, arg, card_key, note, owner, system_key};
 use crate::phase::{PendingCard, Phase, Step};
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
 use coffer_core::{ActionError, Cause, Owner};
 use std::borrow::Cow;
@@ -70,11 +70,7 @@ impl State {
         if self.apply_cards(p, step, action, cause)?.is_some() {
             return Ok(());
         }
-        Err(illegal(format!(
-            "{} is not possible {}",
-            self.action_text(action),
-            step.while_text()
-        )))
+        Err(Refused::NotPossible(*action, step).error(self))
     }
 
     /// Dispatches the actions of a strategy pick and of a turn: tactical and strategic actions, production,
@@ -196,10 +192,7 @@ impl State {
             (Step::Buy, Action::Buy { influence }) => self.buy(p, influence, cause),
             (Step::Secondary, Action::Secondary) => self.secondary(p, cause),
             (Step::Secondary, Action::Decline) if Players(self.flow.free).contains(p) => {
-                Err(illegal(format!(
-                    "{p} was chosen to resolve the secondary ability of {} without spending a command token, and must resolve it",
-                    self.card_name(self.flow.card)
-                )))
+                Err(Refused::MustResolve(p, self.flow.card).error(self))
             }
             (Step::Secondary, Action::Decline) => {
                 let card = self.flow.card;
@@ -260,13 +253,9 @@ impl State {
                 self.flow.step = Step::Produce;
                 self.apply_inner(p, action)
             }
-            (Step::Move, Action::Produce { .. } | Action::Done | Action::Eliminate { .. }) => {
-                Err(illegal(format!(
-                    "{} has ships in {}: movement ends (`end_movement`) and a space combat is resolved before production",
-                    self.opponent(p).unwrap_or(p),
-                    self.system_name(self.flow.system)
-                )))
-            }
+            (Step::Move, Action::Produce { .. } | Action::Done | Action::Eliminate { .. }) => Err(
+                Refused::CombatFirst(self.opponent(p).unwrap_or(p), self.flow.system).error(self),
+            ),
             (Step::Announce, Action::AnnounceRetreat) => self.announce(p, true, cause),
             (Step::Announce, Action::NoRetreat) => self.announce(p, false, cause),
             (Step::Roll, Action::Roll { hits }) => self.roll(p, hits, cause),
@@ -312,7 +301,7 @@ impl State {
             }
             (Step::Comply, Action::ReturnToken { pool: Pool::Fleet }) => {
                 if self.pool(p, Pool::Fleet) == 0 {
-                    return Err(illegal(format!("{p}'s fleet pool is empty")));
+                    return Err(Refused::PoolDry(p, Pool::Fleet).error(self));
                 }
                 self.ledger.move_tokens(
                     p,
@@ -366,12 +355,9 @@ impl State {
                     ability, system, ..
                 },
             ) => {
-                let i = self.usable(p, ability, AbilityKind::CancelActionCard)?;
+                self.usable(p, ability, AbilityKind::CancelActionCard)?;
                 if system.is_some() {
-                    return Err(illegal(format!(
-                        "{} takes no `system`",
-                        self.rules.abilities[i].name
-                    )));
+                    return Err(Refused::AbilityTakesNoSystem(ability).error(self));
                 }
                 self.cancel_card(p, true, cause)
             }
@@ -400,10 +386,7 @@ impl State {
         let s = usize::from(system);
         let count = self.rules.system_count();
         if s >= count {
-            return Err(illegal(format!(
-                "system #{system} does not exist: the galaxy has systems #0 to #{}",
-                count - 1
-            )));
+            return Err(Refused::NoSuchSystem(system).error(self));
         }
         Ok(s)
     }
@@ -415,10 +398,7 @@ impl State {
         let c = usize::from(card);
         let count = self.rules.cards.len();
         if c >= count {
-            return Err(illegal(format!(
-                "strategy card #{card} does not exist: this game has cards #0 to #{}",
-                count - 1
-            )));
+            return Err(Refused::NoSuchCard(card).error(self));
         }
         Ok(c)
     }
@@ -428,10 +408,7 @@ impl State {
         let c = usize::from(class);
         let count = self.rules.class_count();
         if c >= count {
-            return Err(illegal(format!(
-                "ship class #{class} does not exist: this game has classes #0 to #{}",
-                count - 1
-            )));
+            return Err(Refused::NoSuchClass(class).error(self));
         }
         Ok(c)
     }

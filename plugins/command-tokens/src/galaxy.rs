@@ -260,13 +260,13 @@ pub(crate) fn adjacency(galaxy: &[SystemConfig]) -> Result<Vec<Vec<u16>>, SetupE
             adjacent[k].push(i as u16);
         }
         let mut owners = s.ships.iter().filter(|sh| sh.count > 0).map(|sh| sh.player);
-        if let Some(first) = owners.next() {
-            if let Some(other) = owners.find(|&o| o != first) {
-                return Err(cfg(format!(
-                    "galaxy[{i}].ships: players {first} and {other} both have ships in '{}'; a system holds one player's ships outside a space combat",
-                    s.id
-                )));
-            }
+        if let Some(first) = owners.next()
+            && let Some(other) = owners.find(|&o| o != first)
+        {
+            return Err(cfg(format!(
+                "galaxy[{i}].ships: players {first} and {other} both have ships in '{}'; a system holds one player's ships outside a space combat",
+                s.id
+            )));
         }
     }
     for a in &mut adjacent {

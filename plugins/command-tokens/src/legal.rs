@@ -19,7 +19,7 @@ impl State {
         let n = self.players();
         Some(owner(match f.step {
             Step::Over => return None,
-            Step::Pick => self.picker(),
+            Step::Pick => return Some(self.picker()),
             Step::Turn | Step::Produce | Step::Move => f.turn,
             Step::Announce | Step::Roll | Step::Assign | Step::Capture | Step::Release => {
                 f.resolver

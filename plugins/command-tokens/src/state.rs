@@ -3,7 +3,7 @@
 
 use crate::config::{MAX_PLAYERS, MAX_SYSTEMS, Rules};
 use crate::content::Window;
-use crate::ids::{Pool, kind};
+use crate::ids::{Pool, kind, owner};
 use crate::phase::{Flow, Step};
 use coffer_core::{
     AmountId, Cause, Key, LaidOut, Layout, Ledger, Owner, PermanentId, Shared, Unlaid, Violation,
@@ -135,25 +135,25 @@ impl State {
     /// The `k`-th player still in the game, counting from seat `from` (itself first if still in) to the
     /// left, in seat order: picks and the status phase go round the table this way, skipping the
     /// eliminated (T18).
-    pub fn live_seat(&self, from: u8, k: u8) -> u8 {
+    pub fn live_seat(&self, from: u8, k: u8) -> Owner {
         let n = self.players();
         let mut left = k;
         for i in 0..n {
             let q = (from + i) % n;
             if self.flow.out & (1 << q) == 0 {
                 if left == 0 {
-                    return q;
+                    return owner(q);
                 }
                 left -= 1;
             }
         }
-        from
+        owner(from)
     }
 
     /// The player whose pick the strategy phase waits for: from the speaker round the table, skipping the
     /// eliminated (T18).
     #[inline]
-    pub fn picker(&self) -> u8 {
+    pub fn picker(&self) -> Owner {
         self.live_seat(
             self.flow.speaker,
             self.flow.picks % self.live_players().max(1),

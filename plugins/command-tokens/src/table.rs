@@ -18,13 +18,13 @@ impl State {
         table.clock(self.round(), f.phase.number(), f.step.number());
         let turn = match f.phase {
             Phase::Strategy => Some(self.picker()),
-            Phase::Action => Some(f.turn),
-            Phase::Status => Some(f.resolver),
-            Phase::Agenda => Some(f.speaker),
+            Phase::Action => Some(owner(f.turn)),
+            Phase::Status => Some(owner(f.resolver)),
+            Phase::Agenda => Some(owner(f.speaker)),
             Phase::Over => None,
         };
         if let Some(t) = turn {
-            table.turn(owner(t));
+            table.turn(t);
         }
         if let (Some(p), Some(why)) = (self.actor(), self.why()) {
             table.act(p, why);

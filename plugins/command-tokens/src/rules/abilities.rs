@@ -3,9 +3,8 @@
 use crate::content::AbilityKind;
 use crate::ids::{Pool, arg, kind, note, owner};
 use crate::phase::Step;
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
-use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
 
 impl State {
@@ -77,14 +76,8 @@ impl State {
         let i = usize::from(ability);
         match self.rules.abilities.get(i) {
             Some(a) if a.kind == kind && owner(a.player) == p && self.may_use_ability(i) => Ok(i),
-            Some(a) => Err(illegal(format!(
-                "{} (#{ability}) cannot be used by {p} now",
-                a.name
-            ))),
-            None => Err(illegal(format!(
-                "ability #{ability} does not exist: this game has {}",
-                count(self.rules.abilities.len() as u32, "ability", "abilities")
-            ))),
+            Some(_) => Err(Refused::NotUsableNow(p, ability).error(self)),
+            None => Err(Refused::NoSuchAbility(ability).error(self)),
         }
     }
 
@@ -99,13 +92,10 @@ impl State {
     ) -> Applied {
         let i = self.usable(p, ability, AbilityKind::Fabrication)?;
         let Some(pool) = pool else {
-            return Err(illegal(format!(
-                "{} needs the `pool` of the command token gained",
-                self.rules.abilities[i].name
-            )));
+            return Err(Refused::AbilityNeedsPool(ability).error(self));
         };
         if !self.may_gain_into(p, pool) {
-            return Err(illegal(format!("{p}'s fleet pool holds the law's maximum")));
+            return Err(Refused::FleetAtMax(p).error(self));
         }
         let fragments = self.h.fragments[p.index()];
         self.spend_ability(p, i, cause)?;
@@ -131,10 +121,7 @@ impl State {
     ) -> Applied {
         let i = self.usable(p, ability, AbilityKind::EndActivatorsTurn)?;
         if system.is_some() {
-            return Err(illegal(format!(
-                "{} takes no `system`",
-                self.rules.abilities[i].name
-            )));
+            return Err(Refused::AbilityTakesNoSystem(ability).error(self));
         }
         self.spend_ability(p, i, cause)?;
         self.pass_turn(cause);
@@ -153,22 +140,15 @@ impl State {
     ) -> Applied {
         let i = self.usable(p, ability, AbilityKind::Foresight)?;
         let Some(system) = system else {
-            return Err(illegal(format!(
-                "{} needs a `system` to move to",
-                self.rules.abilities[i].name
-            )));
+            return Err(Refused::AbilityNeedsSystem(ability).error(self));
         };
         let d = self.system_index(system)?;
         if !self.foresight_systems(p).any(|x| x == system) {
-            return Err(illegal(format!(
-                "Foresight moves ships to a system adjacent to {} that holds no other player's ships, not {}",
-                self.system_name(self.flow.system),
-                self.system_name(system)
-            )));
+            return Err(Refused::ForesightTarget(self.flow.system, system).error(self));
         }
         let cost = u32::from(self.rules.abilities[i].cost);
         if self.pool(p, Pool::Strategy) < cost {
-            return Err(illegal(format!("{p}'s strategy pool is empty")));
+            return Err(Refused::PoolDry(p, Pool::Strategy).error(self));
         }
         self.spend_ability(p, i, cause)?;
         // K4.3: where one of p's tokens already is, the token goes to reinforcements instead (T6).
@@ -194,9 +174,7 @@ impl State {
         cause: Cause,
     ) -> Result<(), ActionError> {
         let Some(i) = self.reaction(p, AbilityKind::RedistributeAtEndOfTurn) else {
-            return Err(illegal(format!(
-                "{p} has no ready ability to redistribute with"
-            )));
+            return Err(Refused::NoRedistributeAbility(p).error(self));
         };
         self.spend_ability(p, i, cause)?;
         self.redistribute_sheet(p, want, cause)?;

@@ -5,7 +5,7 @@ use crate::config::{AgendaOp, MAX_PREREQUISITES, MAX_RIDERS, NOBODY, Vote};
 use crate::content::{AbilityKind, CardEffect};
 use crate::ids::{Pool, ROUND_KEY, arg, card_key, kind, note, owner, slot, system_key};
 use crate::phase::{Phase, Step};
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
 use coffer_core::{ActionError, Cause, Key, Owner};
 
@@ -39,19 +39,10 @@ impl State {
             Some(a) => {
                 let count = self.rules.agendas.len();
                 if usize::from(a) >= count {
-                    return Err(illegal(match count {
-                        0 => format!("agenda #{a} does not exist: this game models no agenda"),
-                        _ => format!(
-                            "agenda #{a} does not exist: this game has agendas #0 to #{}",
-                            count - 1
-                        ),
-                    }));
+                    return Err(Refused::NoSuchAgenda(a).error(self));
                 }
-                let name = &self.rules.agendas[usize::from(a)].name;
                 if self.flow.revealed & (1 << a) != 0 {
-                    return Err(illegal(format!(
-                        "{name} has already been revealed this game"
-                    )));
+                    return Err(Refused::AgendaRevealed(a).error(self));
                 }
                 self.ledger
                     .activate(self.h.agendas[usize::from(a)], cause)?;
@@ -115,32 +106,18 @@ impl State {
 
     pub(crate) fn outcome(&mut self, vote: Vote, voted_against: Players, cause: Cause) -> Applied {
         let a = usize::from(self.flow.agenda);
-        if let Some(agenda) = self.rules.agendas.get(a) {
-            if agenda.elect_player || agenda.elect_card {
-                return Err(illegal(format!(
-                    "{} elects a {}: its outcome is not For or Against",
-                    agenda.name,
-                    if agenda.elect_player {
-                        "player"
-                    } else {
-                        "strategy card"
-                    }
-                )));
-            }
+        if let Some(agenda) = self.rules.agendas.get(a)
+            && (agenda.elect_player || agenda.elect_card)
+        {
+            return Err(Refused::NotForAgainst(self.flow.agenda).error(self));
         }
         let voters = self.rules.agendas.get(a).is_some_and(|a| a.voters);
         if !(voted_against.is_empty() || voters && vote == Vote::Against) {
-            return Err(illegal(
-                "who voted Against is entered only for an Against outcome that concerns them"
-                    .into(),
-            ));
+            return Err(Refused::AgainstOnly.error(self));
         }
         let live = ((1u16 << self.players()) - 1) as u8 & !self.flow.out;
         if voted_against.0 & !live != 0 {
-            return Err(illegal(format!(
-                "voted_against names {}, but only players still in the game vote",
-                Players(voted_against.0 & !live).names()
-            )));
+            return Err(Refused::VotersOut(voted_against.0 & !live).error(self));
         }
         self.flow.voters = voted_against.0;
         for q in voted_against.iter() {
@@ -164,11 +141,8 @@ impl State {
     pub(crate) fn elect(&mut self, q: Owner, cause: Cause) -> Applied {
         let player = q.0;
         let a = usize::from(self.flow.agenda);
-        if let Some(agenda) = self.rules.agendas.get(a).filter(|a| !a.elect_player) {
-            return Err(illegal(format!(
-                "{}'s outcome is For or Against: it elects no player",
-                agenda.name
-            )));
+        if self.rules.agendas.get(a).is_some_and(|a| !a.elect_player) {
+            return Err(Refused::ElectsNoPlayer(self.flow.agenda).error(self));
         }
         if player >= u16::from(self.players()) {
             return Err(ActionError::NoSuchPlayer {
@@ -177,9 +151,7 @@ impl State {
             });
         }
         if self.is_eliminated(q) {
-            return Err(illegal(format!(
-                "p{player} is eliminated and cannot be elected"
-            )));
+            return Err(Refused::EliminatedElected(player).error(self));
         }
         self.ledger.note(
             self.agenda_key(),
@@ -205,14 +177,11 @@ impl State {
         let a = usize::from(self.flow.agenda);
         match self.rules.agendas.get(a) {
             Some(agenda) if agenda.elect_card => {}
-            Some(agenda) => {
-                return Err(illegal(format!("{} elects no strategy card", agenda.name)));
+            Some(_) => {
+                return Err(Refused::ElectsNoCard(self.flow.agenda).error(self));
             }
             None => {
-                return Err(illegal(
-                    "an agenda that does nothing to command tokens elects no strategy card here"
-                        .into(),
-                ));
+                return Err(Refused::NoAgendaCard.error(self));
             }
         }
         self.card_index(card)?;
@@ -228,13 +197,10 @@ impl State {
     pub(crate) fn additional_action(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if self.flow.minister != slot(p) {
-            return Err(illegal(format!("{p} does not hold Minister of War")));
+            return Err(Refused::NoMinister(p).error(self));
         }
         if !self.has_token(p, s) {
-            return Err(illegal(format!(
-                "{} holds no command token of {p}'s",
-                self.system_name(system)
-            )));
+            return Err(Refused::NoTokenOfYours(p, system).error(self));
         }
         self.ledger
             .move_tokens(p, self.h.systems[s], self.h.reinforcements, 1, cause)?;
@@ -326,17 +292,17 @@ impl State {
                 AgendaOp::EachPlacesHome => {
                     for q in self.live_from_speaker() {
                         let home = self.rules.homes[q.index()].map(usize::from);
-                        if let Some(h) = home.filter(|&h| !self.has_token(q, h)) {
-                            if self.reinforcements(q) > 0 {
-                                // Cannot fail: reinforcements hold a token and the system none of q's.
-                                let _ = self.ledger.move_tokens(
-                                    q,
-                                    self.h.reinforcements,
-                                    self.h.systems[h],
-                                    1,
-                                    cause,
-                                );
-                            }
+                        if let Some(h) = home.filter(|&h| !self.has_token(q, h))
+                            && self.reinforcements(q) > 0
+                        {
+                            // Cannot fail: reinforcements hold a token and the system none of q's.
+                            let _ = self.ledger.move_tokens(
+                                q,
+                                self.h.reinforcements,
+                                self.h.systems[h],
+                                1,
+                                cause,
+                            );
                         }
                     }
                 }
@@ -398,15 +364,10 @@ impl State {
     pub(crate) fn recombine(&mut self, p: Owner, q: Owner, cause: Cause) -> Applied {
         let player = q.0;
         let Some(i) = self.reaction(p, AbilityKind::VoteOrFleetToken) else {
-            return Err(illegal(format!(
-                "{p} has no ready ability to name a voter with"
-            )));
+            return Err(Refused::NoVoterAbility(p).error(self));
         };
         if q == p || player >= u16::from(self.players()) || self.is_eliminated(q) {
-            return Err(illegal(format!(
-                "{} names another player still in the game, not p{player}",
-                self.rules.abilities[i].name
-            )));
+            return Err(Refused::NameAnother(i as u8, player).error(self));
         }
         self.spend_ability(p, i, cause)?;
         self.ledger.note(
@@ -510,9 +471,7 @@ impl State {
     /// (as many as the fleet pool holds); gaining the technology itself is not modelled.
     pub(crate) fn prerequisites(&mut self, count: u8, cause: Cause) -> Applied {
         if count > MAX_PREREQUISITES {
-            return Err(illegal(format!(
-                "a technology has 0 to {MAX_PREREQUISITES} prerequisites, not {count}"
-            )));
+            return Err(Refused::Prerequisites(count).error(self));
         }
         let q = owner(self.flow.elected);
         self.ledger.note(

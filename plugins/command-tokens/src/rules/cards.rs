@@ -1,13 +1,12 @@
 //! Action cards: when each may be played, playing and cancelling them, and their windows.
 
 use crate::actions::Action;
-use crate::config::{MAX_RIDERS, NOBODY, Vote};
+use crate::config::{NOBODY, Vote};
 use crate::content::{AbilityKind, CardEffect, Window};
 use crate::ids::{Pool, arg, kind, note, owner, slot};
 use crate::phase::{PendingCard, Step};
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
-use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
 
 impl State {
@@ -145,20 +144,14 @@ impl State {
         } = played;
         let i = usize::from(card);
         let Some(c) = self.rules.hands.get(i) else {
-            return Err(illegal(format!(
-                "action card #{card} does not exist: this game dealt {}",
-                count(self.rules.hands.len() as u32, "action card", "action cards")
-            )));
+            return Err(Refused::NoSuchActionCard(card).error(self));
         };
-        let (name, window, effect) = (c.name.as_str(), c.window, c.effect);
+        let (window, effect) = (c.window, c.effect);
         if owner(c.player) != p {
-            return Err(illegal(format!(
-                "{name} (#{card}) is in p{}'s hand, not {p}'s",
-                c.player
-            )));
+            return Err(Refused::NotInHand(p, card).error(self));
         }
         if self.ledger.is_exhausted(self.h.hand[i]) {
-            return Err(illegal(format!("{p} has already played {name} (#{card})")));
+            return Err(Refused::CardPlayed(p, card).error(self));
         }
         let now = match self.flow.step {
             Step::StrategyWindow => Window::StartOfStrategyPhase,
@@ -167,20 +160,16 @@ impl State {
             _ => Window::Action,
         };
         if window != now {
-            return Err(illegal(format!(
-                "{name} is played {}, not {}",
-                window.when(),
-                now.when()
-            )));
+            return Err(Refused::WrongWindow(card, now).error(self));
         }
         let rider = window == Window::AfterAgendaRevealed;
-        let wants = |what: &str, given: bool, needed: bool| {
+        let wants = |what: &'static str, given: bool, needed: bool| {
             if given == needed {
                 Ok(())
             } else if needed {
-                Err(illegal(format!("{name} needs a `{what}`")))
+                Err(Refused::CardNeeds(card, what).error(self))
             } else {
-                Err(illegal(format!("{name} takes no `{what}`")))
+                Err(Refused::CardTakesNo(card, what).error(self))
             }
         };
         wants(
@@ -206,15 +195,7 @@ impl State {
         }
         if rider {
             if vote.is_some() == elect.is_some() || !self.may_predict(vote, elect) {
-                return Err(illegal(format!(
-                    "{name} predicts an outcome {}: `vote` (for or against) or `elect` (a player still in the game)",
-                    match self.rules.agendas.get(usize::from(self.flow.agenda)) {
-                        Some(a) if a.elect_player =>
-                            format!("of {}, which elects a player", a.name),
-                        Some(a) => format!("of {}, which is For or Against", a.name),
-                        None => "of the agenda".to_string(),
-                    }
-                )));
+                return Err(Refused::Prediction(card).error(self));
             }
         } else if vote.is_some() || elect.is_some() {
             wants("vote", true, false)?;
@@ -236,20 +217,17 @@ impl State {
         } = action.0;
         let i = usize::from(card);
         let c = &self.rules.hands[i];
-        let (name, effect) = (c.name.as_str(), c.effect);
+        let effect = c.effect;
         let rider = c.window == Window::AfterAgendaRevealed;
         let key = Key::new(p, kind::ACTION_CARD, u32::from(card));
         match effect {
             CardEffect::RemoveTacticToken => {
                 let q = Owner(player.unwrap_or_default());
                 if q == p || q.0 >= u16::from(self.players()) || self.is_eliminated(q) {
-                    return Err(illegal(format!(
-                        "{name} targets another player still in the game, not p{}",
-                        q.0
-                    )));
+                    return Err(Refused::NotTarget(card, q.0).error(self));
                 }
                 if self.pool(q, Pool::Tactic) == 0 {
-                    return Err(illegal(format!("{q}'s tactic pool is empty")));
+                    return Err(Refused::PoolDry(q, Pool::Tactic).error(self));
                 }
                 if !self.play(i, p, key, action, cause)? {
                     return Ok(());
@@ -268,10 +246,7 @@ impl State {
             CardEffect::RemoveBoardToken => {
                 let s = self.system_index(system.unwrap_or_default())?;
                 if !self.has_token(p, s) {
-                    return Err(illegal(format!(
-                        "{} holds no command token of {p}'s",
-                        self.system_name(s as u16)
-                    )));
+                    return Err(Refused::NoTokenOfYours(p, s as u16).error(self));
                 }
                 if !self.play(i, p, key, action, cause)? {
                     return Ok(());
@@ -284,17 +259,15 @@ impl State {
                 let s = self.system_index(system.unwrap_or_default())?;
                 let q = Owner(player.unwrap_or_default());
                 if !self.may_jam(p, s) {
-                    return Err(illegal(format!(
-                        "{name} chooses a system that is no home system and holds or is adjacent to one of {p}'s ships, not {}",
-                        self.system_name(s as u16)
-                    )));
+                    return Err(Refused::JamSystem(p, card, s as u16).error(self));
                 }
                 if q.0 >= u16::from(self.players()) || !self.may_receive(p, q, s) {
-                    return Err(illegal(format!(
-                        "{name} places a token of another player still in the game with one in reinforcements and none in {}, not p{}'s",
-                        self.system_name(s as u16),
-                        q.0
-                    )));
+                    return Err(Refused::JamPlayer {
+                        card,
+                        system: s as u16,
+                        seat: q.0,
+                    }
+                    .error(self));
                 }
                 if !self.play(i, p, key, action, cause)? {
                     return Ok(());
@@ -314,10 +287,7 @@ impl State {
             }
             CardEffect::Gain { .. } | CardEffect::OthersPlaceToken => {
                 let Some(free) = self.flow.riders.iter().position(|&r| r == NOBODY) else {
-                    return Err(illegal(format!(
-                        "{} riders are played on this agenda already",
-                        MAX_RIDERS
-                    )));
+                    return Err(Refused::RidersFull.error(self));
                 };
                 if !self.play(i, p, key, action, cause)? {
                     return Ok(());
@@ -371,7 +341,7 @@ impl State {
     /// T26: the card waiting is cancelled (its player's card is played for nothing) or resolved.
     pub(crate) fn cancel_card(&mut self, q: Owner, cancel: bool, cause: Cause) -> Applied {
         let Some(played) = self.flow.pending else {
-            return Err(illegal("no action card waits on cancelling".into()));
+            return Err(Refused::NothingToCancel.error(self));
         };
         let card = played.card;
         let c = &self.rules.hands[usize::from(card)];
@@ -388,10 +358,7 @@ impl State {
             return self.play_card(p, played, false, cause);
         }
         let Some(i) = self.reaction(q, AbilityKind::CancelActionCard) else {
-            return Err(illegal(format!(
-                "{q} has no ready ability to cancel {} with",
-                self.rules.hands[usize::from(card)].name
-            )));
+            return Err(Refused::NoCancelAbility(q, card).error(self));
         };
         self.spend_ability(q, i, cause)?;
         let key = Key::new(p, kind::ACTION_CARD, u32::from(card));

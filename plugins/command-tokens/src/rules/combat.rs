@@ -3,9 +3,8 @@
 use crate::config::NOBODY;
 use crate::ids::{Pool, arg, kind, note, owner, play_key, slot, system_key};
 use crate::phase::{PendingCard, Phase, Step};
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
-use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
 
 impl State {
@@ -71,11 +70,7 @@ impl State {
         let active = usize::from(self.flow.system);
         let dice = self.dice(p, active);
         if u32::from(hits) > dice {
-            return Err(illegal(format!(
-                "{p} rolls {} for their ships in the combat: at most {}",
-                count(dice, "die", "dice"),
-                count(dice, "hit", "hits")
-            )));
+            return Err(Refused::TooManyHits(p, dice).error(self));
         }
         self.ledger.note(
             system_key(self.flow.system),
@@ -121,11 +116,7 @@ impl State {
         let c = self.class_index(class)?;
         let active = usize::from(self.flow.system);
         if self.ships(p, active, c) == 0 {
-            return Err(illegal(format!(
-                "{p} has no {} in {}",
-                self.class_name(class),
-                self.system_name(self.flow.system)
-            )));
+            return Err(Refused::NoShipIn(p, class, self.flow.system).error(self));
         }
         let n = self.rules.class_count();
         // LRR 78.6b: a destroyed ship goes back to its owner's reinforcements.
@@ -236,10 +227,7 @@ impl State {
     /// The loser's choice of the pool their token leaves for the winner's fleet pool (T17, T3).
     pub(crate) fn capture_from(&mut self, loser: Owner, pool: Pool, cause: Cause) -> Applied {
         if self.pool(loser, pool) == 0 {
-            return Err(illegal(format!(
-                "{loser}'s {} is empty: the token must come from a pool that holds one",
-                pool.name()
-            )));
+            return Err(Refused::PoolEmpty(loser, pool).error(self));
         }
         let winner = owner(if slot(loser) == self.flow.turn {
             self.flow.defender
@@ -247,7 +235,7 @@ impl State {
             self.flow.turn
         });
         let Some(Some(zone)) = self.h.captured.get(winner.index()).copied() else {
-            return Err(illegal(format!("{winner} places no other player's token")));
+            return Err(Refused::NoCaptureZone(winner).error(self));
         };
         self.ledger
             .place_from_reserve(loser, zone, Some(self.h.pools[pool.index()]), cause)?;
@@ -285,18 +273,14 @@ impl State {
         }
         let from = if q == p {
             if self.pool(p, Pool::Fleet) == 0 {
-                return Err(illegal(format!(
-                    "{p}'s fleet pool holds none of {p}'s tokens"
-                )));
+                return Err(Refused::NoOwnFleetToken(p).error(self));
             }
             self.h.pools[Pool::Fleet.index()]
         } else {
             match self.h.captured.get(p.index()).copied() {
                 Some(Some(zone)) if self.holds_token_of(p, q) => zone,
                 _ => {
-                    return Err(illegal(format!(
-                        "{p}'s fleet pool holds no command token of {q}'s"
-                    )));
+                    return Err(Refused::NoTokenOf(p, q).error(self));
                 }
             }
         };
@@ -336,25 +320,18 @@ impl State {
     ) -> Applied {
         let d = self.system_index(system)?;
         let active = usize::from(self.flow.system);
-        let (to, from) = (self.system_name(system), self.system_name(self.flow.system));
         if !self.is_adjacent(active, system) {
-            return Err(illegal(format!("{to} is not adjacent to {from}")));
+            return Err(Refused::NotAdjacent(system, self.flow.system).error(self));
         }
         if self.others_have_ships(p, d) {
-            return Err(illegal(format!(
-                "{to} holds another player's ships: no retreat goes there"
-            )));
+            return Err(Refused::RetreatIntoEnemy(system).error(self));
         }
         if self.all_ships(p, d) == 0 {
-            return Err(illegal(format!(
-                "{to} holds none of {p}'s ships: a retreat goes to a system holding the player's units"
-            )));
+            return Err(Refused::RetreatNoUnits(p, system).error(self));
         }
         let moves = self.retreat_moves_units(p);
         if !moves && fallback.is_some() {
-            return Err(illegal(format!(
-                "no ship of {p}'s can move out of {from}: no command token is placed, so no fallback pool is taken"
-            )));
+            return Err(Refused::RetreatNoFallback(p, self.flow.system).error(self));
         }
         let n = self.rules.class_count();
         let mut capacity = 0u32;
@@ -424,17 +401,11 @@ impl State {
         } = action.0;
         let d = self.system_index(system.unwrap_or_default())?;
         let active = usize::from(self.flow.system);
-        let to = self.system_name(d as u16);
         if !self.is_adjacent(active, d as u16) {
-            return Err(illegal(format!(
-                "{to} is not adjacent to {}",
-                self.system_name(self.flow.system)
-            )));
+            return Err(Refused::NotAdjacent(d as u16, self.flow.system).error(self));
         }
         if self.others_have_ships(p, d) {
-            return Err(illegal(format!(
-                "{to} holds another player's ships: Skilled Retreat moves ships only where none are"
-            )));
+            return Err(Refused::SkilledIntoEnemy(d as u16).error(self));
         }
         let key = Key::new(p, kind::ACTION_CARD, i as u32);
         if !self.play(i, p, key, action, cause)? {

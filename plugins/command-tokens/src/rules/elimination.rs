@@ -2,7 +2,7 @@
 
 use crate::config::NOBODY;
 use crate::ids::{ROUND_KEY, kind, note, play_key, slot};
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
 use coffer_core::{Cause, Owner, ZoneId};
 
@@ -17,18 +17,16 @@ impl State {
     pub(crate) fn eliminate(&mut self, p: Owner, q: Owner, cause: Cause) -> Applied {
         let n = self.players();
         if !self.rules.elimination {
-            return Err(illegal(
-                "elimination is off in this game: the option `elimination` lets the table declare one".into(),
-            ));
+            return Err(Refused::EliminationOff.error(self));
         }
         if q.0 >= u16::from(n) {
-            return Err(illegal(format!("p{} is not in this {n}-player game", q.0)));
+            return Err(Refused::NotSeated(q.0).error(self));
         }
         if self.is_eliminated(q) {
-            return Err(illegal(format!("{q} is already eliminated")));
+            return Err(Refused::AlreadyEliminated(q).error(self));
         }
         if self.live_players() == 1 {
-            return Err(illegal(format!("{q} is the last player in the game")));
+            return Err(Refused::LastPlayer(q).error(self));
         }
         self.ledger
             .note(play_key(q), note::ELIMINATED, [0; 3], cause);
@@ -66,7 +64,7 @@ impl State {
         self.flow.out |= 1 << q.0;
         self.flow.passed |= 1 << q.0;
         if self.flow.speaker == slot(q) {
-            let speaker = self.live_seat(self.flow.speaker, 0);
+            let speaker = slot(self.live_seat(self.flow.speaker, 0));
             self.flow.speaker = speaker;
             self.ledger
                 .note(ROUND_KEY, note::SPEAKER, [i32::from(speaker), 0, 0], cause);

@@ -4,9 +4,8 @@ use crate::actions::Action;
 use crate::content::AbilityKind;
 use crate::ids::{arg, kind, note, owner, slot, system_key};
 use crate::phase::Step;
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
-use crate::words::count;
 use coffer_core::{Cause, Owner};
 
 impl State {
@@ -43,61 +42,57 @@ impl State {
         let f = self.system_index(from)?;
         let c = self.class_index(class)?;
         let active = usize::from(self.flow.system);
-        let (name, here) = (self.class_name(class), self.system_name(from));
         if f == active {
-            return Err(illegal(format!(
-                "{here} is the activated system: ships there have already arrived"
-            )));
+            return Err(Refused::Arrived(from).error(self));
         }
         if self.has_token(p, f) {
-            return Err(illegal(format!(
-                "{p}'s ships in {here} cannot move: the system holds one of {p}'s command tokens"
-            )));
+            return Err(Refused::TokenHolds(p, from).error(self));
         }
         let Some(reach) = self.move_value(p, c) else {
-            return Err(illegal(format!(
-                "a {name} has no move value: it moves only transported by a ship with capacity"
-            )));
+            return Err(Refused::NoMoveValue(class).error(self));
         };
         if self.ships(p, f, c) == 0 {
-            return Err(illegal(format!("{p} has no {name} in {here}")));
+            return Err(Refused::NoShipIn(p, class, from).error(self));
         }
         let d = self.distances(p)[f];
         if d == u8::MAX {
-            return Err(illegal(format!(
-                "no path of adjacent systems leads from {here} to {} without passing through another player's ships",
-                self.system_name(self.flow.system)
-            )));
+            return Err(Refused::NoPath(from, self.flow.system).error(self));
         }
         if d > reach {
-            return Err(illegal(format!(
-                "a {name} moves {}, but {here} is {} away from {}",
-                count(u32::from(reach), "system", "systems"),
-                count(u32::from(d), "system", "systems"),
-                self.system_name(self.flow.system)
-            )));
+            return Err(Refused::TooFar {
+                class,
+                reach,
+                from,
+                distance: d,
+                to: self.flow.system,
+            }
+            .error(self));
         }
         let carried = match self.rules.transported {
             Some(t) if fighters > 0 => {
                 let capacity = self.rules.classes[c].capacity;
                 let there = self.ships(p, f, usize::from(t));
                 if fighters > capacity {
-                    return Err(illegal(format!(
-                        "a {name} transports at most {capacity}, not {fighters}"
-                    )));
+                    return Err(Refused::OverCapacity {
+                        class,
+                        capacity,
+                        fighters,
+                    }
+                    .error(self));
                 }
                 if u32::from(fighters) > there {
-                    return Err(illegal(format!(
-                        "{p} has {} in {here}, not {fighters}",
-                        count(there, "fighter", "fighters")
-                    )));
+                    return Err(Refused::FewFighters {
+                        p,
+                        from,
+                        there,
+                        fighters,
+                    }
+                    .error(self));
                 }
                 Some(usize::from(t))
             }
             None if fighters > 0 => {
-                return Err(illegal(
-                    "this game has no transported ship class: a moving ship carries none".into(),
-                ));
+                return Err(Refused::NoTransported.error(self));
             }
             _ => None,
         };

@@ -4,7 +4,7 @@ use crate::config::NOBODY;
 use crate::content::MAX_CARDS;
 use crate::ids::{Pool, ROUND_KEY, arg, effect, kind, note, owner, slot};
 use crate::phase::{Phase, Step};
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
 use coffer_core::{Cause, Owner};
 
@@ -83,7 +83,7 @@ impl State {
 
     pub(crate) fn return_token(&mut self, p: Owner, pool: Pool, cause: Cause) -> Applied {
         if self.pool(p, pool) == 0 {
-            return Err(illegal(format!("{p}'s {} is empty", pool.name())));
+            return Err(Refused::PoolDry(p, pool).error(self));
         }
         self.ledger.move_tokens(
             p,

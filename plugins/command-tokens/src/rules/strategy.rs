@@ -5,7 +5,7 @@ use crate::config::NOBODY;
 use crate::content::{AbilityKind, Effect};
 use crate::ids::{Pool, arg, card_key, note, owner, slot};
 use crate::phase::Step;
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
 use coffer_core::{Cause, Owner};
 
@@ -13,11 +13,7 @@ impl State {
     pub(crate) fn pick(&mut self, p: Owner, card: u8, cause: Cause) -> Applied {
         let c = self.card_index(card)?;
         if self.flow.holder[c] != NOBODY {
-            return Err(illegal(format!(
-                "{} is already held by p{}",
-                self.card_name(card),
-                self.flow.holder[c]
-            )));
+            return Err(Refused::CardHeld(card, self.flow.holder[c]).error(self));
         }
         self.flow.holder[c] = slot(p);
         self.flow.picks += 1;
@@ -42,16 +38,10 @@ impl State {
     pub(crate) fn strategic(&mut self, p: Owner, card: u8, cause: Cause) -> Applied {
         let c = self.card_index(card)?;
         if self.flow.holder[c] != slot(p) {
-            return Err(illegal(format!(
-                "{p} does not hold {}",
-                self.card_name(card)
-            )));
+            return Err(Refused::NotHolding(p, card).error(self));
         }
         if self.ledger.is_exhausted(self.h.cards[c]) {
-            return Err(illegal(format!(
-                "{p} has already used {} this round",
-                self.card_name(card)
-            )));
+            return Err(Refused::CardUsed(p, card).error(self));
         }
         self.ledger.activate(self.h.cards[c], cause)?;
         self.ledger
@@ -177,11 +167,7 @@ impl State {
         let cost = self.secondary_cost(q);
         let card = self.flow.card;
         if self.pool(q, Pool::Strategy) < cost {
-            return Err(illegal(format!(
-                "{q} has {} strategy tokens; the secondary ability of {} costs {cost}",
-                self.pool(q, Pool::Strategy),
-                self.card_name(card)
-            )));
+            return Err(Refused::SecondaryCost(q, card, cost).error(self));
         }
         self.ledger
             .note(card_key(card), note::SECONDARY, [arg(q), 0, 0], cause);
@@ -209,16 +195,14 @@ impl State {
             .iter()
             .find(|&q| q == p || q.index() >= usize::from(self.players()) || self.is_eliminated(q))
         {
-            return Err(illegal(if q == p {
-                format!(
-                    "{p} resolves the primary ability of {}: choose other players",
-                    self.card_name(self.flow.card)
-                )
+            return Err(if q == p {
+                Refused::FreeSelf(p, self.flow.card)
             } else if self.is_eliminated(q) {
-                format!("{q} is eliminated")
+                Refused::Eliminated(q)
             } else {
-                format!("{q} is not in this {}-player game", self.players())
-            }));
+                Refused::NotInGame(q)
+            }
+            .error(self));
         }
         let card = self.flow.card;
         if players.0 == 0 {
@@ -246,23 +230,15 @@ impl State {
     /// `take` to `p`; the action phase follows.
     pub(crate) fn swap_cards(&mut self, p: Owner, give: u8, take: u8, cause: Cause) -> Applied {
         let Some(i) = self.reaction(p, AbilityKind::SwapStrategyCards) else {
-            return Err(illegal(format!(
-                "{p} has no ready ability to swap strategy cards with"
-            )));
+            return Err(Refused::NoSwapAbility(p).error(self));
         };
         let (g, t) = (self.card_index(give)?, self.card_index(take)?);
         if self.flow.holder[g] != slot(p) {
-            return Err(illegal(format!(
-                "{p} does not hold {}",
-                self.card_name(give)
-            )));
+            return Err(Refused::NotHolding(p, give).error(self));
         }
         let other = self.flow.holder[t];
         if other == NOBODY || other == slot(p) {
-            return Err(illegal(format!(
-                "{} is held by no other player",
-                self.card_name(take)
-            )));
+            return Err(Refused::NotHeldByOther(take).error(self));
         }
         self.spend_ability(p, i, cause)?;
         self.flow.holder[g] = other;

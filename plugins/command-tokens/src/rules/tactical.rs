@@ -4,9 +4,8 @@ use crate::actions::Action;
 use crate::content::AbilityKind;
 use crate::ids::{Pool, arg, kind, note, owner, play_key, slot, system_key};
 use crate::phase::Step;
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
-use crate::words::count;
 use coffer_core::{Cause, Key, Owner, Refusal};
 
 impl State {
@@ -15,13 +14,10 @@ impl State {
     pub(crate) fn tactical(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if self.pool(p, Pool::Tactic) == 0 {
-            return Err(illegal(format!("{p} has no token in the tactic pool")));
+            return Err(Refused::NoTacticToken(p).error(self));
         }
         if self.has_token(p, s) {
-            return Err(illegal(format!(
-                "{} already holds a command token of {p}",
-                self.system_name(system)
-            )));
+            return Err(Refused::HoldsToken(p, system).error(self));
         }
         self.ledger.move_tokens(
             p,
@@ -83,29 +79,17 @@ impl State {
     pub(crate) fn produce(&mut self, p: Owner, class: u8, cause: Cause) -> Applied {
         let c = self.class_index(class)?;
         if self.flow.built >= self.rules.production {
-            return Err(illegal(format!(
-                "{p} has produced {} ships in this tactical action, the most one tactical action produces",
-                self.flow.built
-            )));
+            return Err(Refused::ProductionUsed(p, self.flow.built).error(self));
         }
         if !self.may_produce(p, c) {
-            return Err(illegal(format!(
-                "{p} cannot produce a {}: neither their faction nor a technology they own unlocks it",
-                self.class_name(class)
-            )));
+            return Err(Refused::MayNotProduce(p, class).error(self));
         }
         if self.ship_reserve(p, c) == 0 {
-            return Err(illegal(format!(
-                "{p} has no {} left in reinforcements",
-                self.class_name(class)
-            )));
+            return Err(Refused::NoShipLeft(p, class).error(self));
         }
         let s = usize::from(self.flow.system);
         if let Some(q) = self.opponent(p) {
-            return Err(illegal(format!(
-                "{q} has ships in {}: no ships are produced in a system holding another player's ships",
-                self.system_name(self.flow.system)
-            )));
+            return Err(Refused::EnemyShips(q, self.flow.system).error(self));
         }
         let n = self.rules.class_count();
         self.ledger
@@ -130,44 +114,22 @@ impl State {
         let s = self.system_index(system)?;
         let c = self.class_index(class)?;
         let Some(forge) = &self.rules.star_forge[p.index()] else {
-            return Err(illegal(format!(
-                "{p}'s faction, {}, has no Star Forge",
-                self.rules.faction_names[p.index()]
-            )));
+            return Err(Refused::NoStarForge(p).error(self));
         };
         let (cost, with) = (forge.cost, forge.with);
         let Some(&(_, most)) = forge.place.iter().find(|&&(k, _)| k == class) else {
-            let choices: Vec<String> = forge
-                .place
-                .iter()
-                .map(|&(k, n)| format!("{} (up to {n})", self.class_name(k)))
-                .collect();
-            return Err(illegal(format!(
-                "Star Forge places {}, not {}",
-                choices.join(" or "),
-                self.class_name(class)
-            )));
+            return Err(Refused::ForgeClass(p, class).error(self));
         };
         if self.ships(p, s, usize::from(with)) == 0 {
-            return Err(illegal(format!(
-                "{} holds no {} of {p}'s: Star Forge places ships only where one is",
-                self.system_name(system),
-                self.class_name(with)
-            )));
+            return Err(Refused::ForgeNoShip { p, system, with }.error(self));
         }
         let have = self.pool(p, Pool::Strategy);
         if have < u32::from(cost) {
-            return Err(illegal(format!(
-                "Star Forge spends {} from the strategy pool, but {p} has {have}",
-                count(u32::from(cost), "token", "tokens")
-            )));
+            return Err(Refused::ForgeCost { p, cost, have }.error(self));
         }
         let placed = self.ship_reserve(p, c).min(u32::from(most));
         if placed == 0 {
-            return Err(illegal(format!(
-                "{p} has no {} left in reinforcements",
-                self.class_name(class)
-            )));
+            return Err(Refused::NoShipLeft(p, class).error(self));
         }
         let (reinforcements, strategy) =
             (self.h.reinforcements, self.h.pools[Pool::Strategy.index()]);
@@ -201,30 +163,24 @@ impl State {
     pub(crate) fn component_action(&mut self, p: Owner, ability: u8, cause: Cause) -> Applied {
         let i = usize::from(ability);
         let Some(a) = self.rules.abilities.get(i) else {
-            return Err(illegal(format!(
-                "component action #{ability} does not exist: this game has {}",
-                count(
-                    self.rules.abilities.len() as u32,
-                    "component action",
-                    "component actions"
-                )
-            )));
+            return Err(Refused::NoSuchComponent(ability).error(self));
         };
-        let (name, cost, exhausts) = (&a.name, a.cost, a.exhausts);
+        let (cost, exhausts) = (a.cost, a.exhausts);
         if owner(a.player) != p {
-            return Err(illegal(format!("{name} is p{}'s, not {p}'s", a.player)));
+            return Err(Refused::NotYourAbility(p, ability).error(self));
         }
         if self.ledger.is_exhausted(self.h.abilities[i]) {
-            return Err(illegal(format!(
-                "{p} has already used {name} this round: its card is exhausted"
-            )));
+            return Err(Refused::AbilityUsed(p, ability).error(self));
         }
         let have = self.pool(p, Pool::Strategy);
         if have < u32::from(cost) {
-            return Err(illegal(format!(
-                "{name} spends {} from the strategy pool, but {p} has {have}",
-                count(u32::from(cost), "token", "tokens")
-            )));
+            return Err(Refused::AbilityCost {
+                p,
+                ability,
+                cost,
+                have,
+            }
+            .error(self));
         }
         self.pay_for_ability(p, i, cost, exhausts, cause)?;
         let key = Key::new(p, kind::ABILITY, u32::from(ability));
@@ -237,10 +193,7 @@ impl State {
     pub(crate) fn pass(&mut self, p: Owner, cause: Cause) -> Applied {
         for c in 0..self.rules.cards.len() {
             if self.flow.holder[c] == slot(p) && !self.ledger.is_exhausted(self.h.cards[c]) {
-                return Err(illegal(format!(
-                    "{p} cannot pass before the strategic action of {}",
-                    self.rules.cards[c].name
-                )));
+                return Err(Refused::PassFirst(p, c as u8).error(self));
             }
         }
         self.ledger.note(play_key(p), note::PASS, [0; 3], cause);
@@ -259,7 +212,7 @@ impl State {
         let s = self.system_index(system)?;
         let key = State::limit_key(p, s);
         let Some(first) = self.ledger.pending().first() else {
-            return Err(illegal("no fleet-limit choice is pending".into()));
+            return Err(Refused::NoFleetChoice.error(self));
         };
         if first.key.owner != p {
             return Err(Refusal::AwaitingChoice {
@@ -270,25 +223,15 @@ impl State {
             .into());
         }
         if !self.ledger.pending().iter().any(|d| d.key == key) {
-            return Err(illegal(format!(
-                "{p} is not over the fleet limit in {}",
-                self.system_name(system)
-            )));
+            return Err(Refused::NotOverFleet(p, system).error(self));
         }
         let c = self.class_index(class)?;
         let counted = self.rules.transported == Some(class) && self.excess_fighters(p, s) > 0;
         if !self.rules.classes[c].fleet && !counted {
-            return Err(illegal(format!(
-                "the {} class does not count toward the fleet limit",
-                self.class_name(class)
-            )));
+            return Err(Refused::NotFleetClass(class).error(self));
         }
         if self.ships(p, s, c) == 0 {
-            return Err(illegal(format!(
-                "{p} has no {} in {}",
-                self.class_name(class),
-                self.system_name(system)
-            )));
+            return Err(Refused::NoShipIn(p, class, system).error(self));
         }
         let n = self.rules.class_count();
         self.ledger

@@ -3,9 +3,8 @@
 use crate::actions::Action;
 use crate::ids::{Pool, arg, kind, note, owner, play_key, slot, system_key};
 use crate::phase::{Phase, Step};
-use crate::refusals::{Applied, illegal};
+use crate::refusals::{Applied, Refused};
 use crate::state::State;
-use crate::words::count;
 use coffer_core::{ActionError, Cause, Key, Owner};
 
 impl State {
@@ -37,22 +36,13 @@ impl State {
 
     pub(crate) fn gain(&mut self, p: Owner, pool: Pool, cause: Cause) -> Applied {
         if !self.may_gain_into(p, pool) {
-            let others = match self.captured(p) {
-                0 => String::new(),
-                k => format!(" ({} of other players')", count(k, "token", "tokens")),
-            };
-            return Err(illegal(format!(
-                "{p}'s fleet pool holds {}{others}, the law's maximum",
-                self.fleet_tokens(p)
-            )));
+            return Err(Refused::FleetPoolFull(p).error(self));
         }
         let got = self
             .ledger
             .gain_tokens(p, self.h.pools[pool.index()], 1, cause)?;
         if got.gained == 0 {
-            return Err(illegal(format!(
-                "{p} has no token in reinforcements to gain"
-            )));
+            return Err(Refused::NoTokenToGain(p).error(self));
         }
         self.flow.left = self.flow.left.saturating_sub(1);
         if self.flow.left > 0 && self.reinforcements(p) == 0 {
@@ -79,16 +69,16 @@ impl State {
     pub(crate) fn buy(&mut self, p: Owner, influence: u32, cause: Cause) -> Applied {
         let have = self.influence(p);
         if u64::from(influence) > have {
-            return Err(illegal(format!(
-                "{p} cannot spend {influence} influence: they have {have} (0 to {have} may be spent)"
-            )));
+            return Err(Refused::Overspend { p, influence, have }.error(self));
         }
         let tokens = influence / self.flow.rate.max(1);
         if tokens > self.reinforcements(p) {
-            return Err(illegal(format!(
-                "{influence} influence buys {tokens} tokens but {p} has {} in reinforcements",
-                self.reinforcements(p)
-            )));
+            return Err(Refused::BuysTooMany {
+                p,
+                influence,
+                tokens,
+            }
+            .error(self));
         }
         if influence > 0 {
             self.ledger
@@ -111,11 +101,7 @@ impl State {
     pub(crate) fn diplomacy(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if self.rules.systems[s].no_diplomacy && self.flow.phase != Phase::Agenda {
-            return Err(illegal(format!(
-                "{} cannot choose {}",
-                self.card_name(self.flow.card),
-                self.system_name(system)
-            )));
+            return Err(Refused::NoDiplomacy(self.flow.card, system).error(self));
         }
         self.ledger
             .note(system_key(system), note::TARGET, [arg(p), 0, 0], cause);
@@ -163,10 +149,7 @@ impl State {
     /// `pool`, which must hold one; then the next player places.
     pub(crate) fn place_from_pool(&mut self, q: Owner, pool: Pool, cause: Cause) -> Applied {
         if self.pool(q, pool) == 0 {
-            return Err(illegal(format!(
-                "{q}'s {} is empty: the token must come from a pool that holds one",
-                pool.name()
-            )));
+            return Err(Refused::PoolEmpty(q, pool).error(self));
         }
         let s = usize::from(self.flow.target);
         self.ledger.place_from_reserve(
@@ -185,10 +168,7 @@ impl State {
     pub(crate) fn remove_token(&mut self, p: Owner, system: u16, cause: Cause) -> Applied {
         let s = self.system_index(system)?;
         if !self.has_token(p, s) {
-            return Err(illegal(format!(
-                "{p} has no command token in {}",
-                self.system_name(system)
-            )));
+            return Err(Refused::NoTokenIn(p, system).error(self));
         }
         self.ledger
             .move_tokens(p, self.h.systems[s], self.h.reinforcements, 1, cause)?;
@@ -236,21 +216,13 @@ impl State {
                 );
             }
             None => {
-                return Err(illegal(format!(
-                    "{p}'s reinforcements are empty: name the pool the token comes from"
-                )));
+                return Err(Refused::NameAPool(p).error(self));
             }
             Some(pool) if direct => {
-                return Err(illegal(format!(
-                    "{p} places from reinforcements or into a system holding their token: no fallback pool is taken (not the {})",
-                    pool.name()
-                )));
+                return Err(Refused::NoFallback(p, pool).error(self));
             }
             Some(pool) if self.pool(p, pool) == 0 => {
-                return Err(illegal(format!(
-                    "{p}'s {} is empty: the token must come from a pool that holds one",
-                    pool.name()
-                )));
+                return Err(Refused::PoolEmpty(p, pool).error(self));
             }
             Some(pool) => {
                 self.ledger.place_from_reserve(
@@ -293,25 +265,17 @@ impl State {
         let total = self.sheet(p);
         let sum: u32 = want.iter().map(|&x| u32::from(x)).sum();
         if sum != total {
-            return Err(illegal(format!(
-                "{} tactic, {} fleet and {} strategy make {sum} tokens, but {p} has {total} on the command sheet",
-                want[0], want[1], want[2]
-            )));
+            return Err(Refused::SheetSum { p, want, total }.error(self));
         }
-        if let (Some(m), Some(own)) = (self.fleet_pool_max(), self.own_fleet_max(p)) {
-            if u32::from(want[1]) > own {
-                let others = match self.captured(p) {
-                    0 => String::new(),
-                    k => format!(
-                        " with {} of other players' there",
-                        count(k, "token", "tokens")
-                    ),
-                };
-                return Err(illegal(format!(
-                    "a fleet pool of {}{others} is over the law's maximum of {m}",
-                    want[1]
-                )));
+        if let (Some(m), Some(own)) = (self.fleet_pool_max(), self.own_fleet_max(p))
+            && u32::from(want[1]) > own
+        {
+            return Err(Refused::FleetOverMax {
+                p,
+                fleet: want[1],
+                max: m,
             }
+            .error(self));
         }
         let have = [
             self.pool(p, Pool::Tactic),

@@ -56,10 +56,10 @@ fn six_player_script_plays_to_the_expected_end() {
     assert_eq!(counts(&*game, "strategy pool"), [3, 2, 3, 1, 3, 2]);
     assert_eq!(counts(&*game, "reinforcements"), [0, 6, 3, 8, 7, 8]);
     for r in game.resources(None) {
-        if let ResourceView::Tokens { label, counts, .. } = r {
-            if label.starts_with("system ") {
-                assert!(counts.iter().all(|&c| c == 0), "{label}: {counts:?}");
-            }
+        if let ResourceView::Tokens { label, counts, .. } = r
+            && label.starts_with("system ")
+        {
+            assert!(counts.iter().all(|&c| c == 0), "{label}: {counts:?}");
         }
     }
     assert_eq!(
