@@ -111,6 +111,21 @@ struct BAmount {
     on_expiry: i64,
 }
 
+impl BAmount {
+    /// The baseline's copy of the kernel's amount `a`, whose handle is `id`.
+    fn of(id: AmountId, a: &coffer_core::Amount) -> BAmount {
+        BAmount {
+            id,
+            key: a.key(),
+            value: a.value(),
+            floor: a.floor(),
+            cap: a.cap(),
+            lifetime: a.lifetime(),
+            on_expiry: a.floor(),
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 struct BTrack {
     key: Key,
@@ -151,6 +166,16 @@ fn missing(index: usize) -> Refusal {
     }
 }
 
+/// The event of amount `id` reaching its floor `at`.
+#[inline]
+fn floor_event(key: Key, id: AmountId, at: i64, cause: Cause) -> Event {
+    Event {
+        key,
+        change: Change::Floor { amount: id, at },
+        cause,
+    }
+}
+
 impl B {
     fn new() -> B {
         let ids = K::new();
@@ -159,15 +184,7 @@ impl B {
             .amounts()
             .iter()
             .enumerate()
-            .map(|(i, a)| BAmount {
-                id: handle(i),
-                key: a.key(),
-                value: a.value(),
-                floor: a.floor(),
-                cap: a.cap(),
-                lifetime: a.lifetime(),
-                on_expiry: a.floor(),
-            })
+            .map(|(i, a)| BAmount::of(handle(i), a))
             .collect();
         let tracks = l
             .tracks()
@@ -209,16 +226,7 @@ impl B {
     fn pool() -> (B, AmountId) {
         let mut b = B::new();
         let (l, a) = pool_ledger();
-        let p = l.amounts()[0];
-        b.amounts = vec![BAmount {
-            id: a,
-            key: p.key(),
-            value: p.value(),
-            floor: p.floor(),
-            cap: p.cap(),
-            lifetime: p.lifetime(),
-            on_expiry: p.floor(),
-        }];
+        b.amounts = vec![BAmount::of(a, &l.amounts()[0])];
         b.tracks.clear();
         b.permanents.clear();
         (b, a)
@@ -282,9 +290,18 @@ impl B {
         if n == 0 {
             return Ok(());
         }
+        self.debit(id, n, cause);
+        Ok(())
+    }
+
+    /// Takes `n` (already known to be affordable, and not 0) from amount `id`, recording the spend and,
+    /// when the amount reaches its floor, the floor.
+    #[inline]
+    fn debit(&mut self, id: AmountId, n: u64, cause: Cause) {
+        let a = &mut self.amounts[id.index()];
         let (key, before, floor) = (a.key, a.value, a.floor);
         let after = before.wrapping_sub_unsigned(n);
-        self.amounts[id.index()].value = after;
+        a.value = after;
         self.log.push(Event {
             key,
             change: Change::Spend {
@@ -295,16 +312,8 @@ impl B {
             cause,
         });
         if after == floor {
-            self.log.push(Event {
-                key,
-                change: Change::Floor {
-                    amount: id,
-                    at: floor,
-                },
-                cause,
-            });
+            self.log.push(floor_event(key, id, floor, cause));
         }
-        Ok(())
     }
 
     #[inline]
@@ -329,14 +338,7 @@ impl B {
             cause,
         });
         if after == floor && before != floor {
-            self.log.push(Event {
-                key,
-                change: Change::Floor {
-                    amount: id,
-                    at: floor,
-                },
-                cause,
-            });
+            self.log.push(floor_event(key, id, floor, cause));
         }
         Ok((paid, shortfall))
     }
@@ -380,29 +382,7 @@ impl B {
             if n == 0 {
                 continue;
             }
-            let a = &mut self.amounts[id.index()];
-            let (key, before, floor) = (a.key, a.value, a.floor);
-            let after = before.wrapping_sub_unsigned(n);
-            a.value = after;
-            self.log.push(Event {
-                key,
-                change: Change::Spend {
-                    amount: id,
-                    before,
-                    after,
-                },
-                cause,
-            });
-            if after == floor {
-                self.log.push(Event {
-                    key,
-                    change: Change::Floor {
-                        amount: id,
-                        at: floor,
-                    },
-                    cause,
-                });
-            }
+            self.debit(id, n, cause);
         }
         Ok(())
     }
