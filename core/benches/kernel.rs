@@ -514,16 +514,22 @@ impl B {
             return Err(Refusal::Exhausted { key: p.key });
         }
         let key = p.key;
-        self.permanents[id.index()].exhausted = true;
+        self.set_exhausted(id, key, true, cause);
+        Ok(())
+    }
+
+    /// Marks permanent `id` (whose key is `key`) exhausted or ready, and records it.
+    #[inline]
+    fn set_exhausted(&mut self, id: PermanentId, key: Key, exhausted: bool, cause: Cause) {
+        self.permanents[id.index()].exhausted = exhausted;
         self.log.push(Event {
             key,
             change: Change::Exhaust {
                 permanent: id,
-                exhausted: true,
+                exhausted,
             },
             cause,
         });
-        Ok(())
     }
 
     #[inline]
@@ -531,15 +537,7 @@ impl B {
         let p = self.permanents.get(id.index()).ok_or(missing(id.index()))?;
         if p.exhausted {
             let key = p.key;
-            self.permanents[id.index()].exhausted = false;
-            self.log.push(Event {
-                key,
-                change: Change::Exhaust {
-                    permanent: id,
-                    exhausted: false,
-                },
-                cause,
-            });
+            self.set_exhausted(id, key, false, cause);
         }
         Ok(())
     }

@@ -305,14 +305,7 @@ fn k2_pool_empties_at_phase_end() {
 #[test]
 fn k2_resetting_amount_returns_to_start() {
     let mut l = Ledger::new(1, 0);
-    let a = new_amount(
-        &mut l,
-        AmountSpec::new(key(0, 1, 0))
-            .start(4)
-            .cap(9)
-            .lasts(Scope::Turn)
-            .resets(),
-    );
+    let a = new_amount(&mut l, resetting(4, 9, Scope::Turn));
     l.gain(a, 5, Cause::Setup).unwrap();
     l.end_scope(Scope::Turn);
     assert_eq!(l.value(a), 4);
@@ -342,14 +335,7 @@ fn k2_ending_an_outer_scope_ends_inner_lifetimes_only() {
 #[test]
 fn k2_reset_after_a_lowered_cap_stays_within_the_cap() {
     let mut l = Ledger::new(1, 0);
-    let a = new_amount(
-        &mut l,
-        AmountSpec::new(key(0, 1, 0))
-            .start(5)
-            .cap(8)
-            .lasts(Scope::Phase)
-            .resets(),
-    );
+    let a = new_amount(&mut l, resetting(5, 8, Scope::Phase));
     l.set_cap(a, Some(3), Cause::Setup).unwrap();
     l.spend(a, 3, Cause::Setup).unwrap();
     l.end_scope(Scope::Phase);
@@ -365,4 +351,14 @@ fn k2_state_hash_changes_when_a_pool_empties() {
     let before = hash(&l);
     l.end_scope(Scope::Phase);
     assert_ne!(hash(&l), before);
+}
+
+/// An amount of key (0, 1, 0) starting at `start`, capped at `cap`, that returns to its start when
+/// `scope` ends.
+fn resetting(start: i64, cap: i64, scope: Scope) -> AmountSpec {
+    AmountSpec::new(key(0, 1, 0))
+        .start(start)
+        .cap(cap)
+        .lasts(scope)
+        .resets()
 }

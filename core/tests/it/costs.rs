@@ -2,7 +2,7 @@
 
 use crate::{assert_refused, hash, key, new_amount};
 use coffer_core::{
-    AmountSpec, Cause, Change, Demand, Ledger, Owner, Part, Refusal, Scope, TrackSpec, Zone,
+    AmountSpec, Cause, Change, Demand, Ledger, Owner, Part, Refusal, Scope, TrackSpec, Zone, ZoneId,
 };
 
 #[test]
@@ -176,12 +176,7 @@ fn k8_refused_cost_changes_nothing() {
         Part::Spend(money, 3),
         Part::Charges(track, 1),
         Part::Exhaust(perm),
-        Part::Tokens {
-            owner: Owner(0),
-            from: reserve,
-            to: pool,
-            n: 2,
-        },
+        seat0_tokens(reserve, pool, 2),
     ];
     let r = assert_refused(&mut l, |l| l.pay_cost(&parts, Cause::Setup));
     assert!(
@@ -200,17 +195,7 @@ fn k8_refused_cost_changes_nothing() {
         (5, 2, false)
     );
     // The same cost with an affordable token part is paid whole.
-    let parts = [
-        parts[0],
-        parts[1],
-        parts[2],
-        Part::Tokens {
-            owner: Owner(0),
-            from: reserve,
-            to: pool,
-            n: 1,
-        },
-    ];
+    let parts = [parts[0], parts[1], parts[2], seat0_tokens(reserve, pool, 1)];
     l.pay_cost(&parts, Cause::Setup).unwrap();
     assert_eq!(
         (l.value(money), l.active(track), l.is_exhausted(perm)),
@@ -243,12 +228,7 @@ fn k8_3_a_refund_right_after_a_payment_returns_the_prior_state_hash() {
         Part::Charges(track, 1),
         Part::Recover(shields, 1),
         Part::Exhaust(perm),
-        Part::Tokens {
-            owner: Owner(0),
-            from: reserve,
-            to: pool,
-            n: 2,
-        },
+        seat0_tokens(reserve, pool, 2),
     ];
     l.pay_cost(&parts, Cause::Setup).unwrap();
     let paid = l.take_events().len();
@@ -378,4 +358,14 @@ fn k8_nested_transactions_roll_back_only_their_part() {
     });
     assert!(r.is_err());
     assert_eq!(l.value(a), 1);
+}
+
+/// The part moving `n` of owner 0's tokens from zone `from` to zone `to`.
+fn seat0_tokens<'a>(from: ZoneId, to: ZoneId, n: u32) -> Part<'a> {
+    Part::Tokens {
+        owner: Owner(0),
+        from,
+        to,
+        n,
+    }
 }
