@@ -166,16 +166,6 @@ fn missing(index: usize) -> Refusal {
     }
 }
 
-/// The event of amount `id` reaching its floor `at`.
-#[inline]
-fn floor_event(key: Key, id: AmountId, at: i64, cause: Cause) -> Event {
-    Event {
-        key,
-        change: Change::Floor { amount: id, at },
-        cause,
-    }
-}
-
 impl B {
     fn new() -> B {
         let ids = K::new();
@@ -232,6 +222,12 @@ impl B {
         (b, a)
     }
 
+    /// Records the event `change` of `key`, caused by `cause`.
+    #[inline]
+    fn record(&mut self, key: Key, change: Change, cause: Cause) {
+        self.log.push(Event { key, change, cause });
+    }
+
     #[inline]
     fn flush(&mut self, i: u32) {
         if i.is_multiple_of(BATCH) {
@@ -263,16 +259,16 @@ impl B {
         };
         let key = a.key;
         self.amounts[id.index()].value = after;
-        self.log.push(Event {
+        self.record(
             key,
-            change: Change::Gain {
+            Change::Gain {
                 amount: id,
                 before,
                 after,
                 lost,
             },
             cause,
-        });
+        );
         Ok((n - lost, lost))
     }
 
@@ -302,17 +298,24 @@ impl B {
         let (key, before, floor) = (a.key, a.value, a.floor);
         let after = before.wrapping_sub_unsigned(n);
         a.value = after;
-        self.log.push(Event {
+        self.record(
             key,
-            change: Change::Spend {
+            Change::Spend {
                 amount: id,
                 before,
                 after,
             },
             cause,
-        });
+        );
         if after == floor {
-            self.log.push(floor_event(key, id, floor, cause));
+            self.record(
+                key,
+                Change::Floor {
+                    amount: id,
+                    at: floor,
+                },
+                cause,
+            );
         }
     }
 
@@ -327,18 +330,25 @@ impl B {
         let after = before.wrapping_sub_unsigned(paid);
         let shortfall = n - paid;
         self.amounts[id.index()].value = after;
-        self.log.push(Event {
+        self.record(
             key,
-            change: Change::Pay {
+            Change::Pay {
                 amount: id,
                 before,
                 after,
                 shortfall,
             },
             cause,
-        });
+        );
         if after == floor && before != floor {
-            self.log.push(floor_event(key, id, floor, cause));
+            self.record(
+                key,
+                Change::Floor {
+                    amount: id,
+                    at: floor,
+                },
+                cause,
+            );
         }
         Ok((paid, shortfall))
     }
@@ -394,16 +404,16 @@ impl B {
         if before != after {
             t.active = after;
             let key = t.key;
-            self.log.push(Event {
+            self.record(
                 key,
-                change: Change::Charges {
+                Change::Charges {
                     track: id,
                     op,
                     before,
                     after,
                 },
                 cause,
-            });
+            );
         }
     }
 
@@ -491,9 +501,9 @@ impl B {
                 self.tokens[from.index() * o + owner.index()] -= count;
                 self.tokens[target.index() * o + owner.index()] += count;
                 let key = self.zones[target.index()].key;
-                self.log.push(Event {
+                self.record(
                     key,
-                    change: Change::Tokens {
+                    Change::Tokens {
                         owner,
                         op,
                         from,
@@ -501,7 +511,7 @@ impl B {
                         n: count,
                     },
                     cause,
-                });
+                );
             }
         }
         Ok(bounced)
@@ -522,14 +532,14 @@ impl B {
     #[inline]
     fn set_exhausted(&mut self, id: PermanentId, key: Key, exhausted: bool, cause: Cause) {
         self.permanents[id.index()].exhausted = exhausted;
-        self.log.push(Event {
+        self.record(
             key,
-            change: Change::Exhaust {
+            Change::Exhaust {
                 permanent: id,
                 exhausted,
             },
             cause,
-        });
+        );
     }
 
     #[inline]
@@ -554,29 +564,29 @@ impl B {
                 .max(a.floor);
             if a.lifetime != Scope::Game && a.lifetime.ends_with(scope) && a.value != target {
                 self.amounts[i].value = target;
-                self.log.push(Event {
-                    key: a.key,
-                    change: Change::Expire {
+                self.record(
+                    a.key,
+                    Change::Expire {
                         amount: a.id,
                         before: a.value,
                         after: target,
                     },
                     cause,
-                });
+                );
             }
         }
         let before = self.clock;
         let after = before.after(scope);
         self.clock = after;
-        self.log.push(Event {
-            key: Key::new(Owner::GAME, Kind(u16::MAX), 0),
-            change: Change::Scope {
+        self.record(
+            Key::new(Owner::GAME, Kind(u16::MAX), 0),
+            Change::Scope {
                 scope,
                 before,
                 after,
             },
             cause,
-        });
+        );
     }
 }
 
