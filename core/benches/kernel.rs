@@ -111,6 +111,21 @@ struct BAmount {
     on_expiry: i64,
 }
 
+impl BAmount {
+    /// The baseline's copy of the kernel's amount `a`, whose handle is `id`.
+    fn of(id: AmountId, a: &coffer_core::Amount) -> BAmount {
+        BAmount {
+            id,
+            key: a.key(),
+            value: a.value(),
+            floor: a.floor(),
+            cap: a.cap(),
+            lifetime: a.lifetime(),
+            on_expiry: a.floor(),
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 struct BTrack {
     key: Key,
@@ -159,15 +174,7 @@ impl B {
             .amounts()
             .iter()
             .enumerate()
-            .map(|(i, a)| BAmount {
-                id: handle(i),
-                key: a.key(),
-                value: a.value(),
-                floor: a.floor(),
-                cap: a.cap(),
-                lifetime: a.lifetime(),
-                on_expiry: a.floor(),
-            })
+            .map(|(i, a)| BAmount::of(handle(i), a))
             .collect();
         let tracks = l
             .tracks()
@@ -209,19 +216,16 @@ impl B {
     fn pool() -> (B, AmountId) {
         let mut b = B::new();
         let (l, a) = pool_ledger();
-        let p = l.amounts()[0];
-        b.amounts = vec![BAmount {
-            id: a,
-            key: p.key(),
-            value: p.value(),
-            floor: p.floor(),
-            cap: p.cap(),
-            lifetime: p.lifetime(),
-            on_expiry: p.floor(),
-        }];
+        b.amounts = vec![BAmount::of(a, &l.amounts()[0])];
         b.tracks.clear();
         b.permanents.clear();
         (b, a)
+    }
+
+    /// Records the event `change` of `key`, caused by `cause`.
+    #[inline]
+    fn record(&mut self, key: Key, change: Change, cause: Cause) {
+        self.log.push(Event { key, change, cause });
     }
 
     #[inline]
@@ -255,16 +259,16 @@ impl B {
         };
         let key = a.key;
         self.amounts[id.index()].value = after;
-        self.log.push(Event {
+        self.record(
             key,
-            change: Change::Gain {
+            Change::Gain {
                 amount: id,
                 before,
                 after,
                 lost,
             },
             cause,
-        });
+        );
         Ok((n - lost, lost))
     }
 
@@ -282,29 +286,37 @@ impl B {
         if n == 0 {
             return Ok(());
         }
+        self.debit(id, n, cause);
+        Ok(())
+    }
+
+    /// Takes `n` (already known to be affordable, and not 0) from amount `id`, recording the spend and,
+    /// when the amount reaches its floor, the floor.
+    #[inline]
+    fn debit(&mut self, id: AmountId, n: u64, cause: Cause) {
+        let a = &mut self.amounts[id.index()];
         let (key, before, floor) = (a.key, a.value, a.floor);
         let after = before.wrapping_sub_unsigned(n);
-        self.amounts[id.index()].value = after;
-        self.log.push(Event {
+        a.value = after;
+        self.record(
             key,
-            change: Change::Spend {
+            Change::Spend {
                 amount: id,
                 before,
                 after,
             },
             cause,
-        });
+        );
         if after == floor {
-            self.log.push(Event {
+            self.record(
                 key,
-                change: Change::Floor {
+                Change::Floor {
                     amount: id,
                     at: floor,
                 },
                 cause,
-            });
+            );
         }
-        Ok(())
     }
 
     #[inline]
@@ -318,25 +330,25 @@ impl B {
         let after = before.wrapping_sub_unsigned(paid);
         let shortfall = n - paid;
         self.amounts[id.index()].value = after;
-        self.log.push(Event {
+        self.record(
             key,
-            change: Change::Pay {
+            Change::Pay {
                 amount: id,
                 before,
                 after,
                 shortfall,
             },
             cause,
-        });
+        );
         if after == floor && before != floor {
-            self.log.push(Event {
+            self.record(
                 key,
-                change: Change::Floor {
+                Change::Floor {
                     amount: id,
                     at: floor,
                 },
                 cause,
-            });
+            );
         }
         Ok((paid, shortfall))
     }
@@ -380,29 +392,7 @@ impl B {
             if n == 0 {
                 continue;
             }
-            let a = &mut self.amounts[id.index()];
-            let (key, before, floor) = (a.key, a.value, a.floor);
-            let after = before.wrapping_sub_unsigned(n);
-            a.value = after;
-            self.log.push(Event {
-                key,
-                change: Change::Spend {
-                    amount: id,
-                    before,
-                    after,
-                },
-                cause,
-            });
-            if after == floor {
-                self.log.push(Event {
-                    key,
-                    change: Change::Floor {
-                        amount: id,
-                        at: floor,
-                    },
-                    cause,
-                });
-            }
+            self.debit(id, n, cause);
         }
         Ok(())
     }
@@ -414,16 +404,16 @@ impl B {
         if before != after {
             t.active = after;
             let key = t.key;
-            self.log.push(Event {
+            self.record(
                 key,
-                change: Change::Charges {
+                Change::Charges {
                     track: id,
                     op,
                     before,
                     after,
                 },
                 cause,
-            });
+            );
         }
     }
 
@@ -511,9 +501,9 @@ impl B {
                 self.tokens[from.index() * o + owner.index()] -= count;
                 self.tokens[target.index() * o + owner.index()] += count;
                 let key = self.zones[target.index()].key;
-                self.log.push(Event {
+                self.record(
                     key,
-                    change: Change::Tokens {
+                    Change::Tokens {
                         owner,
                         op,
                         from,
@@ -521,7 +511,7 @@ impl B {
                         n: count,
                     },
                     cause,
-                });
+                );
             }
         }
         Ok(bounced)
@@ -534,16 +524,22 @@ impl B {
             return Err(Refusal::Exhausted { key: p.key });
         }
         let key = p.key;
-        self.permanents[id.index()].exhausted = true;
-        self.log.push(Event {
+        self.set_exhausted(id, key, true, cause);
+        Ok(())
+    }
+
+    /// Marks permanent `id` (whose key is `key`) exhausted or ready, and records it.
+    #[inline]
+    fn set_exhausted(&mut self, id: PermanentId, key: Key, exhausted: bool, cause: Cause) {
+        self.permanents[id.index()].exhausted = exhausted;
+        self.record(
             key,
-            change: Change::Exhaust {
+            Change::Exhaust {
                 permanent: id,
-                exhausted: true,
+                exhausted,
             },
             cause,
-        });
-        Ok(())
+        );
     }
 
     #[inline]
@@ -551,15 +547,7 @@ impl B {
         let p = self.permanents.get(id.index()).ok_or(missing(id.index()))?;
         if p.exhausted {
             let key = p.key;
-            self.permanents[id.index()].exhausted = false;
-            self.log.push(Event {
-                key,
-                change: Change::Exhaust {
-                    permanent: id,
-                    exhausted: false,
-                },
-                cause,
-            });
+            self.set_exhausted(id, key, false, cause);
         }
         Ok(())
     }
@@ -576,29 +564,29 @@ impl B {
                 .max(a.floor);
             if a.lifetime != Scope::Game && a.lifetime.ends_with(scope) && a.value != target {
                 self.amounts[i].value = target;
-                self.log.push(Event {
-                    key: a.key,
-                    change: Change::Expire {
+                self.record(
+                    a.key,
+                    Change::Expire {
                         amount: a.id,
                         before: a.value,
                         after: target,
                     },
                     cause,
-                });
+                );
             }
         }
         let before = self.clock;
         let after = before.after(scope);
         self.clock = after;
-        self.log.push(Event {
-            key: Key::new(Owner::GAME, Kind(u16::MAX), 0),
-            change: Change::Scope {
+        self.record(
+            Key::new(Owner::GAME, Kind(u16::MAX), 0),
+            Change::Scope {
                 scope,
                 before,
                 after,
             },
             cause,
-        });
+        );
     }
 }
 

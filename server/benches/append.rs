@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use coffer_server::{
-    Action, Durability, GameId, NewGame, RulesetKey, Setup, SqliteConfig, SqliteStore, StateHash,
-    Store,
-};
+use coffer_server::{Action, Durability, GameId, SqliteConfig, SqliteStore, StateHash, Store};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::value::RawValue;
+
+mod support;
+
+use support::bench_game;
 
 fn config(max_batch: usize, durability: Durability) -> SqliteConfig {
     let mut config = SqliteConfig::default();
@@ -45,19 +46,7 @@ fn appends(c: &mut Criterion) {
                 SqliteStore::open(&dir.path().join("bench.db"), config.clone()).expect("opens"),
             );
             for game in 0..threads {
-                store
-                    .create_game(NewGame {
-                        id: GameId(game),
-                        ruleset: RulesetKey::new("bench@1").expect("valid"),
-                        setup: Setup {
-                            players: 2,
-                            seed: game,
-                            config: serde_json::json!({}),
-                        },
-                        created_unix_ms: 0,
-                        seats: vec![None, None],
-                    })
-                    .expect("created");
+                store.create_game(bench_game(game)).expect("created");
             }
             let last: Arc<Vec<AtomicU64>> =
                 Arc::new((0..threads).map(|_| AtomicU64::new(0)).collect());

@@ -11,11 +11,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use coffer_server::cluster::{Cluster, Notice};
-use coffer_server::{
-    Action, GameId, NewGame, NodeConfig, PgStore, RulesetKey, Setup, StateHash, Store,
-};
+use coffer_server::{Action, GameId, NodeConfig, PgStore, StateHash, Store};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::value::RawValue;
+
+mod support;
+
+use support::bench_game;
 
 const ENV: &str = "COFFER_POSTGRES_URL";
 
@@ -80,19 +82,7 @@ fn action(seq: u64) -> Action {
 
 fn create(store: &PgStore, games: u64) {
     for game in 0..games {
-        store
-            .create_game(NewGame {
-                id: GameId(game),
-                ruleset: RulesetKey::new("bench@1").expect("valid"),
-                setup: Setup {
-                    players: 2,
-                    seed: game,
-                    config: serde_json::json!({}),
-                },
-                created_unix_ms: 0,
-                seats: vec![None, None],
-            })
-            .expect("created");
+        store.create_game(bench_game(game)).expect("created");
     }
 }
 

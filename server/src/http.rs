@@ -439,34 +439,30 @@ pub struct SubmitAction {
     pub key: Option<String>,
 }
 
-/// The lobby's query.
-#[derive(Deserialize, utoipa::IntoParams)]
+/// The lobby's query; each part is optional.
+#[derive(Default, Deserialize, utoipa::IntoParams)]
+#[serde(default)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// Only games with a free seat.
-    #[serde(default)]
     pub open: Option<bool>,
     /// Only games with an id above this one (paging).
-    #[serde(default)]
     pub after: Option<u64>,
     /// At most this many (default 100, at most 1000).
-    #[serde(default)]
     pub limit: Option<usize>,
 }
 
-/// Where a history or a WebSocket starts.
-#[derive(Deserialize, utoipa::IntoParams)]
+/// Where a history or a WebSocket starts; each part is optional.
+#[derive(Default, Deserialize, utoipa::IntoParams)]
+#[serde(default)]
 #[into_params(parameter_in = Query)]
 pub struct SinceQuery {
     /// The actions after this sequence number (0: from the start).
-    #[serde(default)]
     pub since: Option<u64>,
     /// `GET /events` only: at most this many actions (default and most: the server's history page,
     /// 500); page on with `since` set to the last one's `seq`.
-    #[serde(default)]
     pub limit: Option<u64>,
     /// For a WebSocket from a browser, which cannot set headers: the seat's token.
-    #[serde(default)]
     pub token: Option<String>,
 }
 

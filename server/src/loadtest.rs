@@ -790,22 +790,27 @@ impl TablePart {
     }
 }
 
+/// Sends `request` and reads its whole answer: its status and body, or why `what` (the request, as the
+/// message names it) failed.
+async fn exchange(
+    request: reqwest::RequestBuilder,
+    what: &str,
+) -> Result<(reqwest::StatusCode, axum::body::Bytes), String> {
+    let response = request.send().await.map_err(|e| format!("{what}: {e}"))?;
+    let status = response.status();
+    let bytes = response.bytes().await.map_err(|e| format!("{what}: {e}"))?;
+    Ok((status, bytes))
+}
+
 async fn create_game(ctx: &Ctx) -> Result<Game, String> {
     let body = json!({"ruleset": ctx.ruleset, "players": ctx.players, "seed": ctx.next_seed()});
     let node = ctx.next_node.fetch_add(1, Ordering::Relaxed) % ctx.bases.len();
-    let response = ctx
+    let request = ctx
         .http
         .post(format!("{}/api/games", ctx.bases[node]))
         .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .map_err(|e| format!("POST /api/games: {e}"))?;
-    let status = response.status();
-    let bytes = response
-        .bytes()
-        .await
-        .map_err(|e| format!("POST /api/games: {e}"))?;
+        .body(body.to_string());
+    let (status, bytes) = exchange(request, "POST /api/games").await?;
     if !status.is_success() {
         return Err(format!(
             "POST /api/games: {status}: {}",
@@ -827,22 +832,15 @@ async fn create_game(ctx: &Ctx) -> Result<Game, String> {
 }
 
 async fn http_legal(ctx: &Ctx, game: &Game, seat: usize) -> Result<Incoming, String> {
-    let response = ctx
+    let request = ctx
         .http
         .get(format!(
             "{}/api/games/{}/legal",
             ctx.base(game, seat),
             game.id
         ))
-        .bearer_auth(&game.tokens[seat])
-        .send()
-        .await
-        .map_err(|e| format!("GET legal: {e}"))?;
-    let status = response.status();
-    let bytes = response
-        .bytes()
-        .await
-        .map_err(|e| format!("GET legal: {e}"))?;
+        .bearer_auth(&game.tokens[seat]);
+    let (status, bytes) = exchange(request, "GET legal").await?;
     let body: Incoming = serde_json::from_slice(&bytes).unwrap_or_default();
     if !status.is_success() {
         return Err(format!(
@@ -933,6 +931,30 @@ async fn play_http(ctx: &Ctx, game: &Game, actions: usize, rng: &mut Rng) -> Res
     Ok(())
 }
 
+/// A new game for a driver; the first one it gets marks the driver `ready`. A failure is counted and
+/// paused on, then `None`: the driver tries again unless stopping.
+async fn next_game(
+    ctx: &Ctx,
+    shared: &Shared,
+    stats: &mut Stats,
+    ready: &mut bool,
+) -> Option<Game> {
+    match create_game(ctx).await {
+        Ok(game) => {
+            if !*ready {
+                *ready = true;
+                shared.set_ready();
+            }
+            Some(game)
+        }
+        Err(e) => {
+            stats.error(shared, || e);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            None
+        }
+    }
+}
+
 /// One game after another over HTTP, one task for all seats of the game.
 async fn http_driver(ctx: Arc<Ctx>, shared: Arc<Shared>, seed: u64) -> Stats {
     let mut stats = Stats::default();
@@ -940,18 +962,9 @@ async fn http_driver(ctx: Arc<Ctx>, shared: Arc<Shared>, seed: u64) -> Stats {
     let mut ready = false;
     let players = usize::from(ctx.players);
     'games: while !shared.stopping() {
-        let game = match create_game(&ctx).await {
-            Ok(game) => game,
-            Err(e) => {
-                stats.error(&shared, || e);
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
+        let Some(game) = next_game(&ctx, &shared, &mut stats, &mut ready).await else {
+            continue;
         };
-        if !ready {
-            ready = true;
-            shared.set_ready();
-        }
         let mut seat = 0;
         let mut empty = 0;
         while !shared.stopping() {
@@ -1004,18 +1017,9 @@ async fn ws_driver(ctx: Arc<Ctx>, shared: Arc<Shared>, seed: u64) -> Stats {
     let mut rng = Rng(seed);
     let mut ready = false;
     while !shared.stopping() {
-        let game = match create_game(&ctx).await {
-            Ok(game) => game,
-            Err(e) => {
-                stats.error(&shared, || e);
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
+        let Some(game) = next_game(&ctx, &shared, &mut stats, &mut ready).await else {
+            continue;
         };
-        if !ready {
-            ready = true;
-            shared.set_ready();
-        }
         let game = Arc::new(game);
         let seats: Vec<_> = (0..game.tokens.len())
             .map(|seat| {

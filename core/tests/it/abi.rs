@@ -94,29 +94,7 @@ fn the_exported_abi_plays_a_game_in_process() {
     // `init` is not called: it installs the plugin side's global `tracing` subscriber, and in this test
     // binary the "plugin" is the binary itself, whose events test owns that subscriber. The loader tests
     // call it on real libraries.
-    let mut count = 0usize;
-    // SAFETY: `count` and `out` live across the call.
-    assert_eq!(unsafe { (vt.ruleset_count)(&mut count, &mut out) }, abi::OK);
-    let index = (0..count)
-        .find(|&i| {
-            // SAFETY: `out` lives across the call.
-            assert_eq!(unsafe { (vt.describe)(i, &mut out) }, abi::OK);
-            let d: Description = serde_json::from_slice(&take(&mut out)).unwrap();
-            d.id == "abi-counter"
-        })
-        .expect("the test's ruleset is exported");
-
-    let setup = br#"{"players":2,"seed":1,"config":null}"#;
-    let mut game: *mut GameHandle = std::ptr::null_mut();
-    // SAFETY: `setup` is valid for its length; `game` and `out` live across the call.
-    let status = unsafe { (vt.new_game)(index, setup.as_ptr(), setup.len(), &mut game, &mut out) };
-    assert_eq!(
-        status,
-        abi::OK,
-        "{}",
-        String::from_utf8_lossy(&take(&mut out))
-    );
-    assert!(!game.is_null());
+    let game = new_counter_game(vt);
 
     // A legal action by index, then its events for everyone.
     let mut legal = 0usize;
@@ -184,7 +162,12 @@ fn new_counter_game(vt: &abi::VTable) -> *mut GameHandle {
     let mut game: *mut GameHandle = std::ptr::null_mut();
     // SAFETY: `setup` is valid for its length; `game` and `out` live across the call.
     let status = unsafe { (vt.new_game)(index, setup.as_ptr(), setup.len(), &mut game, &mut out) };
-    assert_eq!(status, abi::OK);
+    assert_eq!(
+        status,
+        abi::OK,
+        "{}",
+        String::from_utf8_lossy(&take(&mut out))
+    );
     assert!(!game.is_null());
     game
 }

@@ -1,11 +1,11 @@
 //! K1 bounded amounts and K2 lifetimes.
 
-use crate::{assert_refused, hash, key};
+use crate::{assert_refused, hash, key, new_amount};
 use coffer_core::{AmountSpec, Cause, Change, Ledger, Refusal, Scope};
 
 fn ledger_with(spec: AmountSpec) -> (Ledger, coffer_core::AmountId) {
     let mut ledger = Ledger::new(2, 1);
-    let id = ledger.add_amount(spec).unwrap();
+    let id = new_amount(&mut ledger, spec);
     (ledger, id)
 }
 
@@ -247,7 +247,7 @@ fn k1_6_bad_amount_specs_are_refused_with_the_input() {
         .unwrap_err();
     assert!(r.to_string().contains("start -1"), "{r}");
     assert!(l.amounts().is_empty());
-    let a = l.add_amount(AmountSpec::new(key(0, 1, 0)).cap(4)).unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).cap(4));
     let r = assert_refused(&mut l, |l| l.set(a, 5, Cause::Setup));
     assert!(r.to_string().contains('5'), "{r}");
 }
@@ -271,13 +271,9 @@ fn k1_handles_from_elsewhere_are_refused() {
 #[test]
 fn k2_pool_empties_at_phase_end() {
     let mut l = Ledger::new(2, 0);
-    let votes = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).lasts(Scope::Phase))
-        .unwrap();
-    let ev = l
-        .add_amount(AmountSpec::new(key(0, 2, 0)).lasts(Scope::Phase))
-        .unwrap();
-    let treasury = l.add_amount(AmountSpec::new(key(0, 3, 0))).unwrap();
+    let votes = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).lasts(Scope::Phase));
+    let ev = new_amount(&mut l, AmountSpec::new(key(0, 2, 0)).lasts(Scope::Phase));
+    let treasury = new_amount(&mut l, AmountSpec::new(key(0, 3, 0)));
     l.gain(votes, 3, Cause::Setup).unwrap();
     l.gain(ev, 2, Cause::Setup).unwrap();
     l.gain(treasury, 5, Cause::Setup).unwrap();
@@ -309,15 +305,7 @@ fn k2_pool_empties_at_phase_end() {
 #[test]
 fn k2_resetting_amount_returns_to_start() {
     let mut l = Ledger::new(1, 0);
-    let a = l
-        .add_amount(
-            AmountSpec::new(key(0, 1, 0))
-                .start(4)
-                .cap(9)
-                .lasts(Scope::Turn)
-                .resets(),
-        )
-        .unwrap();
+    let a = new_amount(&mut l, resetting(4, 9, Scope::Turn));
     l.gain(a, 5, Cause::Setup).unwrap();
     l.end_scope(Scope::Turn);
     assert_eq!(l.value(a), 4);
@@ -329,15 +317,9 @@ fn k2_resetting_amount_returns_to_start() {
 #[test]
 fn k2_ending_an_outer_scope_ends_inner_lifetimes_only() {
     let mut l = Ledger::new(1, 0);
-    let step = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).lasts(Scope::Step))
-        .unwrap();
-    let phase = l
-        .add_amount(AmountSpec::new(key(0, 2, 0)).lasts(Scope::Phase))
-        .unwrap();
-    let act = l
-        .add_amount(AmountSpec::new(key(0, 3, 0)).lasts(Scope::Act))
-        .unwrap();
+    let step = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).lasts(Scope::Step));
+    let phase = new_amount(&mut l, AmountSpec::new(key(0, 2, 0)).lasts(Scope::Phase));
+    let act = new_amount(&mut l, AmountSpec::new(key(0, 3, 0)).lasts(Scope::Act));
     for a in [step, phase, act] {
         l.gain(a, 1, Cause::Setup).unwrap();
     }
@@ -353,15 +335,7 @@ fn k2_ending_an_outer_scope_ends_inner_lifetimes_only() {
 #[test]
 fn k2_reset_after_a_lowered_cap_stays_within_the_cap() {
     let mut l = Ledger::new(1, 0);
-    let a = l
-        .add_amount(
-            AmountSpec::new(key(0, 1, 0))
-                .start(5)
-                .cap(8)
-                .lasts(Scope::Phase)
-                .resets(),
-        )
-        .unwrap();
+    let a = new_amount(&mut l, resetting(5, 8, Scope::Phase));
     l.set_cap(a, Some(3), Cause::Setup).unwrap();
     l.spend(a, 3, Cause::Setup).unwrap();
     l.end_scope(Scope::Phase);
@@ -372,11 +346,19 @@ fn k2_reset_after_a_lowered_cap_stays_within_the_cap() {
 #[test]
 fn k2_state_hash_changes_when_a_pool_empties() {
     let mut l = Ledger::new(1, 0);
-    let a = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).lasts(Scope::Phase))
-        .unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).lasts(Scope::Phase));
     l.gain(a, 2, Cause::Setup).unwrap();
     let before = hash(&l);
     l.end_scope(Scope::Phase);
     assert_ne!(hash(&l), before);
+}
+
+/// An amount of key (0, 1, 0) starting at `start`, capped at `cap`, that returns to its start when
+/// `scope` ends.
+fn resetting(start: i64, cap: i64, scope: Scope) -> AmountSpec {
+    AmountSpec::new(key(0, 1, 0))
+        .start(start)
+        .cap(cap)
+        .lasts(scope)
+        .resets()
 }

@@ -1,6 +1,6 @@
 //! K10 the clock's upkeep and K11 state-based checks.
 
-use crate::key;
+use crate::{key, new_amount};
 use coffer_core::{AmountSpec, Cause, Change, Clock, Event, Ledger, Refusal, Scope, TrackSpec};
 
 #[test]
@@ -11,12 +11,8 @@ fn k10_upkeep_order() {
     let t = l
         .add_track(TrackSpec::new(key(0, 2, 0), 2).recurring(1, Scope::Phase))
         .unwrap();
-    let a = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).lasts(Scope::Phase))
-        .unwrap();
-    let b = l
-        .add_amount(AmountSpec::new(key(0, 1, 1)).lasts(Scope::Step))
-        .unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).lasts(Scope::Phase));
+    let b = new_amount(&mut l, AmountSpec::new(key(0, 1, 1)).lasts(Scope::Step));
     l.activate(p, Cause::Setup).unwrap();
     l.spend_charges(t, 2, Cause::Setup).unwrap();
     l.gain(a, 4, Cause::Setup).unwrap();
@@ -40,15 +36,7 @@ fn k10_upkeep_order() {
     // 1. emptying (in creation order), 2. recurrence, 3. readying, 4. the clock.
     assert_eq!(order, ["expire", "expire", "recur", "ready", "clock"]);
     assert!(matches!(l.events()[0].change, Change::Expire { amount, .. } if amount == a));
-    assert_eq!(
-        l.clock(),
-        Clock {
-            act: 0,
-            turn: 0,
-            phase: 1,
-            step: 0
-        }
-    );
+    assert_eq!(l.clock(), clock_at(0, 0, 1, 0));
 }
 
 #[test]
@@ -57,46 +45,14 @@ fn k10_clock_counts_scopes_and_restarts_the_inner_ones() {
     l.end_scope(Scope::Step);
     l.end_scope(Scope::Step);
     l.end_scope(Scope::Phase);
-    assert_eq!(
-        l.clock(),
-        Clock {
-            act: 0,
-            turn: 0,
-            phase: 1,
-            step: 0
-        }
-    );
+    assert_eq!(l.clock(), clock_at(0, 0, 1, 0));
     l.end_scope(Scope::Turn);
     l.end_scope(Scope::Turn);
-    assert_eq!(
-        l.clock(),
-        Clock {
-            act: 0,
-            turn: 2,
-            phase: 0,
-            step: 0
-        }
-    );
+    assert_eq!(l.clock(), clock_at(0, 2, 0, 0));
     l.end_scope(Scope::Act);
-    assert_eq!(
-        l.clock(),
-        Clock {
-            act: 1,
-            turn: 0,
-            phase: 0,
-            step: 0
-        }
-    );
+    assert_eq!(l.clock(), clock_at(1, 0, 0, 0));
     l.end_scope(Scope::Game);
-    assert_eq!(
-        l.clock(),
-        Clock {
-            act: 1,
-            turn: 0,
-            phase: 0,
-            step: 0
-        }
-    );
+    assert_eq!(l.clock(), clock_at(1, 0, 0, 0));
     let saturated = Clock {
         act: u32::MAX,
         turn: u32::MAX,
@@ -112,12 +68,8 @@ fn k10_clock_counts_scopes_and_restarts_the_inner_ones() {
 #[test]
 fn k11_settle_until_nothing_changes() {
     let mut l = Ledger::new(1, 0);
-    let first = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(1))
-        .unwrap();
-    let second = l
-        .add_amount(AmountSpec::new(key(0, 2, 0)).start(1))
-        .unwrap();
+    let first = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(1));
+    let second = new_amount(&mut l, AmountSpec::new(key(0, 2, 0)).start(1));
     let track = l.add_track(TrackSpec::new(key(0, 3, 0), 2)).unwrap();
     l.take_events();
     l.spend(first, 1, Cause::Setup).unwrap();
@@ -154,7 +106,7 @@ fn k11_settle_until_nothing_changes() {
 #[test]
 fn k11_a_rule_that_never_settles_is_stopped() {
     let mut l = Ledger::new(1, 0);
-    let a = l.add_amount(AmountSpec::new(key(0, 1, 0))).unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)));
     l.gain(a, 1, Cause::Setup).unwrap();
     let r = l.settle(0, 50, |l, _e| -> Result<(), Refusal> {
         l.gain(a, 1, Cause::StateCheck)?;
@@ -164,4 +116,14 @@ fn k11_a_rule_that_never_settles_is_stopped() {
         matches!(r, Err(Refusal::Invalid(ref m)) if m.contains("did not settle after 50")),
         "{r:?}"
     );
+}
+
+/// The clock reading `act`, `turn`, `phase`, `step`.
+fn clock_at(act: u32, turn: u32, phase: u32, step: u32) -> Clock {
+    Clock {
+        act,
+        turn,
+        phase,
+        step,
+    }
 }

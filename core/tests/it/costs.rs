@@ -1,8 +1,8 @@
 //! K5 exhaustion, K6 limits awaiting a choice, K7 split payments, K8 atomic costs and transactions.
 
-use crate::{assert_refused, hash, key};
+use crate::{assert_refused, hash, key, new_amount};
 use coffer_core::{
-    AmountSpec, Cause, Change, Demand, Ledger, Owner, Part, Refusal, Scope, TrackSpec, Zone,
+    AmountSpec, Cause, Change, Demand, Ledger, Owner, Part, Refusal, Scope, TrackSpec, Zone, ZoneId,
 };
 
 #[test]
@@ -94,12 +94,8 @@ fn k6_huge_counts_saturate() {
 #[test]
 fn k7_split_payment_applies_the_payers_allocation_as_one_step() {
     let mut l = Ledger::new(2, 0);
-    let a = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(3))
-        .unwrap();
-    let b = l
-        .add_amount(AmountSpec::new(key(0, 1, 1)).start(4))
-        .unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(3));
+    let b = new_amount(&mut l, AmountSpec::new(key(0, 1, 1)).start(4));
     l.spend_split(&[(a, 2), (b, 3)], 5, Cause::Setup).unwrap();
     assert_eq!((l.value(a), l.value(b)), (1, 1));
 }
@@ -107,12 +103,8 @@ fn k7_split_payment_applies_the_payers_allocation_as_one_step() {
 #[test]
 fn k7_allocation_must_sum_to_the_cost() {
     let mut l = Ledger::new(2, 0);
-    let a = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(3))
-        .unwrap();
-    let b = l
-        .add_amount(AmountSpec::new(key(0, 1, 1)).start(4))
-        .unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(3));
+    let b = new_amount(&mut l, AmountSpec::new(key(0, 1, 1)).start(4));
     let r = assert_refused(&mut l, |l| {
         l.spend_split(&[(a, 2), (b, 2)], 5, Cause::Setup)
     });
@@ -136,12 +128,8 @@ fn k7_allocation_must_sum_to_the_cost() {
 #[test]
 fn k7_each_holder_must_afford_its_part() {
     let mut l = Ledger::new(2, 0);
-    let a = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(3))
-        .unwrap();
-    let b = l
-        .add_amount(AmountSpec::new(key(0, 1, 1)).start(4))
-        .unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(3));
+    let b = new_amount(&mut l, AmountSpec::new(key(0, 1, 1)).start(4));
     let r = assert_refused(&mut l, |l| {
         l.spend_split(&[(b, 1), (a, 4)], 5, Cause::Setup)
     });
@@ -177,9 +165,7 @@ fn k7_each_holder_must_afford_its_part() {
 #[test]
 fn k8_refused_cost_changes_nothing() {
     let mut l = Ledger::new(2, 9);
-    let money = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(5))
-        .unwrap();
+    let money = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(5));
     let track = l.add_track(TrackSpec::new(key(0, 2, 0), 2)).unwrap();
     let reserve = l.add_zone(Zone::new(key(0, 3, 0))).unwrap();
     let pool = l.add_zone(Zone::new(key(0, 4, 0))).unwrap();
@@ -190,12 +176,7 @@ fn k8_refused_cost_changes_nothing() {
         Part::Spend(money, 3),
         Part::Charges(track, 1),
         Part::Exhaust(perm),
-        Part::Tokens {
-            owner: Owner(0),
-            from: reserve,
-            to: pool,
-            n: 2,
-        },
+        seat0_tokens(reserve, pool, 2),
     ];
     let r = assert_refused(&mut l, |l| l.pay_cost(&parts, Cause::Setup));
     assert!(
@@ -214,17 +195,7 @@ fn k8_refused_cost_changes_nothing() {
         (5, 2, false)
     );
     // The same cost with an affordable token part is paid whole.
-    let parts = [
-        parts[0],
-        parts[1],
-        parts[2],
-        Part::Tokens {
-            owner: Owner(0),
-            from: reserve,
-            to: pool,
-            n: 1,
-        },
-    ];
+    let parts = [parts[0], parts[1], parts[2], seat0_tokens(reserve, pool, 1)];
     l.pay_cost(&parts, Cause::Setup).unwrap();
     assert_eq!(
         (l.value(money), l.active(track), l.is_exhausted(perm)),
@@ -236,12 +207,8 @@ fn k8_refused_cost_changes_nothing() {
 #[test]
 fn k8_3_a_refund_right_after_a_payment_returns_the_prior_state_hash() {
     let mut l = Ledger::new(2, 9);
-    let money = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(5).cap(9))
-        .unwrap();
-    let other = l
-        .add_amount(AmountSpec::new(key(0, 1, 1)).start(4))
-        .unwrap();
+    let money = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(5).cap(9));
+    let other = new_amount(&mut l, AmountSpec::new(key(0, 1, 1)).start(4));
     let track = l.add_track(TrackSpec::new(key(0, 2, 0), 2)).unwrap();
     let shields = l.add_track(TrackSpec::new(key(0, 2, 1), 3)).unwrap();
     l.spend_charges(shields, 1, Cause::Setup).unwrap();
@@ -261,12 +228,7 @@ fn k8_3_a_refund_right_after_a_payment_returns_the_prior_state_hash() {
         Part::Charges(track, 1),
         Part::Recover(shields, 1),
         Part::Exhaust(perm),
-        Part::Tokens {
-            owner: Owner(0),
-            from: reserve,
-            to: pool,
-            n: 2,
-        },
+        seat0_tokens(reserve, pool, 2),
     ];
     l.pay_cost(&parts, Cause::Setup).unwrap();
     let paid = l.take_events().len();
@@ -304,9 +266,7 @@ fn k8_3_a_refund_gives_back_charges_that_cannot_be_recovered() {
 #[test]
 fn k8_3_a_refund_past_an_amounts_cap_is_refused_whole() {
     let mut l = Ledger::new(1, 0);
-    let money = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(5).cap(5))
-        .unwrap();
+    let money = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(5).cap(5));
     let perm = l.add_permanent(key(0, 5, 0), None).unwrap();
     l.activate(perm, Cause::Setup).unwrap();
     // The permanent is given back first (newest part first), then the amount has no room: both stay.
@@ -325,9 +285,7 @@ fn k8_3_a_refund_past_an_amounts_cap_is_refused_whole() {
 #[test]
 fn k8_rollback_returns_the_exact_prior_state_hash() {
     let mut l = Ledger::new(2, 42);
-    let money = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).start(5).cap(9))
-        .unwrap();
+    let money = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).start(5).cap(9));
     let track = l.add_track(TrackSpec::new(key(0, 2, 0), 3)).unwrap();
     let reserve = l.add_zone(Zone::new(key(0, 3, 0))).unwrap();
     l.stock(Owner(0), reserve, 3, Cause::Setup).unwrap();
@@ -352,7 +310,7 @@ fn k8_rollback_returns_the_exact_prior_state_hash() {
     l.activate(p, Cause::Setup).unwrap();
     let t2 = l.add_track(TrackSpec::new(key(0, 9, 0), 1)).unwrap();
     l.spend_charges(t2, 1, Cause::Setup).unwrap();
-    l.add_amount(AmountSpec::new(key(1, 1, 0))).unwrap();
+    new_amount(&mut l, AmountSpec::new(key(1, 1, 0)));
     l.end_scope(Scope::Act);
     assert_ne!(hash(&l), before);
     l.rollback(mark);
@@ -383,7 +341,7 @@ fn k8_rollback_of_stock_restores_the_reserve() {
 #[test]
 fn k8_nested_transactions_roll_back_only_their_part() {
     let mut l = Ledger::new(1, 0);
-    let a = l.add_amount(AmountSpec::new(key(0, 1, 0))).unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)));
     let outer = l.begin();
     l.gain(a, 1, Cause::Setup).unwrap();
     let after_one = hash(&l);
@@ -400,4 +358,14 @@ fn k8_nested_transactions_roll_back_only_their_part() {
     });
     assert!(r.is_err());
     assert_eq!(l.value(a), 1);
+}
+
+/// The part moving `n` of owner 0's tokens from zone `from` to zone `to`.
+fn seat0_tokens<'a>(from: ZoneId, to: ZoneId, n: u32) -> Part<'a> {
+    Part::Tokens {
+        owner: Owner(0),
+        from,
+        to,
+        n,
+    }
 }

@@ -1,6 +1,6 @@
 //! K9 events: typed, serializable, published to `tracing` as a spectator sees them, and replayable.
 
-use crate::{hash, key};
+use crate::{hash, key, new_amount};
 use coffer_core::{
     AmountSpec, Cause, Change, ChargeOp, Event, Ledger, Owner, Refusal, Scope, TrackSpec, Zone,
 };
@@ -8,17 +8,17 @@ use coffer_core::{
 /// A ledger with one of everything, and a log of mixed changes recorded after setup.
 pub fn busy_ledger() -> (Ledger, Ledger, Vec<Event>) {
     let mut l = Ledger::new(2, 77);
-    let a = l
-        .add_amount(AmountSpec::new(key(0, 1, 0)).cap(10).lasts(Scope::Phase))
-        .unwrap();
-    let b = l
-        .add_amount(
-            AmountSpec::new(key(1, 1, 0))
-                .start(2)
-                .lasts(Scope::Turn)
-                .resets(),
-        )
-        .unwrap();
+    let a = new_amount(
+        &mut l,
+        AmountSpec::new(key(0, 1, 0)).cap(10).lasts(Scope::Phase),
+    );
+    let b = new_amount(
+        &mut l,
+        AmountSpec::new(key(1, 1, 0))
+            .start(2)
+            .lasts(Scope::Turn)
+            .resets(),
+    );
     let t = l
         .add_track(TrackSpec::new(key(0, 2, 0), 2).recurring(1, Scope::Phase))
         .unwrap();
@@ -62,7 +62,7 @@ pub fn busy_ledger() -> (Ledger, Ledger, Vec<Event>) {
 #[test]
 fn k9_every_change_emits_a_typed_event_with_owner_resource_values_and_cause() {
     let mut l = Ledger::new(2, 0);
-    let a = l.add_amount(AmountSpec::new(key(1, 4, 2))).unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(1, 4, 2)));
     let cause = Cause::Action {
         player: Owner(1),
         code: 9,
@@ -262,7 +262,7 @@ fn published() -> Vec<String> {
 fn k9_the_kernel_publishes_no_event_since_it_cannot_tell_what_a_seat_may_see() {
     published();
     let mut l = Ledger::new(1, 0);
-    let a = l.add_amount(AmountSpec::new(key(0, 1, 0))).unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)));
     l.gain(a, 1, Cause::Setup).unwrap();
     let mark = l.begin();
     l.gain(a, 1, Cause::Setup).unwrap();

@@ -1,6 +1,6 @@
 //! K1.6 hostile inputs: JSON numbers out of range, damaged snapshots, extreme values everywhere.
 
-use crate::{assert_refused, hash, key};
+use crate::{assert_refused, hash, key, new_amount};
 use coffer_core::{AmountSpec, Cause, Key, Ledger, Owner, Scope, TrackSpec, Zone};
 
 #[test]
@@ -47,7 +47,7 @@ fn k1_6_json_negative_or_huge_numbers_are_clear_errors() {
 
 fn sample() -> Ledger {
     let mut l = Ledger::new(2, 5);
-    let a = l.add_amount(AmountSpec::new(key(0, 1, 0)).cap(10)).unwrap();
+    let a = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)).cap(10));
     l.gain(a, 7, Cause::Setup).unwrap();
     l.add_track(TrackSpec::new(key(0, 2, 0), 3)).unwrap();
     let z = l.add_zone(Zone::new(key(0, 3, 0))).unwrap();
@@ -314,13 +314,12 @@ fn k1_6_a_ledger_that_does_not_fit_its_setup_layout_is_refused() {
 #[test]
 fn k1_6_extreme_values_everywhere_are_ok_or_refused() {
     let mut l = Ledger::new(u16::MAX, u64::MAX);
-    let a = l
-        .add_amount(
-            AmountSpec::new(key(u16::MAX, u16::MAX, u32::MAX))
-                .floor(i64::MIN)
-                .start(i64::MAX),
-        )
-        .unwrap();
+    let a = new_amount(
+        &mut l,
+        AmountSpec::new(key(u16::MAX, u16::MAX, u32::MAX))
+            .floor(i64::MIN)
+            .start(i64::MAX),
+    );
     assert_refused(&mut l, |l| l.gain(a, 1, Cause::Effect(u16::MAX)));
     l.spend(a, u64::MAX, Cause::Setup).unwrap();
     assert_eq!(l.value(a), i64::MIN);

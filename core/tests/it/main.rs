@@ -15,11 +15,17 @@ mod second;
 mod tokens;
 mod vocab;
 
-use coffer_core::{Key, Kind, Ledger, Owner, StateHash, state_hash};
+use coffer_core::{AmountId, AmountSpec, Key, Kind, Ledger, Owner, StateHash, state_hash};
 
 /// A key for owner `o`, kind `k`, subject `s`.
 pub fn key(o: u16, k: u16, s: u32) -> Key {
     Key::new(Owner(o), Kind(k), s)
+}
+
+/// Adds the amount `spec` to `ledger`, which must accept it, and returns its handle.
+#[track_caller]
+pub fn new_amount(ledger: &mut Ledger, spec: AmountSpec) -> AmountId {
+    ledger.add_amount(spec).unwrap()
 }
 
 /// The ledger's state hash.

@@ -5,7 +5,7 @@
 //! the game's bank is conserved like a player's supply (K4.6), payouts are all or nothing (K4.7), bounded
 //! demands follow their measure (K6.2), and the ways to pay a generic cost are sound and complete (K7.2).
 
-use crate::{hash, key};
+use crate::{hash, key, new_amount};
 use coffer_core::{
     AmountId, AmountSpec, Bound, Cause, Event, Generic, Kind, Ledger, Measure, Owner, Part,
     PermanentId, Recurrence, Refusal, Scope, TrackId, TrackSpec, Unlaid, Zone, ZoneId,
@@ -36,7 +36,7 @@ fn setup(seed: u64, stock: &[u32]) -> Ledger {
     for o in 0..OWNERS {
         l.add_amount(AmountSpec::new(key(o, 1, 0)).cap(10).lasts(Scope::Phase))
             .unwrap();
-        l.add_amount(AmountSpec::new(key(o, 2, 0))).unwrap();
+        new_amount(&mut l, AmountSpec::new(key(o, 2, 0)));
         l.add_amount(
             AmountSpec::new(key(o, 3, 0))
                 .start(3)
@@ -626,7 +626,7 @@ proptest! {
     ) {
         let mut l = Ledger::new(1, 0);
         let ids: Vec<AmountId> = (0..4)
-            .map(|k| l.add_amount(AmountSpec::new(key(0, k, 0))).unwrap())
+            .map(|k| new_amount(&mut l, AmountSpec::new(key(0, k, 0))))
             .collect();
         for (&id, &v) in ids.iter().zip(&values) {
             l.gain(id, v, Cause::Setup).unwrap();

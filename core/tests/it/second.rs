@@ -1,7 +1,7 @@
 //! The kernel's second generation: the game's own supplies (K4.6), payouts (K4.7), wide boards (K4.8),
 //! bounded demands (K6.2), generic costs (K7.2) and read-only checks (K8.2).
 
-use crate::{assert_refused, hash, key};
+use crate::{assert_refused, hash, key, new_amount};
 use coffer_core::{
     AmountSpec, Bound, Cause, Change, Generic, Kind, Ledger, Measure, Owner, Part, Refusal,
     TokenOp, Zone, ZoneId,
@@ -262,7 +262,7 @@ fn k6_2_a_bounded_demand_follows_its_measure_until_met() {
     assert_eq!(l.demand(key, hand, Bound::LoseHalf, Cause::Setup), Ok(3));
     assert_eq!(l.pending()[0].target, 4);
     // An amount's demand follows spends.
-    let gold = l.add_amount(AmountSpec::new(key.kind_key(8))).unwrap();
+    let gold = new_amount(&mut l, AmountSpec::new(key.kind_key(8)));
     l.gain(gold, 10, Cause::Setup).unwrap();
     let other = coffer_core::Key::new(Owner(1), Kind(9), 0);
     assert_eq!(
@@ -292,7 +292,7 @@ fn k7_2_every_way_to_pay_a_generic_cost_is_listed_once_and_pays() {
     // {2}{G}{G} with 3 green, 1 white, 2 black: two green, then two of any.
     let mut l = Ledger::new(1, 0);
     let pools: Vec<_> = (1..=3)
-        .map(|k| l.add_amount(AmountSpec::new(key(0, k, 0))).unwrap())
+        .map(|k| new_amount(&mut l, AmountSpec::new(key(0, k, 0))))
         .collect();
     for (&p, n) in pools.iter().zip([3, 1, 2]) {
         l.gain(p, n, Cause::Setup).unwrap();
@@ -373,7 +373,7 @@ fn k7_2_every_way_to_pay_a_generic_cost_is_listed_once_and_pays() {
 #[test]
 fn k8_2_check_cost_gives_the_refusal_pay_cost_would_and_changes_nothing() {
     let mut l = Ledger::new(1, 0);
-    let gold = l.add_amount(AmountSpec::new(key(0, 1, 0))).unwrap();
+    let gold = new_amount(&mut l, AmountSpec::new(key(0, 1, 0)));
     l.gain(gold, 3, Cause::Setup).unwrap();
     let perm = l.add_permanent(key(0, 2, 0), None).unwrap();
     l.take_events();

@@ -33,7 +33,7 @@ use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use support::{Database, FAST_ARGS, Server, get_json};
+use support::{Database, FAST_ARGS, Server, game_and_tokens, get_json, metrics_text};
 
 // Linked so that `Registry::with_static` finds them: every stored log is replayed in this process.
 use coffer_charges as _;
@@ -81,6 +81,45 @@ impl Nodes {
             dir,
             client: http(),
         }
+    }
+}
+
+/// A scenario on a database of its own: the database, the scenario's turn, and its nodes, all held
+/// until it ends.
+struct Scenario {
+    /// Dropped at the end of the scenario.
+    _database: Database,
+    /// The scenario's turn among the others.
+    _turn: tokio::sync::MutexGuard<'static, ()>,
+    /// The database's URL.
+    url: String,
+    nodes: Nodes,
+}
+
+impl Scenario {
+    /// A database of the scenario's own, then its turn, then `n` nodes on that database, each with a
+    /// lease of `lease`; `None` (after saying how to run these tests) without PostgreSQL.
+    async fn start(n: usize, lease: Duration) -> Option<Scenario> {
+        let (database, url) = database()?;
+        let turn = TURN.lock().await;
+        let nodes = Nodes::start(&url, n, lease);
+        Some(Scenario {
+            _database: database,
+            _turn: turn,
+            url,
+            nodes,
+        })
+    }
+
+    /// The database's URL, and the nodes' servers, network and client.
+    fn parts(&mut self) -> (&str, &mut Vec<Server>, &Arc<Net>, &Client) {
+        let Nodes {
+            servers,
+            net,
+            client,
+            ..
+        } = &mut self.nodes;
+        (&self.url, servers, net, client)
     }
 }
 
@@ -169,14 +208,10 @@ async fn create_games(client: &Client, net: &Net) -> Vec<Played> {
             .expect("create answers");
         assert_eq!(response.status(), StatusCode::CREATED);
         let created: Value = response.json().await.unwrap();
+        let (game, tokens) = game_and_tokens(&created);
         games.push(Played {
-            game: created["game"].as_u64().unwrap(),
-            tokens: created["tokens"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t.as_str().unwrap().to_owned())
-                .collect(),
+            game,
+            tokens,
             start,
             ..Played::default()
         });
@@ -418,14 +453,7 @@ fn node_id(server: &Server) -> String {
 
 /// A counter of a server's `/metrics`.
 async fn metric(client: &Client, server: &Server, name: &str) -> u64 {
-    let text = client
-        .get(format!("{}/metrics", server.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = metrics_text(client, &server.base).await;
     text.lines()
         .find_map(|l| l.strip_prefix(&format!("coffer_{name}_total ")))
         .and_then(|v| v.parse().ok())
@@ -552,24 +580,18 @@ fn support_action(seq: u64) -> coffer_server::Action {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_node_s_games_resume_on_the_others_within_five_seconds() {
-    let Some((_database, url)) = database() else {
+    // The default lease, whose bound the documentation gives.
+    let Some(mut scenario) = Scenario::start(3, Duration::from_secs(3)).await else {
         return;
     };
-    let _turn = TURN.lock().await;
-    // The default lease, whose bound the documentation gives.
-    let Nodes {
-        dir: _dir,
-        mut servers,
-        net,
-        client,
-    } = Nodes::start(&url, 3, Duration::from_secs(3));
-    let games = create_games(&client, &net).await;
+    let (url, servers, net, client) = scenario.parts();
+    let games = create_games(client, net).await;
     let stop = Arc::new(AtomicBool::new(false));
-    let tasks = start_play(&client, &net, games, &stop);
+    let tasks = start_play(client, net, games, &stop);
     tokio::time::sleep(Duration::from_secs(3)).await;
 
     let victim = node_id(&servers[0]);
-    let owned: BTreeSet<u64> = tokio::task::block_in_place(|| leases(&url))
+    let owned: BTreeSet<u64> = tokio::task::block_in_place(|| leases(url))
         .into_iter()
         .filter(|(_, (node, _))| *node == victim)
         .map(|(game, _)| game)
@@ -618,13 +640,13 @@ async fn a_killed_node_s_games_resume_on_the_others_within_five_seconds() {
     let survivors = &servers[1..];
     let mut takeovers = 0;
     for server in survivors {
-        takeovers += metric(&client, server, "takeovers").await;
+        takeovers += metric(client, server, "takeovers").await;
     }
     assert!(
         takeovers >= owned.len() as u64,
         "the survivors took the games over"
     );
-    for (game, (node, fence)) in tokio::task::block_in_place(|| leases(&url)) {
+    for (game, (node, fence)) in tokio::task::block_in_place(|| leases(url)) {
         assert_ne!(node, victim, "game {game} is still the dead node's");
         if owned.contains(&game) {
             assert!(
@@ -633,35 +655,29 @@ async fn a_killed_node_s_games_resume_on_the_others_within_five_seconds() {
             );
         }
     }
-    tokio::task::block_in_place(|| check_store(&url, &played));
-    none_stopped(&client, &servers[1..], &played).await;
+    tokio::task::block_in_place(|| check_store(url, &played));
+    none_stopped(client, &servers[1..], &played).await;
     stop_all(&mut servers[1..]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_node_cannot_append_after_its_lease_and_its_clients_move_on() {
-    let Some((_database, url)) = database() else {
+    let lease = Duration::from_secs(2);
+    let Some(mut scenario) = Scenario::start(3, lease).await else {
         return;
     };
-    let _turn = TURN.lock().await;
-    let lease = Duration::from_secs(2);
-    let Nodes {
-        dir: _dir,
-        mut servers,
-        net,
-        client,
-    } = Nodes::start(&url, 3, lease);
-    let mut games = create_games(&client, &net).await;
+    let (url, servers, net, client) = scenario.parts();
+    let mut games = create_games(client, net).await;
     // The clients of node 0's games use node 0 only: they are its own clients.
     for played in &mut games {
         played.homed = played.start == 0;
     }
     let stop = Arc::new(AtomicBool::new(false));
-    let tasks = start_play(&client, &net, games, &stop);
+    let tasks = start_play(client, net, games, &stop);
     tokio::time::sleep(Duration::from_secs(2)).await;
 
     let paused = node_id(&servers[0]);
-    let before: BTreeMap<u64, i64> = tokio::task::block_in_place(|| leases(&url))
+    let before: BTreeMap<u64, i64> = tokio::task::block_in_place(|| leases(url))
         .into_iter()
         .filter(|(_, (node, _))| *node == paused)
         .map(|(game, (_, fence))| (game, fence))
@@ -671,7 +687,7 @@ async fn a_paused_node_cannot_append_after_its_lease_and_its_clients_move_on() {
     let stopped_at = Instant::now();
     tokio::time::sleep(lease * 3).await;
     // Its games were taken over while it slept.
-    let during = tokio::task::block_in_place(|| leases(&url));
+    let during = tokio::task::block_in_place(|| leases(url));
     for game in before.keys() {
         if let Some((node, _)) = during.get(game) {
             assert_ne!(*node, paused, "game {game} was taken over");
@@ -694,13 +710,13 @@ async fn a_paused_node_cannot_append_after_its_lease_and_its_clients_move_on() {
     // A resumed node learns of each lost lease when it next renews or writes that game: on a loaded
     // machine that may take longer than the play above, so wait for it (a node that never learns fails).
     let deadline = Instant::now() + Duration::from_secs(15);
-    let mut lost = metric(&client, &servers[0], "leases_lost").await;
+    let mut lost = metric(client, &servers[0], "leases_lost").await;
     while lost < before.len() as u64 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        lost = metric(&client, &servers[0], "leases_lost").await;
+        lost = metric(client, &servers[0], "leases_lost").await;
     }
-    let fenced = metric(&client, &servers[0], "fenced").await;
-    let forwarded = metric(&client, &servers[0], "forwarded").await;
+    let fenced = metric(client, &servers[0], "fenced").await;
+    let forwarded = metric(client, &servers[0], "forwarded").await;
     println!(
         "paused {:?}: node 0 lost {lost} leases, {fenced} late appends refused by their fencing number, \
          {forwarded} actions passed on; {} acknowledged in all",
@@ -713,7 +729,7 @@ async fn a_paused_node_cannot_append_after_its_lease_and_its_clients_move_on() {
     );
     assert!(forwarded > 0, "node 0 passed its clients' actions on");
     // No game is node 0's with its old fencing number: whatever it wrote late was refused.
-    for (game, (node, fence)) in tokio::task::block_in_place(|| leases(&url)) {
+    for (game, (node, fence)) in tokio::task::block_in_place(|| leases(url)) {
         if let Some(old) = before.get(&game) {
             assert!(
                 node != paused || fence > *old,
@@ -721,9 +737,9 @@ async fn a_paused_node_cannot_append_after_its_lease_and_its_clients_move_on() {
             );
         }
     }
-    tokio::task::block_in_place(|| check_store(&url, &played));
-    none_stopped(&client, &servers, &played).await;
-    stop_all(&mut servers);
+    tokio::task::block_in_place(|| check_store(url, &played));
+    none_stopped(client, servers, &played).await;
+    stop_all(servers);
 }
 
 /// What a viewer was shown: the sequence numbers of the actions, in order.
@@ -886,16 +902,10 @@ async fn metric_sum(client: &Client, servers: &[Server], name: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() {
-    let Some((_database, url)) = database() else {
+    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
         return;
     };
-    let _turn = TURN.lock().await;
-    let Nodes {
-        dir: _dir,
-        mut servers,
-        client,
-        ..
-    } = Nodes::start(&url, 2, Duration::from_secs(3));
+    let (url, servers, _, client) = scenario.parts();
     let created: Value = client
         .post(format!("{}/api/games", servers[0].base))
         .json(&json!({"ruleset": "charges", "players": 2, "seed": 9}))
@@ -954,14 +964,14 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
     let pushed = pushed.unwrap();
     assert_eq!(pushed["seq"], 1);
     assert_eq!(pushed["actor"], 0);
-    assert_eq!(metric(&client, &servers[1], "forwarded").await, 1);
+    assert_eq!(metric(client, &servers[1], "forwarded").await, 1);
     assert_eq!(
-        metric(&client, &servers[0], "actions").await,
+        metric(client, &servers[0], "actions").await,
         1,
         "the owner applied it"
     );
     let stored = tokio::task::block_in_place(|| {
-        PgStore::open(&url)
+        PgStore::open(url)
             .unwrap()
             .actions_after(GameId(game), 0)
             .unwrap()
@@ -969,26 +979,20 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
     assert_eq!(stored.len(), 1);
     assert_eq!(stored[0].key.as_deref(), Some("over-the-socket"));
     drop(socket);
-    stop_all(&mut servers);
+    stop_all(servers);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_shut_down_hands_its_games_over_without_waiting_for_its_leases() {
-    let Some((_database, url)) = database() else {
-        return;
-    };
-    let _turn = TURN.lock().await;
     // A long lease: a handover that waited for it would take 10 s.
     let lease = Duration::from_secs(10);
-    let Nodes {
-        dir: _dir,
-        mut servers,
-        net,
-        client,
-    } = Nodes::start(&url, 3, lease);
-    let games = create_games(&client, &net).await;
+    let Some(mut scenario) = Scenario::start(3, lease).await else {
+        return;
+    };
+    let (url, servers, net, client) = scenario.parts();
+    let games = create_games(client, net).await;
     let stop = Arc::new(AtomicBool::new(false));
-    let tasks = start_play(&client, &net, games, &stop);
+    let tasks = start_play(client, net, games, &stop);
     tokio::time::sleep(Duration::from_secs(2)).await;
 
     let leaving = node_id(&servers[0]);
@@ -998,7 +1002,7 @@ async fn a_node_shut_down_hands_its_games_over_without_waiting_for_its_leases() 
     let exited = Instant::now();
     // Its leases are released at exit; the others' next sweep (a quarter of a lease) takes them.
     loop {
-        let still: Vec<u64> = tokio::task::block_in_place(|| leases(&url))
+        let still: Vec<u64> = tokio::task::block_in_place(|| leases(url))
             .into_iter()
             .filter(|(_, (node, _))| *node == leaving)
             .map(|(game, _)| game)
@@ -1025,7 +1029,7 @@ async fn a_node_shut_down_hands_its_games_over_without_waiting_for_its_leases() 
         handed_over < lease / 2,
         "the handover took {handed_over:?}, as if it waited for the lease"
     );
-    tokio::task::block_in_place(|| check_store(&url, &played));
-    none_stopped(&client, &servers[1..], &played).await;
+    tokio::task::block_in_place(|| check_store(url, &played));
+    none_stopped(client, &servers[1..], &played).await;
     stop_all(&mut servers[1..]);
 }

@@ -340,16 +340,36 @@ fn assert_one_answer(replies: &[(Via, String)], seq: u64) -> String {
     first["200 ".len()..].to_owned()
 }
 
-/// Plays the first four lines, then has `TASKS` clients submit line five with one key at once.
-async fn one_key_at_once(with_expected_seq: bool) {
+/// A game of the charges script played to its fourth line on a server with a new store: the script,
+/// its reference state hashes, the directory holding the store (dropped last), the store's path, the
+/// server, a client of it, the game and its seats' tokens.
+type FourPlayed = (
+    Script,
+    Vec<u64>,
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Server,
+    Api,
+    u64,
+    Vec<String>,
+);
+
+/// Starts a server and plays the first four lines of the charges script on a new game.
+async fn four_lines_played() -> FourPlayed {
     let script = Script::load("charges");
     let (_, hashes) = script.reference();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let db = dir.path().join("games.db");
-    let mut server = Server::start(&db, &FAST);
+    let server = Server::start(&db, &FAST);
     let api = Api::new(&server.base);
     let (game, tokens) = api.create(&script.create_body()).await;
     play_lines(&api, game, &tokens, &script, 0..4).await;
+    (script, hashes, dir, db, server, api, game, tokens)
+}
+
+/// Plays the first four lines, then has `TASKS` clients submit line five with one key at once.
+async fn one_key_at_once(with_expected_seq: bool) {
+    let (script, hashes, _dir, db, mut server, api, game, tokens) = four_lines_played().await;
     let line = &script.lines[4];
     let token = &tokens[usize::from(line.player)];
     let expected_seq = with_expected_seq.then_some(4);
@@ -389,14 +409,7 @@ async fn identical_keyed_requests_with_expected_seq_sent_at_once_are_applied_onc
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_keyed_retry_after_a_restart_answers_the_first_result_and_applies_nothing() {
-    let script = Script::load("charges");
-    let (_, hashes) = script.reference();
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let db = dir.path().join("games.db");
-    let mut server = Server::start(&db, &FAST);
-    let api = Api::new(&server.base);
-    let (game, tokens) = api.create(&script.create_body()).await;
-    play_lines(&api, game, &tokens, &script, 0..4).await;
+    let (script, hashes, _dir, db, mut server, api, game, tokens) = four_lines_played().await;
     let line = &script.lines[4];
     let token = &tokens[usize::from(line.player)];
     let first = api

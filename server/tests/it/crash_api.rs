@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use coffer_server::{GameId, SqliteConfig, SqliteStore, Store};
 
 use crate::bad_input::{client as http_client, create, legal};
-use crate::support::{FAST_ARGS, Server, get_json};
+use crate::support::{FAST_ARGS, Server, game_and_tokens, get_json};
 
 /// How long the clients play before the kill.
 const PLAY: Duration = Duration::from_millis(2500);
@@ -145,14 +145,10 @@ async fn acknowledged_actions_survive_sigkill_of_the_server_and_play_goes_on() {
     let mut games = Vec::new();
     for setup in setups() {
         let created = create(&client, &base, setup).await;
+        let (game, tokens) = game_and_tokens(&created);
         games.push(Played {
-            game: created["game"].as_u64().unwrap(),
-            tokens: created["tokens"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t.as_str().unwrap().to_owned())
-                .collect(),
+            game,
+            tokens,
             ..Played::default()
         });
     }

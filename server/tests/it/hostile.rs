@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::bad_input::{charges_game, client, create};
-use crate::support::{Server, game_and_tokens, get_json};
+use crate::support::{Server, game_and_tokens, get_json, metrics_text};
 
 // Linked so that `Registry::with_static` finds them: the long game is played in process.
 use coffer_charges as _;
@@ -35,6 +35,24 @@ pub(crate) const FAST: [&str; 4] = [
     "--action-burst",
     "1000000",
 ];
+
+/// A server on the store `db` with the [`FAST`] limits, finished games leaving memory 0.2 s after they
+/// end, and the `serve` option `extra` (a flag and its value).
+pub(crate) fn start_lingering(db: &Path, extra: [&str; 2]) -> Server {
+    Server::start(
+        db,
+        &[
+            FAST[0],
+            FAST[1],
+            FAST[2],
+            FAST[3],
+            "--finished-linger",
+            "0.2",
+            extra[0],
+            extra[1],
+        ],
+    )
+}
 
 /// Checks that the server at `base` answers `/healthz` with 200, as `http` reaches it.
 async fn assert_healthy(http: &Client, base: &str) {
@@ -129,14 +147,7 @@ fn write_long_game(db: &Path, actions: u64, every: u64) -> u64 {
 
 /// The value of the counter `name` in the server's metrics.
 async fn metric(client: &Client, base: &str, name: &str) -> f64 {
-    let text = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .expect("metrics answer")
-        .text()
-        .await
-        .unwrap();
+    let text = metrics_text(client, base).await;
     text.lines()
         .find_map(|line| {
             line.strip_prefix(name)
@@ -793,18 +804,9 @@ async fn an_untampered_store_recovers_its_game_whole() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_game_leaves_memory_after_its_linger_and_frees_its_creators_quota() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
+    let server = start_lingering(
         &dir.path().join("coffer.db"),
-        &[
-            FAST[0],
-            FAST[1],
-            FAST[2],
-            FAST[3],
-            "--finished-linger",
-            "0.2",
-            "--max-games-per-client",
-            "1",
-        ],
+        ["--max-games-per-client", "1"],
     );
     let http = client();
     let (game, tokens) = charges_game_short(&http, &server.base).await;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::play::{Api, FAST, Ws, ws_path};
+use crate::play::{Api, FAST, Ws, create_watched};
 use crate::secrecy::{story_acts_config, story_acts_seeds};
 use crate::support::Server;
 
@@ -24,14 +24,10 @@ struct Game {
 
 impl Game {
     async fn start(server: &Server, api: &Api, create: &Value) -> Game {
-        let (id, tokens) = api.create(create).await;
-        let mut sockets = Vec::new();
-        for token in tokens.iter().map(Some).chain([None]) {
-            let mut ws =
-                Ws::connect(&server.ws(&ws_path(id, token.map(String::as_str), None))).await;
+        let (id, tokens, mut sockets) = create_watched(server, api, create).await;
+        for ws in &mut sockets {
             ws.text().await; // hello
             ws.text().await; // view
-            sockets.push(ws);
         }
         Game {
             id,

@@ -351,6 +351,31 @@ pub async fn play_lines(
     }
 }
 
+/// Stops `server` with SIGTERM, which must succeed, then checks that its store `db` holds `script` as
+/// `game` exactly ([`assert_stored_script`]) and ends on the state hash of `reference`, the script
+/// played in process.
+fn stop_and_assert_stored(
+    server: &mut Server,
+    db: &Path,
+    game: u64,
+    script: &Script,
+    hashes: &[u64],
+    reference: &HostedGame,
+) {
+    let status = server.terminate();
+    assert!(
+        status.success(),
+        "SIGTERM: {status}; log:\n{}",
+        server.log_text()
+    );
+    assert_stored_script(db, game, script, hashes);
+    assert_eq!(
+        stored_actions(db, game).last().map(|a| a.hash.0),
+        Some(reference.state_hash().0),
+        "the final state hash"
+    );
+}
+
 /// The actions stored for `game`, read from the store file once its server has exited.
 pub fn stored_actions(db: &Path, game: u64) -> Vec<coffer_server::Action> {
     let store = SqliteStore::open(db, Default::default()).expect("the store opens");
@@ -484,6 +509,22 @@ struct Head {
     error: Option<String>,
     message: Option<String>,
     view: Option<IgnoredAny>,
+}
+
+/// Creates a game from `create` on `server` and opens a WebSocket on it for each seat in seat order,
+/// then one for the spectators: the game's number, its seats' tokens and the sockets, none of them
+/// read yet.
+pub async fn create_watched(
+    server: &Server,
+    api: &Api,
+    create: &Value,
+) -> (u64, Vec<String>, Vec<Ws>) {
+    let (id, tokens) = api.create(create).await;
+    let mut sockets = Vec::new();
+    for token in tokens.iter().map(Some).chain([None]) {
+        sockets.push(Ws::connect(&server.ws(&ws_path(id, token.map(String::as_str), None))).await);
+    }
+    (id, tokens, sockets)
 }
 
 /// The WebSocket path of `game` for a seat's `token` (or a spectator) from `since`.
@@ -793,18 +834,7 @@ async fn play_full_game(ruleset: &'static str) {
     assert_eq!(summary["seq"], total);
     assert_eq!(summary["finished"], true, "{summary}");
 
-    let status = server.terminate();
-    assert!(
-        status.success(),
-        "SIGTERM: {status}; log:\n{}",
-        server.log_text()
-    );
-    assert_stored_script(&db, game, &script, &hashes);
-    assert_eq!(
-        stored_actions(&db, game).last().map(|a| a.hash.0),
-        Some(reference.state_hash().0),
-        "the final state hash"
-    );
+    stop_and_assert_stored(&mut server, &db, game, &script, &hashes, &reference);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -984,17 +1014,7 @@ async fn sigterm_exits_cleanly_and_the_restarted_server_recovers_the_unfinished_
     }
     let summary = api.summary(game).await;
     assert_eq!(summary["finished"], true, "{summary}");
-    let status = server.terminate();
-    assert!(
-        status.success(),
-        "SIGTERM: {status}; log:\n{}",
-        server.log_text()
-    );
-    assert_stored_script(&db, game, &script, &hashes);
-    assert_eq!(
-        stored_actions(&db, game).last().map(|a| a.hash.0),
-        Some(reference.state_hash().0)
-    );
+    stop_and_assert_stored(&mut server, &db, game, &script, &hashes, &reference);
 }
 
 /// The server documents that shutdown closes every WebSocket with code 1001. Whether a socket gets its

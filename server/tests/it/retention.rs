@@ -11,8 +11,8 @@ use coffer_host::Registry;
 use reqwest::StatusCode;
 
 use crate::bad_input::client;
-use crate::hostile::{FAST, charges_game_short, keep_acting};
-use crate::support::{Server, plugin_dir};
+use crate::hostile::{charges_game_short, keep_acting, start_lingering};
+use crate::support::{Server, metrics_text, plugin_dir};
 
 /// Rows of game `id` in each table of the SQLite store at `db`: games, seats, actions, snapshots.
 fn rows_of(db: &Path, id: u64) -> [i64; 4] {
@@ -28,13 +28,16 @@ fn rows_of(db: &Path, id: u64) -> [i64; 4] {
     ]
 }
 
-/// Runs `coffer-server export` with the test plugins.
-fn export(args: &[&str]) -> std::process::Output {
+/// Runs `coffer-server export --store <store> --game <game> -o <out>` with the test plugins.
+fn export_game(store: &Path, game: &str, out: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_coffer-server"))
         .arg("--plugin-dir")
         .arg(plugin_dir())
         .arg("export")
-        .args(args)
+        .arg("--store")
+        .arg(store)
+        .args(["--game", game, "-o"])
+        .arg(out)
         .output()
         .expect("coffer-server runs")
 }
@@ -44,19 +47,7 @@ async fn a_finished_game_is_deleted_after_the_retention_time_and_its_export_repl
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("coffer.db");
     // 0.00003 days: 2.6 s.
-    let server = Server::start(
-        &db,
-        &[
-            FAST[0],
-            FAST[1],
-            FAST[2],
-            FAST[3],
-            "--finished-linger",
-            "0.2",
-            "--keep-finished-days",
-            "0.00003",
-        ],
-    );
+    let server = start_lingering(&db, ["--keep-finished-days", "0.00003"]);
     let http = client();
     let (finished, tokens) = charges_game_short(&http, &server.base).await;
     let played = keep_acting(
@@ -73,14 +64,7 @@ async fn a_finished_game_is_deleted_after_the_retention_time_and_its_export_repl
 
     // Kept by an export before the retention time runs out.
     let saved = dir.path().join("finished.json");
-    let run = export(&[
-        "--store",
-        db.to_str().unwrap(),
-        "--game",
-        &finished.to_string(),
-        "-o",
-        saved.to_str().unwrap(),
-    ]);
+    let run = export_game(&db, &finished.to_string(), &saved);
     assert!(
         run.status.success(),
         "{}",
@@ -97,14 +81,7 @@ async fn a_finished_game_is_deleted_after_the_retention_time_and_its_export_repl
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(rows_of(&db, unfinished)[0], 1, "an unfinished game stays");
-    let metrics = http
-        .get(format!("{}/metrics", server.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&http, &server.base).await;
     assert!(
         metrics.contains("coffer_games_deleted_total 1"),
         "{metrics}"
@@ -128,14 +105,7 @@ fn export_refuses_a_missing_store_and_an_unknown_game_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");
     let missing = dir.path().join("typo.db");
-    let run = export(&[
-        "--store",
-        missing.to_str().unwrap(),
-        "--game",
-        "1",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let run = export_game(&missing, "1", &out);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("no store at"), "{stderr}");
@@ -144,14 +114,7 @@ fn export_refuses_a_missing_store_and_an_unknown_game_and_writes_nothing() {
     // A store with no such game.
     let db = dir.path().join("coffer.db");
     drop(Server::start(&db, &[]));
-    let run = export(&[
-        "--store",
-        db.to_str().unwrap(),
-        "--game",
-        "12345",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let run = export_game(&db, "12345", &out);
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("no game 12345"), "{stderr}");

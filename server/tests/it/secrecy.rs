@@ -17,7 +17,7 @@ use coffer_host::Registry;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::play::{Api, FAST, Reply, Ws, act_message, ws_path};
+use crate::play::{Api, FAST, Reply, Ws, act_message, create_watched, ws_path};
 use crate::support::Server;
 
 /// What a test does, in both games at once.
@@ -50,18 +50,21 @@ struct Game {
 
 impl Game {
     async fn start(server: &Server, api: &Api, create: &Value) -> Game {
-        let (id, tokens) = api.create(create).await;
-        let mut audiences = Vec::new();
-        let seats = tokens.iter().map(Some).chain([None]);
-        for (i, token) in seats.enumerate() {
-            let ws = Ws::connect(&server.ws(&ws_path(id, token.map(String::as_str), None))).await;
-            audiences.push(Audience {
-                name: token.map_or("the spectator".to_owned(), |_| format!("p{i}")),
-                token: token.cloned(),
-                ws,
-                log: Vec::new(),
-            });
-        }
+        let (id, tokens, sockets) = create_watched(server, api, create).await;
+        // Seats in order, then the spectator.
+        let audiences = sockets
+            .into_iter()
+            .enumerate()
+            .map(|(i, ws)| {
+                let token = tokens.get(i);
+                Audience {
+                    name: token.map_or("the spectator".to_owned(), |_| format!("p{i}")),
+                    token: token.cloned(),
+                    ws,
+                    log: Vec::new(),
+                }
+            })
+            .collect();
         let mut game = Game {
             id,
             tokens,

@@ -376,6 +376,18 @@ pub async fn get_json<T: serde::de::DeserializeOwned>(
         .expect("a JSON body")
 }
 
+/// The text of the `/metrics` page of the server at `base` (`http://<addr>`).
+pub async fn metrics_text(client: &reqwest::Client, base: &str) -> String {
+    client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .expect("metrics answer")
+        .text()
+        .await
+        .expect("a text body")
+}
+
 /// A created game's number and its seats' tokens, from the creation's answer.
 pub fn game_and_tokens(created: &serde_json::Value) -> (u64, Vec<String>) {
     let tokens = created["tokens"]
