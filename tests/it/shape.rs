@@ -15,7 +15,7 @@ fn root() -> PathBuf {
 }
 
 /// Every `.rs` file under `dir`, skipping build output and hidden folders.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_owned()];
     while let Some(dir) = stack.pop() {

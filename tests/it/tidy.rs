@@ -1,6 +1,7 @@
 //! Tidy checks: the README's two set-up commands are the ones CI runs, and every source file says what
 //! lives in it.
 
+use crate::shape::rust_files;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -44,31 +45,13 @@ fn readme_has_exactly_two_setup_commands_and_ci_runs_both() {
     }
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if path.is_dir() {
-            if name != "target" && !name.starts_with('.') {
-                rust_files(&path, out);
-            }
-        } else if name.ends_with(".rs") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_source_file_starts_with_a_module_doc_line() {
     let mut files = Vec::new();
     for dir in [
         "bench", "core", "host", "plugins", "server", "tests", "template",
     ] {
-        rust_files(&root().join(dir), &mut files);
+        files.extend(rust_files(&root().join(dir)));
     }
     assert!(files.len() > 20, "found only {} Rust files", files.len());
     let missing: Vec<String> = files
@@ -124,7 +107,7 @@ fn core_src_holds_no_game_word() {
         "core/sdk/src",
         "core/abi/src",
     ] {
-        rust_files(&root().join(dir), &mut files);
+        files.extend(rust_files(&root().join(dir)));
     }
     assert!(!files.is_empty());
     let mut found = Vec::new();
