@@ -27,20 +27,20 @@ fn at_most_16(
     Ok(())
 }
 
-/// A content list holds at most `max` entries.
+/// A content list holds `min` to `max` entries.
 fn list_size(
     file: &'static str,
     field: &'static str,
     noun: &str,
     len: usize,
-    max: usize,
+    [min, max]: [usize; 2],
 ) -> Result<(), ContentError> {
-    if len > max {
+    if len < min || len > max {
         return Err(ContentError::invalid(
             file,
             "-",
             field,
-            format!("{len} {noun}, but content holds 0 to {max}"),
+            format!("{len} {noun}, but content holds {min} to {max}"),
         ));
     }
     Ok(())
@@ -82,17 +82,7 @@ impl Content {
     /// The ship classes: their count, ids, names, values and the one transported class.
     fn check_ships(&self) -> Result<(), ContentError> {
         const F: &str = "ships.json";
-        if self.ships.is_empty() || self.ships.len() > MAX_CLASSES {
-            return Err(ContentError::invalid(
-                F,
-                "-",
-                "ships",
-                format!(
-                    "{} classes, but content holds 1 to {MAX_CLASSES}",
-                    self.ships.len()
-                ),
-            ));
-        }
+        list_size(F, "ships", "classes", self.ships.len(), [1, MAX_CLASSES])?;
         let mut seen = Vec::new();
         for (i, s) in self.ships.iter().enumerate() {
             check_content_id(F, i, &s.id, &mut seen)?;
@@ -166,17 +156,13 @@ impl Content {
     /// The strategy cards: their count, ids, initiatives and effects.
     fn check_strategy_cards(&self) -> Result<(), ContentError> {
         const C: &str = "strategy_cards.json";
-        if self.strategy_cards.is_empty() || self.strategy_cards.len() > MAX_CARDS {
-            return Err(ContentError::invalid(
-                C,
-                "-",
-                "strategy_cards",
-                format!(
-                    "{} cards, but content holds 1 to {MAX_CARDS}",
-                    self.strategy_cards.len()
-                ),
-            ));
-        }
+        list_size(
+            C,
+            "strategy_cards",
+            "cards",
+            self.strategy_cards.len(),
+            [1, MAX_CARDS],
+        )?;
         let mut seen = Vec::new();
         let mut initiatives = Vec::new();
         for (i, c) in self.strategy_cards.iter().enumerate() {
@@ -354,7 +340,7 @@ impl Content {
     /// The laws and the technologies: counts, ids, names and what technologies unlock.
     fn check_laws_and_technologies(&self) -> Result<(), ContentError> {
         const L: &str = "laws.json";
-        list_size(L, "laws", "laws", self.laws.len(), MAX_LAWS)?;
+        list_size(L, "laws", "laws", self.laws.len(), [0, MAX_LAWS])?;
         let mut seen = Vec::new();
         for (i, l) in self.laws.iter().enumerate() {
             check_content_id(L, i, &l.id, &mut seen)?;
@@ -393,7 +379,13 @@ impl Content {
     /// The agendas: their count, ids, names and effects.
     fn check_agendas(&self) -> Result<(), ContentError> {
         const A: &str = "agendas.json";
-        list_size(A, "agendas", "agendas", self.agendas.len(), MAX_AGENDAS)?;
+        list_size(
+            A,
+            "agendas",
+            "agendas",
+            self.agendas.len(),
+            [0, MAX_AGENDAS],
+        )?;
         let mut seen = Vec::new();
         for (i, a) in self.agendas.iter().enumerate() {
             check_content_id(A, i, &a.id, &mut seen)?;
@@ -448,17 +440,13 @@ impl Content {
     /// The action cards: their count, ids, names, copies and windows.
     fn check_action_cards(&self) -> Result<(), ContentError> {
         const AC: &str = "action_cards.json";
-        if self.action_cards.len() > MAX_ACTION_CARDS {
-            return Err(ContentError::invalid(
-                AC,
-                "-",
-                "action_cards",
-                format!(
-                    "{} action cards, but content holds 0 to {MAX_ACTION_CARDS}",
-                    self.action_cards.len()
-                ),
-            ));
-        }
+        list_size(
+            AC,
+            "action_cards",
+            "action cards",
+            self.action_cards.len(),
+            [0, MAX_ACTION_CARDS],
+        )?;
         let mut seen = Vec::new();
         for (i, c) in self.action_cards.iter().enumerate() {
             check_content_id(AC, i, &c.id, &mut seen)?;

@@ -81,6 +81,22 @@ impl State {
         }
     }
 
+    /// [`State::usable`], then the choice the ability needs, or the refusal `missing` without one.
+    fn usable_with<T>(
+        &self,
+        p: Owner,
+        ability: u8,
+        kind: AbilityKind,
+        choice: Option<T>,
+        missing: Refused,
+    ) -> Result<(usize, T), ActionError> {
+        let i = self.usable(p, ability, kind)?;
+        match choice {
+            Some(c) => Ok((i, c)),
+            None => Err(missing.error(self)),
+        }
+    }
+
     /// T28, Fabrication: a relic fragment is purged for a command token gained into `pool` (T2; none with
     /// empty reinforcements, T3); it takes the turn.
     pub(crate) fn fabrication(
@@ -90,10 +106,13 @@ impl State {
         pool: Option<Pool>,
         cause: Cause,
     ) -> Applied {
-        let i = self.usable(p, ability, AbilityKind::Fabrication)?;
-        let Some(pool) = pool else {
-            return Err(Refused::AbilityNeedsPool(ability).error(self));
-        };
+        let (i, pool) = self.usable_with(
+            p,
+            ability,
+            AbilityKind::Fabrication,
+            pool,
+            Refused::AbilityNeedsPool(ability),
+        )?;
         if !self.may_gain_into(p, pool) {
             return Err(Refused::FleetAtMax(p).error(self));
         }
@@ -138,10 +157,13 @@ impl State {
         system: Option<u16>,
         cause: Cause,
     ) -> Applied {
-        let i = self.usable(p, ability, AbilityKind::Foresight)?;
-        let Some(system) = system else {
-            return Err(Refused::AbilityNeedsSystem(ability).error(self));
-        };
+        let (i, system) = self.usable_with(
+            p,
+            ability,
+            AbilityKind::Foresight,
+            system,
+            Refused::AbilityNeedsSystem(ability),
+        )?;
         let d = self.system_index(system)?;
         if !self.foresight_systems(p).any(|x| x == system) {
             return Err(Refused::ForesightTarget(self.flow.system, system).error(self));
