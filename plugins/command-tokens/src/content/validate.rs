@@ -28,13 +28,14 @@ fn at_most_16(
 }
 
 /// A content list holds `min` to `max` entries.
-fn list_size(
+fn list_size<T>(
     file: &'static str,
     field: &'static str,
     noun: &str,
-    len: usize,
+    list: &[T],
     [min, max]: [usize; 2],
 ) -> Result<(), ContentError> {
+    let len = list.len();
     if len < min || len > max {
         return Err(ContentError::invalid(
             file,
@@ -82,7 +83,7 @@ impl Content {
     /// The ship classes: their count, ids, names, values and the one transported class.
     fn check_ships(&self) -> Result<(), ContentError> {
         const F: &str = "ships.json";
-        list_size(F, "ships", "classes", self.ships.len(), [1, MAX_CLASSES])?;
+        list_size(F, "ships", "classes", &self.ships, [1, MAX_CLASSES])?;
         let mut seen = Vec::new();
         for (i, s) in self.ships.iter().enumerate() {
             check_content_id(F, i, &s.id, &mut seen)?;
@@ -156,16 +157,11 @@ impl Content {
     /// The strategy cards: their count, ids, initiatives and effects.
     fn check_strategy_cards(&self) -> Result<(), ContentError> {
         const C: &str = "strategy_cards.json";
-        list_size(
-            C,
-            "strategy_cards",
-            "cards",
-            self.strategy_cards.len(),
-            [1, MAX_CARDS],
-        )?;
+        let cards = &self.strategy_cards;
+        list_size(C, "strategy_cards", "cards", cards, [1, MAX_CARDS])?;
         let mut seen = Vec::new();
         let mut initiatives = Vec::new();
-        for (i, c) in self.strategy_cards.iter().enumerate() {
+        for (i, c) in cards.iter().enumerate() {
             check_content_id(C, i, &c.id, &mut seen)?;
             check_name(C, &c.id, &c.name)?;
             if initiatives.contains(&c.initiative) {
@@ -340,7 +336,7 @@ impl Content {
     /// The laws and the technologies: counts, ids, names and what technologies unlock.
     fn check_laws_and_technologies(&self) -> Result<(), ContentError> {
         const L: &str = "laws.json";
-        list_size(L, "laws", "laws", self.laws.len(), [0, MAX_LAWS])?;
+        list_size(L, "laws", "laws", &self.laws, [0, MAX_LAWS])?;
         let mut seen = Vec::new();
         for (i, l) in self.laws.iter().enumerate() {
             check_content_id(L, i, &l.id, &mut seen)?;
@@ -379,13 +375,7 @@ impl Content {
     /// The agendas: their count, ids, names and effects.
     fn check_agendas(&self) -> Result<(), ContentError> {
         const A: &str = "agendas.json";
-        list_size(
-            A,
-            "agendas",
-            "agendas",
-            self.agendas.len(),
-            [0, MAX_AGENDAS],
-        )?;
+        list_size(A, "agendas", "agendas", &self.agendas, [0, MAX_AGENDAS])?;
         let mut seen = Vec::new();
         for (i, a) in self.agendas.iter().enumerate() {
             check_content_id(A, i, &a.id, &mut seen)?;
@@ -444,7 +434,7 @@ impl Content {
             AC,
             "action_cards",
             "action cards",
-            self.action_cards.len(),
+            &self.action_cards,
             [0, MAX_ACTION_CARDS],
         )?;
         let mut seen = Vec::new();
