@@ -2,9 +2,9 @@
 //! lists, each error naming the file, the entry and the field.
 
 use crate::content::{
-    AbilitySpec, Agenda, AgendaEffect, CardEffect, Content, ContentError, EffectSpec,
-    MAX_ACTION_CARDS, MAX_AGENDAS, MAX_CAPACITY, MAX_CARDS, MAX_CLASSES, MAX_DICE, MAX_LAWS,
-    MAX_MOVE, Window,
+    AbilitySpec, ActionCard, Agenda, AgendaEffect, CardEffect, Content, ContentError, EffectSpec,
+    Faction, Law, MAX_ACTION_CARDS, MAX_AGENDAS, MAX_CAPACITY, MAX_CARDS, MAX_CLASSES, MAX_DICE,
+    MAX_LAWS, MAX_MOVE, ShipClass, StrategyCard, Technology, Window,
 };
 use coffer_core::check_content_id;
 use std::collections::BTreeMap;
@@ -47,6 +47,60 @@ fn list_size<T>(
     Ok(())
 }
 
+/// An entry of a content list: an id and a display name.
+trait Entry {
+    /// Its stable id.
+    fn id(&self) -> &str;
+    /// Its display name.
+    fn name(&self) -> &str;
+}
+
+/// [`Entry`] for content types with `id` and `name` fields.
+macro_rules! entries {
+    ($($t:ty),*) => {$(
+        impl Entry for $t {
+            fn id(&self) -> &str {
+                &self.id
+            }
+            fn name(&self) -> &str {
+                &self.name
+            }
+        }
+    )*};
+}
+
+entries!(
+    ShipClass,
+    StrategyCard,
+    Faction,
+    Law,
+    Technology,
+    Agenda,
+    ActionCard
+);
+
+/// The ids of a content list, comma-separated.
+fn ids<T: Entry>(list: &[T]) -> String {
+    list.iter().map(Entry::id).collect::<Vec<_>>().join(", ")
+}
+
+/// Each entry of a content list, in order: its id well-formed and unique, its name not empty, then
+/// `each`'s checks of it.
+fn check_entries<T: Entry>(
+    file: &'static str,
+    list: &[T],
+    mut each: impl FnMut(usize, &T) -> Result<(), ContentError>,
+) -> Result<(), ContentError> {
+    let mut seen = Vec::new();
+    for (i, entry) in list.iter().enumerate() {
+        let (id, name) = (entry.id(), entry.name());
+        check_content_id(file, i, id, &mut seen)?;
+        check_name(file, id, name)?;
+        each(i, entry)?;
+    }
+    Ok(())
+}
+
 /// An ability names itself and spends 0 to 16 strategy tokens.
 fn check_ability(file: &'static str, id: &str, action: &AbilitySpec) -> Result<(), ContentError> {
     if action.name.trim().is_empty() {
@@ -84,10 +138,7 @@ impl Content {
     fn check_ships(&self) -> Result<(), ContentError> {
         const F: &str = "ships.json";
         list_size(F, "ships", "classes", &self.ships, [1, MAX_CLASSES])?;
-        let mut seen = Vec::new();
-        for (i, s) in self.ships.iter().enumerate() {
-            check_content_id(F, i, &s.id, &mut seen)?;
-            check_name(F, &s.id, &s.name)?;
+        check_entries(F, &self.ships, |i, s| {
             if s.reinforcements > 1000 {
                 return Err(ContentError::invalid(
                     F,
@@ -133,7 +184,8 @@ impl Content {
                     ),
                 ));
             }
-        }
+            Ok(())
+        })?;
         let carried: Vec<&str> = self
             .ships
             .iter()
@@ -159,11 +211,8 @@ impl Content {
         const C: &str = "strategy_cards.json";
         let cards = &self.strategy_cards;
         list_size(C, "strategy_cards", "cards", cards, [1, MAX_CARDS])?;
-        let mut seen = Vec::new();
         let mut initiatives = Vec::new();
-        for (i, c) in cards.iter().enumerate() {
-            check_content_id(C, i, &c.id, &mut seen)?;
-            check_name(C, &c.id, &c.name)?;
+        check_entries(C, cards, |_, c| {
             if initiatives.contains(&c.initiative) {
                 return Err(ContentError::invalid(
                     C,
@@ -225,17 +274,15 @@ impl Content {
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
     /// The factions: ids, names, starting fleets, abilities and their classes.
     fn check_factions(&self) -> Result<(), ContentError> {
         const FA: &str = "factions.json";
-        let mut seen = Vec::new();
-        for (i, f) in self.factions.iter().enumerate() {
-            check_content_id(FA, i, &f.id, &mut seen)?;
-            check_name(FA, &f.id, &f.name)?;
+        check_entries(FA, &self.factions, |_, f| {
             at_most_16(FA, &f.id, "fleet_limit_bonus", f.fleet_limit_bonus)?;
             at_most_16(FA, &f.id, "research_tokens", f.research_tokens)?;
             at_most_16(FA, &f.id, "status_phase_tokens", f.status_phase_tokens)?;
@@ -248,11 +295,7 @@ impl Content {
                         "free_secondaries",
                         format!(
                             "unknown strategy card '{card}'; known: {}",
-                            self.strategy_cards
-                                .iter()
-                                .map(|c| c.id.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            ids(&self.strategy_cards)
                         ),
                     ));
                 }
@@ -274,14 +317,7 @@ impl Content {
                         FA,
                         &f.id,
                         "starting_fleet",
-                        format!(
-                            "unknown ship class '{class}'; known: {}",
-                            self.ships
-                                .iter()
-                                .map(|s| s.id.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
+                        format!("unknown ship class '{class}'; known: {}", ids(&self.ships)),
                     ));
                 };
                 if n > s.reinforcements {
@@ -329,7 +365,8 @@ impl Content {
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
@@ -337,19 +374,14 @@ impl Content {
     fn check_laws_and_technologies(&self) -> Result<(), ContentError> {
         const L: &str = "laws.json";
         list_size(L, "laws", "laws", &self.laws, [0, MAX_LAWS])?;
-        let mut seen = Vec::new();
-        for (i, l) in self.laws.iter().enumerate() {
-            check_content_id(L, i, &l.id, &mut seen)?;
-            check_name(L, &l.id, &l.name)?;
+        check_entries(L, &self.laws, |_, l| {
             if let Some(m) = l.fleet_pool_max {
                 at_most_16(L, &l.id, "fleet_pool_max", m)?;
             }
-        }
+            Ok(())
+        })?;
         const T: &str = "technologies.json";
-        let mut seen = Vec::new();
-        for (i, t) in self.technologies.iter().enumerate() {
-            check_content_id(T, i, &t.id, &mut seen)?;
-            check_name(T, &t.id, &t.name)?;
+        check_entries(T, &self.technologies, |_, t| {
             at_most_16(T, &t.id, "status_phase_tokens", t.status_phase_tokens)?;
             self.check_unlocks(T, &t.id, &t.unlocks)?;
             at_most_16(T, &t.id, "activation_fleet_loss", t.activation_fleet_loss)?;
@@ -368,7 +400,8 @@ impl Content {
                 ));
             }
             self.check_moves(T, &t.id, &t.moves)?;
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
@@ -376,10 +409,7 @@ impl Content {
     fn check_agendas(&self) -> Result<(), ContentError> {
         const A: &str = "agendas.json";
         list_size(A, "agendas", "agendas", &self.agendas, [0, MAX_AGENDAS])?;
-        let mut seen = Vec::new();
-        for (i, a) in self.agendas.iter().enumerate() {
-            check_content_id(A, i, &a.id, &mut seen)?;
-            check_name(A, &a.id, &a.name)?;
+        check_entries(A, &self.agendas, |_, a| {
             if a.elect_player && a.elect_strategy_card {
                 return Err(ContentError::invalid(
                     A,
@@ -423,7 +453,8 @@ impl Content {
                     self.check_agenda_effect(a, field, e)?;
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
@@ -437,10 +468,7 @@ impl Content {
             &self.action_cards,
             [0, MAX_ACTION_CARDS],
         )?;
-        let mut seen = Vec::new();
-        for (i, c) in self.action_cards.iter().enumerate() {
-            check_content_id(AC, i, &c.id, &mut seen)?;
-            check_name(AC, &c.id, &c.name)?;
+        check_entries(AC, &self.action_cards, |_, c| {
             if c.copies == 0 || c.copies > 16 {
                 return Err(ContentError::invalid(
                     AC,
@@ -475,7 +503,8 @@ impl Content {
                     "this effect cannot be played in that window",
                 ));
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
@@ -539,14 +568,7 @@ impl Content {
                 file,
                 id,
                 field,
-                format!(
-                    "unknown ship class '{class}'; known: {}",
-                    self.ships
-                        .iter()
-                        .map(|s| s.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                format!("unknown ship class '{class}'; known: {}", ids(&self.ships)),
             ));
         }
         Ok(())
