@@ -2,9 +2,9 @@
 //! lists, each error naming the file, the entry and the field.
 
 use crate::content::{
-    AbilitySpec, Agenda, AgendaEffect, CardEffect, Content, ContentError, EffectSpec,
-    MAX_ACTION_CARDS, MAX_AGENDAS, MAX_CAPACITY, MAX_CARDS, MAX_CLASSES, MAX_DICE, MAX_LAWS,
-    MAX_MOVE, Window,
+    AbilitySpec, ActionCard, Agenda, AgendaEffect, CardEffect, Content, ContentError, EffectSpec,
+    Faction, Law, MAX_ACTION_CARDS, MAX_AGENDAS, MAX_CAPACITY, MAX_CARDS, MAX_CLASSES, MAX_DICE,
+    MAX_LAWS, MAX_MOVE, ShipClass, StrategyCard, Technology, Window,
 };
 use coffer_core::check_content_id;
 use std::collections::BTreeMap;
@@ -27,21 +27,76 @@ fn at_most_16(
     Ok(())
 }
 
-/// A content list holds at most `max` entries.
-fn list_size(
+/// A content list holds `min` to `max` entries.
+fn list_size<T>(
     file: &'static str,
     field: &'static str,
     noun: &str,
-    len: usize,
-    max: usize,
+    list: &[T],
+    [min, max]: [usize; 2],
 ) -> Result<(), ContentError> {
-    if len > max {
+    let len = list.len();
+    if len < min || len > max {
         return Err(ContentError::invalid(
             file,
             "-",
             field,
-            format!("{len} {noun}, but content holds 0 to {max}"),
+            format!("{len} {noun}, but content holds {min} to {max}"),
         ));
+    }
+    Ok(())
+}
+
+/// An entry of a content list: an id and a display name.
+trait Entry {
+    /// Its stable id.
+    fn id(&self) -> &str;
+    /// Its display name.
+    fn name(&self) -> &str;
+}
+
+/// [`Entry`] for content types with `id` and `name` fields.
+macro_rules! entries {
+    ($($t:ty),*) => {$(
+        impl Entry for $t {
+            fn id(&self) -> &str {
+                &self.id
+            }
+            fn name(&self) -> &str {
+                &self.name
+            }
+        }
+    )*};
+}
+
+entries!(
+    ShipClass,
+    StrategyCard,
+    Faction,
+    Law,
+    Technology,
+    Agenda,
+    ActionCard
+);
+
+/// The ids of a content list, comma-separated.
+fn ids<T: Entry>(list: &[T]) -> String {
+    list.iter().map(Entry::id).collect::<Vec<_>>().join(", ")
+}
+
+/// Each entry of a content list, in order: its id well-formed and unique, its name not empty, then
+/// `each`'s checks of it.
+fn check_entries<T: Entry>(
+    file: &'static str,
+    list: &[T],
+    mut each: impl FnMut(usize, &T) -> Result<(), ContentError>,
+) -> Result<(), ContentError> {
+    let mut seen = Vec::new();
+    for (i, entry) in list.iter().enumerate() {
+        let (id, name) = (entry.id(), entry.name());
+        check_content_id(file, i, id, &mut seen)?;
+        check_name(file, id, name)?;
+        each(i, entry)?;
     }
     Ok(())
 }
@@ -82,21 +137,8 @@ impl Content {
     /// The ship classes: their count, ids, names, values and the one transported class.
     fn check_ships(&self) -> Result<(), ContentError> {
         const F: &str = "ships.json";
-        if self.ships.is_empty() || self.ships.len() > MAX_CLASSES {
-            return Err(ContentError::invalid(
-                F,
-                "-",
-                "ships",
-                format!(
-                    "{} classes, but content holds 1 to {MAX_CLASSES}",
-                    self.ships.len()
-                ),
-            ));
-        }
-        let mut seen = Vec::new();
-        for (i, s) in self.ships.iter().enumerate() {
-            check_content_id(F, i, &s.id, &mut seen)?;
-            check_name(F, &s.id, &s.name)?;
+        list_size(F, "ships", "classes", &self.ships, [1, MAX_CLASSES])?;
+        check_entries(F, &self.ships, |i, s| {
             if s.reinforcements > 1000 {
                 return Err(ContentError::invalid(
                     F,
@@ -142,7 +184,8 @@ impl Content {
                     ),
                 ));
             }
-        }
+            Ok(())
+        })?;
         let carried: Vec<&str> = self
             .ships
             .iter()
@@ -166,22 +209,10 @@ impl Content {
     /// The strategy cards: their count, ids, initiatives and effects.
     fn check_strategy_cards(&self) -> Result<(), ContentError> {
         const C: &str = "strategy_cards.json";
-        if self.strategy_cards.is_empty() || self.strategy_cards.len() > MAX_CARDS {
-            return Err(ContentError::invalid(
-                C,
-                "-",
-                "strategy_cards",
-                format!(
-                    "{} cards, but content holds 1 to {MAX_CARDS}",
-                    self.strategy_cards.len()
-                ),
-            ));
-        }
-        let mut seen = Vec::new();
+        let cards = &self.strategy_cards;
+        list_size(C, "strategy_cards", "cards", cards, [1, MAX_CARDS])?;
         let mut initiatives = Vec::new();
-        for (i, c) in self.strategy_cards.iter().enumerate() {
-            check_content_id(C, i, &c.id, &mut seen)?;
-            check_name(C, &c.id, &c.name)?;
+        check_entries(C, cards, |_, c| {
             if initiatives.contains(&c.initiative) {
                 return Err(ContentError::invalid(
                     C,
@@ -243,17 +274,15 @@ impl Content {
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
     /// The factions: ids, names, starting fleets, abilities and their classes.
     fn check_factions(&self) -> Result<(), ContentError> {
         const FA: &str = "factions.json";
-        let mut seen = Vec::new();
-        for (i, f) in self.factions.iter().enumerate() {
-            check_content_id(FA, i, &f.id, &mut seen)?;
-            check_name(FA, &f.id, &f.name)?;
+        check_entries(FA, &self.factions, |_, f| {
             at_most_16(FA, &f.id, "fleet_limit_bonus", f.fleet_limit_bonus)?;
             at_most_16(FA, &f.id, "research_tokens", f.research_tokens)?;
             at_most_16(FA, &f.id, "status_phase_tokens", f.status_phase_tokens)?;
@@ -266,11 +295,7 @@ impl Content {
                         "free_secondaries",
                         format!(
                             "unknown strategy card '{card}'; known: {}",
-                            self.strategy_cards
-                                .iter()
-                                .map(|c| c.id.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            ids(&self.strategy_cards)
                         ),
                     ));
                 }
@@ -292,14 +317,7 @@ impl Content {
                         FA,
                         &f.id,
                         "starting_fleet",
-                        format!(
-                            "unknown ship class '{class}'; known: {}",
-                            self.ships
-                                .iter()
-                                .map(|s| s.id.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
+                        format!("unknown ship class '{class}'; known: {}", ids(&self.ships)),
                     ));
                 };
                 if n > s.reinforcements {
@@ -347,27 +365,23 @@ impl Content {
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
     /// The laws and the technologies: counts, ids, names and what technologies unlock.
     fn check_laws_and_technologies(&self) -> Result<(), ContentError> {
         const L: &str = "laws.json";
-        list_size(L, "laws", "laws", self.laws.len(), MAX_LAWS)?;
-        let mut seen = Vec::new();
-        for (i, l) in self.laws.iter().enumerate() {
-            check_content_id(L, i, &l.id, &mut seen)?;
-            check_name(L, &l.id, &l.name)?;
+        list_size(L, "laws", "laws", &self.laws, [0, MAX_LAWS])?;
+        check_entries(L, &self.laws, |_, l| {
             if let Some(m) = l.fleet_pool_max {
                 at_most_16(L, &l.id, "fleet_pool_max", m)?;
             }
-        }
+            Ok(())
+        })?;
         const T: &str = "technologies.json";
-        let mut seen = Vec::new();
-        for (i, t) in self.technologies.iter().enumerate() {
-            check_content_id(T, i, &t.id, &mut seen)?;
-            check_name(T, &t.id, &t.name)?;
+        check_entries(T, &self.technologies, |_, t| {
             at_most_16(T, &t.id, "status_phase_tokens", t.status_phase_tokens)?;
             self.check_unlocks(T, &t.id, &t.unlocks)?;
             at_most_16(T, &t.id, "activation_fleet_loss", t.activation_fleet_loss)?;
@@ -386,18 +400,16 @@ impl Content {
                 ));
             }
             self.check_moves(T, &t.id, &t.moves)?;
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
     /// The agendas: their count, ids, names and effects.
     fn check_agendas(&self) -> Result<(), ContentError> {
         const A: &str = "agendas.json";
-        list_size(A, "agendas", "agendas", self.agendas.len(), MAX_AGENDAS)?;
-        let mut seen = Vec::new();
-        for (i, a) in self.agendas.iter().enumerate() {
-            check_content_id(A, i, &a.id, &mut seen)?;
-            check_name(A, &a.id, &a.name)?;
+        list_size(A, "agendas", "agendas", &self.agendas, [0, MAX_AGENDAS])?;
+        check_entries(A, &self.agendas, |_, a| {
             if a.elect_player && a.elect_strategy_card {
                 return Err(ContentError::invalid(
                     A,
@@ -441,28 +453,22 @@ impl Content {
                     self.check_agenda_effect(a, field, e)?;
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
     /// The action cards: their count, ids, names, copies and windows.
     fn check_action_cards(&self) -> Result<(), ContentError> {
         const AC: &str = "action_cards.json";
-        if self.action_cards.len() > MAX_ACTION_CARDS {
-            return Err(ContentError::invalid(
-                AC,
-                "-",
-                "action_cards",
-                format!(
-                    "{} action cards, but content holds 0 to {MAX_ACTION_CARDS}",
-                    self.action_cards.len()
-                ),
-            ));
-        }
-        let mut seen = Vec::new();
-        for (i, c) in self.action_cards.iter().enumerate() {
-            check_content_id(AC, i, &c.id, &mut seen)?;
-            check_name(AC, &c.id, &c.name)?;
+        list_size(
+            AC,
+            "action_cards",
+            "action cards",
+            &self.action_cards,
+            [0, MAX_ACTION_CARDS],
+        )?;
+        check_entries(AC, &self.action_cards, |_, c| {
             if c.copies == 0 || c.copies > 16 {
                 return Err(ContentError::invalid(
                     AC,
@@ -497,7 +503,8 @@ impl Content {
                     "this effect cannot be played in that window",
                 ));
             }
-        }
+            Ok(())
+        })?;
         Ok(())
     }
 
@@ -561,14 +568,7 @@ impl Content {
                 file,
                 id,
                 field,
-                format!(
-                    "unknown ship class '{class}'; known: {}",
-                    self.ships
-                        .iter()
-                        .map(|s| s.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                format!("unknown ship class '{class}'; known: {}", ids(&self.ships)),
             ));
         }
         Ok(())

@@ -8,6 +8,11 @@ use crate::refusals::Refused;
 use crate::state::State;
 use crate::words::count;
 
+/// A sentence that starts with a system's name.
+fn system_says(s: &State, system: u16, rest: &str) -> String {
+    format!("{} {rest}", s.system_name(system))
+}
+
 impl Refused {
     /// The reason in words, exactly as a player reads it.
     pub(crate) fn text(self, s: &State) -> String {
@@ -222,9 +227,10 @@ impl Refused {
     /// The words of a movement refusal.
     fn movement_text(self, s: &State) -> Option<String> {
         Some(match self {
-            Refused::Arrived(from) => format!(
-                "{} is the activated system: ships there have already arrived",
-                s.system_name(from)
+            Refused::Arrived(from) => system_says(
+                s,
+                from,
+                "is the activated system: ships there have already arrived",
             ),
             Refused::TokenHolds(p, from) => format!(
                 "{p}'s ships in {} cannot move: the system holds one of {p}'s command tokens",
@@ -441,10 +447,9 @@ impl Refused {
                 s.system_name(to),
                 s.system_name(from)
             ),
-            Refused::RetreatIntoEnemy(to) => format!(
-                "{} holds another player's ships: no retreat goes there",
-                s.system_name(to)
-            ),
+            Refused::RetreatIntoEnemy(to) => {
+                system_says(s, to, "holds another player's ships: no retreat goes there")
+            }
             Refused::RetreatNoUnits(p, to) => format!(
                 "{} holds none of {p}'s ships: a retreat goes to a system holding the player's units",
                 s.system_name(to)
@@ -453,9 +458,10 @@ impl Refused {
                 "no ship of {p}'s can move out of {}: no command token is placed, so no fallback pool is taken",
                 s.system_name(from)
             ),
-            Refused::SkilledIntoEnemy(to) => format!(
-                "{} holds another player's ships: Skilled Retreat moves ships only where none are",
-                s.system_name(to)
+            Refused::SkilledIntoEnemy(to) => system_says(
+                s,
+                to,
+                "holds another player's ships: Skilled Retreat moves ships only where none are",
             ),
             _ => return None,
         })

@@ -7,6 +7,13 @@ use crate::refusals::{Applied, Refused};
 use crate::state::State;
 use coffer_core::{ActionError, Cause, Key, Owner};
 
+/// An ability's kind, and the refusal for a use of it without the choice it needs.
+type Needs = (AbilityKind, fn(u8) -> Refused);
+/// Fabrication needs a pool (T28).
+const FABRICATION: Needs = (AbilityKind::Fabrication, Refused::AbilityNeedsPool);
+/// Foresight needs a system (T23).
+const FORESIGHT: Needs = (AbilityKind::Foresight, Refused::AbilityNeedsSystem);
+
 impl State {
     /// `p`'s ability of this kind that they may use now, by index: its card is ready and the strategy pool
     /// holds what it spends.
@@ -81,6 +88,22 @@ impl State {
         }
     }
 
+    /// [`State::usable`], then the choice the ability needs, or the refusal `missing` makes
+    /// without one.
+    fn usable_with<T>(
+        &self,
+        p: Owner,
+        ability: u8,
+        (kind, missing): Needs,
+        choice: Option<T>,
+    ) -> Result<(usize, T), ActionError> {
+        let i = self.usable(p, ability, kind)?;
+        match choice {
+            Some(c) => Ok((i, c)),
+            None => Err(missing(ability).error(self)),
+        }
+    }
+
     /// T28, Fabrication: a relic fragment is purged for a command token gained into `pool` (T2; none with
     /// empty reinforcements, T3); it takes the turn.
     pub(crate) fn fabrication(
@@ -90,10 +113,7 @@ impl State {
         pool: Option<Pool>,
         cause: Cause,
     ) -> Applied {
-        let i = self.usable(p, ability, AbilityKind::Fabrication)?;
-        let Some(pool) = pool else {
-            return Err(Refused::AbilityNeedsPool(ability).error(self));
-        };
+        let (i, pool) = self.usable_with(p, ability, FABRICATION, pool)?;
         if !self.may_gain_into(p, pool) {
             return Err(Refused::FleetAtMax(p).error(self));
         }
@@ -138,10 +158,7 @@ impl State {
         system: Option<u16>,
         cause: Cause,
     ) -> Applied {
-        let i = self.usable(p, ability, AbilityKind::Foresight)?;
-        let Some(system) = system else {
-            return Err(Refused::AbilityNeedsSystem(ability).error(self));
-        };
+        let (i, system) = self.usable_with(p, ability, FORESIGHT, system)?;
         let d = self.system_index(system)?;
         if !self.foresight_systems(p).any(|x| x == system) {
             return Err(Refused::ForesightTarget(self.flow.system, system).error(self));

@@ -123,11 +123,7 @@ impl State {
     pub(crate) fn next_status_player(&mut self, cause: Cause) {
         let n = self.players();
         // T18: an eliminated player has no status phase.
-        while self.flow.status < n
-            && self.is_eliminated(owner((self.flow.speaker + self.flow.status) % n))
-        {
-            self.flow.status += 1;
-        }
+        self.flow.status = self.skip_eliminated(self.flow.speaker, self.flow.status);
         if self.flow.status >= n {
             if self.rules.agenda_from > 0 && self.round() >= u32::from(self.rules.agenda_from) {
                 self.start_agenda_phase(cause);

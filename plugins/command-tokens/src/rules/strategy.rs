@@ -140,14 +140,21 @@ impl State {
         self.next_secondary(cause);
     }
 
+    /// The first `k` from `offset` whose player, `k` seats after `first`, is not eliminated (T18); the
+    /// number of players if none is.
+    pub(crate) fn skip_eliminated(&self, first: u8, offset: u8) -> u8 {
+        let n = self.players();
+        let mut k = offset;
+        while k < n && self.is_eliminated(owner((first + k) % n)) {
+            k += 1;
+        }
+        k
+    }
+
     pub(crate) fn next_secondary(&mut self, cause: Cause) {
         let n = self.players();
         // T18: an eliminated player is not offered the secondary.
-        while self.flow.cursor < n
-            && self.is_eliminated(owner((self.flow.turn + self.flow.cursor) % n))
-        {
-            self.flow.cursor += 1;
-        }
+        self.flow.cursor = self.skip_eliminated(self.flow.turn, self.flow.cursor);
         if self.flow.cursor >= n {
             if self.flow.pact {
                 // The Galactic Crisis Pact's round is over: the agenda's other effects (T24).

@@ -151,17 +151,11 @@ fn t21_production_biomes_exhausts_until_the_rounds_end() {
 
 #[test]
 fn t21_random_playouts_with_these_abilities_keep_every_invariant() {
-    let config = Config {
-        factions: strings(&["sol", "hacan", "naalu", "xxcha"]),
-        technologies: vec![
-            vec![],
-            vec!["production-biomes".into()],
-            vec!["neuroglaive".into()],
-            vec![],
-        ],
-        rounds: 4,
-        ..Config::default()
-    };
+    let config = playout_config(
+        &["sol", "hacan", "naalu", "xxcha"],
+        &[&[], &["production-biomes"], &["neuroglaive"], &[]],
+        4,
+    );
     let mut used = 0;
     playouts_keep_invariants(4, &config, 25, |_, a| {
         used += usize::from(matches!(a, Action::ComponentAction { .. }));
@@ -236,16 +230,17 @@ fn t27_genetic_recombination_has_the_player_named_vote_as_asked_or_return_a_flee
 #[test]
 fn t27_random_playouts_with_the_datahub_and_recombination_keep_every_invariant() {
     let config = Config {
-        factions: strings(&["hacan", "mahact", "sol", "xxcha"]),
-        technologies: vec![
-            vec!["quantum-datahub-node".into()],
-            vec!["genetic-recombination".into()],
-            vec![],
-            vec![],
-        ],
         agenda_phase_from: 1,
-        rounds: 3,
-        ..Config::default()
+        ..playout_config(
+            &["hacan", "mahact", "sol", "xxcha"],
+            &[
+                &["quantum-datahub-node"],
+                &["genetic-recombination"],
+                &[],
+                &[],
+            ],
+            3,
+        )
     };
     let (mut swapped, mut named) = (0, 0);
     playouts_keep_invariants(4, &config, 30, |_, a| {

@@ -112,16 +112,7 @@ fn absurd_numbers_in_the_configuration_are_refused_with_their_bounds() {
         }),
         error("galaxy: 201 systems, but a galaxy holds 1 to 200")
     );
-    let galaxy = vec![coffer_command_tokens::SystemConfig {
-        id: "a".into(),
-        ships: vec![coffer_command_tokens::ShipsConfig {
-            player: 3,
-            class: "carrier".into(),
-            count: 1,
-        }],
-        no_diplomacy: false,
-        adjacent: Vec::new(),
-    }];
+    let galaxy = carriers_in_a(3, 1);
     assert_eq!(
         bad(Config {
             galaxy,
@@ -196,16 +187,7 @@ fn configuration_errors_are_clear() {
         }),
         "invalid configuration: cards_per_player: 3 cards for each of 3 players needs 9, but there are 8 strategy cards: 0 (the default) or 1 to 2 with 3 players"
     );
-    let galaxy = vec![coffer_command_tokens::SystemConfig {
-        id: "a".into(),
-        ships: vec![coffer_command_tokens::ShipsConfig {
-            player: 0,
-            class: "carrier".into(),
-            count: 5,
-        }],
-        no_diplomacy: false,
-        adjacent: Vec::new(),
-    }];
+    let galaxy = carriers_in_a(0, 5);
     assert!(
         bad(Config {
             galaxy,
@@ -529,4 +511,18 @@ fn games_of_one_setup_share_their_rules_and_handles_whatever_the_seed() {
     assert!(!Shared::same(&a.h, &other.h));
     // Their ledgers share the setup's layout too.
     assert!(a.ledger.has_layout(&a.h.layout) && b.ledger.has_layout(&a.h.layout));
+}
+
+/// A galaxy of one system, a, holding `count` of `player`'s carriers.
+fn carriers_in_a(player: u16, count: u32) -> Vec<coffer_command_tokens::SystemConfig> {
+    vec![coffer_command_tokens::SystemConfig {
+        id: "a".into(),
+        ships: vec![coffer_command_tokens::ShipsConfig {
+            player,
+            class: "carrier".into(),
+            count,
+        }],
+        no_diplomacy: false,
+        adjacent: Vec::new(),
+    }]
 }

@@ -119,17 +119,16 @@ fn t25_fighter_ii_fighters_move_without_being_transported() {
 
 #[test]
 fn t25_random_playouts_with_fighter_ii_keep_every_invariant() {
-    let config = Config {
-        factions: strings(&["sol", "naalu", "hacan", "letnev"]),
-        technologies: vec![
-            vec!["fighter-ii".into()],
-            vec!["hybrid-crystal-fighter-ii".into()],
-            vec![],
-            vec!["fighter-ii".into()],
+    let config = playout_config(
+        &["sol", "naalu", "hacan", "letnev"],
+        &[
+            &["fighter-ii"],
+            &["hybrid-crystal-fighter-ii"],
+            &[],
+            &["fighter-ii"],
         ],
-        rounds: 4,
-        ..Config::default()
-    };
+        4,
+    );
     let mut fighters_removed = 0;
     playouts_keep_invariants(4, &config, 30, |_, a| {
         fighters_removed += usize::from(matches!(a, Action::RemoveShip { class: 0, .. }));

@@ -257,18 +257,11 @@ fn t19_content_lists_locked_classes_last_and_unlocks_only_locked_ones() {
 
 #[test]
 fn t19_random_playouts_with_muaat_keep_every_invariant() {
-    let config = Config {
-        factions: strings(&["muaat", "sol", "hacan", "letnev", "mahact"]),
-        technologies: vec![
-            vec![],
-            vec!["war-sun".into()],
-            vec![],
-            vec![],
-            vec!["war-sun".into()],
-        ],
-        rounds: 4,
-        ..Config::default()
-    };
+    let config = playout_config(
+        &["muaat", "sol", "hacan", "letnev", "mahact"],
+        &[&[], &["war-sun"], &[], &[], &["war-sun"]],
+        4,
+    );
     let mut forged = 0;
     playouts_keep_invariants(5, &config, 25, |_, a| {
         forged += usize::from(matches!(a, Action::StarForge { .. }));

@@ -344,16 +344,21 @@ fn p1_announces_a_retreat_and_nobody_hits(s: &mut State) {
     ok(s, 1, Action::Roll { hits: 0 });
 }
 
+/// p0's `destroyers` in b; p1's ship of `class` with 3 fighters in c, and a cruiser in d.
+fn carrier_field(destroyers: u32, class: u8) -> State {
+    battlefield(&[
+        (B, 0, DESTROYER, destroyers),
+        (C, 1, class, 1),
+        (C, 1, FIGHTER, 3),
+        (D, 1, CRUISER, 1),
+    ])
+}
+
 // ----- T16 -----
 
 #[test]
 fn t16_a_retreat_places_a_command_token_in_the_system_retreated_to() {
-    let mut s = battlefield(&[
-        (B, 0, DESTROYER, 2),
-        (C, 1, CARRIER, 1),
-        (C, 1, FIGHTER, 3),
-        (D, 1, CRUISER, 1),
-    ]);
+    let mut s = carrier_field(2, CARRIER);
     p1_announces_a_retreat(&mut s);
     ok(&mut s, 0, Action::Roll { hits: 1 });
     ok(&mut s, 1, Action::Roll { hits: 0 });
@@ -463,12 +468,7 @@ fn t16_a_retreat_needs_an_adjacent_system_with_the_players_ships_and_no_others()
 
 #[test]
 fn t16_fighters_beyond_the_retreating_ships_capacity_are_removed() {
-    let mut s = battlefield(&[
-        (B, 0, DESTROYER, 1),
-        (C, 1, DREADNOUGHT, 1),
-        (C, 1, FIGHTER, 3),
-        (D, 1, CRUISER, 1),
-    ]);
+    let mut s = carrier_field(1, DREADNOUGHT);
     p1_announces_a_retreat_and_nobody_hits(&mut s);
     ok(&mut s, 1, retreat(D, None));
     // A dreadnought carries 1 fighter: 2 are removed to reinforcements.

@@ -2,7 +2,7 @@
 //! Intelligence.
 
 use crate::support::*;
-use coffer_command_tokens::{Action, Config, Pool, State, Step};
+use coffer_command_tokens::{Action, Pool, State, Step};
 
 fn use_ability(ability: u8, system: Option<u16>) -> Action {
     Action::UseAbility {
@@ -149,20 +149,16 @@ fn t23_predictive_intelligence_redistributes_at_the_end_of_the_owners_turn() {
 
 #[test]
 fn t23_random_playouts_with_reactions_keep_every_invariant() {
-    let config = Config {
-        factions: strings(&["xxcha", "naalu", "sol", "muaat"]),
-        technologies: vec![
-            vec![
-                "nullification-field".into(),
-                "predictive-intelligence".into(),
-            ],
-            vec!["neuroglaive".into()],
-            vec!["predictive-intelligence".into()],
-            vec![],
+    let config = playout_config(
+        &["xxcha", "naalu", "sol", "muaat"],
+        &[
+            &["nullification-field", "predictive-intelligence"],
+            &["neuroglaive"],
+            &["predictive-intelligence"],
+            &[],
         ],
-        rounds: 4,
-        ..Config::default()
-    };
+        4,
+    );
     let mut used = 0;
     playouts_keep_invariants(4, &config, 30, |_, a| {
         used += usize::from(matches!(a, Action::UseAbility { .. }));

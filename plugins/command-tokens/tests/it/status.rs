@@ -147,14 +147,19 @@ fn t8_the_round_ends_after_the_status_phase_and_cards_ready() {
 
 // ----- T9 -----
 
+/// The cards are picked, then p0 plays Leadership and gains its three tokens into the tactic pool.
+fn leadership_primary_gains_three(s: &mut State) {
+    pick(s, &LEADERSHIP_TO_WARFARE);
+    ok(s, 0, Action::Strategic { card: LEADERSHIP });
+    for _ in 0..3 {
+        ok(s, 0, Action::Gain { pool: Pool::Tactic });
+    }
+}
+
 #[test]
 fn t9_leadership_primary_gains_three_then_buys_one_token_per_three_influence() {
     let mut s = default_game(3);
-    pick(&mut s, &LEADERSHIP_TO_WARFARE);
-    ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
-    for _ in 0..3 {
-        ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
-    }
+    leadership_primary_gains_three(&mut s);
     assert_eq!(s.flow.step, Step::Buy);
     assert_eq!(
         legal(&s, 0),
@@ -174,11 +179,7 @@ fn t9_leadership_primary_gains_three_then_buys_one_token_per_three_influence() {
 #[test]
 fn t9_excess_influence_is_wasted() {
     let mut s = default_game(3);
-    pick(&mut s, &LEADERSHIP_TO_WARFARE);
-    ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
-    for _ in 0..3 {
-        ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
-    }
+    leadership_primary_gains_three(&mut s);
     ok(&mut s, 0, Action::Buy { influence: 5 });
     assert_eq!(s.influence(Owner(0)), 1, "5 influence spent");
     ok(
@@ -202,11 +203,7 @@ fn t9_any_player_may_buy_in_the_secondary() {
             ..Default::default()
         },
     );
-    pick(&mut s, &LEADERSHIP_TO_WARFARE);
-    ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
-    for _ in 0..3 {
-        ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
-    }
+    leadership_primary_gains_three(&mut s);
     ok(&mut s, 0, Action::Buy { influence: 0 });
     ok(&mut s, 1, Action::Secondary);
     refused(&mut s, 1, Action::Buy { influence: 10 });
@@ -235,11 +232,7 @@ fn t9_any_player_may_buy_in_the_secondary() {
 fn t9_buying_is_limited_by_reinforcements() {
     let mut s = default_game(3);
     shift_reserve(&mut s, 1, Pool::Tactic, 7);
-    pick(&mut s, &LEADERSHIP_TO_WARFARE);
-    ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
-    for _ in 0..3 {
-        ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
-    }
+    leadership_primary_gains_three(&mut s);
     ok(&mut s, 0, Action::Buy { influence: 0 });
     ok(&mut s, 1, Action::Secondary);
     // One token left in reinforcements: at most 5 influence (one token, two wasted).
@@ -260,11 +253,7 @@ fn t9_buying_is_limited_by_reinforcements() {
 #[test]
 fn t9_unspent_influence_is_lost_at_the_end_of_the_round() {
     let mut s = default_game(3);
-    pick(&mut s, &LEADERSHIP_TO_WARFARE);
-    ok(&mut s, 0, Action::Strategic { card: LEADERSHIP });
-    for _ in 0..3 {
-        ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
-    }
+    leadership_primary_gains_three(&mut s);
     ok(&mut s, 0, Action::Buy { influence: 4 });
     ok(&mut s, 0, Action::Gain { pool: Pool::Tactic });
     assert_eq!(s.influence(Owner(0)), 2);

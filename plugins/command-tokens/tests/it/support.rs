@@ -522,3 +522,13 @@ pub fn start(config: Config) -> State {
     assert_eq!(actor(&s), 0);
     s
 }
+
+/// A configuration for random playouts: these factions, each player's technologies, and this many rounds.
+pub fn playout_config(factions: &[&str], technologies: &[&[&str]], rounds: u16) -> Config {
+    Config {
+        factions: strings(factions),
+        technologies: technologies.iter().map(|ids| strings(ids)).collect(),
+        rounds,
+        ..Config::default()
+    }
+}
