@@ -3,35 +3,33 @@
 
 use crate::actions::Action;
 use crate::cards::Zone;
+use crate::state::note::*;
 use crate::state::{PHASES, State, effect, kind, note};
 use coffer_core::{Key, NoteTerm, Term, Vocabulary};
 
-/// The ruleset's public notes: code and text (the secret ones are set in [`vocabulary`]).
+/// The ruleset's public notes: code (in [`note`]) and text (the secret ones are set in [`vocabulary`]).
 const NOTES: &[(u16, &str)] = &[
-    (note::DEPLOY, "{who} deploys {name}"),
-    (note::PLAY, "{who} plays {name}"),
-    (note::DECK_EMPTY, "{who}'s deck is empty: no card drawn"),
-    (note::MOVE_SPACE, "{subject} moves to the Space Band"),
-    (note::MOVE_SURFACE, "{subject} moves to p{0}'s Surface Band"),
+    (DEPLOY, "{who} deploys {name}"),
+    (PLAY, "{who} plays {name}"),
+    (DECK_EMPTY, "{who}'s deck is empty: no card drawn"),
+    (MOVE_SPACE, "{subject} moves to the Space Band"),
+    (MOVE_SURFACE, "{subject} moves to p{0}'s Surface Band"),
+    (MOVE_PLANETARY, "{subject} moves to p{0}'s Planetary Band"),
     (
-        note::MOVE_PLANETARY,
-        "{subject} moves to p{0}'s Planetary Band",
-    ),
-    (
-        note::CAPTURE,
+        CAPTURE,
         "{subject} is captured by p{0} and becomes Contested",
     ),
-    (note::RESTORE, "{subject} is Restored: no longer Contested"),
-    (note::ADVANCE, "{subject} advances: {0} of {1} steps done"),
-    (note::COMPLETE, "{who} completes {name}: the Act ends"),
-    (note::DISCARD, "{who} discards {name}"),
-    (note::DESTROYED, "{subject} is destroyed"),
-    (note::FALLS, "{subject} Falls: its CP becomes {0}"),
-    (note::PRIME_LOST, "{subject} is flipped off its Prime face"),
-    (note::ACT_WON, "{who} wins Act {0} with {1} SP"),
-    (note::GAME_WON, "{who} wins the game"),
-    (note::TURN, "{who}'s turn begins"),
-    (note::END_TURN, "{who} ends the turn"),
+    (RESTORE, "{subject} is Restored: no longer Contested"),
+    (ADVANCE, "{subject} advances: {0} of {1} steps done"),
+    (COMPLETE, "{who} completes {name}: the Act ends"),
+    (DISCARD, "{who} discards {name}"),
+    (DESTROYED, "{subject} is destroyed"),
+    (FALLS, "{subject} Falls: its CP becomes {0}"),
+    (PRIME_LOST, "{subject} is flipped off its Prime face"),
+    (ACT_WON, "{who} wins Act {0} with {1} SP"),
+    (GAME_WON, "{who} wins the game"),
+    (TURN, "{who}'s turn begins"),
+    (END_TURN, "{who} ends the turn"),
 ];
 
 /// The vocabulary, declared once in the ruleset's description.

@@ -265,9 +265,9 @@ pub(crate) fn reverse_device(
 ) -> Result<(), ActionError> {
     // "Play is reversed to before the device was placed: the device is not placed, any charges
     // spent and other costs paid are recovered" (C16): the kernel gives the cost back whole.
-    let (i, _, ab, (parts, n)) = card_ability(s, p, ship, card)?;
+    let (i, _, ab, cost) = card_ability(s, p, ship, card)?;
     let disarm = s.ships[i].disarm;
-    s.ledger.refund_cost(&parts[..n], c)?;
+    s.ledger.refund_cost(&cost.0[..cost.1], c)?;
     if ab.disarm {
         s.ledger.spend(disarm, 1, c)?;
     }
