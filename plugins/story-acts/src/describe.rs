@@ -4,7 +4,6 @@
 use crate::config::Config;
 use crate::words::vocabulary;
 use coffer_core::{Description, Doc};
-use serde_json::json;
 
 /// The ruleset id.
 pub const ID: &str = "story-acts";
@@ -82,71 +81,116 @@ pub const OPTIONS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Every action: name, documentation and its JSON example as text.
+const ACTIONS: &[(&str, &str, &str)] = &[
+    (
+        "deploy",
+        "S3: deploy a card from hand paying its Currency cost (a Maneuver: also its Vote cost, its CP cost split as `cp` = [[card, cp], ...] in ascending card order, and a `target` when its effect needs one). Slow, except Fast Maneuvers.",
+        "{\"type\": \"deploy\", \"card\": 3}",
+    ),
+    (
+        "commit_votes",
+        "S5: activate a card to put its printed Votes in the Resource Pool; it leaves standing Vote until it readies. Fast: any player, any main phase.",
+        "{\"type\": \"commit_votes\", \"card\": 0}",
+    ),
+    (
+        "add_ev",
+        "S6: activate a permanent printing \"Add N EV\" to put N EV in the Resource Pool.",
+        "{\"type\": \"add_ev\", \"card\": 12}",
+    ),
+    (
+        "push_factor",
+        "S5: move a Galactic Factor `steps` steps up or down, paying committed Votes.",
+        "{\"type\": \"push_factor\", \"factor\": 0, \"up\": true, \"steps\": 2}",
+    ),
+    (
+        "use_ability",
+        "S8: a Character's \"-X CP:\" ability, paid from its own CP; once per turn, own main phase.",
+        "{\"type\": \"use_ability\", \"card\": 5}",
+    ),
+    (
+        "move",
+        "S15: move a ready unit to an adjacent Band (activates it).",
+        "{\"type\": \"move\", \"card\": 5, \"to\": \"space\"}",
+    ),
+    (
+        "capture",
+        "S14: a ready unit in a Surface Band captures an undefended Surface Location there; it becomes Contested.",
+        "{\"type\": \"capture\", \"location\": 40, \"unit\": 5}",
+    ),
+    (
+        "restore",
+        "S14: pay the Restore cost; the Contested Surface Location you control is uncontested again.",
+        "{\"type\": \"restore\", \"location\": 40}",
+    ),
+    (
+        "advance_storyline",
+        "Advance your Storyline one step, paying its EV per step from the Resource Pool.",
+        "{\"type\": \"advance_storyline\", \"card\": 9}",
+    ),
+    (
+        "complete_storyline",
+        "S12: complete your Storyline with every step done: the Act ends at once and is scored.",
+        "{\"type\": \"complete_storyline\", \"card\": 9}",
+    ),
+    (
+        "discard",
+        "S10/K6: while over the hand limit at the End Phase, discard a card of your choice (the only legal action then).",
+        "{\"type\": \"discard\", \"card\": 14}",
+    ),
+    (
+        "end_turn",
+        "End the main phase: End Phase (hand limit), then the next player's Ready, Income and Draw Phases.",
+        "{\"type\": \"end_turn\"}",
+    ),
+];
+
 /// Every action: name, documentation and a JSON example.
 pub fn action_docs() -> Vec<Doc> {
-    vec![
-        Doc::with(
-            "deploy",
-            "S3: deploy a card from hand paying its Currency cost (a Maneuver: also its Vote cost, its CP cost split as `cp` = [[card, cp], ...] in ascending card order, and a `target` when its effect needs one). Slow, except Fast Maneuvers.",
-            json!({"type": "deploy", "card": 3}),
-        ),
-        Doc::with(
-            "commit_votes",
-            "S5: activate a card to put its printed Votes in the Resource Pool; it leaves standing Vote until it readies. Fast: any player, any main phase.",
-            json!({"type": "commit_votes", "card": 0}),
-        ),
-        Doc::with(
-            "add_ev",
-            "S6: activate a permanent printing \"Add N EV\" to put N EV in the Resource Pool.",
-            json!({"type": "add_ev", "card": 12}),
-        ),
-        Doc::with(
-            "push_factor",
-            "S5: move a Galactic Factor `steps` steps up or down, paying committed Votes.",
-            json!({"type": "push_factor", "factor": 0, "up": true, "steps": 2}),
-        ),
-        Doc::with(
-            "use_ability",
-            "S8: a Character's \"-X CP:\" ability, paid from its own CP; once per turn, own main phase.",
-            json!({"type": "use_ability", "card": 5}),
-        ),
-        Doc::with(
-            "move",
-            "S15: move a ready unit to an adjacent Band (activates it).",
-            json!({"type": "move", "card": 5, "to": "space"}),
-        ),
-        Doc::with(
-            "capture",
-            "S14: a ready unit in a Surface Band captures an undefended Surface Location there; it becomes Contested.",
-            json!({"type": "capture", "location": 40, "unit": 5}),
-        ),
-        Doc::with(
-            "restore",
-            "S14: pay the Restore cost; the Contested Surface Location you control is uncontested again.",
-            json!({"type": "restore", "location": 40}),
-        ),
-        Doc::with(
-            "advance_storyline",
-            "Advance your Storyline one step, paying its EV per step from the Resource Pool.",
-            json!({"type": "advance_storyline", "card": 9}),
-        ),
-        Doc::with(
-            "complete_storyline",
-            "S12: complete your Storyline with every step done: the Act ends at once and is scored.",
-            json!({"type": "complete_storyline", "card": 9}),
-        ),
-        Doc::with(
-            "discard",
-            "S10/K6: while over the hand limit at the End Phase, discard a card of your choice (the only legal action then).",
-            json!({"type": "discard", "card": 14}),
-        ),
-        Doc::with(
-            "end_turn",
-            "End the main phase: End Phase (hand limit), then the next player's Ready, Income and Draw Phases.",
-            json!({"type": "end_turn"}),
-        ),
-    ]
+    ACTIONS.iter().map(action_doc).collect()
 }
+
+/// One row of [`ACTIONS`] as a [`Doc`], its example parsed from its text.
+fn action_doc(&(name, doc, example): &(&'static str, &'static str, &str)) -> Doc {
+    Doc::with(name, doc, serde_json::from_str(example).unwrap_or_default())
+}
+
+/// Every resource: name and documentation.
+const RESOURCES: &[(&str, &str)] = &[
+    (
+        "treasury",
+        "S1: Currency, 0..=treasury_cap (20); excess gains are lost, voluntary spends refused when short, required costs drain to 0.",
+    ),
+    (
+        "votes",
+        "S5/S7: committed Votes in the Resource Pool; empty at the end of every phase.",
+    ),
+    (
+        "ev",
+        "S6/S7: EV in the Resource Pool; empty at the end of every phase.",
+    ),
+    (
+        "sp",
+        "S11/S12: Story Points, public, counted at the end of each Act then reset.",
+    ),
+    (
+        "cp",
+        "S8: Character Points per card with a printed CP; floor 0, no maximum.",
+    ),
+    ("act_wins", "S12: Acts won; two win the game."),
+    (
+        "factor",
+        "S17: Galactic Factors, each bounded by its configured min and max.",
+    ),
+    (
+        "card",
+        "K5/S9: each permanent is ready or activated; activated cards ready in the Ready Phase.",
+    ),
+    (
+        "ability",
+        "S8: a \"-X CP:\" ability's once-per-turn use (one charge, recovered at each turn's end).",
+    ),
+];
 
 /// The ruleset's description: players, phases, resources, actions, options and vocabulary.
 pub fn description() -> Description {
@@ -160,43 +204,12 @@ pub fn description() -> Description {
     d.phases = ["ready", "income", "draw", "main", "end"]
         .map(String::from)
         .to_vec();
-    d.resources = vec![
-        Doc::new(
-            "treasury",
-            "S1: Currency, 0..=treasury_cap (20); excess gains are lost, voluntary spends refused when short, required costs drain to 0.",
-        ),
-        Doc::new(
-            "votes",
-            "S5/S7: committed Votes in the Resource Pool; empty at the end of every phase.",
-        ),
-        Doc::new(
-            "ev",
-            "S6/S7: EV in the Resource Pool; empty at the end of every phase.",
-        ),
-        Doc::new(
-            "sp",
-            "S11/S12: Story Points, public, counted at the end of each Act then reset.",
-        ),
-        Doc::new(
-            "cp",
-            "S8: Character Points per card with a printed CP; floor 0, no maximum.",
-        ),
-        Doc::new("act_wins", "S12: Acts won; two win the game."),
-        Doc::new(
-            "factor",
-            "S17: Galactic Factors, each bounded by its configured min and max.",
-        ),
-        Doc::new(
-            "card",
-            "K5/S9: each permanent is ready or activated; activated cards ready in the Ready Phase.",
-        ),
-        Doc::new(
-            "ability",
-            "S8: a \"-X CP:\" ability's once-per-turn use (one charge, recovered at each turn's end).",
-        ),
-    ];
-    d.actions = action_docs();
     d.vocabulary = vocabulary();
+    d.actions = action_docs();
+    d.resources = RESOURCES
+        .iter()
+        .map(|(name, doc)| Doc::new(*name, *doc))
+        .collect();
     let defaults = serde_json::to_value(Config::default()).unwrap_or_default();
     d.options = OPTIONS
         .iter()

@@ -32,77 +32,95 @@ pub mod kind {
     pub const HAND: Kind = Kind(9);
 }
 
+/// Declares `u16` codes numbered 0, 1, 2... in the order given, each with its documentation, and
+/// `COUNT`, how many there are.
+macro_rules! numbered {
+    ($($(#[$doc:meta])* $name:ident,)*) => {
+        crate::state::numbered!(@ 0; $($(#[$doc])* $name,)*);
+    };
+    (@ $n:expr;) => {
+        /// The number of codes.
+        pub const COUNT: usize = $n;
+    };
+    (@ $n:expr; $(#[$doc:meta])* $name:ident, $($rest:tt)*) => {
+        $(#[$doc])*
+        pub const $name: u16 = $n;
+        crate::state::numbered!(@ $n + 1; $($rest)*);
+    };
+}
+pub(crate) use numbered;
+
 /// Effect codes used as `Cause::Effect(code)`, named in the vocabulary's `effects`.
 pub mod effect {
-    /// The Draw Phase's draw (S10).
-    pub const DRAW: u16 = 0;
-    /// Morality Penalties (S8).
-    pub const MORALITY: u16 = 1;
-    /// An aligned ability (S8).
-    pub const ALIGNED: u16 = 2;
-    /// Income (S2).
-    pub const INCOME: u16 = 3;
-    /// End-of-Act scoring (S13).
-    pub const SCORING: u16 = 4;
-    /// End-of-Act catch-up (S16).
-    pub const CATCH_UP: u16 = 5;
-    /// A self-inflicted award (S11).
-    pub const AWARD: u16 = 6;
-    /// A Fall resetting a Character's CP (S8).
-    pub const FALL: u16 = 7;
-    /// An Act won (S12).
-    pub const ACT_WON: u16 = 8;
-    /// The Ready Phase readying the active player's cards (S9).
-    pub const READY: u16 = 9;
-    /// The number of effect codes.
-    pub const COUNT: usize = 10;
+    crate::state::numbered! {
+        /// The Draw Phase's draw (S10).
+        DRAW,
+        /// Morality Penalties (S8).
+        MORALITY,
+        /// An aligned ability (S8).
+        ALIGNED,
+        /// Income (S2).
+        INCOME,
+        /// End-of-Act scoring (S13).
+        SCORING,
+        /// End-of-Act catch-up (S16).
+        CATCH_UP,
+        /// A self-inflicted award (S11).
+        AWARD,
+        /// A Fall resetting a Character's CP (S8).
+        FALL,
+        /// An Act won (S12).
+        ACT_WON,
+        /// The Ready Phase readying the active player's cards (S9).
+        READY,
+    }
 }
 
 /// Codes of the ruleset's own events (`Change::Note`), named in the vocabulary's `notes`. The note's key
 /// names what it is about; its numbers are listed with each code.
 pub mod note {
-    /// A permanent or Storyline deployed from hand; key: the card.
-    pub const DEPLOY: u16 = 0;
-    /// A Maneuver played from hand; key: the card.
-    pub const PLAY: u16 = 1;
-    /// Secret: the card a player drew; key: the card. Only its owner reads it.
-    pub const DREW: u16 = 2;
-    /// Secret: a player drew a card; key: the player's hand. Everyone but its owner reads it.
-    pub const DRAW: u16 = 3;
-    /// A player's deck is empty: nothing drawn; key: the player's hand.
-    pub const DECK_EMPTY: u16 = 4;
-    /// A unit moved to the Space Band; key: the unit.
-    pub const MOVE_SPACE: u16 = 5;
-    /// A unit moved to a Surface Band; key: the unit; 0: whose Band.
-    pub const MOVE_SURFACE: u16 = 6;
-    /// A unit moved to a Planetary Band; key: the unit; 0: whose Band.
-    pub const MOVE_PLANETARY: u16 = 7;
-    /// A Surface Location captured (S14); key: the Location; 0: the capturer.
-    pub const CAPTURE: u16 = 8;
-    /// A Contested Surface Location Restored (S14); key: the Location.
-    pub const RESTORE: u16 = 9;
-    /// A Storyline advanced; key: the Storyline; 0: steps done, 1: steps it has.
-    pub const ADVANCE: u16 = 10;
-    /// A Storyline completed (S12); key: the Storyline.
-    pub const COMPLETE: u16 = 11;
-    /// A card discarded from hand (S10); key: the card.
-    pub const DISCARD: u16 = 12;
-    /// A card destroyed at 0 CP (S8); key: the card.
-    pub const DESTROYED: u16 = 13;
-    /// A Prime Character Falls (S8); key: the card; 0: its CP after.
-    pub const FALLS: u16 = 14;
-    /// A Homeworld flipped off its Prime face; key: the Homeworld.
-    pub const PRIME_LOST: u16 = 15;
-    /// An Act won (S12); key: the winner's Acts won; 0: the Act, 1: the winner's SP.
-    pub const ACT_WON: u16 = 16;
-    /// The game won (S12); key: the winner's Acts won.
-    pub const GAME_WON: u16 = 17;
-    /// A player's turn begins; key: that player's Treasury.
-    pub const TURN: u16 = 18;
-    /// A player ends their turn (End Turn); key: that player's Treasury.
-    pub const END_TURN: u16 = 19;
-    /// The number of note codes.
-    pub const COUNT: usize = 20;
+    crate::state::numbered! {
+        /// A permanent or Storyline deployed from hand; key: the card.
+        DEPLOY,
+        /// A Maneuver played from hand; key: the card.
+        PLAY,
+        /// Secret: the card a player drew; key: the card. Only its owner reads it.
+        DREW,
+        /// Secret: a player drew a card; key: the player's hand. Everyone but its owner reads it.
+        DRAW,
+        /// A player's deck is empty: nothing drawn; key: the player's hand.
+        DECK_EMPTY,
+        /// A unit moved to the Space Band; key: the unit.
+        MOVE_SPACE,
+        /// A unit moved to a Surface Band; key: the unit; 0: whose Band.
+        MOVE_SURFACE,
+        /// A unit moved to a Planetary Band; key: the unit; 0: whose Band.
+        MOVE_PLANETARY,
+        /// A Surface Location captured (S14); key: the Location; 0: the capturer.
+        CAPTURE,
+        /// A Contested Surface Location Restored (S14); key: the Location.
+        RESTORE,
+        /// A Storyline advanced; key: the Storyline; 0: steps done, 1: steps it has.
+        ADVANCE,
+        /// A Storyline completed (S12); key: the Storyline.
+        COMPLETE,
+        /// A card discarded from hand (S10); key: the card.
+        DISCARD,
+        /// A card destroyed at 0 CP (S8); key: the card.
+        DESTROYED,
+        /// A Prime Character Falls (S8); key: the card; 0: its CP after.
+        FALLS,
+        /// A Homeworld flipped off its Prime face; key: the Homeworld.
+        PRIME_LOST,
+        /// An Act won (S12); key: the winner's Acts won; 0: the Act, 1: the winner's SP.
+        ACT_WON,
+        /// The game won (S12); key: the winner's Acts won.
+        GAME_WON,
+        /// A player's turn begins; key: that player's Treasury.
+        TURN,
+        /// A player ends their turn (End Turn); key: that player's Treasury.
+        END_TURN,
+    }
 }
 
 /// The phase a turn is in. Ready, Income and Draw run on their own at the start of a turn.

@@ -3,8 +3,34 @@
 
 use crate::actions::Action;
 use crate::cards::Zone;
+use crate::state::note::*;
 use crate::state::{PHASES, State, effect, kind, note};
 use coffer_core::{Key, NoteTerm, Term, Vocabulary};
+
+/// The ruleset's public notes: code (in [`note`]) and text (the secret ones are set in [`vocabulary`]).
+const NOTES: &[(u16, &str)] = &[
+    (DEPLOY, "{who} deploys {name}"),
+    (PLAY, "{who} plays {name}"),
+    (DECK_EMPTY, "{who}'s deck is empty: no card drawn"),
+    (MOVE_SPACE, "{subject} moves to the Space Band"),
+    (MOVE_SURFACE, "{subject} moves to p{0}'s Surface Band"),
+    (MOVE_PLANETARY, "{subject} moves to p{0}'s Planetary Band"),
+    (
+        CAPTURE,
+        "{subject} is captured by p{0} and becomes Contested",
+    ),
+    (RESTORE, "{subject} is Restored: no longer Contested"),
+    (ADVANCE, "{subject} advances: {0} of {1} steps done"),
+    (COMPLETE, "{who} completes {name}: the Act ends"),
+    (DISCARD, "{who} discards {name}"),
+    (DESTROYED, "{subject} is destroyed"),
+    (FALLS, "{subject} Falls: its CP becomes {0}"),
+    (PRIME_LOST, "{subject} is flipped off its Prime face"),
+    (ACT_WON, "{who} wins Act {0} with {1} SP"),
+    (GAME_WON, "{who} wins the game"),
+    (TURN, "{who}'s turn begins"),
+    (END_TURN, "{who} ends the turn"),
+];
 
 /// The vocabulary, declared once in the ruleset's description.
 ///
@@ -45,63 +71,11 @@ pub fn vocabulary() -> Vocabulary {
     }
 
     let mut notes = vec![NoteTerm::default(); note::COUNT];
-    for (code, term) in [
-        (note::DEPLOY, NoteTerm::new("{who} deploys {name}")),
-        (note::PLAY, NoteTerm::new("{who} plays {name}")),
-        (note::DREW, NoteTerm::secret("{who} draws {name}", "")),
-        (note::DRAW, NoteTerm::secret("", "{who} draws a card")),
-        (
-            note::DECK_EMPTY,
-            NoteTerm::new("{who}'s deck is empty: no card drawn"),
-        ),
-        (
-            note::MOVE_SPACE,
-            NoteTerm::new("{subject} moves to the Space Band"),
-        ),
-        (
-            note::MOVE_SURFACE,
-            NoteTerm::new("{subject} moves to p{0}'s Surface Band"),
-        ),
-        (
-            note::MOVE_PLANETARY,
-            NoteTerm::new("{subject} moves to p{0}'s Planetary Band"),
-        ),
-        (
-            note::CAPTURE,
-            NoteTerm::new("{subject} is captured by p{0} and becomes Contested"),
-        ),
-        (
-            note::RESTORE,
-            NoteTerm::new("{subject} is Restored: no longer Contested"),
-        ),
-        (
-            note::ADVANCE,
-            NoteTerm::new("{subject} advances: {0} of {1} steps done"),
-        ),
-        (
-            note::COMPLETE,
-            NoteTerm::new("{who} completes {name}: the Act ends"),
-        ),
-        (note::DISCARD, NoteTerm::new("{who} discards {name}")),
-        (note::DESTROYED, NoteTerm::new("{subject} is destroyed")),
-        (
-            note::FALLS,
-            NoteTerm::new("{subject} Falls: its CP becomes {0}"),
-        ),
-        (
-            note::PRIME_LOST,
-            NoteTerm::new("{subject} is flipped off its Prime face"),
-        ),
-        (
-            note::ACT_WON,
-            NoteTerm::new("{who} wins Act {0} with {1} SP"),
-        ),
-        (note::GAME_WON, NoteTerm::new("{who} wins the game")),
-        (note::TURN, NoteTerm::new("{who}'s turn begins")),
-        (note::END_TURN, NoteTerm::new("{who} ends the turn")),
-    ] {
-        notes[usize::from(code)] = term;
+    for &(code, text) in NOTES {
+        notes[usize::from(code)] = NoteTerm::new(text);
     }
+    notes[usize::from(note::DREW)] = NoteTerm::secret("{who} draws {name}", "");
+    notes[usize::from(note::DRAW)] = NoteTerm::secret("", "{who} draws a card");
 
     Vocabulary {
         round: "Act".to_owned(),

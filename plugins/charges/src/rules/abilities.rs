@@ -165,11 +165,14 @@ pub(crate) fn ability_usable(
     }
 }
 
+/// An ability's cost as kernel parts: the first `.1` of the array.
+pub(crate) type Cost = ([Part<'static>; 3], usize);
+
 /// The cost of using ability `ab` of card `c` on ship `sh`, as kernel parts (the first `n`): the card
 /// exhausted for the round, its charges or the ship's Force (C14), and a shield recovered when that is the
 /// effect. [`validate`](crate::validate::validate) checks it with `check_cost`; `apply` pays it with `pay_cost`, so both read the same
 /// parts.
-pub(crate) fn ability_cost(c: &Card, ab: Ability, sh: &Ship) -> ([Part<'static>; 3], usize) {
+pub(crate) fn ability_cost(c: &Card, ab: Ability, sh: &Ship) -> Cost {
     let mut parts = [Part::Exhaust(c.used); 3];
     let mut n = 1;
     let paid_from = match ab.pays {
@@ -188,17 +191,18 @@ pub(crate) fn ability_cost(c: &Card, ab: Ability, sh: &Ship) -> ([Part<'static>;
     (parts, n)
 }
 
-/// Ship `ship`'s card `card` and its ability, for an action [`validate`](crate::validate::validate) accepted.
+/// Ship `ship`'s card `card`, its ability and that ability's cost ([`ability_cost`]), for an action
+/// [`validate`](crate::validate::validate) accepted.
 pub(crate) fn card_ability(
     s: &State,
     p: Owner,
     ship: u8,
     card: u8,
-) -> Result<(usize, Card, Ability), ActionError> {
+) -> Result<(usize, Card, Ability, Cost), ActionError> {
     let i = usize::from(ship);
     let cd = s.ships[i].cards[usize::from(card)];
     match cd.ability {
-        Some(ab) => Ok((i, cd, ab)),
+        Some(ab) => Ok((i, cd, ab, ability_cost(&cd, ab, &s.ships[i]))),
         None => Err(Why::Card {
             ship,
             card,
@@ -217,12 +221,10 @@ pub(crate) fn use_ability(
     card: u8,
     c: Cause,
 ) -> Result<(), ActionError> {
-    let (i, cd, ab) = card_ability(s, p, ship, card)?;
-    let sh = &s.ships[i];
-    let (parts, n) = ability_cost(&cd, ab, sh);
+    let (i, cd, ab, (parts, n)) = card_ability(s, p, ship, card)?;
+    let (facedown, disarm) = (s.ships[i].facedown, s.ships[i].disarm);
     // K8: the charge, the exhaustion and the recovery are paid whole or not at all.
     s.ledger.pay_cost(&parts[..n], c)?;
-    let (facedown, disarm) = (sh.facedown, sh.disarm);
     if ab.effect == Effect::RepairFacedown {
         s.ledger.spend(facedown, 1, c)?;
     }
@@ -261,13 +263,11 @@ pub(crate) fn reverse_device(
     card: u8,
     c: Cause,
 ) -> Result<(), ActionError> {
-    let (i, cd, ab) = card_ability(s, p, ship, card)?;
-    let sh = &s.ships[i];
     // "Play is reversed to before the device was placed: the device is not placed, any charges
     // spent and other costs paid are recovered" (C16): the kernel gives the cost back whole.
-    let (parts, n) = ability_cost(&cd, ab, sh);
-    let disarm = sh.disarm;
-    s.ledger.refund_cost(&parts[..n], c)?;
+    let (i, _, ab, cost) = card_ability(s, p, ship, card)?;
+    let disarm = s.ships[i].disarm;
+    s.ledger.refund_cost(&cost.0[..cost.1], c)?;
     if ab.disarm {
         s.ledger.spend(disarm, 1, c)?;
     }

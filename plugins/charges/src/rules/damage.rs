@@ -98,9 +98,8 @@ pub(crate) fn deal_damage_card(
     faceup: bool,
     c: Cause,
 ) -> Result<(), ActionError> {
-    let sh = &s.ships[i];
-    s.ledger
-        .gain(if faceup { sh.faceup } else { sh.facedown }, 1, c)?;
+    let (up, down) = (s.ships[i].faceup, s.ships[i].facedown);
+    s.ledger.gain(if faceup { up } else { down }, 1, c)?;
     destroyed_note(s, i, c);
     Ok(())
 }

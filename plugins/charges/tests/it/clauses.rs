@@ -148,9 +148,7 @@ fn c8_purple_maneuver_costs_one_force_and_needs_one_to_plan() {
     g.refused(1, json!({"type":"plan","ship":1,"maneuver":"purple"}));
     g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
     g.advance_to(Phase::Activation);
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"execute","ship":0}));
+    ship_1_then_ship_0_execute(&mut g);
     assert_eq!(g.force(0), (1, 2));
 }
 
@@ -250,31 +248,43 @@ fn cr90() -> G {
     )
 }
 
-#[test]
-fn c10_red_maneuver_with_energy_loses_energy_instead_of_stress() {
+/// A CR90 game where the CR90 (ship 0) plans a red maneuver and the academy pilot a white one.
+fn cr90_planning_red() -> G {
     let mut g = cr90();
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
     g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
-    g.advance_to(Phase::Activation);
+    g
+}
+
+/// Ship 1 executes and passes, then ship 0 executes.
+fn ship_1_then_ship_0_execute(g: &mut G) {
     g.ok(1, json!({"type":"execute","ship":1}));
     g.ok(1, json!({"type":"pass","ship":1}));
     g.ok(0, json!({"type":"execute","ship":0}));
+}
+
+/// Ship 0 loses `times` energy charges, one at a time.
+fn drain_energy(g: &mut G, times: usize) {
+    for _ in 0..times {
+        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
+    }
+}
+
+#[test]
+fn c10_red_maneuver_with_energy_loses_energy_instead_of_stress() {
+    let mut g = cr90_planning_red();
+    g.advance_to(Phase::Activation);
+    ship_1_then_ship_0_execute(&mut g);
     assert_eq!(g.energy(0), (6, 7));
     assert_eq!(g.tokens(0, kind::STRESS), 0);
 }
 
 #[test]
 fn c10_red_maneuver_without_energy_gains_stress() {
-    let mut g = cr90();
-    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
-    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
+    let mut g = cr90_planning_red();
     g.advance_to(Phase::Activation);
-    for _ in 0..7 {
-        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
-    }
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"execute","ship":0}));
+    drain_energy(&mut g, 7);
+    ship_1_then_ship_0_execute(&mut g);
     assert_eq!(g.energy(0), (0, 7));
     assert_eq!(g.tokens(0, kind::STRESS), 1);
 }
@@ -290,9 +300,7 @@ fn c10_huge_ship_spends_energy_to_remove_gained_stress() {
     g.ok(1, json!({"type":"gain_stress","ship":1}));
     assert_eq!(g.tokens(1, kind::STRESS), 1);
     // Without energy the huge ship keeps it too.
-    for _ in 0..6 {
-        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
-    }
+    drain_energy(&mut g, 6);
     g.ok(1, json!({"type":"gain_stress","ship":0}));
     assert_eq!(g.tokens(0, kind::STRESS), 1);
 }
@@ -324,24 +332,18 @@ fn c12_a_stressed_ship_executes_a_white_2_straight_instead_of_red_and_gains_no_s
 
 #[test]
 fn c12_a_stressed_huge_ship_executes_white_and_loses_no_energy() {
-    let mut g = cr90();
-    g.ok(0, json!({"type":"plan","ship":0,"maneuver":"red"}));
-    g.ok(1, json!({"type":"plan","ship":1,"maneuver":"white"}));
+    let mut g = cr90_planning_red();
     g.advance_to(Phase::System);
     // Stressed with no energy to spend it away (Huge Ships, "Red Maneuvers": "If it has zero energy and
     // is stressed, it executes a white [2 straight] maneuver instead").
-    for _ in 0..7 {
-        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
-    }
+    drain_energy(&mut g, 7);
     g.ok(1, json!({"type":"gain_stress","ship":0}));
     g.ok(1, json!({"type":"gain_stress","ship":0}));
     // One energy recovered is spent at once on one of the two stress tokens (C18).
     g.ok(1, json!({"type":"recover","ship":0,"charges":"energy"}));
     assert_eq!((g.energy(0), g.tokens(0, kind::STRESS)), ((0, 7), 1));
     g.advance_to(Phase::Activation);
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"execute","ship":0}));
+    ship_1_then_ship_0_execute(&mut g);
     assert_eq!(
         g.energy(0),
         (0, 7),
@@ -357,9 +359,7 @@ fn c12_a_stressed_huge_ship_executes_white_and_loses_no_energy() {
 fn cr90_without_energy_and_3_stress() -> G {
     let mut g = cr90();
     g.advance_to(Phase::System);
-    for _ in 0..7 {
-        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
-    }
+    drain_energy(&mut g, 7);
     for _ in 0..3 {
         g.ok(1, json!({"type":"gain_stress","ship":0}));
     }
@@ -469,9 +469,7 @@ fn force_crew() -> Value {
 fn ace_focused_then_granted_an_action() -> G {
     let mut g = force_ace(force_crew());
     g.advance_to(Phase::Activation);
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"execute","ship":0}));
+    ship_1_then_ship_0_execute(&mut g);
     g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
     g.ok(0, json!({"type":"use_ability","ship":0,"card":0}));
     g
@@ -571,9 +569,7 @@ fn c10_energy_recovers_only_per_the_ship_card() {
         json!({}),
     );
     g.advance_to(Phase::System);
-    for _ in 0..7 {
-        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
-    }
+    drain_energy(&mut g, 7);
     g.finish_round();
     assert_eq!(g.energy(0), (1, 7));
 }
@@ -593,9 +589,7 @@ fn c10_an_upgrades_recurring_energy_symbols_add_nothing_to_the_ship_cards() {
     );
     assert_eq!(g.energy(0), (7, 7), "the upgrade adds to the capacity");
     g.advance_to(Phase::System);
-    for _ in 0..7 {
-        g.ok(1, json!({"type":"lose","ship":0,"charges":"energy"}));
-    }
+    drain_energy(&mut g, 7);
     g.finish_round();
     assert_eq!(
         g.energy(0),
@@ -788,9 +782,7 @@ fn c17_a_ship_performs_each_action_once_per_round() {
     g.finish_round();
     g.ok(0, json!({"type":"plan","ship":0,"maneuver":"blue"}));
     g.advance_to(Phase::Activation);
-    g.ok(1, json!({"type":"execute","ship":1}));
-    g.ok(1, json!({"type":"pass","ship":1}));
-    g.ok(0, json!({"type":"execute","ship":0}));
+    ship_1_then_ship_0_execute(&mut g);
     g.ok(0, json!({"type":"perform","ship":0,"action":"focus"}));
 }
 

@@ -29,6 +29,18 @@ fn acting(t: &Table) -> Vec<(Owner, &str)> {
     t.acting.iter().map(|m| (m.seat, m.why.as_str())).collect()
 }
 
+/// Advances a duel to phase `to` and checks the table's clock (`phase`), whose turn it is (`turn`) and
+/// the one acting member and why (`why`).
+fn turn_at(to: Phase, phase_is: (u16, &str), turn: Owner, why: &str) -> G {
+    let mut g = duel();
+    g.advance_to(to);
+    let t = g.game.table(None);
+    assert_eq!(phase(&t), Some(phase_is));
+    assert_eq!(t.turn, Some(turn));
+    assert_eq!(acting(&t), [(turn, why)]);
+    g
+}
+
 /// The value of the row `label` of section `title`.
 fn row<'t>(t: &'t Table, title: &str, label: &str) -> &'t str {
     let section = t
@@ -92,17 +104,11 @@ fn a_planned_dial_shows_only_in_its_owners_table_until_it_is_executed() {
 
 #[test]
 fn the_system_phase_turn_goes_to_the_lowest_initiative_first() {
-    let mut g = duel();
-    g.advance_to(Phase::System);
-    let t = g.game.table(None);
-    assert_eq!(phase(&t), Some((1, "System Phase")));
-    assert_eq!(t.turn, Some(Owner(0)));
-    assert_eq!(
-        acting(&t),
-        [(
-            Owner(0),
-            "Luke Skywalker has its System Phase turn: abilities, then pass"
-        )]
+    let mut g = turn_at(
+        Phase::System,
+        (1, "System Phase"),
+        Owner(0),
+        "Luke Skywalker has its System Phase turn: abilities, then pass",
     );
     g.ok(0, json!({"type":"pass","ship":0}));
     assert_eq!(g.game.table(None).turn, Some(Owner(1)));
@@ -133,14 +139,11 @@ fn the_activation_turn_reveals_then_acts() {
 
 #[test]
 fn the_engagement_turn_goes_to_the_highest_initiative_first() {
-    let mut g = duel();
-    g.advance_to(Phase::Engagement);
-    let t = g.game.table(None);
-    assert_eq!(phase(&t), Some((3, "Engagement Phase")));
-    assert_eq!(t.turn, Some(Owner(1)));
-    assert_eq!(
-        acting(&t),
-        [(Owner(1), "Darth Vader engages: attack, or pass")]
+    turn_at(
+        Phase::Engagement,
+        (3, "Engagement Phase"),
+        Owner(1),
+        "Darth Vader engages: attack, or pass",
     );
 }
 

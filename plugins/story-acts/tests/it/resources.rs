@@ -16,6 +16,14 @@ fn last_gain(s: &coffer_story_acts::State, id: coffer_core::AmountId) -> Option<
     })
 }
 
+/// p0's Treasury after it deploys its `card` from a Treasury of `treasury`.
+fn treasury_after_deploying(mut s: coffer_story_acts::State, card: &str, treasury: i64) -> i64 {
+    let card = find(&s, 0, card);
+    set_treasury(&mut s, 0, treasury);
+    ok(&mut s, 0, deploy(card));
+    s.treasury(Owner(0))
+}
+
 #[test]
 fn s1_gain_above_twenty_is_lost() {
     let mut s = game(&["windfall"]);
@@ -56,11 +64,8 @@ fn s1_income_above_cap_is_lost() {
 
 #[test]
 fn s1_treasury_cap_is_the_configured_cap() {
-    let mut s = game_with(2, &["windfall"], |c| c.treasury_cap = 10);
-    let card = find(&s, 0, "windfall");
-    set_treasury(&mut s, 0, 9);
-    ok(&mut s, 0, deploy(card));
-    assert_eq!(s.treasury(Owner(0)), 10);
+    let s = game_with(2, &["windfall"], |c| c.treasury_cap = 10);
+    assert_eq!(treasury_after_deploying(s, "windfall", 9), 10);
 }
 
 #[test]
@@ -91,11 +96,8 @@ fn s1_voluntary_spend_above_treasury_is_refused() {
 
 #[test]
 fn s1_spending_exactly_the_treasury_is_allowed() {
-    let mut s = game(&["orbital_shipyard"]);
-    let card = find(&s, 0, "orbital_shipyard");
-    set_treasury(&mut s, 0, 4);
-    ok(&mut s, 0, deploy(card));
-    assert_eq!(s.treasury(Owner(0)), 0);
+    let s = game(&["orbital_shipyard"]);
+    assert_eq!(treasury_after_deploying(s, "orbital_shipyard", 4), 0);
 }
 
 #[test]
