@@ -3,7 +3,7 @@
 //! ([`LaidOut`], [`Unlaid`]).
 
 use super::*;
-use crate::rows::Matrix;
+use crate::rows::matrix::Matrix;
 use std::sync::OnceLock;
 
 /// What a ledger's setup fixes and play never changes: its zones, and each owner's total and reserve of
@@ -180,7 +180,7 @@ enum Written<'a> {
 
 /// A ledger without its layout, written as [`LedgerOut`] writes the same tables but for the token
 /// matrix, whose binary form lists only the cells that hold tokens
-/// ([`serialize_bitmap`](crate::rows::serialize_bitmap)).
+/// ([`serialize_bitmap`](crate::rows::matrix::serialize_bitmap)).
 #[derive(Serialize)]
 struct BodyOut<'a> {
     owners: u16,
@@ -188,7 +188,7 @@ struct BodyOut<'a> {
     amounts: &'a [Amount],
     tracks: &'a [Track],
     contributions: &'a [Contribution],
-    #[serde(serialize_with = "crate::rows::serialize_bitmap")]
+    #[serde(serialize_with = "crate::rows::matrix::serialize_bitmap")]
     tokens: &'a [u32],
     #[serde(serialize_with = "crate::rows::serialize")]
     permanents: &'a [Permanent],
@@ -248,7 +248,7 @@ struct Body {
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
-    #[serde(deserialize_with = "crate::rows::deserialize_bitmap")]
+    #[serde(deserialize_with = "crate::rows::matrix::deserialize_bitmap")]
     tokens: Matrix,
     #[serde(deserialize_with = "crate::rows::deserialize")]
     permanents: Vec<Permanent>,

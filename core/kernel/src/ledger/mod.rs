@@ -181,9 +181,9 @@ struct LedgerOut<'a> {
     amounts: &'a [Amount],
     tracks: &'a [Track],
     contributions: &'a [Contribution],
-    #[serde(serialize_with = "crate::rows::serialize_zones")]
+    #[serde(serialize_with = "crate::rows::zones::serialize_zones")]
     zones: &'a [Zone],
-    #[serde(serialize_with = "crate::rows::serialize_matrix")]
+    #[serde(serialize_with = "crate::rows::matrix::serialize_matrix")]
     tokens: &'a [u32],
     #[serde(serialize_with = "crate::rows::serialize")]
     supply: &'a [u32],
@@ -258,9 +258,9 @@ struct LedgerData {
     amounts: Vec<Amount>,
     tracks: Vec<Track>,
     contributions: Vec<Contribution>,
-    #[serde(deserialize_with = "crate::rows::deserialize_zones")]
+    #[serde(deserialize_with = "crate::rows::zones::deserialize_zones")]
     zones: Vec<Zone>,
-    tokens: crate::rows::Matrix,
+    tokens: crate::rows::matrix::Matrix,
     #[serde(deserialize_with = "crate::rows::deserialize")]
     supply: Vec<u32>,
     #[serde(deserialize_with = "crate::rows::deserialize")]
