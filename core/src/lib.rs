@@ -38,7 +38,7 @@ pub use coffer_sdk::{
     DynGame, DynRuleset, EventsFor, Format, Label, Mover, Named, Observe, Outcome, Pending,
     PlayoutError, Progress, ResourceView, Row, Ruleset, Section, Setup, SetupError, Shared,
     SharedContent, StaticRuleset, Table, Text, action_codes, apply_atomically, check_content_id,
-    choose, random_playout, read_content, static_rulesets, testing,
+    choose, numbered_codes, random_playout, read_content, static_rulesets, testing,
 };
 
 #[doc(hidden)]

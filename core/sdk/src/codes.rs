@@ -1,5 +1,6 @@
-//! Action codes derived from one list: [`action_codes!`](crate::action_codes) numbers an action enum's
-//! variants in the order it lists them and names each, so a ruleset never numbers its actions by hand.
+//! Codes derived from one list, so a ruleset never numbers them by hand: [`action_codes!`](crate::action_codes)
+//! numbers an action enum's variants in the order it lists them and names each; [`numbered_codes!`](crate::numbered_codes)
+//! numbers effect and note codes.
 
 /// Numbers the variants of a ruleset's action enum, and names them, from one list.
 ///
@@ -55,5 +56,37 @@ macro_rules! action_codes {
                 }
             }
         }
+    };
+}
+
+/// Declares a ruleset's `u16` codes numbered 0, 1, 2... in the order given, each with its documentation,
+/// and `COUNT`, how many there are: the codes of [`Cause::Effect`](coffer_kernel::Cause::Effect) or of the
+/// ruleset's own events ([`Change::Note`](coffer_kernel::Change::Note)), numbered once instead of by hand.
+/// Codes are part of saved games and event logs: add new ones at the end.
+///
+/// ```
+/// mod note {
+///     coffer_sdk::numbered_codes! {
+///         /// A card drawn.
+///         DREW,
+///         /// A card played.
+///         PLAYED,
+///     }
+/// }
+/// assert_eq!((note::DREW, note::PLAYED, note::COUNT), (0, 1, 2));
+/// ```
+#[macro_export]
+macro_rules! numbered_codes {
+    ($($(#[$doc:meta])* $name:ident,)*) => {
+        $crate::numbered_codes!(@ 0; $($(#[$doc])* $name,)*);
+    };
+    (@ $n:expr;) => {
+        /// The number of codes.
+        pub const COUNT: usize = $n;
+    };
+    (@ $n:expr; $(#[$doc:meta])* $name:ident, $($rest:tt)*) => {
+        $(#[$doc])*
+        pub const $name: u16 = $n;
+        $crate::numbered_codes!(@ $n + 1; $($rest)*);
     };
 }

@@ -32,27 +32,9 @@ pub mod kind {
     pub const HAND: Kind = Kind(9);
 }
 
-/// Declares `u16` codes numbered 0, 1, 2... in the order given, each with its documentation, and
-/// `COUNT`, how many there are.
-macro_rules! numbered {
-    ($($(#[$doc:meta])* $name:ident,)*) => {
-        crate::state::numbered!(@ 0; $($(#[$doc])* $name,)*);
-    };
-    (@ $n:expr;) => {
-        /// The number of codes.
-        pub const COUNT: usize = $n;
-    };
-    (@ $n:expr; $(#[$doc:meta])* $name:ident, $($rest:tt)*) => {
-        $(#[$doc])*
-        pub const $name: u16 = $n;
-        crate::state::numbered!(@ $n + 1; $($rest)*);
-    };
-}
-pub(crate) use numbered;
-
 /// Effect codes used as `Cause::Effect(code)`, named in the vocabulary's `effects`.
 pub mod effect {
-    crate::state::numbered! {
+    coffer_core::numbered_codes! {
         /// The Draw Phase's draw (S10).
         DRAW,
         /// Morality Penalties (S8).
@@ -79,7 +61,7 @@ pub mod effect {
 /// Codes of the ruleset's own events (`Change::Note`), named in the vocabulary's `notes`. The note's key
 /// names what it is about; its numbers are listed with each code.
 pub mod note {
-    crate::state::numbered! {
+    coffer_core::numbered_codes! {
         /// A permanent or Storyline deployed from hand; key: the card.
         DEPLOY,
         /// A Maneuver played from hand; key: the card.
