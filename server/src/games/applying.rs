@@ -1,0 +1,280 @@
+//! What one action does to a game: the messages each audience is sent, and applying it under the lock.
+
+use super::*;
+
+/// One event as the API writes it (the JSON of `coffer log --format json`).
+#[derive(serde::Serialize)]
+pub(super) struct EventOut<'a> {
+    pub(super) text: Option<String>,
+    pub(super) key: coffer_core::Key,
+    pub(super) label: String,
+    pub(super) change: &'a coffer_core::Change,
+    pub(super) cause: String,
+}
+
+/// The table and resources an audience sees.
+#[derive(serde::Serialize)]
+pub(super) struct ViewOut<'a> {
+    pub(super) table: &'a coffer_core::Table,
+    pub(super) resources: &'a [coffer_core::ResourceView],
+}
+
+/// An `action` message, serialized straight to text (no JSON tree in between: this is the hot path).
+#[derive(serde::Serialize)]
+pub(super) struct ActionOut<'a> {
+    #[serde(rename = "type")]
+    pub(super) kind: &'static str,
+    pub(super) seq: u64,
+    pub(super) actor: u16,
+    pub(super) action: &'a str,
+    pub(super) events: &'a [EventOut<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) view: Option<ViewOut<'a>>,
+}
+
+pub(super) fn to_text(value: &impl serde::Serialize) -> String {
+    // Serializing these types cannot fail: every map key is a string.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// One action as `audience` reads it: who acted, the action's heading and its events in the game's
+/// words; and, with `view`, the same message with the table and resources after it too.
+pub(super) fn action_message(
+    game: &mut dyn DynGame,
+    description: &Description,
+    seq: u64,
+    actor: u16,
+    audience: Audience,
+    view: bool,
+) -> (String, Option<String>) {
+    let events = game.events_for(audience);
+    action_message_of(game, description, seq, actor, audience, &events, view)
+}
+
+/// [`action_message`] with `audience`'s events at hand (as applying the action answered them).
+pub(super) fn action_message_of(
+    game: &dyn DynGame,
+    description: &Description,
+    seq: u64,
+    actor: u16,
+    audience: Audience,
+    events: &[Event],
+    view: bool,
+) -> (String, Option<String>) {
+    let table = game.table(audience);
+    let resources = game.resources(audience);
+    let names = names_for(description, &resources, &table);
+    let out: Vec<EventOut<'_>> = events
+        .iter()
+        .map(|event| EventOut {
+            text: names.change(event, audience),
+            key: event.key,
+            label: names.key(event.key),
+            change: &event.change,
+            cause: names.cause(&event.cause),
+        })
+        .collect();
+    let heading = render::action_heading(&names, actor, events);
+    let mut message = ActionOut {
+        kind: "action",
+        seq,
+        actor,
+        action: &heading,
+        events: &out,
+        view: None,
+    };
+    let plain = to_text(&message);
+    let with_view = view.then(|| {
+        message.view = Some(ViewOut {
+            table: &table,
+            resources: &resources,
+        });
+        to_text(&message)
+    });
+    (plain, with_view)
+}
+
+/// What `audience` sees of the game now.
+pub(super) fn view_message(game: &dyn DynGame, seq: u64, audience: Audience) -> Value {
+    json!({
+        "type": "view",
+        "seq": seq,
+        "seat": audience,
+        "view": {"table": game.table(audience), "resources": game.resources(audience)},
+    })
+}
+
+pub(super) fn plugin_failed(game: &dyn DynGame) -> Result<(), String> {
+    match game.failure() {
+        Some(message) => Err(message),
+        None => Ok(()),
+    }
+}
+
+/// A seat's legal actions at one sequence number.
+#[derive(Debug)]
+pub struct Legal {
+    /// The sequence number they are legal at.
+    pub seq: u64,
+    /// Each legal action's JSON, as the ruleset wrote it.
+    pub actions: Vec<Box<RawValue>>,
+}
+
+impl Legal {
+    /// `{"seq": N, "actions": [...]}`, or with `kind` `{"type": kind, "seq": N, "actions": [...]}`.
+    pub fn to_json(&self, kind: Option<&str>) -> String {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+            kind: Option<&'a str>,
+            seq: u64,
+            actions: &'a [Box<RawValue>],
+        }
+        to_text(&Out {
+            kind,
+            seq: self.seq,
+            actions: &self.actions,
+        })
+    }
+}
+
+/// What applying an action gave, before it is committed.
+pub(super) enum Applied {
+    Refused(String),
+    Duplicate(u64),
+    Remembered(u64, Arc<str>),
+    Done(Done),
+}
+
+/// An action applied in memory, waiting for its commit: what to store, answer and push.
+pub(super) struct Done {
+    pub(super) seq: u64,
+    pub(super) hash: StateHash,
+    pub(super) answer: String,
+    pub(super) pushes: Vec<(Audience, Arc<str>)>,
+    pub(super) finished: bool,
+    pub(super) snapshot: Option<Vec<u8>>,
+}
+
+/// What applying one submitted action needs on the game's thread.
+pub(super) struct Applying {
+    pub(super) store: Arc<dyn Store>,
+    pub(super) ruleset: Option<Arc<dyn DynRuleset>>,
+    pub(super) slot: Arc<Slot>,
+    pub(super) seat: u16,
+    pub(super) action: Box<RawValue>,
+    pub(super) expected_seq: Option<u64>,
+    pub(super) key: Option<String>,
+    pub(super) snapshot_every: u64,
+}
+
+impl Applying {
+    /// Applies the action to the live game: a retry's first answer, a refusal in the seat's words, or
+    /// the action applied with its answer and each audience's push (not yet committed).
+    pub(super) fn apply(self, live: &mut Live) -> Result<Applied, CallError> {
+        let seat = self.seat;
+        let expected_seq = self.expected_seq;
+        let id = self.slot.id;
+        let slot = &self.slot;
+        if let Some(key) = &self.key {
+            if let Some((seq, answer)) = slot.remembered(seat, key) {
+                return Ok(Applied::Remembered(seq, answer));
+            }
+            match self.store.keyed_action(id, u32::from(seat), key) {
+                Ok(Some(first)) => return Ok(Applied::Duplicate(first)),
+                Ok(None) => {}
+                Err(e) => return Err(CallError::Api(storage(&e))),
+            }
+        }
+        if slot.finished.load(Ordering::Acquire) {
+            return Err(CallError::Api(ApiError::Finished(id.0)));
+        }
+        if let Some(expected) = expected_seq
+            && expected != live.seq
+        {
+            return Err(CallError::Api(ApiError::Stale {
+                expected,
+                current: live.seq,
+            }));
+        }
+        let Some(ruleset) = &self.ruleset else {
+            return Err(CallError::Stop(
+                "the ruleset of this game is not loaded".into(),
+            ));
+        };
+        let description = ruleset.description();
+        let game = live
+            .game
+            .as_deref_mut()
+            .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
+        // One call applies the action and answers its hash and the actor's events.
+        let actor = Some(Owner(seat));
+        let applied =
+            game.apply_json_reporting(Owner(seat), self.action.get(), EventsFor::Seat(actor));
+        let (hash, actor_events) = match applied {
+            Ok(report) => (StateHash(report.hash.0), report.events),
+            Err(refusal) => {
+                if let coffer_core::ActionError::Panicked(_)
+                | coffer_core::ActionError::Poisoned(_) = refusal
+                {
+                    return Err(CallError::Stop(format!(
+                        "game {id} is stopped: its ruleset's plugin failed ({refusal}); its games take no more actions"
+                    )));
+                }
+                let audience = actor;
+                let table = game.table(audience);
+                let resources = game.resources(audience);
+                let reason = refusal_reason(&names_for(description, &resources, &table), &refusal);
+                plugin_failed(game).map_err(CallError::Stop)?;
+                return Ok(Applied::Refused(reason));
+            }
+        };
+        let seq = live.seq + 1;
+        let mut actor_events = Some(actor_events);
+        let mut answer = None;
+        let mut pushes = Vec::new();
+        for audience in slot.listening() {
+            let events = match actor_events.take_if(|_| audience == actor) {
+                Some(events) => events,
+                None => game.events_for(audience),
+            };
+            let (plain, with_view) =
+                action_message_of(game, description, seq, seat, audience, &events, true);
+            pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
+            if audience == actor {
+                // The actor's answer is its own feed's message without the view.
+                answer = Some(plain);
+            }
+        }
+        let answer = match (answer, actor_events) {
+            (Some(answer), _) => answer,
+            (None, Some(events)) => {
+                action_message_of(game, description, seq, seat, actor, &events, false).0
+            }
+            (None, None) => action_message(game, description, seq, seat, actor, false).0,
+        };
+        let finished = matches!(game.outcome(), Outcome::Finished { .. });
+        let snapshot = if seq.is_multiple_of(self.snapshot_every) || finished {
+            game.snapshot(Format::Binary).ok()
+        } else {
+            None
+        };
+        plugin_failed(game).map_err(CallError::Stop)?;
+        Ok(Applied::Done(Done {
+            seq,
+            hash,
+            answer,
+            pushes,
+            finished,
+            snapshot,
+        }))
+    }
+}
+
+/// A failure inside a blocking call: the game must stop, or the request fails on its own.
+pub(super) enum CallError {
+    Stop(String),
+    Api(ApiError),
+    /// The call was withdrawn before it started (it waited past the deadline for a thread).
+    Withdrawn,
+}

@@ -1,0 +1,580 @@
+//! The hosted games: each game's live state behind its own lock, every call into its ruleset on a
+//! blocking thread under the plugin deadline, every action committed to the store before it is
+//! acknowledged or shown to anyone.
+//!
+//! # Isolation
+//! A game's ruleset is only ever called from [`tokio::task::spawn_blocking`], never on the executor's
+//! threads, and only while holding that game's own lock (no lock another game needs). A call that
+//! outlives [`Limits::plugin_deadline`] stops the game (quarantine): its players are told why, its lock
+//! stays with the stuck thread, which is abandoned, and every other game goes on. A call that panics,
+//! a plugin failure, or a library poisoned by an earlier panic stops the game the same way.
+//!
+//! # Secrecy
+//! Every message for an audience (a seat, or the spectators) is built from what the game shows that
+//! audience: its table, resources and events filtered by the ruleset at the source. No message holds the
+//! state hash, the seed or another audience's view.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use coffer_core::{
+    Description, DynGame, DynRuleset, Event, EventsFor, Format, Outcome, Owner, Seat,
+    Setup as CoreSetup,
+};
+use coffer_host::{Registry, names_for, refusal_reason, render};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tokio::sync::{OwnedMutexGuard, broadcast, oneshot};
+
+use crate::calls::Calls;
+use crate::cluster::{Cluster, Notice};
+use crate::error::ApiError;
+use crate::limits::Limits;
+use crate::metrics::Metrics;
+use crate::store::{
+    Action, GameId, NewGame, RulesetKey, Setup, Snapshot, StateHash, Store, StoreError, TokenHash,
+};
+
+mod acting;
+mod applying;
+mod cluster;
+mod history;
+mod hosting;
+mod recovery;
+mod sweeping;
+
+pub use applying::Legal;
+use applying::*;
+pub use cluster::{FORWARDED_HEADER, REPLAYED_HEADER};
+use recovery::*;
+pub use sweeping::SWEEP_EVERY;
+
+/// How many recent keyed submissions a game remembers with their answers (older ones are found in the
+/// store, and their answer rebuilt from the log).
+const RECENT_KEYS: usize = 32;
+
+/// How many messages a slow WebSocket viewer may fall behind before it is told to reconnect.
+const FEED_CAPACITY: usize = 256;
+
+/// Where a call into a game's ruleset is: waiting for a thread, running, or withdrawn before it ran.
+const CALL_WAITING: u8 = 0;
+const CALL_RUNNING: u8 = 1;
+const CALL_WITHDRAWN: u8 = 2;
+
+/// The longest ruleset name looked up, in bytes (`id@version`); a longer one is no ruleset's.
+const MAX_RULESET_NAME: usize = 200;
+
+/// The first `max` characters of `text`, without control characters, with `…` where it was cut: to
+/// quote a client's input back without echoing all of it.
+pub fn clip(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().filter(|c| !c.is_control()).take(max).collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// The longest idempotency key accepted, in bytes.
+pub const MAX_KEY_LEN: usize = 128;
+
+/// A message on a game's feed: the sequence number it is about (`u64::MAX` for news of the game itself,
+/// such as being stopped) and its JSON text.
+pub type Feed = (u64, Arc<str>);
+
+/// Who reads a message: a seat, or the spectators.
+pub type Audience = Seat;
+
+/// Every game the server hosts.
+pub struct Games {
+    registry: Registry,
+    store: Arc<dyn Store>,
+    slots: RwLock<HashMap<GameId, Arc<Slot>>>,
+    limits: Limits,
+    metrics: Arc<Metrics>,
+    /// With several nodes sharing the store: this node's leases and its client for the others.
+    node: Option<Node>,
+    /// Games hosted plus creations under way: `max_games` holds exactly under concurrent creates.
+    hosted: AtomicUsize,
+    /// A retention pass is under way ([`Games::purge_finished`]).
+    purging: std::sync::atomic::AtomicBool,
+    /// Unfinished games each client address created, hosted now (creations under way included).
+    clients: Mutex<HashMap<IpAddr, usize>>,
+    /// The history replays that may run at once ([`Limits::history_replays`]).
+    replays: Arc<tokio::sync::Semaphore>,
+    /// The ruleset calls running now: what shutdown waits for, and names when it abandons one.
+    calls: Arc<Calls>,
+}
+
+/// A place among the hosted games and the creating client's, taken before a game is made and given
+/// back when dropped unless the game was hosted ([`keep`](Reservation::keep)).
+struct Reservation<'a> {
+    games: &'a Games,
+    client: Option<IpAddr>,
+    kept: bool,
+}
+
+impl Reservation<'_> {
+    /// The game is hosted: its slot holds the places now.
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            self.games.hosted.fetch_sub(1, Ordering::AcqRel);
+            if let Some(client) = self.client {
+                self.games.release_client(client);
+            }
+        }
+    }
+}
+
+/// This node's side of a cluster.
+struct Node {
+    cluster: Arc<Cluster>,
+    http: reqwest::Client,
+}
+
+/// Who applies a game's actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Role {
+    /// The only node: every game is its own.
+    Sole,
+    /// This node holds the game's lease, with this fencing number.
+    Owner(u64),
+    /// Another node owns the game (at this address, when known): this node follows its log.
+    Follower(Option<Arc<str>>),
+}
+
+/// One hosted game.
+pub struct Slot {
+    id: GameId,
+    ruleset: Option<Arc<dyn DynRuleset>>,
+    key: String,
+    setup: Setup,
+    created_unix_ms: u64,
+    seats: Mutex<Vec<Option<TokenHash>>>,
+    live: Arc<tokio::sync::Mutex<Live>>,
+    seq: AtomicU64,
+    finished: AtomicBool,
+    stopped: OnceLock<String>,
+    /// One feed per audience: seats `0..players`, then the spectators. Made when someone subscribes.
+    feeds: Mutex<Vec<Option<broadcast::Sender<Feed>>>>,
+    recent: Mutex<VecDeque<Recent>>,
+    role: Mutex<Role>,
+    /// The highest sequence number another node announced for this game.
+    heard: AtomicU64,
+    /// Whether a task is bringing this game up to `heard`.
+    following: AtomicBool,
+    /// The client address that created the game, while it counts against that client's games.
+    creator: Mutex<Option<IpAddr>>,
+    /// When the game finished, as this server saw it: it leaves memory [`Limits::finished_linger`]
+    /// later.
+    finished_at: OnceLock<Instant>,
+}
+
+/// What a hosted game is made of.
+struct Hosting {
+    id: GameId,
+    ruleset: Option<Arc<dyn DynRuleset>>,
+    key: String,
+    setup: Setup,
+    created_unix_ms: u64,
+    seats: Vec<Option<TokenHash>>,
+    game: Option<Box<dyn DynGame>>,
+    seq: u64,
+    finished: bool,
+    role: Role,
+    creator: Option<IpAddr>,
+}
+
+impl From<Hosting> for Slot {
+    fn from(h: Hosting) -> Self {
+        Slot {
+            id: h.id,
+            ruleset: h.ruleset,
+            key: h.key,
+            setup: h.setup,
+            created_unix_ms: h.created_unix_ms,
+            seats: Mutex::new(h.seats),
+            live: Arc::new(tokio::sync::Mutex::new(Live {
+                game: h.game,
+                seq: h.seq,
+            })),
+            seq: AtomicU64::new(h.seq),
+            finished: AtomicBool::new(h.finished),
+            stopped: OnceLock::new(),
+            feeds: Mutex::new(Vec::new()),
+            recent: Mutex::new(VecDeque::new()),
+            role: Mutex::new(h.role),
+            heard: AtomicU64::new(h.seq),
+            following: AtomicBool::new(false),
+            creator: Mutex::new(h.creator),
+            finished_at: if h.finished {
+                OnceLock::from(Instant::now())
+            } else {
+                OnceLock::new()
+            },
+        }
+    }
+}
+
+struct Live {
+    game: Option<Box<dyn DynGame>>,
+    seq: u64,
+}
+
+struct Recent {
+    seat: u16,
+    key: String,
+    seq: u64,
+    answer: Arc<str>,
+}
+
+/// An applied action's answer.
+#[derive(Clone, Debug)]
+pub struct Acted {
+    /// Its sequence number.
+    pub seq: u64,
+    /// The action as the seat that acted reads it (JSON).
+    pub answer: Arc<str>,
+    /// Whether this submission applied it; `false`: a retry of an earlier one with the same key.
+    pub first: bool,
+}
+
+/// A game as the lobby lists it.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Summary {
+    /// The game's id.
+    pub game: u64,
+    /// Its ruleset, `id@version`.
+    pub ruleset: String,
+    /// Its number of players (and seats).
+    pub players: u32,
+    /// The number of actions applied so far.
+    pub seq: u64,
+    /// The seats nobody holds yet, which anyone may join.
+    pub free_seats: Vec<u32>,
+    /// Whether the game is over.
+    pub finished: bool,
+    /// Why the game is stopped, if it is: it takes no more requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_unix_ms: u64,
+}
+
+/// A game just created: its id and the token of each seat that was not left open.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Created {
+    /// The game's id.
+    pub game: u64,
+    /// Its ruleset, `id@version`.
+    pub ruleset: String,
+    /// Its number of players.
+    pub players: u32,
+    /// One entry per seat: its token, or `null` for a seat left open for someone to join.
+    pub tokens: Vec<Option<String>>,
+}
+
+/// What creating a game asks for.
+#[derive(Clone, Debug)]
+pub struct Create {
+    /// A ruleset name: `id` or `id@version`.
+    pub ruleset: String,
+    /// The number of players.
+    pub players: u16,
+    /// The seed; `None`: the server draws one (and never tells it).
+    pub seed: Option<u64>,
+    /// The ruleset's configuration.
+    pub config: Value,
+    /// Seats left without a token, for others to join.
+    pub open_seats: Vec<u32>,
+    /// The address of the client asking, counted against its games ([`Limits::max_games_per_client`]);
+    /// `None`: not counted (a program hosting games in-process).
+    pub client: Option<IpAddr>,
+}
+
+/// An action to apply.
+#[derive(Clone, Debug)]
+pub struct Submit {
+    /// The seat acting.
+    pub seat: u16,
+    /// The action's JSON, as the ruleset reads it.
+    pub action: Box<RawValue>,
+    /// Refuse unless the game is at this sequence number.
+    pub expected_seq: Option<u64>,
+    /// The idempotency key: a retry with the same key answers the first result and applies nothing.
+    pub key: Option<String>,
+}
+
+use crate::store::now_unix_ms;
+
+/// A creation's ruleset, its key and its open seats, once [`Games::checked_setup`] accepted them.
+struct CheckedSetup {
+    ruleset: Arc<dyn DynRuleset>,
+    key: String,
+    open_seats: Vec<u32>,
+}
+
+/// Most finished games one retention pass deletes: a pass is a bounded stretch of store work, and the
+/// next sweep goes on.
+pub const PURGE_BATCH: usize = 1_000;
+
+fn storage(error: &StoreError) -> ApiError {
+    tracing::error!(error = %error, "store failure");
+    match error {
+        // The database restarts or the network to it is cut: the next call tries again.
+        StoreError::Postgres(_) | StoreError::Unreachable(_) => {
+            ApiError::Unavailable("the server cannot reach its store now: try again".into())
+        }
+        _ => ApiError::Internal(format!("the server could not use its store: {error}")),
+    }
+}
+
+/// A game whose log cannot be read now: logged with why, answered without the store's details.
+fn unreadable(id: GameId, error: &StoreError) -> ApiError {
+    tracing::warn!(game = %id, "cannot read the game from the store: {error}");
+    ApiError::Unavailable(format!(
+        "game {id} cannot be read from the store now: try again"
+    ))
+}
+
+/// A fresh secret: 32 random bytes, base64url without padding (43 characters).
+pub fn new_token() -> Result<String, ApiError> {
+    use base64::Engine as _;
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ApiError::Internal(format!("no randomness for a token: {e}")))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}
+
+fn random_u64() -> Result<u64, ApiError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("no randomness: {e}")))?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
+impl Slot {
+    /// The game's id.
+    pub fn id(&self) -> GameId {
+        self.id
+    }
+
+    /// The number of players.
+    pub fn players(&self) -> u16 {
+        self.setup.players as u16
+    }
+
+    /// The ruleset's description, when the ruleset is loaded.
+    pub fn description(&self) -> Option<&Description> {
+        self.ruleset.as_ref().map(|r| r.description())
+    }
+
+    /// The sequence number of the last committed action.
+    pub fn seq(&self) -> u64 {
+        self.seq.load(Ordering::Acquire)
+    }
+
+    /// Why the game is stopped, if it is.
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.get().map(String::as_str)
+    }
+
+    /// Marks the game over: it takes no more actions, and leaves memory after the linger.
+    fn finish(&self) {
+        self.finished.store(true, Ordering::Release);
+        let _ = self.finished_at.set(Instant::now());
+    }
+
+    fn stop(&self, reason: String, metrics: &Metrics) {
+        if self.stopped.set(reason.clone()).is_ok() {
+            metrics.games_stopped.inc();
+            tracing::error!(game = %self.id, ruleset = %self.key, "game stopped: {reason}");
+            let message: Arc<str> = json!({"type": "stopped", "message": reason})
+                .to_string()
+                .into();
+            for feed in self.feeds().iter().flatten() {
+                let _ = feed.send((u64::MAX, Arc::clone(&message)));
+            }
+        }
+    }
+
+    fn stopped_error(&self) -> ApiError {
+        ApiError::Stopped(
+            self.stopped
+                .get()
+                .cloned()
+                .unwrap_or_else(|| format!("game {} is stopped", self.id)),
+        )
+    }
+
+    fn check_running(&self) -> Result<(), ApiError> {
+        match self.stopped.get() {
+            Some(reason) => Err(ApiError::Stopped(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    fn feeds(&self) -> std::sync::MutexGuard<'_, Vec<Option<broadcast::Sender<Feed>>>> {
+        self.feeds.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn audience_index(&self, audience: Audience) -> usize {
+        match audience {
+            Some(Owner(seat)) => usize::from(seat),
+            None => self.setup.players as usize,
+        }
+    }
+
+    /// Subscribes to the messages of `audience`.
+    pub fn subscribe(&self, audience: Audience) -> broadcast::Receiver<Feed> {
+        let index = self.audience_index(audience);
+        let mut feeds = self.feeds();
+        if feeds.len() <= index {
+            feeds.resize_with(self.setup.players as usize + 1, || None);
+        }
+        match &feeds[index] {
+            Some(feed) => feed.subscribe(),
+            None => {
+                let (feed, receiver) = broadcast::channel(FEED_CAPACITY);
+                feeds[index] = Some(feed);
+                receiver
+            }
+        }
+    }
+
+    /// Forgets the feed of `audience` once nobody listens to it, and every feed once none is listened
+    /// to, so a game nobody watches holds no channel.
+    pub fn unsubscribe(&self, audience: Audience) {
+        let index = self.audience_index(audience);
+        let mut feeds = self.feeds();
+        if let Some(feed) = feeds.get_mut(index)
+            && feed.as_ref().is_some_and(|f| f.receiver_count() == 0)
+        {
+            *feed = None;
+        }
+        if feeds.iter().all(Option::is_none) {
+            *feeds = Vec::new();
+        }
+    }
+
+    /// The audiences someone listens to now.
+    fn listening(&self) -> Vec<Audience> {
+        let players = self.setup.players as usize;
+        self.feeds()
+            .iter()
+            .enumerate()
+            .filter(|(_, feed)| feed.as_ref().is_some_and(|f| f.receiver_count() > 0))
+            .map(|(i, _)| (i < players).then_some(Owner(i as u16)))
+            .collect()
+    }
+
+    fn publish(&self, seq: u64, messages: Vec<(Audience, Arc<str>)>) {
+        let feeds = self.feeds();
+        for (audience, message) in messages {
+            if let Some(Some(feed)) = feeds.get(self.audience_index(audience)) {
+                let _ = feed.send((seq, message));
+            }
+        }
+    }
+
+    /// The seat whose token this is.
+    pub fn seat_of(&self, token: &str) -> Option<u16> {
+        let seats = self.seats.lock().unwrap_or_else(PoisonError::into_inner);
+        let hash = TokenHash::of_token(token.as_bytes());
+        // Every seat is compared, so the time taken does not tell which one matched.
+        let mut found = None;
+        for (seat, stored) in seats.iter().enumerate() {
+            if let Some(stored) = stored
+                && stored == &hash
+            {
+                found = Some(seat as u16);
+            }
+        }
+        found
+    }
+
+    /// The lobby's view of this game.
+    pub fn summary(&self) -> Summary {
+        let seats = self.seats.lock().unwrap_or_else(PoisonError::into_inner);
+        Summary {
+            game: self.id.0,
+            ruleset: self.key.clone(),
+            players: self.setup.players,
+            seq: self.seq(),
+            free_seats: seats
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.is_none())
+                .map(|(i, _)| i as u32)
+                .collect(),
+            finished: self.finished.load(Ordering::Acquire),
+            stopped: self.stopped.get().cloned(),
+            created_unix_ms: self.created_unix_ms,
+        }
+    }
+
+    /// Rebuilds the dropped game at the last action this node saw committed (`seq`), from the store: the
+    /// actions after it are then followed (and shown to viewers) like any other node's.
+    fn reload(&self, live: &mut Live, store: &dyn Store) -> Result<(), CallError> {
+        let Some(ruleset) = &self.ruleset else {
+            return Err(CallError::Stop(
+                "the ruleset of this game is not loaded".into(),
+            ));
+        };
+        let unavailable = |e: StoreError| CallError::Api(unreadable(self.id, &e));
+        let target = self.seq();
+        let recovery = store.recover(self.id).map_err(unavailable)?;
+        let (snapshot, tail) = match recovery.snapshot {
+            Some(snapshot) if snapshot.seq <= target => (Some(snapshot), recovery.tail),
+            _ => (None, store.actions_after(self.id, 0).map_err(unavailable)?),
+        };
+        let tail: Vec<Action> = tail.into_iter().take_while(|a| a.seq <= target).collect();
+        let setup =
+            CoreSetup::new(self.players(), self.setup.seed).config(self.setup.config.clone());
+        let game = rebuild(&**ruleset, &setup, snapshot.as_ref(), &tail)
+            .map_err(|reason| CallError::Stop(format!("game {} is stopped: {reason}", self.id)))?;
+        live.game = Some(game);
+        live.seq = target;
+        Ok(())
+    }
+
+    fn role(&self) -> Role {
+        self.role
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_role(&self, role: Role) {
+        *self.role.lock().unwrap_or_else(PoisonError::into_inner) = role;
+    }
+
+    fn remembered(&self, seat: u16, key: &str) -> Option<(u64, Arc<str>)> {
+        self.recent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|r| r.seat == seat && r.key == key)
+            .map(|r| (r.seq, Arc::clone(&r.answer)))
+    }
+
+    fn remember(&self, seat: u16, key: String, seq: u64, answer: Arc<str>) {
+        let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+        if recent.len() == RECENT_KEYS {
+            recent.pop_front();
+        }
+        recent.push_back(Recent {
+            seat,
+            key,
+            seq,
+            answer,
+        });
+    }
+}

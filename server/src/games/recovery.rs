@@ -1,0 +1,171 @@
+//! Recovering unfinished games from the store and rebuilding them from their logs.
+
+use super::*;
+
+impl Games {
+    /// Brings back every unfinished game of the store: its latest snapshot (its hash checked) and the
+    /// actions after it, each checked against its stored hash. A game whose ruleset is not loaded, or
+    /// that does not replay to its hashes, is hosted stopped, saying why. Returns how many games were
+    /// recovered, and how many of them are stopped.
+    ///
+    /// # Errors
+    /// A storage failure.
+    pub fn recover(&self) -> Result<(usize, usize), StoreError> {
+        let ids = self.store.unfinished_games()?;
+        let mut stopped = 0;
+        for id in &ids {
+            let slot = self.load_game(*id)?;
+            if slot.stopped().is_some() {
+                stopped += 1;
+            }
+            if slot.finished.load(Ordering::Acquire) {
+                self.store.finish(*id)?;
+            }
+            self.slots
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(*id, Arc::new(slot));
+            self.hosted.fetch_add(1, Ordering::AcqRel);
+            self.metrics.games.inc();
+        }
+        Ok((ids.len(), stopped))
+    }
+
+    /// Game `id` from the store, as [`recover`](Self::recover) brings it back (not yet hosted). With
+    /// several nodes it starts as a follower: the lease says who owns it.
+    pub(super) fn load_game(&self, id: GameId) -> Result<Slot, StoreError> {
+        let recovery = self.store.recover(id)?;
+        let record = recovery.game;
+        let seats = self.store.seats(id)?;
+        let entry = self.registry.get(record.ruleset.as_str()).ok();
+        let exact = entry.filter(|e| e.key() == record.ruleset.as_str());
+        let setup = CoreSetup::new(record.setup.players as u16, record.setup.seed)
+            .config(record.setup.config.clone());
+        let hole = contiguous(record.seq, recovery.snapshot.as_ref(), &recovery.tail);
+        let (game, problem) = match exact {
+            None => (
+                None,
+                Some(format!(
+                    "game {id} is stopped: its ruleset {} is not loaded on this server",
+                    record.ruleset
+                )),
+            ),
+            Some(_) if hole.is_err() => {
+                let hole = hole.unwrap_err();
+                tracing::error!(target: "coffer_server::games", game = %id, "recovery refused: {hole}");
+                (None, Some(format!("game {id} is stopped: {hole}")))
+            }
+            Some(entry) => match rebuild(
+                &*entry.ruleset,
+                &setup,
+                recovery.snapshot.as_ref(),
+                &recovery.tail,
+            ) {
+                Ok(game) => (Some(game), None),
+                Err(reason) => (None, Some(format!("game {id} is stopped: {reason}"))),
+            },
+        };
+        let finished = game
+            .as_ref()
+            .is_some_and(|g| matches!(g.outcome(), Outcome::Finished { .. }));
+        let slot = Slot::from(Hosting {
+            id,
+            ruleset: exact.map(|e| Arc::clone(&e.ruleset)),
+            key: record.ruleset.to_string(),
+            setup: record.setup.clone(),
+            created_unix_ms: record.created_unix_ms,
+            seats,
+            game,
+            seq: record.seq,
+            finished,
+            role: if self.node.is_some() {
+                Role::Follower(None)
+            } else {
+                Role::Sole
+            },
+            creator: None,
+        });
+        if let Some(reason) = problem {
+            slot.stop(reason, &self.metrics);
+        }
+        Ok(slot)
+    }
+}
+
+/// Whether a stored game's log runs without a hole from its snapshot (or its first action) to its
+/// stored sequence number `seq`: a deleted action or a bumped `seq` is refused, saying where.
+pub(super) fn contiguous(
+    seq: u64,
+    snapshot: Option<&Snapshot>,
+    tail: &[Action],
+) -> Result<(), String> {
+    let mut last = snapshot.map_or(0, |snapshot| snapshot.seq);
+    if last > seq {
+        return Err(format!(
+            "its snapshot is at action {last} but the store says the game is at action {seq}"
+        ));
+    }
+    for action in tail {
+        if action.seq != last + 1 {
+            return Err(format!(
+                "its log has no action {} (the next stored one is {}): the store lost actions",
+                last + 1,
+                action.seq
+            ));
+        }
+        last = action.seq;
+    }
+    if last != seq {
+        return Err(format!(
+            "the store says the game is at action {seq} but its log ends at action {last}"
+        ));
+    }
+    Ok(())
+}
+
+/// A game from its setup or snapshot and the actions after, each checked against its stored hash.
+pub(super) fn rebuild(
+    ruleset: &dyn DynRuleset,
+    setup: &CoreSetup,
+    snapshot: Option<&Snapshot>,
+    tail: &[Action],
+) -> Result<Box<dyn DynGame>, String> {
+    let mut game = match snapshot {
+        Some(snapshot) => {
+            let game = ruleset
+                .restore(Format::Binary, &snapshot.bytes)
+                .map_err(|e| {
+                    format!(
+                        "its snapshot at action {} does not restore: {e}",
+                        snapshot.seq
+                    )
+                })?;
+            if game.state_hash().0 != snapshot.hash.0 {
+                return Err(format!(
+                    "its snapshot at action {} does not have its stored hash",
+                    snapshot.seq
+                ));
+            }
+            game
+        }
+        None => ruleset
+            .new_game(setup)
+            .map_err(|e| format!("it cannot be started again: {e}"))?,
+    };
+    for action in tail {
+        if let Err(e) = game.apply_json(Owner(action.seat as u16), action.action.get()) {
+            return Err(format!(
+                "its action {} is refused on replay: {e}",
+                action.seq
+            ));
+        }
+        if game.state_hash().0 != action.hash.0 {
+            return Err(format!(
+                "its state after action {} does not have its stored hash",
+                action.seq
+            ));
+        }
+    }
+    plugin_failed(&*game)?;
+    Ok(game)
+}
