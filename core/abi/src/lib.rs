@@ -158,11 +158,114 @@ macro_rules! plugin {
                 $crate::__private::StaticRuleset::new(|| $crate::__private::Adapter::shared($ruleset))
             }
         )+
+        #[cfg(not(target_family = "wasm"))]
         const _: () = {
             /// The runtime-loading declaration of this crate (see `coffer_abi`).
             #[allow(unsafe_code)]
             #[unsafe(export_name = concat!("coffer_plugin_", env!("CARGO_CRATE_NAME")))]
             pub static COFFER_PLUGIN_DECLARATION: $crate::Declaration = $crate::Declaration::CURRENT;
+        };
+        #[cfg(target_family = "wasm")]
+        $crate::wasm_exports!($($ruleset),+);
+    };
+}
+
+/// The exports of a WebAssembly ruleset module (see [`guest`]): what [`plugin!`] expands to when the
+/// crate is built for a `wasm32` target. Each is a shell over the function of [`guest`] with its name.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! wasm_exports {
+    ($($ruleset:expr),+) => {
+        #[allow(unsafe_code)]
+        const _: () = {
+            use $crate::guest;
+
+            #[link(wasm_import_module = "coffer")]
+            unsafe extern "C" {
+                /// The host's messenger for a panic's message (the one import of the contract).
+                #[link_name = "panicked"]
+                fn coffer_panicked(message: *const u8, len: usize);
+            }
+
+            fn messenger(message: &str) {
+                // SAFETY: the host reads `len` bytes at `message` from this module's memory, which
+                // holds them for the whole call.
+                unsafe { coffer_panicked(message.as_ptr(), message.len()) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_wasm_abi_version() -> u32 { guest::WASM_ABI_VERSION }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_init() -> u32 {
+                let rulesets = ::std::vec![$($crate::__private::Adapter::shared($ruleset)),+];
+                guest::init(rulesets, messenger) as u32
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_input(len: u32) -> u32 { guest::input(len) as u32 }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_core_version() -> u32 { guest::core_version() }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_ruleset_count() -> u32 { guest::ruleset_count() }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_describe(index: u32) -> u32 { guest::describe(index) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_new_game(index: u32, len: u32) -> u32 { guest::new_game(index, len) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_restore(index: u32, format: u32, len: u32) -> u32 {
+                guest::restore(index, format, len)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_free_game(game: u32) -> u32 { guest::free_game(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_players(game: u32) -> u32 { guest::players(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_legal_actions(game: u32, player: u32) -> u32 {
+                guest::legal_actions(game, player)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_to_act(game: u32) -> u32 { guest::to_act(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_acting(game: u32) -> u32 { guest::acting(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_legal_action_json(game: u32, index: u32) -> u32 {
+                guest::legal_action_json(game, index)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_apply_legal(game: u32, player: u32, index: u32) -> u32 {
+                guest::apply_legal(game, player, index)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_apply_legal_then_acting(game: u32, player: u32, index: u32) -> u32 {
+                guest::apply_legal_then_acting(game, player, index)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_playout(game: u32, high: u64, low: u64, max_actions: u64) -> u32 {
+                guest::playout(game, high, low, max_actions)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_apply_json(game: u32, player: u32, len: u32) -> u32 {
+                guest::apply_json(game, player, len)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_apply_json_reporting(game: u32, player: u32, len: u32, seat: i32) -> u32 {
+                guest::apply_json_reporting(game, player, len, seat)
+            }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_events(game: u32, seat: i32) -> u32 { guest::events(game, seat) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_state_hash(game: u32) -> u32 { guest::state_hash(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_snapshot(game: u32, format: u32) -> u32 { guest::snapshot(game, format) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_outcome(game: u32) -> u32 { guest::outcome(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_table(game: u32, seat: i32) -> u32 { guest::table(game, seat) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_resources(game: u32, seat: i32) -> u32 { guest::resources(game, seat) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_check_invariants(game: u32) -> u32 { guest::check_invariants(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_clone_game(game: u32) -> u32 { guest::clone_game(game) }
         };
     };
 }
@@ -175,6 +278,7 @@ mod forward;
 mod game;
 #[allow(unsafe_code)]
 mod guard;
+pub mod guest;
 #[allow(unsafe_code)]
 mod layout;
 
