@@ -108,6 +108,83 @@ pub fn fixture_library(name: &str) -> PathBuf {
     path
 }
 
+/// Set (CI sets it) when the WebAssembly builds must run: a missing wasm32-unknown-unknown target then
+/// fails the tests that need it instead of skipping them.
+pub const WASM_REQUIRED_ENV: &str = "COFFER_WASM_REQUIRED";
+
+/// Runs one WebAssembly build through the xtask library. `None` when the wasm32-unknown-unknown target is
+/// missing and not required: the one line saying how to install it is printed (once per test process)
+/// and the caller skips. Panics with that line when `COFFER_WASM_REQUIRED` is set, and with the build's
+/// error on any other failure.
+fn build_wasm_or_skip(options: &xtask::WasmBuild, what: &str) -> Option<Vec<xtask::Built>> {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    match xtask::build_wasm(options, &mut |_| {}) {
+        Ok(built) => Some(built),
+        Err(xtask::WasmError::MissingTarget) => {
+            if std::env::var_os(WASM_REQUIRED_ENV).is_some_and(|v| !v.is_empty()) {
+                panic!("{}", xtask::MISSING_TARGET);
+            }
+            SAID.call_once(|| println!("{}", xtask::MISSING_TARGET));
+            None
+        }
+        Err(error) => panic!("cannot build {what} for WebAssembly: {error}"),
+    }
+}
+
+/// Builds the WebAssembly module of every ruleset crate of the workspace (once per test process, as
+/// `cargo xtask wasm` does) and returns the directory holding `<package>.wasm`, or `None` if the
+/// wasm32-unknown-unknown target is missing and not required (see [`WASM_REQUIRED_ENV`]; the line saying
+/// how to install it is printed, and the caller skips).
+///
+/// The build has a target directory of its own, `target/wasm-tests`: the `cargo test` that runs these
+/// tests holds the lock on the outer one.
+pub fn wasm_modules() -> Option<PathBuf> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let build_dir = target_dir().join("wasm-tests");
+        let mut options = xtask::WasmBuild::new(repo_root().join("Cargo.toml"));
+        options.target_dir = Some(build_dir.clone());
+        options.out_dir = Some(build_dir.join("wasm"));
+        build_wasm_or_skip(&options, "the workspace's rulesets")?;
+        Some(build_dir.join("wasm"))
+    })
+    .clone()
+}
+
+/// The package names of the workspace's ruleset crates (the members whose library is a `cdylib`), read
+/// with `cargo metadata` as the xtask reads them.
+pub fn ruleset_packages() -> Vec<String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    xtask::workspace(&cargo, &repo_root().join("Cargo.toml"))
+        .unwrap_or_else(|e| panic!("cannot read the workspace: {e}"))
+        .rulesets
+        .into_iter()
+        .map(|r| r.package)
+        .collect()
+}
+
+/// Builds the WebAssembly module of the fixture crate `coffer-fixture-<name>` of the fixture workspace
+/// `tests/fixtures` (outside this workspace) into `target/fixtures-wasm`, and returns the module's path,
+/// or `None` if the wasm32-unknown-unknown target is missing and not required (as [`wasm_modules`]).
+/// Panics if the crate does not build.
+pub fn wasm_fixture(name: &str) -> Option<PathBuf> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _building = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let build_dir = target_dir().join("fixtures-wasm");
+    let mut options = xtask::WasmBuild::new(repo_root().join("tests/fixtures/Cargo.toml"));
+    options.target_dir = Some(build_dir.clone());
+    options.out_dir = Some(build_dir.join("wasm"));
+    options.packages = vec![format!("coffer-fixture-{name}")];
+    let built = build_wasm_or_skip(&options, &format!("the fixture {name}"))?;
+    let module = built
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("building the fixture {name} wrote no module"));
+    Some(module.path)
+}
+
 /// Copies library files into a fresh private directory (mode 0700), as a user's plugin directory.
 pub fn plugin_dir_with(files: &[&Path]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary directory");

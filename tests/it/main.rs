@@ -7,3 +7,4 @@ mod server_isolation;
 mod shape;
 mod simulate;
 mod tidy;
+mod xtask;

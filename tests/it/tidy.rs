@@ -49,7 +49,7 @@ fn readme_has_exactly_two_setup_commands_and_ci_runs_both() {
 fn every_source_file_starts_with_a_module_doc_line() {
     let mut files = Vec::new();
     for dir in [
-        "bench", "core", "host", "plugins", "server", "tests", "template",
+        "bench", "core", "host", "plugins", "server", "tests", "template", "xtask",
     ] {
         files.extend(rust_files(&root().join(dir)));
     }
