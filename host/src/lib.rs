@@ -24,10 +24,11 @@ pub mod registry;
 pub mod render;
 pub mod save;
 pub mod simulate;
+pub mod wasm;
 
 pub use game::{GameId, HostError, HostedGame, LoggedAction, names_for, refusal_reason};
 pub use host::Host;
-pub use registry::{Entry, Origin, Registry, RegistryError};
+pub use registry::{Entry, Form, Origin, Registry, RegistryError};
 pub use save::{SaveError, SaveFile};
 
 /// The README's Rust examples, compiled and run as doctests so they cannot rot.

@@ -5,7 +5,7 @@
 
 use crate::loader::error::LoadReport;
 use crate::loader::lock::LockFile;
-use crate::loader::open::load_library;
+use crate::loader::open::load_plugin;
 use crate::loader::paths::{library_files, same_file};
 use crate::loader::watchdog::init_deadline;
 use coffer_core::DynRuleset;
@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use crate::origin::{Origin, RegistryError};
+pub use crate::origin::{Form, Origin, RegistryError};
 
 /// One registered ruleset.
 #[derive(Clone)]
@@ -52,6 +52,8 @@ impl fmt::Debug for Entry {
 #[derive(Default, Debug, Clone)]
 pub struct Registry {
     entries: BTreeMap<String, Entry>,
+    /// Which form wins when a ruleset is loaded both as a native library and as a WebAssembly module.
+    prefer: Option<Form>,
 }
 
 impl Registry {
@@ -85,6 +87,24 @@ impl Registry {
     ) -> Result<(), RegistryError> {
         let key = ruleset.description().key();
         if let Some(existing) = self.entries.get(&key) {
+            let forms = (Form::of(&existing.origin), Form::of(&origin));
+            if let (Some(first), Some(second)) = forms
+                && first != second
+            {
+                return match self.prefer {
+                    // The preferred form wins; the other is left out without an error.
+                    Some(prefer) if prefer == second => {
+                        self.entries.insert(key, Entry { ruleset, origin });
+                        Ok(())
+                    }
+                    Some(_) => Ok(()),
+                    None => Err(RegistryError::BothForms {
+                        key,
+                        first: existing.origin.clone(),
+                        second: origin,
+                    }),
+                };
+            }
             return Err(RegistryError::Duplicate {
                 key,
                 first: existing.origin.clone(),
@@ -155,6 +175,13 @@ impl Registry {
         self.entries.is_empty()
     }
 
+    /// Which form of a ruleset to keep when a plugin directory holds it both as a native library and as
+    /// a WebAssembly module (without a preference, the second one found is refused with
+    /// [`RegistryError::BothForms`]).
+    pub fn prefer(&mut self, form: Option<Form>) {
+        self.prefer = form;
+    }
+
     /// Sets the deadline of every call into a runtime-loaded plugin, clamped to
     /// [`loader::MIN_DEADLINE`](crate::loader::MIN_DEADLINE)..=[`loader::MAX_DEADLINE`](crate::loader::MAX_DEADLINE);
     /// past it the process ends with [`loader::EXIT_DEADLINE`](crate::loader::EXIT_DEADLINE), as native
@@ -215,20 +242,21 @@ impl Registry {
     }
 
     fn load_file_into(&mut self, file: &Path, lock: Option<&LockFile>, report: &mut LoadReport) {
-        match load_library(file, lock) {
-            Ok(rulesets) => {
+        match load_plugin(file, lock) {
+            Ok((rulesets, origin)) => {
                 for ruleset in rulesets {
                     let description = ruleset.description();
                     let key = description.key();
                     let again = self
                         .get_exact(&description.id, &description.version)
-                        .is_some_and(
-                            |e| matches!(&e.origin, Origin::Library(p) if same_file(p, file)),
-                        );
+                        .is_some_and(|e| {
+                            e.origin.file().is_some_and(|p| same_file(p, file))
+                                && Form::of(&e.origin) == Form::of(&origin)
+                        });
                     if again {
                         continue;
                     }
-                    match self.add(ruleset, Origin::Library(file.to_owned())) {
+                    match self.add(ruleset, origin.clone()) {
                         Ok(()) => report.loaded.push((key, file.to_owned())),
                         Err(e) => report.errors.push(e.into()),
                     }

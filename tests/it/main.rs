@@ -7,4 +7,5 @@ mod server_isolation;
 mod shape;
 mod simulate;
 mod tidy;
+mod wasm;
 mod xtask;

@@ -32,7 +32,7 @@ fn assert_same(label: &str, step: usize, a: &mut dyn DynGame, b: &mut dyn DynGam
 }
 
 /// Random playouts choosing the same legal-action index on both sides; returns the actions applied.
-fn playouts(id: &str, statik: &dyn DynRuleset, runtime: &dyn DynRuleset) -> usize {
+pub(crate) fn playouts(id: &str, statik: &dyn DynRuleset, runtime: &dyn DynRuleset) -> usize {
     assert_eq!(
         statik.description(),
         runtime.description(),

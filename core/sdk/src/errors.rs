@@ -52,6 +52,10 @@ pub enum ActionError {
     /// The plugin panicked earlier and is no longer called.
     #[error("ruleset '{0}' is poisoned (it panicked earlier) and is no longer called")]
     Poisoned(String),
+    /// A sandboxed ruleset's call trapped or ran past its deadline: this game was stopped (the words say
+    /// which ruleset, call and cause) and takes no more actions; other games go on.
+    #[error("the game was stopped: {0}")]
+    Stopped(String),
 }
 
 /// Why a game could not be started or restored.
@@ -86,4 +90,8 @@ pub enum SetupError {
     /// The plugin panicked earlier and is no longer called.
     #[error("ruleset '{0}' is poisoned (it panicked earlier) and is no longer called")]
     Poisoned(String),
+    /// A sandboxed ruleset's call trapped or ran past its deadline while making the game (the words say
+    /// which ruleset, call and cause).
+    #[error("the game was stopped: {0}")]
+    Stopped(String),
 }

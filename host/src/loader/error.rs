@@ -202,6 +202,55 @@ pub enum LoadError {
         /// The plugin's message.
         message: String,
     },
+    /// A `.wasm` file larger than [`wasm::MAX_MODULE_BYTES`](crate::wasm::MAX_MODULE_BYTES).
+    #[error("refusing {}: {size} bytes, more than the {max} a ruleset module may have", path.display())]
+    ModuleTooLarge {
+        /// The module.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The most allowed.
+        max: u64,
+    },
+    /// A `.wasm` file that does not compile or instantiate.
+    #[error("{} is not a loadable WebAssembly module: {reason}", path.display())]
+    NotAModule {
+        /// The module.
+        path: PathBuf,
+        /// What the engine said.
+        reason: String,
+    },
+    /// A module importing something outside the contract.
+    #[error("refusing {}: it imports '{module}.{name}', which a ruleset module may not use (the only \
+             import is coffer.panicked: no files, network, clock, environment or randomness)", path.display())]
+    ModuleImport {
+        /// The module.
+        path: PathBuf,
+        /// The import's module name.
+        module: String,
+        /// The import's name.
+        name: String,
+    },
+    /// A module missing an export of the contract.
+    #[error("{} is not a Coffer ruleset module: it exports no '{missing}' (a ruleset crate invokes \
+             coffer_core::plugin! and is built with --target wasm32-unknown-unknown)", path.display())]
+    ModuleExport {
+        /// The module.
+        path: PathBuf,
+        /// The first missing export.
+        missing: String,
+    },
+    /// A module of another version of the WebAssembly contract.
+    #[error("{}: WebAssembly contract version {module}, this host speaks version {host}; rebuild the module \
+             against this host's coffer-core", path.display())]
+    ModuleAbiVersion {
+        /// The module.
+        path: PathBuf,
+        /// The module's version.
+        module: u32,
+        /// The host's.
+        host: u32,
+    },
     /// A ruleset of the library could not be registered (e.g. its `id@version` is already registered).
     #[error(transparent)]
     Registry(#[from] RegistryError),

@@ -107,6 +107,30 @@ impl LockFile {
     }
 }
 
+/// Checks a file's sha256 (`actual`, 64 lowercase hex digits) against its pin in `lock`.
+///
+/// # Errors
+/// [`LoadError::Unpinned`] or [`LoadError::HashMismatch`].
+pub(crate) fn check_pin(path: &Path, lock: &LockFile, actual: String) -> Result<(), LoadError> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    match lock.pin(name) {
+        None => Err(LoadError::Unpinned {
+            path: path.to_owned(),
+            lock: lock.path.clone(),
+            actual,
+        }),
+        Some(expected) if expected != actual => Err(LoadError::HashMismatch {
+            path: path.to_owned(),
+            expected: expected.to_owned(),
+            actual,
+        }),
+        Some(_) => Ok(()),
+    }
+}
+
 /// The SHA-256 of a file, as 64 lowercase hex digits.
 ///
 /// # Errors

@@ -7,8 +7,9 @@
 //! # Where plugins come from
 //! Only from directories the user names: `--plugin-dir DIR` (repeatable) and [`PLUGIN_PATH_ENV`]
 //! (`COFFER_PLUGIN_PATH`, a list in the platform's `PATH` syntax, see [`plugin_dirs_from_env`]). In each
-//! directory every file ending in the platform's library suffix (`.so`, `.dylib`, `.dll`) is a candidate;
-//! other files are ignored. A directory is read once however often it is named, and a file reached
+//! directory every file ending in the platform's library suffix (`.so`, `.dylib`, `.dll`) or in `.wasm`
+//! (a sandboxed WebAssembly module, loaded by [`crate::wasm`] after the same path and lock-file checks)
+//! is a candidate; other files are ignored. A directory is read once however often it is named, and a file reached
 //! through two names (a symbolic or hard link) is loaded once.
 //!
 //! # What is checked, in order, before anything of the library runs beyond its loader constructors
@@ -131,8 +132,11 @@ pub use limits::{
     MIN_DEADLINE,
 };
 pub use lock::{LockFile, MAX_LOCK_FILE, sha256_file};
-pub use open::load_library;
-pub use paths::{PLUGIN_PATH_ENV, check_path, declaration_symbol, plugin_dirs_from_env};
+pub use open::{load_library, load_plugin};
+pub use paths::{
+    MODULE_SUFFIX, PLUGIN_PATH_ENV, check_path, declaration_symbol, is_module_name,
+    plugin_dirs_from_env,
+};
 pub use probe::{
     CheckReport, PROBE_ENV, PROBE_LOCK_ENV, ProbeCommand, Verdict, check_dir, probe_child_main,
 };

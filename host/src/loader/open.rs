@@ -11,12 +11,28 @@ use crate::loader::calls::{Call, InCall, Subject};
 use crate::loader::declaration::{Segments, check_declaration, declaration, segments_of};
 use crate::loader::error::{LoadError, PathProblem};
 use crate::loader::library::{AFTER_HASH, LOADED, Library};
-use crate::loader::lock::{LockFile, sha256_of};
+use crate::loader::lock::{LockFile, check_pin, sha256_of};
 use crate::loader::paths::{
     PathKind, check_path_as, check_target, declaration_symbol, file_identity,
 };
 use crate::loader::runtime_ruleset::RuntimeRuleset;
 use crate::loader::watchdog::install_guards;
+
+/// Loads one plugin file, a native library or (by its `.wasm` suffix) a WebAssembly module, and returns
+/// its rulesets with their origin.
+///
+/// # Errors
+/// The [`LoadError`] of the first failed check; the file is then not used.
+pub fn load_plugin(
+    path: &Path,
+    lock: Option<&LockFile>,
+) -> Result<(Vec<Arc<dyn DynRuleset>>, crate::Origin), LoadError> {
+    if crate::loader::paths::is_module_name(path) {
+        crate::wasm::load_module(path, lock).map(|r| (r, crate::Origin::Module(path.to_owned())))
+    } else {
+        load_library(path, lock).map(|r| (r, crate::Origin::Library(path.to_owned())))
+    }
+}
 
 /// Loads one library file and returns its rulesets, wrapped as [`DynRuleset`]s (see the module docs for
 /// every check). Loading the same file again returns the already loaded library's rulesets.
@@ -51,28 +67,8 @@ pub fn load_library(
                 path: path.to_owned(),
             });
         }
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
         let actual = sha256_of(&mut file).map_err(io)?;
-        match lock.pin(name) {
-            None => {
-                return Err(LoadError::Unpinned {
-                    path: path.to_owned(),
-                    lock: lock.path.clone(),
-                    actual,
-                });
-            }
-            Some(expected) if expected != actual => {
-                return Err(LoadError::HashMismatch {
-                    path: path.to_owned(),
-                    expected: expected.to_owned(),
-                    actual,
-                });
-            }
-            Some(_) => {}
-        }
+        check_pin(path, lock, actual)?;
     }
     if let Some(hook) = AFTER_HASH
         .lock()

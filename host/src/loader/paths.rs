@@ -44,8 +44,18 @@ pub fn declaration_symbol(path: &Path) -> Option<String> {
 
 pub(crate) fn is_library_name(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-        n.ends_with(std::env::consts::DLL_SUFFIX) && n.len() > std::env::consts::DLL_SUFFIX.len()
+        [std::env::consts::DLL_SUFFIX, MODULE_SUFFIX]
+            .iter()
+            .any(|suffix| n.ends_with(suffix) && n.len() > suffix.len())
     })
+}
+
+/// The file name suffix of a WebAssembly ruleset module.
+pub const MODULE_SUFFIX: &str = ".wasm";
+
+/// Whether a plugin file is a WebAssembly module (by its suffix) rather than a native library.
+pub fn is_module_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "wasm")
 }
 
 /// What a path checked by [`check_path`] names.

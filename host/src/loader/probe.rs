@@ -1,14 +1,14 @@
 //! Probing the libraries of a directory each in a child process ([`check_dir`]), so that one whose
 //! initialisers crash the process is named instead of taking the host down, and the child's side of it.
 
-use crate::origin::{Origin, RegistryError};
+use crate::origin::RegistryError;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::loader::error::LoadError;
 use crate::loader::lock::LockFile;
-use crate::loader::open::load_library;
+use crate::loader::open::load_plugin;
 use crate::loader::paths::{library_files, same_file};
 use crate::loader::watchdog::init_deadline;
 
@@ -226,8 +226,8 @@ pub fn probe_child_main() -> Option<i32> {
     // Loads as `Registry::load_file` into an empty registry would (the registry is above the loader). A
     // bad deadline in the environment is not the library's fault (the default applies).
     let _ = init_deadline();
-    let rulesets = match load_library(&path, lock.as_ref()) {
-        Ok(rulesets) => rulesets,
+    let (rulesets, origin) = match load_plugin(&path, lock.as_ref()) {
+        Ok(loaded) => loaded,
         Err(e) => return refused(&e.to_string()),
     };
     let mut keys: Vec<String> = Vec::new();
@@ -240,8 +240,8 @@ pub fn probe_child_main() -> Option<i32> {
             }
             let duplicate = RegistryError::Duplicate {
                 key,
-                first: Origin::Library(path.clone()),
-                second: Origin::Library(path.clone()),
+                first: origin.clone(),
+                second: origin.clone(),
             };
             return refused(&LoadError::from(duplicate).to_string());
         }
