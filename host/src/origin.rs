@@ -91,8 +91,10 @@ pub enum RegistryError {
         second: Origin,
     },
     /// The same `id@version` as a native library and as a WebAssembly module, and no preference given.
-    #[error("ruleset '{key}' is loaded twice, by {first} and by {second}; pick one form with \
-             `--prefer wasm` or `--prefer native`, or remove one of the files")]
+    #[error(
+        "ruleset '{key}' is loaded twice, by {first} and by {second}; pick one form with \
+             `--prefer wasm` or `--prefer native`, or remove one of the files"
+    )]
     BothForms {
         /// The contested key.
         key: String,
