@@ -8,6 +8,7 @@ use crate::loader::lock::LockFile;
 use crate::loader::open::load_plugin;
 use crate::loader::paths::{library_files, same_file};
 use crate::loader::watchdog::init_deadline;
+use crate::wasm::WasmOptions;
 use coffer_core::DynRuleset;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -54,6 +55,8 @@ pub struct Registry {
     entries: BTreeMap<String, Entry>,
     /// Which form wins when a ruleset is loaded both as a native library and as a WebAssembly module.
     prefer: Option<Form>,
+    /// How the WebAssembly modules loaded from now on run.
+    wasm: WasmOptions,
 }
 
 impl Registry {
@@ -182,6 +185,12 @@ impl Registry {
         self.prefer = form;
     }
 
+    /// How the WebAssembly modules this registry loads from now on run: each call's deadline, each
+    /// instance's memory cap, how many games share an instance (see [`WasmOptions`]).
+    pub fn set_wasm_options(&mut self, options: WasmOptions) {
+        self.wasm = options.clamped();
+    }
+
     /// Sets the deadline of every call into a runtime-loaded plugin, clamped to
     /// [`loader::MIN_DEADLINE`](crate::loader::MIN_DEADLINE)..=[`loader::MAX_DEADLINE`](crate::loader::MAX_DEADLINE);
     /// past it the process ends with [`loader::EXIT_DEADLINE`](crate::loader::EXIT_DEADLINE), as native
@@ -242,7 +251,7 @@ impl Registry {
     }
 
     fn load_file_into(&mut self, file: &Path, lock: Option<&LockFile>, report: &mut LoadReport) {
-        match load_plugin(file, lock) {
+        match load_plugin(file, lock, self.wasm) {
             Ok((rulesets, origin)) => {
                 for ruleset in rulesets {
                     let description = ruleset.description();

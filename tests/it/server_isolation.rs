@@ -1,7 +1,9 @@
 //! A game server run in this process on loopback, hosting misbehaving fixture plugins next to good
 //! rulesets: a plugin call past the deadline stops ("quarantines") only its game, within about the
 //! deadline, and every other game (of the same library too) goes on meanwhile; a panicking plugin
-//! poisons its library, whose games stop saying why, while other libraries' games go on.
+//! poisons its library, whose games stop saying why, while other libraries' games go on; a WebAssembly
+//! ruleset that spins, aborts, exits, writes outside its memory, runs out of memory or overflows its
+//! stack stops only the game whose call faulted, and every other game goes on.
 //!
 //! The server makes the loader leave overdue calls to it (`contain_overdue_calls`, process-wide) and
 //! the deadline is set short for the process (`set_call_deadline`). Neither disturbs the loader tests of
@@ -39,6 +41,11 @@ impl InProcess {
         let mut registry = Registry::with_static().expect("the static rulesets");
         let report = registry.load_dirs(&[plugins.path()], None);
         assert!(report.errors.is_empty(), "{:?}", report.errors);
+        InProcess::serving(registry, plugins)
+    }
+
+    /// A server of `registry`, whose plugins are in `plugins`.
+    fn serving(registry: Registry, plugins: tempfile::TempDir) -> InProcess {
         // Contained first, so no call of another test passing the short deadline ends this process.
         coffer_host::loader::contain_overdue_calls();
         coffer_host::loader::set_call_deadline(DEADLINE);
@@ -203,6 +210,90 @@ fn assert_stopped(reply: &Reply, game: &Game, what: &str) {
 }
 
 const TAKE: fn() -> Value = || json!({"type": "take", "n": 1});
+
+/// The deadline of the WebAssembly rulesets of [`a_wasm_ruleset_that_faults_stops_only_its_game`].
+const WASM_DEADLINE: Duration = Duration::from_millis(500);
+
+#[test]
+fn a_wasm_ruleset_that_faults_stops_only_its_game_and_every_other_game_goes_on() {
+    let (Some(faulty), Some(modules)) = (
+        coffer_tests::wasm_fixture("faulty"),
+        coffer_tests::wasm_modules(),
+    ) else {
+        return;
+    };
+    let plugins = plugin_dir_with(&[
+        &faulty,
+        &modules.join("coffer-charges.wasm"),
+        &modules.join("coffer-story-acts.wasm"),
+    ]);
+    let mut registry = Registry::new();
+    registry.set_wasm_options(coffer_host::wasm::WasmOptions {
+        deadline: WASM_DEADLINE,
+        memory_cap: 64 << 20,
+        ..Default::default()
+    });
+    let report = registry.load_dirs(&[plugins.path()], None);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let server = InProcess::serving(registry, plugins);
+    let api = Api::new(&server.base);
+    server.block_on(async {
+        // Games of the same module as the faulty ones (sharing their instances), and of others.
+        let mut same_module = Vec::new();
+        for _ in 0..6 {
+            let game = api.create("fixture-faulty", json!({})).await;
+            assert_eq!(api.act(&game, 0, TAKE()).await.0, StatusCode::OK);
+            same_module.push(game);
+        }
+        let charges = api.create("charges", json!({"max_rounds": 1000})).await;
+        let story = api.create("story-acts", json!({})).await;
+        for (fault, words) in [
+            ("spin", "deadline"),
+            ("abort", "aborted"),
+            ("exit", "aborted"),
+            ("segv", "outside its memory"),
+            ("oom", "out of memory"),
+            ("stack", "stack overflowed"),
+        ] {
+            let game = api
+                .create("fixture-faulty", json!({ "fault": fault }))
+                .await;
+            assert_eq!(api.act(&game, 0, TAKE()).await.0, StatusCode::OK);
+            let started = Instant::now();
+            let reply = api.act(&game, 1, TAKE()).await;
+            let took = started.elapsed();
+            assert_stopped(&reply, &game, fault);
+            let message = reply.1["message"].as_str().unwrap();
+            assert!(
+                message.contains(words) && message.contains("fixture-faulty"),
+                "{fault}: {message}"
+            );
+            if fault == "spin" {
+                assert!(
+                    took >= WASM_DEADLINE && took < WASM_DEADLINE * 3,
+                    "answered after {took:?}, the deadline being {WASM_DEADLINE:?}"
+                );
+            }
+            assert_stopped(&api.act(&game, 1, TAKE()).await, &game, "after the fault");
+            // Every other game goes on: the same module's, from its state before the fault.
+            for (i, game) in same_module.iter().enumerate() {
+                let (status, summary) = api.get(game, "", None).await;
+                assert_eq!(status, StatusCode::OK, "{fault}: game {i}: {summary}");
+                assert!(summary["stopped"].is_null(), "{fault}: {summary}");
+                api.play_one(game).await;
+            }
+            api.play_one(&charges).await;
+            api.play_one(&story).await;
+        }
+        let health = api
+            .client
+            .get(format!("{}/healthz", api.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(health.status(), StatusCode::OK);
+    });
+}
 
 #[test]
 fn a_plugin_call_past_the_deadline_stops_only_its_game_while_others_play() {

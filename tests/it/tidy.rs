@@ -162,13 +162,41 @@ fn core_manifests_write_out_the_workspace_keys_and_lints_they_cannot_inherit() {
 
 fn core_manifest_agrees(workspace: &str, manifest: &str) {
     let core = std::fs::read_to_string(root().join(manifest)).unwrap();
-    for key in ["version", "edition", "rust-version", "license"] {
+    for key in ["version", "edition", "license"] {
         assert_eq!(
             manifest_value(&core, "package", key),
             manifest_value(workspace, "workspace.package", key),
             "{manifest}'s {key} differs from the workspace's"
         );
     }
+    // What a ruleset builds on keeps the rulesets' minimum Rust, older than the hosts' (wasmtime's).
+    let rulesets = std::fs::read_to_string(root().join("plugins/charges/Cargo.toml")).unwrap();
+    let minimum = manifest_value(&rulesets, "package", "rust-version");
+    assert!(
+        minimum.is_some(),
+        "plugins/charges/Cargo.toml states its rust-version"
+    );
+    assert_eq!(
+        manifest_value(&core, "package", "rust-version"),
+        minimum,
+        "{manifest}'s rust-version differs from the rulesets'"
+    );
+    let version = |v: Option<String>| -> Vec<u32> {
+        v.unwrap_or_default()
+            .trim_matches('"')
+            .split('.')
+            .map(|n| n.parse().unwrap_or(0))
+            .collect()
+    };
+    assert!(
+        version(minimum)
+            <= version(manifest_value(
+                workspace,
+                "workspace.package",
+                "rust-version"
+            )),
+        "the rulesets' minimum Rust is newer than the hosts'"
+    );
     for (table, key) in [
         ("lints.rust", "missing_docs"),
         ("lints.rust", "unsafe_code"),

@@ -313,3 +313,149 @@ fn a_ruleset_present_as_both_forms_is_refused_unless_one_is_preferred() {
         assert_eq!(Form::of(&entry.origin), Some(form));
     }
 }
+
+/// What docs/WRITING_A_RULESET.md tells an author: the template, copied outside the workspace, built with
+/// `cargo build --release --target wasm32-unknown-unknown`, loads from that directory first try.
+#[test]
+fn newcomer_builds_the_template_as_webassembly_outside_the_workspace_and_plays_it() {
+    // Skips (saying how to install the target) exactly when the workspace's modules do.
+    if wasm_modules().is_none() {
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let crate_dir = work.path().join("my-ruleset");
+    crate::loader::copy_dir(&coffer_tests::repo_root().join("template"), &crate_dir);
+    let manifest = crate_dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let core = coffer_tests::repo_root().join("core");
+    let replaced = text.replace(
+        "path = \"../core\"",
+        &format!("path = {:?}", core.display().to_string()),
+    );
+    std::fs::write(&manifest, replaced).unwrap();
+    std::fs::copy(
+        coffer_tests::repo_root().join("Cargo.lock"),
+        crate_dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    let target = coffer_tests::target_dir().join("template-wasm");
+    let output =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args([
+                "build",
+                "--quiet",
+                "--release",
+                "--target",
+                "wasm32-unknown-unknown",
+            ])
+            .current_dir(&crate_dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let built = target.join("wasm32-unknown-unknown/release");
+    let mut registry = Registry::new();
+    let report = registry.load_dirs(&[&built], None);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let (key, path) = &report.loaded[0];
+    assert_eq!(path.file_name().unwrap(), "my_ruleset.wasm");
+    let entry = registry.get(key).unwrap();
+    assert_eq!(Form::of(&entry.origin), Some(Form::Wasm));
+    let d = entry.ruleset.description();
+    let mut game = entry
+        .ruleset
+        .new_game(&Setup::new(d.min_players, 1))
+        .unwrap();
+    assert!(play(&mut *game, 1, 200) > 0);
+    assert_ne!(game.outcome(), coffer_core::Outcome::Ongoing);
+}
+
+/// Runs `coffer --plugin-dir DIR ARGS` in this process.
+fn coffer(dir: &Path, args: &[&str]) -> coffer_cli::Status {
+    let mut argv = vec!["coffer", "--plugin-dir", dir.to_str().unwrap()];
+    argv.extend_from_slice(args);
+    coffer_cli::run_args(&argv).unwrap_or_else(|e| panic!("coffer {args:?}: {e:#}"))
+}
+
+/// Every command of `coffer` on the three rulesets, from a directory holding only their modules.
+#[test]
+fn every_command_hosts_the_wasm_rulesets_from_a_directory_of_modules_alone() {
+    use coffer_cli::Status::Success;
+    let Some(modules) = wasm_modules() else {
+        return;
+    };
+    let files: Vec<PathBuf> = BUILTIN
+        .iter()
+        .map(|(_, crate_name)| module_of(&modules, crate_name))
+        .collect();
+    let plugins =
+        coffer_tests::plugin_dir_with(&files.iter().map(PathBuf::as_path).collect::<Vec<_>>());
+    let dir = plugins.path();
+    let work = tempfile::tempdir().unwrap();
+    assert_eq!(coffer(dir, &["rulesets"]), Success);
+    let scripts = coffer_tests::repo_root().join("plugins");
+    assert_eq!(
+        coffer(dir, &["demo", "--scripts", scripts.to_str().unwrap()]),
+        Success
+    );
+    for (id, _) in BUILTIN {
+        assert_eq!(coffer(dir, &["describe", id]), Success, "{id}");
+        let statik = static_ruleset(id).unwrap();
+        let players = statik.description().min_players.max(2);
+        let save = work.path().join(format!("{id}.json"));
+        let save = save.to_str().unwrap();
+        let n = players.to_string();
+        assert_eq!(
+            coffer(
+                dir,
+                &["new", id, "--players", &n, "--seed", "3", "-o", save]
+            ),
+            Success,
+            "{id}"
+        );
+        // The first legal action of whoever may act, found on the static twin of the saved game.
+        let mut twin = statik.new_game(&Setup::new(players, 3)).unwrap();
+        let acting = twin.acting().iter().find(|a| a.legal > 0).copied().unwrap();
+        twin.legal_actions(acting.owner());
+        let action = twin.legal_action_json(0).unwrap();
+        let seat = acting.player.to_string();
+        assert_eq!(
+            coffer(dir, &["act", save, "--player", &seat, &action]),
+            Success,
+            "{id}"
+        );
+        for command in [
+            vec!["show", save],
+            vec!["show", save, "--player", "0"],
+            vec!["log", save],
+            vec!["replay", save],
+            vec!["legal", save, "--player", &seat],
+        ] {
+            assert_eq!(coffer(dir, &command), Success, "{id}: {command:?}");
+        }
+        let repro = work.path().to_str().unwrap();
+        assert_eq!(
+            coffer(
+                dir,
+                &[
+                    "simulate",
+                    id,
+                    "--games",
+                    "3",
+                    "--seed",
+                    "2",
+                    "--max-actions",
+                    "200",
+                    "--repro-dir",
+                    repro
+                ]
+            ),
+            Success,
+            "{id}"
+        );
+    }
+}

@@ -5,9 +5,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 pub(crate) const AFTER_HELP: &str = "\
-Rulesets are plugin libraries (lib<name>.so, .dylib or .dll) loaded at runtime from the directories given by
---plugin-dir and by COFFER_PLUGIN_PATH (separated by ':'). Build the bundled ones with
-`cargo build --release --workspace`, then pass `--plugin-dir target/release`.
+Rulesets are plugin libraries (lib<name>.so, .dylib or .dll) or sandboxed WebAssembly modules (<name>.wasm)
+loaded at runtime from the directories given by --plugin-dir and by COFFER_PLUGIN_PATH (separated by ':').
+Build the bundled ones with `cargo build --release --workspace` and pass `--plugin-dir target/release`, or
+as WebAssembly with `cargo xtask wasm` and pass `--plugin-dir target/wasm`. A native library runs with the
+host's rights; a WebAssembly module runs sandboxed: a call past its deadline, a crash or a module out of
+memory stops its own game only.
 
 Exit status: 0 on success, 1 when a command fails (a refused action, a damaged save file...), 2 on a usage
 error, 3 when `act` saved the action but showing its result failed (the action is not lost); 123, 124 and
@@ -54,9 +57,30 @@ pub struct Global {
     /// code cannot be interrupted: past the deadline `coffer` names the library and the call and exits 124.
     #[arg(long, value_name = "SECS", value_parser = parse_deadline, global = true)]
     pub plugin_deadline: Option<std::time::Duration>,
+    /// Seconds a call into a WebAssembly ruleset may take (0.01 to 86400; default 2); past it the call is
+    /// stopped and its game with it, and every other game goes on.
+    #[arg(long, value_name = "SECS", value_parser = parse_deadline, global = true)]
+    pub wasm_deadline: Option<std::time::Duration>,
+    /// Most memory one WebAssembly instance may use, in MiB (1 to 4096; default 256); past it the call
+    /// traps and its game is stopped.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=4096), global = true)]
+    pub wasm_memory: Option<u64>,
+    /// Most games one WebAssembly instance holds (default 512; 1: an instance per game, about a megabyte
+    /// each). A trap rebuilds the other games of its instance from their checkpoints.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), global = true)]
+    pub wasm_games_per_instance: Option<u32>,
+    /// Which form to load when a plugin directory holds a ruleset both as a native library and as a
+    /// WebAssembly module: `native` or `wasm` (without it, such a ruleset is refused).
+    #[arg(long, value_name = "FORM", value_parser = parse_form, global = true)]
+    pub prefer: Option<coffer_host::Form>,
     /// More log output on stderr (-v: info, -vv: debug, -vvv: trace). RUST_LOG, when set, takes precedence.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+}
+
+/// A form of runtime-loaded ruleset: `native` or `wasm`.
+pub(crate) fn parse_form(text: &str) -> Result<coffer_host::Form, String> {
+    text.parse()
 }
 
 /// A plugin call deadline in seconds, within the loader's bounds.

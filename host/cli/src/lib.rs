@@ -28,5 +28,5 @@ mod simulate;
 
 pub use args::{Global, OutputFormat};
 pub use output::Status;
-pub use plugins::{load_registry, plugin_dirs};
+pub use plugins::{load_registry, plugin_dirs, wasm_options};
 pub use run::{main, run_args};

@@ -61,6 +61,8 @@ pub(crate) fn load_registry_counting(global: &Global) -> anyhow::Result<(Registr
     if let Some(deadline) = global.plugin_deadline {
         registry.set_plugin_deadline(deadline);
     }
+    registry.prefer(global.prefer);
+    registry.set_wasm_options(wasm_options(global));
     let report = registry.load_dirs(&plugin_dirs(global), lock.as_ref());
     let refused = report.errors.len();
     for err in report.errors {
@@ -71,6 +73,20 @@ pub(crate) fn load_registry_counting(global: &Global) -> anyhow::Result<(Registr
         tracing::info!(target: "coffer_host::cli", ruleset = %key, library = %path.display(), "loaded");
     }
     Ok((registry, refused))
+}
+
+/// How WebAssembly rulesets run, from the global options.
+pub fn wasm_options(global: &Global) -> coffer_host::wasm::WasmOptions {
+    let default = coffer_host::wasm::WasmOptions::default();
+    coffer_host::wasm::WasmOptions {
+        deadline: global.wasm_deadline.unwrap_or(default.deadline),
+        memory_cap: global
+            .wasm_memory
+            .map_or(default.memory_cap, |mib| mib << 20),
+        games_per_instance: global
+            .wasm_games_per_instance
+            .unwrap_or(default.games_per_instance),
+    }
 }
 
 pub(crate) fn no_rulesets_hint(global: &Global) -> String {
@@ -88,7 +104,8 @@ pub(crate) fn no_rulesets_hint(global: &Global) -> String {
     };
     format!(
         "no ruleset is loaded ({searched}); build the plugins with `cargo build --release --workspace` and pass \
-         `--plugin-dir target/release` (or set {})",
+         `--plugin-dir target/release`, or build them as WebAssembly with `cargo xtask wasm` and pass \
+         `--plugin-dir target/wasm` (or set {})",
         coffer_host::loader::PLUGIN_PATH_ENV
     )
 }
@@ -99,7 +116,7 @@ pub(crate) fn rulesets(registry: &Registry, global: &Global) -> anyhow::Result<S
             .iter()
             .map(|e| {
                 let d = e.ruleset.description();
-                json!({"id": d.id, "version": d.version, "summary": d.summary, "origin": e.origin.to_string()})
+                json!({"id": d.id, "version": d.version, "summary": d.summary, "origin": e.origin.to_string(), "form": e.origin.form()})
             })
             .collect();
         print_json(&serde_json::Value::Array(list))?;

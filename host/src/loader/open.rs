@@ -19,18 +19,20 @@ use crate::loader::runtime_ruleset::RuntimeRuleset;
 use crate::loader::watchdog::install_guards;
 
 /// Loads one plugin file, a native library or (by its `.wasm` suffix) a WebAssembly module, and returns
-/// its rulesets with their origin.
+/// its rulesets with their origin. A module runs with the `wasm` options.
 ///
 /// # Errors
 /// The [`LoadError`] of the first failed check; the file is then not used.
 pub fn load_plugin(
     path: &Path,
     lock: Option<&LockFile>,
-) -> Result<(Vec<Arc<dyn DynRuleset>>, crate::Origin), LoadError> {
+    wasm: crate::wasm::WasmOptions,
+) -> Result<(Vec<Arc<dyn DynRuleset>>, crate::origin::Origin), LoadError> {
     if crate::loader::paths::is_module_name(path) {
-        crate::wasm::load_module(path, lock).map(|r| (r, crate::Origin::Module(path.to_owned())))
+        crate::wasm::load_module_with(path, lock, wasm)
+            .map(|r| (r, crate::origin::Origin::Module(path.to_owned())))
     } else {
-        load_library(path, lock).map(|r| (r, crate::Origin::Library(path.to_owned())))
+        load_library(path, lock).map(|r| (r, crate::origin::Origin::Library(path.to_owned())))
     }
 }
 

@@ -226,10 +226,11 @@ pub fn probe_child_main() -> Option<i32> {
     // Loads as `Registry::load_file` into an empty registry would (the registry is above the loader). A
     // bad deadline in the environment is not the library's fault (the default applies).
     let _ = init_deadline();
-    let (rulesets, origin) = match load_plugin(&path, lock.as_ref()) {
-        Ok(loaded) => loaded,
-        Err(e) => return refused(&e.to_string()),
-    };
+    let (rulesets, origin) =
+        match load_plugin(&path, lock.as_ref(), crate::wasm::WasmOptions::default()) {
+            Ok(loaded) => loaded,
+            Err(e) => return refused(&e.to_string()),
+        };
     let mut keys: Vec<String> = Vec::new();
     for ruleset in rulesets {
         let key = ruleset.description().key();

@@ -66,10 +66,12 @@ pub(crate) fn setup_error(
     wrap: fn(SetupError) -> SaveError,
 ) -> SaveError {
     match error {
-        SetupError::Panicked(_) | SetupError::Poisoned(_) => SaveError::Plugin {
-            ruleset: ruleset.description().key(),
-            message: error.to_string(),
-        },
+        SetupError::Panicked(_) | SetupError::Poisoned(_) | SetupError::Stopped(_) => {
+            SaveError::Plugin {
+                ruleset: ruleset.description().key(),
+                message: error.to_string(),
+            }
+        }
         other => wrap(other),
     }
 }

@@ -288,7 +288,9 @@ impl SaveFile {
             let action = entry.action.to_string();
             game.apply_json(Owner(entry.player), &action)
                 .map_err(|source| match source {
-                    ActionError::Panicked(_) | ActionError::Poisoned(_) => SaveError::Plugin {
+                    ActionError::Panicked(_)
+                    | ActionError::Poisoned(_)
+                    | ActionError::Stopped(_) => SaveError::Plugin {
                         ruleset: ruleset.description().key(),
                         message: source.to_string(),
                     },

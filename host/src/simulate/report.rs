@@ -162,6 +162,9 @@ pub enum ViolationKind {
     /// A runtime-loaded ruleset that panicked earlier is poisoned: it is no longer called in this process.
     #[error("{0}")]
     Poisoned(String),
+    /// A sandboxed (WebAssembly) ruleset's call trapped or ran past its deadline: the game was stopped.
+    #[error("{0}")]
+    Stopped(String),
 }
 
 impl ViolationKind {
@@ -181,6 +184,7 @@ impl ViolationKind {
             ViolationKind::ToActIncomplete { .. } => "to-act-incomplete",
             ViolationKind::Panicked(_) => "panicked",
             ViolationKind::Poisoned(_) => "poisoned",
+            ViolationKind::Stopped(_) => "stopped",
         }
     }
 }
@@ -453,6 +457,7 @@ pub(crate) fn plugin_panic(e: &ActionError) -> Option<ViolationKind> {
     match e {
         ActionError::Panicked(m) => Some(ViolationKind::Panicked(m.clone())),
         ActionError::Poisoned(_) => Some(ViolationKind::Poisoned(e.to_string())),
+        ActionError::Stopped(m) => Some(ViolationKind::Stopped(m.clone())),
         _ => None,
     }
 }
@@ -461,6 +466,7 @@ pub(crate) fn plugin_panic(e: &ActionError) -> Option<ViolationKind> {
 pub(crate) fn setup_failed(setup: &Setup, e: coffer_core::SetupError) -> ViolationKind {
     match e {
         coffer_core::SetupError::Poisoned(_) => ViolationKind::Poisoned(e.to_string()),
+        coffer_core::SetupError::Stopped(m) => ViolationKind::Stopped(m),
         e => ViolationKind::SetupFailed {
             players: setup.players,
             error: e.to_string(),

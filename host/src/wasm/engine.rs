@@ -6,6 +6,8 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use wasmtime::{Config, Engine, Module, OptLevel};
 
+use crate::wasm::cache;
+
 /// How often the engine's epoch advances: a call past its deadline is stopped within two ticks of it.
 pub const TICK: Duration = Duration::from_millis(10);
 
@@ -53,48 +55,81 @@ pub(crate) fn deadline_ticks(deadline: Duration) -> u64 {
     u64::try_from(ticks).unwrap_or(u64::MAX / 2) + 1
 }
 
+/// Where a compiled module came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Compiled now.
+    Compiled,
+    /// Compiled earlier in this process.
+    Memory,
+    /// Compiled by an earlier run, read from the on-disk cache ([`cache_dir`](crate::wasm::cache_dir)).
+    Disk,
+}
+
 /// A compiled module and how long compiling (or finding it) took.
 pub(crate) struct Compiled {
     pub(crate) module: Module,
     pub(crate) took: Duration,
-    pub(crate) cached: bool,
+    pub(crate) source: Source,
 }
 
 static CACHE: Mutex<Option<HashMap<[u8; 32], Module>>> = Mutex::new(None);
 
-/// Compiles `bytes`, or finds them compiled already (same sha256).
-pub(crate) fn compile(bytes: &[u8], sha256: [u8; 32]) -> Result<Compiled, wasmtime::Error> {
-    let started = Instant::now();
-    if let Some(module) = CACHE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .get(&sha256)
-    {
-        return Ok(Compiled {
-            module: module.clone(),
-            took: started.elapsed(),
-            cached: true,
-        });
-    }
-    let module = Module::new(engine(), bytes)?;
+fn remember(sha256: [u8; 32], module: &Module) {
     CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get_or_insert_with(HashMap::new)
         .insert(sha256, module.clone());
+}
+
+/// Compiles `bytes`, or finds them compiled already (same sha256): in this process, then on disk.
+pub(crate) fn compile(bytes: &[u8], sha256: [u8; 32]) -> Result<Compiled, wasmtime::Error> {
+    let started = Instant::now();
+    let found = CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .get(&sha256)
+        .cloned();
+    let (module, source) = match found {
+        Some(module) => (module, Source::Memory),
+        None => match cache::find(engine(), &sha256) {
+            Some(module) => {
+                remember(sha256, &module);
+                (module, Source::Disk)
+            }
+            None => {
+                let module = Module::new(engine(), bytes)?;
+                cache::keep(engine(), &sha256, &module);
+                remember(sha256, &module);
+                (module, Source::Compiled)
+            }
+        },
+    };
     Ok(Compiled {
         module,
         took: started.elapsed(),
-        cached: false,
+        source,
     })
 }
 
-/// How many distinct modules this process has compiled.
+/// How many distinct modules this process holds compiled.
 pub fn compiled_modules() -> usize {
     CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .as_ref()
         .map_or(0, HashMap::len)
+}
+
+/// Compiles (or finds compiled) the module in `bytes`, and says from where and how long it took: what
+/// [`load_module`](crate::wasm::load_module) does first, for benchmarks and `coffer plugins check`.
+///
+/// # Errors
+/// The engine's error for bytes that are not a valid module.
+pub fn compile_timed(bytes: &[u8]) -> Result<(Source, Duration), wasmtime::Error> {
+    use sha2::Digest;
+    let sha256: [u8; 32] = sha2::Sha256::digest(bytes).into();
+    compile(bytes, sha256).map(|c| (c.source, c.took))
 }

@@ -11,66 +11,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::wasm::instance::{Cell, Fault, Live, Reply};
-use crate::wasm::module::Shared;
-
-/// A checkpoint is taken (a binary snapshot) when the log reaches this many entries...
-pub(crate) const CHECKPOINT_EVERY: usize = 256;
-/// ...or its JSON actions this many bytes: a game's recovery data stays small.
-pub(crate) const CHECKPOINT_TEXT_BYTES: usize = 4096;
-
-/// Where a game is rebuilt from.
-#[derive(Clone)]
-pub(crate) enum Checkpoint {
-    /// The setup's JSON: `new_game` is deterministic.
-    Setup(Box<[u8]>),
-    /// A snapshot, in its format.
-    Snapshot(Format, Box<[u8]>),
-}
-
-/// An action applied since the checkpoint.
-#[derive(Clone, Copy)]
-pub(crate) enum Logged {
-    /// Legal action `index` of `player`.
-    Legal(u16, u32),
-    /// JSON action `texts[n]` of `player`.
-    Json(u16, u32),
-    /// Playout `playouts[n]`.
-    Playout(u32),
-}
-
-/// A game's binding to its instance and what rebuilds it.
-#[derive(Clone)]
-pub(crate) struct Track {
-    /// The generation of the instance `handle` belongs to.
-    pub(crate) generation: u64,
-    pub(crate) handle: u32,
-    /// Why the game was stopped: every later call answers this.
-    pub(crate) stopped: Option<String>,
-    pub(crate) checkpoint: Checkpoint,
-    pub(crate) log: Vec<Logged>,
-    pub(crate) texts: Vec<Box<str>>,
-    pub(crate) text_bytes: usize,
-    pub(crate) playouts: Vec<([u64; 2], u64)>,
-}
-
-impl Track {
-    pub(crate) fn new(generation: u64, handle: u32, checkpoint: Checkpoint) -> Track {
-        Track {
-            generation,
-            handle,
-            stopped: None,
-            checkpoint,
-            log: Vec::new(),
-            texts: Vec::new(),
-            text_bytes: 0,
-            playouts: Vec::new(),
-        }
-    }
-
-    fn due(&self) -> bool {
-        self.log.len() >= CHECKPOINT_EVERY || self.text_bytes >= CHECKPOINT_TEXT_BYTES
-    }
-}
+use crate::wasm::shared::Shared;
+use crate::wasm::track::{Checkpoint, Logged, Track};
 
 /// A game of a WebAssembly ruleset.
 pub(crate) struct WasmGame {
@@ -612,12 +554,11 @@ impl DynGame for WasmGame {
         let copied = self.on("clone_game", |live, handle| {
             live.call(|f, s| f.clone_game.call(s, (handle,)))
         });
-        let slot_generation = self.cell.lock().generation;
+        // The copy lives in the instance the call ran in: the generation `on` left in the track.
         let mut track = self.track.borrow().clone();
         match copied {
             Ok(reply) if reply.status == OK => {
                 track.handle = reply.value;
-                track.generation = slot_generation;
             }
             Ok(_) => {
                 track.stopped = Some(format!("{} could not copy the game", self.shared.named()));

@@ -9,7 +9,8 @@
 //! exports of the contract described in [`coffer_core::abi::guest`]. A `.wasm` file in a plugin
 //! directory passes the same path policy and lock file as a native library, then:
 //! 1. its size is at most [`MAX_MODULE_BYTES`];
-//! 2. it compiles (once per distinct content in a process: the compiled code is cached by sha256);
+//! 2. it compiles, once per content and machine: the compiled code is kept by sha256 in the process and
+//!    on disk ([`cache_dir`]; `COFFER_WASM_CACHE=off` turns the disk cache off, see [`cache`]);
 //! 3. it imports nothing but `coffer.panicked` (no files, network, clock, environment or randomness:
 //!    WASI is not linked at all), and a refused import is named;
 //! 4. it exports its memory and every function of [`guest::EXPORTS`](coffer_core::abi::guest::EXPORTS);
@@ -37,24 +38,30 @@
 //! memory and its checkpoint here. `docs/PERFORMANCE.md` has the figures.
 //!
 //! # Where the code lives
-//! - [`engine`]: the engine, its epoch ticker and the compiled-module cache;
+//! - [`engine`]: the engine, its epoch ticker and the compiled-module cache in memory; [`cache`]: on
+//!   disk (the one module with unsafe code: loading compiled code is trusting it);
 //! - [`module`]: loading and checking a `.wasm` file, and the [`DynRuleset`] over it;
 //! - [`instance`]: one live instance and every call into it; the pool of instances of a module;
-//! - [`game`]: the [`DynGame`] over a game in an instance, with its checkpoint and recovery.
+//! - [`track`]: a game's checkpoint and the actions since; [`shared`]: what a ruleset's games share,
+//!   and rebuilding a game in a fresh instance;
+//! - [`game`]: the [`DynGame`] over a game in an instance.
 //!
 //! [`DynRuleset`]: coffer_core::DynRuleset
 //! [`DynGame`]: coffer_core::DynGame
 //! [`ActionError::Stopped`]: coffer_core::ActionError::Stopped
 
+pub(crate) mod cache;
 pub(crate) mod engine;
 pub(crate) mod game;
 pub(crate) mod instance;
 pub(crate) mod module;
+pub(crate) mod shared;
+pub(crate) mod track;
 
-pub use engine::{TICK, compiled_modules};
+pub use cache::{CACHE_ENV, cache_dir};
+pub use engine::{Source, TICK, compile_timed, compiled_modules};
 pub use module::{load_module, load_module_with};
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// The largest `.wasm` file loaded.
@@ -91,17 +98,10 @@ impl Default for WasmOptions {
     }
 }
 
-static OPTIONS: Mutex<Option<WasmOptions>> = Mutex::new(None);
-
-/// Sets how modules loaded from now on are run (modules already loaded keep theirs). The deadline is
-/// clamped to [`loader::MIN_DEADLINE`](crate::loader::MIN_DEADLINE)..=[`loader::MAX_DEADLINE`](crate::loader::MAX_DEADLINE),
-/// the memory cap to at least 1 MiB and at most 4 GiB, and an instance holds at least one game.
-pub fn set_wasm_options(options: WasmOptions) {
-    *OPTIONS.lock().unwrap_or_else(|e| e.into_inner()) = Some(options.clamped());
-}
-
 impl WasmOptions {
-    /// The options within their bounds (see [`set_wasm_options`]).
+    /// The options within their bounds: the deadline within
+    /// [`loader::MIN_DEADLINE`](crate::loader::MIN_DEADLINE)..=[`loader::MAX_DEADLINE`](crate::loader::MAX_DEADLINE),
+    /// the memory cap from 1 MiB to 4 GiB, at least one game per instance.
     pub fn clamped(self) -> WasmOptions {
         WasmOptions {
             deadline: self
@@ -111,12 +111,4 @@ impl WasmOptions {
             games_per_instance: self.games_per_instance.max(1),
         }
     }
-}
-
-/// How modules loaded now are run.
-pub fn wasm_options() -> WasmOptions {
-    OPTIONS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .unwrap_or_default()
 }

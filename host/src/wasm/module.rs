@@ -15,141 +15,69 @@ use crate::loader::error::{LoadError, PathProblem};
 use crate::loader::lock::{LockFile, check_pin};
 use crate::loader::paths::{PathKind, check_path_as, check_target};
 use crate::wasm::engine::compile;
-use crate::wasm::game::{Checkpoint, Logged, Track, WasmGame};
-use crate::wasm::instance::{Fault, Live, Pool};
-use crate::wasm::{MAX_MODULE_BYTES, WasmOptions, wasm_options};
+use crate::wasm::game::WasmGame;
+use crate::wasm::instance::{Fault, Live, Pool, Reply};
+use crate::wasm::shared::Shared;
+use crate::wasm::track::{Checkpoint, Track};
+use crate::wasm::{MAX_MODULE_BYTES, WasmOptions};
 
-/// What a ruleset of a module and its games share.
-pub(crate) struct Shared {
-    /// The module's file, resolved.
-    pub(crate) path: PathBuf,
-    pub(crate) index: u32,
-    pub(crate) description: Description,
-    pub(crate) id: Arc<str>,
-    pub(crate) pool: Arc<Pool>,
-}
-
-impl Shared {
-    /// The ruleset and its module, for messages.
-    pub(crate) fn named(&self) -> String {
-        format!(
-            "ruleset '{}' (WebAssembly module {})",
-            self.id,
-            self.path.display()
-        )
-    }
-
-    /// Why a game was stopped, in words naming the ruleset, the call and the cause.
-    pub(crate) fn stopped_message(&self, call: &str, fault: &Fault) -> String {
-        format!(
-            "{} was stopped in the call `{call}`: {}; this game takes no more actions, the others go on",
-            self.named(),
-            fault.cause()
-        )
-    }
-
-    /// Makes the game again in `live` from its checkpoint and the actions since; returns its handle.
-    pub(crate) fn rebuild(&self, live: &mut Live, track: &Track) -> Result<u32, Fault> {
-        let diverged = |what: &str| Fault::Trapped(format!("it did not {what} the same way again"));
-        let reply = match &track.checkpoint {
-            Checkpoint::Setup(json) => {
-                let len = live.input(json)?;
-                live.call(|f, s| f.new_game.call(s, (self.index, len)))?
+/// A new game from `checkpoint` in an instance of the pool, made by `f` (`new_game` or `restore`).
+fn make(
+    shared: &Arc<Shared>,
+    checkpoint: Checkpoint,
+    call: &'static str,
+    f: impl FnOnce(&mut Live) -> Result<Reply, Fault>,
+) -> Result<Box<dyn DynGame>, SetupError> {
+    let cell = shared.pool.cell_for_new_game();
+    let made = {
+        let mut slot = cell.lock();
+        if slot.live.is_none() {
+            match Live::new(&shared.pool.pre, shared.pool.options) {
+                Ok(live) => {
+                    slot.live = Some(live);
+                    slot.generation += 1;
+                }
+                Err(fault) => {
+                    drop(slot);
+                    shared.pool.left(&cell);
+                    return Err(SetupError::Stopped(shared.stopped_message(call, &fault)));
+                }
             }
-            Checkpoint::Snapshot(format, bytes) => {
-                let len = live.input(bytes)?;
-                let code = u32::from(abi::format_code(*format));
-                live.call(|f, s| f.restore.call(s, (self.index, code, len)))?
-            }
-        };
-        if reply.status != OK {
-            return Err(diverged("set the game up"));
         }
-        let handle = reply.value;
-        for logged in &track.log {
-            let reply = match *logged {
-                Logged::Legal(player, index) => {
-                    live.call(|f, s| f.apply_legal.call(s, (handle, u32::from(player), index)))?
-                }
-                Logged::Json(player, n) => {
-                    let len = live.input(track.texts[n as usize].as_bytes())?;
-                    live.call(|f, s| f.apply_json.call(s, (handle, u32::from(player), len)))?
-                }
-                Logged::Playout(n) => {
-                    let ([high, low], applied) = track.playouts[n as usize];
-                    let reply =
-                        live.call(|f, s| f.playout.call(s, (handle, high, low, applied)))?;
-                    if reply.wide != applied {
-                        return Err(diverged("play a playout"));
-                    }
-                    reply
-                }
-            };
+        let generation = slot.generation;
+        let live = slot.live.as_mut().expect("made above");
+        let answered = f(live).and_then(|reply| {
             if reply.status != OK {
-                return Err(diverged("apply an action"));
+                return Ok(Err(live.out(&reply)?));
             }
+            let handle = reply.value;
+            let players = live.call(|f, s| f.players.call(s, (handle,)))?.value as u16;
+            Ok(Ok((handle, players)))
+        });
+        if answered.is_err() {
+            slot.live = None;
         }
-        Ok(handle)
-    }
-
-    /// A new game from `checkpoint` in an instance of the pool, made by `f` (`new_game` or `restore`).
-    fn make(
-        self: &Arc<Self>,
-        checkpoint: Checkpoint,
-        call: &'static str,
-        f: impl FnOnce(&mut Live) -> Result<crate::wasm::instance::Reply, Fault>,
-    ) -> Result<Box<dyn DynGame>, SetupError> {
-        let cell = self.pool.cell_for_new_game();
-        let made = {
-            let mut slot = cell.lock();
-            if slot.live.is_none() {
-                match Live::new(&self.pool.pre, self.pool.options) {
-                    Ok(live) => {
-                        slot.live = Some(live);
-                        slot.generation += 1;
-                    }
-                    Err(fault) => {
-                        drop(slot);
-                        self.pool.left(&cell);
-                        return Err(SetupError::Stopped(self.stopped_message(call, &fault)));
-                    }
-                }
-            }
-            let generation = slot.generation;
-            let live = slot.live.as_mut().expect("made above");
-            let answered = f(live).and_then(|reply| {
-                if reply.status != OK {
-                    return Ok(Err(live.out(&reply)?));
-                }
-                let handle = reply.value;
-                let players = live.call(|f, s| f.players.call(s, (handle,)))?.value as u16;
-                Ok(Ok((handle, players)))
-            });
-            if answered.is_err() {
-                slot.live = None;
-            }
-            answered.map(|made| made.map(|(handle, players)| (generation, handle, players)))
-        };
-        match made {
-            Ok(Ok((generation, handle, players))) => {
-                let track = Track::new(generation, handle, checkpoint);
-                Ok(Box::new(WasmGame::new(
-                    Arc::clone(self),
-                    cell,
-                    players,
-                    track,
-                )))
-            }
-            Ok(Err(bytes)) => {
-                self.pool.left(&cell);
-                Err(serde_json::from_slice(&bytes).unwrap_or_else(|_| {
-                    SetupError::Config(String::from_utf8_lossy(&bytes).into_owned())
-                }))
-            }
-            Err(fault) => {
-                self.pool.left(&cell);
-                Err(SetupError::Stopped(self.stopped_message(call, &fault)))
-            }
+        answered.map(|made| made.map(|(handle, players)| (generation, handle, players)))
+    };
+    match made {
+        Ok(Ok((generation, handle, players))) => {
+            let track = Track::new(generation, handle, checkpoint);
+            Ok(Box::new(WasmGame::new(
+                Arc::clone(shared),
+                cell,
+                players,
+                track,
+            )))
+        }
+        Ok(Err(bytes)) => {
+            shared.pool.left(&cell);
+            Err(serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+                SetupError::Config(String::from_utf8_lossy(&bytes).into_owned())
+            }))
+        }
+        Err(fault) => {
+            shared.pool.left(&cell);
+            Err(SetupError::Stopped(shared.stopped_message(call, &fault)))
         }
     }
 }
@@ -168,7 +96,7 @@ impl DynRuleset for WasmRuleset {
         let json = serde_json::to_vec(setup).map_err(|e| SetupError::Config(e.to_string()))?;
         let index = self.shared.index;
         let checkpoint = Checkpoint::Setup(json.clone().into());
-        self.shared.make(checkpoint, "new_game", |live| {
+        make(&self.shared, checkpoint, "new_game", |live| {
             let len = live.input(&json)?;
             live.call(|f, s| f.new_game.call(s, (index, len)))
         })
@@ -178,7 +106,7 @@ impl DynRuleset for WasmRuleset {
         let index = self.shared.index;
         let code = u32::from(abi::format_code(format));
         let checkpoint = Checkpoint::Snapshot(format, bytes.into());
-        self.shared.make(checkpoint, "restore", |live| {
+        make(&self.shared, checkpoint, "restore", |live| {
             let len = live.input(bytes)?;
             live.call(|f, s| f.restore.call(s, (index, code, len)))
         })
@@ -242,11 +170,11 @@ pub fn load_module(
     path: &Path,
     lock: Option<&LockFile>,
 ) -> Result<Vec<Arc<dyn DynRuleset>>, LoadError> {
-    load_module_with(path, lock, wasm_options())
+    load_module_with(path, lock, WasmOptions::default())
 }
 
-/// [`load_module`] with its own [`WasmOptions`] (clamped as [`set_wasm_options`](crate::wasm::set_wasm_options)
-/// clamps them) instead of the process's.
+/// [`load_module`] with [`WasmOptions`] of its own (clamped, see [`WasmOptions::clamped`]) instead of
+/// the defaults.
 ///
 /// # Errors
 /// As [`load_module`].
@@ -265,7 +193,7 @@ pub fn load_module_with(
     tracing::debug!(
         target: "coffer_host::wasm",
         module = %path.display(),
-        cached = compiled.cached,
+        source = ?compiled.source,
         micros = compiled.took.as_micros() as u64,
         "compiled"
     );

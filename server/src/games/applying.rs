@@ -215,7 +215,8 @@ impl Applying {
             Ok(report) => (StateHash(report.hash.0), report.events),
             Err(refusal) => {
                 if let coffer_core::ActionError::Panicked(_)
-                | coffer_core::ActionError::Poisoned(_) = refusal
+                | coffer_core::ActionError::Poisoned(_)
+                | coffer_core::ActionError::Stopped(_) = refusal
                 {
                     return Err(CallError::Stop(format!(
                         "game {id} is stopped: its ruleset's plugin failed ({refusal}); its games take no more actions"
