@@ -459,3 +459,32 @@ fn every_command_hosts_the_wasm_rulesets_from_a_directory_of_modules_alone() {
         );
     }
 }
+
+/// A lock file pins `.wasm` files as it pins libraries.
+#[test]
+fn a_lock_file_pins_webassembly_modules_by_their_sha256() {
+    let Some(modules) = wasm_modules() else {
+        return;
+    };
+    let module = module_of(&modules, "coffer_charges");
+    let plugins = coffer_tests::plugin_dir_with(&[&module]);
+    let sha = coffer_host::loader::sha256_file(&module).unwrap();
+    let lock_path = plugins.path().join("coffer-plugins.lock");
+    for (pin, loads) in [(sha.clone(), true), ("0".repeat(64), false)] {
+        let text = format!("{pin}  coffer-charges.wasm\n");
+        let lock = coffer_host::loader::LockFile::parse(&lock_path, &text).unwrap();
+        let mut registry = Registry::new();
+        let report = registry.load_dirs(&[plugins.path()], Some(&lock));
+        if loads {
+            assert!(report.errors.is_empty(), "{:?}", report.errors);
+            assert!(registry.get("charges").is_ok());
+        } else {
+            let err = report.errors[0].to_string();
+            assert!(
+                err.contains("sha256 mismatch") && err.contains(&sha),
+                "{err}"
+            );
+            assert!(registry.get("charges").is_err());
+        }
+    }
+}
