@@ -289,6 +289,54 @@ fn report_calls(id: &str, players: u16, r: &Rounds) {
     );
 }
 
+/// `--profile FORM ID playout|stepped`: playouts of one form of one ruleset, for an instruction count
+/// (`valgrind --tool=callgrind --toggle-collect='wasm::profile_playouts*'`): one warm-up playout, then
+/// `WASM_BENCH_ACTIONS` actions in [`profile_playouts`].
+fn profile(dir: &Path, form: &str, id: &str, mode: &str) {
+    let &(_, crate_name, players) = RULESETS
+        .iter()
+        .find(|r| r.0 == id)
+        .expect("a measured ruleset");
+    let ruleset = match form {
+        "static" => static_ruleset(id).expect("linked"),
+        "native" => runtime_ruleset(&builtin_library(crate_name), id),
+        _ => wasm_ruleset(&module_of(dir, crate_name), id),
+    };
+    let stepped = mode == "stepped";
+    playouts(&*ruleset, players, PLAYOUT_LIMIT, 0, stepped);
+    let actions = env_or("WASM_BENCH_ACTIONS", 20_000);
+    let run = profile_playouts(&*ruleset, players, actions, stepped);
+    println!(
+        "{id} {form} {mode}: {} actions, {:.1} ns per action (under a profiler)",
+        run.actions,
+        run.time.as_nanos() as f64 / run.actions as f64
+    );
+}
+
+/// The profiled playouts (a function of its own, so a profiler can collect in it alone).
+#[inline(never)]
+fn profile_playouts(ruleset: &dyn DynRuleset, players: u16, actions: u64, stepped: bool) -> Run {
+    playouts(ruleset, players, actions, 1_000_000, stepped)
+}
+
+/// `--precompile MODULE OUT`: `MODULE` compiled with the host engine's settings (`host/src/wasm/engine.rs`)
+/// into the ELF file `OUT`, whose symbols (`nm OUT`: `wasm[0]::function[N]`, with the module's names where
+/// it has them) give each compiled function's offset in the code, to name the addresses a profile of
+/// `--profile` shows for the code of the module.
+fn precompile(module: &Path, out: &Path) {
+    let mut config = wasmtime::Config::new();
+    config
+        .epoch_interruption(true)
+        .max_wasm_stack(1 << 20)
+        .cranelift_opt_level(wasmtime::OptLevel::Speed);
+    let engine = wasmtime::Engine::new(&config).expect("the engine's configuration is valid");
+    let bytes = std::fs::read(module).expect("the module reads");
+    let elf = engine
+        .precompile_module(&bytes)
+        .expect("the module compiles");
+    std::fs::write(out, elf).expect("the compiled module is written");
+}
+
 /// Resident set size in bytes, from `/proc/self/statm` (0 where it cannot be read).
 fn rss() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
@@ -452,6 +500,10 @@ fn main() {
         return;
     }
     let games = env_or("WASM_BENCH_GAMES", 10_000);
+    if let Some(i) = args.iter().position(|a| a == "--precompile") {
+        precompile(Path::new(&args[i + 1]), Path::new(&args[i + 2]));
+        return;
+    }
     // A child started by `child`: the modules' directory, then what to measure.
     if let Some(i) = args.iter().position(|a| a == "--child") {
         let dir = Path::new(&args[i + 1]);
@@ -464,6 +516,10 @@ fn main() {
     let Some(dir) = wasm_modules() else {
         return;
     };
+    if let Some(i) = args.iter().position(|a| a == "--profile") {
+        profile(&dir, &args[i + 1], &args[i + 2], &args[i + 3]);
+        return;
+    }
     let named: Vec<&str> = args
         .iter()
         .map(String::as_str)
