@@ -298,11 +298,20 @@ fn profile(dir: &Path, form: &str, id: &str, mode: &str) {
         .find(|r| r.0 == id)
         .expect("a measured ruleset");
     let ruleset = match form {
-        "static" => static_ruleset(id).expect("linked"),
+        "static" | "raw" => static_ruleset(id).expect("linked"),
         "native" => runtime_ruleset(&builtin_library(crate_name), id),
         _ => wasm_ruleset(&module_of(dir, crate_name), id),
     };
     let stepped = mode == "stepped";
+    if form == "raw" {
+        // The module in this bench's engine with the host's settings (see `engines`).
+        let mut raw = Raw::new(&module_of(dir, crate_name), true, false);
+        raw.playouts(players, PLAYOUT_LIMIT, 0);
+        let actions = env_or("WASM_BENCH_ACTIONS", 20_000);
+        let run = profile_raw(&mut raw, players, actions);
+        println!("{id} raw playout: {} actions", run.actions);
+        return;
+    }
     playouts(&*ruleset, players, PLAYOUT_LIMIT, 0, stepped);
     let actions = env_or("WASM_BENCH_ACTIONS", 20_000);
     let run = profile_playouts(&*ruleset, players, actions, stepped);
@@ -311,6 +320,12 @@ fn profile(dir: &Path, form: &str, id: &str, mode: &str) {
         run.actions,
         run.time.as_nanos() as f64 / run.actions as f64
     );
+}
+
+/// The profiled playouts of the `raw` form (a function of its own, as [`profile_playouts`]).
+#[inline(never)]
+fn profile_raw(raw: &mut Raw, players: u16, actions: u64) -> Run {
+    raw.playouts(players, actions, 1_000_000)
 }
 
 /// The profiled playouts (a function of its own, so a profiler can collect in it alone).
@@ -335,6 +350,187 @@ fn precompile(module: &Path, out: &Path) {
         .precompile_module(&bytes)
         .expect("the module compiles");
     std::fs::write(out, elf).expect("the compiled module is written");
+}
+
+/// A module run by an engine of this bench's own settings, not the host's: only the calls of a playout
+/// (`coffer_init`, `coffer_input`, `coffer_new_game`, `coffer_playout`, `coffer_free_game`), to see what
+/// an engine setting or a build of the module changes (the `engines` experiment).
+struct Raw {
+    store: wasmtime::Store<()>,
+    memory: wasmtime::Memory,
+    reply_at: usize,
+    input: wasmtime::TypedFunc<u32, u32>,
+    new_game: wasmtime::TypedFunc<(u32, u32), u32>,
+    playout: wasmtime::TypedFunc<(u32, u64, u64, u64), u32>,
+    free_game: wasmtime::TypedFunc<u32, u32>,
+    state_hash: wasmtime::TypedFunc<u32, u32>,
+}
+
+impl Raw {
+    /// `module` compiled by an engine with the host's settings, `epoch` checks or not, and the
+    /// wide-arithmetic proposal (`i64.mul_wide_u`) allowed or not.
+    fn new(module: &Path, epoch: bool, wide: bool) -> Raw {
+        let mut config = wasmtime::Config::new();
+        config
+            .epoch_interruption(epoch)
+            .max_wasm_stack(1 << 20)
+            .cranelift_opt_level(wasmtime::OptLevel::Speed)
+            .wasm_wide_arithmetic(wide);
+        let engine = wasmtime::Engine::new(&config).expect("a valid configuration");
+        let compiled = wasmtime::Module::from_file(&engine, module).expect("the module compiles");
+        let mut linker = wasmtime::Linker::new(&engine);
+        linker
+            .func_wrap("coffer", "panicked", |_: u32, _: u32| {})
+            .expect("the import links");
+        let mut store = wasmtime::Store::new(&engine, ());
+        // No epoch ticker: the checks run, the deadline never comes.
+        store.set_epoch_deadline(u64::MAX / 2);
+        let instance = linker
+            .instantiate(&mut store, &compiled)
+            .expect("the module instantiates");
+        let memory = instance.get_memory(&mut store, "memory").expect("memory");
+        let f = |name: &str| format!("coffer_{name}");
+        let init = instance
+            .get_typed_func::<(), u32>(&mut store, &f("init"))
+            .expect("init");
+        let reply_at = init.call(&mut store, ()).expect("init runs") as usize;
+        Raw {
+            input: instance.get_typed_func(&mut store, &f("input")).unwrap(),
+            new_game: instance.get_typed_func(&mut store, &f("new_game")).unwrap(),
+            playout: instance.get_typed_func(&mut store, &f("playout")).unwrap(),
+            free_game: instance
+                .get_typed_func(&mut store, &f("free_game"))
+                .unwrap(),
+            state_hash: instance
+                .get_typed_func(&mut store, &f("state_hash"))
+                .unwrap(),
+            store,
+            memory,
+            reply_at,
+        }
+    }
+
+    /// The reply's `u32` at `offset` and `u64` at 24 (`value` is at 16, `wide` at 24).
+    fn reply(&self, offset: usize) -> (u32, u64) {
+        let data = &self.memory.data(&self.store)[self.reply_at..];
+        let u32_at = u32::from_le_bytes(data[offset..offset + 4].try_into().unwrap());
+        let wide = u64::from_le_bytes(data[24..32].try_into().unwrap());
+        (u32_at, wide)
+    }
+
+    /// Starts a game and keeps it (idle), as the host's anchors are kept.
+    fn anchor(&mut self, players: u16) {
+        let setup = serde_json::to_vec(&Setup::new(players, u64::MAX)).unwrap();
+        let len = setup.len() as u32;
+        let at = self.input.call(&mut self.store, len).unwrap() as usize;
+        self.memory.write(&mut self.store, at, &setup).unwrap();
+        let status = self.new_game.call(&mut self.store, (0, len)).unwrap();
+        assert_eq!(status, coffer_core::abi::OK, "a new game");
+    }
+
+    /// Playouts as [`playouts`] runs them (the same seeds, only the playout call timed).
+    fn playouts(&mut self, players: u16, actions: u64, seed: u64) -> Run {
+        let mut run = Run::default();
+        let mut seed = seed;
+        while run.actions < actions {
+            seed += 1;
+            let setup = serde_json::to_vec(&Setup::new(players, seed)).unwrap();
+            let len = setup.len() as u32;
+            let at = self.input.call(&mut self.store, len).unwrap() as usize;
+            self.memory.write(&mut self.store, at, &setup).unwrap();
+            let status = self.new_game.call(&mut self.store, (0, len)).unwrap();
+            assert_eq!(status, coffer_core::abi::OK, "a new game");
+            let handle = self.reply(16).0;
+            let [high, low]: [u64; 2] = GameRng::new(seed).into();
+            let budget = (actions - run.actions).min(PLAYOUT_LIMIT);
+            let start = ThreadTime::now();
+            let status = self
+                .playout
+                .call(&mut self.store, (handle, high, low, budget))
+                .unwrap();
+            run.time += start.elapsed();
+            assert_eq!(status, coffer_core::abi::OK, "listed actions apply");
+            let n = self.reply(16).1;
+            run.actions += n;
+            self.state_hash.call(&mut self.store, handle).unwrap();
+            let hash = self.reply(16).1;
+            run.digest = run.digest.rotate_left(5).wrapping_add(hash ^ n);
+            self.free_game.call(&mut self.store, handle).unwrap();
+        }
+        run
+    }
+}
+
+/// The `engines` experiment: each ruleset's playouts, static against the module loaded by the host and
+/// run in this bench's engines with the host's settings, without epoch checks, and (with `WASM_BENCH_WIDE_DIR`: modules built with
+/// `-C target-feature=+wide-arithmetic`) with 128-bit multiplies inline, alternating rounds.
+fn engines(dir: &Path, rounds: u64, actions: u64) {
+    let wide_dir = std::env::var_os("WASM_BENCH_WIDE_DIR").map(PathBuf::from);
+    println!(
+        "engines: static against the module in engines of this bench ({rounds} rounds of {actions} \
+         actions, minimum / median ns per action):"
+    );
+    for (id, crate_name, players) in RULESETS {
+        let statik = static_ruleset(id).expect("linked");
+        let hosted = wasm_ruleset(&module_of(dir, crate_name), id);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let _anchors: Vec<Box<dyn DynGame>> = (0..cores as u64)
+            .map(|s| hosted.new_game(&Setup::new(players, u64::MAX - s)).unwrap())
+            .collect();
+        let mut variants = vec![
+            (
+                "epoch (host)",
+                Raw::new(&module_of(dir, crate_name), true, false),
+            ),
+            (
+                "no epoch",
+                Raw::new(&module_of(dir, crate_name), false, false),
+            ),
+        ];
+        if let Some(wide) = wide_dir.as_deref().map(|d| module_of(d, crate_name))
+            && wide.is_file()
+        {
+            variants.push(("wide, epoch", Raw::new(&wide, true, true)));
+            variants.push(("wide, no epoch", Raw::new(&wide, false, true)));
+        }
+        if std::env::var_os("WASM_BENCH_ANCHOR").is_some() {
+            let mut raw = Raw::new(&module_of(dir, crate_name), true, false);
+            raw.anchor(players);
+            variants.push(("epoch, 1 idle", raw));
+        }
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); variants.len() + 2];
+        for round in 0..=rounds {
+            let seed = 1_000_000 * (round + 1);
+            let s = playouts(&*statik, players, actions, seed, false);
+            let h = playouts(&*hosted, players, actions, seed, false);
+            let mut runs = vec![s, h];
+            for (_, raw) in &mut variants {
+                runs.push(raw.playouts(players, actions, seed));
+            }
+            assert!(
+                runs.iter()
+                    .all(|r| r.actions == s.actions && r.digest == s.digest),
+                "{id}: the same playouts"
+            );
+            if round > 0 {
+                for (k, r) in runs.iter().enumerate() {
+                    times[k].push(r.time.as_nanos() as f64 / r.actions as f64);
+                }
+            }
+        }
+        let st = min(&times[0]);
+        println!("  {id:<15} static {st:.1} / {:.1}", median(&times[0]));
+        let names = std::iter::once("host's engine").chain(variants.iter().map(|v| v.0));
+        for (k, name) in names.enumerate() {
+            let t = &times[k + 1];
+            println!(
+                "  {id:<15} {name:<15} {:.1} / {:.1}: speed {:.3}x static",
+                min(t),
+                median(t),
+                st / min(t)
+            );
+        }
+    }
 }
 
 /// Resident set size in bytes, from `/proc/self/statm` (0 where it cannot be read).
@@ -551,5 +747,9 @@ fn main() {
     }
     if wanted("load") {
         report_load(&dir, 5);
+    }
+    // An experiment, run only when named.
+    if named.contains(&"engines") {
+        engines(&dir, rounds, actions);
     }
 }
