@@ -18,6 +18,12 @@
 //! `WASM_BENCH_ACTIONS` (actions per form per round, default 20,000) and `WASM_BENCH_GAMES` (default
 //! 10,000) change the amounts.
 //!
+//! Besides: `-- engines`, an experiment (the same modules in engines of the bench's own: the host's
+//! settings, no epoch checks, and with `WASM_BENCH_WIDE_DIR` modules built with wide arithmetic);
+//! `--profile FORM ID playout|stepped` (one form alone, for callgrind; FORM `raw` is the module in the
+//! experiment's engine) and `--precompile MODULE OUT` (the module compiled as the host compiles it, its
+//! functions' offsets in the ELF file's symbols, to name the addresses of a profile).
+//!
 //! Timing: the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`; a WebAssembly call runs on the
 //! calling thread), the forms alternating round after round with the first form rotating, so the load
 //! of other processes hits all alike; ratios are of the minimum rounds (the work: preemption only slows
@@ -303,6 +309,15 @@ fn profile(dir: &Path, form: &str, id: &str, mode: &str) {
         _ => wasm_ruleset(&module_of(dir, crate_name), id),
     };
     let stepped = mode == "stepped";
+    // One idle game per core keeps the module's instances alive, as in the timed sections.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _anchors: Vec<Box<dyn DynGame>> = (0..cores as u64)
+        .map(|s| {
+            ruleset
+                .new_game(&Setup::new(players, u64::MAX - s))
+                .unwrap()
+        })
+        .collect();
     if form == "raw" {
         // The module in this bench's engine with the host's settings (see `engines`).
         let mut raw = Raw::new(&module_of(dir, crate_name), true, false);
