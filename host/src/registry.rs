@@ -5,8 +5,8 @@
 
 use crate::loader::error::LoadReport;
 use crate::loader::lock::LockFile;
-use crate::loader::open::load_plugin;
 use crate::loader::paths::{library_files, same_file};
+use crate::loader::plugin::load_plugin;
 use crate::loader::watchdog::init_deadline;
 use crate::wasm::WasmOptions;
 use coffer_core::DynRuleset;

@@ -223,6 +223,16 @@ impl Guest {
         self.reply.list_len = self.list.len() as u32;
     }
 
+    /// The action's JSON in the input's first `len` bytes, or the refusal of bytes that are not UTF-8.
+    fn action_text(&mut self, len: u32) -> Result<String, Status> {
+        match std::str::from_utf8(&self.input[..len as usize]) {
+            Ok(text) => Ok(text.to_owned()),
+            Err(_) => Err(self.refuse(&ActionError::Malformed(
+                "the action is not UTF-8".to_owned(),
+            ))),
+        }
+    }
+
     fn no_game(&mut self, handle: u32) -> Status {
         let e = ActionError::Malformed(format!("no game has handle {handle} in this module"));
         self.refuse(&e)
@@ -455,12 +465,10 @@ pub fn playout(handle: u32, high: u64, low: u64, max_actions: u64) -> Status {
 /// Applies the action whose JSON is the input's first `len` bytes.
 pub fn apply_json(handle: u32, player: u32, len: u32) -> Status {
     with(|g| {
-        let Ok(text) = std::str::from_utf8(&g.input[..len as usize]) else {
-            return g.refuse(&ActionError::Malformed(
-                "the action is not UTF-8".to_owned(),
-            ));
+        let text = match g.action_text(len) {
+            Ok(text) => text,
+            Err(status) => return status,
         };
-        let text = text.to_owned();
         let Some(game) = g.game(handle) else {
             return g.no_game(handle);
         };
@@ -475,12 +483,10 @@ pub fn apply_json(handle: u32, player: u32, len: u32) -> Status {
 /// events for `seat` (postcard bytes) and who may act (the list).
 pub fn apply_json_reporting(handle: u32, player: u32, len: u32, seat: i32) -> Status {
     with(|g| {
-        let Ok(text) = std::str::from_utf8(&g.input[..len as usize]) else {
-            return g.refuse(&ActionError::Malformed(
-                "the action is not UTF-8".to_owned(),
-            ));
+        let text = match g.action_text(len) {
+            Ok(text) => text,
+            Err(status) => return status,
         };
-        let text = text.to_owned();
         let Some(game) = g.game(handle) else {
             return g.no_game(handle);
         };

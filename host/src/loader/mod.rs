@@ -73,7 +73,8 @@
 //!
 //! # Where the code lives
 //! - [`paths`]: plugin directories, candidate files and the path policy; [`lock`]: the lock file;
-//! - [`open`]: loading one library file; [`declaration`]: the checks of what it declares;
+//! - [`open`]: loading one library file; [`declaration`]: the checks of what it declares; [`plugin`]:
+//!   loading a file of either form;
 //! - [`library`]: a loaded library and every call into it; [`calls`]: which call each thread is in;
 //! - [`watchdog`]: the call deadline; `handlers`: the crash and exit handlers; [`limits`]: its bounds and exit statuses;
 //! - [`runtime_ruleset`] and [`runtime_game`]: the ABI-backed [`DynRuleset`] and [`DynGame`];
@@ -99,6 +100,7 @@ pub(crate) mod lock;
 #[allow(unsafe_code)]
 pub(crate) mod open;
 pub(crate) mod paths;
+pub(crate) mod plugin;
 pub(crate) mod probe;
 #[allow(unsafe_code)]
 pub(crate) mod runtime_game;
@@ -132,11 +134,12 @@ pub use limits::{
     MIN_DEADLINE,
 };
 pub use lock::{LockFile, MAX_LOCK_FILE, sha256_file};
-pub use open::{load_library, load_plugin};
+pub use open::load_library;
 pub use paths::{
     MODULE_SUFFIX, PLUGIN_PATH_ENV, check_path, declaration_symbol, is_module_name,
     plugin_dirs_from_env,
 };
+pub use plugin::load_plugin;
 pub use probe::{
     CheckReport, PROBE_ENV, PROBE_LOCK_ENV, ProbeCommand, Verdict, check_dir, probe_child_main,
 };

@@ -18,22 +18,28 @@ use crate::loader::paths::{
 use crate::loader::runtime_ruleset::RuntimeRuleset;
 use crate::loader::watchdog::install_guards;
 
-/// Loads one plugin file, a native library or (by its `.wasm` suffix) a WebAssembly module, and returns
-/// its rulesets with their origin. A module runs with the `wasm` options.
+/// Opens a plugin file (a library or a module) under the path policy: its resolved path, the open file
+/// and its metadata, checked to be a regular file obeying the policy itself.
 ///
 /// # Errors
-/// The [`LoadError`] of the first failed check; the file is then not used.
-pub fn load_plugin(
-    path: &Path,
-    lock: Option<&LockFile>,
-    wasm: crate::wasm::WasmOptions,
-) -> Result<(Vec<Arc<dyn DynRuleset>>, crate::origin::Origin), LoadError> {
-    if crate::loader::paths::is_module_name(path) {
-        crate::wasm::load_module_with(path, lock, wasm)
-            .map(|r| (r, crate::origin::Origin::Module(path.to_owned())))
-    } else {
-        load_library(path, lock).map(|r| (r, crate::origin::Origin::Library(path.to_owned())))
+/// [`LoadError::Io`], or the path policy's [`LoadError::UnsafePath`] / [`LoadError::WorldWritable`].
+pub(crate) fn open_checked(path: &Path) -> Result<(PathBuf, File, std::fs::Metadata), LoadError> {
+    let io = |e| LoadError::Io {
+        path: path.to_owned(),
+        source: e,
+    };
+    let canonical = check_path_as(path, PathKind::File)?;
+    let file = File::open(&canonical).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(LoadError::UnsafePath {
+            path: path.to_owned(),
+            component: canonical,
+            problem: PathProblem::NotAFile,
+        });
     }
+    check_target(path, &meta)?;
+    Ok((canonical, file, meta))
 }
 
 /// Loads one library file and returns its rulesets, wrapped as [`DynRuleset`]s (see the module docs for
@@ -49,19 +55,9 @@ pub fn load_library(
         path: path.to_owned(),
         source: e,
     };
-    let canonical = check_path_as(path, PathKind::File)?;
     // Opened once: the checks below, the hash and the load all see this file, whatever the path names
     // by then.
-    let mut file = File::open(&canonical).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(LoadError::UnsafePath {
-            path: path.to_owned(),
-            component: canonical,
-            problem: PathProblem::NotAFile,
-        });
-    }
-    check_target(path, &meta)?;
+    let (canonical, mut file, meta) = open_checked(path)?;
     let identity = file_identity(&meta, &canonical);
     if let Some(lock) = lock {
         if !cfg!(target_os = "linux") {

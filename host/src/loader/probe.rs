@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use crate::loader::error::LoadError;
 use crate::loader::lock::LockFile;
-use crate::loader::open::load_plugin;
 use crate::loader::paths::{library_files, same_file};
+use crate::loader::plugin::load_plugin;
 use crate::loader::watchdog::init_deadline;
 
 /// The environment variable that makes a process a probe of one library ([`probe_child_main`]).

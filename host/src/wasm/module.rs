@@ -6,14 +6,13 @@ use coffer_core::abi::guest::{EXPORTS, PANIC_IMPORT, WASM_ABI_VERSION};
 use coffer_core::abi::{self, OK};
 use coffer_core::{Description, DynGame, DynRuleset, Format, Setup, SetupError};
 use sha2::{Digest, Sha256};
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::loader::error::{LoadError, PathProblem};
+use crate::loader::error::LoadError;
 use crate::loader::lock::{LockFile, check_pin};
-use crate::loader::paths::{PathKind, check_path_as, check_target};
+use crate::loader::open::open_checked;
 use crate::wasm::engine::compile;
 use crate::wasm::game::WasmGame;
 use crate::wasm::instance::{Fault, Live, Pool, Reply};
@@ -123,18 +122,8 @@ fn read_checked(
         path: path.to_owned(),
         source: e,
     };
-    let canonical = check_path_as(path, PathKind::File)?;
     // Opened once: the checks, the hash and the compiler all see these bytes.
-    let file = File::open(&canonical).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(LoadError::UnsafePath {
-            path: path.to_owned(),
-            component: canonical,
-            problem: PathProblem::NotAFile,
-        });
-    }
-    check_target(path, &meta)?;
+    let (canonical, file, meta) = open_checked(path)?;
     if meta.len() > MAX_MODULE_BYTES {
         return Err(LoadError::ModuleTooLarge {
             path: path.to_owned(),
