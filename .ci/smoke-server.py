@@ -17,7 +17,7 @@ import urllib.request
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def wait_for_address(log: pathlib.Path, timeout: float = 1200.0) -> str:
+def wait_for_address(log: pathlib.Path, timeout: float = 2400.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if log.exists():
