@@ -338,7 +338,7 @@ pub fn says_target_missing(cargo_stderr: &str) -> bool {
                 || cargo_stderr.contains("can't find crate for `std`")))
 }
 
-/// Builds the chosen rulesets' modules with one cargo invocation (`cargo build --profile wasm --target
+/// Builds the chosen rulesets' modules with one cargo invocation (`cargo build --profile wasm-release --target
 /// wasm32-unknown-unknown --lib -p ...`) and writes each to `<out>/<package>.wasm`, telling `progress`
 /// what it does. Returns the modules written, in the workspace's order.
 pub fn build_wasm(
@@ -383,9 +383,9 @@ pub fn build_wasm(
 }
 
 /// The cargo profile the modules are built with: the workspace's `release` without debug information
-/// (`[profile.wasm]` in the workspace's `Cargo.toml`), so a module is a few hundred KiB to 2 MiB, not
+/// (`[profile.wasm-release]` in the workspace's `Cargo.toml`), so a module is a few hundred KiB to 2 MiB, not
 /// ten, and compiles in the host that much faster.
-pub const WASM_PROFILE: &str = "wasm";
+pub const WASM_PROFILE: &str = "wasm-release";
 
 /// Runs the one cargo build, passing each line cargo writes to `progress`.
 fn run_cargo_build(

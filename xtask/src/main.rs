@@ -14,9 +14,8 @@ Usage:
 
 Tasks:
   wasm    Build the WebAssembly module of every ruleset crate of the workspace (the members whose
-          library has crate-type cdylib) for wasm32-unknown-unknown (profile `wasm`: release without debug
-          information) and write each to
-          target/wasm/<package>.wasm.
+          library has crate-type cdylib) for wasm32-unknown-unknown (profile `wasm-release`:
+          release without debug information) and write each to target/wasm/<package>.wasm.
   help    Show this text.
 
 Options of wasm:
