@@ -181,6 +181,17 @@ impl Api {
         Self::reply(request.send().await.expect("answers")).await
     }
 
+    /// `/healthz` answers 200.
+    async fn assert_healthy(&self) {
+        let health = self
+            .client
+            .get(format!("{}/healthz", self.base))
+            .send()
+            .await
+            .expect("healthz answers");
+        assert_eq!(health.status(), StatusCode::OK);
+    }
+
     /// One legal action of whichever seat may act, applied: the game's new sequence number.
     async fn play_one(&self, game: &Game) -> u64 {
         for seat in 0..game.tokens.len() {
@@ -285,13 +296,7 @@ fn a_wasm_ruleset_that_faults_stops_only_its_game_and_every_other_game_goes_on()
             api.play_one(&charges).await;
             api.play_one(&story).await;
         }
-        let health = api
-            .client
-            .get(format!("{}/healthz", api.base))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(health.status(), StatusCode::OK);
+        api.assert_healthy().await;
     });
 }
 
@@ -369,13 +374,7 @@ fn a_plugin_call_past_the_deadline_stops_only_its_game_while_others_play() {
         assert_eq!(status, StatusCode::OK);
         assert_eq!(summary["seq"], 2, "{summary}");
         api.play_one(&good).await;
-        let health = api
-            .client
-            .get(format!("{}/healthz", api.base))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(health.status(), StatusCode::OK);
+        api.assert_healthy().await;
     });
 }
 
