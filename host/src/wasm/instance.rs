@@ -351,6 +351,13 @@ impl Cell {
     }
 }
 
+/// The machine's cores, asked once: `available_parallelism` reads the process's cgroup files on Linux,
+/// which costs more than a short game's whole playout.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// The instances of one module.
 pub(crate) struct Pool {
     pub(crate) pre: InstancePre<HostState>,
@@ -376,7 +383,7 @@ impl Pool {
             .iter()
             .min_by_key(|c| c.games.load(Ordering::Relaxed))
             .cloned();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = cores();
         let cell = match least {
             Some(cell)
                 if cell.games.load(Ordering::Relaxed) < self.options.games_per_instance
