@@ -214,13 +214,14 @@ impl Guest {
         self.ok()
     }
 
-    /// Copies who may act into the list the host reads.
-    fn list(&mut self, acting: &[Acting]) {
-        self.list.clear();
-        self.list
-            .extend(acting.iter().map(|a| [u32::from(a.player), a.legal as u32]));
-        self.reply.list_ptr = self.list.as_ptr() as usize as u32;
-        self.reply.list_len = self.list.len() as u32;
+    /// The game `handle` with the list and reply it answers into, borrowed apart so that its list of
+    /// who may act is copied straight from the game's cache (no copy of its own on the hot path).
+    fn game_and_list(&mut self, handle: u32) -> Option<(&mut dyn DynGame, Listing<'_>)> {
+        let Guest {
+            games, list, reply, ..
+        } = self;
+        let game = games.get_mut(handle as usize)?.as_mut()?;
+        Some((&mut *game.game, Listing { list, reply }))
     }
 
     /// The action's JSON in the input's first `len` bytes, or the refusal of bytes that are not UTF-8.
@@ -236,6 +237,23 @@ impl Guest {
     fn no_game(&mut self, handle: u32) -> Status {
         let e = ActionError::Malformed(format!("no game has handle {handle} in this module"));
         self.refuse(&e)
+    }
+}
+
+/// The list of who may act and the reply that points to it.
+struct Listing<'g> {
+    list: &'g mut Vec<[u32; 2]>,
+    reply: &'g mut Reply,
+}
+
+impl Listing<'_> {
+    /// Copies who may act into the list the host reads.
+    fn fill(self, acting: &[Acting]) {
+        self.list.clear();
+        self.list
+            .extend(acting.iter().map(|a| [u32::from(a.player), a.legal as u32]));
+        self.reply.list_ptr = self.list.as_ptr() as usize as u32;
+        self.reply.list_len = self.list.len() as u32;
     }
 }
 
@@ -385,11 +403,10 @@ pub fn to_act(handle: u32) -> Status {
 /// Who may act with their counts, in the list.
 pub fn acting(handle: u32) -> Status {
     with(|g| {
-        let Some(game) = g.game(handle) else {
+        let Some((game, listing)) = g.game_and_list(handle) else {
             return g.no_game(handle);
         };
-        let acting: Vec<Acting> = game.acting().to_vec();
-        g.list(&acting);
+        listing.fill(game.acting());
         g.ok()
     })
 }
@@ -416,13 +433,12 @@ pub fn apply_legal(handle: u32, player: u32, index: u32) -> Status {
 /// Applies legal action `index` of `player`, then lists who may act.
 pub fn apply_legal_then_acting(handle: u32, player: u32, index: u32) -> Status {
     with(|g| {
-        let Some(game) = g.game(handle) else {
+        let Some((game, listing)) = g.game_and_list(handle) else {
             return g.no_game(handle);
         };
         match game.apply_legal_then_acting(Owner(player as u16), index as usize) {
             Ok(acting) => {
-                let acting = acting.to_vec();
-                g.list(&acting);
+                listing.fill(acting);
                 g.ok()
             }
             Err(e) => g.refuse(&e),
@@ -487,22 +503,20 @@ pub fn apply_json_reporting(handle: u32, player: u32, len: u32, seat: i32) -> St
             Ok(text) => text,
             Err(status) => return status,
         };
-        let Some(game) = g.game(handle) else {
-            return g.no_game(handle);
-        };
         let audience = if seat == EVERYONE {
             EventsFor::Everyone
         } else {
             EventsFor::Seat(audience(seat))
         };
+        let Some((game, listing)) = g.game_and_list(handle) else {
+            return g.no_game(handle);
+        };
         match game.apply_json_reporting(Owner(player as u16), &text, audience) {
             Ok(report) => {
-                let hash = report.hash.0;
-                let acting = report.acting.to_vec();
                 let events = postcard::to_stdvec(&report.events)
                     .unwrap_or_else(|e| panic!("the action's events cannot be encoded: {e}"));
-                g.reply.wide = hash;
-                g.list(&acting);
+                listing.reply.wide = report.hash.0;
+                listing.fill(report.acting);
                 g.answer(OK, events)
             }
             Err(e) => g.refuse(&e),
