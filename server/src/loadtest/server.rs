@@ -51,6 +51,10 @@ impl Server {
                 "100000",
                 "--max-games",
                 "10000000",
+                // Every game of the load (and every idle game of the memory figure) comes from this one
+                // address: the default quota of 1,000 unfinished games per client would refuse them.
+                "--max-games-per-client",
+                "10000000",
             ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

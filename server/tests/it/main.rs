@@ -8,6 +8,7 @@ mod crash;
 mod crash_api;
 mod differential;
 mod hostile;
+mod loadtest;
 mod logs;
 mod play;
 mod retention;

@@ -1,0 +1,29 @@
+//! `coffer loadtest` as a user runs it: the server it starts takes the whole load from one address.
+
+use std::process::{Command, Stdio};
+
+use crate::support::plugin_dir;
+
+/// More idle games than the default quota of unfinished games per client address (1,000): the load
+/// generator's own server must not refuse its games with `429 quota`.
+#[test]
+fn loadtest_hosts_more_games_than_one_clients_quota() {
+    let output = Command::new(env!("CARGO_BIN_EXE_coffer-server"))
+        .arg("--plugin-dir")
+        .arg(plugin_dir())
+        .args(["loadtest", "--games", "1", "--transport", "http"])
+        .args(["--seconds", "0.5", "--warmup", "0", "--idle-games", "1001"])
+        .args(["--format", "json"])
+        .env("COFFER_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("coffer-server runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "loadtest failed: {stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("loadtest prints one JSON document");
+    let point = &report["points"][0];
+    assert_eq!(point["errors"], 0, "{report:#}");
+    assert!(point["acks"].as_u64().is_some_and(|n| n > 0), "{report:#}");
+    assert_eq!(report["memory"]["games"], 1001, "{report:#}");
+}
