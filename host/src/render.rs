@@ -157,12 +157,13 @@ pub fn drawn(names: &Names<'_>, view: &ResourceView) -> String {
             };
             format!("{}{face}", tokens(names, counts, *game))
         }
-        ResourceView::Permanent { exhausted, .. } => if *exhausted {
-            "○ exhausted"
-        } else {
-            "● ready"
+        ResourceView::Permanent { key, exhausted, .. } => {
+            // The ruleset's words for the state ("has had its turn"), without the "is" of the default
+            // "is exhausted" / "is ready".
+            let words = names.readiness(key.kind, *exhausted);
+            let words = words.strip_prefix("is ").unwrap_or(words);
+            format!("{} {words}", if *exhausted { '○' } else { '●' })
         }
-        .to_owned(),
     }
 }
 
@@ -319,11 +320,12 @@ pub fn event_lines(names: &Names<'_>, events: &[Event], seat: Seat, indent: usiz
     let action = action_cause(events);
     events
         .iter()
-        .filter_map(|e| {
+        .enumerate()
+        .filter_map(|(i, e)| {
             let text = if Some(e.cause) == action {
-                names.change(e, seat)
+                names.change_at(events, i, seat)
             } else {
-                names.event(e, seat)
+                names.event_at(events, i, seat)
             }?;
             Some(format!("{pad}{text}"))
         })
@@ -349,11 +351,24 @@ pub fn action(names: &Names<'_>, player: u16, events: &[Event], seat: Seat) -> S
     out
 }
 
+/// One action's events as documented JSON, in order: each as [`event_json`], its text read with its
+/// neighbours ([`Names::change_at`]: a pending choice that changed reads once).
+pub fn events_json(names: &Names<'_>, events: &[Event], seat: Seat) -> Vec<serde_json::Value> {
+    (0..events.len())
+        .map(|i| json_of(names, &events[i], names.change_at(events, i, seat)))
+        .collect()
+}
+
 /// One event as documented JSON: its text for `seat` (`null` when it has none), the resource's key and
-/// label, the change as the kernel records it, and the cause in words.
+/// label, the change as the kernel records it, and the cause in words. An event of a list reads best
+/// with its neighbours: [`events_json`].
 pub fn event_json(names: &Names<'_>, event: &Event, seat: Seat) -> serde_json::Value {
+    json_of(names, event, names.change(event, seat))
+}
+
+fn json_of(names: &Names<'_>, event: &Event, text: Option<String>) -> serde_json::Value {
     serde_json::json!({
-        "text": names.change(event, seat),
+        "text": text,
         "key": event.key,
         "label": names.key(event.key),
         "change": event.change,

@@ -135,8 +135,12 @@ impl<'v> Names<'v> {
         }
     }
 
-    fn zone(&self, index: usize) -> String {
+    /// A zone as the events of `owner`'s tokens name it: its label, with the zone's owner in front when
+    /// that is a player other than `owner` ("the game gained 2 tokens from bank into p2's ore in hand";
+    /// "p1 moved 1 token from reserve to system 4").
+    fn zone(&self, index: usize, owner: Owner) -> String {
         match self.zones.get(index).copied().flatten() {
+            Some(key) if key.owner.is_player() && key.owner != owner => self.key(key),
             Some(key) => self.label(key).into_owned(),
             None => format!("place {index}"),
         }
@@ -255,6 +259,71 @@ impl<'v> Names<'v> {
         Some(format!("{what}, by {}", self.cause(&event.cause)))
     }
 
+    /// Event `i` of `events` (one action's, in order) in words, as [`event`](Self::event), reading it
+    /// with its neighbours: see [`change_at`](Self::change_at).
+    pub fn event_at(&self, events: &[Event], i: usize, seat: Seat) -> Option<String> {
+        let event = events.get(i)?;
+        let what = self.change_at(events, i, seat)?;
+        if matches!(event.change, Change::Scope { .. }) {
+            return Some(what);
+        }
+        Some(format!("{what}, by {}", self.cause(&event.cause)))
+    }
+
+    /// Event `i` of `events` (one action's, in order) in words without its cause, as
+    /// [`change`](Self::change), except for a pending choice that changed without being met: the kernel
+    /// records that as two events (the old demand satisfied, the new one raised, so that either can be
+    /// undone), which read as one, "p2 must still give up 3 of p2's hand", not as "back within its
+    /// limit" followed by a new demand.
+    pub fn change_at(&self, events: &[Event], i: usize, seat: Seat) -> Option<String> {
+        let event = events.get(i)?;
+        if let Change::Demand {
+            demand,
+            index,
+            raised: false,
+        } = event.change
+            && let Some(Change::Demand {
+                demand: next,
+                index: at,
+                raised: true,
+            }) = events.get(i + 1).map(|e| e.change)
+            && next.key == demand.key
+            && at == index
+        {
+            return None;
+        }
+        if let Change::Demand {
+            demand,
+            index,
+            raised: true,
+        } = event.change
+            && let Some(Change::Demand {
+                demand: old,
+                index: at,
+                raised: false,
+            }) = i
+                .checked_sub(1)
+                .and_then(|p| events.get(p))
+                .map(|e| e.change)
+            && old.key == demand.key
+            && at == index
+        {
+            let still = if demand.excess <= old.excess {
+                "still"
+            } else {
+                "now"
+            };
+            return Some(format!(
+                "{} must {still} {} {} of {}",
+                self.owner(demand.key.owner),
+                self.choice(demand.key.kind),
+                demand.excess,
+                self.key(demand.key)
+            ));
+        }
+        self.change(event, seat)
+    }
+
     /// An event's change in words, without its cause.
     pub fn change(&self, event: &Event, seat: Seat) -> Option<String> {
         let key = event.key;
@@ -353,7 +422,7 @@ impl<'v> Names<'v> {
             } => {
                 let who = self.owner(owner);
                 let tokens = plural(u64::from(n), "token", "tokens");
-                let (from, to) = (self.zone(from.index()), self.zone(to.index()));
+                let (from, to) = (self.zone(from.index(), owner), self.zone(to.index(), owner));
                 match op {
                     TokenOp::Stock => format!("{who} starts with {n} {tokens} in {to}"),
                     TokenOp::Move => format!("{who} moved {n} {tokens} from {from} to {to}"),

@@ -335,3 +335,86 @@ fn a_note_about_the_game_s_things_names_the_player_who_acted() {
     };
     assert_eq!(names.change(&pick, None).unwrap(), "p2 picks Leadership");
 }
+
+#[test]
+fn k6_2_a_partial_discard_reads_as_what_is_still_owed_not_as_met() {
+    let v = vocabulary();
+    let names = Names::new(&v);
+    let mut l = Ledger::new(3, 0);
+    let bank = l.add_zone(Zone::new(key(u16::MAX, 2, 9))).unwrap();
+    let hand = l.add_zone(Zone::new(key(2, 1, 0))).unwrap();
+    l.stock(Owner::GAME, bank, 19, Cause::Setup).unwrap();
+    l.gain_tokens(Owner::GAME, hand, 10, Cause::Setup).unwrap();
+    let measure = coffer_core::Measure::Tokens {
+        owner: Owner::GAME,
+        zone: hand,
+    };
+    let limit = coffer_core::Bound::AtMost(5);
+    assert_eq!(l.demand(key(2, 1, 0), measure, limit, Cause::Setup), Ok(5));
+    l.take_events();
+    let texts = |events: &[Event]| -> Vec<String> {
+        (0..events.len())
+            .filter_map(|i| names.change_at(events, i, None))
+            .collect()
+    };
+    // Two of five discarded: one line, what is still owed.
+    l.move_tokens(Owner::GAME, hand, bank, 2, Cause::Setup)
+        .unwrap();
+    let events = l.take_events();
+    let lines = texts(&events);
+    assert!(
+        lines.iter().all(|t| !t.contains("back within its limit")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.contains(&"p2 must still discard 3 of p2's hand".to_owned()),
+        "{lines:#?}"
+    );
+    // One event alone still reads as the kernel recorded it.
+    let satisfied = events
+        .iter()
+        .find(|e| matches!(e.change, Change::Demand { raised: false, .. }))
+        .unwrap();
+    assert_eq!(
+        names.change(satisfied, None).unwrap(),
+        "p2's hand is back within its limit"
+    );
+    // The rest: back within the limit, once.
+    l.move_tokens(Owner::GAME, hand, bank, 3, Cause::Setup)
+        .unwrap();
+    let lines = texts(&l.take_events());
+    assert!(
+        lines.contains(&"p2's hand is back within its limit".to_owned()),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().all(|t| !t.contains("must")), "{lines:#?}");
+}
+
+#[test]
+fn k4_6_the_game_s_tokens_moving_into_a_player_s_zone_name_whose_zone() {
+    let v = vocabulary();
+    let mut names = Names::new(&v);
+    let mut l = Ledger::new(3, 0);
+    let bank = l.add_zone(Zone::new(key(u16::MAX, 2, 9))).unwrap();
+    let hand = l.add_zone(Zone::new(key(2, 1, 0))).unwrap();
+    let own = l.add_zone(Zone::new(key(1, 1, 0))).unwrap();
+    for zone in [bank, hand, own] {
+        names.name_zone(zone.index() as u32, l.zones()[zone.index()].key);
+    }
+    l.stock(Owner::GAME, bank, 19, Cause::Setup).unwrap();
+    l.stock(Owner(1), own, 1, Cause::Setup).unwrap();
+    l.take_events();
+    l.move_tokens(Owner::GAME, bank, hand, 2, Cause::Setup)
+        .unwrap();
+    let events = l.take_events();
+    let text = names.change(&events[0], None).unwrap();
+    assert_eq!(
+        text,
+        "the game moved 2 tokens from tactic pool #9 to p2's hand"
+    );
+    // A player's own zone is not named twice.
+    l.stock(Owner(2), hand, 1, Cause::Setup).unwrap();
+    let events = l.take_events();
+    let text = names.change(&events[0], None).unwrap();
+    assert_eq!(text, "p2 starts with 1 token in hand");
+}

@@ -55,7 +55,7 @@ pub(crate) fn random_playout(
         steps.push(json!({
             "player": logged.player,
             "action": logged.action,
-            "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
+            "events": render::events_json(&names, &events, seat),
         }));
         Ok(())
     });

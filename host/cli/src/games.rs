@@ -199,7 +199,7 @@ pub(crate) fn show_action(
     if format == OutputFormat::Json {
         print_json(&json!({
             "action": render::action_heading(&names, player, &events),
-            "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
+            "events": render::events_json(&names, &events, seat),
             "outcome": outcome,
             "state_hash": game.state_hash().to_string(),
         }))?;
@@ -227,7 +227,7 @@ pub(crate) fn step_json(
                 "line": line,
                 "player": player,
                 "action": render::action_heading(&names, player, &events),
-                "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
+                "events": render::events_json(&names, &events, seat),
             })
         }
         Err(error) => json!({"line": line, "player": player, "error": error}),

@@ -203,7 +203,7 @@ pub(crate) fn log(
                 "number": n + 1,
                 "player": logged.player,
                 "action": render::action_heading(&names, logged.player, &events),
-                "events": events.iter().map(|e| render::event_json(&names, e, seat)).collect::<Vec<_>>(),
+                "events": render::events_json(&names, &events, seat),
             }));
         } else {
             out!(

@@ -66,8 +66,9 @@ pub(super) fn action_message_of(
     let names = names_for(description, &resources, &table);
     let out: Vec<EventOut<'_>> = events
         .iter()
-        .map(|event| EventOut {
-            text: names.change(event, audience),
+        .enumerate()
+        .map(|(i, event)| EventOut {
+            text: names.change_at(events, i, audience),
             key: event.key,
             label: names.key(event.key),
             change: &event.change,
