@@ -127,3 +127,35 @@ fn events_name_the_resources_they_changed_in_words() {
         "p0's Pass\n  p0 passes\n  p0's workshop is ready, by the end of the turn\n  the turn ends\n"
     );
 }
+
+#[test]
+fn k5_a_permanent_is_shown_in_the_ruleset_s_words_for_its_states() {
+    let vocabulary = coffer_core::Vocabulary {
+        kinds: vec![
+            coffer_core::Term::new("land").states("is tapped", "is untapped"),
+            coffer_core::Term::new("leader").states("has had its turn", "may act this round"),
+            coffer_core::Term::new("workshop"),
+        ],
+        ..Default::default()
+    };
+    let names = coffer_core::Names::new(&vocabulary);
+    let permanent = |kind: u16, exhausted: bool| coffer_core::ResourceView::Permanent {
+        label: String::new(),
+        key: coffer_core::Key::new(Owner(0), coffer_core::Kind(kind), 0),
+        index: 0,
+        exhausted,
+    };
+    assert_eq!(render::drawn(&names, &permanent(0, true)), "○ tapped");
+    assert_eq!(render::drawn(&names, &permanent(0, false)), "● untapped");
+    assert_eq!(
+        render::drawn(&names, &permanent(1, true)),
+        "○ has had its turn"
+    );
+    assert_eq!(
+        render::drawn(&names, &permanent(1, false)),
+        "● may act this round"
+    );
+    // Without words of its own: the kernel's.
+    assert_eq!(render::drawn(&names, &permanent(2, true)), "○ exhausted");
+    assert_eq!(render::drawn(&names, &permanent(2, false)), "● ready");
+}

@@ -49,7 +49,7 @@ pub fn vocabulary() -> Vocabulary {
     name(kind::FACTOR, Term::new("Galactic Factor"));
     name(
         kind::CARD,
-        Term::new("card").states("is activated", "readies"),
+        Term::new("card").states("is activated", "is ready"),
     );
     name(kind::ABILITY, Term::new("ability"));
     name(kind::HAND, Term::new("hand").choice("discard"));
