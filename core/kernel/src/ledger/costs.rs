@@ -322,7 +322,7 @@ impl Ledger {
     /// K7.2: every distinct way to pay `generic` after the specific `parts`, as allocations aligned with
     /// `generic.pools` (way `i` is `out[i * pools.len()..(i + 1) * pools.len()]`, how much each pool
     /// gives), appended to `out` in lexicographic order (most from the first pool first). Returns how many.
-    /// None when the specific parts cannot be paid. Each way pays with
+    /// `Ok(0)` when the specific parts cannot be paid. Each way pays with
     /// `pay_cost(&[parts.., Part::Split { .. }])` (see [`Ledger::split_of`]); every way that pays is listed
     /// once. There are at most C(n + k - 1, k - 1) ways for `n` over `k` pools.
     ///
