@@ -496,6 +496,18 @@ fn newcomer_builds_the_template_outside_the_workspace_and_plays_it() {
         .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", fixture_target_dir());
     run_cargo(build, "build the template copied outside the workspace");
+    // Its own tests, one per rule, pass where a newcomer runs them (the template is outside the
+    // workspace: `cargo test --workspace` does not reach them otherwise).
+    let mut test =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    test.arg("test")
+        .arg("--quiet")
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", fixture_target_dir());
+    run_cargo(
+        test,
+        "run the tests of the template copied outside the workspace",
+    );
     let built = fixture_target_dir()
         .join("debug")
         .join(library_file_name("my_ruleset"));
