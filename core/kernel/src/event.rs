@@ -110,6 +110,17 @@ pub enum Measure {
         /// The class: the kind of the zones' keys.
         class: crate::id::Kind,
     },
+    /// An owner's tokens over `count` zones made one after the other, from `first`: one player's hand
+    /// of several kinds, each kind its own zone (and supply), as one count (K6.2).
+    Zones {
+        /// Whose tokens (the game's, for cards of a bank held in a player's zones).
+        owner: Owner,
+        /// The first zone.
+        #[serde(rename = "first_zone_index")]
+        first: ZoneId,
+        /// How many zones, from `first` on.
+        count: u16,
+    },
 }
 
 /// How far a bounded demand must bring its measure down (K6.2).

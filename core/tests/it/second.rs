@@ -402,3 +402,65 @@ fn k8_2_check_cost_gives_the_refusal_pay_cost_would_and_changes_nothing() {
     assert_eq!(l.can_spend(gold, 4), l.clone().spend(gold, 4, Cause::Setup));
     assert_eq!(l.can_exhaust(perm), Ok(()));
 }
+
+#[test]
+fn k6_2_a_demand_over_one_player_s_hand_of_several_kinds_counts_that_hand_alone() {
+    // Two kinds of card, each its own supply, a bank of each and a hand of each per player.
+    let mut l = Ledger::new(2, 0);
+    let ore_bank = l.add_zone(Zone::new(key(GAME, 1, 0)).supply(1)).unwrap();
+    let brick_bank = l.add_zone(Zone::new(key(GAME, 1, 1)).supply(2)).unwrap();
+    let mut hands = Vec::new();
+    for p in 0..2 {
+        let ore = l.add_zone(Zone::new(key(p, 2, 0)).supply(1)).unwrap();
+        let brick = l.add_zone(Zone::new(key(p, 2, 1)).supply(2)).unwrap();
+        hands.push((ore, brick));
+    }
+    l.stock(Owner::GAME, ore_bank, 19, Cause::Setup).unwrap();
+    l.stock(Owner::GAME, brick_bank, 19, Cause::Setup).unwrap();
+    let (ore, brick) = hands[0];
+    l.gain_tokens(Owner::GAME, ore, 5, Cause::Setup).unwrap();
+    l.gain_tokens(Owner::GAME, brick, 4, Cause::Setup).unwrap();
+    // The other player's hand is not counted.
+    l.gain_tokens(Owner::GAME, hands[1].0, 6, Cause::Setup)
+        .unwrap();
+    let hand = Measure::Zones {
+        owner: Owner::GAME,
+        first: ore,
+        count: 2,
+    };
+    assert_eq!(l.measure(hand), Ok(9));
+    let who = key(0, 2, 0);
+    // Discard half, rounded down: 4 of the 9, of either kind.
+    assert_eq!(l.demand(who, hand, Bound::LoseHalf, Cause::Setup), Ok(4));
+    l.move_tokens(Owner::GAME, brick, brick_bank, 3, Cause::Setup)
+        .unwrap();
+    assert_eq!(l.pending()[0].excess, 1, "three bricks count");
+    // The other player's discards do not count towards it.
+    l.move_tokens(Owner::GAME, hands[1].0, ore_bank, 2, Cause::Setup)
+        .unwrap();
+    assert_eq!(l.pending()[0].excess, 1, "another hand does not count");
+    l.move_tokens(Owner::GAME, ore, ore_bank, 1, Cause::Setup)
+        .unwrap();
+    assert!(l.pending().is_empty(), "an ore ends it");
+    // A measure over no zones, or past the last zone, is refused.
+    for bad in [
+        Measure::Zones {
+            owner: Owner::GAME,
+            first: ore,
+            count: 0,
+        },
+        Measure::Zones {
+            owner: Owner::GAME,
+            first: hands[1].1,
+            count: 2,
+        },
+    ] {
+        assert!(matches!(
+            l.measure(bad),
+            Err(Refusal::Invalid(_) | Refusal::NoSuchResource { .. })
+        ));
+        assert_refused(&mut l, |l| {
+            l.demand(who, bad, Bound::AtMost(1), Cause::Setup)
+        });
+    }
+}

@@ -84,6 +84,27 @@ impl Ledger {
                 self.holder(owner)?;
                 Ok(self.tokens_in(owner, class))
             }
+            Measure::Zones {
+                owner,
+                first,
+                count: zones,
+            } => {
+                self.holder(owner)?;
+                if zones == 0 {
+                    return Err(Refusal::Invalid("a measure over no zones".into()));
+                }
+                let last = first
+                    .0
+                    .checked_add(u32::from(zones) - 1)
+                    .ok_or_else(|| Refusal::Invalid("a measure past the last zone".into()))?;
+                self.zone(first)?;
+                self.zone(ZoneId(last))?;
+                Ok(count(
+                    (first.0..=last)
+                        .map(|z| u64::from(self.tokens(ZoneId(z), owner)))
+                        .sum(),
+                ))
+            }
         }
     }
 
