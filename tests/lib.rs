@@ -313,3 +313,8 @@ pub fn run_child_test(name: &str, envs: &[(&str, &std::ffi::OsStr)]) -> std::pro
 pub fn is_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
+
+/// The ruleset guide's examples, compiled as doctests (`cargo test -p coffer-tests --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../docs/WRITING_A_RULESET.md")]
+pub struct WritingARulesetGuide;
