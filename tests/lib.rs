@@ -314,7 +314,8 @@ pub fn is_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
 
-/// The ruleset guide's examples, compiled as doctests (`cargo test -p coffer-tests --doc`).
+/// The ruleset guide's examples with their hidden setup (`tests/guide.md`), compiled as doctests
+/// (`cargo test -p coffer-tests --doc`); `tests/it/guide.rs` checks the guide shows exactly these.
 #[cfg(doctest)]
-#[doc = include_str!("../docs/WRITING_A_RULESET.md")]
+#[doc = include_str!("guide.md")]
 pub struct WritingARulesetGuide;

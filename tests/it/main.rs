@@ -1,5 +1,6 @@
 //! Cross-crate tests: one binary, one module per topic.
 mod cli_faults;
+mod guide;
 mod loader;
 mod parity;
 mod readable;
