@@ -277,49 +277,42 @@ impl<'v> Names<'v> {
     /// limit" followed by a new demand.
     pub fn change_at(&self, events: &[Event], i: usize, seat: Seat) -> Option<String> {
         let event = events.get(i)?;
-        if let Change::Demand {
-            demand,
-            index,
-            raised: false,
-        } = event.change
-            && let Some(Change::Demand {
-                demand: next,
-                index: at,
-                raised: true,
-            }) = events.get(i + 1).map(|e| e.change)
-            && next.key == demand.key
-            && at == index
-        {
-            return None;
-        }
-        if let Change::Demand {
-            demand,
-            index,
-            raised: true,
-        } = event.change
-            && let Some(Change::Demand {
-                demand: old,
-                index: at,
-                raised: false,
-            }) = i
-                .checked_sub(1)
-                .and_then(|p| events.get(p))
-                .map(|e| e.change)
-            && old.key == demand.key
-            && at == index
-        {
-            let still = if demand.excess <= old.excess {
-                "still"
+        let demand_at = |j: Option<usize>| match j.and_then(|j| events.get(j))?.change {
+            Change::Demand {
+                demand,
+                index,
+                raised,
+            } => Some((demand, index, raised)),
+            _ => None,
+        };
+        if let Some((demand, index, raised)) = demand_at(Some(i)) {
+            // The satisfied half of an update is the next event's to tell; the raised half tells both.
+            let partner = if raised {
+                i.checked_sub(1)
             } else {
-                "now"
+                Some(i + 1)
             };
-            return Some(format!(
-                "{} must {still} {} {} of {}",
-                self.owner(demand.key.owner),
-                self.choice(demand.key.kind),
-                demand.excess,
-                self.key(demand.key)
-            ));
+            if let Some((other, at, other_raised)) = demand_at(partner)
+                && other_raised != raised
+                && other.key == demand.key
+                && at == index
+            {
+                if !raised {
+                    return None;
+                }
+                let still = if demand.excess <= other.excess {
+                    "still"
+                } else {
+                    "now"
+                };
+                return Some(format!(
+                    "{} must {still} {} {} of {}",
+                    self.owner(demand.key.owner),
+                    self.choice(demand.key.kind),
+                    demand.excess,
+                    self.key(demand.key)
+                ));
+            }
         }
         self.change(event, seat)
     }
