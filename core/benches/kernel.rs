@@ -593,7 +593,7 @@ impl B {
 // ----- the measured operations: the same sequence on each side -----
 
 /// Names and per-iteration operation counts of the measured operations.
-const OPS: [(&str, u32); 8] = [
+const OPS: [(&str, u32); 9] = [
     ("gain (capped)", 1),
     ("spend", 1),
     ("pay", 1),
@@ -602,7 +602,13 @@ const OPS: [(&str, u32); 8] = [
     ("activate + ready", 2),
     ("gain + end_scope(phase) of a pool", 2),
     ("spend_split over 2 holders", 1),
+    // A read-only check against the plain count a ruleset would write instead (kernel3): the baseline
+    // reads its own token count, the kernel answers everything `move_tokens` would refuse.
+    ("can_move_tokens vs a plain count", 1),
 ];
+
+/// The read-only check's operation in [`OPS`].
+const CHECK: usize = 8;
 
 /// Runs `iters` iterations of operation `op` on the kernel; returns something to keep it alive.
 fn run_kernel(op: usize, k: &mut K, pool: &mut (Ledger, AmountId), iters: u32) -> u64 {
@@ -662,11 +668,19 @@ fn run_kernel(op: usize, k: &mut K, pool: &mut (Ledger, AmountId), iters: u32) -
                     k.sink.clear();
                 }
             }
-            _ => {
+            7 => {
                 let alloc = [(k.split[0], 1), (k.split[1], 1)];
                 acc += u64::from(
                     k.ledger
                         .spend_split(black_box(&alloc), black_box(2), CAUSE)
+                        .is_ok(),
+                );
+            }
+            _ => {
+                let [a, b] = k.zones;
+                acc += u64::from(
+                    k.ledger
+                        .can_move_tokens(Owner(0), black_box(a), b, black_box(1))
                         .is_ok(),
                 );
             }
@@ -732,12 +746,17 @@ fn run_baseline(op: usize, b: &mut B, pool: &mut (B, AmountId), iters: u32) -> u
                     b.sink.clear();
                 }
             }
-            _ => {
+            7 => {
                 let alloc = [(split[0], 1), (split[1], 1)];
                 acc += u64::from(
                     b.spend_split(black_box(&alloc), black_box(2), CAUSE)
                         .is_ok(),
                 );
+            }
+            _ => {
+                // What a ruleset writes instead of the check: its own count of the owner's tokens there.
+                let [za, _] = zones;
+                acc += u64::from(b.tokens[black_box(za).index() * b.owners] >= black_box(1));
             }
         }
         b.flush(i);
@@ -758,6 +777,15 @@ fn check_equivalence() {
             (k.ledger.events().to_vec(), b.log.clone())
         };
         assert_eq!(ke, be, "{name}: the baseline does not do the kernel's work");
+        if op == CHECK {
+            let (mut k, mut kp) = (K::new(), pool_ledger());
+            let (mut b, mut bp) = (B::new(), B::pool());
+            assert_eq!(
+                run_kernel(op, &mut k, &mut kp, 3),
+                run_baseline(op, &mut b, &mut bp, 3),
+                "{name}: the check and the count disagree"
+            );
+        }
     }
 }
 
