@@ -16,6 +16,7 @@
 //! }
 //! ```
 
+pub mod bots;
 mod game;
 pub mod host;
 pub mod loader;

@@ -310,6 +310,42 @@ pub(crate) enum Command {
     /// the log must reproduce the state hash. Each violation is shrunk to a minimal script (written to
     /// --repro-dir) that `coffer play` and `coffer simulate --check-script` re-run. Exits 1 on any violation.
     Simulate(SimulateArgs),
+    /// Bots against each other, in this process: each seat a bot (`random`, or `search`: flat Monte
+    /// Carlo over the game's own playouts), games to their end; prints each seat's wins.
+    ///
+    /// The search bot plays out copies of the whole game: in a game with hidden information it sees
+    /// what its seat could not. Bots draw only from a generator seeded by the game's seed, so a run
+    /// replays exactly.
+    Bots(BotsArgs),
+}
+
+/// The arguments of `coffer bots`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BotsArgs {
+    /// The ruleset: `ID` or `ID@VERSION`.
+    #[arg(value_name = "ID")]
+    pub ruleset: String,
+    /// One bot per seat, seat 0 first: `random` or `search`, comma-separated (e.g. search,random).
+    #[arg(long, value_name = "BOT,...", value_delimiter = ',', required = true)]
+    pub seats: Vec<String>,
+    /// Players per game (default: one per bot of --seats; must match it when given).
+    #[arg(long, short = 'p', value_name = "N")]
+    pub players: Option<u16>,
+    /// Games to play (1 to 1000000); game i is seeded with S + i.
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub games: u64,
+    /// Seed of the first game.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// The search bot's playouts per move (1 to 1000000): its budget for one decision.
+    #[arg(long, default_value_t = coffer_host::bots::Bot::DEFAULT_PLAYOUTS, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub playouts: u32,
+    /// Most actions per game, and per search playout (1 to 100000000).
+    #[arg(long, default_value_t = 2_000, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_actions: u64,
+    /// JSON file with the ruleset's configuration.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// `coffer plugins ...`.

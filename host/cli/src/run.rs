@@ -200,6 +200,7 @@ pub(crate) fn run(cli: &Cli) -> anyhow::Result<Status> {
             format,
         ),
         Command::Simulate(args) => simulate(&registry, args, format),
+        Command::Bots(args) => crate::simulate::bots(&registry, args, format),
         Command::Show { game, player } => show(&registry, game, *player, format),
         Command::Log { game, player } => log(&registry, game, *player, format),
         Command::Replay { game } => replay(&registry, game, format),

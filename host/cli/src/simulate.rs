@@ -1,6 +1,6 @@
-//! `coffer simulate`: the simulation engine's command-line front, with its progress bar.
+//! `coffer simulate`: the simulation engine's command-line front, with its progress bar; `coffer bots`.
 
-use crate::args::{OutputFormat, SimulateArgs};
+use crate::args::{BotsArgs, OutputFormat, SimulateArgs};
 use crate::games::read_config;
 use crate::output::Status;
 use anyhow::{Context as _, bail};
@@ -108,4 +108,96 @@ pub fn progress_bar(games: u64) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// `coffer bots`: plays the seats' bots against each other and prints each seat's wins.
+///
+/// # Errors
+/// An unknown ruleset or bot, a player count that is not the number of seats or not the ruleset's, an
+/// unreadable configuration, or a game the ruleset refuses to play.
+pub(crate) fn bots(
+    registry: &Registry,
+    args: &BotsArgs,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    use coffer_host::bots::{Bot, Match, play_bots};
+    let ruleset = std::sync::Arc::clone(&registry.get(&args.ruleset)?.ruleset);
+    let seats = args
+        .seats
+        .iter()
+        .map(|name| Bot::named(name, args.playouts))
+        .collect::<Result<Vec<_>, _>>()?;
+    let players = u16::try_from(seats.len()).unwrap_or(u16::MAX);
+    if let Some(p) = args.players
+        && p != players
+    {
+        bail!(
+            "--players {p} but --seats names {players} bots: name one bot per seat (e.g. --seats {})",
+            vec!["random"; usize::from(p.min(8))].join(",")
+        );
+    }
+    let d = ruleset.description();
+    if players < d.min_players || players > d.max_players {
+        bail!(
+            "{} plays with {} to {} players; --seats names {players}",
+            d.id,
+            d.min_players,
+            d.max_players
+        );
+    }
+    let m = Match {
+        seats: seats.clone(),
+        games: args.games,
+        seed: args.seed,
+        max_actions: args.max_actions,
+        config: read_config(args.config.as_deref())?,
+    };
+    let progress = progress_bar(args.games);
+    let started = std::time::Instant::now();
+    let tally = play_bots(&*ruleset, &m, |_| progress.inc(1))?;
+    progress.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    if format == OutputFormat::Json {
+        let mut v = serde_json::to_value(&tally)?;
+        v["ruleset"] = serde_json::json!(d.id);
+        v["seats"] = serde_json::json!(seats.iter().map(Bot::name).collect::<Vec<_>>());
+        v["playouts_per_move"] = serde_json::json!(args.playouts);
+        v["seed"] = serde_json::json!(args.seed);
+        v["wall_seconds"] = serde_json::json!(seconds);
+        outln!("{v}");
+        return Ok(Status::Success);
+    }
+    outln!(
+        "{} games of {} ({} players, seeds {} to {}), {:.1} s:",
+        tally.games,
+        d.id,
+        players,
+        args.seed,
+        args.seed.wrapping_add(args.games - 1),
+        seconds
+    );
+    for (s, bot) in seats.iter().enumerate() {
+        let wins = tally.wins[s];
+        let share = 100.0 * wins as f64 / tally.games.max(1) as f64;
+        let mut line = format!("  p{s} {bot}: {wins} wins ({share:.1}%)");
+        if let Bot::Search { .. } = bot {
+            let decisions = tally.decisions[s].max(1);
+            line.push_str(&format!(
+                ", {:.2} ms a move on average (longest {:.1} ms, at most {} playouts)",
+                1e3 * tally.seconds[s] / decisions as f64,
+                tally.max_decision_ms[s],
+                tally.max_playouts[s]
+            ));
+        }
+        outln!("{line}");
+    }
+    if tally.draws > 0 || tally.unfinished > 0 {
+        outln!(
+            "  {} draws, {} games cut at {} actions",
+            tally.draws,
+            tally.unfinished,
+            args.max_actions
+        );
+    }
+    Ok(Status::Success)
 }

@@ -1,0 +1,82 @@
+//! `coffer bots`: bots against each other, in this process.
+
+use crate::support::{coffer, ok};
+
+fn bots(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["bots"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    ok(coffer(&all)).json()
+}
+
+#[test]
+fn the_search_bot_beats_random_and_stays_within_its_budget() {
+    // Command-tokens, three players: the search bot against two random seats.
+    let v = bots(&[
+        "command-tokens",
+        "--seats",
+        "search,random,random",
+        "--games",
+        "12",
+        "--playouts",
+        "16",
+    ]);
+    assert_eq!(v["games"], 12, "{v:#}");
+    let wins: Vec<u64> = serde_json::from_value(v["wins"].clone()).unwrap();
+    assert_eq!(wins.len(), 3);
+    // Three random seats would each win about a third (4 of 12).
+    assert!(wins[0] >= 9, "the search bot won {wins:?} of 12: {v:#}");
+    assert!(v["max_playouts"][0].as_u64().unwrap() <= 16, "{v:#}");
+    assert_eq!(v["max_playouts"][1], 0, "a random seat runs no playout");
+    assert_eq!(
+        v["seats"],
+        serde_json::json!(["search", "random", "random"])
+    );
+}
+
+#[test]
+fn a_seed_replays_the_same_games() {
+    let args = [
+        "charges",
+        "--seats",
+        "search,random",
+        "--games",
+        "8",
+        "--seed",
+        "41",
+        "--playouts",
+        "8",
+    ];
+    let (a, b) = (bots(&args), bots(&args));
+    for field in ["wins", "draws", "unfinished", "actions", "decisions"] {
+        assert_eq!(a[field], b[field], "{field}: {a:#} {b:#}");
+    }
+    assert!(a["actions"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn seats_players_and_bots_are_checked_with_a_message() {
+    let run = coffer(&["bots", "charges", "--seats", "search,minimax"]);
+    run.fails_with(1, "unknown bot 'minimax': the bots are random and search");
+    let run = coffer(&[
+        "bots",
+        "charges",
+        "--seats",
+        "random,random",
+        "--players",
+        "3",
+    ]);
+    run.fails_with(1, "--players 3 but --seats names 2 bots");
+    let run = coffer(&["bots", "charges", "--seats", "random"]);
+    run.fails_with(1, "charges plays with 2 to");
+    let run = coffer(&[
+        "bots",
+        "charges",
+        "--seats",
+        "random,random",
+        "--playouts",
+        "0",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("1..=1000000"), "{}", run.stderr);
+}
