@@ -56,27 +56,26 @@ fn a_seed_replays_the_same_games() {
 
 #[test]
 fn seats_players_and_bots_are_checked_with_a_message() {
-    let run = coffer(&["bots", "charges", "--seats", "search,minimax"]);
-    run.fails_with(1, "unknown bot 'minimax': the bots are random and search");
-    let run = coffer(&[
-        "bots",
-        "charges",
-        "--seats",
-        "random,random",
-        "--players",
-        "3",
-    ]);
-    run.fails_with(1, "--players 3 but --seats names 2 bots");
-    let run = coffer(&["bots", "charges", "--seats", "random"]);
-    run.fails_with(1, "charges plays with 2 to");
-    let run = coffer(&[
-        "bots",
-        "charges",
-        "--seats",
-        "random,random",
-        "--playouts",
-        "0",
-    ]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("1..=1000000"), "{}", run.stderr);
+    for (extra, code, text) in [
+        (
+            &["--seats", "search,minimax"][..],
+            1,
+            "unknown bot 'minimax': the bots are random and search",
+        ),
+        (
+            &["--seats", "random,random", "--players", "3"],
+            1,
+            "--players 3 but --seats names 2 bots",
+        ),
+        (&["--seats", "random"], 1, "charges plays with 2 to"),
+        (
+            &["--seats", "random,random", "--playouts", "0"],
+            2,
+            "1..=1000000",
+        ),
+    ] {
+        let mut args = vec!["bots", "charges"];
+        args.extend_from_slice(extra);
+        coffer(&args).fails_with(code, text);
+    }
 }
