@@ -477,49 +477,16 @@ impl Ledger {
         to: ZoneId,
         n: u32,
     ) -> Result<(u32, u32), Refusal> {
-        // The common answer, yes, without building any refusal: a few loads and compares.
-        if let (Some(src), Some(dst)) = (self.zones.get(from.index()), self.zones.get(to.index()))
-            && src.supply == dst.supply
-            && self.slot_reserve(src.supply, owner).is_some()
-            && n <= self.tokens(from, owner)
-        {
-            if n == 0 || from == to {
-                return Ok((0, 0));
-            }
-            let placed = if dst.one_per_owner {
-                u32::from(self.tokens(to, owner) == 0).min(n)
-            } else {
-                n
-            };
-            return Ok((placed, n - placed));
-        }
-        self.move_refused(owner, from, to, n)
-    }
-
-    /// Why `move_tokens` would refuse (or, if it would not, its answer): out of line, for
-    /// [`can_move_tokens`](Self::can_move_tokens).
-    #[cold]
-    #[inline(never)]
-    fn move_refused(
-        &self,
-        owner: Owner,
-        from: ZoneId,
-        to: ZoneId,
-        n: u32,
-    ) -> Result<(u32, u32), Refusal> {
-        let src = self.zone(from)?;
-        let dst = self.zone(to)?;
-        self.same_supply(src, dst)?;
-        self.owner_reserve(src.supply, owner)?;
-        let have = self.tokens(from, owner);
-        if n > have {
-            return Err(Refusal::NotEnoughTokens {
-                owner,
-                zone: src.key,
-                need: n,
-                have,
-            });
-        }
+        // The common answer, yes, in a few loads and compares; a refusal is built out of line.
+        let Some(dst) = self.zones.get(to.index()).filter(|dst| {
+            self.zones.get(from.index()).is_some_and(|src| {
+                src.supply == dst.supply
+                    && self.slot_reserve(src.supply, owner).is_some()
+                    && n <= self.tokens(from, owner)
+            })
+        }) else {
+            return Err(self.move_refusal(owner, from, to, n));
+        };
         if n == 0 || from == to {
             return Ok((0, 0));
         }
@@ -529,6 +496,26 @@ impl Ledger {
             n
         };
         Ok((placed, n - placed))
+    }
+
+    /// The refusal `move_tokens` gives for a move [`can_move_tokens`](Self::can_move_tokens) found
+    /// impossible: out of line, off the path of the moves that can be made.
+    #[cold]
+    #[inline(never)]
+    fn move_refusal(&self, owner: Owner, from: ZoneId, to: ZoneId, n: u32) -> Refusal {
+        let refused = || -> Result<Refusal, Refusal> {
+            let src = self.zone(from)?;
+            let dst = self.zone(to)?;
+            self.same_supply(src, dst)?;
+            self.owner_reserve(src.supply, owner)?;
+            Ok(Refusal::NotEnoughTokens {
+                owner,
+                zone: src.key,
+                need: n,
+                have: self.tokens(from, owner),
+            })
+        };
+        refused().unwrap_or_else(|refusal| refusal)
     }
 
     /// K4.1: moves `n` of `owner`'s tokens. K4.3: a token for a one-per-owner zone that already holds one
