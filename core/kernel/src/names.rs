@@ -251,23 +251,22 @@ impl<'v> Names<'v> {
     /// `seat` decides only secret notes: which resource events a seat may see is the game's business
     /// (`DynGame::events_for` (coffer-sdk)).
     pub fn event(&self, event: &Event, seat: Seat) -> Option<String> {
-        let what = self.change(event, seat)?;
+        Some(self.with_cause(event, self.change(event, seat)?))
+    }
+
+    /// `what` changed in `event`, followed by its cause.
+    fn with_cause(&self, event: &Event, what: String) -> String {
         if matches!(event.change, Change::Scope { .. }) {
             // "the phase ends" says its cause already.
-            return Some(what);
+            return what;
         }
-        Some(format!("{what}, by {}", self.cause(&event.cause)))
+        format!("{what}, by {}", self.cause(&event.cause))
     }
 
     /// Event `i` of `events` (one action's, in order) in words, as [`event`](Self::event), reading it
     /// with its neighbours: see [`change_at`](Self::change_at).
     pub fn event_at(&self, events: &[Event], i: usize, seat: Seat) -> Option<String> {
-        let event = events.get(i)?;
-        let what = self.change_at(events, i, seat)?;
-        if matches!(event.change, Change::Scope { .. }) {
-            return Some(what);
-        }
-        Some(format!("{what}, by {}", self.cause(&event.cause)))
+        Some(self.with_cause(events.get(i)?, self.change_at(events, i, seat)?))
     }
 
     /// Event `i` of `events` (one action's, in order) in words without its cause, as
