@@ -464,3 +464,45 @@ fn k6_2_a_demand_over_one_player_s_hand_of_several_kinds_counts_that_hand_alone(
         });
     }
 }
+
+#[test]
+fn k8_2_can_move_tokens_names_each_refusal_move_tokens_gives() {
+    let mut l = Ledger::new(2, 0);
+    let reserve = l.add_zone(Zone::new(key(0, 1, 0))).unwrap();
+    let board = l.add_zone(Zone::new(key(0, 1, 1))).unwrap();
+    let other_supply = l.add_zone(Zone::new(key(0, 1, 2)).supply(1)).unwrap();
+    l.stock(Owner(0), reserve, 3, Cause::Setup).unwrap();
+    l.take_events();
+    let missing: ZoneId = serde_json::from_str("99").unwrap();
+    // Each way to be refused, named alike by the check and the move; the move changes nothing.
+    for (owner, from, to, n, what) in [
+        (Owner(0), missing, board, 1, "no such zone to take from"),
+        (Owner(0), reserve, missing, 1, "no such zone to put in"),
+        (Owner(0), reserve, other_supply, 1, "another supply"),
+        (Owner(1), reserve, board, 1, "no reserve of that supply"),
+        (Owner(0), reserve, board, 4, "too few tokens"),
+    ] {
+        let checked = l.can_move_tokens(owner, from, to, n).unwrap_err();
+        let moved = assert_refused(&mut l, |l| l.move_tokens(owner, from, to, n, Cause::Setup));
+        assert_eq!(checked, moved, "{what}");
+    }
+    assert!(matches!(
+        l.can_move_tokens(Owner(0), reserve, board, 4),
+        Err(Refusal::NotEnoughTokens {
+            need: 4,
+            have: 3,
+            ..
+        })
+    ));
+    assert!(matches!(
+        l.can_move_tokens(Owner(0), missing, board, 1),
+        Err(Refusal::NoSuchResource { index: 99, .. })
+    ));
+    assert!(matches!(
+        l.can_move_tokens(Owner(0), reserve, other_supply, 1),
+        Err(Refusal::Invalid(_))
+    ));
+    // And the moves that can be made: every one placed, none bounced.
+    assert_eq!(l.can_move_tokens(Owner(0), reserve, board, 3), Ok((3, 0)));
+    assert_eq!(l.can_move_tokens(Owner(0), reserve, board, 0), Ok((0, 0)));
+}
