@@ -10,7 +10,9 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use coffer_core::{ActionError, DynGame, DynRuleset, GameRng, Outcome, Owner, Progress, Setup};
+use coffer_core::{
+    Acting, ActionError, DynGame, DynRuleset, GameRng, Outcome, Owner, Progress, Setup,
+};
 
 /// A bot: how a seat chooses among its legal actions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,11 +158,10 @@ pub fn choose(
             (best, best_value) = (index, sum / f64::from(n));
         }
     }
-    let ran = playouts;
     Ok((
         best,
         Decision {
-            playouts: ran,
+            playouts,
             took: start.elapsed(),
         },
     ))
@@ -259,6 +260,8 @@ pub fn play_bots(
         ..Tally::default()
     };
     let players = u16::try_from(seats).unwrap_or(u16::MAX);
+    // Who may act, copied for the draw: one buffer for every action of every game.
+    let mut order: Vec<Acting> = Vec::with_capacity(seats);
     for g in 0..m.games {
         let seed = m.seed.wrapping_add(g);
         let setup = Setup::new(players, seed).config(m.config.clone());
@@ -270,21 +273,21 @@ pub fn play_bots(
         let mut rng = GameRng::new(seed ^ 0xB075_B075_B075_B075);
         let mut applied = 0;
         while applied < m.max_actions {
-            let mut movers: Vec<(Owner, usize)> = game
-                .acting()
-                .iter()
-                .filter(|a| a.legal > 0)
-                .map(|a| (a.owner(), a.legal))
-                .collect();
-            if movers.is_empty() {
+            order.clear();
+            order.extend_from_slice(game.acting());
+            // Who acts when several may, and a random seat's action: the random playout's own draw.
+            let Some((seat, drawn)) = coffer_core::choose(&mut rng, &mut order) else {
                 break;
-            }
-            // Several may act at once: one of them, at random.
-            let (seat, legal) = movers.swap_remove(rng.below(movers.len() as u64) as usize);
+            };
             let s = seat.index();
-            let bot = m.seats.get(s).copied().unwrap_or(Bot::Random);
-            let budget = m.max_actions - applied;
-            let (index, decision) = choose(bot, &*game, seat, legal, &mut rng, budget, g)?;
+            let (index, decision) = match m.seats.get(s).copied().unwrap_or(Bot::Random) {
+                Bot::Random => (drawn, Decision::default()),
+                bot => {
+                    let legal = game.legal_actions(seat);
+                    let budget = m.max_actions - applied;
+                    choose(bot, &*game, seat, legal, &mut rng, budget, g)?
+                }
+            };
             game.apply_legal(seat, index)
                 .map_err(|error| BotError::Refused {
                     game: g,
