@@ -32,9 +32,9 @@
 //! (`coffer_tests::wasm_modules`); without the wasm32 target the bench prints how to install it and
 //! measures nothing, unless `COFFER_WASM_REQUIRED` is set, where it fails.
 //!
-//! WebAssembly games of one module share instances (`WasmOptions::games_per_instance`, at least one
-//! instance per core) and an instance is dropped with its last game, so the playout sections keep one
-//! idle game per core alive: games then start in warm instances, as on a server with games running,
+//! WebAssembly games of one module share instances (`WasmOptions::games_per_instance`, spread over
+//! `INSTANCES_PER_CORE` instances per core) and an instance is dropped with its last game, so the
+//! playout sections keep one idle game per instance alive: games then start in warm instances, as on a server with games running,
 //! instead of each paying a fresh instance's first page faults.
 
 use coffer_core::{DynGame, DynRuleset, GameRng, Owner, Progress, Setup, random_playout};
@@ -193,8 +193,9 @@ fn measure_calls(
 ) -> Rounds {
     let forms = forms(dir, id, crate_name);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // One idle game per core keeps the instances of the module alive (see the module docs).
-    let _anchors: Vec<Box<dyn DynGame>> = (0..cores as u64)
+    // One idle game per instance keeps the instances of the module alive (see the module docs).
+    let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
+        as u64)
         .map(|s| {
             forms[2]
                 .new_game(&Setup::new(players, u64::MAX - s))
@@ -238,6 +239,108 @@ fn measure_calls(
         );
     }
     out
+}
+
+/// The calls the server makes for one acknowledged action, in its order, and a new game when one ends.
+const SERVER_CALLS: [&str; 6] = ["legal", "apply", "view", "outcome", "snapshot", "new game"];
+
+/// What the server asks of a ruleset per action (`server/src/games`): `GET legal` (count, then each
+/// action's JSON), the action applied as JSON with the actor's events, the actor's table and resources
+/// (the answer's wording), the outcome, a snapshot every 64 actions, and a new game for each game that
+/// ended (the load generator replaces it). CPU ns per action of each, per form, minimum of the rounds.
+fn measure_server(
+    dir: &Path,
+    (id, crate_name, players): (&str, &str, u16),
+    rounds: u64,
+    actions: u64,
+) {
+    let forms = forms(dir, id, crate_name);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
+        as u64)
+        .map(|s| {
+            forms[2]
+                .new_game(&Setup::new(players, u64::MAX - s))
+                .unwrap()
+        })
+        .collect();
+    let mut best = [[f64::MAX; SERVER_CALLS.len()]; 3];
+    for round in 0..=rounds {
+        for k in 0..3 {
+            let f = (k + round as usize) % 3;
+            let ruleset = &*forms[f];
+            let mut spent = [Duration::ZERO; SERVER_CALLS.len()];
+            let mut rng = GameRng::new(round);
+            let mut seed = 0;
+            let mut game = ruleset.new_game(&Setup::new(players, seed)).unwrap();
+            let mut done = 0;
+            let mut seq = 0u64;
+            while done < actions {
+                let t = ThreadTime::now();
+                let movers: Vec<Owner> = game.to_act().to_vec();
+                let actor = movers.into_iter().find(|&p| game.legal_actions(p) > 0);
+                let Some(actor) = actor else {
+                    seed += 1;
+                    let t = ThreadTime::now();
+                    game = ruleset.new_game(&Setup::new(players, seed)).unwrap();
+                    spent[5] += t.elapsed();
+                    continue;
+                };
+                let count = game.legal_actions(actor);
+                let list: Vec<String> = (0..count)
+                    .filter_map(|i| game.legal_action_json(i))
+                    .collect();
+                spent[0] += t.elapsed();
+                let chosen = &list[rng.below(list.len() as u64) as usize];
+                let t = ThreadTime::now();
+                let report = game
+                    .apply_json_reporting(actor, chosen, coffer_core::EventsFor::Seat(Some(actor)))
+                    .expect("a legal action applies");
+                spent[1] += t.elapsed();
+                black_box(report);
+                let t = ThreadTime::now();
+                black_box((game.table(Some(actor)), game.resources(Some(actor))));
+                spent[2] += t.elapsed();
+                let t = ThreadTime::now();
+                let finished = matches!(game.outcome(), coffer_core::Outcome::Finished { .. });
+                spent[3] += t.elapsed();
+                seq += 1;
+                if seq.is_multiple_of(64) || finished {
+                    let t = ThreadTime::now();
+                    black_box(game.snapshot(coffer_core::Format::Binary).ok());
+                    spent[4] += t.elapsed();
+                }
+                done += 1;
+                if finished {
+                    seed += 1;
+                    let t = ThreadTime::now();
+                    game = ruleset.new_game(&Setup::new(players, seed)).unwrap();
+                    spent[5] += t.elapsed();
+                }
+            }
+            if round > 0 {
+                for (b, s) in best[f].iter_mut().zip(spent) {
+                    *b = b.min(s.as_nanos() as f64 / actions as f64);
+                }
+            }
+        }
+    }
+    println!("{id} ({players} players), CPU ns per action, minimum of {rounds} rounds:");
+    println!(
+        "  {:<10} {:>10} {:>10} {:>10} {:>12}",
+        "call", "static", "native", "wasm", "wasm-native"
+    );
+    let total = |f: usize| best[f].iter().sum::<f64>();
+    for (c, name) in SERVER_CALLS.iter().enumerate() {
+        let [s, n, w] = [0, 1, 2].map(|f| best[f][c]);
+        println!("  {name:<10} {s:>10.0} {n:>10.0} {w:>10.0} {:>12.0}", w - n);
+    }
+    let [s, n, w] = [0, 1, 2].map(total);
+    println!(
+        "  {:<10} {s:>10.0} {n:>10.0} {w:>10.0} {:>12.0}",
+        "all",
+        w - n
+    );
 }
 
 fn report_calls(id: &str, players: u16, r: &Rounds) {
@@ -309,9 +412,10 @@ fn profile(dir: &Path, form: &str, id: &str, mode: &str) {
         _ => wasm_ruleset(&module_of(dir, crate_name), id),
     };
     let stepped = mode == "stepped";
-    // One idle game per core keeps the module's instances alive, as in the timed sections.
+    // One idle game per instance keeps the module's instances alive, as in the timed sections.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let _anchors: Vec<Box<dyn DynGame>> = (0..cores as u64)
+    let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
+        as u64)
         .map(|s| {
             ruleset
                 .new_game(&Setup::new(players, u64::MAX - s))
@@ -489,7 +593,8 @@ fn engines(dir: &Path, rounds: u64, actions: u64) {
         let statik = static_ruleset(id).expect("linked");
         let hosted = wasm_ruleset(&module_of(dir, crate_name), id);
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let _anchors: Vec<Box<dyn DynGame>> = (0..cores as u64)
+        let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
+            as u64)
             .map(|s| hosted.new_game(&Setup::new(players, u64::MAX - s)).unwrap())
             .collect();
         let mut variants = vec![
@@ -747,6 +852,16 @@ fn main() {
         for ruleset in RULESETS {
             let r = measure_calls(&dir, ruleset, rounds, actions);
             report_calls(ruleset.0, ruleset.2, &r);
+        }
+    }
+    if named.contains(&"server") {
+        let rounds = rounds.min(5);
+        let actions = actions.min(5_000);
+        println!(
+            "the ruleset calls of one acknowledged action on the server ({actions} actions a round):"
+        );
+        for ruleset in RULESETS.iter().take(3) {
+            measure_server(&dir, *ruleset, rounds, actions);
         }
     }
     if wanted("memory") {

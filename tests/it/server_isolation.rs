@@ -249,9 +249,11 @@ fn a_wasm_ruleset_that_faults_stops_only_its_game_and_every_other_game_goes_on()
     let server = InProcess::serving(registry, plugins);
     let api = Api::new(&server.base);
     server.block_on(async {
-        // Games of the same module as the faulty ones (sharing their instances), and of others.
+        // Games of the same module as the faulty ones (one in each instance and more, so the faulty
+        // games share theirs), and of others.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut same_module = Vec::new();
-        for _ in 0..6 {
+        for _ in 0..coffer_host::wasm::INSTANCES_PER_CORE * cores + 2 {
             let game = api.create("fixture-faulty", json!({})).await;
             assert_eq!(api.act(&game, 0, TAKE()).await.0, StatusCode::OK);
             same_module.push(game);

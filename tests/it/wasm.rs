@@ -108,8 +108,10 @@ fn setup_with_fault(fault: &str, seed: u64) -> Setup {
 
 /// Enough healthy games that every instance of the pool holds several (an instance per core first).
 fn bystanders(ruleset: &dyn DynRuleset) -> Vec<Box<dyn DynGame>> {
+    // Two in each instance and more: the faulty game then shares an instance with some.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (0..2 * cores as u64 + 2)
+    let instances = coffer_host::wasm::INSTANCES_PER_CORE * cores;
+    (0..2 * instances as u64 + 2)
         .map(|seed| {
             let mut game = ruleset.new_game(&Setup::new(2, seed + 100)).unwrap();
             play(&mut *game, seed, 3);

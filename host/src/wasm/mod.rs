@@ -32,8 +32,8 @@
 //!
 //! # Instances
 //! A module instance holds many games ([`WasmOptions::games_per_instance`], one module's games spread
-//! over at least as many instances as the machine has cores, so games on different threads seldom
-//! wait for each other). A fresh instance costs about a megabyte (its stack and data), so an instance
+//! over four instances per core before instances fill, so games on different threads seldom wait
+//! for each other). A fresh instance costs about a megabyte (its stack and data), so an instance
 //! per game would cost every idle game that much; shared, an idle game costs its state in the module's
 //! memory and its checkpoint here. `docs/PERFORMANCE.md` has the figures.
 //!
@@ -60,6 +60,7 @@ pub(crate) mod track;
 
 pub use cache::{CACHE_ENV, cache_dir};
 pub use engine::{Source, TICK, compile_timed, compiled_modules};
+pub use instance::INSTANCES_PER_CORE;
 pub use module::{load_module, load_module_with};
 
 use std::time::Duration;
