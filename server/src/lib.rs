@@ -23,7 +23,7 @@
 //! store.create_game(NewGame {
 //!     id: GameId(1),
 //!     ruleset: RulesetKey::new("charges@1")?,
-//!     setup: Setup { players: 2, seed: 7, config: serde_json::json!({}) },
+//!     setup: Setup { players: 2, seed: 7, config: serde_json::json!({}), bots: Default::default() },
 //!     created_unix_ms: 0,
 //!     seats: vec![Some(TokenHash::of_token(b"secret of seat 0")), None],
 //! })?;

@@ -14,6 +14,8 @@ pub struct Metrics {
     pub actions: Counter,
     /// Actions the ruleset refused.
     pub refusals: Counter,
+    /// Actions the server's bots applied (counted in `actions` too).
+    pub bot_actions: Counter,
     /// Submissions refused before the ruleset saw them: stale `expected_seq`, rate limit, stopped game.
     pub rejected: Counter,
     /// Seconds from handing an action to the store to its commit.
@@ -54,6 +56,7 @@ impl Default for Metrics {
         let mut registry = Registry::with_prefix("coffer");
         let actions = Counter::default();
         let refusals = Counter::default();
+        let bot_actions = Counter::default();
         let rejected = Counter::default();
         let commit_seconds = Histogram::new([
             0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0,
@@ -78,6 +81,11 @@ impl Default for Metrics {
         );
         registry.register("actions", "Actions applied and committed", actions.clone());
         registry.register("refusals", "Actions the ruleset refused", refusals.clone());
+        registry.register(
+            "bot_actions",
+            "Actions the server's bots applied",
+            bot_actions.clone(),
+        );
         registry.register(
             "rejected",
             "Submissions refused before the ruleset saw them (stale, rate limited, stopped game)",
@@ -144,6 +152,7 @@ impl Default for Metrics {
             registry,
             actions,
             refusals,
+            bot_actions,
             rejected,
             commit_seconds,
             connected_clients,

@@ -266,6 +266,8 @@ async fn recover(
             "unfinished games recovered from the store"
         );
     }
+    // A game recovered with a bot to act goes on by itself.
+    games.wake_all_bots();
     Ok(games)
 }
 

@@ -64,6 +64,23 @@ pub struct Setup {
     pub seed: u64,
     /// The ruleset's configuration, as JSON.
     pub config: serde_json::Value,
+    /// The seats the server's bots play, each with its bot's name (`random`, `search`): nobody holds
+    /// their tokens, and the server plays their moves (`docs/SERVER.md`, "Bots").
+    pub bots: std::collections::BTreeMap<u32, String>,
+}
+
+/// The bots of a game as the store keeps them: `{"1":"random"}`.
+pub(crate) fn bots_json(bots: &std::collections::BTreeMap<u32, String>) -> String {
+    serde_json::to_string(bots).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// The bots of game `game` read back from the store.
+pub(crate) fn bots_from_json(
+    game: GameId,
+    text: &str,
+) -> Result<std::collections::BTreeMap<u32, String>, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|e| StoreError::Corrupt(format!("game {game}'s bots are not readable: {e}")))
 }
 
 /// The SHA-256 digest of a seat's secret bearer token. The store never sees the token itself.

@@ -11,6 +11,7 @@ pub fn bench_game(game: u64) -> NewGame {
             players: 2,
             seed: game,
             config: serde_json::json!({}),
+            bots: Default::default(),
         },
         created_unix_ms: 0,
         seats: vec![None, None],

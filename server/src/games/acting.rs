@@ -22,6 +22,13 @@ impl Games {
                 players.saturating_sub(1)
             )));
         }
+        if let Some(seat) = seat
+            && slot.is_bot(seat)
+        {
+            return Err(ApiError::SeatTaken(format!(
+                "seat {seat} of game {id} is played by the server's bot"
+            )));
+        }
         let token = new_token()?;
         let hash = TokenHash::of_token(token.as_bytes());
         // Without a seat asked for: the first free one; when another client claims it first, the next.
@@ -35,7 +42,7 @@ impl Games {
                         .iter()
                         .enumerate()
                         .skip(tried as usize)
-                        .find(|(_, s)| s.is_none())
+                        .find(|&(i, s)| s.is_none() && !slot.is_bot(i as u32))
                         .map(|(i, _)| i as u32)
                         .ok_or_else(|| ApiError::SeatTaken(format!("game {id} has no free seat")))?
                 }
@@ -125,16 +132,21 @@ impl Games {
         // On a task of its own: a client that goes away (a closed connection drops its request) must
         // not stop an action between its application in memory and its commit.
         let games = Arc::clone(self);
-        let slot = Arc::clone(slot);
+        let game = Arc::clone(slot);
         let token = token.to_owned();
         tokio::spawn(async move {
             match &games.node {
-                None => games.act_here(&slot, submit, None).await,
-                Some(node) => games.act_in_cluster(node, &slot, submit, &token).await,
+                None => games.act_here(&game, submit, None).await,
+                Some(node) => games.act_in_cluster(node, &game, submit, &token).await,
             }
         })
         .await
         .unwrap_or_else(|_| Err(ApiError::Internal("applying the action failed".into())))
+        .inspect(|acted| {
+            if acted.first {
+                self.wake_bots(slot);
+            }
+        })
     }
 
     /// [`act`](Self::act) on this node, holding the game's lease with fencing number `fence` when it

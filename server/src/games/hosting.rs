@@ -255,10 +255,12 @@ impl Games {
                 players.saturating_sub(1)
             )));
         }
+        let bots = checked_bots(&create.bots, players, &open_seats)?;
         Ok(CheckedSetup {
             ruleset,
             key,
             open_seats,
+            bots,
         })
     }
 
@@ -280,6 +282,7 @@ impl Games {
             ruleset,
             key,
             open_seats,
+            bots,
         } = self.checked_setup(&create)?;
         let players = create.players;
         let reservation = self.reserve(create.client)?;
@@ -291,7 +294,7 @@ impl Games {
         let mut tokens = Vec::with_capacity(usize::from(players));
         let mut hashes = Vec::with_capacity(usize::from(players));
         for seat in 0..u32::from(players) {
-            if open_seats.binary_search(&seat).is_ok() {
+            if open_seats.binary_search(&seat).is_ok() || bots[seat as usize].is_some() {
                 tokens.push(None);
                 hashes.push(None);
             } else {
@@ -308,6 +311,11 @@ impl Games {
             players: u32::from(players),
             seed,
             config: create.config,
+            bots: bots
+                .iter()
+                .enumerate()
+                .filter_map(|(seat, bot)| bot.map(|b| (seat as u32, b.name().to_owned())))
+                .collect(),
         };
         let started = {
             let ruleset = Arc::clone(&ruleset);
@@ -390,13 +398,15 @@ impl Games {
                 Role::Sole
             },
             creator: create.client,
+            bots,
         }));
         self.slots
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, slot);
+            .insert(id, Arc::clone(&slot));
         reservation.keep();
         self.metrics.games.inc();
+        self.wake_bots(&slot);
         Ok(Created {
             game: id.0,
             ruleset: key,

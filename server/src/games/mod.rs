@@ -14,7 +14,7 @@
 //! audience: its table, resources and events filtered by the ruleset at the source. No message holds the
 //! state hash, the seed or another audience's view.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
@@ -40,6 +40,7 @@ use crate::store::{
 
 mod acting;
 mod applying;
+mod bots;
 mod cluster;
 mod history;
 mod hosting;
@@ -48,6 +49,7 @@ mod sweeping;
 
 pub use applying::Legal;
 use applying::*;
+use bots::*;
 pub use cluster::{FORWARDED_HEADER, REPLAYED_HEADER};
 use recovery::*;
 pub use sweeping::SWEEP_EVERY;
@@ -176,6 +178,11 @@ pub struct Slot {
     /// When the game finished, as this server saw it: it leaves memory [`Limits::finished_linger`]
     /// later.
     finished_at: OnceLock<Instant>,
+    /// The seats the server's bots play.
+    bots: Bots,
+    /// A task plays this game's bots now; and it was asked to look again.
+    bots_running: AtomicBool,
+    bots_wanted: AtomicBool,
 }
 
 /// What a hosted game is made of.
@@ -191,6 +198,7 @@ struct Hosting {
     finished: bool,
     role: Role,
     creator: Option<IpAddr>,
+    bots: Bots,
 }
 
 impl From<Hosting> for Slot {
@@ -220,6 +228,9 @@ impl From<Hosting> for Slot {
             } else {
                 OnceLock::new()
             },
+            bots: h.bots,
+            bots_running: AtomicBool::new(false),
+            bots_wanted: AtomicBool::new(false),
         }
     }
 }
@@ -260,6 +271,9 @@ pub struct Summary {
     pub seq: u64,
     /// The seats nobody holds yet, which anyone may join.
     pub free_seats: Vec<u32>,
+    /// The seats the server's bots play, with each bot's name (`random`, `search`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub bots: BTreeMap<u32, String>,
     /// Whether the game is over.
     pub finished: bool,
     /// Why the game is stopped, if it is: it takes no more requests.
@@ -278,7 +292,8 @@ pub struct Created {
     pub ruleset: String,
     /// Its number of players.
     pub players: u32,
-    /// One entry per seat: its token, or `null` for a seat left open for someone to join.
+    /// One entry per seat: its token, or `null` for a seat left open for someone to join or played by
+    /// the server's bot.
     pub tokens: Vec<Option<String>>,
 }
 
@@ -295,6 +310,8 @@ pub struct Create {
     pub config: Value,
     /// Seats left without a token, for others to join.
     pub open_seats: Vec<u32>,
+    /// Seats the server's bots play, each with its bot's name (`random`, `search`).
+    pub bots: BTreeMap<u32, String>,
     /// The address of the client asking, counted against its games ([`Limits::max_games_per_client`]);
     /// `None`: not counted (a program hosting games in-process).
     pub client: Option<IpAddr>,
@@ -315,11 +332,13 @@ pub struct Submit {
 
 use crate::store::now_unix_ms;
 
-/// A creation's ruleset, its key and its open seats, once [`Games::checked_setup`] accepted them.
+/// A creation's ruleset, its key, its open seats and its bots, once [`Games::checked_setup`] accepted
+/// them.
 struct CheckedSetup {
     ruleset: Arc<dyn DynRuleset>,
     key: String,
     open_seats: Vec<u32>,
+    bots: Bots,
 }
 
 /// Most finished games one retention pass deletes: a pass is a bounded stretch of store work, and the
@@ -511,9 +530,10 @@ impl Slot {
             free_seats: seats
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.is_none())
+                .filter(|&(i, s)| s.is_none() && !self.is_bot(i as u32))
                 .map(|(i, _)| i as u32)
                 .collect(),
+            bots: self.bot_names(),
             finished: self.finished.load(Ordering::Acquire),
             stopped: self.stopped.get().cloned(),
             created_unix_ms: self.created_unix_ms,

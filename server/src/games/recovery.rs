@@ -84,6 +84,7 @@ impl Games {
                 Role::Sole
             },
             creator: None,
+            bots: stored_bots(id, &record.setup.bots, record.setup.players),
         });
         if let Some(reason) = problem {
             slot.stop(reason, &self.metrics);

@@ -36,6 +36,12 @@ pub struct CreateGame {
     /// Seats to leave without a token, for others to join (`POST /api/games/{id}/join`).
     #[serde(default)]
     pub open_seats: Vec<u32>,
+    /// Seats the server plays itself, each with its bot: `{"1": "random"}`. `random` picks any legal
+    /// action; `search` plays each legal action out in random playouts (64 a move) and picks the best.
+    /// A bot seat has no token; a game whose seats are all bots plays itself to its end.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub bots: std::collections::BTreeMap<u32, String>,
 }
 
 /// A seat to join.

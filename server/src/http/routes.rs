@@ -96,6 +96,7 @@ pub(super) async fn create_game(
             seed: body.seed,
             config,
             open_seats: body.open_seats,
+            bots: body.bots,
             client: client.map(|Extension(ClientAddr(addr))| addr),
         })
         .await?;

@@ -5,7 +5,7 @@ use super::*;
 fn read_game(client: &mut impl GenericClient, game: GameId) -> Result<GameRecord, StoreError> {
     let row = client
         .query_opt(
-            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq FROM games WHERE id = $1",
+            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq, bots FROM games WHERE id = $1",
             &[&(game.0 as i64)],
         )
         .map_err(pg)?
@@ -22,6 +22,7 @@ fn read_game(client: &mut impl GenericClient, game: GameId) -> Result<GameRecord
             config: serde_json::from_str(&config).map_err(|e| {
                 StoreError::Corrupt(format!("game {game}'s config is not JSON: {e}"))
             })?,
+            bots: crate::store::bots_from_json(game, &row.get::<_, String>(7))?,
         },
         created_unix_ms: row.get::<_, i64>(4) as u64,
         finished: row.get(5),

@@ -18,7 +18,7 @@ mod reads;
 mod writer;
 
 /// The schema this build writes, in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// The stamp of a Coffer store, in `PRAGMA application_id` (the bytes `Cofr`): what tells a Coffer store
 /// from another program's SQLite database. Stores made before the stamp are recognised by their tables
@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS games (
     players INTEGER NOT NULL,
     seed INTEGER NOT NULL,
     config TEXT NOT NULL,
+    bots TEXT NOT NULL DEFAULT '{}',
     created_unix_ms INTEGER NOT NULL,
     finished INTEGER NOT NULL DEFAULT 0,
     seq INTEGER NOT NULL DEFAULT 0

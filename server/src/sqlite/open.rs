@@ -47,6 +47,10 @@ impl SqliteStore {
                 [finished_now()],
             )?;
         }
+        if (1..4).contains(&version) {
+            // Version 4 keeps which seats the server's bots play (none in earlier games).
+            writer.execute_batch("ALTER TABLE games ADD COLUMN bots TEXT NOT NULL DEFAULT '{}'")?;
+        }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         writer.pragma_update(None, "application_id", APPLICATION_ID)?;

@@ -3,10 +3,10 @@
 use super::*;
 
 fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> {
-    type Row = (String, u32, i64, String, i64, bool, i64);
+    type Row = (String, u32, i64, String, i64, bool, i64, String);
     let row: Option<Row> = conn
         .prepare_cached(
-            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq
+            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq, bots
              FROM games WHERE id = ?1",
         )?
         .query_row([game.0 as i64], |row| {
@@ -18,10 +18,11 @@ fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> 
                 row.get(4)?,
                 row.get(5)?,
                 row.get(6)?,
+                row.get(7)?,
             ))
         })
         .optional()?;
-    let (ruleset, players, seed, config, created, finished, seq) =
+    let (ruleset, players, seed, config, created, finished, seq, bots) =
         row.ok_or(StoreError::NoSuchGame(game))?;
     let ruleset = RulesetKey::new(&ruleset)
         .map_err(|_| StoreError::Corrupt(format!("game {game} has ruleset key '{ruleset}'")))?;
@@ -37,6 +38,7 @@ fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> 
             players,
             seed: seed as u64,
             config,
+            bots: crate::store::bots_from_json(game, &bots)?,
         },
         created_unix_ms: created as u64,
         finished,

@@ -562,6 +562,7 @@ fn support_game(id: u64) -> coffer_server::NewGame {
             players: 2,
             seed: id,
             config: json!({}),
+            bots: Default::default(),
         },
         created_unix_ms: 1_700_000_000_000,
         seats: vec![None, None],

@@ -2,6 +2,7 @@
 //! store) and the API of real servers on loopback.
 
 mod bad_input;
+mod bots;
 mod browser;
 mod concurrency;
 mod crash;
@@ -36,6 +37,7 @@ pub fn new_game_with_seats(id: u64, seats: Vec<Option<TokenHash>>) -> NewGame {
             players: u32::try_from(seats.len()).expect("few seats"),
             seed: 0xC0FFEE ^ id,
             config: serde_json::json!({ "round_limit": 3, "name": format!("game {id}") }),
+            bots: Default::default(),
         },
         created_unix_ms: 1_700_000_000_000 + id % 1000,
         seats,

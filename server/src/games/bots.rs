@@ -1,0 +1,226 @@
+//! The server's bots: seats the server plays itself. A bot's move is chosen on the game's thread (under
+//! the plugin deadline, like any call into the ruleset) and then submitted as that seat's action through
+//! the path a client's takes: checked against the sequence number it was chosen at, committed, logged,
+//! and shown to every audience as they may see it. Replaying the log needs no bot: the moves are in it.
+
+use coffer_core::GameRng;
+use coffer_host::bots::{Bot, choose};
+
+use super::*;
+
+/// Most actions of one playout of a search bot: bounded by the server, not by anyone's request.
+const PLAYOUT_ACTIONS: u64 = 5_000;
+
+/// How many times in a row a bot's move may find the game moved on (another seat acted first) before
+/// the bots of that game wait for the next action to wake them.
+const STALE_RETRIES: u32 = 16;
+
+/// The bots of a game: one entry per seat, `None` for a seat people play.
+pub(super) type Bots = Vec<Option<Bot>>;
+
+/// The bot of each seat of a creation, checked: each seat exists and is not also left open, each name
+/// is a bot's.
+pub(super) fn checked_bots(
+    bots: &BTreeMap<u32, String>,
+    players: u16,
+    open_seats: &[u32],
+) -> Result<Bots, ApiError> {
+    let mut out = vec![None; usize::from(players)];
+    for (&seat, name) in bots {
+        if seat >= u32::from(players) {
+            return Err(ApiError::BadRequest(format!(
+                "bot seat {seat} does not exist: a game of {players} players has seats 0 to {}",
+                players.saturating_sub(1)
+            )));
+        }
+        if open_seats.binary_search(&seat).is_ok() {
+            return Err(ApiError::BadRequest(format!(
+                "seat {seat} cannot be both left open and played by a bot"
+            )));
+        }
+        let bot = Bot::named(name, Bot::DEFAULT_PLAYOUTS)
+            .map_err(|e| ApiError::BadRequest(format!("bot of seat {seat}: {e}")))?;
+        out[seat as usize] = Some(bot);
+    }
+    Ok(out)
+}
+
+/// The bots of a stored game. A name this server does not know (written by a newer one) leaves the seat
+/// to nobody: the game waits there, and says so in the log.
+pub(super) fn stored_bots(id: GameId, bots: &BTreeMap<u32, String>, players: u32) -> Bots {
+    let mut out = vec![None; players as usize];
+    for (&seat, name) in bots {
+        match (
+            Bot::named(name, Bot::DEFAULT_PLAYOUTS),
+            out.get_mut(seat as usize),
+        ) {
+            (Ok(bot), Some(entry)) => *entry = Some(bot),
+            _ => tracing::warn!(target: "coffer_server::games", game = %id, seat,
+                "the stored bot of this seat is not one this server plays; nobody plays the seat"),
+        }
+    }
+    out
+}
+
+/// The generator a bot of `seat` draws from at `seq`: from the game's seed, so the same game gives the
+/// same moves (the log holds them anyway).
+fn bot_rng(seed: u64, seq: u64, seat: Owner) -> GameRng {
+    GameRng::new(
+        seed ^ seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (u64::from(seat.0) + 1).rotate_left(48),
+    )
+}
+
+impl Slot {
+    /// Whether the server plays any seat of this game.
+    pub(super) fn has_bots(&self) -> bool {
+        self.bots.iter().any(Option::is_some)
+    }
+
+    /// Whether the server's bot plays `seat`.
+    pub(super) fn is_bot(&self, seat: u32) -> bool {
+        self.bots.get(seat as usize).is_some_and(Option::is_some)
+    }
+
+    /// Each bot seat with its bot's name, as the lobby lists them.
+    pub(super) fn bot_names(&self) -> BTreeMap<u32, String> {
+        self.bots
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, bot)| bot.map(|b| (seat as u32, b.name().to_owned())))
+            .collect()
+    }
+}
+
+impl Games {
+    /// Lets the bots of game `slot` play while one of them is to act, on a task of their own. One task
+    /// per game at most: a wake while it runs makes it look once more before it ends.
+    pub(super) fn wake_bots(self: &Arc<Self>, slot: &Arc<Slot>) {
+        if !slot.has_bots() {
+            return;
+        }
+        slot.bots_wanted.store(true, Ordering::Release);
+        if slot.bots_running.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let games = Arc::clone(self);
+        let slot = Arc::clone(slot);
+        tokio::spawn(async move {
+            loop {
+                slot.bots_wanted.store(false, Ordering::Release);
+                games.play_bots(&slot).await;
+                slot.bots_running.store(false, Ordering::Release);
+                if !slot.bots_wanted.load(Ordering::Acquire)
+                    || slot.bots_running.swap(true, Ordering::AcqRel)
+                {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// Wakes the bots of every hosted game (after recovering games from the store).
+    pub fn wake_all_bots(self: &Arc<Self>) {
+        let slots: Vec<Arc<Slot>> = self
+            .slots
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .filter(|s| s.has_bots())
+            .cloned()
+            .collect();
+        for slot in &slots {
+            self.wake_bots(slot);
+        }
+    }
+
+    /// Plays the bots' moves of game `slot` until no bot is to act, the game ends or stops, or this node
+    /// no longer owns it.
+    async fn play_bots(self: &Arc<Self>, slot: &Arc<Slot>) {
+        let mut stale = 0;
+        loop {
+            if slot.finished.load(Ordering::Acquire) || slot.stopped().is_some() || !self.owns(slot)
+            {
+                return;
+            }
+            let bots = slot.bots.clone();
+            let seed = slot.setup.seed;
+            let chosen = self
+                .call(slot, move |live| {
+                    let seq = live.seq;
+                    let game = live
+                        .game
+                        .as_deref_mut()
+                        .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
+                    let chosen = bot_move(game, &bots, seed, seq);
+                    plugin_failed(game).map_err(CallError::Stop)?;
+                    Ok(chosen.map(|(seat, action)| (seat, action, seq)))
+                })
+                .await;
+            let (seat, action, seq) = match chosen {
+                Ok((Some(chosen), guard)) => {
+                    drop(guard);
+                    chosen
+                }
+                Ok((None, _)) => return,
+                Err(error) => {
+                    tracing::debug!(target: "coffer_server::games", game = %slot.id, code = error.code(),
+                        "the bots wait: {error}");
+                    return;
+                }
+            };
+            let Ok(action) = RawValue::from_string(action) else {
+                tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
+                    "the ruleset listed a legal action that is not JSON; the bot does not play");
+                return;
+            };
+            let submit = Submit {
+                seat: seat.0,
+                action,
+                expected_seq: Some(seq),
+                key: None,
+            };
+            let acted = match &self.node {
+                None => self.act_here(slot, submit, None).await,
+                // A bot has no token: an owner applies its move; a node that lost the game leaves the
+                // bots to the new owner, which wakes them when it takes the game over.
+                Some(node) => self.act_in_cluster(node, slot, submit, "").await,
+            };
+            match acted {
+                Ok(_) => {
+                    stale = 0;
+                    self.metrics.bot_actions.inc();
+                }
+                Err(ApiError::Stale { .. }) if stale < STALE_RETRIES => stale += 1,
+                Err(error) => {
+                    tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
+                        code = error.code(), "the bot's move was not applied; its bots wait for the next action");
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The first bot seat to act with a legal action, and the action its bot chooses (as JSON).
+fn bot_move(game: &mut dyn DynGame, bots: &Bots, seed: u64, seq: u64) -> Option<(Owner, String)> {
+    let movers: Vec<Owner> = game.to_act().to_vec();
+    for seat in movers {
+        let Some(Some(bot)) = bots.get(seat.index()) else {
+            continue;
+        };
+        let legal = game.legal_actions(seat);
+        if legal == 0 {
+            continue;
+        }
+        let mut rng = bot_rng(seed, seq, seat);
+        let index = match choose(*bot, game, seat, legal, &mut rng, PLAYOUT_ACTIONS, 0) {
+            Ok((index, _)) => index,
+            // A search whose playout failed plays like the random bot: the seat is not left waiting.
+            Err(_) => rng.below(legal as u64) as usize,
+        };
+        // The list read again: the search played out copies, and the list read is this seat's.
+        game.legal_actions(seat);
+        return game.legal_action_json(index).map(|action| (seat, action));
+    }
+    None
+}

@@ -1,0 +1,256 @@
+//! The server's bots (liveness): seats the server plays itself, through the path a client's action takes.
+//! A game of bots plays itself to its end; a person plays against a bot that answers each move; bot
+//! seats take no token and no joiner; a game recovered from the store with a bot to act goes on; and
+//! every stored hash is what the same actions give when replayed in this process, without any bot.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use coffer_core::Setup as CoreSetup;
+use coffer_host::{HostedGame, Registry};
+use coffer_server::{GameId, NewGame, RulesetKey, Setup, SqliteConfig, SqliteStore, Store as _};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::play::{Api, FAST, GAME_WAIT, stored_actions};
+use crate::support::Server;
+
+/// Waits until game `game` is finished; answers its summary.
+async fn until_finished(api: &Api, game: u64) -> Value {
+    let started = Instant::now();
+    loop {
+        let summary = api.summary(game).await;
+        if summary["finished"] == true {
+            return summary;
+        }
+        assert!(summary["stopped"].is_null(), "the game stopped: {summary}");
+        assert!(
+            started.elapsed() < GAME_WAIT,
+            "the bots did not finish the game within {GAME_WAIT:?}: {summary}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Replays the stored log of `game` (ruleset `ruleset`, `players`, `seed`, `config`) in this process with
+/// the statically linked ruleset: every action applies as the seat it names, and every stored hash is the
+/// replay's. Answers how many actions each seat made.
+fn assert_replays(db: &Path, game: u64, ruleset: &str, setup: CoreSetup) -> Vec<usize> {
+    let registry = Registry::with_static().expect("the static rulesets register");
+    let entry = registry.get(ruleset).expect("the ruleset is linked");
+    let players = usize::from(setup.players);
+    let mut replay = HostedGame::start(entry.ruleset.clone(), setup).expect("the game starts");
+    let mut per_seat = vec![0; players];
+    let stored = stored_actions(db, game);
+    assert!(!stored.is_empty(), "the log holds the bots' moves");
+    for (i, action) in stored.iter().enumerate() {
+        assert_eq!(action.seq, i as u64 + 1, "the log is gapless");
+        replay
+            .apply_json(action.seat as u16, action.action.get())
+            .unwrap_or_else(|e| panic!("action {} replays: {e}", action.seq));
+        assert_eq!(
+            replay.state_hash().0,
+            action.hash.0,
+            "the hash of action {}",
+            action.seq
+        );
+        per_seat[action.seat as usize] += 1;
+    }
+    assert!(
+        matches!(replay.outcome(), coffer_core::Outcome::Finished { .. }),
+        "the replayed game is finished too"
+    );
+    per_seat
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_of_bots_plays_itself_to_its_end_and_its_log_replays_to_every_stored_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let config = json!({"max_rounds": 4});
+    let reply = api
+        .post(
+            "/api/games",
+            None,
+            json!({"ruleset": "charges", "players": 2, "seed": 11, "config": config,
+                   "bots": {"0": "random", "1": "search"}})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let created = reply.json();
+    assert_eq!(
+        created["tokens"],
+        json!([null, null]),
+        "a bot seat has no token"
+    );
+    let game = created["game"].as_u64().unwrap();
+    let summary = until_finished(&api, game).await;
+    assert_eq!(summary["bots"], json!({"0": "random", "1": "search"}));
+    assert_eq!(summary["free_seats"], json!([]), "a bot seat is not free");
+    let joined = api
+        .post(&format!("/api/games/{game}/join"), None, "{}".into())
+        .await;
+    assert_eq!(joined.status, StatusCode::CONFLICT, "{}", joined.body);
+    assert!(server.terminate().success());
+    let per_seat = assert_replays(&db, game, "charges", CoreSetup::new(2, 11).config(config));
+    assert!(
+        per_seat.iter().all(|&n| n > 0),
+        "both bots played: {per_seat:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_plays_against_a_bot_that_answers_each_move_and_cannot_take_its_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let config = json!({"max_rounds": 3});
+    let reply = api
+        .post(
+            "/api/games",
+            None,
+            json!({"ruleset": "charges", "players": 2, "seed": 3, "config": config,
+                   "bots": {"1": "random"}})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let created = reply.json();
+    let game = created["game"].as_u64().unwrap();
+    let token = created["tokens"][0]
+        .as_str()
+        .expect("seat 0 is a person's")
+        .to_owned();
+    assert!(created["tokens"][1].is_null());
+    let taken = api
+        .post(
+            &format!("/api/games/{game}/join"),
+            None,
+            json!({"seat": 1}).to_string(),
+        )
+        .await;
+    assert_eq!(taken.status, StatusCode::CONFLICT, "{}", taken.body);
+    assert!(taken.body.contains("bot"), "{}", taken.body);
+    // Seat 0 plays its first legal action whenever it has one; the bot plays seat 1 meanwhile.
+    let started = Instant::now();
+    let mut mine = 0;
+    loop {
+        let summary = api.summary(game).await;
+        if summary["finished"] == true {
+            break;
+        }
+        assert!(
+            started.elapsed() < GAME_WAIT,
+            "the game did not end: {summary}"
+        );
+        let legal = api
+            .get(&format!("/api/games/{game}/legal"), Some(&token))
+            .await
+            .json();
+        let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        };
+        let acted = api
+            .act(
+                game,
+                &token,
+                &action.to_string(),
+                legal["seq"].as_u64(),
+                None,
+            )
+            .await;
+        match acted.status {
+            StatusCode::OK => mine += 1,
+            // The bot acted between the two requests (both may act in some phases).
+            StatusCode::CONFLICT => {}
+            other => panic!("{other}: {}", acted.body),
+        }
+    }
+    assert!(mine > 0);
+    assert!(server.terminate().success());
+    let per_seat = assert_replays(&db, game, "charges", CoreSetup::new(2, 3).config(config));
+    assert_eq!(
+        per_seat[0], mine,
+        "every stored action of seat 0 is the person's"
+    );
+    assert!(per_seat[1] > 0, "the bot played: {per_seat:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_that_are_unknown_on_missing_seats_or_on_open_seats_are_refused_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("coffer.db"), &FAST);
+    let api = Api::new(&server.base);
+    for (bots, open, words) in [
+        (
+            json!({"1": "grandmaster"}),
+            json!([]),
+            "unknown bot 'grandmaster'",
+        ),
+        (
+            json!({"2": "random"}),
+            json!([]),
+            "bot seat 2 does not exist",
+        ),
+        (
+            json!({"1": "random"}),
+            json!([1]),
+            "both left open and played by a bot",
+        ),
+    ] {
+        let reply = api
+            .post(
+                "/api/games",
+                None,
+                json!({"ruleset": "charges", "players": 2, "bots": bots, "open_seats": open})
+                    .to_string(),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{bots}: {}",
+            reply.body
+        );
+        assert!(reply.body.contains(words), "{bots}: {}", reply.body);
+    }
+    let listed = api.get("/api/games", None).await.json();
+    assert_eq!(listed, json!([]), "nothing was created");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_recovered_from_the_store_with_bots_to_act_plays_on_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let registry = Registry::with_static().expect("the static rulesets register");
+    let entry = registry.get("story-acts").expect("story-acts is linked");
+    let config = json!({});
+    {
+        let store = SqliteStore::open(&db, SqliteConfig::default()).expect("the store opens");
+        store
+            .create_game(NewGame {
+                id: GameId(41),
+                ruleset: RulesetKey::new(&entry.key()).expect("a key"),
+                setup: Setup {
+                    players: 2,
+                    seed: 8,
+                    config: config.clone(),
+                    bots: [(0, "random".to_owned()), (1, "random".to_owned())].into(),
+                },
+                created_unix_ms: 1_800_000_000_000,
+                seats: vec![None, None],
+            })
+            .expect("stored");
+    }
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let summary = until_finished(&api, 41).await;
+    assert_eq!(summary["bots"], json!({"0": "random", "1": "random"}));
+    assert!(server.terminate().success());
+    assert_replays(&db, 41, "story-acts", CoreSetup::new(2, 8).config(config));
+}
