@@ -93,7 +93,8 @@ async function lobby() {
         h("h2", { id: "all-title" }, "Watch"),
         games.length ? h("ul", { class: "plain", id: "all-games" }, games.map((g) => h("li", {},
           h("a", { href: `/game/${g.game}` }, `${g.ruleset} #${g.game}`), " ",
-          h("span", { class: "muted small" }, g.finished ? "over" : g.stopped ? "stopped" : `${g.seq} actions`)))) :
+          h("span", { class: "muted small" }, g.finished ? "over" : g.stopped ? "stopped" : `${g.seq} actions`),
+          g.bots ? h("span", { class: "muted small" }, ` (bots: ${Object.entries(g.bots).map(([s, b]) => `p${s} ${b}`).join(", ")})`) : null))) :
           h("p", { class: "muted" }, "No game yet."),
       ),
     ),
@@ -148,6 +149,10 @@ function createPanel(rulesets) {
     rulesets.map((r) => h("option", { value: r.key }, `${r.description.id} (${r.description.version})`)));
   const players = h("input", { id: "create-players", type: "number", name: "players", required: true });
   const seed = h("input", { id: "create-seed", type: "number", name: "seed", min: 0, placeholder: "drawn by the server" });
+  const others = h("select", { id: "create-others", name: "others" },
+    h("option", { value: "open" }, "open for others to join"),
+    h("option", { value: "random" }, "played by the random bot"),
+    h("option", { value: "search" }, "played by the search bot"));
   const options = h("div", { id: "create-options" });
   const error = h("p", { class: "error", role: "alert", hidden: true });
   const current = () => rulesets.find((r) => r.key === select.value);
@@ -163,7 +168,9 @@ function createPanel(rulesets) {
     h("label", { for: "create-seed" }, "Seed (optional)"),
     h("p", { class: "field-doc" }, "Leave it empty: a known seed lets whoever knows it work out hidden cards."), seed,
     options,
-    h("p", { class: "field-doc" }, "You take seat p0; the other seats are open for others to join."),
+    h("label", { for: "create-others" }, "The other seats"),
+    h("p", { class: "field-doc" }, "You take seat p0. The server plays a bot's seats itself: the random bot plays any legal action, the search bot tries each in playouts."),
+    others,
     error,
     h("button", { type: "submit" }, "Create the game"),
   );
@@ -174,7 +181,9 @@ function createPanel(rulesets) {
     const n = Number(players.value);
     const body = { ruleset: select.value, players: n, config: readOptions(d.options, options) };
     if (seed.value !== "") body.seed = Number(seed.value);
-    body.open_seats = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1);
+    const seats = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1);
+    if (others.value === "open") body.open_seats = seats;
+    else body.bots = Object.fromEntries(seats.map((s) => [String(s), others.value]));
     try {
       const created = await api("POST", "/api/games", body);
       saveSeat(created.game, 0, created.tokens[0]);
@@ -355,8 +364,9 @@ function draw(state) {
 function outcomeText(outcome, seat) {
   const f = outcome.Finished;
   if (!f) return "";
-  const winners = f.winners.length ? f.winners.map((w) => ownerName(w, seat)).join(" and ") : "nobody";
   const scores = f.scores.length ? ` · scores: ${f.scores.map((s, i) => `p${i} ${s}`).join(", ")}` : "";
+  if (!f.winners.length) return `Game over: a draw${scores}`;
+  const winners = f.winners.map((w) => ownerName(w, seat)).join(" and ");
   return `Game over: ${winners} ${f.winners.length === 1 ? "wins" : "win"}${scores}`;
 }
 

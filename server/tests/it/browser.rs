@@ -143,6 +143,8 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         ),
     ];
 
+    let bots_config = json!({"max_rounds": 2});
+
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("games.db");
     // A ruleset's own view, as a newcomer would add one: an ES module named after the ruleset.
@@ -178,6 +180,8 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
             "ruleset": key(id), "players": players, "seed": seed, "config": config,
             "script": script, "hidden": hidden, "custom_view": *id == "charges",
         })).collect::<Vec<_>>(),
+        // One person against two of the server's bots, from the lobby to the game's end.
+        "against_bots": {"ruleset": key("charges"), "players": 3, "seed": 9, "config": bots_config.clone()},
     });
     let plan_file = dir.path().join("plan.json");
     std::fs::write(&plan_file, plan.to_string()).unwrap();
@@ -198,7 +202,7 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(results.len(), games.len());
+    assert_eq!(results.len(), games.len() + 1);
     assert!(server.terminate().success());
 
     let stored = SqliteStore::open(&store, SqliteConfig::default()).unwrap();
@@ -219,7 +223,36 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
             "{id}: the game clicked in the browser ends in the state the same actions reach in-process"
         );
     }
+    // The game against bots: every stored action replays in process to its stored hash, seat 0's are the
+    // clicks, and the bots played the other two seats to the end.
+    let against = &results[games.len()];
+    let log = stored
+        .actions_after(GameId(against["game"].as_u64().unwrap()), 0)
+        .unwrap();
+    assert_eq!(log.len() as u64, against["seq"].as_u64().unwrap());
+    let entry = registry.get("charges").unwrap();
+    let mut replay =
+        HostedGame::start(entry.ruleset.clone(), Setup::new(3, 9).config(bots_config)).unwrap();
+    for action in &log {
+        replay
+            .apply_json(action.seat as u16, action.action.get())
+            .unwrap();
+        assert_eq!(
+            replay.state_hash().0,
+            action.hash.0,
+            "action {}",
+            action.seq
+        );
+    }
+    assert_ne!(replay.outcome(), coffer_core::Outcome::Ongoing);
+    for seat in 0..3 {
+        assert!(
+            log.iter().any(|a| a.seat == seat),
+            "seat {seat} played in the game against bots"
+        );
+    }
     for shot in [
+        "against-bots",
         "lobby",
         "charges-seat0",
         "command-tokens-spectator",

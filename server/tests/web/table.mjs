@@ -5,8 +5,10 @@
 //
 // PLAN.json: {"base": "http://127.0.0.1:PORT", "browser": "/usr/bin/chromium", "shots": "DIR",
 //             "games": [{"ruleset": "charges@0.1.0", "players": 2, "seed": 1, "config": {...},
-//                        "script": [{"player": 0, "action": {...}}, ...], "hidden": ["regex", ...]}]}
-// Prints one JSON line per game: {"ruleset", "game", "seq"}. Exits non-zero, saying why, on any failure.
+//                        "script": [{"player": 0, "action": {...}}, ...], "hidden": ["regex", ...]}],
+//             "against_bots": {"ruleset": ..., "players": 3, "seed": 1, "config": {...}}}
+// Prints one JSON line per game: {"ruleset", "game", "seq"}, then for the game against bots
+// {"ruleset", "game", "seq", "clicks"}. Exits non-zero, saying why, on any failure.
 
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -71,6 +73,58 @@ async function click(page, action, step) {
   await form.locator("button[type=submit]").click();
 }
 
+/** Fills the lobby's creation form with `game`'s ruleset, players, seed and configuration. */
+async function fillCreate(page, game) {
+  await page.selectOption("#create-ruleset", game.ruleset);
+  await page.fill("#create-players", String(game.players));
+  await page.fill("#create-seed", String(game.seed));
+  for (const [name, value] of Object.entries(game.config || {})) {
+    const field = page.locator(`[data-option="${name}"]`);
+    if ((await field.getAttribute("type")) === "checkbox") await field.setChecked(Boolean(value));
+    else await field.fill(typeof value === "object" ? JSON.stringify(value) : String(value));
+  }
+}
+
+/** One person against the server's bots: created from the lobby with the other seats given to the random
+ *  bot, seat 0 plays the first action its panel offers whenever it offers one, until the game is over. */
+async function playAgainstBots(browser, game) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  record(page);
+  await page.goto(`${plan.base}/`);
+  await page.waitForSelector("#create");
+  await fillCreate(page, game);
+  await page.selectOption("#create-others", "random");
+  await page.click("#create button[type=submit]");
+  await page.waitForURL(/\/game\/\d+$/, { timeout: STEP_TIMEOUT });
+  const id = page.url().match(/\/game\/(\d+)$/)[1];
+  const deadline = Date.now() + 10 * STEP_TIMEOUT;
+  let clicks = 0;
+  while (!(await page.locator("#outcome").count())) {
+    if (Date.now() > deadline) fail(`against bots: game ${id} did not end; ${clicks} clicks`);
+    const button = page.locator("#actions form button[type=submit]").first();
+    if (!(await button.count())) {
+      // The bots' turn: their moves arrive over the game's WebSocket.
+      await page.waitForTimeout(20);
+      continue;
+    }
+    const before = await page.locator("#seq").textContent();
+    try {
+      await button.click({ timeout: 2000 });
+      clicks += 1;
+      await page.waitForFunction((text) => document.getElementById("seq")?.textContent !== text
+        || document.getElementById("outcome"), before, { timeout: STEP_TIMEOUT });
+    } catch {
+      // The panel changed under the click (a bot moved first): look again.
+    }
+  }
+  if (!clicks) fail(`against bots: game ${id} ended without seat 0 acting`);
+  const seq = Number((await page.locator("#seq").textContent()).split(" ")[0]);
+  await page.screenshot({ path: join(plan.shots, "against-bots.png"), fullPage: true });
+  await context.close();
+  return { ruleset: game.ruleset, game: Number(id), seq, clicks };
+}
+
 async function playGame(browser, game, index) {
   const contexts = [];
   const newPage = async () => {
@@ -85,14 +139,7 @@ async function playGame(browser, game, index) {
   await creator.goto(`${plan.base}/`);
   await creator.waitForSelector("#create");
   if (index === 0) await creator.screenshot({ path: join(plan.shots, "lobby.png"), fullPage: true });
-  await creator.selectOption("#create-ruleset", game.ruleset);
-  await creator.fill("#create-players", String(game.players));
-  await creator.fill("#create-seed", String(game.seed));
-  for (const [name, value] of Object.entries(game.config || {})) {
-    const field = creator.locator(`[data-option="${name}"]`);
-    if ((await field.getAttribute("type")) === "checkbox") await field.setChecked(Boolean(value));
-    else await field.fill(typeof value === "object" ? JSON.stringify(value) : String(value));
-  }
+  await fillCreate(creator, game);
   await creator.click("#create button[type=submit]");
   await creator.waitForURL(/\/game\/\d+$/, { timeout: STEP_TIMEOUT });
   const id = creator.url().match(/\/game\/(\d+)$/)[1];
@@ -188,6 +235,12 @@ try {
     const started = Date.now();
     const result = await playGame(browser, game, index);
     console.error(`${game.ruleset}: ${result.seq} actions clicked in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(JSON.stringify(result));
+  }
+  if (plan.against_bots) {
+    const started = Date.now();
+    const result = await playAgainstBots(browser, plan.against_bots);
+    console.error(`${result.ruleset}: against bots, ${result.seq} actions (${result.clicks} clicked) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(JSON.stringify(result));
   }
 } finally {
