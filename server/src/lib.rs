@@ -23,7 +23,7 @@
 //! store.create_game(NewGame {
 //!     id: GameId(1),
 //!     ruleset: RulesetKey::new("charges@1")?,
-//!     setup: Setup { players: 2, seed: 7, config: serde_json::json!({}), bots: Default::default() },
+//!     setup: Setup { players: 2, seed: 7, config: serde_json::json!({}), bots: Default::default(), clock: None },
 //!     created_unix_ms: 0,
 //!     seats: vec![Some(TokenHash::of_token(b"secret of seat 0")), None],
 //! })?;
@@ -76,6 +76,6 @@ pub use sqlite::{
     WriterStats,
 };
 pub use store::{
-    Action, Done, GameId, GameRecord, NewGame, Passage, Recovery, RulesetKey, Setup, Snapshot,
-    StateHash, Store, StoreError, TokenHash,
+    Action, Clock, Done, GameId, GameRecord, NewGame, Passage, Recovery, RulesetKey, Setup,
+    Snapshot, StateHash, Store, StoreError, TokenHash,
 };

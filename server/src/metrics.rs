@@ -14,8 +14,10 @@ pub struct Metrics {
     pub actions: Counter,
     /// Actions the ruleset refused.
     pub refusals: Counter,
-    /// Actions the server's bots applied (counted in `actions` too).
+    /// Actions the server played for a seat: its bots' moves and timeouts' (counted in `actions` too).
     pub bot_actions: Counter,
+    /// Clocks that ran out.
+    pub timeouts: Counter,
     /// Submissions refused before the ruleset saw them: stale `expected_seq`, rate limit, stopped game.
     pub rejected: Counter,
     /// Seconds from handing an action to the store to its commit.
@@ -57,6 +59,7 @@ impl Default for Metrics {
         let actions = Counter::default();
         let refusals = Counter::default();
         let bot_actions = Counter::default();
+        let timeouts = Counter::default();
         let rejected = Counter::default();
         let commit_seconds = Histogram::new([
             0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0,
@@ -83,9 +86,10 @@ impl Default for Metrics {
         registry.register("refusals", "Actions the ruleset refused", refusals.clone());
         registry.register(
             "bot_actions",
-            "Actions the server's bots applied",
+            "Actions the server played for a seat (bots, timeouts)",
             bot_actions.clone(),
         );
+        registry.register("timeouts", "Clocks that ran out", timeouts.clone());
         registry.register(
             "rejected",
             "Submissions refused before the ruleset saw them (stale, rate limited, stopped game)",
@@ -153,6 +157,7 @@ impl Default for Metrics {
             actions,
             refusals,
             bot_actions,
+            timeouts,
             rejected,
             commit_seconds,
             connected_clients,

@@ -266,8 +266,8 @@ async fn recover(
             "unfinished games recovered from the store"
         );
     }
-    // A game recovered with a bot to act goes on by itself.
-    games.wake_all_bots();
+    // A game recovered with a bot to act goes on by itself; clocks run again.
+    games.resume_all();
     Ok(games)
 }
 

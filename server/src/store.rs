@@ -67,6 +67,41 @@ pub struct Setup {
     /// The seats the server's bots play, each with its bot's name (`random`, `search`): nobody holds
     /// their tokens, and the server plays their moves (`docs/SERVER.md`, "Bots").
     pub bots: std::collections::BTreeMap<u32, String>,
+    /// The game's time control, if it has one (`docs/SERVER.md`, "Clocks").
+    pub clock: Option<Clock>,
+}
+
+/// A game's time control: a limit per decision, or a bank per seat with an increment per action
+/// (Fischer). Exactly one of `per_action_ms` and `bank_ms`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Clock {
+    /// Each decision's time, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_action_ms: Option<u64>,
+    /// Each seat's bank of time for the whole game, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_ms: Option<u64>,
+    /// With a bank: time added to a seat's bank after each of its actions, in milliseconds.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub increment_ms: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A clock as the store keeps it: `null` or its JSON.
+pub(crate) fn clock_json(clock: Option<&Clock>) -> String {
+    serde_json::to_string(&clock).unwrap_or_else(|_| "null".to_owned())
+}
+
+/// The clock of game `game` read back from the store.
+pub(crate) fn clock_from_json(game: GameId, text: &str) -> Result<Option<Clock>, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|e| StoreError::Corrupt(format!("game {game}'s clock is not readable: {e}")))
 }
 
 /// The bots of a game as the store keeps them: `{"1":"random"}`.

@@ -153,6 +153,7 @@ function createPanel(rulesets) {
     h("option", { value: "open" }, "open for others to join"),
     h("option", { value: "random" }, "played by the random bot"),
     h("option", { value: "search" }, "played by the search bot"));
+  const perDecision = h("input", { id: "create-clock", type: "number", name: "clock", min: 1, step: "any", placeholder: "no clock" });
   const options = h("div", { id: "create-options" });
   const error = h("p", { class: "error", role: "alert", hidden: true });
   const current = () => rulesets.find((r) => r.key === select.value);
@@ -171,6 +172,9 @@ function createPanel(rulesets) {
     h("label", { for: "create-others" }, "The other seats"),
     h("p", { class: "field-doc" }, "You take seat p0. The server plays a bot's seats itself: the random bot plays any legal action, the search bot tries each in playouts."),
     others,
+    h("label", { for: "create-clock" }, "Seconds per decision (optional)"),
+    h("p", { class: "field-doc" }, "A seat that lets its time run out has its move played by the random bot."),
+    perDecision,
     error,
     h("button", { type: "submit" }, "Create the game"),
   );
@@ -182,6 +186,7 @@ function createPanel(rulesets) {
     const body = { ruleset: select.value, players: n, config: readOptions(d.options, options) };
     if (seed.value !== "") body.seed = Number(seed.value);
     const seats = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1);
+    if (perDecision.value !== "") body.clock = { per_action_ms: Math.round(Number(perDecision.value) * 1000) };
     if (others.value === "open") body.open_seats = seats;
     else body.bots = Object.fromEntries(seats.map((s) => [String(s), others.value]));
     try {
@@ -256,14 +261,14 @@ async function gamePage(id) {
     id, summary, description: ruleset ? ruleset.description : null, webView: ruleset ? ruleset.web_view : null,
     seat: mine ? mine.seat : null, token: mine ? mine.token : null,
     view: null, seq: 0, log: [], legal: null, busy: false, error: null, stopped: summary.stopped || null,
-    socket: null, retry: 0,
+    socket: null, retry: 0, clock: null, timeout: null,
   };
   currentState = state;
   where.textContent = `${summary.ruleset} · game ${id} · ${state.seat === null ? "watching" : `you are p${state.seat}`}`;
   fill(main, 
     h("div", { id: "banner" }),
     h("div", { class: "grid" },
-      h("section", { class: "panel", "aria-labelledby": "clock-title" }, h("h2", { id: "clock-title" }, "Where the game is"), h("div", { id: "clock" })),
+      h("section", { class: "panel", "aria-labelledby": "clock-title" }, h("h2", { id: "clock-title" }, "Where the game is"), h("div", { id: "clock" }), h("div", { id: "timers" })),
       state.seat !== null ? h("section", { class: "panel actions", "aria-labelledby": "actions-title" },
         h("h2", { id: "actions-title" }, "Your actions"), h("div", { id: "actions" })) : null,
     ),
@@ -315,7 +320,15 @@ function receive(state, message) {
     case "view":
       state.seq = Math.max(state.seq, message.seq);
       state.view = message.view;
+      if (message.clock) setClock(state, message.clock);
       draw(state);
+      break;
+    case "clock":
+      setClock(state, message.clock);
+      break;
+    case "timeout":
+      state.timeout = `${ownerName(message.seat, state.seat)}'s time ran out: the random bot played the move`;
+      drawTimers(state);
       break;
     case "legal":
       if (message.seq === state.seq) { state.legal = message.actions; drawActions(state); }
@@ -368,6 +381,38 @@ function outcomeText(outcome, seat) {
   if (!f.winners.length) return `Game over: a draw${scores}`;
   const winners = f.winners.map((w) => ownerName(w, seat)).join(" and ");
   return `Game over: ${winners} ${f.winners.length === 1 ? "wins" : "win"}${scores}`;
+}
+
+/** The game's clocks as the server sent them, counted down from when they arrived. */
+function setClock(state, clock) {
+  state.clock = { clock, received: performance.now() };
+  drawTimers(state);
+  if (!state.ticking) state.ticking = setInterval(() => drawTimers(state), 200);
+}
+
+function formatTime(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function drawTimers(state) {
+  const el = document.getElementById("timers");
+  if (!el || !state.clock) return;
+  const { clock, received } = state.clock;
+  const over = state.view && state.view.table.outcome !== "Ongoing";
+  const elapsed = performance.now() - received;
+  const control = clock.control.per_action_ms ? `${formatTime(clock.control.per_action_ms)} a decision`
+    : `${formatTime(clock.control.bank_ms)} each${clock.control.increment_ms ? `, +${clock.control.increment_ms / 1000} s an action` : ""}`;
+  fill(el,
+    h("h3", {}, `Clocks (${control})`),
+    h("ul", { class: "plain clocks", id: "clocks" }, clock.seats.map((s) => {
+      const left = s.running && !over ? s.remaining_ms - elapsed : s.remaining_ms;
+      return h("li", { class: s.running && !over ? "running" : "", "data-seat": s.seat },
+        h("strong", {}, ownerName(s.seat, state.seat)), " ", h("span", { class: "time" }, formatTime(left)),
+        s.running && !over ? h("span", { class: "muted small" }, " running") : null);
+    })),
+    state.timeout ? h("p", { class: "small", role: "status" }, state.timeout) : null,
+  );
 }
 
 function drawClock(state, t) {

@@ -12,6 +12,7 @@ pub fn bench_game(game: u64) -> NewGame {
             seed: game,
             config: serde_json::json!({}),
             bots: Default::default(),
+            clock: None,
         },
         created_unix_ms: 0,
         seats: vec![None, None],

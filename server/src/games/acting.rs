@@ -69,12 +69,13 @@ impl Games {
         }
     }
 
-    /// What `audience` sees of game `slot` now: `{"type":"view","seq","seat","view":{table,resources}}`.
+    /// What `audience` sees of game `slot` now: `{"type":"view","seq","seat","view":{table,resources}}`,
+    /// and `"clock"` when the game has one.
     ///
     /// # Errors
     /// [`ApiError::Stopped`] and the plugin's failures.
     pub async fn view(&self, slot: &Arc<Slot>, audience: Audience) -> Result<Value, ApiError> {
-        let (view, _guard) = self
+        let (mut view, _guard) = self
             .call(slot, move |live| {
                 let game = live
                     .game
@@ -85,6 +86,9 @@ impl Games {
                 Ok(view)
             })
             .await?;
+        if let Some(clock) = slot.clock_json() {
+            view["clock"] = clock;
+        }
         Ok(view)
     }
 
@@ -144,7 +148,7 @@ impl Games {
         .unwrap_or_else(|_| Err(ApiError::Internal("applying the action failed".into())))
         .inspect(|acted| {
             if acted.first {
-                self.wake_bots(slot);
+                self.after_action(slot);
             }
         })
     }
@@ -196,7 +200,7 @@ impl Games {
                 tracing::debug!(target: "coffer_server::games", game = %id, code = e.code(), "rejected");
                 self.metrics.rejected.inc();
             })?;
-        let (seq, hash, answer, pushes, finished, snapshot) = match applied {
+        let (seq, hash, answer, pushes, finished, snapshot, to_act) = match applied {
             Applied::Refused(message) => {
                 self.metrics.refusals.inc();
                 return Err(ApiError::Refused { message });
@@ -230,6 +234,7 @@ impl Games {
                 done.pushes,
                 done.finished,
                 done.snapshot,
+                done.to_act,
             ),
         };
         let (sender, committed) = oneshot::channel();
@@ -266,6 +271,13 @@ impl Games {
         if finished {
             slot.finish();
             self.release_creator(slot);
+        }
+        if slot.clock.is_some() {
+            // The clocks restart for the next decision once the action is answered (`after_action`).
+            slot.clock_state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .next = Some((seq, seat, to_act));
         }
         drop(guard);
         let acted = Acted {

@@ -155,6 +155,8 @@ pub(super) struct Done {
     pub(super) pushes: Vec<(Audience, Arc<str>)>,
     pub(super) finished: bool,
     pub(super) snapshot: Option<Vec<u8>>,
+    /// The seats to act after it, when the game has a clock.
+    pub(super) to_act: Vec<u16>,
 }
 
 /// What applying one submitted action needs on the game's thread.
@@ -261,6 +263,11 @@ impl Applying {
         } else {
             None
         };
+        let to_act = if slot.clock.is_some() {
+            game.to_act().iter().map(|o| o.0).collect()
+        } else {
+            Vec::new()
+        };
         plugin_failed(game).map_err(CallError::Stop)?;
         Ok(Applied::Done(Done {
             seq,
@@ -269,6 +276,7 @@ impl Applying {
             pushes,
             finished,
             snapshot,
+            to_act,
         }))
     }
 }

@@ -118,19 +118,25 @@ impl Games {
         });
     }
 
-    /// Wakes the bots of every hosted game (after recovering games from the store).
-    pub fn wake_all_bots(self: &Arc<Self>) {
+    /// Resumes the bots and clocks of every hosted game (after recovering games from the store).
+    pub fn resume_all(self: &Arc<Self>) {
         let slots: Vec<Arc<Slot>> = self
             .slots
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
-            .filter(|s| s.has_bots())
+            .filter(|s| s.has_bots() || s.clock.is_some())
             .cloned()
             .collect();
         for slot in &slots {
-            self.wake_bots(slot);
+            self.resume(slot);
         }
+    }
+
+    /// Resumes the bots and clocks of one game this node now owns.
+    pub(super) fn resume(self: &Arc<Self>, slot: &Arc<Slot>) {
+        self.resume_clocks(slot);
+        self.wake_bots(slot);
     }
 
     /// Plays the bots' moves of game `slot` until no bot is to act, the game ends or stops, or this node
@@ -168,59 +174,103 @@ impl Games {
                     return;
                 }
             };
-            let Ok(action) = RawValue::from_string(action) else {
-                tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
-                    "the ruleset listed a legal action that is not JSON; the bot does not play");
-                return;
-            };
-            let submit = Submit {
-                seat: seat.0,
-                action,
-                expected_seq: Some(seq),
-                key: None,
-            };
-            let acted = match &self.node {
-                None => self.act_here(slot, submit, None).await,
-                // A bot has no token: an owner applies its move; a node that lost the game leaves the
-                // bots to the new owner, which wakes them when it takes the game over.
-                Some(node) => self.act_in_cluster(node, slot, submit, "").await,
-            };
-            match acted {
-                Ok(_) => {
-                    stale = 0;
-                    self.metrics.bot_actions.inc();
-                }
-                Err(ApiError::Stale { .. }) if stale < STALE_RETRIES => stale += 1,
-                Err(error) => {
+            match self.submit_for(slot, seat, action, seq, None).await {
+                Some(Ok(())) => stale = 0,
+                Some(Err(ApiError::Stale { .. })) if stale < STALE_RETRIES => stale += 1,
+                Some(Err(error)) => {
                     tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
                         code = error.code(), "the bot's move was not applied; its bots wait for the next action");
                     return;
                 }
+                None => return,
             }
         }
     }
+
+    /// Submits `action`, chosen by the server for `seat` at `seq`, through the path a client's action
+    /// takes (with `key` when it is a timeout's move); then starts what follows an action. `None` when
+    /// the action was not JSON.
+    pub(super) async fn submit_for(
+        self: &Arc<Self>,
+        slot: &Arc<Slot>,
+        seat: Owner,
+        action: String,
+        seq: u64,
+        key: Option<String>,
+    ) -> Option<Result<(), ApiError>> {
+        let Ok(action) = RawValue::from_string(action) else {
+            tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
+                "the ruleset listed a legal action that is not JSON; the server does not play it");
+            return None;
+        };
+        let submit = Submit {
+            seat: seat.0,
+            action,
+            expected_seq: Some(seq),
+            key,
+        };
+        let acted = match &self.node {
+            None => self.act_here(slot, submit, None).await,
+            // The server's own move has no token: an owner applies it; a node that lost the game
+            // leaves it to the new owner, which resumes the game's bots and clocks when it takes over.
+            Some(node) => self.act_in_cluster(node, slot, submit, "").await,
+        };
+        Some(acted.map(|acted| {
+            self.metrics.bot_actions.inc();
+            if acted.first {
+                self.after_action(slot);
+            }
+        }))
+    }
+
+    /// What follows a committed action: the clocks restart for the next decision, and the bots play if
+    /// one of them is to act.
+    pub(super) fn after_action(self: &Arc<Self>, slot: &Arc<Slot>) {
+        if slot.clock.is_some() {
+            let next = slot
+                .clock_state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .next
+                .take();
+            if let Some((seq, actor, to_act)) = next {
+                self.restart_clocks(slot, seq, Some(actor), &to_act);
+            }
+        }
+        self.wake_bots(slot);
+    }
+}
+
+/// The move `bot` chooses for `seat` at `seq` (as JSON), if `seat` has a legal action.
+pub(super) fn choose_for(
+    game: &mut dyn DynGame,
+    seat: Owner,
+    bot: Bot,
+    seed: u64,
+    seq: u64,
+) -> Option<String> {
+    let legal = game.legal_actions(seat);
+    if legal == 0 {
+        return None;
+    }
+    let mut rng = bot_rng(seed, seq, seat);
+    let index = match choose(bot, game, seat, legal, &mut rng, PLAYOUT_ACTIONS, 0) {
+        Ok((index, _)) => index,
+        // A search whose playout failed plays like the random bot: the seat is not left waiting.
+        Err(_) => rng.below(legal as u64) as usize,
+    };
+    // The list read again: the search played out copies, and the list read is this seat's.
+    game.legal_actions(seat);
+    game.legal_action_json(index)
 }
 
 /// The first bot seat to act with a legal action, and the action its bot chooses (as JSON).
 fn bot_move(game: &mut dyn DynGame, bots: &Bots, seed: u64, seq: u64) -> Option<(Owner, String)> {
     let movers: Vec<Owner> = game.to_act().to_vec();
-    for seat in movers {
+    movers.into_iter().find_map(|seat| {
         let Some(Some(bot)) = bots.get(seat.index()) else {
-            continue;
+            return None;
         };
-        let legal = game.legal_actions(seat);
-        if legal == 0 {
-            continue;
-        }
-        let mut rng = bot_rng(seed, seq, seat);
-        let index = match choose(*bot, game, seat, legal, &mut rng, PLAYOUT_ACTIONS, 0) {
-            Ok((index, _)) => index,
-            // A search whose playout failed plays like the random bot: the seat is not left waiting.
-            Err(_) => rng.below(legal as u64) as usize,
-        };
-        // The list read again: the search played out copies, and the list read is this seat's.
-        game.legal_actions(seat);
-        return game.legal_action_json(index).map(|action| (seat, action));
-    }
-    None
+        choose_for(game, seat, *bot, seed, seq).map(|action| (seat, action))
+    })
 }

@@ -345,7 +345,7 @@ impl Games {
         if was != Role::Owner(fence) {
             self.metrics.takeovers.inc();
             tracing::info!(target: "coffer_server::games", game = %slot.id, fence, "took the game over");
-            self.wake_bots(slot);
+            self.resume(slot);
         }
         Ok(())
     }

@@ -23,6 +23,7 @@ impl Games {
             purging: std::sync::atomic::AtomicBool::new(false),
             clients: Mutex::new(HashMap::new()),
             calls: Arc::new(Calls::default()),
+            timers: OnceLock::new(),
         }
     }
 
@@ -256,11 +257,13 @@ impl Games {
             )));
         }
         let bots = checked_bots(&create.bots, players, &open_seats)?;
+        let clock = checked_clock(create.clock)?;
         Ok(CheckedSetup {
             ruleset,
             key,
             open_seats,
             bots,
+            clock,
         })
     }
 
@@ -283,6 +286,7 @@ impl Games {
             key,
             open_seats,
             bots,
+            clock,
         } = self.checked_setup(&create)?;
         let players = create.players;
         let reservation = self.reserve(create.client)?;
@@ -316,15 +320,16 @@ impl Games {
                 .enumerate()
                 .filter_map(|(seat, bot)| bot.map(|b| (seat as u32, b.name().to_owned())))
                 .collect(),
+            clock,
         };
-        let started = {
+        let (started, to_act) = {
             let ruleset = Arc::clone(&ruleset);
             let setup = setup.clone();
             let calls = Arc::clone(&self.calls);
             let work = tokio::task::spawn_blocking(move || {
                 let key = ruleset.description().key();
                 let _running = calls.enter("(a new game)", &key, "starting a game");
-                let game = ruleset.new_game(&setup).map_err(|e| {
+                let mut game = ruleset.new_game(&setup).map_err(|e| {
                     ApiError::BadRequest(clip(&format!("cannot start a game of {key}: {e}"), 500))
                 })?;
                 plugin_failed(&*game).map_err(ApiError::Internal)?;
@@ -345,7 +350,8 @@ impl Games {
                         max_game_bytes / 1024
                     )));
                 }
-                Ok::<_, ApiError>(game)
+                let to_act: Vec<u16> = game.to_act().iter().map(|o| o.0).collect();
+                Ok::<_, ApiError>((game, to_act))
             });
             match tokio::time::timeout(deadline, work).await {
                 Ok(Ok(result)) => result?,
@@ -406,6 +412,7 @@ impl Games {
             .insert(id, Arc::clone(&slot));
         reservation.keep();
         self.metrics.games.inc();
+        self.restart_clocks(&slot, 0, None, &to_act);
         self.wake_bots(&slot);
         Ok(Created {
             game: id.0,

@@ -41,6 +41,7 @@ use crate::store::{
 mod acting;
 mod applying;
 mod bots;
+mod clocks;
 mod cluster;
 mod history;
 mod hosting;
@@ -50,6 +51,8 @@ mod sweeping;
 pub use applying::Legal;
 use applying::*;
 use bots::*;
+use clocks::*;
+pub use clocks::{MAX_CLOCK_MS, MIN_CLOCK_MS};
 pub use cluster::{FORWARDED_HEADER, REPLAYED_HEADER};
 use recovery::*;
 pub use sweeping::SWEEP_EVERY;
@@ -108,6 +111,8 @@ pub struct Games {
     replays: Arc<tokio::sync::Semaphore>,
     /// The ruleset calls running now: what shutdown waits for, and names when it abandons one.
     calls: Arc<Calls>,
+    /// Every game's clock deadlines, in one task (started with the first game that has a clock).
+    timers: OnceLock<Timers>,
 }
 
 /// A place among the hosted games and the creating client's, taken before a game is made and given
@@ -183,6 +188,9 @@ pub struct Slot {
     /// A task plays this game's bots now; and it was asked to look again.
     bots_running: AtomicBool,
     bots_wanted: AtomicBool,
+    /// The game's time control, and its clocks now.
+    clock: Option<crate::store::Clock>,
+    clock_state: Mutex<ClockState>,
 }
 
 /// What a hosted game is made of.
@@ -204,6 +212,8 @@ struct Hosting {
 impl From<Hosting> for Slot {
     fn from(h: Hosting) -> Self {
         Slot {
+            clock: h.setup.clock,
+            clock_state: Mutex::new(ClockState::new(h.setup.clock, h.setup.players)),
             id: h.id,
             ruleset: h.ruleset,
             key: h.key,
@@ -274,6 +284,9 @@ pub struct Summary {
     /// The seats the server's bots play, with each bot's name (`random`, `search`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub bots: BTreeMap<u32, String>,
+    /// The game's time control, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::store::Clock>,
     /// Whether the game is over.
     pub finished: bool,
     /// Why the game is stopped, if it is: it takes no more requests.
@@ -312,6 +325,8 @@ pub struct Create {
     pub open_seats: Vec<u32>,
     /// Seats the server's bots play, each with its bot's name (`random`, `search`).
     pub bots: BTreeMap<u32, String>,
+    /// The game's time control; `None`: no clock.
+    pub clock: Option<crate::store::Clock>,
     /// The address of the client asking, counted against its games ([`Limits::max_games_per_client`]);
     /// `None`: not counted (a program hosting games in-process).
     pub client: Option<IpAddr>,
@@ -339,6 +354,7 @@ struct CheckedSetup {
     key: String,
     open_seats: Vec<u32>,
     bots: Bots,
+    clock: Option<crate::store::Clock>,
 }
 
 /// Most finished games one retention pass deletes: a pass is a bounded stretch of store work, and the
@@ -534,6 +550,7 @@ impl Slot {
                 .map(|(i, _)| i as u32)
                 .collect(),
             bots: self.bot_names(),
+            clock: self.clock,
             finished: self.finished.load(Ordering::Acquire),
             stopped: self.stopped.get().cloned(),
             created_unix_ms: self.created_unix_ms,

@@ -42,6 +42,14 @@ pub struct CreateGame {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub bots: std::collections::BTreeMap<u32, String>,
+    /// A time control: `{"per_action_ms": N}` (each decision) or `{"bank_ms": N, "increment_ms": M}`
+    /// (a bank per seat, M added after each of its actions); 50 ms to 7 days. Left out: no clock.
+    #[serde(default)]
+    pub clock: Option<crate::store::Clock>,
+    /// What happens when a seat's clock runs out: `"bot"` (the default and, for now, the only
+    /// policy): the random bot plays that seat's move.
+    #[serde(default)]
+    pub on_timeout: Option<String>,
 }
 
 /// A seat to join.

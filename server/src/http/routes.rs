@@ -84,6 +84,22 @@ pub(super) async fn create_game(
     client: Option<Extension<ClientAddr>>,
     Body(body): Body<CreateGame>,
 ) -> Result<Response, ApiError> {
+    match body.on_timeout.as_deref() {
+        None | Some("bot") => {}
+        Some("forfeit") => {
+            return Err(ApiError::BadRequest(
+                "on_timeout: forfeit is not available yet (the rulesets have no way to take a seat \
+                 out of a game); use \"bot\": the random bot plays a timed-out seat's move"
+                    .into(),
+            ));
+        }
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "on_timeout: '{}' is not a policy: use \"bot\"",
+                crate::games::clip(other, 40)
+            )));
+        }
+    }
     let config = match body.config {
         None | Some(Value::Null) => json!({}),
         Some(config) => config,
@@ -97,6 +113,7 @@ pub(super) async fn create_game(
             config,
             open_seats: body.open_seats,
             bots: body.bots,
+            clock: body.clock,
             client: client.map(|Extension(ClientAddr(addr))| addr),
         })
         .await?;

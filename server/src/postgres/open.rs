@@ -60,9 +60,10 @@ ALTER TABLE games ADD COLUMN finished_unix_ms BIGINT;
 UPDATE games SET finished_unix_ms = (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT WHERE finished;
 CREATE INDEX games_finished_at ON games (finished_unix_ms) WHERE finished;
 ",
-    // Which seats the server's bots play (none in earlier games).
+    // Which seats the server's bots play, and the game's clock (none in earlier games).
     "
 ALTER TABLE games ADD COLUMN bots TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE games ADD COLUMN clock TEXT NOT NULL DEFAULT 'null';
 ",
 ];
 

@@ -5,7 +5,7 @@ use super::*;
 fn read_game(client: &mut impl GenericClient, game: GameId) -> Result<GameRecord, StoreError> {
     let row = client
         .query_opt(
-            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq, bots FROM games WHERE id = $1",
+            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq, bots, clock FROM games WHERE id = $1",
             &[&(game.0 as i64)],
         )
         .map_err(pg)?
@@ -23,6 +23,7 @@ fn read_game(client: &mut impl GenericClient, game: GameId) -> Result<GameRecord
                 StoreError::Corrupt(format!("game {game}'s config is not JSON: {e}"))
             })?,
             bots: crate::store::bots_from_json(game, &row.get::<_, String>(7))?,
+            clock: crate::store::clock_from_json(game, &row.get::<_, String>(8))?,
         },
         created_unix_ms: row.get::<_, i64>(4) as u64,
         finished: row.get(5),

@@ -244,8 +244,8 @@ fn create(
         }));
     }
     let inserted = tx.execute(
-        "INSERT INTO games (id, ruleset, players, seed, config, created_unix_ms, bots)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO games (id, ruleset, players, seed, config, created_unix_ms, bots, clock)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
         &[
             &(game.id.0 as i64),
             &game.ruleset.as_str(),
@@ -254,6 +254,7 @@ fn create(
             &game.setup.config.to_string(),
             &(game.created_unix_ms as i64),
             &crate::store::bots_json(&game.setup.bots),
+            &crate::store::clock_json(game.setup.clock.as_ref()),
         ],
     )?;
     if inserted == 0 {

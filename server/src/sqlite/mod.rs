@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS games (
     seed INTEGER NOT NULL,
     config TEXT NOT NULL,
     bots TEXT NOT NULL DEFAULT '{}',
+    clock TEXT NOT NULL DEFAULT 'null',
     created_unix_ms INTEGER NOT NULL,
     finished INTEGER NOT NULL DEFAULT 0,
     seq INTEGER NOT NULL DEFAULT 0

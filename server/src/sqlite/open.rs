@@ -48,8 +48,12 @@ impl SqliteStore {
             )?;
         }
         if (1..4).contains(&version) {
-            // Version 4 keeps which seats the server's bots play (none in earlier games).
-            writer.execute_batch("ALTER TABLE games ADD COLUMN bots TEXT NOT NULL DEFAULT '{}'")?;
+            // Version 4 keeps which seats the server's bots play and the game's clock (none in
+            // earlier games).
+            writer.execute_batch(
+                "ALTER TABLE games ADD COLUMN bots TEXT NOT NULL DEFAULT '{}';
+                 ALTER TABLE games ADD COLUMN clock TEXT NOT NULL DEFAULT 'null';",
+            )?;
         }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;

@@ -3,10 +3,10 @@
 use super::*;
 
 fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> {
-    type Row = (String, u32, i64, String, i64, bool, i64, String);
+    type Row = (String, u32, i64, String, i64, bool, i64, String, String);
     let row: Option<Row> = conn
         .prepare_cached(
-            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq, bots
+            "SELECT ruleset, players, seed, config, created_unix_ms, finished, seq, bots, clock
              FROM games WHERE id = ?1",
         )?
         .query_row([game.0 as i64], |row| {
@@ -19,10 +19,11 @@ fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> 
                 row.get(5)?,
                 row.get(6)?,
                 row.get(7)?,
+                row.get(8)?,
             ))
         })
         .optional()?;
-    let (ruleset, players, seed, config, created, finished, seq, bots) =
+    let (ruleset, players, seed, config, created, finished, seq, bots, clock) =
         row.ok_or(StoreError::NoSuchGame(game))?;
     let ruleset = RulesetKey::new(&ruleset)
         .map_err(|_| StoreError::Corrupt(format!("game {game} has ruleset key '{ruleset}'")))?;
@@ -39,6 +40,7 @@ fn read_game(conn: &Connection, game: GameId) -> Result<GameRecord, StoreError> 
             seed: seed as u64,
             config,
             bots: crate::store::bots_from_json(game, &bots)?,
+            clock: crate::store::clock_from_json(game, &clock)?,
         },
         created_unix_ms: created as u64,
         finished,

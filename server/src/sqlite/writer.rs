@@ -111,8 +111,8 @@ fn create(conn: &Connection, game: &NewGame) -> rusqlite::Result<Result<(), Stor
         return Ok(Err(StoreError::GameExists(game.id)));
     }
     conn.prepare_cached(
-        "INSERT INTO games (id, ruleset, players, seed, config, created_unix_ms, bots)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO games (id, ruleset, players, seed, config, created_unix_ms, bots, clock)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         game.id.0 as i64,
@@ -122,6 +122,7 @@ fn create(conn: &Connection, game: &NewGame) -> rusqlite::Result<Result<(), Stor
         game.setup.config.to_string(),
         game.created_unix_ms as i64,
         crate::store::bots_json(&game.setup.bots),
+        crate::store::clock_json(game.setup.clock.as_ref()),
     ])?;
     let mut seat =
         conn.prepare_cached("INSERT INTO seats (game, seat, token_sha256) VALUES (?1, ?2, ?3)")?;

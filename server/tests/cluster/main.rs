@@ -563,6 +563,7 @@ fn support_game(id: u64) -> coffer_server::NewGame {
             seed: id,
             config: json!({}),
             bots: Default::default(),
+            clock: None,
         },
         created_unix_ms: 1_700_000_000_000,
         seats: vec![None, None],

@@ -241,6 +241,7 @@ async fn a_game_recovered_from_the_store_with_bots_to_act_plays_on_by_itself() {
                     seed: 8,
                     config: config.clone(),
                     bots: [(0, "random".to_owned()), (1, "random".to_owned())].into(),
+                    clock: None,
                 },
                 created_unix_ms: 1_800_000_000_000,
                 seats: vec![None, None],

@@ -143,7 +143,7 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         ),
     ];
 
-    let bots_config = json!({"max_rounds": 2});
+    let bots_config = json!({"rounds": 1});
 
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("games.db");
@@ -180,8 +180,9 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
             "ruleset": key(id), "players": players, "seed": seed, "config": config,
             "script": script, "hidden": hidden, "custom_view": *id == "charges",
         })).collect::<Vec<_>>(),
-        // One person against two of the server's bots, from the lobby to the game's end.
-        "against_bots": {"ruleset": key("charges"), "players": 3, "seed": 9, "config": bots_config.clone()},
+        // One person against two of the server's bots, with a clock, from the lobby to the game's end.
+        "against_bots": {"ruleset": key("command-tokens"), "players": 3, "seed": 9,
+                         "config": bots_config.clone(), "seconds_per_decision": 1.5},
     });
     let plan_file = dir.path().join("plan.json");
     std::fs::write(&plan_file, plan.to_string()).unwrap();
@@ -223,16 +224,25 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
             "{id}: the game clicked in the browser ends in the state the same actions reach in-process"
         );
     }
-    // The game against bots: every stored action replays in process to its stored hash, seat 0's are the
-    // clicks, and the bots played the other two seats to the end.
+    // The game against bots: every stored action replays in process to its stored hash, seat 0's first
+    // move was its timeout's, and the bots played the other two seats to the end.
     let against = &results[games.len()];
     let log = stored
         .actions_after(GameId(against["game"].as_u64().unwrap()), 0)
         .unwrap();
     assert_eq!(log.len() as u64, against["seq"].as_u64().unwrap());
-    let entry = registry.get("charges").unwrap();
+    let entry = registry.get("command-tokens").unwrap();
     let mut replay =
         HostedGame::start(entry.ruleset.clone(), Setup::new(3, 9).config(bots_config)).unwrap();
+    let first_of_seat0 = log.iter().find(|a| a.seat == 0).expect("seat 0 acted");
+    assert!(
+        first_of_seat0
+            .key
+            .as_deref()
+            .is_some_and(|k| k.starts_with("~timeout@")),
+        "seat 0's first move was its timeout's: {:?}",
+        first_of_seat0.key
+    );
     for action in &log {
         replay
             .apply_json(action.seat as u16, action.action.get())

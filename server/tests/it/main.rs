@@ -4,6 +4,7 @@
 mod bad_input;
 mod bots;
 mod browser;
+mod clocks;
 mod concurrency;
 mod crash;
 mod crash_api;
@@ -38,6 +39,7 @@ pub fn new_game_with_seats(id: u64, seats: Vec<Option<TokenHash>>) -> NewGame {
             seed: 0xC0FFEE ^ id,
             config: serde_json::json!({ "round_limit": 3, "name": format!("game {id}") }),
             bots: Default::default(),
+            clock: None,
         },
         created_unix_ms: 1_700_000_000_000 + id % 1000,
         seats,

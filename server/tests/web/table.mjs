@@ -86,7 +86,8 @@ async function fillCreate(page, game) {
 }
 
 /** One person against the server's bots: created from the lobby with the other seats given to the random
- *  bot, seat 0 plays the first action its panel offers whenever it offers one, until the game is over. */
+ *  bot and a clock per decision; seat 0 first lets its clock run out (the random bot plays its move),
+ *  then plays the first action its panel offers whenever it offers one, until the game is over. */
 async function playAgainstBots(browser, game) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
@@ -95,9 +96,14 @@ async function playAgainstBots(browser, game) {
   await page.waitForSelector("#create");
   await fillCreate(page, game);
   await page.selectOption("#create-others", "random");
+  await page.fill("#create-clock", String(game.seconds_per_decision));
   await page.click("#create button[type=submit]");
   await page.waitForURL(/\/game\/\d+$/, { timeout: STEP_TIMEOUT });
   const id = page.url().match(/\/game\/(\d+)$/)[1];
+  // The clocks are shown, and seat 0's runs out: the bot plays for it and the game goes on.
+  await page.locator("#clocks li[data-seat='0']").waitFor({ timeout: STEP_TIMEOUT });
+  await page.locator("#timers [role=status]", { hasText: "p0 (you)" }).waitFor({ timeout: STEP_TIMEOUT })
+    .catch(async () => fail(`against bots: no timeout shown; the clocks read ${await page.locator("#timers").innerText()}`));
   const deadline = Date.now() + 10 * STEP_TIMEOUT;
   let clicks = 0;
   while (!(await page.locator("#outcome").count())) {

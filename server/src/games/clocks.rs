@@ -1,0 +1,366 @@
+//! Clocks (time controls): a limit per decision, or a bank per seat with an increment per action. The
+//! server runs the clock of every seat the game lists as acting (bots excepted: they act at once); one
+//! task holds every game's deadlines in a timer wheel (`tokio_util`'s `DelayQueue`), not a task per
+//! game. When a clock runs out, the seat's move is played by the random bot through the path any
+//! action takes, keyed `~timeout@<seq>` in the log: the store refuses a second one for the same
+//! decision, and replaying the log needs no clock.
+
+use std::sync::Weak;
+
+use futures_util::StreamExt as _;
+use tokio::sync::mpsc;
+use tokio_util::time::DelayQueue;
+
+use coffer_host::bots::Bot;
+
+use super::*;
+use crate::store::Clock;
+
+/// The shortest clock a game may have, in milliseconds: shorter than a few of the server's own round
+/// trips is no time control.
+pub const MIN_CLOCK_MS: u64 = 50;
+
+/// The longest decision or bank a game may have: 7 days, in milliseconds.
+pub const MAX_CLOCK_MS: u64 = 7 * 24 * 3600 * 1000;
+
+/// The idempotency key of the move a timeout plays at `seq`.
+pub(super) fn timeout_key(seq: u64) -> String {
+    format!("~timeout@{seq}")
+}
+
+/// A creation's clock, checked: exactly one kind, each time within bounds.
+pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiError> {
+    let Some(clock) = clock else {
+        return Ok(None);
+    };
+    let within = |name: &str, ms: u64| {
+        if (MIN_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms) {
+            Ok(())
+        } else {
+            Err(ApiError::BadRequest(format!(
+                "clock: {name} is {ms} ms: give {MIN_CLOCK_MS} ms to {MAX_CLOCK_MS} ms (7 days)"
+            )))
+        }
+    };
+    match (clock.per_action_ms, clock.bank_ms) {
+        (Some(per_action), None) => {
+            within("per_action_ms", per_action)?;
+            if clock.increment_ms != 0 {
+                return Err(ApiError::BadRequest(
+                    "clock: increment_ms goes with bank_ms, not with per_action_ms".into(),
+                ));
+            }
+        }
+        (None, Some(bank)) => {
+            within("bank_ms", bank)?;
+            if clock.increment_ms > MAX_CLOCK_MS {
+                return Err(ApiError::BadRequest(format!(
+                    "clock: increment_ms is {} ms: give at most {MAX_CLOCK_MS} ms",
+                    clock.increment_ms
+                )));
+            }
+        }
+        _ => {
+            return Err(ApiError::BadRequest(
+                "clock: give either per_action_ms (a limit per decision) or bank_ms (a bank per \
+                 seat, with increment_ms after each action)"
+                    .into(),
+            ));
+        }
+    }
+    Ok(Some(clock))
+}
+
+/// The clocks of one game now.
+#[derive(Debug)]
+pub(super) struct ClockState {
+    /// The sequence number the running clocks are for.
+    seq: u64,
+    /// Each seat's bank at `since`, in milliseconds (bank clocks only).
+    banks: Vec<u64>,
+    /// The seats whose clocks run since `since`, each with its deadline.
+    running: Vec<(u16, Instant)>,
+    since: Instant,
+    /// The last committed action's sequence number, seat and the seats to act after it, until the
+    /// clocks restart for it.
+    pub(super) next: Option<(u64, u16, Vec<u16>)>,
+    /// The decision whose timeout is being played: another seat's clock that ran out at the same
+    /// decision waits for the clocks to restart after that move.
+    firing: Option<u64>,
+}
+
+impl ClockState {
+    pub(super) fn new(clock: Option<Clock>, players: u32) -> Self {
+        ClockState {
+            seq: 0,
+            banks: vec![clock.and_then(|c| c.bank_ms).unwrap_or(0); players as usize],
+            running: Vec::new(),
+            since: Instant::now(),
+            next: None,
+            firing: None,
+        }
+    }
+}
+
+/// What the timer task is told: game `game`'s clocks at `seq` run out at these deadlines (none: no
+/// clock runs).
+pub(super) struct Deadlines {
+    game: GameId,
+    seq: u64,
+    deadlines: Vec<(u16, Instant)>,
+}
+
+/// The timer task's inbox.
+pub(super) type Timers = mpsc::UnboundedSender<Deadlines>;
+
+/// Holds every deadline of every game in one wheel; fires each when it passes.
+async fn run_timers(games: Weak<Games>, mut inbox: mpsc::UnboundedReceiver<Deadlines>) {
+    let mut wheel: DelayQueue<(GameId, u64, u16)> = DelayQueue::new();
+    let mut keys: HashMap<GameId, Vec<tokio_util::time::delay_queue::Key>> = HashMap::new();
+    loop {
+        tokio::select! {
+            told = inbox.recv() => {
+                let Some(Deadlines { game, seq, deadlines }) = told else { return };
+                for key in keys.remove(&game).unwrap_or_default() {
+                    wheel.try_remove(&key);
+                }
+                let set: Vec<_> = deadlines
+                    .iter()
+                    .map(|&(seat, at)| wheel.insert_at((game, seq, seat), at.into()))
+                    .collect();
+                if !set.is_empty() {
+                    keys.insert(game, set);
+                }
+            }
+            Some(expired) = wheel.next(), if !wheel.is_empty() => {
+                let fired = Instant::now();
+                let key = expired.key();
+                let deadline = expired.deadline().into_std();
+                let (game, seq, seat) = expired.into_inner();
+                if let Some(list) = keys.get_mut(&game) {
+                    list.retain(|k| *k != key);
+                    if list.is_empty() {
+                        keys.remove(&game);
+                    }
+                }
+                let Some(games) = games.upgrade() else { return };
+                games.timed_out(game, seq, seat, deadline, fired);
+            }
+        }
+    }
+}
+
+/// Milliseconds from `from` to `to`, 0 if `to` is earlier.
+fn ms_between(from: Instant, to: Instant) -> u64 {
+    u64::try_from(to.saturating_duration_since(from).as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `instant` as milliseconds since the Unix epoch, `now` being `now_ms`.
+fn unix_ms(instant: Instant, now: Instant, now_ms: u64) -> u64 {
+    if instant >= now {
+        now_ms.saturating_add(ms_between(now, instant))
+    } else {
+        now_ms.saturating_sub(ms_between(instant, now))
+    }
+}
+
+impl Slot {
+    /// The game's clocks as a client reads them: the time control, and each seat's time left and
+    /// whether it runs, at `at_unix_ms`.
+    pub(super) fn clock_json(&self) -> Option<Value> {
+        let clock = self.clock?;
+        let state = self
+            .clock_state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        let seats: Vec<Value> = (0..self.setup.players as u16)
+            .map(|seat| {
+                let running = state.running.iter().find(|(s, _)| *s == seat);
+                let remaining = match (running, clock.bank_ms) {
+                    (Some(&(_, deadline)), _) => ms_between(now, deadline),
+                    (None, Some(_)) => state.banks[usize::from(seat)],
+                    (None, None) => clock.per_action_ms.unwrap_or(0),
+                };
+                json!({"seat": seat, "remaining_ms": remaining, "running": running.is_some()})
+            })
+            .collect();
+        Some(json!({"control": clock, "seats": seats, "at_unix_ms": now_unix_ms()}))
+    }
+}
+
+impl Games {
+    /// The timer task, started on first use.
+    fn timers(self: &Arc<Self>) -> &Timers {
+        self.timers.get_or_init(|| {
+            let (timers, inbox) = mpsc::unbounded_channel();
+            tokio::spawn(run_timers(Arc::downgrade(self), inbox));
+            timers
+        })
+    }
+
+    /// Starts the clocks of the decision at `seq`: the seats in `to_act` (bots excepted) run; with a
+    /// bank, the time since the last decision is charged to the seats whose clocks ran, and `actor`,
+    /// who just acted, gains the increment. Tells every audience the clocks.
+    pub(super) fn restart_clocks(
+        self: &Arc<Self>,
+        slot: &Arc<Slot>,
+        seq: u64,
+        actor: Option<u16>,
+        to_act: &[u16],
+    ) {
+        let Some(clock) = slot.clock else {
+            return;
+        };
+        let now = Instant::now();
+        let deadlines = {
+            let mut state = slot
+                .clock_state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if seq < state.seq {
+                return;
+            }
+            if clock.bank_ms.is_some() {
+                let spent = ms_between(state.since, now);
+                let running: Vec<u16> = state.running.iter().map(|(s, _)| *s).collect();
+                for seat in running {
+                    let bank = &mut state.banks[usize::from(seat)];
+                    *bank = bank.saturating_sub(spent);
+                }
+                if let Some(actor) = actor
+                    && let Some(bank) = state.banks.get_mut(usize::from(actor))
+                {
+                    *bank = bank.saturating_add(clock.increment_ms);
+                }
+            }
+            let finished = slot.finished.load(Ordering::Acquire);
+            let running: Vec<(u16, Instant)> = to_act
+                .iter()
+                .filter(|&&seat| !finished && !slot.is_bot(u32::from(seat)))
+                .map(|&seat| {
+                    let limit = match clock.per_action_ms {
+                        Some(per_action) => per_action,
+                        None => state.banks[usize::from(seat)],
+                    };
+                    (seat, now + Duration::from_millis(limit))
+                })
+                .collect();
+            state.seq = seq;
+            state.since = now;
+            state.running.clone_from(&running);
+            running
+        };
+        let _ = self.timers().send(Deadlines {
+            game: slot.id,
+            seq,
+            deadlines,
+        });
+        if let Some(clocks) = slot.clock_json() {
+            let message: Arc<str> = json!({"type": "clock", "seq": seq, "clock": clocks})
+                .to_string()
+                .into();
+            for feed in slot.feeds().iter().flatten() {
+                let _ = feed.send((u64::MAX, Arc::clone(&message)));
+            }
+        }
+    }
+
+    /// Starts the clocks of game `slot` as it stands (after a restart or a takeover): every seat to act
+    /// gets a fresh decision, and banks what they held in this process (their starting time after a
+    /// restart).
+    pub(super) fn resume_clocks(self: &Arc<Self>, slot: &Arc<Slot>) {
+        if slot.clock.is_none() || slot.finished.load(Ordering::Acquire) {
+            return;
+        }
+        let games = Arc::clone(self);
+        let slot = Arc::clone(slot);
+        tokio::spawn(async move {
+            let to_act = games
+                .call(&slot, |live| {
+                    let seq = live.seq;
+                    let game = live
+                        .game
+                        .as_deref_mut()
+                        .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
+                    let to_act: Vec<u16> = game.to_act().iter().map(|o| o.0).collect();
+                    Ok((seq, to_act))
+                })
+                .await;
+            if let Ok(((seq, to_act), guard)) = to_act {
+                drop(guard);
+                games.restart_clocks(&slot, seq, None, &to_act);
+            }
+        });
+    }
+
+    /// A clock ran out: if the decision is still open, the seat's move is played by the random bot,
+    /// keyed so that the log records it as the timeout's and the store refuses a second one.
+    fn timed_out(
+        self: &Arc<Self>,
+        id: GameId,
+        seq: u64,
+        seat: u16,
+        deadline: Instant,
+        fired: Instant,
+    ) {
+        let Ok(slot) = self.slot(id.0) else {
+            return;
+        };
+        if !self.owns(&slot) || slot.finished.load(Ordering::Acquire) || slot.stopped().is_some() {
+            return;
+        }
+        {
+            let mut state = slot
+                .clock_state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if state.seq != seq
+                || state.firing == Some(seq)
+                || !state.running.iter().any(|(s, _)| *s == seat)
+            {
+                return;
+            }
+            state.firing = Some(seq);
+        }
+        let now_ms = now_unix_ms();
+        let late_ms = ms_between(deadline, fired);
+        self.metrics.timeouts.inc();
+        tracing::info!(target: "coffer_server::games", game = %id, seat, seq, late_ms,
+            "a seat's clock ran out: the random bot plays its move");
+        let message: Arc<str> = json!({
+            "type": "timeout", "seq": seq, "seat": seat,
+            "deadline_unix_ms": unix_ms(deadline, fired, now_ms),
+            "fired_unix_ms": unix_ms(fired, fired, now_ms),
+        })
+        .to_string()
+        .into();
+        for feed in slot.feeds().iter().flatten() {
+            let _ = feed.send((u64::MAX, Arc::clone(&message)));
+        }
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            let seed = slot.setup.seed;
+            let chosen = games
+                .call(&slot, move |live| {
+                    if live.seq != seq {
+                        return Ok(None);
+                    }
+                    let game = live
+                        .game
+                        .as_deref_mut()
+                        .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
+                    let chosen = choose_for(game, Owner(seat), Bot::Random, seed, seq);
+                    plugin_failed(game).map_err(CallError::Stop)?;
+                    Ok(chosen)
+                })
+                .await;
+            if let Ok((Some(action), guard)) = chosen {
+                drop(guard);
+                games
+                    .submit_for(&slot, Owner(seat), action, seq, Some(timeout_key(seq)))
+                    .await;
+            }
+        });
+    }
+}

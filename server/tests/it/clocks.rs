@@ -1,0 +1,277 @@
+//! Clocks (liveness), on real servers on loopback with time controls of 150-300 ms: a seat that lets its
+//! clock run out has its move played by the random bot, once per decision, soon after the deadline; a
+//! seat that acts in time never times out and its bank grows by its increment; the logs replay to every
+//! stored hash without any clock; a restarted server runs the clocks of the games it recovers; and
+//! malformed time controls are refused in words.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use coffer_core::Setup as CoreSetup;
+use coffer_host::{HostedGame, Registry};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::play::{Api, FAST, GAME_WAIT, Ws, stored_actions, ws_path};
+use crate::support::Server;
+
+/// How late after its deadline a timeout may fire in these tests (the server's timer wheel has 1 ms
+/// slots; the rest is a loaded test machine's scheduling).
+const LATE: u64 = 50;
+
+/// Creates a game from `body`; answers its id and seat tokens (`None` for bot seats).
+async fn create(api: &Api, body: Value) -> (u64, Vec<Option<String>>) {
+    let reply = api.post("/api/games", None, body.to_string()).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let created = reply.json();
+    let tokens = created["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().map(str::to_owned))
+        .collect();
+    (created["game"].as_u64().unwrap(), tokens)
+}
+
+/// Waits until game `game` is finished.
+async fn until_finished(api: &Api, game: u64) {
+    let started = Instant::now();
+    loop {
+        let summary = api.summary(game).await;
+        if summary["finished"] == true {
+            return;
+        }
+        assert!(summary["stopped"].is_null(), "stopped: {summary}");
+        assert!(
+            started.elapsed() < GAME_WAIT,
+            "the game did not end: {summary}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// The stored log of `game` replays in this process to every stored hash; answers the sequence numbers
+/// of the moves its timeouts played.
+fn replayed_timeouts(db: &std::path::Path, game: u64, setup: CoreSetup) -> BTreeSet<u64> {
+    let registry = Registry::with_static().unwrap();
+    let entry = registry.get("charges").unwrap();
+    let mut replay = HostedGame::start(entry.ruleset.clone(), setup).unwrap();
+    let mut timeouts = BTreeSet::new();
+    for action in stored_actions(db, game) {
+        replay
+            .apply_json(action.seat as u16, action.action.get())
+            .unwrap_or_else(|e| panic!("action {}: {e}", action.seq));
+        assert_eq!(
+            replay.state_hash().0,
+            action.hash.0,
+            "action {}",
+            action.seq
+        );
+        if let Some(key) = &action.key
+            && let Some(at) = key.strip_prefix("~timeout@")
+        {
+            assert_eq!(at.parse::<u64>().unwrap(), action.seq - 1, "{key}");
+            timeouts.insert(action.seq - 1);
+        }
+    }
+    assert_ne!(replay.outcome(), coffer_core::Outcome::Ongoing);
+    timeouts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_whose_clock_runs_out_has_its_move_played_once_soon_after_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let config = json!({"max_rounds": 2});
+    let (game, tokens) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 21, "config": config,
+               "clock": {"per_action_ms": 200}, "on_timeout": "bot"}),
+    )
+    .await;
+    assert!(
+        tokens.iter().all(Option::is_some),
+        "both seats are people's"
+    );
+    // A spectator sees every timeout as it fires.
+    let mut ws = Ws::connect(&server.ws(&ws_path(game, None, None))).await;
+    let mut fired = Vec::new();
+    let started = Instant::now();
+    loop {
+        let message = ws.json().await;
+        match message["type"].as_str() {
+            Some("timeout") => fired.push(message),
+            Some("action") if message["view"]["table"]["outcome"] != "Ongoing" => break,
+            Some("clock" | "action" | "view" | "hello") => {}
+            other => panic!("unexpected {other:?}: {message}"),
+        }
+        assert!(started.elapsed() < GAME_WAIT, "the game did not end");
+    }
+    until_finished(&api, game).await;
+    assert!(!fired.is_empty());
+    let mut lateness = Vec::new();
+    for timeout in &fired {
+        let late = timeout["fired_unix_ms"].as_u64().unwrap() as i64
+            - timeout["deadline_unix_ms"].as_u64().unwrap() as i64;
+        assert!(late >= 0, "fired before its deadline: {timeout}");
+        lateness.push(late as u64);
+    }
+    lateness.sort_unstable();
+    eprintln!("timeouts fired this late after their deadlines (ms, sorted): {lateness:?}");
+    assert!(
+        *lateness.last().unwrap() <= LATE,
+        "timeouts fired late (ms, sorted): {lateness:?}"
+    );
+    assert!(server.terminate().success());
+    // Every move was a timeout's, once per decision, and the log replays without any clock.
+    let timeouts = replayed_timeouts(&db, game, CoreSetup::new(2, 21).config(config));
+    let announced: BTreeSet<u64> = fired.iter().map(|t| t["seq"].as_u64().unwrap()).collect();
+    assert_eq!(announced.len(), fired.len(), "one timeout per decision");
+    // The spectator connected after the game was made: it may have missed the first timeout.
+    let first = *announced.first().unwrap();
+    assert!(first <= 1, "the spectator missed timeouts up to {first}");
+    let seen: BTreeSet<u64> = timeouts.iter().copied().filter(|&s| s >= first).collect();
+    assert_eq!(seen, announced, "each announced timeout played one move");
+    assert_eq!(
+        timeouts.len() as u64,
+        stored_actions(&db, game).len() as u64,
+        "nobody but the timeouts acted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_acting_in_time_never_times_out_and_its_bank_grows_by_the_increment() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let (game, tokens) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 4, "config": {"max_rounds": 2},
+               "bots": {"1": "random"}, "clock": {"bank_ms": 300, "increment_ms": 200}}),
+    )
+    .await;
+    let token = tokens[0].clone().expect("seat 0 is a person's");
+    let summary = api.summary(game).await;
+    assert_eq!(
+        summary["clock"],
+        json!({"bank_ms": 300, "increment_ms": 200})
+    );
+    let mut acted = 0;
+    let started = Instant::now();
+    while api.summary(game).await["finished"] != true {
+        assert!(started.elapsed() < GAME_WAIT, "the game did not end");
+        let legal = api
+            .get(&format!("/api/games/{game}/legal"), Some(&token))
+            .await
+            .json();
+        let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        };
+        let reply = api
+            .act(
+                game,
+                &token,
+                &action.to_string(),
+                legal["seq"].as_u64(),
+                None,
+            )
+            .await;
+        if reply.status == StatusCode::OK {
+            acted += 1;
+            if acted == 3 {
+                // Three quick actions: the bank gained 3 x 200 ms and lost far less.
+                let view = api
+                    .get(&format!("/api/games/{game}/view"), Some(&token))
+                    .await
+                    .json();
+                let seat0 = &view["clock"]["seats"][0];
+                assert!(
+                    seat0["remaining_ms"].as_u64().unwrap() > 300,
+                    "the bank did not grow: {view}"
+                );
+            }
+        }
+    }
+    assert!(acted >= 3, "seat 0 acted {acted} times");
+    assert!(server.terminate().success());
+    let timeouts = replayed_timeouts(
+        &db,
+        game,
+        CoreSetup::new(2, 4).config(json!({"max_rounds": 2})),
+    );
+    assert!(timeouts.is_empty(), "timeouts at {timeouts:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_server_runs_the_clocks_of_the_games_it_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let config = json!({"max_rounds": 2});
+    let (game, _) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 6, "config": config,
+               "clock": {"per_action_ms": 150}}),
+    )
+    .await;
+    assert!(server.terminate().success());
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    until_finished(&api, game).await;
+    assert!(server.terminate().success());
+    let timeouts = replayed_timeouts(&db, game, CoreSetup::new(2, 6).config(config));
+    assert_eq!(timeouts.len(), stored_actions(&db, game).len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_controls_that_are_malformed_or_out_of_bounds_are_refused_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("coffer.db"), &FAST);
+    let api = Api::new(&server.base);
+    for (extra, words) in [
+        (
+            json!({"clock": {"per_action_ms": 100, "bank_ms": 100}}),
+            "either per_action_ms",
+        ),
+        (json!({"clock": {}}), "either per_action_ms"),
+        (
+            json!({"clock": {"per_action_ms": 10}}),
+            "per_action_ms is 10 ms",
+        ),
+        (
+            json!({"clock": {"bank_ms": 1000000000000u64}}),
+            "bank_ms is",
+        ),
+        (
+            json!({"clock": {"per_action_ms": 100, "increment_ms": 5}}),
+            "increment_ms goes with bank_ms",
+        ),
+        (
+            json!({"clock": {"per_action_ms": 100}, "on_timeout": "forfeit"}),
+            "forfeit is not available",
+        ),
+        (
+            json!({"clock": {"per_action_ms": 100}, "on_timeout": "pray"}),
+            "'pray' is not a policy",
+        ),
+    ] {
+        let mut body = json!({"ruleset": "charges", "players": 2});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let reply = api.post("/api/games", None, body.to_string()).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{extra}: {}",
+            reply.body
+        );
+        assert!(reply.body.contains(words), "{extra}: {}", reply.body);
+    }
+    assert_eq!(api.get("/api/games", None).await.json(), json!([]));
+}
