@@ -50,10 +50,18 @@ impl SqliteStore {
         if (1..4).contains(&version) {
             // Version 4 keeps which seats the server's bots play and the game's clock (none in
             // earlier games).
-            writer.execute_batch(
-                "ALTER TABLE games ADD COLUMN bots TEXT NOT NULL DEFAULT '{}';
-                 ALTER TABLE games ADD COLUMN clock TEXT NOT NULL DEFAULT 'null';",
-            )?;
+            for (column, default) in [("bots", "'{}'"), ("clock", "'null'")] {
+                let present: bool = writer.query_row(
+                    "SELECT COUNT(*) > 0 FROM pragma_table_info('games') WHERE name = ?1",
+                    [column],
+                    |row| row.get(0),
+                )?;
+                if !present {
+                    writer.execute_batch(&format!(
+                        "ALTER TABLE games ADD COLUMN {column} TEXT NOT NULL DEFAULT {default}"
+                    ))?;
+                }
+            }
         }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;

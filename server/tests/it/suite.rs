@@ -599,12 +599,12 @@ fn sqlite_refuses_a_database_of_a_newer_schema() {
     drop(SqliteStore::open(&path, SqliteConfig::default()).unwrap());
     rusqlite::Connection::open(&path)
         .unwrap()
-        .pragma_update(None, "user_version", 4)
+        .pragma_update(None, "user_version", 5)
         .unwrap();
     let error = SqliteStore::open(&path, SqliteConfig::default()).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the store's schema version is 4, newer than this build's 3"
+        "the store's schema version is 5, newer than this build's 4"
     );
 }
 
@@ -655,10 +655,14 @@ fn sqlite_migration_to_version_3_dates_games_finished_before_as_finished_now() {
         }
     }
     {
-        // As version 2 wrote a finished game: `finished = 1`.
+        // As version 2 wrote a finished game: `finished = 1`, and no bots or clock yet.
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch("UPDATE games SET finished = 1 WHERE id = 2; PRAGMA user_version = 2;")
-            .unwrap();
+        conn.execute_batch(
+            "UPDATE games SET finished = 1 WHERE id = 2;
+             ALTER TABLE games DROP COLUMN bots; ALTER TABLE games DROP COLUMN clock;
+             PRAGMA user_version = 2;",
+        )
+        .unwrap();
     }
     let before = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -675,5 +679,28 @@ fn sqlite_migration_to_version_3_dates_games_finished_before_as_finished_now() {
         [GameId(2)]
     );
     assert!(store.game(GameId(2)).unwrap().finished);
-    assert!(!store.game(GameId(1)).unwrap().finished);
+    let kept = store.game(GameId(1)).unwrap();
+    assert!(!kept.finished);
+    // Version 4: no bots and no clock in games made before it.
+    assert!(kept.setup.bots.is_empty() && kept.setup.clock.is_none());
+}
+
+#[test]
+fn sqlite_keeps_a_games_bots_and_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.db");
+    let mut game = new_game(3);
+    game.setup.bots = [(1, "search".to_owned())].into();
+    game.setup.clock = Some(coffer_server::Clock {
+        per_action_ms: None,
+        bank_ms: Some(60_000),
+        increment_ms: 2_000,
+    });
+    let setup = game.setup.clone();
+    SqliteStore::open(&path, SqliteConfig::default())
+        .unwrap()
+        .create_game(game)
+        .unwrap();
+    let store = SqliteStore::open(&path, SqliteConfig::default()).unwrap();
+    assert_eq!(store.game(GameId(3)).unwrap().setup, setup);
 }
