@@ -202,6 +202,76 @@ fn result_for(outcome: &Outcome, seat: Owner, players: u16) -> f64 {
     result + 0.25 * (own - other) as f64 / scale
 }
 
+/// Plays game number `g` of `m` (seeded with `m.seed + g`) to its end or `m.max_actions`; `on_action`
+/// is told each action before it is applied: the seat, what deciding cost, and the action as JSON.
+/// Returns the game and the actions applied.
+///
+/// # Errors
+/// As [`play_bots`].
+pub fn play_one(
+    ruleset: &dyn DynRuleset,
+    m: &Match,
+    g: u64,
+    mut on_action: impl FnMut(Owner, Decision, Option<String>),
+) -> Result<(Box<dyn DynGame>, u64), BotError> {
+    play_game(ruleset, m, g, &mut Vec::new(), true, &mut on_action)
+}
+
+/// The loop of [`play_one`] and [`play_bots`]; `on_action` gets the action's JSON only with `json` (it
+/// costs calls into the ruleset).
+fn play_game(
+    ruleset: &dyn DynRuleset,
+    m: &Match,
+    g: u64,
+    order: &mut Vec<Acting>,
+    json: bool,
+    on_action: &mut dyn FnMut(Owner, Decision, Option<String>),
+) -> Result<(Box<dyn DynGame>, u64), BotError> {
+    let players = u16::try_from(m.seats.len()).unwrap_or(u16::MAX);
+    let seed = m.seed.wrapping_add(g);
+    let setup = Setup::new(players, seed).config(m.config.clone());
+    let mut game = ruleset.new_game(&setup).map_err(|e| BotError::Setup {
+        game: g,
+        message: e.to_string(),
+    })?;
+    // The bots' own generator, apart from the game's: replays of the game's log need no bot.
+    let mut rng = GameRng::new(seed ^ 0xB075_B075_B075_B075);
+    let mut applied = 0;
+    while applied < m.max_actions {
+        order.clear();
+        order.extend_from_slice(game.acting());
+        // Who acts when several may, and a random seat's action: the random playout's own draw.
+        let Some((seat, drawn)) = coffer_core::choose(&mut rng, order) else {
+            break;
+        };
+        let (index, decision) = match m.seats.get(seat.index()).copied().unwrap_or(Bot::Random) {
+            Bot::Random => (drawn, Decision::default()),
+            bot => {
+                let legal = game.legal_actions(seat);
+                let budget = m.max_actions - applied;
+                choose(bot, &*game, seat, legal, &mut rng, budget, g)?
+            }
+        };
+        let action = if json {
+            // The list read is this seat's (the search played out copies).
+            game.legal_actions(seat);
+            game.legal_action_json(index)
+        } else {
+            None
+        };
+        on_action(seat, decision, action);
+        game.apply_legal(seat, index)
+            .map_err(|error| BotError::Refused {
+                game: g,
+                seat,
+                index,
+                error,
+            })?;
+        applied += 1;
+    }
+    Ok((game, applied))
+}
+
 /// Bots against each other: the options of [`play_bots`].
 #[derive(Clone, Debug)]
 pub struct Match {
@@ -259,43 +329,11 @@ pub fn play_bots(
         seconds: vec![0.0; seats],
         ..Tally::default()
     };
-    let players = u16::try_from(seats).unwrap_or(u16::MAX);
     // Who may act, copied for the draw: one buffer for every action of every game.
     let mut order: Vec<Acting> = Vec::with_capacity(seats);
     for g in 0..m.games {
-        let seed = m.seed.wrapping_add(g);
-        let setup = Setup::new(players, seed).config(m.config.clone());
-        let mut game = ruleset.new_game(&setup).map_err(|e| BotError::Setup {
-            game: g,
-            message: e.to_string(),
-        })?;
-        // The bots' own generator, apart from the game's: replays of the game's log need no bot.
-        let mut rng = GameRng::new(seed ^ 0xB075_B075_B075_B075);
-        let mut applied = 0;
-        while applied < m.max_actions {
-            order.clear();
-            order.extend_from_slice(game.acting());
-            // Who acts when several may, and a random seat's action: the random playout's own draw.
-            let Some((seat, drawn)) = coffer_core::choose(&mut rng, &mut order) else {
-                break;
-            };
+        let mut count = |seat: Owner, decision: Decision, _: Option<String>| {
             let s = seat.index();
-            let (index, decision) = match m.seats.get(s).copied().unwrap_or(Bot::Random) {
-                Bot::Random => (drawn, Decision::default()),
-                bot => {
-                    let legal = game.legal_actions(seat);
-                    let budget = m.max_actions - applied;
-                    choose(bot, &*game, seat, legal, &mut rng, budget, g)?
-                }
-            };
-            game.apply_legal(seat, index)
-                .map_err(|error| BotError::Refused {
-                    game: g,
-                    seat,
-                    index,
-                    error,
-                })?;
-            applied += 1;
             if let Some(n) = tally.decisions.get_mut(s) {
                 *n += 1;
                 tally.max_playouts[s] = tally.max_playouts[s].max(decision.playouts);
@@ -303,7 +341,8 @@ pub fn play_bots(
                 tally.max_decision_ms[s] = tally.max_decision_ms[s].max(ms);
                 tally.seconds[s] += decision.took.as_secs_f64();
             }
-        }
+        };
+        let (game, applied) = play_game(ruleset, m, g, &mut order, false, &mut count)?;
         tally.actions += applied;
         match game.outcome() {
             Outcome::Finished { winners, .. } if winners.is_empty() => tally.draws += 1,

@@ -346,6 +346,16 @@ pub(crate) struct BotsArgs {
     /// JSON file with the ruleset's configuration.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Watch one game (seed S) instead of counting wins: every action in words as a spectator reads
+    /// it, then the outcome.
+    #[arg(long, conflicts_with = "games")]
+    pub watch: bool,
+    /// With --watch: also write the game to this save file (for `coffer show`, `log`, `replay`).
+    #[arg(short, long, value_name = "GAME", requires = "watch")]
+    pub output: Option<PathBuf>,
+    /// Replace the save file given by --output if it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
 }
 
 /// `coffer plugins ...`.

@@ -110,6 +110,85 @@ pub fn progress_bar(games: u64) -> ProgressBar {
     bar
 }
 
+/// `coffer bots --watch`: one game of bots, each action in words as a spectator reads it (or the log as
+/// JSON), then the outcome; with `--output`, saved.
+fn watch(
+    ruleset: std::sync::Arc<dyn coffer_core::DynRuleset>,
+    m: &coffer_host::bots::Match,
+    args: &BotsArgs,
+    format: OutputFormat,
+) -> anyhow::Result<Status> {
+    use coffer_host::bots::play_one;
+    use coffer_host::{HostedGame, render};
+    if let Some(output) = &args.output {
+        coffer_host::save::check_new(output, args.force)?;
+    }
+    let mut actions: Vec<(u16, String)> = Vec::new();
+    play_one(&*ruleset, m, 0, |seat, _, action| {
+        if let Some(action) = action {
+            actions.push((seat.0, action));
+        }
+    })?;
+    // The game again, as a host plays it: its log, its words, its save file.
+    let players = u16::try_from(m.seats.len()).unwrap_or(u16::MAX);
+    let setup = Setup::new(players, m.seed).config(m.config.clone());
+    let mut hosted = HostedGame::start(ruleset, setup)?;
+    let bots: Vec<&str> = m.seats.iter().map(coffer_host::bots::Bot::name).collect();
+    if format == OutputFormat::Text {
+        outln!(
+            "{} ({} players, seed {}): {}",
+            hosted.key(),
+            players,
+            m.seed,
+            bots.iter()
+                .enumerate()
+                .map(|(s, b)| format!("p{s} {b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut log = Vec::new();
+    for (seat, action) in &actions {
+        hosted
+            .apply_json(*seat, action)
+            .with_context(|| format!("replaying p{seat}'s {action}"))?;
+        let events = hosted.events_for(None);
+        let names = hosted.names(None);
+        if format == OutputFormat::Text {
+            out!("{}", render::action(&names, *seat, &events, None));
+        } else {
+            log.push(serde_json::json!({
+                "player": seat,
+                "action": serde_json::from_str::<serde_json::Value>(action)?,
+                "heading": render::action_heading(&names, *seat, &events),
+            }));
+        }
+    }
+    hosted.check_plugin()?;
+    if let Some(output) = &args.output {
+        coffer_host::save::create(&hosted, output, args.force)?;
+    }
+    if format == OutputFormat::Json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "ruleset": hosted.key(),
+                "seed": m.seed,
+                "seats": bots,
+                "actions": log,
+                "outcome": hosted.outcome(),
+                "state_hash": hosted.state_hash().to_string(),
+            })
+        );
+    } else {
+        outln!("outcome: {}", render::outcome(&hosted.outcome()));
+        if let Some(output) = &args.output {
+            outln!("saved to {}", output.display());
+        }
+    }
+    Ok(Status::Success)
+}
+
 /// `coffer bots`: plays the seats' bots against each other and prints each seat's wins.
 ///
 /// # Errors
@@ -152,6 +231,9 @@ pub(crate) fn bots(
         max_actions: args.max_actions,
         config: read_config(args.config.as_deref())?,
     };
+    if args.watch {
+        return watch(ruleset, &m, args, format);
+    }
     let progress = progress_bar(args.games);
     let started = std::time::Instant::now();
     let tally = play_bots(&*ruleset, &m, |_| progress.inc(1))?;

@@ -79,3 +79,62 @@ fn seats_players_and_bots_are_checked_with_a_message() {
         coffer(&args).fails_with(code, text);
     }
 }
+
+#[test]
+fn a_watched_game_of_bots_is_told_in_words_saved_and_replays_to_the_same_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("watched.json");
+    let save_arg = save.to_str().unwrap();
+    let args = [
+        "bots",
+        "story-acts",
+        "--seats",
+        "search,random",
+        "--seed",
+        "5",
+        "--playouts",
+        "8",
+        "--watch",
+        "--output",
+        save_arg,
+    ];
+    let run = ok(coffer(&args));
+    let text = run.stdout.clone();
+    assert!(
+        text.starts_with("story-acts@") && text.contains("p0 search, p1 random"),
+        "{text}"
+    );
+    assert!(text.contains("outcome: "), "{text}");
+    assert!(
+        !text.contains("Owner(") && !text.contains("Key {"),
+        "{text}"
+    );
+    // The same game as JSON, and saved: it replays, and its log has the watched actions.
+    let mut json_args = args[..9].to_vec();
+    json_args.extend_from_slice(&["--format", "json"]);
+    let v = ok(coffer(&json_args)).json();
+    let actions = v["actions"].as_array().unwrap();
+    assert!(!actions.is_empty());
+    assert_eq!(v["seats"], serde_json::json!(["search", "random"]));
+    ok(coffer(&["replay", save_arg]));
+    let log = ok(coffer(&["log", save_arg, "--format", "json"])).json();
+    assert_eq!(
+        log["actions"]
+            .as_array()
+            .map(Vec::len)
+            .or(log.as_array().map(Vec::len)),
+        Some(actions.len()),
+        "{log:#}"
+    );
+    // Watching takes one game: --games with it is refused.
+    coffer(&[
+        "bots",
+        "charges",
+        "--seats",
+        "random,random",
+        "--watch",
+        "--games",
+        "3",
+    ])
+    .fails_with(2, "--games");
+}
