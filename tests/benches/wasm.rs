@@ -184,6 +184,19 @@ struct Rounds {
     bare: [Vec<f64>; 3],
 }
 
+/// One idle game of `ruleset` per instance its games spread over: kept alive, they keep the instances
+/// warm, as on a server with games running.
+fn anchors(ruleset: &dyn DynRuleset, players: u16) -> Vec<Box<dyn DynGame>> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores) as u64)
+        .map(|s| {
+            ruleset
+                .new_game(&Setup::new(players, u64::MAX - s))
+                .unwrap()
+        })
+        .collect()
+}
+
 /// Sections 1 and 2 for one ruleset: the forms alternate, round after round.
 fn measure_calls(
     dir: &Path,
@@ -192,16 +205,8 @@ fn measure_calls(
     actions: u64,
 ) -> Rounds {
     let forms = forms(dir, id, crate_name);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // One idle game per instance keeps the instances of the module alive (see the module docs).
-    let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
-        as u64)
-        .map(|s| {
-            forms[2]
-                .new_game(&Setup::new(players, u64::MAX - s))
-                .unwrap()
-        })
-        .collect();
+    let _anchors = anchors(&*forms[2], players);
     let mut bare_games: Vec<(Box<dyn DynGame>, Owner)> = forms
         .iter()
         .map(|r| {
@@ -255,15 +260,7 @@ fn measure_server(
     actions: u64,
 ) {
     let forms = forms(dir, id, crate_name);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
-        as u64)
-        .map(|s| {
-            forms[2]
-                .new_game(&Setup::new(players, u64::MAX - s))
-                .unwrap()
-        })
-        .collect();
+    let _anchors = anchors(&*forms[2], players);
     let mut best = [[f64::MAX; SERVER_CALLS.len()]; 3];
     for round in 0..=rounds {
         for k in 0..3 {
@@ -413,15 +410,7 @@ fn profile(dir: &Path, form: &str, id: &str, mode: &str) {
     };
     let stepped = mode == "stepped";
     // One idle game per instance keeps the module's instances alive, as in the timed sections.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
-        as u64)
-        .map(|s| {
-            ruleset
-                .new_game(&Setup::new(players, u64::MAX - s))
-                .unwrap()
-        })
-        .collect();
+    let _anchors = anchors(&*ruleset, players);
     if form == "raw" {
         // The module in this bench's engine with the host's settings (see `engines`).
         let mut raw = Raw::new(&module_of(dir, crate_name), true, false);
@@ -592,11 +581,7 @@ fn engines(dir: &Path, rounds: u64, actions: u64) {
     for (id, crate_name, players) in RULESETS {
         let statik = static_ruleset(id).expect("linked");
         let hosted = wasm_ruleset(&module_of(dir, crate_name), id);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let _anchors: Vec<Box<dyn DynGame>> = (0..(coffer_host::wasm::INSTANCES_PER_CORE * cores)
-            as u64)
-            .map(|s| hosted.new_game(&Setup::new(players, u64::MAX - s)).unwrap())
-            .collect();
+        let _anchors = anchors(&*hosted, players);
         let mut variants = vec![
             (
                 "epoch (host)",

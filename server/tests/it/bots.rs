@@ -16,7 +16,7 @@ use crate::play::{Api, FAST, GAME_WAIT, stored_actions};
 use crate::support::Server;
 
 /// Waits until game `game` is finished; answers its summary.
-async fn until_finished(api: &Api, game: u64) -> Value {
+pub(crate) async fn until_finished(api: &Api, game: u64) -> Value {
     let started = Instant::now();
     loop {
         let summary = api.summary(game).await;
@@ -32,17 +32,20 @@ async fn until_finished(api: &Api, game: u64) -> Value {
     }
 }
 
-/// Replays the stored log of `game` (ruleset `ruleset`, `players`, `seed`, `config`) in this process with
-/// the statically linked ruleset: every action applies as the seat it names, and every stored hash is the
-/// replay's. Answers how many actions each seat made.
-fn assert_replays(db: &Path, game: u64, ruleset: &str, setup: CoreSetup) -> Vec<usize> {
+/// Replays the stored log of `game` (ruleset `ruleset`, its `setup`) in this process with the statically
+/// linked ruleset: every action applies as the seat it names, every stored hash is the replay's, and the
+/// game ends. Answers the log.
+pub(crate) fn replay_log(
+    db: &Path,
+    game: u64,
+    ruleset: &str,
+    setup: CoreSetup,
+) -> Vec<coffer_server::Action> {
     let registry = Registry::with_static().expect("the static rulesets register");
     let entry = registry.get(ruleset).expect("the ruleset is linked");
-    let players = usize::from(setup.players);
     let mut replay = HostedGame::start(entry.ruleset.clone(), setup).expect("the game starts");
-    let mut per_seat = vec![0; players];
     let stored = stored_actions(db, game);
-    assert!(!stored.is_empty(), "the log holds the bots' moves");
+    assert!(!stored.is_empty(), "the log holds the moves");
     for (i, action) in stored.iter().enumerate() {
         assert_eq!(action.seq, i as u64 + 1, "the log is gapless");
         replay
@@ -54,13 +57,62 @@ fn assert_replays(db: &Path, game: u64, ruleset: &str, setup: CoreSetup) -> Vec<
             "the hash of action {}",
             action.seq
         );
-        per_seat[action.seat as usize] += 1;
     }
     assert!(
         matches!(replay.outcome(), coffer_core::Outcome::Finished { .. }),
         "the replayed game is finished too"
     );
+    stored
+}
+
+/// [`replay_log`], answering how many actions each seat made.
+fn assert_replays(db: &Path, game: u64, ruleset: &str, setup: CoreSetup) -> Vec<usize> {
+    let mut per_seat = vec![0; usize::from(setup.players)];
+    for action in replay_log(db, game, ruleset, setup) {
+        per_seat[action.seat as usize] += 1;
+    }
     per_seat
+}
+
+/// Seat `token` of `game` plays its first legal action whenever it has one, until the game ends or it
+/// made `most` actions; others (bots, timeouts) act meanwhile. Answers how many it made.
+pub(crate) async fn play_first_legal(api: &Api, game: u64, token: &str, most: usize) -> usize {
+    let started = Instant::now();
+    let mut mine = 0;
+    while mine < most {
+        let summary = api.summary(game).await;
+        if summary["finished"] == true {
+            break;
+        }
+        assert!(
+            started.elapsed() < GAME_WAIT,
+            "the game did not end: {summary}"
+        );
+        let legal = api
+            .get(&format!("/api/games/{game}/legal"), Some(token))
+            .await
+            .json();
+        let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        };
+        let acted = api
+            .act(
+                game,
+                token,
+                &action.to_string(),
+                legal["seq"].as_u64(),
+                None,
+            )
+            .await;
+        match acted.status {
+            StatusCode::OK => mine += 1,
+            // Another seat acted between the two requests (several may act in some phases).
+            StatusCode::CONFLICT => {}
+            other => panic!("{other}: {}", acted.body),
+        }
+    }
+    mine
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -136,41 +188,7 @@ async fn a_person_plays_against_a_bot_that_answers_each_move_and_cannot_take_its
     assert_eq!(taken.status, StatusCode::CONFLICT, "{}", taken.body);
     assert!(taken.body.contains("bot"), "{}", taken.body);
     // Seat 0 plays its first legal action whenever it has one; the bot plays seat 1 meanwhile.
-    let started = Instant::now();
-    let mut mine = 0;
-    loop {
-        let summary = api.summary(game).await;
-        if summary["finished"] == true {
-            break;
-        }
-        assert!(
-            started.elapsed() < GAME_WAIT,
-            "the game did not end: {summary}"
-        );
-        let legal = api
-            .get(&format!("/api/games/{game}/legal"), Some(&token))
-            .await
-            .json();
-        let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-            continue;
-        };
-        let acted = api
-            .act(
-                game,
-                &token,
-                &action.to_string(),
-                legal["seq"].as_u64(),
-                None,
-            )
-            .await;
-        match acted.status {
-            StatusCode::OK => mine += 1,
-            // The bot acted between the two requests (both may act in some phases).
-            StatusCode::CONFLICT => {}
-            other => panic!("{other}: {}", acted.body),
-        }
-    }
+    let mine = play_first_legal(&api, game, &token, usize::MAX).await;
     assert!(mine > 0);
     assert!(server.terminate().success());
     let per_seat = assert_replays(&db, game, "charges", CoreSetup::new(2, 3).config(config));

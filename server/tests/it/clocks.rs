@@ -5,13 +5,13 @@
 //! malformed time controls are refused in words.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use coffer_core::Setup as CoreSetup;
-use coffer_host::{HostedGame, Registry};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use crate::bots::{play_first_legal, replay_log, until_finished};
 use crate::play::{Api, FAST, GAME_WAIT, Ws, stored_actions, ws_path};
 use crate::support::Server;
 
@@ -33,40 +33,11 @@ async fn create(api: &Api, body: Value) -> (u64, Vec<Option<String>>) {
     (created["game"].as_u64().unwrap(), tokens)
 }
 
-/// Waits until game `game` is finished.
-async fn until_finished(api: &Api, game: u64) {
-    let started = Instant::now();
-    loop {
-        let summary = api.summary(game).await;
-        if summary["finished"] == true {
-            return;
-        }
-        assert!(summary["stopped"].is_null(), "stopped: {summary}");
-        assert!(
-            started.elapsed() < GAME_WAIT,
-            "the game did not end: {summary}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
-
 /// The stored log of `game` replays in this process to every stored hash; answers the sequence numbers
 /// of the moves its timeouts played.
 fn replayed_timeouts(db: &std::path::Path, game: u64, setup: CoreSetup) -> BTreeSet<u64> {
-    let registry = Registry::with_static().unwrap();
-    let entry = registry.get("charges").unwrap();
-    let mut replay = HostedGame::start(entry.ruleset.clone(), setup).unwrap();
     let mut timeouts = BTreeSet::new();
-    for action in stored_actions(db, game) {
-        replay
-            .apply_json(action.seat as u16, action.action.get())
-            .unwrap_or_else(|e| panic!("action {}: {e}", action.seq));
-        assert_eq!(
-            replay.state_hash().0,
-            action.hash.0,
-            "action {}",
-            action.seq
-        );
+    for action in replay_log(db, game, "charges", setup) {
         if let Some(key) = &action.key
             && let Some(at) = key.strip_prefix("~timeout@")
         {
@@ -74,7 +45,6 @@ fn replayed_timeouts(db: &std::path::Path, game: u64, setup: CoreSetup) -> BTree
             timeouts.insert(action.seq - 1);
         }
     }
-    assert_ne!(replay.outcome(), coffer_core::Outcome::Ongoing);
     timeouts
 }
 
@@ -159,43 +129,18 @@ async fn a_seat_acting_in_time_never_times_out_and_its_bank_grows_by_the_increme
         summary["clock"],
         json!({"bank_ms": 300, "increment_ms": 200})
     );
-    let mut acted = 0;
-    let started = Instant::now();
-    while api.summary(game).await["finished"] != true {
-        assert!(started.elapsed() < GAME_WAIT, "the game did not end");
-        let legal = api
-            .get(&format!("/api/games/{game}/legal"), Some(&token))
-            .await
-            .json();
-        let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-            continue;
-        };
-        let reply = api
-            .act(
-                game,
-                &token,
-                &action.to_string(),
-                legal["seq"].as_u64(),
-                None,
-            )
-            .await;
-        if reply.status == StatusCode::OK {
-            acted += 1;
-            if acted == 3 {
-                // Three quick actions: the bank gained 3 x 200 ms and lost far less.
-                let view = api
-                    .get(&format!("/api/games/{game}/view"), Some(&token))
-                    .await
-                    .json();
-                let seat0 = &view["clock"]["seats"][0];
-                assert!(
-                    seat0["remaining_ms"].as_u64().unwrap() > 300,
-                    "the bank did not grow: {view}"
-                );
-            }
-        }
-    }
+    // Three quick actions: the bank gained 3 x 200 ms and lost far less.
+    let mut acted = play_first_legal(&api, game, &token, 3).await;
+    assert_eq!(acted, 3, "seat 0 acted {acted} times before the end");
+    let view = api
+        .get(&format!("/api/games/{game}/view"), Some(&token))
+        .await
+        .json();
+    assert!(
+        view["clock"]["seats"][0]["remaining_ms"].as_u64().unwrap() > 300,
+        "the bank did not grow: {view}"
+    );
+    acted += play_first_legal(&api, game, &token, usize::MAX).await;
     assert!(acted >= 3, "seat 0 acted {acted} times");
     assert!(server.terminate().success());
     let timeouts = replayed_timeouts(
