@@ -18,6 +18,8 @@ pub struct Metrics {
     pub bot_actions: Counter,
     /// Clocks that ran out.
     pub timeouts: Counter,
+    /// How late after its deadline each timeout fired, in seconds.
+    pub timeout_late_seconds: Histogram,
     /// Submissions refused before the ruleset saw them: stale `expected_seq`, rate limit, stopped game.
     pub rejected: Counter,
     /// Seconds from handing an action to the store to its commit.
@@ -60,6 +62,8 @@ impl Default for Metrics {
         let refusals = Counter::default();
         let bot_actions = Counter::default();
         let timeouts = Counter::default();
+        let timeout_late_seconds =
+            Histogram::new([0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0]);
         let rejected = Counter::default();
         let commit_seconds = Histogram::new([
             0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0,
@@ -90,6 +94,11 @@ impl Default for Metrics {
             bot_actions.clone(),
         );
         registry.register("timeouts", "Clocks that ran out", timeouts.clone());
+        registry.register(
+            "timeout_late_seconds",
+            "How late after its deadline each timeout fired",
+            timeout_late_seconds.clone(),
+        );
         registry.register(
             "rejected",
             "Submissions refused before the ruleset saw them (stale, rate limited, stopped game)",
@@ -158,6 +167,7 @@ impl Default for Metrics {
             refusals,
             bot_actions,
             timeouts,
+            timeout_late_seconds,
             rejected,
             commit_seconds,
             connected_clients,

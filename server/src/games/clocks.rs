@@ -326,6 +326,9 @@ impl Games {
         let now_ms = now_unix_ms();
         let late_ms = ms_between(deadline, fired);
         self.metrics.timeouts.inc();
+        self.metrics
+            .timeout_late_seconds
+            .observe(fired.saturating_duration_since(deadline).as_secs_f64());
         tracing::info!(target: "coffer_server::games", game = %id, seat, seq, late_ms,
             "a seat's clock ran out: the random bot plays its move");
         let message: Arc<str> = json!({

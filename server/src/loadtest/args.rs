@@ -49,6 +49,14 @@ pub struct Args {
     /// Idle games created (two actions played in each) for the memory figure; 0 skips it.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub idle_games: usize,
+    /// Give the idle games of the memory figure a clock of MS per decision, nobody playing them: their
+    /// clocks run out and the random bot plays on; after the memory figure the generator waits
+    /// --clock-seconds and reports the timeouts and how late they fired (the server's metrics).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(50..=604_800_000))]
+    pub clock_ms: Option<u64>,
+    /// With --clock-ms: seconds of timeouts measured after the idle games are made.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub clock_seconds: f64,
     /// Seed of the load generator's choices (game seeds and actions).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,

@@ -15,7 +15,15 @@ pub(super) async fn exchange(
 }
 
 pub(super) async fn create_game(ctx: &Ctx) -> Result<Game, String> {
-    let body = json!({"ruleset": ctx.ruleset, "players": ctx.players, "seed": ctx.next_seed()});
+    create_game_with(ctx, None).await
+}
+
+/// [`create_game`], with a clock of `clock_ms` per decision when given.
+pub(super) async fn create_game_with(ctx: &Ctx, clock_ms: Option<u64>) -> Result<Game, String> {
+    let mut body = json!({"ruleset": ctx.ruleset, "players": ctx.players, "seed": ctx.next_seed()});
+    if let Some(ms) = clock_ms {
+        body["clock"] = json!({"per_action_ms": ms});
+    }
     let node = ctx.next_node.fetch_add(1, Ordering::Relaxed) % ctx.bases.len();
     let request = ctx
         .http

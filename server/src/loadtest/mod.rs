@@ -38,7 +38,7 @@ mod server;
 mod ws_driver;
 
 pub use args::{Args, Transport};
-pub use report::{Memory, Point, Report};
+pub use report::{Clocks, Memory, Point, Report};
 
 use args::*;
 use http_driver::*;
@@ -98,7 +98,7 @@ fn run_inner(global: &Global, args: &Args) -> Result<Report, String> {
     let result = runtime.block_on(measure(args, &bases, server.as_ref().map(|s| s.pid)));
     let load_after = load_average();
     let stopped = server.as_mut().map(Server::stop);
-    let (points, memory) = result?;
+    let (points, memory, clocks) = result?;
     if let Some(Err(message)) = stopped {
         eprintln!("warning: {message}");
     }
@@ -117,6 +117,7 @@ fn run_inner(global: &Global, args: &Args) -> Result<Report, String> {
         load_after,
         points,
         memory,
+        clocks,
     })
 }
 
@@ -134,6 +135,8 @@ struct Ctx {
     players: u16,
     seeds: AtomicU64,
     server_pid: Option<u32>,
+    /// The clock of the idle games, per decision.
+    clock_ms: Option<u64>,
 }
 
 impl Ctx {
@@ -155,7 +158,7 @@ async fn measure(
     args: &Args,
     bases: &[String],
     pid: Option<u32>,
-) -> Result<(Vec<Point>, Option<Memory>), String> {
+) -> Result<(Vec<Point>, Option<Memory>, Option<Clocks>), String> {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(usize::MAX)
         .pool_idle_timeout(Duration::from_secs(300))
@@ -183,6 +186,7 @@ async fn measure(
         players: args.players,
         seeds: AtomicU64::new(args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         server_pid: pid,
+        clock_ms: args.clock_ms,
     });
     // The server answers, and the ruleset is there: one game played a little.
     let probe = create_game(&ctx)
@@ -194,6 +198,13 @@ async fn measure(
 
     let memory = match pid {
         Some(pid) if args.idle_games > 0 => Some(measure_memory(&ctx, pid, args.idle_games).await?),
+        _ => None,
+    };
+    let clocks = match args.clock_ms {
+        // The idle games are made only where the memory is measured (a server the generator started).
+        Some(ms) if memory.is_some() => {
+            Some(measure_clocks(&ctx, &bases[0], args.idle_games, ms, args.clock_seconds).await?)
+        }
         _ => None,
     };
     let mut points = Vec::new();
@@ -211,7 +222,92 @@ async fn measure(
             points.push(point);
         }
     }
-    Ok((points, memory))
+    Ok((points, memory, clocks))
+}
+
+/// The clocks figure: timeouts fired in `seconds` by the idle games (each with `clock_ms` a decision),
+/// and how late, from the server's `coffer_timeouts_total` and `coffer_timeout_late_seconds`.
+async fn measure_clocks(
+    ctx: &Ctx,
+    base: &str,
+    games: usize,
+    clock_ms: u64,
+    seconds: f64,
+) -> Result<Clocks, String> {
+    let before = timeout_metrics(ctx, base).await?;
+    eprintln!("  clocks: {games} games with {clock_ms} ms a decision, {seconds} s of timeouts");
+    tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+    let after = timeout_metrics(ctx, base).await?;
+    let fired = after.count.saturating_sub(before.count);
+    let buckets: Vec<(f64, u64)> = after
+        .buckets
+        .iter()
+        .zip(&before.buckets)
+        .map(|(&(le, a), &(_, b))| (le, a.saturating_sub(b)))
+        .collect();
+    // The upper bound of the bucket holding quantile q.
+    let quantile = |q: f64| {
+        let want = (q * fired as f64).ceil() as u64;
+        buckets
+            .iter()
+            .find(|(_, n)| *n >= want.max(1))
+            .map_or(f64::INFINITY, |(le, _)| le * 1e3)
+    };
+    let figure = Clocks {
+        games,
+        clock_ms,
+        seconds,
+        timeouts: fired,
+        per_second: fired as f64 / seconds,
+        late_p50_ms_at_most: quantile(0.5),
+        late_p99_ms_at_most: quantile(0.99),
+        late_all_ms_at_most: quantile(1.0),
+    };
+    eprintln!(
+        "  clocks: {} timeouts ({:.0}/s), late by at most {} ms at p50, {} ms at p99, {} ms for all",
+        figure.timeouts,
+        figure.per_second,
+        figure.late_p50_ms_at_most,
+        figure.late_p99_ms_at_most,
+        figure.late_all_ms_at_most
+    );
+    Ok(figure)
+}
+
+/// The server's timeout counter and the cumulative buckets of its lateness histogram (`le`, count).
+struct TimeoutMetrics {
+    count: u64,
+    buckets: Vec<(f64, u64)>,
+}
+
+async fn timeout_metrics(ctx: &Ctx, base: &str) -> Result<TimeoutMetrics, String> {
+    let text = ctx
+        .http
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .and_then(reqwest::Response::error_for_status)
+        .map_err(|e| format!("GET /metrics: {e}"))?
+        .text()
+        .await
+        .map_err(|e| format!("GET /metrics: {e}"))?;
+    let mut count = 0;
+    let mut buckets = Vec::new();
+    for line in text.lines() {
+        if let Some(n) = line.strip_prefix("coffer_timeout_late_seconds_count ") {
+            count = n.trim().parse().unwrap_or(0);
+        } else if let Some(rest) = line.strip_prefix("coffer_timeout_late_seconds_bucket{le=\"")
+            && let Some((le, n)) = rest.split_once("\"} ")
+        {
+            // `+Inf` parses as infinity.
+            let le: f64 = le.parse().unwrap_or(f64::INFINITY);
+            buckets.push((le, n.trim().parse().unwrap_or(0)));
+        }
+    }
+    if buckets.is_empty() {
+        return Err("the server's /metrics has no coffer_timeout_late_seconds".into());
+    }
+    Ok(TimeoutMetrics { count, buckets })
 }
 
 /// The memory figure: RSS before and after `n` games are created and played two actions each.
@@ -254,7 +350,7 @@ async fn create_and_play(
         .map(|_| {
             let ctx = Arc::clone(ctx);
             async move {
-                let game = create_game(&ctx).await?;
+                let game = create_game_with(&ctx, ctx.clock_ms).await?;
                 let mut rng = Rng(ctx.next_seed());
                 play_http(&ctx, &game, actions, &mut rng).await
             }

@@ -100,6 +100,20 @@ pub struct Memory {
     pub(super) setup_seconds: f64,
 }
 
+/// The clocks figure: timeouts of the idle games with a clock, and how late they fired (the upper
+/// bounds of the server's histogram buckets).
+#[derive(Debug, Serialize)]
+pub struct Clocks {
+    pub(super) games: usize,
+    pub(super) clock_ms: u64,
+    pub(super) seconds: f64,
+    pub(super) timeouts: u64,
+    pub(super) per_second: f64,
+    pub(super) late_p50_ms_at_most: f64,
+    pub(super) late_p99_ms_at_most: f64,
+    pub(super) late_all_ms_at_most: f64,
+}
+
 /// Everything measured.
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -113,6 +127,8 @@ pub struct Report {
     pub(super) load_after: Option<[f64; 3]>,
     pub(super) points: Vec<Point>,
     pub(super) memory: Option<Memory>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) clocks: Option<Clocks>,
 }
 
 impl Report {
@@ -182,6 +198,21 @@ impl Report {
             None => {
                 let _ = writeln!(out, "memory: not measured");
             }
+        }
+        if let Some(c) = &self.clocks {
+            let _ = writeln!(
+                out,
+                "clocks: {} games with {} ms a decision, nobody playing: {} timeouts in {} s ({:.0}/s), \
+                 each fired at most {} ms late at p50, {} ms at p99, {} ms for all",
+                c.games,
+                c.clock_ms,
+                c.timeouts,
+                c.seconds,
+                c.per_second,
+                c.late_p50_ms_at_most,
+                c.late_p99_ms_at_most,
+                c.late_all_ms_at_most
+            );
         }
         let load = |l: &Option<[f64; 3]>| {
             l.map_or("unknown".to_owned(), |[a, b, c]| {
