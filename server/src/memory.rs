@@ -161,6 +161,15 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    fn set_bots(
+        &self,
+        game: GameId,
+        bots: std::collections::BTreeMap<u32, String>,
+    ) -> Result<(), StoreError> {
+        entry(&mut self.lock(), game)?.record.setup.bots = bots;
+        Ok(())
+    }
+
     fn finish(&self, game: GameId) -> Result<(), StoreError> {
         let mut games = self.lock();
         let entry = entry(&mut games, game)?;

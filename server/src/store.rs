@@ -87,6 +87,15 @@ pub struct Clock {
     /// With a bank: time added to a seat's bank after each of its actions, in milliseconds.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub increment_ms: u64,
+    /// Timeouts in a row after which a seat is abandoned and handed to the random bot for good;
+    /// `None`: 3; `Some(0)`: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandon_after: Option<u32>,
+}
+
+impl Clock {
+    /// Timeouts in a row after which a seat is abandoned when the game does not say.
+    pub const DEFAULT_ABANDON_AFTER: u32 = 3;
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -244,6 +253,10 @@ pub(crate) enum Op {
     },
     Finish(GameId),
     Forget(GameId),
+    SetBots {
+        game: GameId,
+        bots: std::collections::BTreeMap<u32, String>,
+    },
 }
 
 impl Op {
@@ -530,6 +543,16 @@ pub trait Store: Send + Sync {
     /// # Errors
     /// [`StoreError::NoSuchGame`] or a storage failure.
     fn finish(&self, game: GameId) -> Result<(), StoreError>;
+
+    /// Replaces which seats the server's bots play (a seat abandoned or resigned is handed to one).
+    ///
+    /// # Errors
+    /// [`StoreError::NoSuchGame`] or a storage failure.
+    fn set_bots(
+        &self,
+        game: GameId,
+        bots: std::collections::BTreeMap<u32, String>,
+    ) -> Result<(), StoreError>;
 
     /// A game's record.
     ///

@@ -330,6 +330,10 @@ function receive(state, message) {
       state.timeout = `${ownerName(message.seat, state.seat)}'s time ran out: the random bot played the move`;
       drawTimers(state);
       break;
+    case "abandoned":
+      state.timeout = `${ownerName(message.seat, state.seat)} is played by the random bot from now on: ${message.why}`;
+      drawTimers(state);
+      break;
     case "legal":
       if (message.seq === state.seq) { state.legal = message.actions; drawActions(state); }
       break;
@@ -397,7 +401,11 @@ function formatTime(ms) {
 
 function drawTimers(state) {
   const el = document.getElementById("timers");
-  if (!el || !state.clock) return;
+  if (!el) return;
+  if (!state.clock) {
+    fill(el, state.timeout ? h("p", { class: "small", role: "status" }, state.timeout) : null);
+    return;
+  }
   const { clock, received } = state.clock;
   const over = state.view && state.view.table.outcome !== "Ongoing";
   const elapsed = performance.now() - received;

@@ -69,6 +69,26 @@ impl Games {
         }
     }
 
+    /// The seat `seat` resigns: the random bot plays it for the rest of the game.
+    ///
+    /// # Errors
+    /// [`ApiError::Finished`] when the game is over, [`ApiError::SeatTaken`] when a bot plays the seat
+    /// already, [`ApiError::Stopped`].
+    pub fn resign(self: &Arc<Self>, slot: &Arc<Slot>, seat: u16) -> Result<(), ApiError> {
+        slot.check_running()?;
+        if slot.finished.load(Ordering::Acquire) {
+            return Err(ApiError::Finished(slot.id.0));
+        }
+        if self.abandon(slot, seat, "it resigned") {
+            Ok(())
+        } else {
+            Err(ApiError::SeatTaken(format!(
+                "seat {seat} of game {} is played by the server's bot already",
+                slot.id
+            )))
+        }
+    }
+
     /// What `audience` sees of game `slot` now: `{"type":"view","seq","seat","view":{table,resources}}`,
     /// and `"clock"` when the game has one.
     ///
@@ -133,6 +153,13 @@ impl Games {
         submit: Submit,
         token: &str,
     ) -> Result<Acted, ApiError> {
+        if slot.is_bot(u32::from(submit.seat)) {
+            return Err(ApiError::SeatTaken(format!(
+                "seat {} of game {} was handed to the server's bot (resigned or abandoned): its \
+                 token takes no more actions",
+                submit.seat, slot.id
+            )));
+        }
         // On a task of its own: a client that goes away (a closed connection drops its request) must
         // not stop an action between its application in memory and its commit.
         let games = Arc::clone(self);
@@ -264,6 +291,7 @@ impl Games {
         slot.seq.store(seq, Ordering::Release);
         self.metrics.actions.inc();
         let answer: Arc<str> = Arc::from(answer);
+        let timed_out = key.as_deref().is_some_and(|k| k.starts_with("~timeout@"));
         if let Some(key) = key {
             slot.remember(seat, key, seq, Arc::clone(&answer));
         }
@@ -277,7 +305,7 @@ impl Games {
             slot.clock_state
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .next = Some((seq, seat, to_act));
+                .next = Some((seq, seat, to_act, timed_out));
         }
         drop(guard);
         let acted = Acted {

@@ -73,17 +73,22 @@ fn bot_rng(seed: u64, seq: u64, seat: Owner) -> GameRng {
 impl Slot {
     /// Whether the server plays any seat of this game.
     pub(super) fn has_bots(&self) -> bool {
-        self.bots.iter().any(Option::is_some)
+        self.bots().iter().any(Option::is_some)
+    }
+
+    /// The bot of each seat now.
+    pub(super) fn bots(&self) -> std::sync::RwLockReadGuard<'_, Bots> {
+        self.bots.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether the server's bot plays `seat`.
     pub(super) fn is_bot(&self, seat: u32) -> bool {
-        self.bots.get(seat as usize).is_some_and(Option::is_some)
+        self.bots().get(seat as usize).is_some_and(Option::is_some)
     }
 
     /// Each bot seat with its bot's name, as the lobby lists them.
     pub(super) fn bot_names(&self) -> BTreeMap<u32, String> {
-        self.bots
+        self.bots()
             .iter()
             .enumerate()
             .filter_map(|(seat, bot)| bot.map(|b| (seat as u32, b.name().to_owned())))
@@ -133,6 +138,42 @@ impl Games {
         }
     }
 
+    /// Hands `seat` of game `slot` to the random bot for the rest of the game (`why`: it resigned, or
+    /// let its clock run out too often): kept in the store, told to every audience, and the bot plays
+    /// at once if the seat is to act. Answers whether the seat was a person's until now.
+    pub(super) fn abandon(self: &Arc<Self>, slot: &Arc<Slot>, seat: u16, why: &str) -> bool {
+        let names = {
+            let mut bots = slot.bots.write().unwrap_or_else(PoisonError::into_inner);
+            match bots.get_mut(usize::from(seat)) {
+                Some(entry @ None) => *entry = Some(Bot::Random),
+                _ => return false,
+            }
+            bots.iter()
+                .enumerate()
+                .filter_map(|(s, bot)| bot.map(|b| (s as u32, b.name().to_owned())))
+                .collect::<BTreeMap<u32, String>>()
+        };
+        tracing::info!(target: "coffer_server::games", game = %slot.id, seat, why,
+            "a seat is handed to the random bot");
+        let store = Arc::clone(&self.store);
+        let id = slot.id;
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = store.set_bots(id, names) {
+                tracing::warn!(target: "coffer_server::games", game = %id,
+                    "the seat handed to the bot is not stored: {e}");
+            }
+        });
+        let message: Arc<str> =
+            json!({"type": "abandoned", "seat": seat, "bot": "random", "why": why})
+                .to_string()
+                .into();
+        for feed in slot.feeds().iter().flatten() {
+            let _ = feed.send((u64::MAX, Arc::clone(&message)));
+        }
+        self.wake_bots(slot);
+        true
+    }
+
     /// Resumes the bots and clocks of one game this node now owns.
     pub(super) fn resume(self: &Arc<Self>, slot: &Arc<Slot>) {
         self.resume_clocks(slot);
@@ -148,7 +189,7 @@ impl Games {
             {
                 return;
             }
-            let bots = slot.bots.clone();
+            let bots = slot.bots().clone();
             let seed = slot.setup.seed;
             let chosen = self
                 .call(slot, move |live| {
@@ -233,8 +274,8 @@ impl Games {
                 .unwrap_or_else(PoisonError::into_inner)
                 .next
                 .take();
-            if let Some((seq, actor, to_act)) = next {
-                self.restart_clocks(slot, seq, Some(actor), &to_act);
+            if let Some((seq, actor, to_act, timed_out)) = next {
+                self.restart_clocks(slot, seq, Some((actor, timed_out)), &to_act);
             }
         }
         self.wake_bots(slot);

@@ -68,6 +68,11 @@ pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiEr
             ));
         }
     }
+    if clock.abandon_after.is_some_and(|n| n > 1_000) {
+        return Err(ApiError::BadRequest(
+            "clock: abandon_after is at most 1000 timeouts in a row (0: never)".into(),
+        ));
+    }
     Ok(Some(clock))
 }
 
@@ -81,9 +86,11 @@ pub(super) struct ClockState {
     /// The seats whose clocks run since `since`, each with its deadline.
     running: Vec<(u16, Instant)>,
     since: Instant,
-    /// The last committed action's sequence number, seat and the seats to act after it, until the
-    /// clocks restart for it.
-    pub(super) next: Option<(u64, u16, Vec<u16>)>,
+    /// The last committed action's sequence number, seat, the seats to act after it, and whether a
+    /// timeout played it, until the clocks restart for it.
+    pub(super) next: Option<(u64, u16, Vec<u16>, bool)>,
+    /// Each seat's timeouts in a row.
+    missed: Vec<u32>,
     /// The decision whose timeout is being played: another seat's clock that ran out at the same
     /// decision waits for the clocks to restart after that move.
     firing: Option<u64>,
@@ -97,6 +104,7 @@ impl ClockState {
             running: Vec::new(),
             since: Instant::now(),
             next: None,
+            missed: vec![0; players as usize],
             firing: None,
         }
     }
@@ -201,17 +209,47 @@ impl Games {
 
     /// Starts the clocks of the decision at `seq`: the seats in `to_act` (bots excepted) run; with a
     /// bank, the time since the last decision is charged to the seats whose clocks ran, and `actor`,
-    /// who just acted, gains the increment. Tells every audience the clocks.
+    /// who just acted (by a timeout when its flag says so), gains the increment. A seat whose
+    /// timeouts in a row reach the clock's `abandon_after` is handed to the random bot. Tells every
+    /// audience the clocks.
     pub(super) fn restart_clocks(
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         seq: u64,
-        actor: Option<u16>,
+        actor: Option<(u16, bool)>,
         to_act: &[u16],
     ) {
         let Some(clock) = slot.clock else {
             return;
         };
+        let abandon_after = clock.abandon_after.unwrap_or(Clock::DEFAULT_ABANDON_AFTER);
+        if let Some((seat, timed_out)) = actor {
+            let abandoned = {
+                let mut state = slot
+                    .clock_state
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                match state.missed.get_mut(usize::from(seat)) {
+                    Some(missed) if timed_out => {
+                        *missed += 1;
+                        abandon_after > 0 && *missed >= abandon_after
+                    }
+                    Some(missed) => {
+                        *missed = 0;
+                        false
+                    }
+                    None => false,
+                }
+            };
+            if abandoned {
+                self.abandon(
+                    slot,
+                    seat,
+                    &format!("its clock ran out {abandon_after} times in a row"),
+                );
+            }
+        }
+        let actor = actor.map(|(seat, _)| seat);
         let now = Instant::now();
         let deadlines = {
             let mut state = slot

@@ -183,8 +183,8 @@ pub struct Slot {
     /// When the game finished, as this server saw it: it leaves memory [`Limits::finished_linger`]
     /// later.
     finished_at: OnceLock<Instant>,
-    /// The seats the server's bots play.
-    bots: Bots,
+    /// The seats the server's bots play (a seat abandoned or resigned joins them).
+    bots: RwLock<Bots>,
     /// A task plays this game's bots now; and it was asked to look again.
     bots_running: AtomicBool,
     bots_wanted: AtomicBool,
@@ -238,7 +238,7 @@ impl From<Hosting> for Slot {
             } else {
                 OnceLock::new()
             },
-            bots: h.bots,
+            bots: RwLock::new(h.bots),
             bots_running: AtomicBool::new(false),
             bots_wanted: AtomicBool::new(false),
         }

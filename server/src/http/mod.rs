@@ -193,6 +193,7 @@ pub fn router(app: App) -> Router {
         .route("/api/games/{id}/view", get(view))
         .route("/api/games/{id}/legal", get(legal))
         .route("/api/games/{id}/actions", post(act))
+        .route("/api/games/{id}/resign", post(resign))
         .route("/api/games/{id}/events", get(events))
         .route("/api/games/{id}/ws", get(websocket))
         .merge(crate::web::routes())

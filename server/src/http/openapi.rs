@@ -159,6 +159,7 @@ pub(super) struct RulesetInfo {
         view,
         legal,
         act,
+        resign,
         events,
         websocket
     ),

@@ -204,6 +204,32 @@ pub(super) async fn legal(
         .into_response())
 }
 
+/// The caller's seat resigns: the server's random bot plays it for the rest of the game, and its token
+/// takes no more actions. Answers `{"game", "seat", "bot": "random"}`.
+#[utoipa::path(post, path = "/api/games/{id}/resign", params(("id" = u64, Path, description = "The game's id")),
+    security(("bearer" = [])), responses(
+    (status = 200, description = "The seat is the bot's now", body = Object),
+    (status = 401, body = ErrorBody),
+    (status = 403, body = ErrorBody),
+    (status = 404, body = ErrorBody),
+    (status = 409, description = "The game is over or stopped, or a bot plays the seat already", body = ErrorBody),
+    (status = 503, description = "moved: another node owns the game", body = ErrorBody)
+))]
+pub(super) async fn resign(
+    State(app): State<App>,
+    GameIdPath(id): GameIdPath,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let slot = app.games.find(id).await?;
+    let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
+    let seat = seat_of(&app, &slot, token).await?;
+    if !app.games.owns(&slot) {
+        return Err(ApiError::Moved(id));
+    }
+    app.games.resign(&slot, seat)?;
+    Ok(Json(json!({"game": id, "seat": seat, "bot": "random"})).into_response())
+}
+
 /// Submits an action for the caller's seat. Answers it as the seat reads it: `{"type":"action", "seq",
 /// "actor", "action", "events"}`; a retry with the same idempotency key answers the same and applies
 /// nothing.

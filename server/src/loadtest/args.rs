@@ -50,7 +50,7 @@ pub struct Args {
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub idle_games: usize,
     /// Give the idle games of the memory figure a clock of MS per decision, nobody playing them: their
-    /// clocks run out and the random bot plays on; after the memory figure the generator waits
+    /// clocks run out and the random bot plays on (never abandoning a seat); after the memory figure the generator waits
     /// --clock-seconds and reports the timeouts and how late they fired (the server's metrics).
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(50..=604_800_000))]
     pub clock_ms: Option<u64>,

@@ -22,7 +22,8 @@ pub(super) async fn create_game(ctx: &Ctx) -> Result<Game, String> {
 pub(super) async fn create_game_with(ctx: &Ctx, clock_ms: Option<u64>) -> Result<Game, String> {
     let mut body = json!({"ruleset": ctx.ruleset, "players": ctx.players, "seed": ctx.next_seed()});
     if let Some(ms) = clock_ms {
-        body["clock"] = json!({"per_action_ms": ms});
+        // Never abandoned: the seats keep timing out, which is what is measured.
+        body["clock"] = json!({"per_action_ms": ms, "abandon_after": 0});
     }
     let node = ctx.next_node.fetch_add(1, Ordering::Relaxed) % ctx.bases.len();
     let request = ctx

@@ -155,6 +155,14 @@ impl Store for PgStore {
         self.write(Op::Finish(game))
     }
 
+    fn set_bots(
+        &self,
+        game: GameId,
+        bots: std::collections::BTreeMap<u32, String>,
+    ) -> Result<(), StoreError> {
+        self.write(Op::SetBots { game, bots })
+    }
+
     fn finished_before(
         &self,
         before_unix_ms: u64,

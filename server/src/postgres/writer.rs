@@ -204,6 +204,17 @@ fn apply(
                 Ok(())
             })
         }
+        Op::SetBots { game, bots } => {
+            let changed = tx.execute(
+                "UPDATE games SET bots = $2 WHERE id = $1",
+                &[&(game.0 as i64), &crate::store::bots_json(bots)],
+            )?;
+            Ok(if changed == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::NoSuchGame(*game))
+            })
+        }
         Op::Forget(game) => {
             let id = game.0 as i64;
             let finished: Option<bool> = tx

@@ -74,6 +74,16 @@ fn apply(conn: &Connection, op: &Op) -> rusqlite::Result<Result<(), StoreError>>
                 Err(StoreError::NoSuchGame(*game))
             })
         }
+        Op::SetBots { game, bots } => {
+            let changed = conn
+                .prepare_cached("UPDATE games SET bots = ?2 WHERE id = ?1")?
+                .execute(params![game.0 as i64, crate::store::bots_json(bots)])?;
+            Ok(if changed == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::NoSuchGame(*game))
+            })
+        }
         Op::Forget(game) => {
             let id = game.0 as i64;
             let finished: Option<i64> = conn

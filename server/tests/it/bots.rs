@@ -273,3 +273,54 @@ async fn a_game_recovered_from_the_store_with_bots_to_act_plays_on_by_itself() {
     assert!(server.terminate().success());
     assert_replays(&db, 41, "story-acts", CoreSetup::new(2, 8).config(config));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_that_resigns_is_played_by_the_bot_to_the_end_also_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let config = json!({"max_rounds": 3});
+    let reply = api
+        .post(
+            "/api/games",
+            None,
+            json!({"ruleset": "charges", "players": 2, "seed": 12, "config": config}).to_string(),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let created = reply.json();
+    let game = created["game"].as_u64().unwrap();
+    let tokens: Vec<String> = serde_json::from_value(created["tokens"].clone()).unwrap();
+    let resign = |token: String| {
+        let api = &api;
+        async move {
+            api.post(
+                &format!("/api/games/{game}/resign"),
+                Some(&token),
+                String::new(),
+            )
+            .await
+        }
+    };
+    let resigned = resign(tokens[1].clone()).await;
+    assert_eq!(resigned.status, StatusCode::OK, "{}", resigned.body);
+    assert_eq!(
+        resigned.json(),
+        json!({"game": game, "seat": 1, "bot": "random"})
+    );
+    let again = resign(tokens[1].clone()).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.body);
+    assert_eq!(api.summary(game).await["bots"], json!({"1": "random"}));
+    // The store keeps it: after a restart the bot still plays seat 1.
+    assert!(server.terminate().success());
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    assert_eq!(api.summary(game).await["bots"], json!({"1": "random"}));
+    let mine = play_first_legal(&api, game, &tokens[0], usize::MAX).await;
+    until_finished(&api, game).await;
+    assert!(server.terminate().success());
+    let per_seat = assert_replays(&db, game, "charges", CoreSetup::new(2, 12).config(config));
+    assert_eq!(per_seat[0], mine);
+    assert!(per_seat[1] > 0, "the bot played seat 1: {per_seat:?}");
+}

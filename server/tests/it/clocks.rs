@@ -58,7 +58,7 @@ async fn a_seat_whose_clock_runs_out_has_its_move_played_once_soon_after_the_dea
     let (game, tokens) = create(
         &api,
         json!({"ruleset": "charges", "players": 2, "seed": 21, "config": config,
-               "clock": {"per_action_ms": 200}, "on_timeout": "bot"}),
+               "clock": {"per_action_ms": 200, "abandon_after": 0}, "on_timeout": "bot"}),
     )
     .await;
     assert!(
@@ -161,7 +161,7 @@ async fn a_restarted_server_runs_the_clocks_of_the_games_it_recovers() {
     let (game, _) = create(
         &api,
         json!({"ruleset": "charges", "players": 2, "seed": 6, "config": config,
-               "clock": {"per_action_ms": 150}}),
+               "clock": {"per_action_ms": 150, "abandon_after": 0}}),
     )
     .await;
     assert!(server.terminate().success());
@@ -219,4 +219,92 @@ async fn time_controls_that_are_malformed_or_out_of_bounds_are_refused_in_words(
         assert!(reply.body.contains(words), "{extra}: {}", reply.body);
     }
     assert_eq!(api.get("/api/games", None).await.json(), json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_whose_clock_runs_out_twice_in_a_row_is_abandoned_to_the_random_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let config = json!({"max_rounds": 3});
+    let (game, tokens) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 8, "config": config,
+               "clock": {"per_action_ms": 150, "abandon_after": 2}}),
+    )
+    .await;
+    let mut ws = Ws::connect(&server.ws(&ws_path(game, None, None))).await;
+    let mut abandoned = Vec::new();
+    let started = Instant::now();
+    loop {
+        let message = ws.json().await;
+        match message["type"].as_str() {
+            Some("abandoned") => abandoned.push(message),
+            Some("action") if message["view"]["table"]["outcome"] != "Ongoing" => break,
+            _ => {}
+        }
+        assert!(started.elapsed() < GAME_WAIT, "the game did not end");
+    }
+    assert!(
+        !abandoned.is_empty(),
+        "nobody played, and no seat was abandoned"
+    );
+    let seats: BTreeSet<u64> = abandoned
+        .iter()
+        .map(|m| {
+            assert!(
+                m["why"].as_str().unwrap().contains("2 times in a row") && m["bot"] == "random",
+                "{m}"
+            );
+            m["seat"].as_u64().unwrap()
+        })
+        .collect();
+    let summary = api.summary(game).await;
+    let bots: BTreeSet<u64> = summary["bots"]
+        .as_object()
+        .expect("the abandoned seats are listed as bots")
+        .keys()
+        .map(|k| k.parse().unwrap())
+        .collect();
+    assert_eq!(bots, seats, "{summary}");
+    // The seat's token takes no more actions.
+    let seat = *seats.first().unwrap() as usize;
+    let refused = api
+        .act(
+            game,
+            tokens[seat].as_deref().unwrap(),
+            r#"{"type":"pass","ship":0}"#,
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
+    assert!(
+        refused.body.contains("handed to the server's bot"),
+        "{}",
+        refused.body
+    );
+    assert!(server.terminate().success());
+    // Two timeouts in a row, then the bot: no seat's timeout moves go past its second in a row.
+    let log = replay_log(&db, game, "charges", CoreSetup::new(2, 8).config(config));
+    for seat in seats {
+        let timeouts = log
+            .iter()
+            .filter(|a| u64::from(a.seat) == seat)
+            .take_while(|a| a.key.as_deref().is_some_and(|k| k.starts_with("~timeout@")))
+            .count();
+        let all = log
+            .iter()
+            .filter(|a| {
+                u64::from(a.seat) == seat
+                    && a.key.as_deref().is_some_and(|k| k.starts_with("~timeout@"))
+            })
+            .count();
+        assert_eq!(
+            (timeouts, all),
+            (2, 2),
+            "seat {seat}: timeouts before the bot took over"
+        );
+    }
 }

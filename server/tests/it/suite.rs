@@ -695,6 +695,7 @@ fn sqlite_keeps_a_games_bots_and_clock() {
         per_action_ms: None,
         bank_ms: Some(60_000),
         increment_ms: 2_000,
+        abandon_after: Some(5),
     });
     let setup = game.setup.clone();
     SqliteStore::open(&path, SqliteConfig::default())
