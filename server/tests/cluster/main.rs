@@ -1035,3 +1035,89 @@ async fn a_node_shut_down_hands_its_games_over_without_waiting_for_its_leases() 
     none_stopped(client, &servers[1..], &played).await;
     stop_all(&mut servers[1..]);
 }
+
+/// Liveness in a cluster: a game with a clock that nobody plays times out on its owner only; when the
+/// owner is killed, the node that takes the game over runs its clocks, and the game goes on timing out
+/// to its end. Every move is a timeout's, one per decision, and the log replays to its hashes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clocked_game_times_out_on_its_owner_only_and_on_the_node_that_takes_it_over() {
+    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(1)).await else {
+        return;
+    };
+    let (url, servers, _, client) = scenario.parts();
+    let body = json!({"ruleset": "charges", "players": 2, "seed": 31, "config": {"max_rounds": 4},
+                      "clock": {"per_action_ms": 300, "abandon_after": 0}});
+    let created: Value = client
+        .post(format!("{}/api/games", servers[0].base))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let game = created["game"].as_u64().expect("created on node 0");
+    let summary = |base: String| {
+        let client = client.clone();
+        async move { get_json::<Value>(&client, format!("{base}/api/games/{game}")).await }
+    };
+    // A few timeouts on node 0, the owner; none on node 1.
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let before = summary(servers[0].base.clone()).await["seq"]
+        .as_u64()
+        .unwrap();
+    assert!(before >= 2, "node 0 played the timeouts: seq {before}");
+    assert_eq!(
+        metric(client, &servers[1], "timeouts").await,
+        0,
+        "node 1 fired none"
+    );
+    servers[0].kill();
+    // Node 1 takes the game over when the lease expires and runs the clocks to the end.
+    let started = Instant::now();
+    loop {
+        let now = summary(servers[1].base.clone()).await;
+        if now["finished"] == true {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the game did not go on on node 1: {now}\n{}",
+            servers[1].log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(metric(client, &servers[1], "timeouts").await > 0);
+    stop_all(&mut servers[1..]);
+    let log = tokio::task::block_in_place(|| {
+        let store = PgStore::open(url).expect("the store opens");
+        store.actions_after(GameId(game), 0).unwrap()
+    });
+    for (i, action) in log.iter().enumerate() {
+        assert_eq!(
+            action.key.as_deref(),
+            Some(format!("~timeout@{i}").as_str()),
+            "action {} was the timeout's of its decision",
+            action.seq
+        );
+    }
+    let registry = Registry::with_static().unwrap();
+    let entry = registry.get("charges").unwrap();
+    let mut replay = HostedGame::start(
+        entry.ruleset.clone(),
+        Setup::new(2, 31).config(json!({"max_rounds": 4})),
+    )
+    .unwrap();
+    for action in &log {
+        replay
+            .apply_json(action.seat as u16, action.action.get())
+            .unwrap();
+        assert_eq!(
+            replay.state_hash().0,
+            action.hash.0,
+            "action {}",
+            action.seq
+        );
+    }
+    assert_ne!(replay.outcome(), coffer_core::Outcome::Ongoing);
+}
