@@ -237,7 +237,17 @@ function readOptions(defaults, container) {
 
 // ----- game page -----
 
-const LIFETIMES = { Act: null, Turn: "turn", Phase: "phase", Step: "step" };
+/** What a level of the clock is called in this ruleset's words (its vocabulary), else the kernel's. */
+function scopeWord(state, lifetime) {
+  const v = (state.description && state.description.vocabulary) || {};
+  switch (lifetime) {
+    case "Act": return (v.round || "Round").toLowerCase();
+    case "Turn": return v.turn_name || "turn";
+    case "Phase": return v.phase_name || "phase";
+    case "Step": return v.step_name || "step";
+    default: return String(lifetime).toLowerCase();
+  }
+}
 
 async function gamePage(id) {
   where.textContent = `Game ${id}`;
@@ -475,7 +485,7 @@ function resource(state, variant, r) {
   if (variant === "amount") {
     const badge = r.lifetime && r.lifetime !== "Game"
       ? h("span", { class: "badge", title: "This pool empties on its own" },
-        `empties each ${LIFETIMES[r.lifetime] || (state.description && state.description.vocabulary.round ? state.description.vocabulary.round.toLowerCase() : "round")}`)
+        `empties each ${scopeWord(state, r.lifetime)}`)
       : null;
     name.append(badge || "");
     if (r.cap !== null && r.cap !== undefined && r.cap > r.floor) {

@@ -159,12 +159,9 @@ impl<'v> Names<'v> {
         }
     }
 
-    /// A scope of the clock in the ruleset's words where it has them ("round").
+    /// A scope of the clock in the ruleset's words where it has them ("round", "step").
     pub fn scope(&self, scope: Scope) -> String {
-        match scope {
-            Scope::Act => self.vocabulary.round().to_lowercase(),
-            other => other.name().to_owned(),
-        }
+        self.vocabulary.scope(scope).into_owned()
     }
 
     /// A refusal in words: "p0's Gold holds 4; the cost is 5".

@@ -4,6 +4,7 @@
 //! boundary with the description and every host and front end can name things without calling back into
 //! the ruleset; [`Names`](crate::Names) writes with it.
 
+use crate::clock::Scope;
 use crate::id::Kind;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -108,6 +109,12 @@ impl NoteTerm {
 pub struct Vocabulary {
     /// What a round (or act) is called: "Round", "Act"; empty: "Round".
     pub round: String,
+    /// What the clock's turn level is called, lower case ("turn", "player turn"); empty: "turn".
+    pub turn_name: String,
+    /// What the clock's phase level is called, lower case ("phase", "step"); empty: "phase".
+    pub phase_name: String,
+    /// What the clock's step level is called, lower case ("step", "window"); empty: "step".
+    pub step_name: String,
     /// Kinds of resource.
     pub kinds: Vec<Term>,
     /// Phases.
@@ -126,6 +133,9 @@ impl Vocabulary {
     /// The vocabulary of a ruleset that declares nothing.
     pub const EMPTY: Vocabulary = Vocabulary {
         round: String::new(),
+        turn_name: String::new(),
+        phase_name: String::new(),
+        step_name: String::new(),
         kinds: Vec::new(),
         phases: Vec::new(),
         steps: Vec::new(),
@@ -143,14 +153,31 @@ impl Vocabulary {
         }
     }
 
-    /// A phase's name: declared, or "phase N".
+    /// A phase's name: declared, or "phase N" (with the phase level's word).
     pub fn phase(&self, phase: u16) -> Cow<'_, str> {
-        named(&self.phases, phase, "phase")
+        named(&self.phases, phase, &self.scope(Scope::Phase))
     }
 
-    /// A step's name: declared, or "step N".
+    /// A step's name: declared, or "step N" (with the step level's word).
     pub fn step(&self, step: u16) -> Cow<'_, str> {
-        named(&self.steps, step, "step")
+        named(&self.steps, step, &self.scope(Scope::Step))
+    }
+
+    /// What a level of the clock is called, lower case: the ruleset's word ("act", "step") or the
+    /// kernel's ("round", "phase").
+    pub fn scope(&self, scope: Scope) -> Cow<'_, str> {
+        let declared = match scope {
+            Scope::Game => "",
+            Scope::Act => return Cow::Owned(self.round().to_lowercase()),
+            Scope::Turn => &self.turn_name,
+            Scope::Phase => &self.phase_name,
+            Scope::Step => &self.step_name,
+        };
+        if declared.is_empty() {
+            Cow::Borrowed(scope.name())
+        } else {
+            Cow::Borrowed(declared)
+        }
     }
 
     /// An action's name: declared, or "action N".

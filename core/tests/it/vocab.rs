@@ -27,6 +27,7 @@ fn vocabulary() -> Vocabulary {
             NoteTerm::secret("{who} draws {0} cards", ""),
             NoteTerm::new("{player} picks {name}"),
         ],
+        ..Default::default()
     }
 }
 
@@ -417,4 +418,26 @@ fn k4_6_the_game_s_tokens_moving_into_a_player_s_zone_name_whose_zone() {
     let events = l.take_events();
     let text = names.change(&events[0], None).unwrap();
     assert_eq!(text, "p2 starts with 1 token in hand");
+}
+
+#[test]
+fn k10_the_clock_s_levels_are_named_in_the_ruleset_s_words_where_it_has_them() {
+    let words = Vocabulary {
+        round: "Act".to_owned(),
+        phase_name: "step".to_owned(),
+        step_name: "window".to_owned(),
+        ..Default::default()
+    };
+    let names = Names::new(&words);
+    let upkeep = |scope| names.cause(&Cause::Upkeep(scope));
+    assert_eq!(upkeep(Scope::Act), "the end of the act");
+    assert_eq!(upkeep(Scope::Turn), "the end of the turn");
+    assert_eq!(upkeep(Scope::Phase), "the end of the step");
+    assert_eq!(upkeep(Scope::Step), "the end of the window");
+    assert_eq!(words.phase(3), "step 3");
+    assert_eq!(words.step(0), "window 0");
+    // Without words: the kernel's.
+    let plain = Vocabulary::default();
+    assert_eq!(plain.scope(Scope::Phase), "phase");
+    assert_eq!(plain.phase(1), "phase 1");
 }

@@ -188,6 +188,7 @@ pub fn vocabulary() -> Vocabulary {
         actions: Action::NAMES.map(str::to_owned).to_vec(),
         effects: Vec::new(),
         notes,
+        ..Default::default()
     }
 }
 

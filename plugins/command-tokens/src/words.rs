@@ -157,6 +157,7 @@ pub fn vocabulary() -> Vocabulary {
         actions: Action::NAMES.map(String::from).to_vec(),
         effects: effects.map(String::from).to_vec(),
         notes: notes.map(NoteTerm::new).to_vec(),
+        ..Default::default()
     }
 }
 

@@ -85,6 +85,7 @@ pub fn vocabulary() -> Vocabulary {
         actions: Action::NAMES.map(String::from).to_vec(),
         effects,
         notes,
+        ..Default::default()
     }
 }
 
