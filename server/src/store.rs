@@ -91,6 +91,10 @@ pub struct Clock {
     /// `None`: 3; `Some(0)`: never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandon_after: Option<u32>,
+    /// A seat that was connected over a WebSocket and has none open for this long, in milliseconds, is
+    /// abandoned and handed to the random bot; `None`: never for a disconnection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disconnect_grace_ms: Option<u64>,
 }
 
 impl Clock {

@@ -68,6 +68,9 @@ pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiEr
             ));
         }
     }
+    if let Some(grace) = clock.disconnect_grace_ms {
+        within("disconnect_grace_ms", grace)?;
+    }
     if clock.abandon_after.is_some_and(|n| n > 1_000) {
         return Err(ApiError::BadRequest(
             "clock: abandon_after is at most 1000 timeouts in a row (0: never)".into(),
@@ -198,6 +201,63 @@ impl Slot {
 }
 
 impl Games {
+    /// A WebSocket of `seat` opened.
+    pub(crate) fn seat_connected(&self, slot: &Slot, seat: u16) {
+        let mut connections = slot
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((open, generation)) = connections.get_mut(usize::from(seat)) {
+            *open += 1;
+            *generation += 1;
+        }
+    }
+
+    /// A WebSocket of `seat` closed: with the game's `disconnect_grace_ms`, a seat left with none open
+    /// that long is abandoned to the random bot (one task per disconnection, none when the game has no
+    /// grace).
+    pub(crate) fn seat_disconnected(self: &Arc<Self>, slot: &Arc<Slot>, seat: u16) {
+        let left = {
+            let mut connections = slot
+                .connections
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let Some((open, generation)) = connections.get_mut(usize::from(seat)) else {
+                return;
+            };
+            *open = open.saturating_sub(1);
+            *generation += 1;
+            (*open == 0).then_some(*generation)
+        };
+        let (Some(generation), Some(grace)) =
+            (left, slot.clock.and_then(|c| c.disconnect_grace_ms))
+        else {
+            return;
+        };
+        let games = Arc::clone(self);
+        let slot = Arc::clone(slot);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(grace)).await;
+            let still_gone = slot
+                .connections
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(usize::from(seat))
+                .is_some_and(|&(open, now)| open == 0 && now == generation);
+            if still_gone
+                && !slot.finished.load(Ordering::Acquire)
+                && slot.stopped().is_none()
+                && games.owns(&slot)
+            {
+                games.abandon(
+                    &slot,
+                    seat,
+                    &format!("it was disconnected for {:.1} s", grace as f64 / 1e3),
+                );
+            }
+        });
+    }
+
     /// The timer task, started on first use.
     fn timers(self: &Arc<Self>) -> &Timers {
         self.timers.get_or_init(|| {

@@ -191,6 +191,9 @@ pub struct Slot {
     /// The game's time control, and its clocks now.
     clock: Option<crate::store::Clock>,
     clock_state: Mutex<ClockState>,
+    /// Each seat's open WebSockets, and how often that count changed (a disconnection's grace ends
+    /// only if it did not change since).
+    connections: Mutex<Vec<(u32, u64)>>,
 }
 
 /// What a hosted game is made of.
@@ -214,6 +217,7 @@ impl From<Hosting> for Slot {
         Slot {
             clock: h.setup.clock,
             clock_state: Mutex::new(ClockState::new(h.setup.clock, h.setup.players)),
+            connections: Mutex::new(vec![(0, 0); h.setup.players as usize]),
             id: h.id,
             ruleset: h.ruleset,
             key: h.key,

@@ -116,6 +116,9 @@ pub(super) async fn session(
     let metrics = Arc::clone(app.games.metrics());
     metrics.connected_clients.inc();
     let (mut sink, mut stream) = socket.split();
+    if let Some(Owner(seat)) = audience {
+        app.games.seat_connected(&slot, seat);
+    }
     let result = run_session(
         &app,
         &slot,
@@ -127,6 +130,9 @@ pub(super) async fn session(
     .await;
     // The session's feed receiver is gone: a game nobody watches keeps no channel.
     slot.unsubscribe(audience);
+    if let Some(Owner(seat)) = audience {
+        app.games.seat_disconnected(&slot, seat);
+    }
     let frame = result.unwrap_or_default();
     if let Some(frame) = frame {
         let _ = sink.send(Message::Close(Some(frame))).await;

@@ -308,3 +308,48 @@ async fn a_seat_whose_clock_runs_out_twice_in_a_row_is_abandoned_to_the_random_b
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_disconnected_past_its_grace_is_abandoned_and_one_back_in_time_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("coffer.db"), &FAST);
+    let api = Api::new(&server.base);
+    // Decisions of a minute: no timeout interferes; disconnections of 300 ms are the test.
+    let (game, tokens) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 2,
+               "clock": {"per_action_ms": 60000, "disconnect_grace_ms": 300}}),
+    )
+    .await;
+    let (t0, t1) = (tokens[0].clone().unwrap(), tokens[1].clone().unwrap());
+    let mut watcher = Ws::connect(&server.ws(&ws_path(game, None, None))).await;
+    // Seat 0 drops and comes back within its grace; seat 1 drops for good.
+    let first = Ws::connect(&server.ws(&ws_path(game, Some(&t0), None))).await;
+    let second = Ws::connect(&server.ws(&ws_path(game, Some(&t1), None))).await;
+    first.close().await;
+    let _back = Ws::connect(&server.ws(&ws_path(game, Some(&t0), None))).await;
+    second.close().await;
+    let started = Instant::now();
+    let abandoned = loop {
+        let message = watcher.json().await;
+        if message["type"] == "abandoned" {
+            break message;
+        }
+        assert!(started.elapsed() < GAME_WAIT, "nobody was abandoned");
+    };
+    assert_eq!(abandoned["seat"], 1, "{abandoned}");
+    assert!(
+        abandoned["why"]
+            .as_str()
+            .unwrap()
+            .contains("disconnected for 0.3 s"),
+        "{abandoned}"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let summary = api.summary(game).await;
+    assert_eq!(
+        summary["bots"],
+        json!({"1": "random"}),
+        "seat 0 stays its player's: {summary}"
+    );
+}

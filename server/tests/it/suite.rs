@@ -696,6 +696,7 @@ fn sqlite_keeps_a_games_bots_and_clock() {
         bank_ms: Some(60_000),
         increment_ms: 2_000,
         abandon_after: Some(5),
+        disconnect_grace_ms: Some(60_000),
     });
     let setup = game.setup.clone();
     SqliteStore::open(&path, SqliteConfig::default())
