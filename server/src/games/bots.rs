@@ -216,7 +216,13 @@ impl Games {
                 }
             };
             match self.submit_for(slot, seat, action, seq, None).await {
-                Some(Ok(())) => stale = 0,
+                Some(Ok(())) => {
+                    stale = 0;
+                    // A bot acts no faster than a person's seat may (`--actions-per-second`): a client
+                    // that creates games of bots sets the server no more work than one that plays.
+                    let per_second = self.limits.actions_per_second.max(1);
+                    tokio::time::sleep(Duration::from_secs_f64(1.0 / f64::from(per_second))).await;
+                }
                 Some(Err(ApiError::Stale { .. })) if stale < STALE_RETRIES => stale += 1,
                 Some(Err(error)) => {
                     tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,

@@ -324,3 +324,33 @@ async fn a_seat_that_resigns_is_played_by_the_bot_to_the_end_also_after_a_restar
     assert_eq!(per_seat[0], mine);
     assert!(per_seat[1] > 0, "the bot played seat 1: {per_seat:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_act_no_faster_than_a_persons_seat_may() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default limits: 50 actions a second per seat.
+    let server = Server::start(&dir.path().join("coffer.db"), &[]);
+    let api = Api::new(&server.base);
+    let reply = api
+        .post(
+            "/api/games",
+            None,
+            json!({"ruleset": "command-tokens", "players": 3, "seed": 1,
+                   "bots": {"0": "random", "1": "random", "2": "random"}})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let game = reply.json()["game"].as_u64().unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let summary = api.summary(game).await;
+    let seq = summary["seq"].as_u64().unwrap();
+    assert!(
+        summary["finished"] == false,
+        "a game of command-tokens outlasts a second: {summary}"
+    );
+    assert!(
+        (10..=60).contains(&seq),
+        "{seq} bot moves in a second (at most 50 a second)"
+    );
+}
