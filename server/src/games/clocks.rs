@@ -329,7 +329,8 @@ impl Games {
                 if let Some(actor) = actor
                     && let Some(bank) = state.banks.get_mut(usize::from(actor))
                 {
-                    *bank = bank.saturating_add(clock.increment_ms);
+                    // A bank holds at most MAX_CLOCK_MS: the timer wheel's deadlines stay near.
+                    *bank = bank.saturating_add(clock.increment_ms).min(MAX_CLOCK_MS);
                 }
             }
             let finished = slot.finished.load(Ordering::Acquire);
@@ -341,7 +342,7 @@ impl Games {
                         Some(per_action) => per_action,
                         None => state.banks[usize::from(seat)],
                     };
-                    (seat, now + Duration::from_millis(limit))
+                    (seat, now + Duration::from_millis(limit.min(MAX_CLOCK_MS)))
                 })
                 .collect();
             state.seq = seq;
