@@ -622,6 +622,7 @@ function appendLog(state, message) {
   const texts = message.events.map((e) => e.text).filter((t) => t);
   log.append(h("li", { "data-seq": message.seq },
     h("span", { class: "heading" }, `${message.seq}. ${message.action}`),
+    message.by ? h("span", { class: "muted small" }, message.by === "timeout" ? " (time ran out: played by the random bot)" : " (played by the server's bot)") : null,
     texts.length ? h("ul", {}, texts.map((t) => h("li", {}, t))) : null));
   log.scrollTop = log.scrollHeight;
 }

@@ -26,10 +26,26 @@ pub(super) struct ActionOut<'a> {
     pub(super) kind: &'static str,
     pub(super) seq: u64,
     pub(super) actor: u16,
+    /// Who chose the move when it was not the seat's player: `bot` or `timeout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) by: Option<&'static str>,
     pub(super) action: &'a str,
     pub(super) events: &'a [EventOut<'a>],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) view: Option<ViewOut<'a>>,
+}
+
+/// Who chose a move, from its idempotency key: the server's bot (`~bot@<seq>`) or a timeout
+/// (`~timeout@<seq>`); `None`: the seat's player.
+pub(super) fn chosen_by(key: Option<&str>) -> Option<&'static str> {
+    let key = key?;
+    if key.starts_with("~timeout@") {
+        Some("timeout")
+    } else if key.starts_with("~bot@") {
+        Some("bot")
+    } else {
+        None
+    }
 }
 
 pub(super) fn to_text(value: &impl serde::Serialize) -> String {
@@ -42,21 +58,19 @@ pub(super) fn to_text(value: &impl serde::Serialize) -> String {
 pub(super) fn action_message(
     game: &mut dyn DynGame,
     description: &Description,
-    seq: u64,
-    actor: u16,
+    (seq, actor, by): (u64, u16, Option<&'static str>),
     audience: Audience,
     view: bool,
 ) -> (String, Option<String>) {
     let events = game.events_for(audience);
-    action_message_of(game, description, seq, actor, audience, &events, view)
+    action_message_of(game, description, (seq, actor, by), audience, &events, view)
 }
 
 /// [`action_message`] with `audience`'s events at hand (as applying the action answered them).
 pub(super) fn action_message_of(
     game: &dyn DynGame,
     description: &Description,
-    seq: u64,
-    actor: u16,
+    (seq, actor, by): (u64, u16, Option<&'static str>),
     audience: Audience,
     events: &[Event],
     view: bool,
@@ -80,6 +94,7 @@ pub(super) fn action_message_of(
         kind: "action",
         seq,
         actor,
+        by,
         action: &heading,
         events: &out,
         view: None,
@@ -234,6 +249,7 @@ impl Applying {
             }
         };
         let seq = live.seq + 1;
+        let by = chosen_by(self.key.as_deref());
         let mut actor_events = Some(actor_events);
         let mut answer = None;
         let mut pushes = Vec::new();
@@ -243,7 +259,7 @@ impl Applying {
                 None => game.events_for(audience),
             };
             let (plain, with_view) =
-                action_message_of(game, description, seq, seat, audience, &events, true);
+                action_message_of(game, description, (seq, seat, by), audience, &events, true);
             pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
             if audience == actor {
                 // The actor's answer is its own feed's message without the view.
@@ -253,9 +269,9 @@ impl Applying {
         let answer = match (answer, actor_events) {
             (Some(answer), _) => answer,
             (None, Some(events)) => {
-                action_message_of(game, description, seq, seat, actor, &events, false).0
+                action_message_of(game, description, (seq, seat, by), actor, &events, false).0
             }
-            (None, None) => action_message(game, description, seq, seat, actor, false).0,
+            (None, None) => action_message(game, description, (seq, seat, by), actor, false).0,
         };
         let finished = matches!(game.outcome(), Outcome::Finished { .. });
         let snapshot = if seq.is_multiple_of(self.snapshot_every) || finished {

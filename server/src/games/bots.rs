@@ -215,7 +215,11 @@ impl Games {
                     return;
                 }
             };
-            match self.submit_for(slot, seat, action, seq, None).await {
+            // Keyed `~bot@<seq>`: the log says who chose the move, and a second one is refused.
+            match self
+                .submit_for(slot, seat, action, seq, Some(format!("~bot@{seq}")))
+                .await
+            {
                 Some(Ok(())) => {
                     stale = 0;
                     // A bot acts no faster than a person's seat may (`--actions-per-second`): a client

@@ -407,8 +407,14 @@ impl Games {
                     let pushes = listening
                         .iter()
                         .map(|&audience| {
-                            let (_, with_view) =
-                                action_message(game, description, action.seq, seat, audience, true);
+                            let by = chosen_by(action.key.as_deref());
+                            let (_, with_view) = action_message(
+                                game,
+                                description,
+                                (action.seq, seat, by),
+                                audience,
+                                true,
+                            );
                             (audience, Arc::<str>::from(with_view.unwrap_or_default()))
                         })
                         .collect();

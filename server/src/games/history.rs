@@ -112,8 +112,14 @@ impl Games {
                 metrics.history_replayed.inc();
                 if action.seq > since {
                     out.push(
-                        action_message(&mut *game, description, action.seq, seat, audience, false)
-                            .0,
+                        action_message(
+                            &mut *game,
+                            description,
+                            (action.seq, seat, chosen_by(action.key.as_deref())),
+                            audience,
+                            false,
+                        )
+                        .0,
                     );
                 }
             }

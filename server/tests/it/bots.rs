@@ -146,6 +146,14 @@ async fn a_game_of_bots_plays_itself_to_its_end_and_its_log_replays_to_every_sto
         .post(&format!("/api/games/{game}/join"), None, "{}".into())
         .await;
     assert_eq!(joined.status, StatusCode::CONFLICT, "{}", joined.body);
+    // The history says who chose each move: the server's bot.
+    let history = api
+        .get(&format!("/api/games/{game}/events?since=0"), None)
+        .await
+        .json();
+    let messages = history.as_array().expect("a list of actions");
+    assert!(!messages.is_empty());
+    assert!(messages.iter().all(|m| m["by"] == "bot"), "{history}");
     assert!(server.terminate().success());
     let per_seat = assert_replays(&db, game, "charges", CoreSetup::new(2, 11).config(config));
     assert!(

@@ -73,6 +73,9 @@ async fn a_seat_whose_clock_runs_out_has_its_move_played_once_soon_after_the_dea
         let message = ws.json().await;
         match message["type"].as_str() {
             Some("timeout") => fired.push(message),
+            Some("action") if message["by"] != "timeout" => {
+                panic!("a move nobody made was not the timeout's: {message}")
+            }
             Some("action") if message["view"]["table"]["outcome"] != "Ongoing" => break,
             Some("clock" | "action" | "view" | "hello") => {}
             other => panic!("unexpected {other:?}: {message}"),
