@@ -457,11 +457,34 @@ impl Games {
                     Ok(chosen)
                 })
                 .await;
-            if let Ok((Some(action), guard)) = chosen {
-                drop(guard);
-                games
-                    .submit_for(&slot, Owner(seat), action, seq, Some(timeout_key(seq)))
-                    .await;
+            let played = match chosen {
+                Ok((Some(action), guard)) => {
+                    drop(guard);
+                    games
+                        .submit_for(&slot, Owner(seat), action, seq, Some(timeout_key(seq)))
+                        .await
+                        .is_some_and(|result| result.is_ok())
+                }
+                _ => false,
+            };
+            // No move came of it (nothing legal, another seat acted first, a failure): unless the
+            // clocks moved on meanwhile, they restart for the decision as it stands, so no seat's clock
+            // is left without a deadline.
+            let unchanged = {
+                let mut state = slot
+                    .clock_state
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let unchanged = state.seq == seq;
+                if unchanged {
+                    state.firing = None;
+                }
+                unchanged
+            };
+            if !played && unchanged {
+                tracing::warn!(target: "coffer_server::games", game = %slot.id, seat, seq,
+                    "a timeout played no move; the clocks restart for the decision");
+                games.resume_clocks(&slot);
             }
         });
     }
