@@ -271,7 +271,7 @@ async function gamePage(id) {
     id, summary, description: ruleset ? ruleset.description : null, webView: ruleset ? ruleset.web_view : null,
     seat: mine ? mine.seat : null, token: mine ? mine.token : null,
     view: null, seq: 0, log: [], legal: null, busy: false, error: null, stopped: summary.stopped || null,
-    socket: null, retry: 0, clock: null, timeout: null,
+    socket: null, retry: 0, clock: null, timeout: null, abandoned: (summary.bots || {})[mine ? mine.seat : -1] !== undefined,
   };
   currentState = state;
   where.textContent = `${summary.ruleset} · game ${id} · ${state.seat === null ? "watching" : `you are p${state.seat}`}`;
@@ -342,6 +342,7 @@ function receive(state, message) {
       break;
     case "abandoned":
       state.timeout = `${ownerName(message.seat, state.seat)} is played by the random bot from now on: ${message.why}`;
+      if (message.seat === state.seat) { state.abandoned = true; drawActions(state); }
       drawTimers(state);
       break;
     case "legal":
@@ -564,6 +565,8 @@ function drawActions(state) {
   }
   if (table.outcome !== "Ongoing") {
     parts.push(h("p", { class: "muted" }, "The game is over."));
+  } else if (state.abandoned) {
+    parts.push(h("p", { class: "muted", id: "handed" }, "The random bot plays your seat for the rest of the game."));
   } else if (state.legal === null) {
     parts.push(h("p", { class: "muted" }, "…"));
   } else if (!state.legal.length) {
@@ -578,7 +581,24 @@ function drawActions(state) {
     }
     for (const [type, actions] of groups) parts.push(actionForm(state, type, actions));
   }
+  if (table.outcome === "Ongoing" && !state.abandoned) parts.push(resignButton(state));
   fill(box, ...parts);
+}
+
+/** Hands this seat to the server's random bot for the rest of the game, once confirmed. */
+function resignButton(state) {
+  return h("button", {
+    class: "secondary", type: "button", id: "resign",
+    onclick: async () => {
+      if (!confirm("Resign? The random bot plays your seat for the rest of the game.")) return;
+      try {
+        await api("POST", `/api/games/${state.id}/resign`, undefined, state.token);
+      } catch (e) {
+        state.error = e.message;
+        drawActions(state);
+      }
+    },
+  }, "Resign");
 }
 
 /** One kind of action: a button, or a choice among its legal variants and a button. */

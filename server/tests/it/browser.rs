@@ -243,6 +243,20 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         "seat 0's first move was its timeout's: {:?}",
         first_of_seat0.key
     );
+    // Seat 0 resigned after three clicks: its last move was the bot's.
+    let last_of_seat0 = log
+        .iter()
+        .rev()
+        .find(|a| a.seat == 0)
+        .expect("seat 0 acted");
+    assert!(
+        last_of_seat0
+            .key
+            .as_deref()
+            .is_some_and(|k| k.starts_with("~bot@")),
+        "seat 0's last move was the bot's after it resigned: {:?}",
+        last_of_seat0.key
+    );
     for action in &log {
         replay
             .apply_json(action.seat as u16, action.action.get())

@@ -87,7 +87,8 @@ async function fillCreate(page, game) {
 
 /** One person against the server's bots: created from the lobby with the other seats given to the random
  *  bot and a clock per decision; seat 0 first lets its clock run out (the random bot plays its move),
- *  then plays the first action its panel offers whenever it offers one, until the game is over. */
+ *  then plays the first action its panel offers whenever it offers one, three times, then resigns: the
+ *  bot plays its seat to the end of the game. */
 async function playAgainstBots(browser, game) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
@@ -106,8 +107,22 @@ async function playAgainstBots(browser, game) {
     .catch(async () => fail(`against bots: no timeout shown; the clocks read ${await page.locator("#timers").innerText()}`));
   const deadline = Date.now() + 10 * STEP_TIMEOUT;
   let clicks = 0;
+  page.on("dialog", (dialog) => dialog.accept());
+  let resigned = false;
   while (!(await page.locator("#outcome").count())) {
     if (Date.now() > deadline) fail(`against bots: game ${id} did not end; ${clicks} clicks`);
+    if (clicks >= 3 && !resigned) {
+      // Resign: the seat is the bot's now, the panel says so, and the game goes on to its end.
+      await page.click("#resign", { timeout: STEP_TIMEOUT });
+      await page.locator("#handed").waitFor({ timeout: STEP_TIMEOUT })
+        .catch(async () => fail(`against bots: resigning did not hand the seat over; the panel reads ${await page.locator("#actions").innerText()}`));
+      resigned = true;
+      continue;
+    }
+    if (resigned) {
+      await page.waitForTimeout(50);
+      continue;
+    }
     const button = page.locator("#actions form button[type=submit]").first();
     if (!(await button.count())) {
       // The bots' turn: their moves arrive over the game's WebSocket.
@@ -125,6 +140,7 @@ async function playAgainstBots(browser, game) {
     }
   }
   if (!clicks) fail(`against bots: game ${id} ended without seat 0 acting`);
+  if (!resigned) fail(`against bots: game ${id} ended before seat 0 could resign (${clicks} clicks)`);
   const seq = Number((await page.locator("#seq").textContent()).split(" ")[0]);
   await page.screenshot({ path: join(plan.shots, "against-bots.png"), fullPage: true });
   await context.close();
