@@ -1101,23 +1101,9 @@ async fn a_clocked_game_times_out_on_its_owner_only_and_on_the_node_that_takes_i
             action.seq
         );
     }
-    let registry = Registry::with_static().unwrap();
-    let entry = registry.get("charges").unwrap();
-    let mut replay = HostedGame::start(
-        entry.ruleset.clone(),
+    support::replay_stored(
+        "charges",
         Setup::new(2, 31).config(json!({"max_rounds": 4})),
-    )
-    .unwrap();
-    for action in &log {
-        replay
-            .apply_json(action.seat as u16, action.action.get())
-            .unwrap();
-        assert_eq!(
-            replay.state_hash().0,
-            action.hash.0,
-            "action {}",
-            action.seq
-        );
-    }
-    assert_ne!(replay.outcome(), coffer_core::Outcome::Ongoing);
+        &log,
+    );
 }

@@ -7,13 +7,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use coffer_core::Setup as CoreSetup;
-use coffer_host::{HostedGame, Registry};
+use coffer_host::Registry;
 use coffer_server::{GameId, NewGame, RulesetKey, Setup, SqliteConfig, SqliteStore, Store as _};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::play::{Api, FAST, GAME_WAIT, stored_actions};
-use crate::support::Server;
+use crate::support::{Server, replay_stored};
 
 /// Waits until game `game` is finished; answers its summary.
 pub(crate) async fn until_finished(api: &Api, game: u64) -> Value {
@@ -41,27 +41,9 @@ pub(crate) fn replay_log(
     ruleset: &str,
     setup: CoreSetup,
 ) -> Vec<coffer_server::Action> {
-    let registry = Registry::with_static().expect("the static rulesets register");
-    let entry = registry.get(ruleset).expect("the ruleset is linked");
-    let mut replay = HostedGame::start(entry.ruleset.clone(), setup).expect("the game starts");
     let stored = stored_actions(db, game);
     assert!(!stored.is_empty(), "the log holds the moves");
-    for (i, action) in stored.iter().enumerate() {
-        assert_eq!(action.seq, i as u64 + 1, "the log is gapless");
-        replay
-            .apply_json(action.seat as u16, action.action.get())
-            .unwrap_or_else(|e| panic!("action {} replays: {e}", action.seq));
-        assert_eq!(
-            replay.state_hash().0,
-            action.hash.0,
-            "the hash of action {}",
-            action.seq
-        );
-    }
-    assert!(
-        matches!(replay.outcome(), coffer_core::Outcome::Finished { .. }),
-        "the replayed game is finished too"
-    );
+    replay_stored(ruleset, setup, &stored);
     stored
 }
 
@@ -115,6 +97,13 @@ pub(crate) async fn play_first_legal(api: &Api, game: u64, token: &str, most: us
     mine
 }
 
+/// Creates a game from `body` on `api`'s server (201 or the test fails); answers the creation.
+async fn create(api: &Api, body: Value) -> Value {
+    let reply = api.post("/api/games", None, body.to_string()).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    reply.json()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_of_bots_plays_itself_to_its_end_and_its_log_replays_to_every_stored_hash() {
     let dir = tempfile::tempdir().unwrap();
@@ -122,17 +111,12 @@ async fn a_game_of_bots_plays_itself_to_its_end_and_its_log_replays_to_every_sto
     let mut server = Server::start(&db, &FAST);
     let api = Api::new(&server.base);
     let config = json!({"max_rounds": 4});
-    let reply = api
-        .post(
-            "/api/games",
-            None,
-            json!({"ruleset": "charges", "players": 2, "seed": 11, "config": config,
-                   "bots": {"0": "random", "1": "search"}})
-            .to_string(),
-        )
-        .await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
-    let created = reply.json();
+    let created = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 11, "config": config,
+                   "bots": {"0": "random", "1": "search"}}),
+    )
+    .await;
     assert_eq!(
         created["tokens"],
         json!([null, null]),
@@ -169,17 +153,12 @@ async fn a_person_plays_against_a_bot_that_answers_each_move_and_cannot_take_its
     let mut server = Server::start(&db, &FAST);
     let api = Api::new(&server.base);
     let config = json!({"max_rounds": 3});
-    let reply = api
-        .post(
-            "/api/games",
-            None,
-            json!({"ruleset": "charges", "players": 2, "seed": 3, "config": config,
-                   "bots": {"1": "random"}})
-            .to_string(),
-        )
-        .await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
-    let created = reply.json();
+    let created = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 3, "config": config,
+                   "bots": {"1": "random"}}),
+    )
+    .await;
     let game = created["game"].as_u64().unwrap();
     let token = created["tokens"][0]
         .as_str()
@@ -289,15 +268,11 @@ async fn a_seat_that_resigns_is_played_by_the_bot_to_the_end_also_after_a_restar
     let mut server = Server::start(&db, &FAST);
     let api = Api::new(&server.base);
     let config = json!({"max_rounds": 3});
-    let reply = api
-        .post(
-            "/api/games",
-            None,
-            json!({"ruleset": "charges", "players": 2, "seed": 12, "config": config}).to_string(),
-        )
-        .await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
-    let created = reply.json();
+    let created = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 12, "config": config}),
+    )
+    .await;
     let game = created["game"].as_u64().unwrap();
     let tokens: Vec<String> = serde_json::from_value(created["tokens"].clone()).unwrap();
     let resign = |token: String| {

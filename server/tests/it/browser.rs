@@ -231,9 +231,6 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         .actions_after(GameId(against["game"].as_u64().unwrap()), 0)
         .unwrap();
     assert_eq!(log.len() as u64, against["seq"].as_u64().unwrap());
-    let entry = registry.get("command-tokens").unwrap();
-    let mut replay =
-        HostedGame::start(entry.ruleset.clone(), Setup::new(3, 9).config(bots_config)).unwrap();
     let first_of_seat0 = log.iter().find(|a| a.seat == 0).expect("seat 0 acted");
     assert!(
         first_of_seat0
@@ -257,18 +254,7 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         "seat 0's last move was the bot's after it resigned: {:?}",
         last_of_seat0.key
     );
-    for action in &log {
-        replay
-            .apply_json(action.seat as u16, action.action.get())
-            .unwrap();
-        assert_eq!(
-            replay.state_hash().0,
-            action.hash.0,
-            "action {}",
-            action.seq
-        );
-    }
-    assert_ne!(replay.outcome(), coffer_core::Outcome::Ongoing);
+    crate::support::replay_stored("command-tokens", Setup::new(3, 9).config(bots_config), &log);
     for seat in 0..3 {
         assert!(
             log.iter().any(|a| a.seat == seat),

@@ -403,3 +403,35 @@ pub fn game_and_tokens(created: &serde_json::Value) -> (u64, Vec<String>) {
         tokens,
     )
 }
+
+/// Replays a stored `log` in this process with the statically linked ruleset `ruleset` from `setup`:
+/// every action applies as the seat it names and gives its stored hash, and the game ends. Answers the
+/// replayed game.
+pub fn replay_stored(
+    ruleset: &str,
+    setup: coffer_core::Setup,
+    log: &[coffer_server::Action],
+) -> coffer_host::HostedGame {
+    let registry = coffer_host::Registry::with_static().expect("the static rulesets register");
+    let entry = registry.get(ruleset).expect("the ruleset is linked");
+    let mut replay =
+        coffer_host::HostedGame::start(entry.ruleset.clone(), setup).expect("the game starts");
+    for (i, action) in log.iter().enumerate() {
+        assert_eq!(action.seq, i as u64 + 1, "the log is gapless");
+        replay
+            .apply_json(action.seat as u16, action.action.get())
+            .unwrap_or_else(|e| panic!("action {} replays: {e}", action.seq));
+        assert_eq!(
+            replay.state_hash().0,
+            action.hash.0,
+            "the hash of action {}",
+            action.seq
+        );
+    }
+    assert_ne!(
+        replay.outcome(),
+        coffer_core::Outcome::Ongoing,
+        "the replayed game is finished too"
+    );
+    replay
+}
