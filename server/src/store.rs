@@ -106,29 +106,20 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// A clock as the store keeps it: `null` or its JSON.
-pub(crate) fn clock_json(clock: Option<&Clock>) -> String {
-    serde_json::to_string(&clock).unwrap_or_else(|_| "null".to_owned())
+/// A game's setup field as the store keeps it in a text column: its JSON (`{"1":"random"}` for bots,
+/// `null` for no clock). Serializing these types cannot fail: their map keys are numbers or strings.
+pub(crate) fn json_column(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
-/// The clock of game `game` read back from the store.
-pub(crate) fn clock_from_json(game: GameId, text: &str) -> Result<Option<Clock>, StoreError> {
-    serde_json::from_str(text)
-        .map_err(|e| StoreError::Corrupt(format!("game {game}'s clock is not readable: {e}")))
-}
-
-/// The bots of a game as the store keeps them: `{"1":"random"}`.
-pub(crate) fn bots_json(bots: &std::collections::BTreeMap<u32, String>) -> String {
-    serde_json::to_string(bots).unwrap_or_else(|_| "{}".to_owned())
-}
-
-/// The bots of game `game` read back from the store.
-pub(crate) fn bots_from_json(
+/// Game `game`'s setup field `what` read back from its text column.
+pub(crate) fn from_json_column<T: serde::de::DeserializeOwned>(
     game: GameId,
+    what: &str,
     text: &str,
-) -> Result<std::collections::BTreeMap<u32, String>, StoreError> {
+) -> Result<T, StoreError> {
     serde_json::from_str(text)
-        .map_err(|e| StoreError::Corrupt(format!("game {game}'s bots are not readable: {e}")))
+        .map_err(|e| StoreError::Corrupt(format!("game {game}'s {what} are not readable: {e}")))
 }
 
 /// The SHA-256 digest of a seat's secret bearer token. The store never sees the token itself.

@@ -22,8 +22,12 @@ fn read_game(client: &mut impl GenericClient, game: GameId) -> Result<GameRecord
             config: serde_json::from_str(&config).map_err(|e| {
                 StoreError::Corrupt(format!("game {game}'s config is not JSON: {e}"))
             })?,
-            bots: crate::store::bots_from_json(game, &row.get::<_, String>(7))?,
-            clock: crate::store::clock_from_json(game, &row.get::<_, String>(8))?,
+            bots: crate::store::from_json_column(game, "bots", &row.get::<_, String>(7))?,
+            clock: crate::store::from_json_column(
+                game,
+                "clock settings",
+                &row.get::<_, String>(8),
+            )?,
         },
         created_unix_ms: row.get::<_, i64>(4) as u64,
         finished: row.get(5),

@@ -207,7 +207,7 @@ fn apply(
         Op::SetBots { game, bots } => {
             let changed = tx.execute(
                 "UPDATE games SET bots = $2 WHERE id = $1",
-                &[&(game.0 as i64), &crate::store::bots_json(bots)],
+                &[&(game.0 as i64), &crate::store::json_column(bots)],
             )?;
             Ok(if changed == 1 {
                 Ok(())
@@ -264,8 +264,8 @@ fn create(
             &(game.setup.seed as i64),
             &game.setup.config.to_string(),
             &(game.created_unix_ms as i64),
-            &crate::store::bots_json(&game.setup.bots),
-            &crate::store::clock_json(game.setup.clock.as_ref()),
+            &crate::store::json_column(&game.setup.bots),
+            &crate::store::json_column(&game.setup.clock),
         ],
     )?;
     if inserted == 0 {

@@ -77,7 +77,7 @@ fn apply(conn: &Connection, op: &Op) -> rusqlite::Result<Result<(), StoreError>>
         Op::SetBots { game, bots } => {
             let changed = conn
                 .prepare_cached("UPDATE games SET bots = ?2 WHERE id = ?1")?
-                .execute(params![game.0 as i64, crate::store::bots_json(bots)])?;
+                .execute(params![game.0 as i64, crate::store::json_column(bots)])?;
             Ok(if changed == 1 {
                 Ok(())
             } else {
@@ -131,8 +131,8 @@ fn create(conn: &Connection, game: &NewGame) -> rusqlite::Result<Result<(), Stor
         game.setup.seed as i64,
         game.setup.config.to_string(),
         game.created_unix_ms as i64,
-        crate::store::bots_json(&game.setup.bots),
-        crate::store::clock_json(game.setup.clock.as_ref()),
+        crate::store::json_column(&game.setup.bots),
+        crate::store::json_column(&game.setup.clock),
     ])?;
     let mut seat =
         conn.prepare_cached("INSERT INTO seats (game, seat, token_sha256) VALUES (?1, ?2, ?3)")?;
