@@ -291,7 +291,7 @@ impl Games {
         slot.seq.store(seq, Ordering::Release);
         self.metrics.actions.inc();
         let answer: Arc<str> = Arc::from(answer);
-        let timed_out = key.as_deref().is_some_and(|k| k.starts_with("~timeout@"));
+        let timed_out = Chooser::of(key.as_deref()) == Some(Chooser::Timeout);
         if let Some(key) = key {
             slot.remember(seat, key, seq, Arc::clone(&answer));
         }
@@ -300,7 +300,7 @@ impl Games {
             slot.finish();
             self.release_creator(slot);
         }
-        if slot.clock.is_some() {
+        if slot.setup.clock.is_some() {
             // The clocks restart for the next decision once the action is answered (`after_action`).
             slot.clock_state
                 .lock()

@@ -35,17 +35,45 @@ pub(super) struct ActionOut<'a> {
     pub(super) view: Option<ViewOut<'a>>,
 }
 
-/// Who chose a move, from its idempotency key: the server's bot (`~bot@<seq>`) or a timeout
-/// (`~timeout@<seq>`); `None`: the seat's player.
-pub(super) fn chosen_by(key: Option<&str>) -> Option<&'static str> {
-    let key = key?;
-    if key.starts_with("~timeout@") {
-        Some("timeout")
-    } else if key.starts_with("~bot@") {
-        Some("bot")
-    } else {
-        None
+/// Who chose a move the server played for a seat. Its idempotency key says so in the log:
+/// `~bot@<seq>`, `~timeout@<seq>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Chooser {
+    /// The seat's bot.
+    Bot,
+    /// The random bot, for a seat whose clock ran out.
+    Timeout,
+}
+
+impl Chooser {
+    const ALL: [Chooser; 2] = [Chooser::Bot, Chooser::Timeout];
+
+    /// Its name in action messages (`"by"`).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Chooser::Bot => "bot",
+            Chooser::Timeout => "timeout",
+        }
     }
+
+    /// The idempotency key of its move at `seq`.
+    pub(super) fn key(self, seq: u64) -> String {
+        format!("~{}@{seq}", self.name())
+    }
+
+    /// Who chose a move, from its key; `None`: the seat's player.
+    pub(super) fn of(key: Option<&str>) -> Option<Chooser> {
+        let rest = key?.strip_prefix('~')?;
+        Chooser::ALL.into_iter().find(|c| {
+            rest.strip_prefix(c.name())
+                .is_some_and(|r| r.starts_with('@'))
+        })
+    }
+}
+
+/// The `"by"` of a move's action message, from its key.
+pub(super) fn chosen_by(key: Option<&str>) -> Option<&'static str> {
+    Chooser::of(key).map(Chooser::name)
 }
 
 pub(super) fn to_text(value: &impl serde::Serialize) -> String {
@@ -279,8 +307,8 @@ impl Applying {
         } else {
             None
         };
-        let to_act = if slot.clock.is_some() {
-            game.to_act().iter().map(|o| o.0).collect()
+        let to_act = if slot.setup.clock.is_some() {
+            seats_to_act(game)
         } else {
             Vec::new()
         };
@@ -303,4 +331,21 @@ pub(super) enum CallError {
     Api(ApiError),
     /// The call was withdrawn before it started (it waited past the deadline for a thread).
     Withdrawn,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Chooser;
+
+    #[test]
+    fn a_move_the_server_chose_is_known_by_its_key_and_no_other_key_passes_for_one() {
+        for by in [Chooser::Bot, Chooser::Timeout] {
+            assert_eq!(Chooser::of(Some(&by.key(12))), Some(by));
+        }
+        assert_eq!(Chooser::key(Chooser::Timeout, 3), "~timeout@3");
+        for other in ["~bots@1", "~bot", "bot@1", "~timeout", "k-1", "~abc"] {
+            assert_eq!(Chooser::of(Some(other)), None, "{other}");
+        }
+        assert_eq!(Chooser::of(None), None);
+    }
 }

@@ -45,6 +45,19 @@ pub(super) fn checked_bots(
     Ok(out)
 }
 
+/// Each bot seat with its bot's name: the lobby's and the store's form of `bots`.
+pub(super) fn bot_names_of(bots: &Bots) -> BTreeMap<u32, String> {
+    bots.iter()
+        .enumerate()
+        .filter_map(|(seat, bot)| bot.map(|b| (seat as u32, b.name().to_owned())))
+        .collect()
+}
+
+/// The seats a game lists as acting now.
+pub(super) fn seats_to_act(game: &mut dyn DynGame) -> Vec<u16> {
+    game.to_act().iter().map(|o| o.0).collect()
+}
+
 /// The bots of a stored game. A name this server does not know (written by a newer one) leaves the seat
 /// to nobody: the game waits there, and says so in the log.
 pub(super) fn stored_bots(id: GameId, bots: &BTreeMap<u32, String>, players: u32) -> Bots {
@@ -88,11 +101,7 @@ impl Slot {
 
     /// Each bot seat with its bot's name, as the lobby lists them.
     pub(super) fn bot_names(&self) -> BTreeMap<u32, String> {
-        self.bots()
-            .iter()
-            .enumerate()
-            .filter_map(|(seat, bot)| bot.map(|b| (seat as u32, b.name().to_owned())))
-            .collect()
+        bot_names_of(&self.bots())
     }
 }
 
@@ -130,7 +139,7 @@ impl Games {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
-            .filter(|s| s.has_bots() || s.clock.is_some())
+            .filter(|s| s.has_bots() || s.setup.clock.is_some())
             .cloned()
             .collect();
         for slot in &slots {
@@ -148,10 +157,7 @@ impl Games {
                 Some(entry @ None) => *entry = Some(Bot::Random),
                 _ => return false,
             }
-            bots.iter()
-                .enumerate()
-                .filter_map(|(s, bot)| bot.map(|b| (s as u32, b.name().to_owned())))
-                .collect::<BTreeMap<u32, String>>()
+            bot_names_of(&bots)
         };
         tracing::info!(target: "coffer_server::games", game = %slot.id, seat, why,
             "a seat is handed to the random bot");
@@ -215,11 +221,8 @@ impl Games {
                     return;
                 }
             };
-            // Keyed `~bot@<seq>`: the log says who chose the move, and a second one is refused.
-            match self
-                .submit_for(slot, seat, action, seq, Some(format!("~bot@{seq}")))
-                .await
-            {
+            // Keyed: the log says who chose the move, and a second one is refused.
+            match self.submit_for(slot, seat, action, seq, Chooser::Bot).await {
                 Some(Ok(())) => {
                     stale = 0;
                     // A bot acts no faster than a person's seat may (`--actions-per-second`): a client
@@ -238,8 +241,8 @@ impl Games {
         }
     }
 
-    /// Submits `action`, chosen by the server for `seat` at `seq`, through the path a client's action
-    /// takes (with `key` when it is a timeout's move); then starts what follows an action. `None` when
+    /// Submits `action`, chosen by the server (`by`) for `seat` at `seq`, through the path a client's
+    /// action takes, keyed as [`Chooser::key`] says; then starts what follows an action. `None` when
     /// the action was not JSON.
     pub(super) async fn submit_for(
         self: &Arc<Self>,
@@ -247,7 +250,7 @@ impl Games {
         seat: Owner,
         action: String,
         seq: u64,
-        key: Option<String>,
+        by: Chooser,
     ) -> Option<Result<(), ApiError>> {
         let Ok(action) = RawValue::from_string(action) else {
             tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
@@ -258,7 +261,7 @@ impl Games {
             seat: seat.0,
             action,
             expected_seq: Some(seq),
-            key,
+            key: Some(by.key(seq)),
         };
         let acted = match &self.node {
             None => self.act_here(slot, submit, None).await,
@@ -277,7 +280,7 @@ impl Games {
     /// What follows a committed action: the clocks restart for the next decision, and the bots play if
     /// one of them is to act.
     pub(super) fn after_action(self: &Arc<Self>, slot: &Arc<Slot>) {
-        if slot.clock.is_some() {
+        if slot.setup.clock.is_some() {
             let next = slot
                 .clock_state
                 .lock()

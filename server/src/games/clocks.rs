@@ -23,11 +23,6 @@ pub const MIN_CLOCK_MS: u64 = 50;
 /// The longest decision or bank a game may have: 7 days, in milliseconds.
 pub const MAX_CLOCK_MS: u64 = 7 * 24 * 3600 * 1000;
 
-/// The idempotency key of the move a timeout plays at `seq`.
-pub(super) fn timeout_key(seq: u64) -> String {
-    format!("~timeout@{seq}")
-}
-
 /// A creation's clock, checked: exactly one kind, each time within bounds.
 pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiError> {
     let Some(clock) = clock else {
@@ -166,20 +161,11 @@ fn ms_between(from: Instant, to: Instant) -> u64 {
     u64::try_from(to.saturating_duration_since(from).as_millis()).unwrap_or(u64::MAX)
 }
 
-/// `instant` as milliseconds since the Unix epoch, `now` being `now_ms`.
-fn unix_ms(instant: Instant, now: Instant, now_ms: u64) -> u64 {
-    if instant >= now {
-        now_ms.saturating_add(ms_between(now, instant))
-    } else {
-        now_ms.saturating_sub(ms_between(instant, now))
-    }
-}
-
 impl Slot {
     /// The game's clocks as a client reads them: the time control, and each seat's time left and
     /// whether it runs, at `at_unix_ms`.
     pub(super) fn clock_json(&self) -> Option<Value> {
-        let clock = self.clock?;
+        let clock = self.setup.clock?;
         let state = self
             .clock_state
             .lock()
@@ -230,7 +216,7 @@ impl Games {
             (*open == 0).then_some(*generation)
         };
         let (Some(generation), Some(grace)) =
-            (left, slot.clock.and_then(|c| c.disconnect_grace_ms))
+            (left, slot.setup.clock.and_then(|c| c.disconnect_grace_ms))
         else {
             return;
         };
@@ -279,7 +265,7 @@ impl Games {
         actor: Option<(u16, bool)>,
         to_act: &[u16],
     ) {
-        let Some(clock) = slot.clock else {
+        let Some(clock) = slot.setup.clock else {
             return;
         };
         let abandon_after = clock.abandon_after.unwrap_or(Clock::DEFAULT_ABANDON_AFTER);
@@ -369,7 +355,7 @@ impl Games {
     /// gets a fresh decision, and banks what they held in this process (their starting time after a
     /// restart).
     pub(super) fn resume_clocks(self: &Arc<Self>, slot: &Arc<Slot>) {
-        if slot.clock.is_none() || slot.finished.load(Ordering::Acquire) {
+        if slot.setup.clock.is_none() || slot.finished.load(Ordering::Acquire) {
             return;
         }
         let games = Arc::clone(self);
@@ -382,8 +368,7 @@ impl Games {
                         .game
                         .as_deref_mut()
                         .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                    let to_act: Vec<u16> = game.to_act().iter().map(|o| o.0).collect();
-                    Ok((seq, to_act))
+                    Ok((seq, seats_to_act(game)))
                 })
                 .await;
             if let Ok(((seq, to_act), guard)) = to_act {
@@ -432,8 +417,8 @@ impl Games {
             "a seat's clock ran out: the random bot plays its move");
         let message: Arc<str> = json!({
             "type": "timeout", "seq": seq, "seat": seat,
-            "deadline_unix_ms": unix_ms(deadline, fired, now_ms),
-            "fired_unix_ms": unix_ms(fired, fired, now_ms),
+            "deadline_unix_ms": now_ms.saturating_sub(late_ms),
+            "fired_unix_ms": now_ms,
         })
         .to_string()
         .into();
@@ -461,7 +446,7 @@ impl Games {
                 Ok((Some(action), guard)) => {
                     drop(guard);
                     games
-                        .submit_for(&slot, Owner(seat), action, seq, Some(timeout_key(seq)))
+                        .submit_for(&slot, Owner(seat), action, seq, Chooser::Timeout)
                         .await
                         .is_some_and(|result| result.is_ok())
                 }

@@ -315,11 +315,7 @@ impl Games {
             players: u32::from(players),
             seed,
             config: create.config,
-            bots: bots
-                .iter()
-                .enumerate()
-                .filter_map(|(seat, bot)| bot.map(|b| (seat as u32, b.name().to_owned())))
-                .collect(),
+            bots: bot_names_of(&bots),
             clock,
         };
         let (started, to_act) = {
@@ -350,7 +346,7 @@ impl Games {
                         max_game_bytes / 1024
                     )));
                 }
-                let to_act: Vec<u16> = game.to_act().iter().map(|o| o.0).collect();
+                let to_act = seats_to_act(&mut *game);
                 Ok::<_, ApiError>((game, to_act))
             });
             match tokio::time::timeout(deadline, work).await {

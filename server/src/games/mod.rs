@@ -188,8 +188,7 @@ pub struct Slot {
     /// A task plays this game's bots now; and it was asked to look again.
     bots_running: AtomicBool,
     bots_wanted: AtomicBool,
-    /// The game's time control, and its clocks now.
-    clock: Option<crate::store::Clock>,
+    /// The game's clocks now (its time control is `setup.clock`).
     clock_state: Mutex<ClockState>,
     /// Each seat's open WebSockets, and how often that count changed (a disconnection's grace ends
     /// only if it did not change since).
@@ -215,7 +214,6 @@ struct Hosting {
 impl From<Hosting> for Slot {
     fn from(h: Hosting) -> Self {
         Slot {
-            clock: h.setup.clock,
             clock_state: Mutex::new(ClockState::new(h.setup.clock, h.setup.players)),
             connections: Mutex::new(vec![(0, 0); h.setup.players as usize]),
             id: h.id,
@@ -554,7 +552,7 @@ impl Slot {
                 .map(|(i, _)| i as u32)
                 .collect(),
             bots: self.bot_names(),
-            clock: self.clock,
+            clock: self.setup.clock,
             finished: self.finished.load(Ordering::Acquire),
             stopped: self.stopped.get().cloned(),
             created_unix_ms: self.created_unix_ms,

@@ -29,6 +29,18 @@ pub(super) async fn seat_of(app: &App, slot: &Arc<Slot>, token: &str) -> Result<
     app.games.seat_of(slot, token).await
 }
 
+/// Game `id`, the request's bearer token and its seat (401 without a token, 403 for another game's).
+pub(super) async fn seated<'h>(
+    app: &App,
+    id: u64,
+    headers: &'h HeaderMap,
+) -> Result<(Arc<Slot>, &'h str, u16), ApiError> {
+    let slot = app.games.find(id).await?;
+    let token = bearer(headers)?.ok_or(ApiError::Unauthorized)?;
+    let seat = seat_of(app, &slot, token).await?;
+    Ok((slot, token, seat))
+}
+
 /// The audience of a request: the seat of its token, or the spectators without one.
 pub(super) async fn audience(
     app: &App,

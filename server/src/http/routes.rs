@@ -193,9 +193,7 @@ pub(super) async fn legal(
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let slot = app.games.find(id).await?;
-    let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    let seat = seat_of(&app, &slot, token).await?;
+    let (slot, _, seat) = seated(&app, id, &headers).await?;
     let legal = app.games.legal(&slot, seat).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/json")],
@@ -220,9 +218,7 @@ pub(super) async fn resign(
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let slot = app.games.find(id).await?;
-    let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    let seat = seat_of(&app, &slot, token).await?;
+    let (slot, _, seat) = seated(&app, id, &headers).await?;
     if !app.games.owns(&slot) {
         return Err(ApiError::Moved(id));
     }
@@ -258,9 +254,7 @@ pub(super) async fn act(
     headers: HeaderMap,
     Body(body): Body<SubmitAction>,
 ) -> Result<Response, ApiError> {
-    let slot = app.games.find(id).await?;
-    let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    let seat = seat_of(&app, &slot, token).await?;
+    let (slot, token, seat) = seated(&app, id, &headers).await?;
     let header_key = match headers.get("idempotency-key") {
         Some(value) => Some(
             value
