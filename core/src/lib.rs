@@ -37,8 +37,9 @@ pub use coffer_sdk::{
     Acting, ActionError, ActionReport, Adapter, ContentError, ContentTable, Description, Doc,
     DynGame, DynRuleset, EventsFor, Format, Label, Mover, Named, Observe, Outcome, Pending,
     PlayoutError, Progress, ResourceView, Row, Ruleset, Section, Setup, SetupError, Shared,
-    SharedContent, StaticRuleset, Table, Text, action_codes, apply_atomically, check_content_id,
-    choose, numbered_codes, random_playout, read_content, static_rulesets, testing,
+    SharedContent, StaticRuleset, Table, Text, UNDO, UNDO_DEPTH, Undo, action_codes,
+    apply_atomically, check_content_id, choose, numbered_codes, random_playout, read_content,
+    static_rulesets, testing,
 };
 
 #[doc(hidden)]

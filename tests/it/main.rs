@@ -8,5 +8,6 @@ mod server_isolation;
 mod shape;
 mod simulate;
 mod tidy;
+mod undo;
 mod wasm;
 mod xtask;

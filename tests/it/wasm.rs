@@ -19,11 +19,11 @@ fn package(crate_name: &str) -> String {
     crate_name.replace('_', "-")
 }
 
-fn module_of(dir: &Path, crate_name: &str) -> PathBuf {
+pub(crate) fn module_of(dir: &Path, crate_name: &str) -> PathBuf {
     dir.join(format!("{}.wasm", package(crate_name)))
 }
 
-fn ruleset_in(path: &Path, id: &str, options: WasmOptions) -> Arc<dyn DynRuleset> {
+pub(crate) fn ruleset_in(path: &Path, id: &str, options: WasmOptions) -> Arc<dyn DynRuleset> {
     load_module_with(path, None, options)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .into_iter()

@@ -5,7 +5,7 @@ use crate::playout::Track;
 use crate::{
     Acting, ActionError, ActionReport, Description, DynGame, DynRuleset, EventsFor, Format, Mover,
     Outcome, Pending, PlayoutError, Progress, ResourceView, Ruleset, Setup, SetupError, Table,
-    random_playout,
+    Undo, random_playout,
 };
 use coffer_kernel::GameRng;
 use coffer_kernel::{Change, Event};
@@ -152,7 +152,31 @@ struct Game<R: Ruleset> {
     /// Where the last accepted action's events start in the ledger's log: the events before them are
     /// forgotten only once there are more than [`FORGET_AFTER`], not after every action.
     events_from: usize,
+    /// The states before `undo_seat`'s last actions applied from JSON, oldest first, at most
+    /// [`UNDO_DEPTH`]: what `"~undo"` returns to. Emptied when another seat acts, when an action reveals
+    /// or draws, when the game ends, and by actions applied by index (playouts).
+    undo: Vec<R::State>,
+    undo_seat: Owner,
 }
+
+/// The action that takes back the acting seat's last action, as JSON: a string no ruleset's action
+/// reads as. Hosts apply it with [`DynGame::apply_json`] like any action and log it like any action, so
+/// every replay of a log takes the same actions back.
+///
+/// A seat may take back its own last actions, one per `"~undo"`, while no other seat has acted since,
+/// none of them drew random numbers or revealed hidden state ([`Ruleset::reveals`]) and the game has
+/// not ended; [`Table::undo`] says who may and how many. Refused otherwise with
+/// [`ActionError::CannotUndo`], the game unchanged. Undo returns the whole state, random numbers
+/// included, so the state hash after it is the hash before the action it took back.
+///
+/// What undo keeps is part of the game but not of its snapshot: a game restored from a snapshot, or a
+/// [`DynGame::clone_game`], has nothing to take back. Hosts that take snapshots of a live game take
+/// them while [`Table::undo`] is `None`, so that a replay from a snapshot takes back what the live game
+/// did.
+pub const UNDO: &str = "\"~undo\"";
+
+/// How many of its last actions a seat may take back: each keeps a copy of the state before it.
+pub const UNDO_DEPTH: usize = 8;
 
 /// Older events the ledger's log may keep before the adapter forgets them (moving the newest action's
 /// events to the front of the log): often enough that the log stays within
@@ -183,7 +207,57 @@ impl<R: Ruleset> Game<R> {
             movers: Vec::new(),
             movers_fresh: false,
             events_from: 0,
+            undo: Vec::new(),
+            undo_seat: Owner(0),
         }
+    }
+
+    /// Applies `action` as a person's action: keeps the state before it for `"~undo"` when it can be
+    /// taken back.
+    fn apply_undoable(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
+        let mut before = self.state.clone();
+        self.apply_action(player, action)?;
+        let r = &*self.ruleset;
+        let closed = r.ledger(&self.state).drew_since(r.ledger(&before))
+            || r.outcome(&self.state) != Outcome::Ongoing
+            || r.reveals(&before, &self.state, player, action);
+        if closed || self.undo_seat != player {
+            self.undo.clear();
+        }
+        if !closed {
+            // The copy's events are the older actions': an undone game answers no events.
+            drop(r.ledger_mut(&mut before).take_events());
+            if self.undo.len() == UNDO_DEPTH {
+                self.undo.remove(0);
+            }
+            self.undo.push(before);
+            self.undo_seat = player;
+        }
+        Ok(())
+    }
+
+    /// `"~undo"`: returns to the state before `player`'s last action.
+    fn undo(&mut self, player: Owner) -> Result<(), ActionError> {
+        let refuse = |reason: String| Err(ActionError::CannotUndo { player, reason });
+        if self.undo.is_empty() {
+            return refuse(
+                "nothing can be taken back now (only a seat's own last actions, before another seat \
+                 acts, and none that drew, showed something hidden or ended the game)"
+                    .to_owned(),
+            );
+        }
+        if self.undo_seat != player {
+            return refuse(format!(
+                "the last actions were {}'s; only they may take them back",
+                self.undo_seat
+            ));
+        }
+        if let Some(before) = self.undo.pop() {
+            self.state = before;
+            self.events_from = self.ruleset.ledger(&self.state).events().len();
+            self.changed();
+        }
+        Ok(())
     }
 
     /// The last accepted action's events.
@@ -375,6 +449,10 @@ impl<R: Ruleset> DynGame for Game<R> {
             });
         }
         let action = self.legal[listed.start + index].clone();
+        // Index actions (playouts, bots' look-ahead) keep nothing to take back.
+        if !self.undo.is_empty() {
+            self.undo.clear();
+        }
         self.apply_action(player, &action)
     }
 
@@ -399,9 +477,12 @@ impl<R: Ruleset> DynGame for Game<R> {
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         self.check_player(player)?;
+        if json.trim() == UNDO {
+            return self.undo(player);
+        }
         let action: R::Action =
             serde_json::from_str(json).map_err(|e| ActionError::Malformed(e.to_string()))?;
-        self.apply_action(player, &action)
+        self.apply_undoable(player, &action)
     }
 
     fn apply_json_reporting(
@@ -464,6 +545,12 @@ impl<R: Ruleset> DynGame for Game<R> {
             step.name = v.step(step.number).into_owned();
         }
         table.outcome = r.outcome(s);
+        if let Some(actions) = std::num::NonZeroUsize::new(self.undo.len()) {
+            table.undo = Some(Undo {
+                seat: self.undo_seat,
+                actions: actions.get() as u32,
+            });
+        }
         if table.acting.is_empty() && table.outcome == Outcome::Ongoing {
             let mut acting = Vec::new();
             r.to_act(s, &mut acting);

@@ -46,6 +46,14 @@ pub enum ActionError {
     /// The game is over.
     #[error("the game is over")]
     GameOver,
+    /// `"~undo"` ([`UNDO`](crate::UNDO)) was refused: the player has nothing to take back now.
+    #[error("{player} cannot take back an action: {reason}")]
+    CannotUndo {
+        /// Who asked.
+        player: Owner,
+        /// Why, in words.
+        reason: String,
+    },
     /// The plugin panicked while applying it; the game is unchanged and the plugin is no longer called.
     #[error("the plugin panicked: {0}")]
     Panicked(String),

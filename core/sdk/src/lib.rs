@@ -24,7 +24,7 @@ mod shared;
 mod statics;
 mod table;
 
-pub use adapter::Adapter;
+pub use adapter::{Adapter, UNDO, UNDO_DEPTH};
 pub use content::{ContentError, check_content_id, read_content};
 pub use describe::{Description, Doc};
 pub use dynamic::{Acting, ActionReport, DynGame, DynRuleset, EventsFor, ResourceView};
@@ -36,7 +36,7 @@ pub use plugin::Ruleset;
 pub use setup::{Format, Setup};
 pub use shared::{ContentTable, Shared, SharedContent};
 pub use statics::{StaticRuleset, static_rulesets};
-pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text};
+pub use table::{Label, Mover, Named, Pending, Row, Section, Table, Text, Undo};
 
 #[doc(hidden)]
 pub use inventory;

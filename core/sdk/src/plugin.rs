@@ -164,6 +164,24 @@ pub trait Ruleset: Send + Sync + 'static {
         None
     }
 
+    /// Whether `player`'s accepted `action`, which turned `before` into `after`, showed any seat
+    /// something that was hidden from it (a card played from a hand, a face turned up). Such an action
+    /// cannot be taken back (`"~undo"`, [`UNDO`](crate::UNDO)): what was seen stays seen. The adapter
+    /// already refuses to take back an action that drew from the ledger's random numbers (a die, a draw,
+    /// a shuffle, [`Ledger::drew_since`]) or ended the game; the default reveals nothing else, which is
+    /// right for a game without hidden state. Called once per action applied from JSON (the way hosts
+    /// apply a person's action), never in playouts.
+    fn reveals(
+        &self,
+        before: &Self::State,
+        after: &Self::State,
+        player: Owner,
+        action: &Self::Action,
+    ) -> bool {
+        let _ = (before, after, player, action);
+        false
+    }
+
     /// Checks the ruleset's own invariants (the default has none). The kernel's are not this method's
     /// business: hosts check the ledger first ([`DynGame::check_invariants`](crate::DynGame::check_invariants)), and a restored snapshot's
     /// ledger was checked when it was read.

@@ -137,6 +137,19 @@ pub struct Table {
     pub labels: Vec<Label>,
     /// Whether and how the game ended.
     pub outcome: Outcome,
+    /// The seat that may take back its last actions now (`"~undo"`, [`UNDO`](crate::UNDO)), filled by
+    /// the adapter; `None` when nobody may.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<Undo>,
+}
+
+/// Who may take back actions, and how many ([`Table::undo`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Undo {
+    /// The seat that acted last.
+    pub seat: Owner,
+    /// How many of its last actions it may take back, one `"~undo"` each.
+    pub actions: u32,
 }
 
 impl Table {
@@ -155,6 +168,7 @@ impl Table {
             sections: Vec::new(),
             labels: Vec::new(),
             outcome: Outcome::Ongoing,
+            undo: None,
         }
     }
 

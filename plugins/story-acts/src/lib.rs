@@ -128,6 +128,16 @@ impl coffer_core::Ruleset for StoryActs {
         }
     }
 
+    /// An action reveals when a card some seat (or a spectator) could not see becomes one it can: a
+    /// card deployed from a hand, a card drawn from a deck. Such an action cannot be taken back.
+    fn reveals(&self, before: &State, after: &State, _: Owner, _: &Action) -> bool {
+        let seats = (0..after.players()).map(|p| Some(Owner(p))).chain([None]);
+        let cards = u16::try_from(after.cards.len()).unwrap_or(u16::MAX);
+        seats.into_iter().any(|seat| {
+            (0..cards).any(|card| !before.sees_card(seat, card) && after.sees_card(seat, card))
+        })
+    }
+
     fn label(&self, state: &State, key: Key) -> Option<String> {
         words::label(state, key)
     }

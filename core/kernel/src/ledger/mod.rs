@@ -405,6 +405,13 @@ impl Ledger {
     pub fn owners(&self) -> u16 {
         self.owners
     }
+
+    /// Whether this ledger drew random numbers since `earlier`, a copy of it taken before (a die rolled,
+    /// a card drawn, a pile shuffled): what a draw showed cannot be taken back. One comparison of the
+    /// generators' states.
+    pub fn drew_since(&self, earlier: &Ledger) -> bool {
+        self.rng != earlier.rng
+    }
 }
 
 fn index_u32(len: usize) -> Result<u32, Refusal> {
