@@ -340,6 +340,11 @@ pub fn action_heading(names: &Names<'_>, player: u16, events: &[Event]) -> Strin
     }
 }
 
+/// The heading of an undo (`"~undo"`): "p1 took back their last action".
+pub fn undo_heading(names: &Names<'_>, player: u16) -> String {
+    format!("{} took back their last action", names.owner(Owner(player)))
+}
+
 /// An applied action as `seat` reads it: its heading, then its events indented by two spaces.
 pub fn action(names: &Names<'_>, player: u16, events: &[Event], seat: Seat) -> String {
     let mut out = action_heading(names, player, events);

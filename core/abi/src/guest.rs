@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 /// The version of the WebAssembly contract: the exports, their parameters, the [`Reply`] layout and the
 /// encodings of every buffer.
-pub const WASM_ABI_VERSION: u32 = 2;
+pub const WASM_ABI_VERSION: u32 = 3;
 
 /// The module and name of the one function a module may import: the panic hook's messenger.
 pub const PANIC_IMPORT: (&str, &str) = ("coffer", "panicked");

@@ -64,7 +64,7 @@ use coffer_sdk::Format;
 /// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
 /// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
-pub const ABI_VERSION: u32 = 7;
+pub const ABI_VERSION: u32 = 8;
 /// The version of `coffer-core` this side was built with.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rustc --version` this side was built with.

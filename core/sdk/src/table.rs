@@ -139,7 +139,7 @@ pub struct Table {
     pub outcome: Outcome,
     /// The seat that may take back its last actions now (`"~undo"`, [`UNDO`](crate::UNDO)), filled by
     /// the adapter; `None` when nobody may.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub undo: Option<Undo>,
 }
 

@@ -227,7 +227,7 @@ impl Games {
                 tracing::debug!(target: "coffer_server::games", game = %id, code = e.code(), "rejected");
                 self.metrics.rejected.inc();
             })?;
-        let (seq, hash, answer, pushes, finished, snapshot, to_act) = match applied {
+        let (seq, hash, answer, pushes, finished, snapshot, undo, to_act) = match applied {
             Applied::Refused(message) => {
                 self.metrics.refusals.inc();
                 return Err(ApiError::Refused { message });
@@ -261,6 +261,7 @@ impl Games {
                 done.pushes,
                 done.finished,
                 done.snapshot,
+                done.undo,
                 done.to_act,
             ),
         };
@@ -288,10 +289,15 @@ impl Games {
             return Err(self.commit_failed(slot, guard, error));
         }
         guard.seq = seq;
+        guard.moves.note(seat, key.as_deref(), undo);
         slot.seq.store(seq, Ordering::Release);
         self.metrics.actions.inc();
         let answer: Arc<str> = Arc::from(answer);
-        let timed_out = Chooser::of(key.as_deref()) == Some(Chooser::Timeout);
+        let decided = match Chooser::of(key.as_deref()) {
+            Some(Chooser::Timeout) => Decided::TimedOut,
+            _ if undo => Decided::TookBack,
+            _ => Decided::Played,
+        };
         if let Some(key) = key {
             slot.remember(seat, key, seq, Arc::clone(&answer));
         }
@@ -305,7 +311,7 @@ impl Games {
             slot.clock_state
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .next = Some((seq, seat, to_act, timed_out));
+                .next = Some((seq, seat, to_act, decided));
         }
         drop(guard);
         let acted = Acted {

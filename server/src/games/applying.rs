@@ -29,6 +29,9 @@ pub(super) struct ActionOut<'a> {
     /// Who chose the move when it was not the seat's player: `bot` or `timeout`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) by: Option<&'static str>,
+    /// Whether the seat took back its last action (`"~undo"`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(super) undo: bool,
     pub(super) action: &'a str,
     pub(super) events: &'a [EventOut<'a>],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,19 +89,46 @@ pub(super) fn to_text(value: &impl serde::Serialize) -> String {
 pub(super) fn action_message(
     game: &mut dyn DynGame,
     description: &Description,
-    (seq, actor, by): (u64, u16, Option<&'static str>),
+    told: Told,
     audience: Audience,
     view: bool,
 ) -> (String, Option<String>) {
     let events = game.events_for(audience);
-    action_message_of(game, description, (seq, actor, by), audience, &events, view)
+    action_message_of(game, description, told, audience, &events, view)
+}
+
+/// Which committed action a message tells of: its sequence number, its seat, who chose it when not the
+/// seat's player (`"by"`), and whether it was an undo.
+#[derive(Clone, Copy)]
+pub(super) struct Told {
+    pub(super) seq: u64,
+    pub(super) actor: u16,
+    pub(super) by: Option<&'static str>,
+    pub(super) undo: bool,
+}
+
+impl Told {
+    /// The stored action `action` of `seat` at `seq`, keyed `key`.
+    pub(super) fn of(seq: u64, seat: u16, key: Option<&str>, action: &str) -> Told {
+        Told {
+            seq,
+            actor: seat,
+            by: chosen_by(key),
+            undo: is_undo(action),
+        }
+    }
 }
 
 /// [`action_message`] with `audience`'s events at hand (as applying the action answered them).
 pub(super) fn action_message_of(
     game: &dyn DynGame,
     description: &Description,
-    (seq, actor, by): (u64, u16, Option<&'static str>),
+    Told {
+        seq,
+        actor,
+        by,
+        undo,
+    }: Told,
     audience: Audience,
     events: &[Event],
     view: bool,
@@ -117,12 +147,17 @@ pub(super) fn action_message_of(
             cause: names.cause(&event.cause),
         })
         .collect();
-    let heading = render::action_heading(&names, actor, events);
+    let heading = if undo {
+        render::undo_heading(&names, actor)
+    } else {
+        render::action_heading(&names, actor, events)
+    };
     let mut message = ActionOut {
         kind: "action",
         seq,
         actor,
         by,
+        undo,
         action: &heading,
         events: &out,
         view: None,
@@ -198,6 +233,8 @@ pub(super) struct Done {
     pub(super) pushes: Vec<(Audience, Arc<str>)>,
     pub(super) finished: bool,
     pub(super) snapshot: Option<Vec<u8>>,
+    /// Whether it took the seat's last action back.
+    pub(super) undo: bool,
     /// The seats to act after it, when the game has a clock.
     pub(super) to_act: Vec<u16>,
 }
@@ -253,8 +290,19 @@ impl Applying {
             .game
             .as_deref_mut()
             .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-        // One call applies the action and answers its hash and the actor's events.
         let actor = Some(Owner(seat));
+        let undo = is_undo(self.action.get());
+        if undo {
+            let table = game.table(actor);
+            let resources = game.resources(actor);
+            if let Some(reason) = live
+                .moves
+                .refusal(seat, &names_for(description, &resources, &table))
+            {
+                return Ok(Applied::Refused(reason));
+            }
+        }
+        // One call applies the action and answers its hash and the actor's events.
         let applied =
             game.apply_json_reporting(Owner(seat), self.action.get(), EventsFor::Seat(actor));
         let (hash, actor_events) = match applied {
@@ -277,7 +325,12 @@ impl Applying {
             }
         };
         let seq = live.seq + 1;
-        let by = chosen_by(self.key.as_deref());
+        let told = Told {
+            seq,
+            actor: seat,
+            by: chosen_by(self.key.as_deref()),
+            undo,
+        };
         let mut actor_events = Some(actor_events);
         let mut answer = None;
         let mut pushes = Vec::new();
@@ -287,7 +340,7 @@ impl Applying {
                 None => game.events_for(audience),
             };
             let (plain, with_view) =
-                action_message_of(game, description, (seq, seat, by), audience, &events, true);
+                action_message_of(game, description, told, audience, &events, true);
             pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
             if audience == actor {
                 // The actor's answer is its own feed's message without the view.
@@ -297,14 +350,19 @@ impl Applying {
         let answer = match (answer, actor_events) {
             (Some(answer), _) => answer,
             (None, Some(events)) => {
-                action_message_of(game, description, (seq, seat, by), actor, &events, false).0
+                action_message_of(game, description, told, actor, &events, false).0
             }
-            (None, None) => action_message(game, description, (seq, seat, by), actor, false).0,
+            (None, None) => action_message(game, description, told, actor, false).0,
         };
         let finished = matches!(game.outcome(), Outcome::Finished { .. });
-        let snapshot = if seq.is_multiple_of(self.snapshot_every) || finished {
+        // A snapshot falls outside every undo window (a replay from it must take back what this game
+        // does): one due while a seat may take actions back waits for the window to close.
+        let due = seq.is_multiple_of(self.snapshot_every) || finished || live.snapshot_owed;
+        let snapshot = if due && (finished || game.table(None).undo.is_none()) {
+            live.snapshot_owed = false;
             game.snapshot(Format::Binary).ok()
         } else {
+            live.snapshot_owed |= due;
             None
         };
         let to_act = if slot.setup.clock.is_some() {
@@ -320,6 +378,7 @@ impl Applying {
             pushes,
             finished,
             snapshot,
+            undo,
             to_act,
         }))
     }

@@ -287,8 +287,8 @@ impl Games {
                 .unwrap_or_else(PoisonError::into_inner)
                 .next
                 .take();
-            if let Some((seq, actor, to_act, timed_out)) = next {
-                self.restart_clocks(slot, seq, Some((actor, timed_out)), &to_act);
+            if let Some((seq, actor, to_act, decided)) = next {
+                self.restart_clocks(slot, seq, Some((actor, decided)), &to_act);
             }
         }
         self.wake_bots(slot);

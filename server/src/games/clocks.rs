@@ -84,9 +84,12 @@ pub(super) struct ClockState {
     /// The seats whose clocks run since `since`, each with its deadline.
     running: Vec<(u16, Instant)>,
     since: Instant,
-    /// The last committed action's sequence number, seat, the seats to act after it, and whether a
-    /// timeout played it, until the clocks restart for it.
-    pub(super) next: Option<(u64, u16, Vec<u16>, bool)>,
+    /// The last committed action's sequence number, seat, the seats to act after it, and how it was
+    /// decided, until the clocks restart for it.
+    pub(super) next: Option<(u64, u16, Vec<u16>, Decided)>,
+    /// Each seat's time left when it last played (per-action clocks): what it has again when it takes
+    /// that action back, so that taking back and playing again never gains time.
+    left: Vec<u64>,
     /// Each seat's timeouts in a row.
     missed: Vec<u32>,
     /// The decision whose timeout is being played: another seat's clock that ran out at the same
@@ -104,8 +107,21 @@ impl ClockState {
             next: None,
             missed: vec![0; players as usize],
             firing: None,
+            left: vec![0; players as usize],
         }
     }
+}
+
+/// How a committed action came.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Decided {
+    /// Chosen at the table (or by the seat's bot).
+    Played,
+    /// Played by the random bot when the seat's clock ran out.
+    TimedOut,
+    /// The seat took its last action back: its clock goes on from where that action stopped it, and a
+    /// bank gives back the increment that action earned.
+    TookBack,
 }
 
 /// What the timer task is told: game `game`'s clocks at `seq` run out at these deadlines (none: no
@@ -262,21 +278,21 @@ impl Games {
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         seq: u64,
-        actor: Option<(u16, bool)>,
+        actor: Option<(u16, Decided)>,
         to_act: &[u16],
     ) {
         let Some(clock) = slot.setup.clock else {
             return;
         };
         let abandon_after = clock.abandon_after.unwrap_or(Clock::DEFAULT_ABANDON_AFTER);
-        if let Some((seat, timed_out)) = actor {
+        if let Some((seat, decided)) = actor {
             let abandoned = {
                 let mut state = slot
                     .clock_state
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
                 match state.missed.get_mut(usize::from(seat)) {
-                    Some(missed) if timed_out => {
+                    Some(missed) if decided == Decided::TimedOut => {
                         *missed += 1;
                         abandon_after > 0 && *missed >= abandon_after
                     }
@@ -295,7 +311,6 @@ impl Games {
                 );
             }
         }
-        let actor = actor.map(|(seat, _)| seat);
         let now = Instant::now();
         let deadlines = {
             let mut state = slot
@@ -305,6 +320,23 @@ impl Games {
             if seq < state.seq {
                 return;
             }
+            let mut took_back = None;
+            match actor {
+                Some((seat, Decided::Played)) => {
+                    // What the seat had left as it played: a per-action clock's own deadline.
+                    let left = state
+                        .running
+                        .iter()
+                        .find(|(s, _)| *s == seat)
+                        .map(|&(_, deadline)| ms_between(now, deadline));
+                    if let (Some(left), Some(slot)) = (left, state.left.get_mut(usize::from(seat)))
+                    {
+                        *slot = left;
+                    }
+                }
+                Some((seat, Decided::TookBack)) => took_back = Some(seat),
+                _ => {}
+            }
             if clock.bank_ms.is_some() {
                 let spent = ms_between(state.since, now);
                 let running: Vec<u16> = state.running.iter().map(|(s, _)| *s).collect();
@@ -312,11 +344,14 @@ impl Games {
                     let bank = &mut state.banks[usize::from(seat)];
                     *bank = bank.saturating_sub(spent);
                 }
-                if let Some(actor) = actor
+                if let Some((actor, decided)) = actor
                     && let Some(bank) = state.banks.get_mut(usize::from(actor))
                 {
                     // A bank holds at most MAX_CLOCK_MS: the timer wheel's deadlines stay near.
-                    *bank = bank.saturating_add(clock.increment_ms).min(MAX_CLOCK_MS);
+                    *bank = match decided {
+                        Decided::TookBack => bank.saturating_sub(clock.increment_ms),
+                        _ => bank.saturating_add(clock.increment_ms).min(MAX_CLOCK_MS),
+                    };
                 }
             }
             let finished = slot.finished.load(Ordering::Acquire);
@@ -325,6 +360,7 @@ impl Games {
                 .filter(|&&seat| !finished && !slot.is_bot(u32::from(seat)))
                 .map(|&seat| {
                     let limit = match clock.per_action_ms {
+                        Some(_) if took_back == Some(seat) => state.left[usize::from(seat)],
                         Some(per_action) => per_action,
                         None => state.banks[usize::from(seat)],
                     };

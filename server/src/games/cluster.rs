@@ -404,17 +404,19 @@ impl Games {
                         )));
                     }
                     live.seq = action.seq;
+                    live.moves
+                        .note(seat, action.key.as_deref(), is_undo(action.action.get()));
                     let pushes = listening
                         .iter()
                         .map(|&audience| {
-                            let by = chosen_by(action.key.as_deref());
-                            let (_, with_view) = action_message(
-                                game,
-                                description,
-                                (action.seq, seat, by),
-                                audience,
-                                true,
+                            let told = Told::of(
+                                action.seq,
+                                seat,
+                                action.key.as_deref(),
+                                action.action.get(),
                             );
+                            let (_, with_view) =
+                                action_message(game, description, told, audience, true);
                             (audience, Arc::<str>::from(with_view.unwrap_or_default()))
                         })
                         .collect();

@@ -115,7 +115,7 @@ impl Games {
                         action_message(
                             &mut *game,
                             description,
-                            (action.seq, seat, chosen_by(action.key.as_deref())),
+                            Told::of(action.seq, seat, action.key.as_deref(), action.action.get()),
                             audience,
                             false,
                         )

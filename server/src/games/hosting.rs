@@ -392,6 +392,7 @@ impl Games {
             seats: hashes,
             game: Some(started),
             seq: 0,
+            moves: Moves::default(),
             finished: false,
             // The store gave the new game a lease held by this node, fencing number 1.
             role: if self.node.is_some() {

@@ -47,6 +47,7 @@ mod history;
 mod hosting;
 mod recovery;
 mod sweeping;
+mod undo;
 
 pub use applying::Legal;
 use applying::*;
@@ -56,6 +57,7 @@ pub use clocks::{MAX_CLOCK_MS, MIN_CLOCK_MS};
 pub use cluster::{FORWARDED_HEADER, REPLAYED_HEADER};
 use recovery::*;
 pub use sweeping::SWEEP_EVERY;
+use undo::*;
 
 /// How many recent keyed submissions a game remembers with their answers (older ones are found in the
 /// store, and their answer rebuilt from the log).
@@ -205,6 +207,7 @@ struct Hosting {
     seats: Vec<Option<TokenHash>>,
     game: Option<Box<dyn DynGame>>,
     seq: u64,
+    moves: Moves,
     finished: bool,
     role: Role,
     creator: Option<IpAddr>,
@@ -225,6 +228,8 @@ impl From<Hosting> for Slot {
             live: Arc::new(tokio::sync::Mutex::new(Live {
                 game: h.game,
                 seq: h.seq,
+                moves: h.moves,
+                snapshot_owed: false,
             })),
             seq: AtomicU64::new(h.seq),
             finished: AtomicBool::new(h.finished),
@@ -250,6 +255,11 @@ impl From<Hosting> for Slot {
 struct Live {
     game: Option<Box<dyn DynGame>>,
     seq: u64,
+    /// Who chose the last committed actions: what a seat may take back.
+    moves: Moves,
+    /// A snapshot was due while a seat could take actions back: it is taken after the next action
+    /// that closes the window.
+    snapshot_owed: bool,
 }
 
 struct Recent {
@@ -580,6 +590,7 @@ impl Slot {
         let game = rebuild(&**ruleset, &setup, snapshot.as_ref(), &tail)
             .map_err(|reason| CallError::Stop(format!("game {} is stopped: {reason}", self.id)))?;
         live.game = Some(game);
+        live.moves = Moves::of(&tail);
         live.seq = target;
         Ok(())
     }

@@ -77,6 +77,7 @@ impl Games {
             seats,
             game,
             seq: record.seq,
+            moves: Moves::of(&recovery.tail),
             finished,
             role: if self.node.is_some() {
                 Role::Follower(None)

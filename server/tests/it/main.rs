@@ -20,6 +20,7 @@ mod shutdown;
 mod store_file;
 mod suite;
 pub mod support;
+mod undo;
 
 use coffer_server::{Action, GameId, NewGame, RulesetKey, Setup, StateHash, TokenHash};
 use serde_json::value::RawValue;
