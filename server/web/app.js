@@ -581,8 +581,20 @@ function drawActions(state) {
     }
     for (const [type, actions] of groups) parts.push(actionForm(state, type, actions));
   }
+  if (table.outcome === "Ongoing" && !state.abandoned && table.undo && table.undo.seat === state.seat) {
+    parts.push(undoButton(state, table.undo.actions));
+  }
   if (table.outcome === "Ongoing" && !state.abandoned) parts.push(resignButton(state));
   fill(box, ...parts);
+}
+
+/** Takes back this seat's last action (the action "~undo"), while the table says it may. */
+function undoButton(state, actions) {
+  const title = actions > 1 ? `You may take back your last ${actions} actions, one at a time.` : "You may take back your last action.";
+  return h("button", {
+    class: "secondary", type: "button", id: "undo", title, disabled: state.busy,
+    onclick: () => submit(state, "~undo"),
+  }, "Undo");
 }
 
 /** Hands this seat to the server's random bot for the rest of the game, once confirmed. */
@@ -640,7 +652,7 @@ function appendLog(state, message) {
   const log = document.getElementById("log");
   if (!log) return;
   const texts = message.events.map((e) => e.text).filter((t) => t);
-  log.append(h("li", { "data-seq": message.seq },
+  log.append(h("li", { "data-seq": message.seq, class: message.undo ? "undo" : null },
     h("span", { class: "heading" }, `${message.seq}. ${message.action}`),
     message.by ? h("span", { class: "muted small" }, message.by === "timeout" ? " (time ran out: played by the random bot)" : " (played by the server's bot)") : null,
     texts.length ? h("ul", {}, texts.map((t) => h("li", {}, t))) : null));

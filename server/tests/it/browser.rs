@@ -71,6 +71,26 @@ fn last_legal_playout(registry: &Registry, ruleset: &str, setup: Setup) -> Vec<V
 }
 
 /// The state hash after `steps`, played in-process.
+/// A seed of command-tokens with `config` whose first action is seat 0's and can be taken back when it
+/// is the first one the web table offers (the first legal action).
+fn undoable_seed(registry: &Registry, config: &Value) -> u64 {
+    let entry = registry.get("command-tokens").unwrap();
+    (1..100)
+        .find(|&seed| {
+            let setup = Setup::new(3, seed).config(config.clone());
+            let mut game = entry.ruleset.new_game(&setup).unwrap();
+            if game.legal_actions(coffer_core::Owner(0)) == 0
+                || game.to_act() != [coffer_core::Owner(0)]
+            {
+                return false;
+            }
+            let first = game.legal_action_json(0).unwrap();
+            game.apply_json(coffer_core::Owner(0), &first).is_ok()
+                && game.table(None).undo.is_some()
+        })
+        .expect("a seed where seat 0 acts first and may take it back")
+}
+
 fn hash_in_process(registry: &Registry, ruleset: &str, setup: Setup, steps: &[Value]) -> u64 {
     let entry = registry.get(ruleset).unwrap();
     let mut game = HostedGame::start(entry.ruleset.clone(), setup).unwrap();
@@ -172,6 +192,8 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         ],
     );
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    let tokens_undo_config = json!({"rounds": 1});
+    let undo_seed = undoable_seed(&registry, &tokens_undo_config);
     let plan = json!({
         "base": server.base,
         "browser": Path::new(&browser),
@@ -180,6 +202,9 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
             "ruleset": key(id), "players": players, "seed": seed, "config": config,
             "script": script, "hidden": hidden, "custom_view": *id == "charges",
         })).collect::<Vec<_>>(),
+        // One person takes an action back and plays it again.
+        "undo": {"ruleset": key("command-tokens"), "players": 3, "seed": undo_seed,
+                 "config": tokens_undo_config.clone()},
         // One person against two of the server's bots, with a clock, from the lobby to the game's end.
         "against_bots": {"ruleset": key("command-tokens"), "players": 3, "seed": 9,
                          "config": bots_config.clone(), "seconds_per_decision": 1.5},
@@ -203,7 +228,7 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(results.len(), games.len() + 1);
+    assert_eq!(results.len(), games.len() + 2);
     assert!(server.terminate().success());
 
     let stored = SqliteStore::open(&store, SqliteConfig::default()).unwrap();
@@ -226,7 +251,33 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
     }
     // The game against bots: every stored action replays in process to its stored hash, seat 0's first
     // move was its timeout's, and the bots played the other two seats to the end.
-    let against = &results[games.len()];
+    // The undo game: an action, its undo, the same action again; the hashes say the undo returned the
+    // state before the action, and the log replays.
+    let undone = &results[games.len()];
+    let log = stored
+        .actions_after(GameId(undone["game"].as_u64().unwrap()), 0)
+        .unwrap();
+    assert_eq!(log.len(), 3, "undo: an action, its undo, the action again");
+    assert_eq!(log[1].action.get(), coffer_core::UNDO);
+    assert_eq!(log[0].action.get(), log[2].action.get());
+    assert_eq!(log[0].hash, log[2].hash);
+    let mut replay = HostedGame::start(
+        registry.get("command-tokens").unwrap().ruleset.clone(),
+        Setup::new(3, undo_seed).config(tokens_undo_config),
+    )
+    .unwrap();
+    let start = replay.state_hash().0;
+    for action in &log {
+        replay
+            .apply_json(action.seat as u16, action.action.get())
+            .unwrap();
+        assert_eq!(replay.state_hash().0, action.hash.0);
+    }
+    assert_eq!(
+        log[1].hash.0, start,
+        "the undo returned the state before the action"
+    );
+    let against = &results[games.len() + 1];
     let log = stored
         .actions_after(GameId(against["game"].as_u64().unwrap()), 0)
         .unwrap();
@@ -263,6 +314,7 @@ fn web_table_plays_every_ruleset_to_its_end_in_a_real_browser() {
     }
     for shot in [
         "against-bots",
+        "undo",
         "lobby",
         "charges-seat0",
         "command-tokens-spectator",

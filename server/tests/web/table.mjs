@@ -6,9 +6,11 @@
 // PLAN.json: {"base": "http://127.0.0.1:PORT", "browser": "/usr/bin/chromium", "shots": "DIR",
 //             "games": [{"ruleset": "charges@0.1.0", "players": 2, "seed": 1, "config": {...},
 //                        "script": [{"player": 0, "action": {...}}, ...], "hidden": ["regex", ...]}],
+//             "undo": {"ruleset": ..., "players": 3, "seed": 1, "config": {...}},
 //             "against_bots": {"ruleset": ..., "players": 3, "seed": 1, "config": {...}}}
-// Prints one JSON line per game: {"ruleset", "game", "seq"}, then for the game against bots
-// {"ruleset", "game", "seq", "clicks"}. Exits non-zero, saying why, on any failure.
+// Prints one JSON line per game: {"ruleset", "game", "seq"}, then for the undo game and the game against
+// bots {"ruleset", "game", "seq"} (with "clicks" for the latter). Exits non-zero, saying why, on any
+// failure.
 
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -147,6 +149,43 @@ async function playAgainstBots(browser, game) {
   return { ruleset: game.ruleset, game: Number(id), seq, clicks };
 }
 
+/** Undo: seat 0 creates a game from the lobby and is alone at it (nobody else acts); it plays the first
+ *  action its panel offers, takes it back with the Undo button, and plays it again. */
+async function playUndo(browser, game) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  record(page);
+  await page.goto(`${plan.base}/`);
+  await page.waitForSelector("#create");
+  await fillCreate(page, game);
+  await page.click("#create button[type=submit]");
+  await page.waitForURL(/\/game\/\d+$/, { timeout: STEP_TIMEOUT });
+  const id = page.url().match(/\/game\/(\d+)$/)[1];
+  await waitForSeq(page, 0);
+  const first = page.locator("#actions form button[type=submit]").first();
+  await first.waitFor({ timeout: STEP_TIMEOUT });
+  if (await page.locator("#undo").count()) fail("undo: an Undo button before any action");
+  const panel = await page.locator("#actions").innerText();
+  await first.click();
+  await waitForSeq(page, 1);
+  await page.click("#undo", { timeout: STEP_TIMEOUT })
+    .catch(async () => fail(`undo: no Undo button after seat 0's action; the panel reads ${await page.locator("#actions").innerText()}`));
+  await waitForSeq(page, 2);
+  const told = page.locator("#log li.undo .heading");
+  await told.waitFor({ timeout: STEP_TIMEOUT });
+  const text = await told.innerText();
+  if (!/took back/.test(text)) fail(`undo: the log reads ${text}`);
+  // Back where it was: the same actions offered, and nothing left to take back.
+  await page.locator("#undo").waitFor({ state: "detached", timeout: STEP_TIMEOUT })
+    .catch(() => fail("undo: the Undo button stays after the only action was taken back"));
+  if ((await page.locator("#actions").innerText()) !== panel) fail("undo: the panel differs from before the action");
+  await page.locator("#actions form button[type=submit]").first().click();
+  await waitForSeq(page, 3);
+  await page.screenshot({ path: join(plan.shots, "undo.png"), fullPage: true });
+  await context.close();
+  return { ruleset: game.ruleset, game: Number(id), seq: 3 };
+}
+
 async function playGame(browser, game, index) {
   const contexts = [];
   const newPage = async () => {
@@ -257,6 +296,11 @@ try {
     const started = Date.now();
     const result = await playGame(browser, game, index);
     console.error(`${game.ruleset}: ${result.seq} actions clicked in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(JSON.stringify(result));
+  }
+  if (plan.undo) {
+    const result = await playUndo(browser, plan.undo);
+    console.error(`${result.ruleset}: an action taken back and played again`);
     console.log(JSON.stringify(result));
   }
   if (plan.against_bots) {
