@@ -147,6 +147,12 @@ impl HostedGame {
         })
     }
 
+    /// The game without its log: what an update of a save starts from ([`crate::save::update_replaying`]).
+    pub(crate) fn without_log(mut self) -> HostedGame {
+        self.log.clear();
+        self
+    }
+
     /// Assembles a game from parts already checked against each other (used when loading a save).
     pub(crate) fn from_parts(
         ruleset: Arc<dyn DynRuleset>,

@@ -332,8 +332,12 @@ pub fn event_lines(names: &Names<'_>, events: &[Event], seat: Seat, indent: usiz
         .collect()
 }
 
-/// The heading of one applied action: "p0's Deploy", or "p0 acted" when no event names the action.
-pub fn action_heading(names: &Names<'_>, player: u16, events: &[Event]) -> String {
+/// The heading of one applied action, `action` its JSON: "p0's Deploy", "p0 took back their last
+/// action" for an undo ([`coffer_core::UNDO`]), or "p0 acted" when no event names the action.
+pub fn action_heading(names: &Names<'_>, player: u16, action: &str, events: &[Event]) -> String {
+    if action.trim() == coffer_core::UNDO {
+        return undo_heading(names, player);
+    }
     match action_cause(events) {
         Some(cause) => names.cause(&cause),
         None => format!("{} acted", names.owner(Owner(player))),
@@ -345,9 +349,16 @@ pub fn undo_heading(names: &Names<'_>, player: u16) -> String {
     format!("{} took back their last action", names.owner(Owner(player)))
 }
 
-/// An applied action as `seat` reads it: its heading, then its events indented by two spaces.
-pub fn action(names: &Names<'_>, player: u16, events: &[Event], seat: Seat) -> String {
-    let mut out = action_heading(names, player, events);
+/// An applied action (`action` its JSON) as `seat` reads it: its heading, then its events indented by
+/// two spaces.
+pub fn action(
+    names: &Names<'_>,
+    player: u16,
+    action: &str,
+    events: &[Event],
+    seat: Seat,
+) -> String {
+    let mut out = action_heading(names, player, action, events);
     out.push('\n');
     for line in event_lines(names, events, seat, 2) {
         out.push_str(&line);

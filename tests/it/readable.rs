@@ -24,7 +24,8 @@ fn check_after_action(game: &mut HostedGame, player: u16, context: &str) {
     for seat in seats {
         let events = game.events_for(seat);
         let names = game.names(seat);
-        let text = render::action(&names, player, &events, seat);
+        let action = game.log().last().map(|l| l.action.to_string());
+        let text = render::action(&names, player, &action.unwrap_or_default(), &events, seat);
         assert_readable(&text, context);
         if seat == Some(Owner(player)) {
             assert!(

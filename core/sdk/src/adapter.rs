@@ -240,17 +240,10 @@ impl<R: Ruleset> Game<R> {
     fn undo(&mut self, player: Owner) -> Result<(), ActionError> {
         let refuse = |reason: String| Err(ActionError::CannotUndo { player, reason });
         if self.undo.is_empty() {
-            return refuse(
-                "nothing can be taken back now (only a seat's own last actions, before another seat \
-                 acts, and none that drew, showed something hidden or ended the game)"
-                    .to_owned(),
-            );
+            return refuse("nothing can be taken back now".to_owned());
         }
         if self.undo_seat != player {
-            return refuse(format!(
-                "the last actions were {}'s; only they may take them back",
-                self.undo_seat
-            ));
+            return refuse(format!("the last action was {}'s", self.undo_seat));
         }
         if let Some(before) = self.undo.pop() {
             self.state = before;

@@ -50,7 +50,11 @@ pub(crate) fn random_playout(
             &game.table(seat),
         );
         if format == OutputFormat::Text {
-            outln!("{}", render::action_heading(&names, logged.player, &events));
+            let action = logged.action.to_string();
+            outln!(
+                "{}",
+                render::action_heading(&names, logged.player, &action, &events)
+            );
         }
         steps.push(json!({
             "player": logged.player,

@@ -131,7 +131,13 @@ pub(crate) fn act(
 ) -> anyhow::Result<Status> {
     // Locked read, apply and write: two `act`s on one save never lose an action. A refused action writes
     // nothing.
-    let applied = coffer_host::save::update(path, registry, |game| {
+    // What a seat may take back is in the game, not in its snapshot: an undo replays the log.
+    let update = if action.trim() == coffer_core::UNDO {
+        coffer_host::save::update_replaying
+    } else {
+        coffer_host::save::update
+    };
+    let applied = update(path, registry, |game: &mut coffer_host::HostedGame| {
         game.apply_json(player, action).map(|_| ())
     })
     .map_err(|err| {
@@ -186,6 +192,14 @@ pub(crate) fn act(
 ///
 /// # Errors
 /// The plugin's failure while answering, or a write error.
+/// The JSON of the action `game` applied last (its log's last entry).
+fn last_action(game: &HostedGame) -> String {
+    game.log()
+        .last()
+        .map(|logged| logged.action.to_string())
+        .unwrap_or_default()
+}
+
 pub(crate) fn show_action(
     game: &mut HostedGame,
     player: u16,
@@ -195,16 +209,17 @@ pub(crate) fn show_action(
     let events = game.events_for(seat);
     let names = game.names(seat);
     let outcome = game.outcome();
+    let action = last_action(game);
     game.check_plugin()?;
     if format == OutputFormat::Json {
         print_json(&json!({
-            "action": render::action_heading(&names, player, &events),
+            "action": render::action_heading(&names, player, &action, &events),
             "events": render::events_json(&names, &events, seat),
             "outcome": outcome,
             "state_hash": game.state_hash().to_string(),
         }))?;
     } else {
-        out!("{}", render::action(&names, player, &events, seat));
+        out!("{}", render::action(&names, player, &action, &events, seat));
         outln!("outcome: {}", render::outcome(&outcome));
     }
     Ok(())
@@ -223,10 +238,11 @@ pub(crate) fn step_json(
             let seat = Some(Owner(player));
             let events = game.events_for(seat);
             let names = game.names(seat);
+            let action = last_action(game);
             json!({
                 "line": line,
                 "player": player,
-                "action": render::action_heading(&names, player, &events),
+                "action": render::action_heading(&names, player, &action, &events),
                 "events": render::events_json(&names, &events, seat),
             })
         }

@@ -69,10 +69,13 @@ pub(crate) fn play_steps(
                         out!(
                             "{}:{line} {}",
                             script.display(),
-                            render::action(&names, *player, &events, seat)
+                            render::action(&names, *player, &action.to_string(), &events, seat)
                         );
                     } else {
-                        outln!("{}", render::action_heading(&names, *player, &events));
+                        outln!(
+                            "{}",
+                            render::action_heading(&names, *player, &action.to_string(), &events)
+                        );
                     }
                 }
                 out.push(step_json(game, *line, *player, Ok(())));
@@ -193,7 +196,8 @@ pub(crate) fn log(
         );
     }
     for (n, logged) in saved.log().iter().enumerate() {
-        game.apply_json(logged.player, &logged.action.to_string())
+        let action = logged.action.to_string();
+        game.apply_json(logged.player, &action)
             .with_context(|| format!("action {} of the save no longer applies", n + 1))?;
         let events = game.events_for(seat);
         let names = game.names(seat);
@@ -202,14 +206,14 @@ pub(crate) fn log(
             entries.push(json!({
                 "number": n + 1,
                 "player": logged.player,
-                "action": render::action_heading(&names, logged.player, &events),
+                "action": render::action_heading(&names, logged.player, &action, &events),
                 "events": render::events_json(&names, &events, seat),
             }));
         } else {
             out!(
                 "{}. {}",
                 n + 1,
-                render::action(&names, logged.player, &events, seat)
+                render::action(&names, logged.player, &action, &events, seat)
             );
         }
     }

@@ -155,12 +155,12 @@ fn watch(
         let events = hosted.events_for(None);
         let names = hosted.names(None);
         if format == OutputFormat::Text {
-            out!("{}", render::action(&names, *seat, &events, None));
+            out!("{}", render::action(&names, *seat, action, &events, None));
         } else {
             log.push(serde_json::json!({
                 "player": seat,
                 "action": serde_json::from_str::<serde_json::Value>(action)?,
-                "heading": render::action_heading(&names, *seat, &events),
+                "heading": render::action_heading(&names, *seat, action, &events),
             }));
         }
     }

@@ -166,6 +166,37 @@ pub fn update_with<T, E>(
     Ok(Ok((game, value)))
 }
 
+/// [`update`] for a change that needs the game as its log made it rather than as its snapshot restores
+/// it: taking back actions (`"~undo"`, [`coffer_core::UNDO`]), since what a seat may take back is kept
+/// by the game but not by its snapshot. The whole log is replayed from the setup and checked, as
+/// [`SaveFile::replay`] does (its cost grows with the log); the rest is as [`update`].
+///
+/// # Errors
+/// As [`update`], and those of [`SaveFile::replay`].
+pub fn update_replaying<T, E>(
+    path: &Path,
+    registry: &Registry,
+    change: impl FnOnce(&mut HostedGame) -> Result<T, E>,
+) -> Result<Result<(HostedGame, T), E>, SaveError> {
+    let limits = Limits::from_env()?;
+    let locked = LockedSave::acquire(path, &limits)?;
+    let bytes = locked.read(&limits)?;
+    let text = as_text(&bytes, path, SAVE_FILE)?;
+    let ReadForUpdate { log_text, .. } = ReadForUpdate::parse(text)?;
+    // The saved actions stay in the file as text: the game starts this update with an empty log.
+    let mut game = SaveFile::parse(text)?.replay(registry)?.without_log();
+    let value = match change(&mut game) {
+        Ok(value) => value,
+        Err(e) => return Ok(Err(e)),
+    };
+    let text = game_json_after(&game, &log_text)?;
+    drop(log_text);
+    drop(bytes);
+    check_size(path, text.as_bytes(), &limits)?;
+    locked.replace(text.as_bytes())?;
+    Ok(Ok((game, value)))
+}
+
 /// A save's text read for an update: the log's entries as text, and what the checks need.
 pub(crate) struct ReadForUpdate<'a> {
     pub(crate) view: View<'a>,

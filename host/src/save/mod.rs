@@ -64,7 +64,9 @@ pub use format::{
     FORMAT_VERSION, LOCK_WAIT_ENV, MAX_CONFIG_BYTES, MAX_FILE_BYTES_ENV, STALE_TEMPORARY_AGE,
     TEMPORARY_PREFIX,
 };
-pub use games::{check_new, create, load, load_verified, load_with, save, update, update_with};
+pub use games::{
+    check_new, create, load, load_verified, load_with, save, update, update_replaying, update_with,
+};
 pub use limits::Limits;
 pub use read::{read_capped, read_capped_text, read_capped_with};
 pub use write::sweep_stale_temporaries;

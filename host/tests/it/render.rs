@@ -105,7 +105,7 @@ fn events_name_the_resources_they_changed_in_words() {
         host.apply_json(id, 0, action).unwrap();
         host.with_game(id, |g| {
             let events = g.events_for(Some(Owner(0)));
-            render::action(&g.names(Some(Owner(0))), 0, &events, Some(Owner(0)))
+            render::action(&g.names(Some(Owner(0))), 0, action, &events, Some(Owner(0)))
         })
         .unwrap()
     };

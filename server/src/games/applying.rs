@@ -150,7 +150,7 @@ pub(super) fn action_message_of(
     let heading = if undo {
         render::undo_heading(&names, actor)
     } else {
-        render::action_heading(&names, actor, events)
+        render::action_heading(&names, actor, "", events)
     };
     let mut message = ActionOut {
         kind: "action",

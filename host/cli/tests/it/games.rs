@@ -412,3 +412,46 @@ fn two_coffer_acts_racing_on_one_save_lose_no_action() {
     );
     ok(coffer(&["replay", &g]));
 }
+
+#[test]
+fn l_undo_coffer_act_takes_back_a_seats_last_action_and_the_save_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = new_game(dir.path(), "command-tokens");
+    let g = game.to_str().unwrap();
+    let before = ok(coffer(&["show", g])).stdout;
+    let (p, action) = first_legal(&game, 3);
+    ok(coffer(&[
+        "act",
+        g,
+        "--player",
+        &p.to_string(),
+        &action.to_string(),
+    ]));
+    // Another seat may not take it back: refused in words, the save left alone.
+    let other = ((p + 1) % 3).to_string();
+    let saved = std::fs::read(&game).unwrap();
+    let run = coffer(&["act", g, "--player", &other, "\"~undo\""]);
+    run.fails_with(
+        1,
+        &format!("cannot take back an action: the last action was p{p}'s"),
+    );
+    assert_eq!(std::fs::read(&game).unwrap(), saved);
+    // The seat's own undo: the table is as before the action (the save's log keeps both).
+    let undone = ok(coffer(&["act", g, "--player", &p.to_string(), "\"~undo\""])).stdout;
+    assert!(
+        undone.starts_with(&format!("p{p} took back their last action")),
+        "{undone}"
+    );
+    let after = ok(coffer(&["show", g])).stdout;
+    let table = |show: &str| show.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(table(&after), table(&before));
+    let log = ok(coffer(&["log", g])).stdout;
+    assert!(
+        log.contains(&format!("2. p{p} took back their last action")),
+        "{log}"
+    );
+    ok(coffer(&["replay", g]));
+    // Nothing more to take back.
+    coffer(&["act", g, "--player", &p.to_string(), "\"~undo\""])
+        .fails_with(1, "nothing can be taken back now");
+}
