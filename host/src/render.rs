@@ -333,10 +333,13 @@ pub fn event_lines(names: &Names<'_>, events: &[Event], seat: Seat, indent: usiz
 }
 
 /// The heading of one applied action, `action` its JSON: "p0's Deploy", "p0 took back their last
-/// action" for an undo ([`coffer_core::UNDO`]), or "p0 acted" when no event names the action.
+/// action" for an undo ([`coffer_core::UNDO`]), "p0 forfeited" ([`coffer_core::FORFEIT`]), or "p0
+/// acted" when no event names the action.
 pub fn action_heading(names: &Names<'_>, player: u16, action: &str, events: &[Event]) -> String {
-    if action.trim() == coffer_core::UNDO {
-        return undo_heading(names, player);
+    match action.trim() {
+        coffer_core::UNDO => return undo_heading(names, player),
+        coffer_core::FORFEIT => return format!("{} forfeited", names.owner(Owner(player))),
+        _ => {}
     }
     match action_cause(events) {
         Some(cause) => names.cause(&cause),

@@ -95,6 +95,11 @@ pub struct Clock {
     /// abandoned and handed to the random bot; `None`: never for a disconnection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disconnect_grace_ms: Option<u64>,
+    /// The policy `"on_timeout": "forfeit"`: a seat whose time runs out when the ruleset has no default
+    /// move for it, or that leaves (resigns, is abandoned), forfeits where the ruleset can take it out of
+    /// the game (`"~forfeit"`); elsewhere the random bot plays it, as with `"bot"`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forfeit: bool,
 }
 
 impl Clock {

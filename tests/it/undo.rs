@@ -3,10 +3,12 @@
 //! the state hash from before the action it takes back; it is refused in words, the game unchanged, for
 //! another seat's action, after a draw, after anything hidden was shown, after the game ended; a log
 //! with undos replays to the same hashes; and no audience sees a resource through an undone action that
-//! it could not see before it (differential, through the host's API alone).
+//! it could not see before it (differential, through the host's API alone). Also the host's other two
+//! actions: `"~default"` (the ruleset's default move for a seat out of time) and `"~forfeit"`.
 
 use coffer_core::{
-    ActionError, DynGame, DynRuleset, Format, Key, Owner, ResourceView, Setup, UNDO,
+    ActionError, DEFAULT, DynGame, DynRuleset, FORFEIT, Format, Key, Outcome, Owner, ResourceView,
+    Setup, UNDO,
 };
 use coffer_host::wasm::WasmOptions;
 use coffer_tests::{BUILTIN, Chooser, builtin_library, static_ruleset, wasm_modules};
@@ -250,4 +252,101 @@ fn l_undo_is_refused_after_a_hidden_card_is_shown() {
         }
     }
     assert!(shown > 0, "no game showed a card");
+}
+
+/// L-timeout: `"~default"` plays the ruleset's own default action (pass, end the turn), one of the seat's
+/// legal actions, the same in every form; refused, the game unchanged, where the ruleset has none.
+#[test]
+fn l_default_plays_one_of_the_seats_legal_actions_in_every_form() {
+    for (id, crate_name) in BUILTIN {
+        let forms = forms(id, crate_name);
+        let players = static_ruleset(id).unwrap().description().min_players.max(2);
+        let setup = Setup::new(players, 77);
+        let mut patterns = Vec::new();
+        for (name, ruleset) in &forms {
+            let mut game = ruleset.new_game(&setup).unwrap();
+            let mut chooser = Chooser::new(5);
+            let mut pattern = Vec::new();
+            for step in 0..150 {
+                let acting: Vec<_> = game
+                    .acting()
+                    .iter()
+                    .filter(|a| a.legal > 0)
+                    .copied()
+                    .collect();
+                let Some(a) = acting.get(chooser.below(acting.len().max(1))).copied() else {
+                    break;
+                };
+                let seat = a.owner();
+                let mut probe = game.clone_game();
+                match probe.apply_json(seat, DEFAULT) {
+                    Ok(()) => {
+                        // The default is one of the seat's legal actions.
+                        let hash = probe.state_hash();
+                        let legal = (0..a.legal).any(|i| {
+                            let mut copy = game.clone_game();
+                            copy.apply_legal(seat, i).is_ok() && copy.state_hash() == hash
+                        });
+                        assert!(legal, "{id} ({name}) step {step}: the default is not legal");
+                        pattern.push((step, hash.0));
+                    }
+                    Err(ActionError::Illegal(reason)) => {
+                        assert!(reason.contains("no default action"), "{reason}");
+                        assert_eq!(probe.state_hash(), game.state_hash());
+                    }
+                    Err(other) => panic!("{id} ({name}) step {step}: {other}"),
+                }
+                game.apply_legal(seat, chooser.below(a.legal)).unwrap();
+            }
+            assert!(!pattern.is_empty(), "{id} ({name}): no default action ever");
+            patterns.push(pattern);
+        }
+        assert!(
+            patterns.windows(2).all(|w| w[0] == w[1]),
+            "{id}: forms differ"
+        );
+    }
+}
+
+/// L-forfeit: `"~forfeit"` takes a seat out: in a two-player game of charges or story-acts the other seat
+/// wins at once, in every form; with more seats, and in command-tokens, it is refused in words with the
+/// game unchanged (hosts then give the seat to a bot).
+#[test]
+fn l_forfeit_ends_a_two_player_game_for_the_other_seat_and_is_refused_elsewhere() {
+    for (id, crate_name) in BUILTIN {
+        for (name, ruleset) in forms(id, crate_name) {
+            let d = ruleset.description();
+            for players in [d.min_players, d.min_players + 1] {
+                let mut game = ruleset.new_game(&Setup::new(players, 3)).unwrap();
+                let hash = game.state_hash();
+                let result = game.apply_json(Owner(1), FORFEIT);
+                if players == 2 && id != "command-tokens" {
+                    result.unwrap_or_else(|e| panic!("{id} ({name}): {e}"));
+                    assert_eq!(
+                        game.outcome(),
+                        Outcome::Finished {
+                            winners: vec![Owner(0)],
+                            scores: match game.outcome() {
+                                Outcome::Finished { scores, .. } => scores,
+                                Outcome::Ongoing => unreachable!(),
+                            },
+                        },
+                        "{id} ({name})"
+                    );
+                    game.check_invariants().unwrap();
+                    assert!(matches!(
+                        game.apply_json(Owner(0), FORFEIT),
+                        Err(ActionError::GameOver)
+                    ));
+                } else {
+                    let Err(ActionError::Illegal(reason)) = result else {
+                        panic!("{id} ({name}) {players} players: {result:?}");
+                    };
+                    assert!(!reason.contains("Owner("), "{reason}");
+                    assert_eq!(game.state_hash(), hash);
+                    assert_eq!(game.outcome(), Outcome::Ongoing);
+                }
+            }
+        }
+    }
 }

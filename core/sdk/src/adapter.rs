@@ -175,6 +175,15 @@ struct Game<R: Ruleset> {
 /// did.
 pub const UNDO: &str = "\"~undo\"";
 
+/// The action that plays the seat's default move ([`Ruleset::default_action`]: pass, end the turn), as
+/// JSON; refused with [`ActionError::Illegal`] where the ruleset has none. Hosts play it for a seat whose
+/// time ran out.
+pub const DEFAULT: &str = "\"~default\"";
+
+/// The action that takes the seat out of the game ([`Ruleset::forfeit`]), as JSON; refused where the
+/// ruleset cannot.
+pub const FORFEIT: &str = "\"~forfeit\"";
+
 /// How many of its last actions a seat may take back: each keeps a copy of the state before it.
 pub const UNDO_DEPTH: usize = 8;
 
@@ -233,6 +242,25 @@ impl<R: Ruleset> Game<R> {
             self.undo.push(before);
             self.undo_seat = player;
         }
+        Ok(())
+    }
+
+    /// `"~forfeit"`: the ruleset takes `player` out of the game, atomically.
+    fn forfeit(&mut self, player: Owner) -> Result<(), ActionError> {
+        if self.ruleset.outcome(&self.state) != Outcome::Ongoing {
+            return Err(ActionError::GameOver);
+        }
+        let before = self.ruleset.ledger(&self.state).events().len();
+        let mark = self.ruleset.ledger_mut(&mut self.state).begin();
+        match self.ruleset.forfeit(&mut self.state, player) {
+            Ok(()) => self.ruleset.ledger_mut(&mut self.state).commit(mark),
+            Err(e) => {
+                self.ruleset.ledger_mut(&mut self.state).rollback(mark);
+                return Err(e);
+            }
+        }
+        self.undo.clear();
+        self.accepted(before);
         Ok(())
     }
 
@@ -317,6 +345,13 @@ impl<R: Ruleset> Game<R> {
         // move every few actions instead of one per action.
         let before = self.ruleset.ledger(&self.state).events().len();
         crate::apply_atomically(&*self.ruleset, &mut self.state, player, action)?;
+        self.accepted(before);
+        Ok(())
+    }
+
+    /// What follows an accepted change whose events start at `before` in the ledger's log.
+    #[inline(always)]
+    fn accepted(&mut self, before: usize) {
         if before > FORGET_AFTER {
             self.ruleset
                 .ledger_mut(&mut self.state)
@@ -332,7 +367,6 @@ impl<R: Ruleset> Game<R> {
         {
             self.publish();
         }
-        Ok(())
     }
 
     /// Publishes the last accepted action's events to `tracing` (target `coffer::event`, level DEBUG)
@@ -470,8 +504,19 @@ impl<R: Ruleset> DynGame for Game<R> {
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         self.check_player(player)?;
-        if json.trim() == UNDO {
-            return self.undo(player);
+        // The host's own actions: strings no ruleset's action reads as.
+        match json.trim() {
+            UNDO => return self.undo(player),
+            DEFAULT => {
+                let Some(action) = self.ruleset.default_action(&self.state, player) else {
+                    return Err(ActionError::Illegal(format!(
+                        "{player} has no default action now"
+                    )));
+                };
+                return self.apply_undoable(player, &action);
+            }
+            FORFEIT => return self.forfeit(player),
+            _ => {}
         }
         let action: R::Action =
             serde_json::from_str(json).map_err(|e| ActionError::Malformed(e.to_string()))?;

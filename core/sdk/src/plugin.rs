@@ -182,6 +182,31 @@ pub trait Ruleset: Send + Sync + 'static {
         false
     }
 
+    /// The action `player` plays when it runs out of time and the game has a natural one for it now
+    /// (pass, end the turn, decline): hosts apply it with the action `"~default"`
+    /// ([`DEFAULT`](crate::DEFAULT)), which is logged like any action and replays exactly. `None` (the
+    /// default) leaves it to the host's policy (a bot plays, or the seat forfeits). What it answers must
+    /// be one of `player`'s legal actions.
+    fn default_action(&self, state: &Self::State, player: Owner) -> Option<Self::Action> {
+        let _ = (state, player);
+        None
+    }
+
+    /// Takes `player` out of the game for good (it resigned, or left, or its time ran out and the host
+    /// forfeits such seats): hosts apply it with the action `"~forfeit"` ([`FORFEIT`](crate::FORFEIT)),
+    /// logged like any action. Change the state as the game's elimination does (the other seat wins a
+    /// two-player game); atomic like [`apply`](Self::apply): a refusal leaves the state as it was. The
+    /// default refuses, and hosts then give the seat to a bot.
+    ///
+    /// # Errors
+    /// [`ActionError`] when the seat cannot be taken out now, in words.
+    fn forfeit(&self, state: &mut Self::State, player: Owner) -> Result<(), ActionError> {
+        let _ = (state, player);
+        Err(ActionError::Illegal(
+            "this game has no way to take a seat out of play".to_owned(),
+        ))
+    }
+
     /// Checks the ruleset's own invariants (the default has none). The kernel's are not this method's
     /// business: hosts check the ledger first ([`DynGame::check_invariants`](crate::DynGame::check_invariants)), and a restored snapshot's
     /// ledger was checked when it was read.

@@ -99,6 +99,29 @@ impl Ruleset for Charges {
         state.outcome()
     }
 
+    /// A seat out of time passes with a ship, or says it is done, where it may; otherwise the host's
+    /// policy plays.
+    fn default_action(&self, state: &State, player: Owner) -> Option<Action> {
+        let mut legal = Vec::new();
+        legal::legal_actions(state, player, &mut legal);
+        legal
+            .into_iter()
+            .find(|a| matches!(a, Action::Pass { .. } | Action::Done))
+    }
+
+    /// A seat of a two-player game forfeits: the other seat wins at once. With more seats the game has
+    /// no elimination, and hosts give the seat to a bot instead.
+    fn forfeit(&self, state: &mut State, player: Owner) -> Result<(), ActionError> {
+        let players = state.done.len();
+        if players != 2 {
+            return Err(ActionError::Illegal(format!(
+                "only a seat of a two-player game can forfeit; this game has {players} players"
+            )));
+        }
+        state.winners = Some(vec![Owner(1 - player.0)]);
+        Ok(())
+    }
+
     fn table(&self, state: &State, seat: Option<Owner>, table: &mut Table) {
         table::fill(state, seat, table);
     }

@@ -181,6 +181,24 @@ impl Ruleset for CommandTokens {
         })
     }
 
+    /// A seat out of time passes, declines or says it is done where it may; otherwise the host's policy
+    /// plays. (Games of three or more seats have no elimination: a seat that leaves is played by a bot.)
+    fn default_action(&self, state: &State, player: Owner) -> Option<Action> {
+        let mut legal = Vec::new();
+        self.legal_actions(state, player, &mut legal);
+        legal.into_iter().find(|a| {
+            matches!(
+                a,
+                Action::Pass
+                    | Action::Done
+                    | Action::Decline
+                    | Action::NoCard
+                    | Action::EndMovement
+                    | Action::NoRetreat
+            )
+        })
+    }
+
     fn check_invariants(&self, state: &State) -> Result<(), Violation> {
         state.check_rules()
     }

@@ -138,6 +138,28 @@ impl coffer_core::Ruleset for StoryActs {
         })
     }
 
+    /// A seat out of time ends its turn where it may; otherwise the host's policy plays.
+    fn default_action(&self, state: &State, player: Owner) -> Option<Action> {
+        let mut legal = Vec::new();
+        self.legal_actions(state, player, &mut legal);
+        legal
+            .into_iter()
+            .find(|a| matches!(a, Action::EndTurn { .. }))
+    }
+
+    /// A seat of a two-player game forfeits: the other seat wins at once. With more seats the game has
+    /// no elimination, and hosts give the seat to a bot instead.
+    fn forfeit(&self, state: &mut State, player: Owner) -> Result<(), ActionError> {
+        let players = state.players();
+        if players != 2 {
+            return Err(ActionError::Illegal(format!(
+                "only a seat of a two-player game can forfeit; this game has {players} players"
+            )));
+        }
+        state.winners = Some(vec![1 - player.0]);
+        Ok(())
+    }
+
     fn label(&self, state: &State, key: Key) -> Option<String> {
         words::label(state, key)
     }

@@ -69,18 +69,25 @@ impl Games {
         }
     }
 
-    /// The seat `seat` resigns: the random bot plays it for the rest of the game.
+    /// The seat `seat` resigns: it forfeits where the game's policy and the ruleset allow it, and the
+    /// random bot plays it for the rest of the game otherwise.
     ///
     /// # Errors
     /// [`ApiError::Finished`] when the game is over, [`ApiError::SeatTaken`] when a bot plays the seat
     /// already, [`ApiError::Stopped`].
-    pub fn resign(self: &Arc<Self>, slot: &Arc<Slot>, seat: u16) -> Result<(), ApiError> {
+    pub async fn resign(self: &Arc<Self>, slot: &Arc<Slot>, seat: u16) -> Result<Left, ApiError> {
         slot.check_running()?;
         if slot.finished.load(Ordering::Acquire) {
             return Err(ApiError::Finished(slot.id.0));
         }
-        if self.abandon(slot, seat, "it resigned") {
-            Ok(())
+        if slot.is_bot(u32::from(seat)) {
+            return Err(ApiError::SeatTaken(format!(
+                "seat {seat} of game {} is played by the server's bot already",
+                slot.id
+            )));
+        }
+        if let Some(left) = self.leave(slot, seat, "it resigned").await {
+            Ok(left)
         } else {
             Err(ApiError::SeatTaken(format!(
                 "seat {seat} of game {} is played by the server's bot already",

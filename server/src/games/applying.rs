@@ -46,16 +46,19 @@ pub(super) enum Chooser {
     Bot,
     /// The random bot, for a seat whose clock ran out.
     Timeout,
+    /// The server by the game's policy: a seat that left forfeits (`"~forfeit"`).
+    Server,
 }
 
 impl Chooser {
-    const ALL: [Chooser; 2] = [Chooser::Bot, Chooser::Timeout];
+    const ALL: [Chooser; 3] = [Chooser::Bot, Chooser::Timeout, Chooser::Server];
 
     /// Its name in action messages (`"by"`).
     pub(super) fn name(self) -> &'static str {
         match self {
             Chooser::Bot => "bot",
             Chooser::Timeout => "timeout",
+            Chooser::Server => "server",
         }
     }
 
@@ -98,13 +101,14 @@ pub(super) fn action_message(
 }
 
 /// Which committed action a message tells of: its sequence number, its seat, who chose it when not the
-/// seat's player (`"by"`), and whether it was an undo.
+/// seat's player (`"by"`), and which of the host's own actions it was (`"~undo"`, `"~forfeit"`,
+/// `"~default"`; empty for a ruleset's action).
 #[derive(Clone, Copy)]
 pub(super) struct Told {
     pub(super) seq: u64,
     pub(super) actor: u16,
     pub(super) by: Option<&'static str>,
-    pub(super) undo: bool,
+    pub(super) host_action: &'static str,
 }
 
 impl Told {
@@ -114,7 +118,7 @@ impl Told {
             seq,
             actor: seat,
             by: chosen_by(key),
-            undo: is_undo(action),
+            host_action: host_action(action),
         }
     }
 }
@@ -127,7 +131,7 @@ pub(super) fn action_message_of(
         seq,
         actor,
         by,
-        undo,
+        host_action,
     }: Told,
     audience: Audience,
     events: &[Event],
@@ -147,11 +151,8 @@ pub(super) fn action_message_of(
             cause: names.cause(&event.cause),
         })
         .collect();
-    let heading = if undo {
-        render::undo_heading(&names, actor)
-    } else {
-        render::action_heading(&names, actor, "", events)
-    };
+    let heading = render::action_heading(&names, actor, host_action, events);
+    let undo = host_action == coffer_core::UNDO;
     let mut message = ActionOut {
         kind: "action",
         seq,
@@ -325,12 +326,7 @@ impl Applying {
             }
         };
         let seq = live.seq + 1;
-        let told = Told {
-            seq,
-            actor: seat,
-            by: chosen_by(self.key.as_deref()),
-            undo,
-        };
+        let told = Told::of(seq, seat, self.key.as_deref(), self.action.get());
         let mut actor_events = Some(actor_events);
         let mut answer = None;
         let mut pushes = Vec::new();

@@ -180,6 +180,43 @@ impl Games {
         true
     }
 
+    /// Seat `seat` leaves game `slot` for good (`why`: it resigned, its clock ran out too often, it was
+    /// disconnected too long): with the `forfeit` policy it forfeits where the ruleset can take it out
+    /// of the game (`"~forfeit"`, submitted as the server's move); otherwise, or where the ruleset
+    /// cannot, the random bot plays it. `None`: a bot plays the seat already.
+    pub(super) async fn leave(
+        self: &Arc<Self>,
+        slot: &Arc<Slot>,
+        seat: u16,
+        why: &str,
+    ) -> Option<Left> {
+        if slot.setup.clock.is_some_and(|c| c.forfeit) {
+            // A move of another seat may come first: the forfeit is tried again at the new number.
+            for _ in 0..3 {
+                let seq = slot.seq();
+                match self
+                    .submit_for(
+                        slot,
+                        Owner(seat),
+                        coffer_core::FORFEIT.to_owned(),
+                        seq,
+                        Chooser::Server,
+                    )
+                    .await
+                {
+                    Some(Ok(())) => {
+                        tracing::info!(target: "coffer_server::games", game = %slot.id, seat, why,
+                            "a seat forfeited");
+                        return Some(Left::Forfeited);
+                    }
+                    Some(Err(ApiError::Stale { .. })) => continue,
+                    _ => break,
+                }
+            }
+        }
+        self.abandon(slot, seat, why).then_some(Left::ToBot)
+    }
+
     /// Resumes the bots and clocks of one game this node now owns.
     pub(super) fn resume(self: &Arc<Self>, slot: &Arc<Slot>) {
         self.resume_clocks(slot);
@@ -293,6 +330,15 @@ impl Games {
         }
         self.wake_bots(slot);
     }
+}
+
+/// How a seat left a game ([`Games::resign`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Left {
+    /// It forfeited: the ruleset took it out of the game.
+    Forfeited,
+    /// The random bot plays it for the rest of the game.
+    ToBot,
 }
 
 /// The move `bot` chooses for `seat` at `seq` (as JSON), if `seat` has a legal action.

@@ -172,6 +172,28 @@ async fn run_timers(games: Weak<Games>, mut inbox: mpsc::UnboundedReceiver<Deadl
     }
 }
 
+/// The move played for `seat` whose clock ran out at `seq`: the ruleset's default move (`"~default"`:
+/// pass, end the turn) where it has one; else with the `forfeit` policy the seat forfeits
+/// (`"~forfeit"`) where the ruleset can take it out; else the random bot's move. Each is tried on a copy
+/// of the game first, so that what is submitted applies.
+fn timeout_move(
+    game: &mut dyn DynGame,
+    seat: Owner,
+    forfeit: bool,
+    seed: u64,
+    seq: u64,
+) -> Option<String> {
+    let applies =
+        |game: &dyn DynGame, action: &str| game.clone_game().apply_json(seat, action).is_ok();
+    if applies(game, coffer_core::DEFAULT) {
+        return Some(coffer_core::DEFAULT.to_owned());
+    }
+    if forfeit && applies(game, coffer_core::FORFEIT) {
+        return Some(coffer_core::FORFEIT.to_owned());
+    }
+    choose_for(game, seat, Bot::Random, seed, seq)
+}
+
 /// Milliseconds from `from` to `to`, 0 if `to` is earlier.
 fn ms_between(from: Instant, to: Instant) -> u64 {
     u64::try_from(to.saturating_duration_since(from).as_millis()).unwrap_or(u64::MAX)
@@ -251,11 +273,8 @@ impl Games {
                 && slot.stopped().is_none()
                 && games.owns(&slot)
             {
-                games.abandon(
-                    &slot,
-                    seat,
-                    &format!("it was disconnected for {:.1} s", grace as f64 / 1e3),
-                );
+                let why = format!("it was disconnected for {:.1} s", grace as f64 / 1e3);
+                games.leave(&slot, seat, &why).await;
             }
         });
     }
@@ -304,11 +323,12 @@ impl Games {
                 }
             };
             if abandoned {
-                self.abandon(
-                    slot,
-                    seat,
-                    &format!("its clock ran out {abandon_after} times in a row"),
-                );
+                let games = Arc::clone(self);
+                let slot = Arc::clone(slot);
+                tokio::spawn(async move {
+                    let why = format!("its clock ran out {abandon_after} times in a row");
+                    games.leave(&slot, seat, &why).await;
+                });
             }
         }
         let now = Instant::now();
@@ -462,6 +482,7 @@ impl Games {
             let _ = feed.send((u64::MAX, Arc::clone(&message)));
         }
         let games = Arc::clone(self);
+        let forfeit = slot.setup.clock.is_some_and(|c| c.forfeit);
         tokio::spawn(async move {
             let seed = slot.setup.seed;
             let chosen = games
@@ -473,7 +494,7 @@ impl Games {
                         .game
                         .as_deref_mut()
                         .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                    let chosen = choose_for(game, Owner(seat), Bot::Random, seed, seq);
+                    let chosen = timeout_move(game, Owner(seat), forfeit, seed, seq);
                     plugin_failed(game).map_err(CallError::Stop)?;
                     Ok(chosen)
                 })

@@ -51,6 +51,7 @@ mod undo;
 
 pub use applying::Legal;
 use applying::*;
+pub use bots::Left;
 use bots::*;
 use clocks::*;
 pub use clocks::{MAX_CLOCK_MS, MIN_CLOCK_MS};

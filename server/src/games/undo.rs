@@ -12,6 +12,20 @@ pub(super) fn is_undo(action: &str) -> bool {
     action.trim() == coffer_core::UNDO
 }
 
+/// Which of the host's own actions `action` (JSON) is: [`coffer_core::UNDO`], [`coffer_core::FORFEIT`]
+/// or [`coffer_core::DEFAULT`]; empty for a ruleset's action.
+pub(super) fn host_action(action: &str) -> &'static str {
+    let action = action.trim();
+    [
+        coffer_core::UNDO,
+        coffer_core::FORFEIT,
+        coffer_core::DEFAULT,
+    ]
+    .into_iter()
+    .find(|&a| a == action)
+    .unwrap_or("")
+}
+
 /// Who chose the game's last committed actions, newest last: what the server lets a seat take back.
 /// Rebuilt with the game from the actions after its snapshot (no snapshot falls inside a seat's undo
 /// window), so it survives a restart and a takeover.
@@ -55,6 +69,7 @@ impl Moves {
                 match chooser {
                     Chooser::Bot => "by its bot",
                     Chooser::Timeout => "when its clock ran out",
+                    Chooser::Server => "by the server",
                 }
             )),
             _ => Some(format!(

@@ -84,18 +84,19 @@ pub(super) async fn create_game(
     client: Option<Extension<ClientAddr>>,
     Body(body): Body<CreateGame>,
 ) -> Result<Response, ApiError> {
-    match body.on_timeout.as_deref() {
-        None | Some("bot") => {}
-        Some("forfeit") => {
+    let mut clock = body.clock;
+    match (body.on_timeout.as_deref(), clock.as_mut()) {
+        (None | Some("bot"), _) => {}
+        (Some("forfeit"), Some(clock)) => clock.forfeit = true,
+        (Some("forfeit"), None) => {
             return Err(ApiError::BadRequest(
-                "on_timeout: forfeit is not available yet (the rulesets have no way to take a seat \
-                 out of a game); use \"bot\": the random bot plays a timed-out seat's move"
+                "on_timeout: forfeit goes with a clock (\"clock\": {\"per_action_ms\": ...})"
                     .into(),
             ));
         }
-        Some(other) => {
+        (Some(other), _) => {
             return Err(ApiError::BadRequest(format!(
-                "on_timeout: '{}' is not a policy: use \"bot\"",
+                "on_timeout: '{}' is not a policy: use \"bot\" or \"forfeit\"",
                 crate::games::clip(other, 40)
             )));
         }
@@ -113,7 +114,7 @@ pub(super) async fn create_game(
             config,
             open_seats: body.open_seats,
             bots: body.bots,
-            clock: body.clock,
+            clock,
             client: client.map(|Extension(ClientAddr(addr))| addr),
         })
         .await?;
@@ -206,7 +207,7 @@ pub(super) async fn legal(
 /// takes no more actions. Answers `{"game", "seat", "bot": "random"}`.
 #[utoipa::path(post, path = "/api/games/{id}/resign", params(("id" = u64, Path, description = "The game's id")),
     security(("bearer" = [])), responses(
-    (status = 200, description = "The seat is the bot's now", body = Object),
+    (status = 200, description = "The seat is the bot's now, or it forfeited (`on_timeout: forfeit`)", body = Object),
     (status = 401, body = ErrorBody),
     (status = 403, body = ErrorBody),
     (status = 404, body = ErrorBody),
@@ -222,8 +223,11 @@ pub(super) async fn resign(
     if !app.games.owns(&slot) {
         return Err(ApiError::Moved(id));
     }
-    app.games.resign(&slot, seat)?;
-    Ok(Json(json!({"game": id, "seat": seat, "bot": "random"})).into_response())
+    let body = match app.games.resign(&slot, seat).await? {
+        crate::games::Left::Forfeited => json!({"game": id, "seat": seat, "forfeited": true}),
+        crate::games::Left::ToBot => json!({"game": id, "seat": seat, "bot": "random"}),
+    };
+    Ok(Json(body).into_response())
 }
 
 /// Submits an action for the caller's seat. Answers it as the seat reads it: `{"type":"action", "seq",

@@ -200,8 +200,8 @@ async fn time_controls_that_are_malformed_or_out_of_bounds_are_refused_in_words(
             "increment_ms goes with bank_ms",
         ),
         (
-            json!({"clock": {"per_action_ms": 100}, "on_timeout": "forfeit"}),
-            "forfeit is not available",
+            json!({"on_timeout": "forfeit"}),
+            "forfeit goes with a clock",
         ),
         (
             json!({"clock": {"per_action_ms": 100}, "on_timeout": "pray"}),
@@ -355,4 +355,115 @@ async fn a_seat_disconnected_past_its_grace_is_abandoned_and_one_back_in_time_is
         json!({"1": "random"}),
         "seat 0 stays its player's: {summary}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_a_timeout_plays_the_rulesets_default_move_where_it_has_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let config = json!({"max_rounds": 2});
+    let (game, _) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 4, "config": config,
+               "clock": {"per_action_ms": 60, "abandon_after": 0}}),
+    )
+    .await;
+    until_finished(&api, game).await;
+    assert!(server.terminate().success());
+    let log = replay_log(&db, game, "charges", CoreSetup::new(2, 4).config(config));
+    assert!(
+        log.iter()
+            .all(|a| a.key.as_deref().is_some_and(|k| k.starts_with("~timeout@"))),
+        "every move was a timeout's"
+    );
+    // Where charges has a default (a ship passes, a seat is done) the timeout played it; elsewhere (a
+    // dial to plan) the random bot chose.
+    let defaults = log
+        .iter()
+        .filter(|a| a.action.get() == coffer_core::DEFAULT)
+        .count();
+    assert!(
+        defaults > 0 && defaults < log.len(),
+        "{defaults} of {} timeouts played the default",
+        log.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_with_the_forfeit_policy_a_seat_out_of_time_forfeits_and_the_other_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    // Charges starts with dials to plan: no default move, so the first timeout forfeits.
+    let (game, _) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 6,
+               "clock": {"per_action_ms": 80}, "on_timeout": "forfeit"}),
+    )
+    .await;
+    let mut ws = Ws::connect(&server.ws(&ws_path(game, None, None))).await;
+    let message = loop {
+        let message = ws.json().await;
+        if message["type"] == "action" {
+            break message;
+        }
+    };
+    let seat = message["actor"].as_u64().unwrap();
+    assert_eq!(message["action"], format!("p{seat} forfeited"), "{message}");
+    assert_eq!(message["by"], "timeout", "{message}");
+    let outcome = &message["view"]["table"]["outcome"]["Finished"];
+    assert_eq!(outcome["winners"], json!([1 - seat]), "{message}");
+    assert_eq!(api.summary(game).await["finished"], true);
+    assert!(server.terminate().success());
+    let log = replay_log(&db, game, "charges", CoreSetup::new(2, 6));
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].action.get(), coffer_core::FORFEIT);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_with_the_forfeit_policy_a_seat_that_resigns_forfeits_where_the_ruleset_can() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let clock = json!({"per_action_ms": 600_000});
+    let resign = |game: u64, token: String| {
+        let api = &api;
+        async move {
+            api.post(
+                &format!("/api/games/{game}/resign"),
+                Some(&token),
+                String::new(),
+            )
+            .await
+        }
+    };
+    // Two seats of charges: the resigning seat forfeits and the game is over.
+    let (game, tokens) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 2, "clock": clock,
+               "on_timeout": "forfeit"}),
+    )
+    .await;
+    let reply = resign(game, tokens[0].clone().unwrap()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.json()["forfeited"], true, "{}", reply.body);
+    assert_eq!(api.summary(game).await["finished"], true);
+    // Three seats of command-tokens: no elimination, so the bot takes the seat.
+    let (game, tokens) = create(
+        &api,
+        json!({"ruleset": "command-tokens", "players": 3, "seed": 2, "clock": clock,
+               "on_timeout": "forfeit"}),
+    )
+    .await;
+    let reply = resign(game, tokens[2].clone().unwrap()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.json()["bot"], "random", "{}", reply.body);
+    let summary = api.summary(game).await;
+    assert_eq!(summary["finished"], false);
+    assert_eq!(summary["bots"]["2"], "random", "{summary}");
+    assert!(server.terminate().success());
 }

@@ -697,6 +697,7 @@ fn sqlite_keeps_a_games_bots_and_clock() {
         increment_ms: 2_000,
         abandon_after: Some(5),
         disconnect_grace_ms: Some(60_000),
+        forfeit: true,
     });
     let setup = game.setup.clone();
     SqliteStore::open(&path, SqliteConfig::default())
