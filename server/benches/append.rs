@@ -72,6 +72,7 @@ fn appends(c: &mut Criterion) {
                                         .expect("json"),
                                         hash: StateHash(seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
                                         key: None,
+                                        at_unix_ms: 0,
                                     };
                                     store.append(GameId(game), action).expect("appended");
                                 }

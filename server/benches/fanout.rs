@@ -77,6 +77,7 @@ fn action(seq: u64) -> Action {
             .expect("json"),
         hash: StateHash(seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         key: None,
+        at_unix_ms: 0,
     }
 }
 

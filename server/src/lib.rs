@@ -33,6 +33,7 @@
 //!     action: RawValue::from_string(r#"{"pass":null}"#.into()).unwrap(),
 //!     hash: StateHash(seq),
 //!     key: None,
+//!     at_unix_ms: 0,
 //! };
 //! store.append(GameId(1), action(1))?;
 //! // A second submission that also read the game at sequence 0 is refused with the current one.

@@ -220,6 +220,10 @@ pub struct Action {
     /// The submitter's idempotency key, if it gave one: a second action of the same seat with the same
     /// key is refused with [`StoreError::Duplicate`], naming the first one's sequence number.
     pub key: Option<String>,
+    /// When the server applied it, in milliseconds since the Unix epoch (0 for actions stored before
+    /// the store kept times): where a clock's decision after it started, so that a restarted server or
+    /// a node taking the game over fires an overdue timeout at once instead of granting a new decision.
+    pub at_unix_ms: u64,
 }
 
 impl PartialEq for Action {

@@ -280,6 +280,7 @@ impl Games {
             action,
             hash,
             key: key.clone(),
+            at_unix_ms: now_unix_ms(),
         };
         let done: crate::store::Done = Box::new(move |result| {
             let _ = sender.send(result);

@@ -219,7 +219,7 @@ impl Games {
 
     /// Resumes the bots and clocks of one game this node now owns.
     pub(super) fn resume(self: &Arc<Self>, slot: &Arc<Slot>) {
-        self.resume_clocks(slot);
+        self.resume_clocks(slot, true);
         self.wake_bots(slot);
     }
 
@@ -325,7 +325,7 @@ impl Games {
                 .next
                 .take();
             if let Some((seq, actor, to_act, decided)) = next {
-                self.restart_clocks(slot, seq, Some((actor, decided)), &to_act);
+                self.restart_clocks(slot, seq, Some((actor, decided)), &to_act, 0);
             }
         }
         self.wake_bots(slot);

@@ -291,14 +291,16 @@ impl Games {
     /// Starts the clocks of the decision at `seq`: the seats in `to_act` (bots excepted) run; with a
     /// bank, the time since the last decision is charged to the seats whose clocks ran, and `actor`,
     /// who just acted (by a timeout when its flag says so), gains the increment. A seat whose
-    /// timeouts in a row reach the clock's `abandon_after` is handed to the random bot. Tells every
-    /// audience the clocks.
+    /// timeouts in a row reach the clock's `abandon_after` is handed to the random bot. `spent_ms` of the
+    /// decision went by already (a game resumed after a restart or a takeover): it comes off each
+    /// running clock, and a clock it exhausts runs out at once. Tells every audience the clocks.
     pub(super) fn restart_clocks(
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         seq: u64,
         actor: Option<(u16, Decided)>,
         to_act: &[u16],
+        spent_ms: u64,
     ) {
         let Some(clock) = slot.setup.clock else {
             return;
@@ -383,7 +385,8 @@ impl Games {
                         Some(_) if took_back == Some(seat) => state.left[usize::from(seat)],
                         Some(per_action) => per_action,
                         None => state.banks[usize::from(seat)],
-                    };
+                    }
+                    .saturating_sub(spent_ms);
                     (seat, now + Duration::from_millis(limit.min(MAX_CLOCK_MS)))
                 })
                 .collect();
@@ -407,10 +410,12 @@ impl Games {
         }
     }
 
-    /// Starts the clocks of game `slot` as it stands (after a restart or a takeover): every seat to act
-    /// gets a fresh decision, and banks what they held in this process (their starting time after a
-    /// restart).
-    pub(super) fn resume_clocks(self: &Arc<Self>, slot: &Arc<Slot>) {
+    /// Starts the clocks of game `slot` as it stands (after a restart or a takeover): the decision
+    /// started when its last action was applied (the store keeps each action's time; the game's
+    /// creation for its first), so the time since comes off the running clocks and an overdue timeout
+    /// fires at once. Banks are what they held in this process (their starting time after a restart),
+    /// less that time. Without `overdue` the decision starts now (a timeout that played no move).
+    pub(super) fn resume_clocks(self: &Arc<Self>, slot: &Arc<Slot>, overdue: bool) {
         if slot.setup.clock.is_none() || slot.finished.load(Ordering::Acquire) {
             return;
         }
@@ -429,9 +434,33 @@ impl Games {
                 .await;
             if let Ok(((seq, to_act), guard)) = to_act {
                 drop(guard);
-                games.restart_clocks(&slot, seq, None, &to_act);
+                let spent = match overdue {
+                    true => games.decision_started(&slot, seq).await,
+                    false => None,
+                }
+                .map_or(0, |started| now_unix_ms().saturating_sub(started));
+                games.restart_clocks(&slot, seq, None, &to_act, spent);
             }
         });
+    }
+
+    /// When the decision at `seq` of game `slot` started, in milliseconds since the epoch: when action
+    /// `seq` was applied, or the game created for the first. `None` when the store cannot say (an
+    /// action stored before it kept times, or a read that failed).
+    async fn decision_started(&self, slot: &Arc<Slot>, seq: u64) -> Option<u64> {
+        if seq == 0 {
+            return Some(slot.created_unix_ms);
+        }
+        let store = Arc::clone(&self.store);
+        let id = slot.id;
+        let read = tokio::task::spawn_blocking(move || store.actions_after(id, seq - 1));
+        match read.await {
+            Ok(Ok(actions)) => actions
+                .first()
+                .filter(|a| a.seq == seq && a.at_unix_ms > 0)
+                .map(|a| a.at_unix_ms),
+            _ => None,
+        }
     }
 
     /// A clock ran out: if the decision is still open, the seat's move is played by the random bot,
@@ -526,7 +555,7 @@ impl Games {
             if !played && unchanged {
                 tracing::warn!(target: "coffer_server::games", game = %slot.id, seat, seq,
                     "a timeout played no move; the clocks restart for the decision");
-                games.resume_clocks(&slot);
+                games.resume_clocks(&slot, false);
             }
         });
     }

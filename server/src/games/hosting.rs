@@ -409,7 +409,7 @@ impl Games {
             .insert(id, Arc::clone(&slot));
         reservation.keep();
         self.metrics.games.inc();
-        self.restart_clocks(&slot, 0, None, &to_act);
+        self.restart_clocks(&slot, 0, None, &to_act, 0);
         self.wake_bots(&slot);
         Ok(Created {
             game: id.0,

@@ -95,8 +95,7 @@ fn connect_writer(url: &str, node: Option<&NodeConfig>) -> Result<Client, StoreE
 }
 
 const ADVANCE_SQL: &str = "UPDATE games SET seq = $2::BIGINT WHERE id = $1 AND seq = $2::BIGINT - 1 AND NOT finished AND players > $3::INTEGER";
-const INSERT_ACTION_SQL: &str =
-    "INSERT INTO actions (game, seq, seat, action, hash, idem) VALUES ($1, $2, $3, $4, $5, $6)";
+const INSERT_ACTION_SQL: &str = "INSERT INTO actions (game, seq, seat, action, hash, idem, at_unix_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 const KEYED_SQL: &str = "SELECT seq FROM actions WHERE game = $1 AND seat = $2 AND idem = $3";
 const LEASES_SQL: &str =
     "SELECT game, fence FROM leases WHERE game = ANY($1) AND node = $2 ORDER BY game FOR SHARE";

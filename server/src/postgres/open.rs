@@ -65,6 +65,10 @@ CREATE INDEX games_finished_at ON games (finished_unix_ms) WHERE finished;
 ALTER TABLE games ADD COLUMN bots TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE games ADD COLUMN clock TEXT NOT NULL DEFAULT 'null';
 ",
+    // When each action was applied (0 for earlier ones), for the clocks of a game taken over.
+    "
+ALTER TABLE actions ADD COLUMN at_unix_ms BIGINT NOT NULL DEFAULT 0;
+",
 ];
 
 impl PgStore {

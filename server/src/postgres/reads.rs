@@ -53,7 +53,7 @@ fn read_actions_until(
     let until = i64::try_from(until).unwrap_or(i64::MAX);
     let rows = client
         .query(
-            "SELECT seq, seat, action, hash, idem FROM actions WHERE game = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
+            "SELECT seq, seat, action, hash, idem, at_unix_ms FROM actions WHERE game = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
             &[&(game.0 as i64), &(after as i64), &until],
         )
         .map_err(pg)?;
@@ -69,6 +69,7 @@ fn read_actions_until(
                 })?,
                 hash: StateHash(row.get::<_, i64>(3) as u64),
                 key: row.get(4),
+                at_unix_ms: row.get::<_, i64>(5).max(0) as u64,
             })
         })
         .collect()

@@ -365,6 +365,7 @@ fn append(
             &action.action.get(),
             &(action.hash.0 as i64),
             &action.key,
+            &i64::try_from(action.at_unix_ms).unwrap_or(i64::MAX),
         ],
     )?;
     Ok(Ok(()))

@@ -18,7 +18,7 @@ mod reads;
 mod writer;
 
 /// The schema this build writes, in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 /// The stamp of a Coffer store, in `PRAGMA application_id` (the bytes `Cofr`): what tells a Coffer store
 /// from another program's SQLite database. Stores made before the stamp are recognised by their tables
@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,
     hash INTEGER NOT NULL,
     idem TEXT,
+    at_unix_ms INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (game, seq)
 ) STRICT, WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS actions_idem ON actions (game, seat, idem) WHERE idem IS NOT NULL;

@@ -63,6 +63,12 @@ impl SqliteStore {
                 }
             }
         }
+        if (1..5).contains(&version) {
+            // Version 5 keeps when each action was applied (0 for earlier ones).
+            writer.execute_batch(
+                "ALTER TABLE actions ADD COLUMN at_unix_ms INTEGER NOT NULL DEFAULT 0",
+            )?;
+        }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         writer.pragma_update(None, "application_id", APPLICATION_ID)?;

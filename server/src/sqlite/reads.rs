@@ -60,7 +60,7 @@ fn read_actions_until(
     until: u64,
 ) -> Result<Vec<Action>, StoreError> {
     let mut statement = conn.prepare_cached(
-        "SELECT seq, seat, action, hash, idem FROM actions WHERE game = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
+        "SELECT seq, seat, action, hash, idem, at_unix_ms FROM actions WHERE game = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
     )?;
     let until = i64::try_from(until).unwrap_or(i64::MAX);
     let rows = statement.query_map(params![game.0 as i64, after as i64, until], |row| {
@@ -70,11 +70,12 @@ fn read_actions_until(
             row.get::<_, String>(2)?,
             row.get::<_, i64>(3)?,
             row.get::<_, Option<String>>(4)?,
+            row.get::<_, i64>(5)?,
         ))
     })?;
     let mut actions = Vec::new();
     for row in rows {
-        let (seq, seat, action, hash, key) = row?;
+        let (seq, seat, action, hash, key, at) = row?;
         let action = RawValue::from_string(action).map_err(|error| {
             StoreError::Corrupt(format!("action {seq} of game {game} is not json: {error}"))
         })?;
@@ -84,6 +85,7 @@ fn read_actions_until(
             action,
             hash: StateHash(hash as u64),
             key,
+            at_unix_ms: at.max(0) as u64,
         });
     }
     Ok(actions)

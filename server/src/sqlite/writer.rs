@@ -222,7 +222,7 @@ fn append(
         }));
     }
     conn.prepare_cached(
-        "INSERT INTO actions (game, seq, seat, action, hash, idem) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO actions (game, seq, seat, action, hash, idem, at_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
     .execute(params![
         game.0 as i64,
@@ -231,6 +231,7 @@ fn append(
         action.action.get(),
         action.hash.0 as i64,
         action.key,
+        i64::try_from(action.at_unix_ms).unwrap_or(i64::MAX),
     ])?;
     Ok(Ok(()))
 }

@@ -577,6 +577,7 @@ fn support_action(seq: u64) -> coffer_server::Action {
         action: serde_json::value::RawValue::from_string(format!(r#"{{"seq":{seq}}}"#)).unwrap(),
         hash: coffer_server::StateHash(seq),
         key: None,
+        at_unix_ms: 0,
     }
 }
 

@@ -177,6 +177,68 @@ async fn a_restarted_server_runs_the_clocks_of_the_games_it_recovers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_a_timeout_that_fell_due_while_the_server_was_down_fires_at_once_after_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("coffer.db");
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let per_action = 2_000;
+    let (game, _) = create(
+        &api,
+        json!({"ruleset": "charges", "players": 2, "seed": 6,
+               "clock": {"per_action_ms": per_action, "abandon_after": 0}}),
+    )
+    .await;
+    let created = api.summary(game).await["created_unix_ms"].as_u64().unwrap();
+    assert!(server.terminate().success());
+    // The first decision's deadline passes while no server runs.
+    tokio::time::sleep(std::time::Duration::from_millis(per_action + 500)).await;
+    let restarted = Instant::now();
+    let mut server = Server::start(&db, &FAST);
+    let api = Api::new(&server.base);
+    let started = restarted.elapsed().as_millis() as u64;
+    let mut ws = Ws::connect(&server.ws(&ws_path(game, None, None))).await;
+    // The overdue timeout fires as the game is resumed, not a whole decision later.
+    while stored_actions(&db, game).is_empty() {
+        assert!(
+            restarted.elapsed().as_millis() as u64 <= started + per_action / 2,
+            "no timeout within {} ms of the restart",
+            per_action / 2
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let first = &stored_actions(&db, game)[0];
+    assert!(
+        first.key.as_deref().is_some_and(|k| k == "~timeout@0"),
+        "{:?}",
+        first.key
+    );
+    assert!(
+        first.at_unix_ms >= created + per_action,
+        "{} {created}",
+        first.at_unix_ms
+    );
+    // The next decision has its whole time again.
+    let clock = loop {
+        let message = ws.json().await;
+        if message["type"] == "clock" && message["seq"].as_u64() >= Some(1) {
+            break message;
+        }
+    };
+    let running = clock["clock"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["running"] == true)
+        .map(|s| s["remaining_ms"].as_u64().unwrap())
+        .min()
+        .expect("a clock runs");
+    assert!(running > per_action / 2, "{clock}");
+    assert!(server.terminate().success());
+    let _ = api;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn time_controls_that_are_malformed_or_out_of_bounds_are_refused_in_words() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("coffer.db"), &FAST);

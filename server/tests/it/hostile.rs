@@ -127,6 +127,7 @@ fn write_long_game(db: &Path, actions: u64, every: u64) -> u64 {
                     action: RawValue::from_string(action).expect("JSON"),
                     hash: StateHash(hash),
                     key: None,
+                    at_unix_ms: 0,
                 },
             )
             .expect("appended");
@@ -762,6 +763,7 @@ fn write_short_game(db: &Path, n: u64) -> u64 {
                     action: RawValue::from_string(action).unwrap(),
                     hash: StateHash(game.state_hash().0),
                     key: None,
+                    at_unix_ms: 0,
                 },
             )
             .unwrap();

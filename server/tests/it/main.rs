@@ -57,6 +57,7 @@ pub fn action(game: u64, seq: u64, writer: u64) -> Action {
         action: RawValue::from_string(text).expect("valid json"),
         hash: StateHash(expected_hash(game, seq, writer)),
         key: None,
+        at_unix_ms: 0,
     }
 }
 

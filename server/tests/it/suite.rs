@@ -599,12 +599,12 @@ fn sqlite_refuses_a_database_of_a_newer_schema() {
     drop(SqliteStore::open(&path, SqliteConfig::default()).unwrap());
     rusqlite::Connection::open(&path)
         .unwrap()
-        .pragma_update(None, "user_version", 5)
+        .pragma_update(None, "user_version", 6)
         .unwrap();
     let error = SqliteStore::open(&path, SqliteConfig::default()).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the store's schema version is 5, newer than this build's 4"
+        "the store's schema version is 6, newer than this build's 5"
     );
 }
 
