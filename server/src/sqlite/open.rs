@@ -65,9 +65,16 @@ impl SqliteStore {
         }
         if (1..5).contains(&version) {
             // Version 5 keeps when each action was applied (0 for earlier ones).
-            writer.execute_batch(
-                "ALTER TABLE actions ADD COLUMN at_unix_ms INTEGER NOT NULL DEFAULT 0",
+            let present: bool = writer.query_row(
+                "SELECT COUNT(*) > 0 FROM pragma_table_info('actions') WHERE name = 'at_unix_ms'",
+                [],
+                |row| row.get(0),
             )?;
+            if !present {
+                writer.execute_batch(
+                    "ALTER TABLE actions ADD COLUMN at_unix_ms INTEGER NOT NULL DEFAULT 0",
+                )?;
+            }
         }
         writer.execute_batch(SCHEMA)?;
         writer.pragma_update(None, "user_version", SCHEMA_VERSION)?;

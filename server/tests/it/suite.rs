@@ -655,11 +655,12 @@ fn sqlite_migration_to_version_3_dates_games_finished_before_as_finished_now() {
         }
     }
     {
-        // As version 2 wrote a finished game: `finished = 1`, and no bots or clock yet.
+        // As version 2 wrote a finished game: `finished = 1`, and no bots, clock or action times yet.
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
             "UPDATE games SET finished = 1 WHERE id = 2;
              ALTER TABLE games DROP COLUMN bots; ALTER TABLE games DROP COLUMN clock;
+             ALTER TABLE actions DROP COLUMN at_unix_ms;
              PRAGMA user_version = 2;",
         )
         .unwrap();
