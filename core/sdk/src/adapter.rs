@@ -154,7 +154,8 @@ struct Game<R: Ruleset> {
     events_from: usize,
     /// The states before `undo_seat`'s last actions applied from JSON, oldest first, at most
     /// [`UNDO_DEPTH`]: what `"~undo"` returns to. Emptied when another seat acts, when an action reveals
-    /// or draws, when the game ends, and by actions applied by index (playouts).
+    /// or draws, when the game ends, by the action after [`UNDO_DEPTH`] in a row, and by actions applied
+    /// by index (playouts).
     undo: Vec<R::State>,
     undo_seat: Owner,
 }
@@ -184,7 +185,9 @@ pub const DEFAULT: &str = "\"~default\"";
 /// ruleset cannot.
 pub const FORFEIT: &str = "\"~forfeit\"";
 
-/// How many of its last actions a seat may take back: each keeps a copy of the state before it.
+/// How many of its last actions a seat may take back: each keeps a copy of the state before it. A seat's
+/// next action after as many in a row closes the window (nothing can be taken back until its next one),
+/// so a window never spans more than this many actions.
 pub const UNDO_DEPTH: usize = 8;
 
 /// Older events the ledger's log may keep before the adapter forgets them (moving the newest action's
@@ -233,12 +236,13 @@ impl<R: Ruleset> Game<R> {
         if closed || self.undo_seat != player {
             self.undo.clear();
         }
-        if !closed {
+        // A seat's run of actions longer than UNDO_DEPTH closes the window: it never stays open for
+        // long, so hosts that take snapshots outside windows are never kept waiting long.
+        if closed || self.undo.len() == UNDO_DEPTH {
+            self.undo.clear();
+        } else {
             // The copy's events are the older actions': an undone game answers no events.
             drop(r.ledger_mut(&mut before).take_events());
-            if self.undo.len() == UNDO_DEPTH {
-                self.undo.remove(0);
-            }
             self.undo.push(before);
             self.undo_seat = player;
         }

@@ -13,6 +13,7 @@ mod inputs;
 mod props;
 mod second;
 mod tokens;
+mod undo;
 mod vocab;
 
 use coffer_core::{AmountId, AmountSpec, Key, Kind, Ledger, Owner, StateHash, state_hash};
