@@ -152,11 +152,12 @@ struct Game<R: Ruleset> {
     /// Where the last accepted action's events start in the ledger's log: the events before them are
     /// forgotten only once there are more than [`FORGET_AFTER`], not after every action.
     events_from: usize,
-    /// The states before `undo_seat`'s last actions applied from JSON, oldest first, at most
+    /// The states before `undo_seat`'s last actions applied from JSON, as binary snapshots (a fifth of
+    /// the memory of a copy: an idle game keeps one), oldest first, at most
     /// [`UNDO_DEPTH`]: what `"~undo"` returns to. Emptied when another seat acts, when an action reveals
     /// or draws, when the game ends, by the action after [`UNDO_DEPTH`] in a row, and by actions applied
     /// by index (playouts).
-    undo: Vec<R::State>,
+    undo: Vec<Vec<u8>>,
     undo_seat: Owner,
 }
 
@@ -184,6 +185,15 @@ pub const DEFAULT: &str = "\"~default\"";
 /// The action that takes the seat out of the game ([`Ruleset::forfeit`]), as JSON; refused where the
 /// ruleset cannot.
 pub const FORFEIT: &str = "\"~forfeit\"";
+
+/// The refusal of an undo whose kept state does not read back (it cannot happen: the adapter wrote it).
+#[cold]
+fn refuse_reason(player: Owner, e: &dyn fmt::Display) -> ActionError {
+    ActionError::CannotUndo {
+        player,
+        reason: format!("the state before the action does not read back ({e})"),
+    }
+}
 
 /// How many of its last actions a seat may take back: each keeps a copy of the state before it. A seat's
 /// next action after as many in a row closes the window (nothing can be taken back until its next one),
@@ -227,7 +237,7 @@ impl<R: Ruleset> Game<R> {
     /// Applies `action` as a person's action: keeps the state before it for `"~undo"` when it can be
     /// taken back.
     fn apply_undoable(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
-        let mut before = self.state.clone();
+        let before = self.state.clone();
         self.apply_action(player, action)?;
         let r = &*self.ruleset;
         let closed = r.ledger(&self.state).drew_since(r.ledger(&before))
@@ -241,10 +251,16 @@ impl<R: Ruleset> Game<R> {
         if closed || self.undo.len() == UNDO_DEPTH {
             self.undo.clear();
         } else {
-            // The copy's events are the older actions': an undone game answers no events.
-            drop(r.ledger_mut(&mut before).take_events());
-            self.undo.push(before);
-            self.undo_seat = player;
+            // A snapshot leaves out the events (an undone game answers none) and shared tables.
+            match postcard::to_extend(&before, Vec::with_capacity(SNAPSHOT_CAPACITY)) {
+                Ok(mut bytes) => {
+                    bytes.shrink_to_fit();
+                    self.undo.push(bytes);
+                    self.undo_seat = player;
+                }
+                // Serializing a state cannot fail (see `state_hash`); if it did, nothing is kept.
+                Err(_) => self.undo.clear(),
+            }
         }
         Ok(())
     }
@@ -277,7 +293,10 @@ impl<R: Ruleset> Game<R> {
         if self.undo_seat != player {
             return refuse(format!("the last action was {}'s", self.undo_seat));
         }
-        if let Some(before) = self.undo.pop() {
+        if let Some(bytes) = self.undo.pop() {
+            let mut before: R::State = postcard::from_bytes(&bytes)
+                .map_err(|e| refuse_reason(player, &e))?;
+            self.ruleset.ledger_mut(&mut before).shrink_to_fit();
             self.state = before;
             self.events_from = self.ruleset.ledger(&self.state).events().len();
             self.changed();

@@ -148,22 +148,15 @@ pub fn update_with<T, E>(
     limits: &Limits,
     change: impl FnOnce(&mut HostedGame) -> Result<T, E>,
 ) -> Result<Result<(HostedGame, T), E>, SaveError> {
-    let locked = LockedSave::acquire(path, limits)?;
-    let bytes = locked.read(limits)?;
-    let ReadForUpdate { view, log_text } = ReadForUpdate::parse(as_text(&bytes, path, SAVE_FILE)?)?;
-    let (ruleset, restored) = view.checked(registry)?;
-    // The saved actions stay in the file as text: the game starts this update with an empty log.
-    let mut game = HostedGame::from_parts(ruleset, view.into_setup(), Vec::new(), restored);
-    let value = match change(&mut game) {
-        Ok(value) => value,
-        Err(e) => return Ok(Err(e)),
-    };
-    let text = game_json_after(&game, &log_text)?;
-    drop(log_text);
-    drop(bytes);
-    check_size(path, text.as_bytes(), limits)?;
-    locked.replace(text.as_bytes())?;
-    Ok(Ok((game, value)))
+    update_read(path, limits, change, |_, view| {
+        let (ruleset, restored) = view.checked(registry)?;
+        Ok(HostedGame::from_parts(
+            ruleset,
+            view.into_setup(),
+            Vec::new(),
+            restored,
+        ))
+    })
 }
 
 /// [`update`] for a change that needs the game as its log made it rather than as its snapshot restores
@@ -178,13 +171,24 @@ pub fn update_replaying<T, E>(
     registry: &Registry,
     change: impl FnOnce(&mut HostedGame) -> Result<T, E>,
 ) -> Result<Result<(HostedGame, T), E>, SaveError> {
-    let limits = Limits::from_env()?;
-    let locked = LockedSave::acquire(path, &limits)?;
-    let bytes = locked.read(&limits)?;
+    update_read(path, &Limits::from_env()?, change, |text, _| {
+        Ok(SaveFile::parse(text)?.replay(registry)?.without_log())
+    })
+}
+
+/// The locked read-modify-write of both updates: `game` makes the game (with an empty log) from the
+/// save's text and its view; the saved actions stay in the file as text.
+fn update_read<T, E>(
+    path: &Path,
+    limits: &Limits,
+    change: impl FnOnce(&mut HostedGame) -> Result<T, E>,
+    game: impl FnOnce(&str, View<'_>) -> Result<HostedGame, SaveError>,
+) -> Result<Result<(HostedGame, T), E>, SaveError> {
+    let locked = LockedSave::acquire(path, limits)?;
+    let bytes = locked.read(limits)?;
     let text = as_text(&bytes, path, SAVE_FILE)?;
-    let ReadForUpdate { log_text, .. } = ReadForUpdate::parse(text)?;
-    // The saved actions stay in the file as text: the game starts this update with an empty log.
-    let mut game = SaveFile::parse(text)?.replay(registry)?.without_log();
+    let ReadForUpdate { view, log_text } = ReadForUpdate::parse(text)?;
+    let mut game = game(text, view)?;
     let value = match change(&mut game) {
         Ok(value) => value,
         Err(e) => return Ok(Err(e)),
@@ -192,7 +196,7 @@ pub fn update_replaying<T, E>(
     let text = game_json_after(&game, &log_text)?;
     drop(log_text);
     drop(bytes);
-    check_size(path, text.as_bytes(), &limits)?;
+    check_size(path, text.as_bytes(), limits)?;
     locked.replace(text.as_bytes())?;
     Ok(Ok((game, value)))
 }
