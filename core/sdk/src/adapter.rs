@@ -294,8 +294,8 @@ impl<R: Ruleset> Game<R> {
             return refuse(format!("the last action was {}'s", self.undo_seat));
         }
         if let Some(bytes) = self.undo.pop() {
-            let mut before: R::State = postcard::from_bytes(&bytes)
-                .map_err(|e| refuse_reason(player, &e))?;
+            let mut before: R::State =
+                postcard::from_bytes(&bytes).map_err(|e| refuse_reason(player, &e))?;
             self.ruleset.ledger_mut(&mut before).shrink_to_fit();
             self.state = before;
             self.events_from = self.ruleset.ledger(&self.state).events().len();

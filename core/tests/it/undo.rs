@@ -44,7 +44,6 @@ impl Ruleset for Coins {
                 1 + s
                     .ledger
                     .random_below(6, Cause::Action { player: p, code: 1 })
-                    as u64
             }
         };
         s.ledger
