@@ -325,7 +325,8 @@ function receive(state, message) {
       state.seq = message.seq;
       state.log.push(message);
       appendLog(state, message);
-      if (message.view) { state.view = message.view; draw(state); }
+      // A pushed action carries this seat's legal actions when it may act next, and none otherwise.
+      if (message.view) { state.view = message.view; draw(state, message.legal ? message.legal.actions : []); }
       break;
     case "view":
       state.seq = Math.max(state.seq, message.seq);
@@ -373,7 +374,8 @@ function askLegal(state) {
   state.socket.send(JSON.stringify({ type: "legal" }));
 }
 
-function draw(state) {
+/** Draws the table; `legal` is this seat's legal actions when the message brought them (else asked for). */
+function draw(state, legal) {
   const table = state.view.table;
   const banner = document.getElementById("banner");
   fill(banner, 
@@ -384,9 +386,14 @@ function draw(state) {
   drawResources(state);
   drawSections(state, table);
   drawCustom(state);
-  state.legal = null;
-  drawActions(state);
-  askLegal(state);
+  if (legal && state.seat !== null) {
+    state.legal = legal;
+    drawActions(state);
+  } else {
+    state.legal = null;
+    drawActions(state);
+    askLegal(state);
+  }
 }
 
 function outcomeText(outcome, seat) {

@@ -36,6 +36,10 @@ pub(super) struct ActionOut<'a> {
     pub(super) events: &'a [EventOut<'a>],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) view: Option<ViewOut<'a>>,
+    /// With the view, the audience seat's legal actions when it may act next: it needs no `legal`
+    /// round trip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) legal: Option<&'a Legal>,
 }
 
 /// Who chose a move the server played for a seat. Its idempotency key says so in the log:
@@ -97,7 +101,38 @@ pub(super) fn action_message(
     view: bool,
 ) -> (String, Option<String>) {
     let events = game.events_for(audience);
-    action_message_of(game, description, told, audience, &events, view)
+    let legal = if view {
+        legal_now(game, audience, told.seq)
+    } else {
+        None
+    };
+    action_message_of(
+        game,
+        description,
+        told,
+        audience,
+        &events,
+        view,
+        legal.as_ref(),
+    )
+}
+
+/// `audience`'s legal actions at `seq` when it is a seat the game lists as acting with some: what an
+/// action message pushed to it carries, so that it needs no `legal` round trip.
+pub(super) fn legal_now(game: &mut dyn DynGame, audience: Audience, seq: u64) -> Option<Legal> {
+    let seat = audience?;
+    game.acting()
+        .iter()
+        .any(|a| a.owner() == seat && a.legal > 0)
+        .then(|| {
+            let count = game.legal_actions(seat);
+            // The ruleset's JSON is passed on as written, checked to be JSON but not parsed into a tree.
+            let actions = (0..count)
+                .filter_map(|i| game.legal_action_json(i))
+                .filter_map(|j| RawValue::from_string(j).ok())
+                .collect();
+            Legal { seq, actions }
+        })
 }
 
 /// Which committed action a message tells of: its sequence number, its seat, who chose it when not the
@@ -136,6 +171,7 @@ pub(super) fn action_message_of(
     audience: Audience,
     events: &[Event],
     view: bool,
+    legal: Option<&Legal>,
 ) -> (String, Option<String>) {
     let table = game.table(audience);
     let resources = game.resources(audience);
@@ -162,6 +198,7 @@ pub(super) fn action_message_of(
         action: &heading,
         events: &out,
         view: None,
+        legal: None,
     };
     let plain = to_text(&message);
     let with_view = view.then(|| {
@@ -169,6 +206,7 @@ pub(super) fn action_message_of(
             table: &table,
             resources: &resources,
         });
+        message.legal = legal;
         to_text(&message)
     });
     (plain, with_view)
@@ -192,7 +230,7 @@ pub(super) fn plugin_failed(game: &dyn DynGame) -> Result<(), String> {
 }
 
 /// A seat's legal actions at one sequence number.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize)]
 pub struct Legal {
     /// The sequence number they are legal at.
     pub seq: u64,
@@ -335,8 +373,16 @@ impl Applying {
                 Some(events) => events,
                 None => game.events_for(audience),
             };
-            let (plain, with_view) =
-                action_message_of(game, description, told, audience, &events, true);
+            let legal = legal_now(game, audience, seq);
+            let (plain, with_view) = action_message_of(
+                game,
+                description,
+                told,
+                audience,
+                &events,
+                true,
+                legal.as_ref(),
+            );
             pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
             if audience == actor {
                 // The actor's answer is its own feed's message without the view.
@@ -346,7 +392,7 @@ impl Applying {
         let answer = match (answer, actor_events) {
             (Some(answer), _) => answer,
             (None, Some(events)) => {
-                action_message_of(game, description, told, actor, &events, false).0
+                action_message_of(game, description, told, actor, &events, false, None).0
             }
             (None, None) => action_message(game, description, told, actor, false).0,
         };

@@ -529,10 +529,19 @@ struct Incoming {
     view: Option<ViewPart>,
     #[serde(default)]
     actions: Option<Vec<Box<RawValue>>>,
+    /// A pushed action's legal actions for this seat, when it may act next.
+    #[serde(default)]
+    legal: Option<LegalPart>,
     #[serde(default)]
     error: Option<String>,
     #[serde(default)]
     message: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LegalPart {
+    seq: u64,
+    actions: Vec<Box<RawValue>>,
 }
 
 #[derive(Deserialize)]

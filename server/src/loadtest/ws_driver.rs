@@ -52,6 +52,8 @@ pub(super) struct SeatView {
     pub(super) known: bool,
     pub(super) first_acting: Option<u16>,
     pub(super) over: bool,
+    /// The seat's legal actions pushed with the latest action, and their sequence number.
+    pub(super) legal: Option<(u64, Vec<Box<RawValue>>)>,
 }
 
 impl SeatView {
@@ -67,6 +69,10 @@ impl SeatView {
         self.seq = seq;
         self.first_acting = view.table.acting.first().map(|a| a.seat);
         self.over = view.table.over();
+        self.legal = message
+            .legal
+            .as_ref()
+            .map(|legal| (legal.seq, legal.actions.clone()));
         true
     }
 }
@@ -145,23 +151,28 @@ pub(super) async fn ws_seat(
             break true;
         }
         if view.known && view.first_acting == Some(me) {
-            stats.legal_calls += 1;
-            if let Err(e) = socket.send(Message::text(r#"{"type":"legal"}"#)).await {
-                stats.error(shared, || format!("WebSocket send: {e}"));
-                break false;
-            }
-            let legal = match reply(&mut socket, &mut view).await {
-                Ok(legal) => legal,
-                Err(e) => {
-                    stats.error(shared, || e);
-                    break false;
+            // The legal actions pushed with the last action, or asked for (the game's first move).
+            let pushed = view.legal.take().filter(|(seq, _)| *seq == view.seq);
+            let (seq, list) = match pushed {
+                Some((seq, list)) => (Some(seq), list),
+                None => {
+                    stats.legal_calls += 1;
+                    if let Err(e) = socket.send(Message::text(r#"{"type":"legal"}"#)).await {
+                        stats.error(shared, || format!("WebSocket send: {e}"));
+                        break false;
+                    }
+                    let legal = match reply(&mut socket, &mut view).await {
+                        Ok(legal) => legal,
+                        Err(e) => {
+                            stats.error(shared, || e);
+                            break false;
+                        }
+                    };
+                    let seq = legal.seq.filter(|_| legal.kind == "legal");
+                    (seq, legal.actions.unwrap_or_default())
                 }
             };
-            let list = legal.actions.unwrap_or_default();
-            let Some(seq) = legal
-                .seq
-                .filter(|_| legal.kind == "legal" && !list.is_empty())
-            else {
+            let Some(seq) = seq.filter(|_| !list.is_empty()) else {
                 // Nothing to do after all: wait for news.
                 view.first_acting = None;
                 continue;
