@@ -133,13 +133,17 @@ pub(super) async fn ws_seat(
         game.id,
         game.tokens[seat]
     );
-    let mut socket = match tokio_tungstenite::connect_async_with_config(url, None, true).await {
-        Ok((socket, _)) => socket,
-        Err(e) => {
-            stats.error(shared, || format!("WebSocket connect: {e}"));
-            return (stats, false);
-        }
-    };
+    // A small read buffer, as the server's: each read zero-fills the buffer's free space first.
+    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(crate::http::WS_READ_BUFFER);
+    let mut socket =
+        match tokio_tungstenite::connect_async_with_config(url, Some(config), true).await {
+            Ok((socket, _)) => socket,
+            Err(e) => {
+                stats.error(shared, || format!("WebSocket connect: {e}"));
+                return (stats, false);
+            }
+        };
     let mut stop = shared.stop.clone();
     let mut view = SeatView::default();
     let me = seat as u16;
