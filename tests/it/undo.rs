@@ -7,8 +7,8 @@
 //! actions: `"~default"` (the ruleset's default move for a seat out of time) and `"~forfeit"`.
 
 use coffer_core::{
-    ActionError, DEFAULT, DynGame, DynRuleset, FORFEIT, Format, Key, Outcome, Owner, ResourceView,
-    Setup, UNDO,
+    Acting, ActionError, DEFAULT, DynGame, DynRuleset, FORFEIT, Format, Key, Outcome, Owner,
+    ResourceView, Setup, UNDO,
 };
 use coffer_host::wasm::WasmOptions;
 use coffer_tests::{BUILTIN, Chooser, builtin_library, static_ruleset, wasm_modules};
@@ -38,6 +38,17 @@ fn seen(game: &dyn DynGame, seat: Option<Owner>) -> BTreeSet<Key> {
     game.resources(seat).iter().map(ResourceView::key).collect()
 }
 
+/// One of the seats with a legal action now, chosen by `chooser`.
+fn random_mover(game: &mut dyn DynGame, chooser: &mut Chooser) -> Option<Acting> {
+    let acting: Vec<Acting> = game
+        .acting()
+        .iter()
+        .filter(|a| a.legal > 0)
+        .copied()
+        .collect();
+    acting.get(chooser.below(acting.len().max(1))).copied()
+}
+
 /// What one game of random person's actions (applied from JSON) with undos did.
 #[derive(Debug, Default, PartialEq)]
 struct Played {
@@ -60,13 +71,7 @@ fn play(ruleset: &dyn DynRuleset, setup: &Setup, actions: usize) -> Played {
     let mut chooser = Chooser::new(setup.seed ^ 0x5eed);
     let mut played = Played::default();
     for step in 0..actions {
-        let acting: Vec<_> = game
-            .acting()
-            .iter()
-            .filter(|a| a.legal > 0)
-            .copied()
-            .collect();
-        let Some(a) = acting.get(chooser.below(acting.len().max(1))) else {
+        let Some(a) = random_mover(&mut *game, &mut chooser) else {
             break;
         };
         let seat = a.owner();
@@ -268,13 +273,7 @@ fn l_default_plays_one_of_the_seats_legal_actions_in_every_form() {
             let mut chooser = Chooser::new(5);
             let mut pattern = Vec::new();
             for step in 0..150 {
-                let acting: Vec<_> = game
-                    .acting()
-                    .iter()
-                    .filter(|a| a.legal > 0)
-                    .copied()
-                    .collect();
-                let Some(a) = acting.get(chooser.below(acting.len().max(1))).copied() else {
+                let Some(a) = random_mover(&mut *game, &mut chooser) else {
                     break;
                 };
                 let seat = a.owner();
