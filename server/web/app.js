@@ -154,6 +154,9 @@ function createPanel(rulesets) {
     h("option", { value: "random" }, "played by the random bot"),
     h("option", { value: "search" }, "played by the search bot"));
   const perDecision = h("input", { id: "create-clock", type: "number", name: "clock", min: 1, step: "any", placeholder: "no clock" });
+  const onTimeout = h("select", { id: "create-on-timeout", name: "on_timeout" },
+    h("option", { value: "bot" }, "the random bot plays the move"),
+    h("option", { value: "forfeit" }, "the seat forfeits, where the game allows it"));
   const options = h("div", { id: "create-options" });
   const error = h("p", { class: "error", role: "alert", hidden: true });
   const current = () => rulesets.find((r) => r.key === select.value);
@@ -173,8 +176,10 @@ function createPanel(rulesets) {
     h("p", { class: "field-doc" }, "You take seat p0. The server plays a bot's seats itself: the random bot plays any legal action, the search bot tries each in playouts."),
     others,
     h("label", { for: "create-clock" }, "Seconds per decision (optional)"),
-    h("p", { class: "field-doc" }, "A seat that lets its time run out has its move played by the random bot."),
+    h("p", { class: "field-doc" }, "A seat that lets its time run out plays the game's default move where it has one (pass, end the turn); otherwise:"),
     perDecision,
+    h("label", { for: "create-on-timeout" }, "When time runs out"),
+    onTimeout,
     error,
     h("button", { type: "submit" }, "Create the game"),
   );
@@ -186,7 +191,10 @@ function createPanel(rulesets) {
     const body = { ruleset: select.value, players: n, config: readOptions(d.options, options) };
     if (seed.value !== "") body.seed = Number(seed.value);
     const seats = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1);
-    if (perDecision.value !== "") body.clock = { per_action_ms: Math.round(Number(perDecision.value) * 1000) };
+    if (perDecision.value !== "") {
+      body.clock = { per_action_ms: Math.round(Number(perDecision.value) * 1000) };
+      body.on_timeout = onTimeout.value;
+    }
     if (others.value === "open") body.open_seats = seats;
     else body.bots = Object.fromEntries(seats.map((s) => [String(s), others.value]));
     try {
@@ -338,7 +346,7 @@ function receive(state, message) {
       setClock(state, message.clock);
       break;
     case "timeout":
-      state.timeout = `${ownerName(message.seat, state.seat)}'s time ran out: the random bot played the move`;
+      state.timeout = `${ownerName(message.seat, state.seat)}'s time ran out: the game's default move, a forfeit or the random bot's move is played for it`;
       drawTimers(state);
       break;
     case "abandoned":
@@ -655,13 +663,20 @@ function submit(state, action) {
   for (const b of document.querySelectorAll("#actions button")) b.disabled = true;
 }
 
+/** Who made a move the seat's player did not choose (an action message's `by`), in words. */
+const BY = {
+  timeout: " (time ran out: played for the seat)",
+  bot: " (played by the server's bot)",
+  server: " (the seat left the game)",
+};
+
 function appendLog(state, message) {
   const log = document.getElementById("log");
   if (!log) return;
   const texts = message.events.map((e) => e.text).filter((t) => t);
   log.append(h("li", { "data-seq": message.seq, class: message.undo ? "undo" : null },
     h("span", { class: "heading" }, `${message.seq}. ${message.action}`),
-    message.by ? h("span", { class: "muted small" }, message.by === "timeout" ? " (time ran out: played by the random bot)" : " (played by the server's bot)") : null,
+    message.by ? h("span", { class: "muted small" }, BY[message.by] || "") : null,
     texts.length ? h("ul", {}, texts.map((t) => h("li", {}, t))) : null));
   log.scrollTop = log.scrollHeight;
 }
