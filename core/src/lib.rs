@@ -35,11 +35,11 @@ pub use coffer_kernel::{
 };
 pub use coffer_sdk::{
     Acting, ActionError, ActionReport, Adapter, ContentError, ContentTable, DEFAULT, Description,
-    Doc, DynGame, DynRuleset, EventsFor, FORFEIT, Format, Label, Mover, Named, Observe, Outcome,
-    Pending, PlayoutError, Progress, ResourceView, Row, Ruleset, Section, Setup, SetupError,
-    Shared, SharedContent, StaticRuleset, Table, Text, UNDO, UNDO_DEPTH, Undo, action_codes,
-    apply_atomically, check_content_id, choose, numbered_codes, random_playout, read_content,
-    static_rulesets, testing,
+    Doc, DynGame, DynRuleset, EventsFor, FORFEIT, Format, HostAction, Label, Mover, Named, Observe,
+    Outcome, Pending, PlayoutError, Progress, ResourceView, Row, Ruleset, Section, Setup,
+    SetupError, Shared, SharedContent, StaticRuleset, Table, Text, UNDO, UNDO_DEPTH, Undo,
+    action_codes, apply_atomically, check_content_id, choose, numbered_codes, random_playout,
+    read_content, static_rulesets, testing,
 };
 
 #[doc(hidden)]

@@ -336,10 +336,12 @@ pub fn event_lines(names: &Names<'_>, events: &[Event], seat: Seat, indent: usiz
 /// action" for an undo ([`coffer_core::UNDO`]), "p0 forfeited" ([`coffer_core::FORFEIT`]), or "p0
 /// acted" when no event names the action.
 pub fn action_heading(names: &Names<'_>, player: u16, action: &str, events: &[Event]) -> String {
-    match action.trim() {
-        coffer_core::UNDO => return undo_heading(names, player),
-        coffer_core::FORFEIT => return format!("{} forfeited", names.owner(Owner(player))),
-        _ => {}
+    match coffer_core::HostAction::of(action) {
+        Some(coffer_core::HostAction::Undo) => return undo_heading(names, player),
+        Some(coffer_core::HostAction::Forfeit) => {
+            return format!("{} forfeited", names.owner(Owner(player)));
+        }
+        Some(coffer_core::HostAction::Default) | None => {}
     }
     match action_cause(events) {
         Some(cause) => names.cause(&cause),

@@ -195,6 +195,40 @@ fn refuse_reason(player: Owner, e: &dyn fmt::Display) -> ActionError {
     }
 }
 
+/// The host's own actions, which the adapter reads before the ruleset's: [`UNDO`], [`DEFAULT`],
+/// [`FORFEIT`]. One place tells them from a ruleset's action, for the adapter and for every host that
+/// words or treats them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostAction {
+    /// `"~undo"`: take back the seat's last action.
+    Undo,
+    /// `"~default"`: the ruleset's default move for the seat.
+    Default,
+    /// `"~forfeit"`: take the seat out of the game.
+    Forfeit,
+}
+
+impl HostAction {
+    /// Its JSON: [`UNDO`], [`DEFAULT`] or [`FORFEIT`].
+    pub fn json(self) -> &'static str {
+        match self {
+            HostAction::Undo => UNDO,
+            HostAction::Default => DEFAULT,
+            HostAction::Forfeit => FORFEIT,
+        }
+    }
+
+    /// Which host action `json` is, if any (surrounding whitespace allowed).
+    pub fn of(json: &str) -> Option<HostAction> {
+        match json.trim() {
+            UNDO => Some(HostAction::Undo),
+            DEFAULT => Some(HostAction::Default),
+            FORFEIT => Some(HostAction::Forfeit),
+            _ => None,
+        }
+    }
+}
+
 /// How many of its last actions a seat may take back: each keeps a copy of the state before it. A seat's
 /// next action after as many in a row closes the window (nothing can be taken back until its next one),
 /// so a window never spans more than this many actions.
@@ -528,9 +562,9 @@ impl<R: Ruleset> DynGame for Game<R> {
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         self.check_player(player)?;
         // The host's own actions: strings no ruleset's action reads as.
-        match json.trim() {
-            UNDO => return self.undo(player),
-            DEFAULT => {
+        match HostAction::of(json) {
+            Some(HostAction::Undo) => return self.undo(player),
+            Some(HostAction::Default) => {
                 let Some(action) = self.ruleset.default_action(&self.state, player) else {
                     return Err(ActionError::Illegal(format!(
                         "{player} has no default action now"
@@ -538,8 +572,8 @@ impl<R: Ruleset> DynGame for Game<R> {
                 };
                 return self.apply_undoable(player, &action);
             }
-            FORFEIT => return self.forfeit(player),
-            _ => {}
+            Some(HostAction::Forfeit) => return self.forfeit(player),
+            None => {}
         }
         let action: R::Action =
             serde_json::from_str(json).map_err(|e| ActionError::Malformed(e.to_string()))?;

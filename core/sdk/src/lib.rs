@@ -24,7 +24,7 @@ mod shared;
 mod statics;
 mod table;
 
-pub use adapter::{Adapter, DEFAULT, FORFEIT, UNDO, UNDO_DEPTH};
+pub use adapter::{Adapter, DEFAULT, FORFEIT, HostAction, UNDO, UNDO_DEPTH};
 pub use content::{ContentError, check_content_id, read_content};
 pub use describe::{Description, Doc};
 pub use dynamic::{Acting, ActionReport, DynGame, DynRuleset, EventsFor, ResourceView};

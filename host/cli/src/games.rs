@@ -132,7 +132,7 @@ pub(crate) fn act(
     // Locked read, apply and write: two `act`s on one save never lose an action. A refused action writes
     // nothing.
     // What a seat may take back is in the game, not in its snapshot: an undo replays the log.
-    let update = if action.trim() == coffer_core::UNDO {
+    let update = if coffer_core::HostAction::of(action) == Some(coffer_core::HostAction::Undo) {
         coffer_host::save::update_replaying
     } else {
         coffer_host::save::update

@@ -130,17 +130,9 @@ impl Games {
                     .game
                     .as_deref_mut()
                     .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                let count = game.legal_actions(Owner(seat));
-                // The ruleset's JSON is passed on as written, checked to be JSON but not parsed into a tree.
-                let actions: Vec<Box<RawValue>> = (0..count)
-                    .filter_map(|i| game.legal_action_json(i))
-                    .filter_map(|j| RawValue::from_string(j).ok())
-                    .collect();
+                let legal = legal_list(game, Owner(seat), live.seq);
                 plugin_failed(game).map_err(CallError::Stop)?;
-                Ok(Legal {
-                    seq: live.seq,
-                    actions,
-                })
+                Ok(legal)
             })
             .await?;
         Ok(legal)

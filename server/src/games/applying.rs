@@ -124,26 +124,28 @@ pub(super) fn legal_now(game: &mut dyn DynGame, audience: Audience, seq: u64) ->
     game.acting()
         .iter()
         .any(|a| a.owner() == seat && a.legal > 0)
-        .then(|| {
-            let count = game.legal_actions(seat);
-            // The ruleset's JSON is passed on as written, checked to be JSON but not parsed into a tree.
-            let actions = (0..count)
-                .filter_map(|i| game.legal_action_json(i))
-                .filter_map(|j| RawValue::from_string(j).ok())
-                .collect();
-            Legal { seq, actions }
-        })
+        .then(|| legal_list(game, seat, seq))
+}
+
+/// `seat`'s legal actions at `seq`.
+pub(super) fn legal_list(game: &mut dyn DynGame, seat: Owner, seq: u64) -> Legal {
+    let count = game.legal_actions(seat);
+    // The ruleset's JSON is passed on as written, checked to be JSON but not parsed into a tree.
+    let actions = (0..count)
+        .filter_map(|i| game.legal_action_json(i))
+        .filter_map(|j| RawValue::from_string(j).ok())
+        .collect();
+    Legal { seq, actions }
 }
 
 /// Which committed action a message tells of: its sequence number, its seat, who chose it when not the
-/// seat's player (`"by"`), and which of the host's own actions it was (`"~undo"`, `"~forfeit"`,
-/// `"~default"`; empty for a ruleset's action).
+/// seat's player (`"by"`), and which of the host's own actions it was, if one.
 #[derive(Clone, Copy)]
 pub(super) struct Told {
     pub(super) seq: u64,
     pub(super) actor: u16,
     pub(super) by: Option<&'static str>,
-    pub(super) host_action: &'static str,
+    pub(super) host_action: Option<coffer_core::HostAction>,
 }
 
 impl Told {
@@ -153,7 +155,7 @@ impl Told {
             seq,
             actor: seat,
             by: chosen_by(key),
-            host_action: host_action(action),
+            host_action: coffer_core::HostAction::of(action),
         }
     }
 }
@@ -187,8 +189,9 @@ pub(super) fn action_message_of(
             cause: names.cause(&event.cause),
         })
         .collect();
-    let heading = render::action_heading(&names, actor, host_action, events);
-    let undo = host_action == coffer_core::UNDO;
+    let json = host_action.map_or("", coffer_core::HostAction::json);
+    let heading = render::action_heading(&names, actor, json, events);
+    let undo = host_action == Some(coffer_core::HostAction::Undo);
     let mut message = ActionOut {
         kind: "action",
         seq,

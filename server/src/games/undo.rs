@@ -5,25 +5,11 @@
 //! undo window, so that every replay from a snapshot takes back what the live game did.
 
 use super::*;
-use coffer_core::Names;
+use coffer_core::{HostAction, Names};
 
 /// Whether `action` (JSON) is an undo.
 pub(super) fn is_undo(action: &str) -> bool {
-    action.trim() == coffer_core::UNDO
-}
-
-/// Which of the host's own actions `action` (JSON) is: [`coffer_core::UNDO`], [`coffer_core::FORFEIT`]
-/// or [`coffer_core::DEFAULT`]; empty for a ruleset's action.
-pub(super) fn host_action(action: &str) -> &'static str {
-    let action = action.trim();
-    [
-        coffer_core::UNDO,
-        coffer_core::FORFEIT,
-        coffer_core::DEFAULT,
-    ]
-    .into_iter()
-    .find(|&a| a == action)
-    .unwrap_or("")
+    HostAction::of(action) == Some(HostAction::Undo)
 }
 
 /// Who chose the game's last committed actions, newest last: what the server lets a seat take back.

@@ -665,11 +665,11 @@ mod tests {
             ))
             .unwrap()
         };
-        assert!(view.update(&push(3, r#"[{"seat":1,"why":"x"}]"#, r#""Ongoing""#)));
+        assert!(view.update(&mut push(3, r#"[{"seat":1,"why":"x"}]"#, r#""Ongoing""#)));
         assert_eq!(view.first_acting, Some(1));
-        assert!(!view.update(&push(2, r#"[{"seat":0,"why":"x"}]"#, r#""Ongoing""#)));
+        assert!(!view.update(&mut push(2, r#"[{"seat":0,"why":"x"}]"#, r#""Ongoing""#)));
         assert_eq!(view.first_acting, Some(1));
-        assert!(view.update(&push(4, "[]", r#"{"Finished":{"winners":[0]}}"#)));
+        assert!(view.update(&mut push(4, "[]", r#"{"Finished":{"winners":[0]}}"#)));
         assert!(view.over);
     }
 }

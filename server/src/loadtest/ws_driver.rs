@@ -57,8 +57,8 @@ pub(super) struct SeatView {
 }
 
 impl SeatView {
-    /// Takes in a view or pushed action; answers whether it was news.
-    pub(super) fn update(&mut self, message: &Incoming) -> bool {
+    /// Takes in a view or pushed action (and its legal actions); answers whether it was news.
+    pub(super) fn update(&mut self, message: &mut Incoming) -> bool {
         let (Some(seq), Some(view)) = (message.seq, &message.view) else {
             return false;
         };
@@ -69,10 +69,7 @@ impl SeatView {
         self.seq = seq;
         self.first_acting = view.table.acting.first().map(|a| a.seat);
         self.over = view.table.over();
-        self.legal = message
-            .legal
-            .as_ref()
-            .map(|legal| (legal.seq, legal.actions.clone()));
+        self.legal = message.legal.take().map(|legal| (legal.seq, legal.actions));
         true
     }
 }
@@ -97,12 +94,12 @@ pub(super) async fn next_message(socket: &mut Socket) -> Result<Option<Incoming>
 /// The answer to a request (`legal`, `acted`, `error`, `view`), taking in the pushes before it.
 pub(super) async fn reply(socket: &mut Socket, view: &mut SeatView) -> Result<Incoming, String> {
     loop {
-        let Some(message) = next_message(socket).await? else {
+        let Some(mut message) = next_message(socket).await? else {
             return Err("the server closed the WebSocket".into());
         };
         match message.kind.as_str() {
             "action" | "hello" => {
-                view.update(&message);
+                view.update(&mut message);
             }
             "stopped" | "lagged" => {
                 return Err(format!(
@@ -235,13 +232,13 @@ pub(super) async fn ws_seat(
         tokio::select! {
             message = tokio::time::timeout(Duration::from_secs(2), next_message(&mut socket)) => {
                 match message {
-                    Ok(Ok(Some(message))) => match message.kind.as_str() {
+                    Ok(Ok(Some(mut message))) => match message.kind.as_str() {
                         "stopped" | "lagged" => {
                             stats.error(shared, || format!("{}: {}", message.kind, message.message.unwrap_or_default()));
                             break false;
                         }
                         _ => {
-                            view.update(&message);
+                            view.update(&mut message);
                         }
                     },
                     Ok(Ok(None)) => break false,
