@@ -351,9 +351,9 @@ impl Games {
                         .iter()
                         .find(|(s, _)| *s == seat)
                         .map(|&(_, deadline)| ms_between(now, deadline));
-                    if let (Some(left), Some(slot)) = (left, state.left.get_mut(usize::from(seat)))
+                    if let (Some(left), Some(kept)) = (left, state.left.get_mut(usize::from(seat)))
                     {
-                        *slot = left;
+                        *kept = left;
                     }
                 }
                 Some((seat, Decided::TookBack)) => took_back = Some(seat),
