@@ -384,3 +384,26 @@ fn k4_consecutive_zones_rows_read_as_one_block() {
     assert_eq!(b.l.zones_tokens(b.system, usize::MAX), &[] as &[u32]);
     assert_eq!(b.l.zones_tokens(b.pool[0], usize::MAX / 2), &[] as &[u32]);
 }
+
+#[test]
+fn a_ledger_set_up_on_recycled_tables_equals_one_set_up_on_new_tables() {
+    let mut played = board(5);
+    played
+        .l
+        .move_tokens(Owner(0), played.reserve[0], played.system, 2, Cause::Setup)
+        .unwrap();
+    // Another holder of the layout's tables, which recycling must not empty under it.
+    let shared = played.l.layout();
+    played.l.recycle();
+    assert_eq!(played.l.owners(), 0, "what is left is an empty ledger");
+    // The first takes the recycled tables, the second new ones.
+    let reused = board(5);
+    let new = board(5);
+    assert_eq!(reused.l, new.l);
+    assert_eq!(reused.l.tokens(reused.system, Owner(0)), 0);
+    assert_eq!(reused.l.tokens(reused.reserve[0], Owner(0)), 5);
+    assert!(
+        shared == new.l.layout(),
+        "the shared layout kept its tables"
+    );
+}

@@ -367,9 +367,97 @@ fn missing(what: &'static str, index: u32) -> Refusal {
     }
 }
 
+std::thread_local! {
+    /// The ledger [`Ledger::recycle`] last gave back on this thread, for the next [`Ledger::new`] here.
+    static SPARE: std::cell::Cell<Option<Ledger>> = const { std::cell::Cell::new(None) };
+}
+
+/// Empties `table` for reuse if this ledger is its only holder, else starts it again from `empty`.
+fn reuse<T: Clone>(table: &mut Arc<Vec<T>>, empty: Arc<Vec<T>>) {
+    match Arc::get_mut(table) {
+        Some(cells) => {
+            cells.clear();
+            cells.extend_from_slice(&empty);
+        }
+        None => *table = empty,
+    }
+}
+
 impl Ledger {
     /// An empty ledger for `owners` players, with the RNG seeded by `seed`.
+    ///
+    /// It takes the tables of the ledger last given back on this thread with [`recycle`](Self::recycle),
+    /// emptied, if there is one: a game set up again after it (a new playout's, a re-deal's) grows none
+    /// of the tables the one before grew. Which it takes changes nothing but where its tables live: the
+    /// ledger is equal to a new one in every other way.
     pub fn new(owners: u16, seed: u64) -> Ledger {
+        match SPARE.take() {
+            Some(mut spare) => {
+                spare.empty(owners, seed);
+                spare
+            }
+            None => Ledger::blank(owners, seed),
+        }
+    }
+
+    /// Gives this ledger's tables to the next [`Ledger::new`] on this thread, leaving `self` an empty
+    /// ledger of no players: what a host does with the ledger of a game it sets up again
+    /// ([`Ruleset::reset`](../coffer_sdk/trait.Ruleset.html#method.reset)). One ledger is kept per
+    /// thread; giving back another replaces it. Tables it shares with other ledgers (an adopted
+    /// [`Layout`]) stay theirs.
+    pub fn recycle(&mut self) {
+        let spare = std::mem::replace(self, Ledger::blank(0, 0));
+        SPARE.set(Some(spare));
+    }
+
+    /// Makes this ledger equal to `Ledger::blank(owners, seed)`, keeping the capacity of its own tables.
+    fn empty(&mut self, owners: u16, seed: u64) {
+        let layout = Layout::empty(owners);
+        // Every field by name: a new one does not compile until it is emptied here too.
+        let Ledger {
+            owners: o,
+            amounts,
+            tracks,
+            contributions,
+            zones,
+            tokens,
+            supply,
+            reserve,
+            game_tokens,
+            game_supply,
+            game_reserve,
+            permanents,
+            pending,
+            clock,
+            rng,
+            board,
+            log,
+            depth,
+            measuring,
+        } = self;
+        *o = owners;
+        amounts.clear();
+        tracks.clear();
+        contributions.clear();
+        reuse(zones, layout.zones);
+        tokens.clear();
+        reuse(supply, layout.supply);
+        reuse(reserve, layout.reserve);
+        game_tokens.clear();
+        reuse(game_supply, layout.game_supply);
+        reuse(game_reserve, layout.game_reserve);
+        permanents.clear();
+        pending.clear();
+        *clock = Clock::default();
+        *rng = GameRng::new(seed);
+        *board = std::sync::OnceLock::new();
+        log.clear();
+        *depth = 0;
+        *measuring = false;
+    }
+
+    /// A new ledger's tables, allocated anew.
+    fn blank(owners: u16, seed: u64) -> Ledger {
         let Layout {
             zones,
             supply,
