@@ -4,6 +4,7 @@ mod guide;
 mod loader;
 mod parity;
 mod readable;
+mod reset;
 mod server_isolation;
 mod shape;
 mod simulate;

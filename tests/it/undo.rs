@@ -18,7 +18,7 @@ use std::sync::Arc;
 use crate::wasm::{module_of, ruleset_in};
 
 /// The rulesets' forms to compare: static always, native and WebAssembly where built.
-fn forms(id: &str, crate_name: &str) -> Vec<(&'static str, Arc<dyn DynRuleset>)> {
+pub(crate) fn forms(id: &str, crate_name: &str) -> Vec<(&'static str, Arc<dyn DynRuleset>)> {
     let mut forms = vec![("static", static_ruleset(id).expect("linked"))];
     forms.push((
         "native",

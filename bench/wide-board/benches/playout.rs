@@ -319,6 +319,51 @@ fn list_ratios(config: &Config, rounds: usize) {
     );
 }
 
+/// Interleaved rounds of a batch of new games (set up and dropped), of the same batch set up again on one
+/// game with `DynGame::reset`, and of the batch's playouts, on the statically linked ruleset: what setting
+/// up a game for every playout costs, as a share of a playout with its setup.
+fn setup_share(bench: &Bench, rounds: usize, playouts: u64) {
+    let ruleset = &*bench.statically;
+    let mut reused = ruleset
+        .new_game(&Setup::new(PLAYERS, 0))
+        .expect("a six-player game");
+    let (mut news, mut resets, mut plays) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let seeds = 2_000_000 + round as u64 * playouts..2_000_000 + (round as u64 + 1) * playouts;
+        let start = ThreadTime::now();
+        for s in seeds.clone() {
+            black_box(
+                ruleset
+                    .new_game(&Setup::new(PLAYERS, s))
+                    .expect("a six-player game"),
+            );
+        }
+        news.push(start.elapsed().as_nanos() as f64 / playouts as f64);
+        let start = ThreadTime::now();
+        for s in seeds.clone() {
+            reused
+                .reset(&Setup::new(PLAYERS, s))
+                .expect("a six-player game");
+            black_box(&reused);
+        }
+        resets.push(start.elapsed().as_nanos() as f64 / playouts as f64);
+        let (t, _) = kernel_batch(ruleset, seeds);
+        plays.push(t.as_nanos() as f64 / playouts as f64);
+    }
+    let play = quantile(&plays, 0.0);
+    for (how, times) in [("a new game", &news), ("a reset game", &resets)] {
+        let setup = quantile(times, 0.0);
+        let share = setup / (setup + play);
+        println!(
+            "  kernel-static, {how} per playout: {setup:.0} ns (median {:.0}) against {play:.0} ns of \
+             play: {:.1}% of a playout with its setup; target <= 5%: {}",
+            quantile(times, 0.5),
+            share * 100.0,
+            if share <= 0.05 { "met" } else { "missed" }
+        );
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; without it (`cargo test --benches`, `--test`) only smoke-test.
     let args: Vec<String> = std::env::args().collect();
@@ -338,5 +383,6 @@ fn main() {
     if rounds > 0 {
         ratios(&bench, rounds, if quick { 2 } else { BATCH });
         list_ratios(&bench.config, rounds);
+        setup_share(&bench, rounds, if quick { 2 } else { BATCH });
     }
 }

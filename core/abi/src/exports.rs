@@ -44,6 +44,7 @@ pub static VTABLE: VTable = VTable {
     resources,
     check_invariants,
     clone_game,
+    reset,
 };
 
 extern "C" fn init(sink: *const LogSink, out: *mut Buf) -> Status {
@@ -76,13 +77,14 @@ extern "C" fn describe(index: usize, out: *mut Buf) -> Status {
 
 pub(crate) fn write_game(
     slot: *mut *mut GameHandle,
+    index: usize,
     made: Result<Box<dyn DynGame>, SetupError>,
     checkpoint: Checkpoint,
 ) -> Reply {
     match made {
         Ok(game) => {
             // SAFETY: the host passes a writable handle slot.
-            unsafe { slot.write(PluginGame::new(game, checkpoint).into_handle()) };
+            unsafe { slot.write(PluginGame::new(game, index, checkpoint).into_handle()) };
             Reply::Ok(Vec::new())
         }
         Err(e) => Reply::Refused(json(&e)),
@@ -108,7 +110,7 @@ extern "C" fn new_game(
             Err(e) => return Reply::Refused(json(&SetupError::Config(e.to_string()))),
         };
         let made = r.new_game(&setup);
-        write_game(game, made, Checkpoint::Setup(index, setup))
+        write_game(game, index, made, Checkpoint::Setup(index, setup))
     })
 }
 
@@ -132,7 +134,7 @@ extern "C" fn restore(
         };
         // SAFETY: the host passes `len` readable bytes.
         let bytes = unsafe { bytes_in(bytes, len) };
-        write_game(game, r.restore(format, bytes), Checkpoint::Lazy)
+        write_game(game, index, r.restore(format, bytes), Checkpoint::Lazy)
     })
 }
 
@@ -524,9 +526,36 @@ extern "C" fn clone_game(
 ) -> Status {
     guard(out, || {
         // SAFETY: a live handle.
-        let cloned = unsafe { game_ref(game) }.game.clone_game();
+        let original = unsafe { game_ref(game) };
+        let cloned = original.game.clone_game();
+        let copied = PluginGame::new(cloned, original.ruleset, Checkpoint::Lazy);
         // SAFETY: the host passes a writable handle slot.
-        unsafe { copy.write(PluginGame::new(cloned, Checkpoint::Lazy).into_handle()) };
+        unsafe { copy.write(copied.into_handle()) };
         Reply::Ok(Vec::new())
     })
+}
+
+extern "C" fn reset(game: *mut GameHandle, setup: *const u8, len: usize, out: *mut Buf) -> Status {
+    // SAFETY: the host passes `len` readable bytes of JSON.
+    let bytes = unsafe { bytes_in(setup, len) };
+    let setup: Setup = match serde_json::from_slice(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            return guard(out, || {
+                Reply::Refused(json(&SetupError::Config(e.to_string())))
+            });
+        }
+    };
+    // SAFETY: a live handle used by one thread.
+    let g = unsafe { game_mut(game) };
+    match catch_unwind(AssertUnwindSafe(|| g.reset(setup))) {
+        Ok(Ok(())) => guard(out, || Reply::Ok(Vec::new())),
+        Ok(Err(e)) => guard(out, || Reply::Refused(json(&e))),
+        // Half set up: back to the game before the call (its checkpoint and log are unchanged).
+        Err(payload) => {
+            let _ = catch_unwind(AssertUnwindSafe(|| g.rebuild()));
+            put(out, panic_message(&*payload).into_bytes());
+            PANICKED
+        }
+    }
 }

@@ -6,7 +6,9 @@ use crate::{
     Buf, CHECKPOINT_EVERY, EVERYONE, GameHandle, OK, PANICKED, Status, audience, panic_message,
 };
 use coffer_kernel::{GameRng, Owner};
-use coffer_sdk::{Acting, ActionError, DynGame, EventsFor, PlayoutError, Progress, Setup};
+use coffer_sdk::{
+    Acting, ActionError, DynGame, EventsFor, PlayoutError, Progress, Setup, SetupError,
+};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// An action to apply to a plugin-side game.
@@ -67,6 +69,8 @@ pub(crate) enum Checkpoint {
 /// hold one state, not two: a new game's checkpoint is its setup, other games clone at their first action.
 pub(crate) struct PluginGame {
     pub(crate) game: Box<dyn DynGame>,
+    /// The index of the game's ruleset in the library (what a reset's checkpoint rebuilds from).
+    pub(crate) ruleset: usize,
     pub(crate) checkpoint: Checkpoint,
     pub(crate) log: Vec<Logged>,
     /// The texts of the logged JSON actions.
@@ -76,7 +80,11 @@ pub(crate) struct PluginGame {
 }
 
 impl PluginGame {
-    pub(crate) fn new(game: Box<dyn DynGame>, checkpoint: Checkpoint) -> PluginGame {
+    pub(crate) fn new(
+        game: Box<dyn DynGame>,
+        ruleset: usize,
+        checkpoint: Checkpoint,
+    ) -> PluginGame {
         // A restored or copied game's first action copies the whole game (its checkpoint): its log is
         // made then too, not with every restore.
         let log = match checkpoint {
@@ -85,6 +93,7 @@ impl PluginGame {
         };
         PluginGame {
             game,
+            ruleset,
             checkpoint,
             log,
             texts: Vec::new(),
@@ -257,6 +266,21 @@ impl PluginGame {
             }
             None => self.checkpoint_now(),
         }
+    }
+
+    /// Sets the game up again from `setup` ([`DynGame::reset`]): on success the setup is the checkpoint
+    /// and the log is emptied; on a refusal the game is unchanged. A panic unwinds out of here with the
+    /// checkpoint and log as they were, so [`rebuild`](Self::rebuild) returns to the game before the call.
+    pub(crate) fn reset(&mut self, setup: Setup) -> Result<(), SetupError> {
+        self.game.reset(&setup)?;
+        self.checkpoint = Checkpoint::Setup(self.ruleset, setup);
+        self.log.clear();
+        self.texts.clear();
+        self.playouts.clear();
+        if self.log.capacity() == 0 {
+            self.log.reserve_exact(LOG_RESERVE);
+        }
+        Ok(())
     }
 
     /// The game as it was before the action that panicked: the checkpoint plus the actions since.

@@ -39,13 +39,13 @@ use std::sync::Arc;
 
 /// The version of the WebAssembly contract: the exports, their parameters, the [`Reply`] layout and the
 /// encodings of every buffer.
-pub const WASM_ABI_VERSION: u32 = 3;
+pub const WASM_ABI_VERSION: u32 = 4;
 
 /// The module and name of the one function a module may import: the panic hook's messenger.
 pub const PANIC_IMPORT: (&str, &str) = ("coffer", "panicked");
 
 /// The functions every module exports, besides its `memory`.
-pub const EXPORTS: [&str; 27] = [
+pub const EXPORTS: [&str; 28] = [
     "coffer_wasm_abi_version",
     "coffer_init",
     "coffer_input",
@@ -73,6 +73,7 @@ pub const EXPORTS: [&str; 27] = [
     "coffer_resources",
     "coffer_check_invariants",
     "coffer_clone_game",
+    "coffer_reset",
 ];
 
 /// What the last call answered, at a fixed address in the guest's memory (little-endian, `#[repr(C)]`,
@@ -594,6 +595,24 @@ pub fn clone_game(handle: u32) -> Status {
         };
         let copy = game.clone_game();
         g.keep(copy)
+    })
+}
+
+/// Sets game `handle` up again from the setup JSON in the input's first `len` bytes
+/// ([`DynGame::reset`]); on refusal the game is unchanged.
+pub fn reset(handle: u32, len: u32) -> Status {
+    with(|g| {
+        let setup: Setup = match serde_json::from_slice(&g.input[..len as usize]) {
+            Ok(s) => s,
+            Err(e) => return g.refuse(&SetupError::Config(e.to_string())),
+        };
+        let Some(game) = g.games.get_mut(handle as usize).and_then(Option::as_mut) else {
+            return g.no_game(handle);
+        };
+        match game.game.reset(&setup) {
+            Ok(()) => g.ok(),
+            Err(e) => g.refuse(&e),
+        }
     })
 }
 

@@ -315,4 +315,14 @@ pub struct VTable {
         copy: *mut *mut GameHandle,
         out: *mut Buf,
     ) -> Status,
+    /// Sets the game up again from `len` bytes of [`Setup`](coffer_sdk::Setup) JSON, reusing its allocations
+    /// ([`DynGame::reset`](coffer_sdk::DynGame::reset)); on refusal `out` holds the JSON of a
+    /// [`SetupError`](coffer_sdk::SetupError) and the game is unchanged. A panic leaves the game as it was
+    /// before the call.
+    pub reset: unsafe extern "C" fn(
+        game: *mut GameHandle,
+        setup: *const u8,
+        len: usize,
+        out: *mut Buf,
+    ) -> Status,
 }

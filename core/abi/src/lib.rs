@@ -64,7 +64,7 @@ use coffer_sdk::Format;
 /// The magic number every declaration starts with: the bytes `COFFER` then the ABI family `\0\x01`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"COFFER\0\x01");
 /// The version of this ABI: the layout of [`Declaration`] and [`VTable`] and the encodings of every buffer.
-pub const ABI_VERSION: u32 = 8;
+pub const ABI_VERSION: u32 = 9;
 /// The version of `coffer-core` this side was built with.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rustc --version` this side was built with.
@@ -266,6 +266,8 @@ macro_rules! wasm_exports {
             pub extern "C" fn coffer_check_invariants(game: u32) -> u32 { guest::check_invariants(game) }
             #[unsafe(no_mangle)]
             pub extern "C" fn coffer_clone_game(game: u32) -> u32 { guest::clone_game(game) }
+            #[unsafe(no_mangle)]
+            pub extern "C" fn coffer_reset(game: u32, len: u32) -> u32 { guest::reset(game, len) }
         };
     };
 }

@@ -41,8 +41,38 @@ impl<R: Ruleset> Adapter<R> {
             Arc::clone(&self.vocabulary),
             state,
             players,
+            self.players(),
         ))
     }
+
+    /// The player counts the ruleset supports, fewest and most.
+    fn players(&self) -> (u16, u16) {
+        (self.description.min_players, self.description.max_players)
+    }
+}
+
+/// The configuration of `setup`, read for `R` (its default when `setup` has none), once its player count
+/// is checked against `allowed` (fewest, most).
+fn config_of<R: Ruleset>(setup: &Setup, (min, max): (u16, u16)) -> Result<R::Config, SetupError> {
+    if setup.players < min || setup.players > max {
+        return Err(SetupError::Players {
+            got: setup.players,
+            min,
+            max,
+        });
+    }
+    if setup.config.is_null() {
+        return Ok(R::Config::default());
+    }
+    serde_path_to_error::deserialize(&setup.config).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            SetupError::Config(inner.to_string())
+        } else {
+            SetupError::Config(format!("{path}: {inner}"))
+        }
+    })
 }
 
 impl<R: Ruleset> DynRuleset for Adapter<R> {
@@ -51,27 +81,7 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
     }
 
     fn new_game(&self, setup: &Setup) -> Result<Box<dyn DynGame>, SetupError> {
-        let (min, max) = (self.description.min_players, self.description.max_players);
-        if setup.players < min || setup.players > max {
-            return Err(SetupError::Players {
-                got: setup.players,
-                min,
-                max,
-            });
-        }
-        let config: R::Config = if setup.config.is_null() {
-            R::Config::default()
-        } else {
-            serde_path_to_error::deserialize(&setup.config).map_err(|e| {
-                let path = e.path().to_string();
-                let inner = e.into_inner();
-                if path == "." {
-                    SetupError::Config(inner.to_string())
-                } else {
-                    SetupError::Config(format!("{path}: {inner}"))
-                }
-            })?
-        };
+        let config = config_of::<R>(setup, self.players())?;
         let mut state = self.ruleset.new_game(setup.players, setup.seed, &config)?;
         // Setup's events are not part of play. Taking them also frees the log: setup records many more
         // events than an action, and keeping that capacity doubled an idle command-tokens game.
@@ -139,6 +149,8 @@ struct Game<R: Ruleset> {
     vocabulary: Arc<Vocabulary>,
     state: R::State,
     players: u16,
+    /// The player counts the ruleset supports (fewest, most), for [`DynGame::reset`].
+    allowed: (u16, u16),
     /// The listed legal actions of the players in `lists`, one player's after another.
     legal: Vec<R::Action>,
     /// Whose legal actions `legal` holds, where: at most one entry per player, emptied by every change.
@@ -249,12 +261,19 @@ struct Listed {
 }
 
 impl<R: Ruleset> Game<R> {
-    fn new(ruleset: Arc<R>, vocabulary: Arc<Vocabulary>, state: R::State, players: u16) -> Game<R> {
+    fn new(
+        ruleset: Arc<R>,
+        vocabulary: Arc<Vocabulary>,
+        state: R::State,
+        players: u16,
+        allowed: (u16, u16),
+    ) -> Game<R> {
         Game {
             ruleset,
             vocabulary,
             state,
             players,
+            allowed,
             legal: Vec::new(),
             lists: Vec::new(),
             shown: None,
@@ -559,6 +578,27 @@ impl<R: Ruleset> DynGame for Game<R> {
         random_playout(self, rng, max_actions, &mut Track(progress))
     }
 
+    fn reset(&mut self, setup: &Setup) -> Result<(), SetupError> {
+        let config = config_of::<R>(setup, self.allowed)?;
+        self.ruleset
+            .reset(&mut self.state, setup.players, setup.seed, &config)?;
+        // Setup's events are not part of play; the log keeps its capacity for the game's actions.
+        let ledger = self.ruleset.ledger_mut(&mut self.state);
+        let setup_events = ledger.events().len();
+        ledger.forget_events(setup_events);
+        self.players = setup.players;
+        self.legal.clear();
+        self.lists.clear();
+        self.shown = None;
+        self.acting.clear();
+        self.acting_fresh = false;
+        self.movers.clear();
+        self.movers_fresh = false;
+        self.events_from = 0;
+        self.undo.clear();
+        Ok(())
+    }
+
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         self.check_player(player)?;
         // The host's own actions: strings no ruleset's action reads as.
@@ -760,6 +800,7 @@ impl<R: Ruleset> DynGame for Game<R> {
             Arc::clone(&self.vocabulary),
             self.state.clone(),
             self.players,
+            self.allowed,
         );
         game.events_from = self.events_from;
         Box::new(game)

@@ -238,6 +238,16 @@ pub trait DynGame: Send {
         progress: &mut Progress,
     ) -> Result<u64, PlayoutError>;
 
+    /// Sets this game up again from `setup`, as [`DynRuleset::new_game`] would, reusing the game's
+    /// allocations: what a host playing many games one after another (random playouts, bots,
+    /// simulations) calls instead of setting up a new game each time. Everything the game kept is
+    /// forgotten (legal lists, events, what could be taken back); the state hash is `new_game`'s. For a
+    /// runtime-loaded game it is one boundary crossing, and the library keeps its allocations too.
+    ///
+    /// # Errors
+    /// What `new_game` answers for `setup`; the game is unchanged.
+    fn reset(&mut self, setup: &Setup) -> Result<(), SetupError>;
+
     /// Applies an action given as JSON.
     ///
     /// # Errors

@@ -108,6 +108,31 @@ pub trait Ruleset: Send + Sync + 'static {
         config: &Self::Config,
     ) -> Result<Self::State, SetupError>;
 
+    /// Sets `state` up again as [`new_game`](Self::new_game)`(players, seed, config)` would, for hosts that
+    /// play many games one after another on one game value (random playouts, bots, simulations:
+    /// [`DynGame::reset`](crate::DynGame::reset)). On an error `state` is unchanged.
+    ///
+    /// The default calls `new_game` and gives the replaced state's ledger back to the kernel
+    /// ([`Ledger::recycle`]), so the next reset's [`Ledger::new`] on this thread grows no table: no
+    /// ruleset needs to write it. Override it only to set up faster still (re-dealing into the state's
+    /// own tables, say); the answer must equal `new_game`'s, which the SDK's tests of a ruleset can check
+    /// by comparing [`state_hash`](coffer_kernel::state_hash)es.
+    ///
+    /// # Errors
+    /// What `new_game` answers.
+    fn reset(
+        &self,
+        state: &mut Self::State,
+        players: u16,
+        seed: u64,
+        config: &Self::Config,
+    ) -> Result<(), SetupError> {
+        let fresh = self.new_game(players, seed, config)?;
+        let mut old = std::mem::replace(state, fresh);
+        self.ledger_mut(&mut old).recycle();
+        Ok(())
+    }
+
     /// Appends every action `player` may take now to `out` (which arrives empty).
     fn legal_actions(&self, state: &Self::State, player: Owner, out: &mut Vec<Self::Action>);
 

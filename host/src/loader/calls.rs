@@ -57,10 +57,11 @@ pub(crate) enum Call {
     Resources,
     CheckInvariants,
     CloneGame,
+    Reset,
 }
 
 /// The names of [`Call`]s, by discriminant: `Open` then the [`VTable`]'s fields in order.
-pub(crate) const CALL_NAMES: [&str; 26] = [
+pub(crate) const CALL_NAMES: [&str; 27] = [
     "loading (its initialisers)",
     "init",
     "ruleset_count",
@@ -87,6 +88,7 @@ pub(crate) const CALL_NAMES: [&str; 26] = [
     "resources",
     "check_invariants",
     "clone_game",
+    "reset",
 ];
 
 /// The vtable's fields, in order (what [`check_declaration`] names).

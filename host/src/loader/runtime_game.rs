@@ -4,7 +4,7 @@
 use coffer_core::abi::{self, Acting, Buf, GameHandle, VTable};
 use coffer_core::{
     ActionError, ActionReport, DynGame, Event, EventsFor, Format, GameRng, Outcome, Owner,
-    PlayoutError, Progress, ResourceView, SetupError, StateHash, Table, Violation,
+    PlayoutError, Progress, ResourceView, Setup, SetupError, StateHash, Table, Violation,
 };
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -304,6 +304,23 @@ impl DynGame for RuntimeGame {
             index,
             error: action_error(f, &self.id),
         })
+    }
+
+    fn reset(&mut self, setup: &Setup) -> Result<(), SetupError> {
+        let json = serde_json::to_vec(setup).map_err(|e| SetupError::Config(e.to_string()))?;
+        let h = self.handle;
+        self.call(Call::Reset, |vt, out| {
+            // SAFETY: a vtable entry checked at load to point into the library's code; every pointer
+            // passed is valid for the whole call.
+            unsafe { (vt.reset)(h, json.as_ptr(), json.len(), out) }
+        })
+        .map_err(|f| setup_error(f, &self.id))?;
+        // As a new game: no events, nothing listed.
+        self.players = setup.players;
+        self.events.clear();
+        self.events_fresh = true;
+        self.acting.clear();
+        Ok(())
     }
 
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {

@@ -5,7 +5,7 @@
 use coffer_core::abi::{self, OK};
 use coffer_core::{
     Acting, ActionError, ActionReport, DynGame, Event, EventsFor, Format, GameRng, Outcome, Owner,
-    PlayoutError, Progress, ResourceView, SetupError, StateHash, Table, Violation,
+    PlayoutError, Progress, ResourceView, Setup, SetupError, StateHash, Table, Violation,
 };
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -547,6 +547,39 @@ impl DynGame for WasmGame {
                 self.failure()
                     .unwrap_or_else(|| "the game was stopped".to_owned()),
             )),
+        }
+    }
+
+    fn reset(&mut self, setup: &Setup) -> Result<(), SetupError> {
+        let json = serde_json::to_vec(setup).map_err(|e| SetupError::Config(e.to_string()))?;
+        let answered = self.on("reset", |live, handle| {
+            let len = live.input(&json)?;
+            let reply = live.call(|f, s| f.reset.call(s, (handle, len)))?;
+            Ok(if reply.status == OK {
+                None
+            } else {
+                Some(live.out(&reply)?)
+            })
+        });
+        match answered {
+            Ok(None) => {
+                // As a new game: its setup is the checkpoint, nothing since.
+                let mut track = self.track.borrow_mut();
+                track.checkpoint = Checkpoint::Setup(json.into());
+                track.log.clear();
+                track.texts.clear();
+                track.text_bytes = 0;
+                track.playouts.clear();
+                drop(track);
+                self.players = setup.players;
+                self.events.clear();
+                self.events_fresh = true;
+                self.acting.clear();
+                self.to_act.clear();
+                Ok(())
+            }
+            Ok(Some(bytes)) => Err(refusal(&bytes, SetupError::Config)),
+            Err(stopped) => Err(SetupError::Stopped(stopped)),
         }
     }
 

@@ -159,6 +159,7 @@ funcs! {
     resources: (u32, i32) -> u32,
     check_invariants: (u32) -> u32,
     clone_game: (u32) -> u32,
+    reset: (u32, u32) -> u32,
 }
 
 /// One live instance of a module.
