@@ -478,6 +478,7 @@ fn check(l: &Ledger, supply: &[u32]) {
         .enumerate()
         .map(|(o, &n)| (Owner(o as u16), n))
         .chain([(Owner::GAME, BANK)]);
+    let holders: Vec<Owner> = owners.clone().map(|(o, _)| o).collect();
     for (owner, n) in owners {
         let held: u64 = (0..ZONES)
             .map(|z| u64::from(l.tokens(handle(z), owner)))
@@ -504,6 +505,21 @@ fn check(l: &Ledger, supply: &[u32]) {
                 .filter(|z| of_class(z) && l.tokens(*z, owner) == 0)
                 .collect();
             assert_eq!(l.zones_without(owner, class).collect::<Vec<_>>(), without);
+            // Open to the owner: no other holder's tokens (the game's included).
+            let open: Vec<ZoneId> = (0..ZONES)
+                .map(handle::<ZoneId>)
+                .filter(|z| {
+                    of_class(z) && holders.iter().all(|&h| h == owner || l.tokens(*z, h) == 0)
+                })
+                .collect();
+            assert_eq!(l.zones_open_to(owner, class).collect::<Vec<_>>(), open);
+            for z in (0..ZONES).map(handle::<ZoneId>).filter(of_class) {
+                assert_eq!(
+                    l.is_open_to(z, owner),
+                    open.contains(&z),
+                    "{z:?} for {owner}"
+                );
+            }
             let count: u32 = holding.iter().map(|&z| l.tokens(z, owner)).sum();
             assert_eq!(l.tokens_in(owner, class), count);
         }

@@ -198,6 +198,19 @@ fn k4_8_an_owners_zones_and_the_zones_without_its_token_need_no_scan() {
     assert_eq!(l.zones_without(Owner(3), class).len(), 30);
     // A class nobody created has no zones.
     assert_eq!(l.zones_in(Kind(99)).len(), 0);
+    // Open to a player: empty, or only theirs.
+    l.place_from_reserve(Owner(3), systems[1], None, Cause::Setup)
+        .unwrap();
+    l.place_from_reserve(Owner(3), systems[7], None, Cause::Setup)
+        .unwrap();
+    let open: Vec<ZoneId> = l.zones_open_to(p, class).collect();
+    assert_eq!(open.len(), 28, "every system but 1 (p3's) and 7 (shared)");
+    assert!(open.contains(&systems[0]) && !open.contains(&systems[7]));
+    assert!(l.is_open_to(systems[29], p) && !l.is_open_to(systems[1], p));
+    assert!(l.is_open_to(systems[1], Owner(3)) && !l.is_open_to(systems[7], Owner(3)));
+    let missing: ZoneId = serde_json::from_str("999").unwrap();
+    assert!(!l.is_open_to(missing, p));
+    assert_eq!(l.zones_open_to(p, Kind(99)).len(), 0);
 }
 
 #[test]

@@ -46,6 +46,17 @@ impl Board {
         }
     }
 
+    /// Makes this the index of a ledger of `owners` players without zones (what [`Board::with_capacity`]
+    /// gives for none), keeping the capacity of its tables.
+    pub(super) fn empty(&mut self, owners: u16) {
+        self.words = 1;
+        self.columns = usize::from(owners) + 1;
+        self.held.clear();
+        self.held.resize(self.columns, 0);
+        self.kinds.clear();
+        self.classes.clear();
+    }
+
     /// Re-lays every set out for `words` words (zones were added past the last word).
     fn widen(&mut self, words: usize, columns: usize) {
         let relaid = |sets: &[u64], count: usize, old: usize| {
@@ -175,6 +186,9 @@ enum Combine {
     Both,
     /// The second set without the first.
     SecondOnly,
+    /// The first set (a class) without the zones any holder but column `column` of the second (every
+    /// holder's sets, `columns` of them end to end) holds tokens in.
+    OpenTo { column: usize, columns: usize },
 }
 
 /// Zones picked from the board index, in creation order, without a look-up per zone: see
@@ -195,7 +209,7 @@ impl<'a> ZoneSet<'a> {
     #[inline]
     fn new(a: &'a [u64], b: &'a [u64], combine: Combine) -> ZoneSet<'a> {
         let words = match combine {
-            Combine::First => a.len(),
+            Combine::First | Combine::OpenTo { .. } => a.len(),
             Combine::Both => a.len().min(b.len()),
             Combine::SecondOnly => b.len(),
         };
@@ -219,6 +233,13 @@ impl<'a> ZoneSet<'a> {
             Combine::First => a,
             Combine::Both => a & b,
             Combine::SecondOnly => b & !a,
+            Combine::OpenTo { column, columns } => {
+                let words = self.a.len();
+                let others = (0..columns).filter(|&c| c != column).fold(0, |held, c| {
+                    held | self.b.get(c * words + i).copied().unwrap_or(0)
+                });
+                a & !others
+            }
         }
     }
 
@@ -358,6 +379,38 @@ impl Ledger {
             self.board().class(class),
             Combine::SecondOnly,
         )
+    }
+
+    /// K4.8: the zones of class `class` holding no one else's tokens: empty, or holding only `owner`'s
+    /// ("the systems I may enter": no other player's, nor the game's). One pass over the index's words,
+    /// no look-up per zone.
+    #[inline]
+    pub fn zones_open_to(&self, owner: Owner, class: Kind) -> ZoneSet<'_> {
+        let board = self.board();
+        ZoneSet::new(
+            board.class(class),
+            &board.held,
+            Combine::OpenTo {
+                column: Board::column(owner, self.owners),
+                columns: board.columns,
+            },
+        )
+    }
+
+    /// K4.8: whether `zone` holds no one else's tokens: it is empty, or holds only `owner`'s (`false` for
+    /// a zone that does not exist). The question of [`zones_open_to`](Self::zones_open_to) for one zone,
+    /// answered from the index's bits.
+    #[inline]
+    pub fn is_open_to(&self, zone: ZoneId, owner: Owner) -> bool {
+        if zone.index() >= self.zones.len() {
+            return false;
+        }
+        let board = self.board();
+        let (word, bit) = (zone.index() / 64, 1u64 << (zone.index() % 64));
+        let column = Board::column(owner, self.owners);
+        (0..board.columns)
+            .filter(|&c| c != column)
+            .all(|c| board.held.get(c * board.words + word).copied().unwrap_or(0) & bit == 0)
     }
 
     /// Every zone of class `class`.
