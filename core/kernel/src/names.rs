@@ -189,12 +189,26 @@ impl<'v> Names<'v> {
                 zone,
                 need,
                 have,
-            } => format!(
-                "{} holds {have} of {}'s tokens; {need} needed",
-                self.key(*zone),
-                self.owner(*owner)
-            ),
-            Refusal::Exhausted { key } => format!("{} is exhausted", self.key(*key)),
+            } => {
+                // No verb to agree with the zone's name ("reinforcements", "hand"), and the owner named
+                // once: a zone of the owner's own names them already ("p0's reinforcements").
+                let whose = if zone.owner == *owner {
+                    String::new()
+                } else {
+                    format!("{}'s ", self.owner(*owner))
+                };
+                let short = match (*have, whose.is_empty()) {
+                    (0, true) => "no tokens".to_owned(),
+                    (0, false) => format!("none of {whose}tokens"),
+                    (n, true) => format!("only {n} {}", plural(u64::from(n), "token", "tokens")),
+                    (n, false) => format!("only {n} of {whose}tokens"),
+                };
+                format!("{short} in {}; {need} needed", self.key(*zone))
+            }
+            // In the ruleset's words for its state where it has them ("has harvested this round").
+            Refusal::Exhausted { key } => {
+                format!("{} {}", self.key(*key), self.readiness(key.kind, true))
+            }
             Refusal::AwaitingChoice { owner, key, excess } => format!(
                 "{} must first {} {excess} of {}",
                 self.owner(*owner),

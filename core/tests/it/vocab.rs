@@ -57,6 +57,43 @@ fn k1_2_a_refused_spend_reads_in_the_game_s_words() {
 }
 
 #[test]
+fn a_refused_token_move_names_the_owner_once_and_needs_no_verb_to_agree() {
+    let names = Names::plain();
+    let short = |owner: u16, zone_owner: u16, have: u32| {
+        names.refusal(&Refusal::NotEnoughTokens {
+            owner: Owner(owner),
+            zone: key(zone_owner, 1, 0),
+            need: 3,
+            have,
+        })
+    };
+    assert_eq!(short(0, 0, 0), "no tokens in p0's resource 1; 3 needed");
+    assert_eq!(short(0, 0, 1), "only 1 token in p0's resource 1; 3 needed");
+    assert_eq!(
+        short(0, 1, 2),
+        "only 2 of p0's tokens in p1's resource 1; 3 needed"
+    );
+    assert_eq!(
+        short(1, 0, 0),
+        "none of p1's tokens in p0's resource 1; 3 needed"
+    );
+}
+
+#[test]
+fn an_exhausted_permanent_is_refused_in_the_words_of_its_state() {
+    let v = Vocabulary {
+        kinds: vec![
+            Term::new("treasury"),
+            Term::new("harvest").states("has harvested this round", "may harvest"),
+        ],
+        ..Default::default()
+    };
+    let names = Names::new(&v);
+    let r = Refusal::Exhausted { key: key(0, 1, 0) };
+    assert_eq!(names.refusal(&r), "p0's harvest has harvested this round");
+}
+
+#[test]
 fn undeclared_names_are_plain_words_without_debug_renderings() {
     let names = Names::plain();
     let r = Refusal::Exhausted { key: key(2, 7, 3) };
