@@ -402,6 +402,16 @@ fn a_ledger_set_up_on_recycled_tables_equals_one_set_up_on_new_tables() {
     assert_eq!(reused.l, new.l);
     assert_eq!(reused.l.tokens(reused.system, Owner(0)), 0);
     assert_eq!(reused.l.tokens(reused.reserve[0], Owner(0)), 5);
+    // The board index built on the recycled one answers as a new one.
+    for owner in [Owner(0), Owner(1), Owner::GAME] {
+        let held = |l: &Ledger| l.zones_holding(owner).collect::<Vec<_>>();
+        assert_eq!(held(&reused.l), held(&new.l));
+        let open = |l: &Ledger| {
+            l.zones_open_to(owner, coffer_core::Kind(3))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(open(&reused.l), open(&new.l));
+    }
     assert!(
         shared == new.l.layout(),
         "the shared layout kept its tables"

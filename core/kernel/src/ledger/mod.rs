@@ -372,14 +372,20 @@ std::thread_local! {
     static SPARE: std::cell::Cell<Option<Ledger>> = const { std::cell::Cell::new(None) };
 }
 
-/// Empties `table` for reuse if this ledger is its only holder, else starts it again from `empty`.
-fn reuse<T: Clone>(table: &mut Arc<Vec<T>>, empty: Arc<Vec<T>>) {
+/// Empties `table` for reuse if this ledger is its only holder (to `cells` cells of `cell`), else starts
+/// it again from the empty layout's `empty()`.
+fn reuse<T: Clone>(
+    table: &mut Arc<Vec<T>>,
+    cells: usize,
+    cell: T,
+    empty: impl FnOnce() -> Arc<Vec<T>>,
+) {
     match Arc::get_mut(table) {
-        Some(cells) => {
-            cells.clear();
-            cells.extend_from_slice(&empty);
+        Some(own) => {
+            own.clear();
+            own.resize(cells, cell);
         }
-        None => *table = empty,
+        None => *table = empty(),
     }
 }
 
@@ -412,7 +418,7 @@ impl Ledger {
 
     /// Makes this ledger equal to `Ledger::blank(owners, seed)`, keeping the capacity of its own tables.
     fn empty(&mut self, owners: u16, seed: u64) {
-        let layout = Layout::empty(owners);
+        let players = usize::from(owners);
         // Every field by name: a new one does not compile until it is emptied here too.
         let Ledger {
             owners: o,
@@ -439,18 +445,26 @@ impl Ledger {
         amounts.clear();
         tracks.clear();
         contributions.clear();
-        reuse(zones, layout.zones);
+        // The empty layout's tables (`Layout::empty`), only where this ledger shares its own.
+        match Arc::get_mut(zones) {
+            Some(own) => own.clear(),
+            None => *zones = Layout::empty(owners).zones,
+        }
         tokens.clear();
-        reuse(supply, layout.supply);
-        reuse(reserve, layout.reserve);
+        reuse(supply, players, 0, || Layout::empty(owners).supply);
+        reuse(reserve, players, None, || Layout::empty(owners).reserve);
         game_tokens.clear();
-        reuse(game_supply, layout.game_supply);
-        reuse(game_reserve, layout.game_reserve);
+        reuse(game_supply, 1, 0, || Layout::empty(owners).game_supply);
+        reuse(game_reserve, 1, None, || Layout::empty(owners).game_reserve);
         permanents.clear();
         pending.clear();
         *clock = Clock::default();
         *rng = GameRng::new(seed);
-        *board = std::sync::OnceLock::new();
+        // The index of a ledger without zones, on the old index's tables.
+        match board.get_mut() {
+            Some(index) => index.empty(owners),
+            None => *board = std::sync::OnceLock::new(),
+        }
         log.clear();
         *depth = 0;
         *measuring = false;
