@@ -85,16 +85,22 @@ impl State {
 
     /// Who has won, if anybody: the goal reached, or the richest once the bank is dry.
     pub fn outcome(&self) -> Outcome {
-        let scores: Vec<i64> = (0..self.ledger.owners())
-            .map(|p| i64::from(self.coins(Owner(p))))
-            .collect();
-        let goal = scores.iter().any(|&c| c >= i64::from(self.goal));
-        if goal || self.ledger.tokens(self.bank, Owner::GAME) == 0 {
-            // The goal is reached on the turn it is (so by the richest), or the bank ran dry: the richest
-            // win, ties sharing.
-            Outcome::by_score(scores)
-        } else {
-            Outcome::Ongoing
+        if !self.is_over() {
+            return Outcome::Ongoing;
         }
+        // The goal is reached on the turn it is (so by the richest), or the bank ran dry: the richest
+        // win, ties sharing.
+        Outcome::by_score(
+            (0..self.ledger.owners())
+                .map(|p| i64::from(self.coins(Owner(p))))
+                .collect(),
+        )
+    }
+
+    /// Whether the game has ended: a player reached the goal, or the bank ran dry. A question without
+    /// the scores' list that [`outcome`](Self::outcome) builds, for checks made once per action.
+    pub fn is_over(&self) -> bool {
+        let goal = (0..self.ledger.owners()).any(|p| self.coins(Owner(p)) >= u32::from(self.goal));
+        goal || self.ledger.tokens(self.bank, Owner::GAME) == 0
     }
 }

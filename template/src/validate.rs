@@ -4,14 +4,14 @@ use crate::actions::Action;
 use crate::refusals::Why;
 use crate::rules::coins::MINE_COST;
 use crate::state::State;
-use coffer_core::{Outcome, Owner};
+use coffer_core::Owner;
 
 /// Checks `player`'s action without changing anything: `Ok` exactly when `apply` applies it.
 ///
 /// # Errors
 /// [`Why`] it is refused.
 pub fn validate(s: &State, player: Owner, action: &Action) -> Result<(), Why> {
-    if s.outcome() != Outcome::Ongoing {
+    if s.is_over() {
         return Err(Why::GameOver);
     }
     if player.0 != s.turn {

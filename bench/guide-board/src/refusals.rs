@@ -73,10 +73,11 @@ impl Why {
                 Err(refusal) => ActionError::from(refusal),
                 Ok(_) => ActionError::Illegal("no token left in reinforcements".into()),
             },
-            // The kernel would say "p0's harvest is exhausted"; the rulebook says it this way.
-            Why::Harvested => ActionError::Illegal(format!(
-                "{player} has harvested this round: harvest is ready again next round"
-            )),
+            // The kernel's words, with the vocabulary's for the harvest's state ("is used up this round").
+            Why::Harvested => match s.ledger.can_exhaust(s.harvest[player.index()]) {
+                Err(refusal) => ActionError::from(refusal),
+                Ok(()) => ActionError::Illegal(format!("{player}'s harvest is ready")),
+            },
         }
     }
 }

@@ -12,12 +12,7 @@ use coffer_core::Owner;
 /// # Errors
 /// [`Why`] it is refused.
 pub fn validate(s: &State, player: Owner, action: &Action) -> Result<(), Why> {
-    if s.is_over() {
-        return Err(Why::GameOver);
-    }
-    if player.0 != s.active {
-        return Err(Why::NotYourTurn);
-    }
+    check_turn(s, player)?;
     match *action {
         Action::Place { site } => {
             check_site(s, site)?;
@@ -60,6 +55,17 @@ pub fn validate(s: &State, player: Owner, action: &Action) -> Result<(), Why> {
     }
 }
 
+/// A game still on, and `player`'s turn.
+pub(crate) fn check_turn(s: &State, player: Owner) -> Result<(), Why> {
+    if s.is_over() {
+        return Err(Why::GameOver);
+    }
+    if player.0 != s.active {
+        return Err(Why::NotYourTurn);
+    }
+    Ok(())
+}
+
 /// A site of the board.
 fn check_site(s: &State, site: u16) -> Result<(), Why> {
     if site < s.site_count() {
@@ -69,16 +75,17 @@ fn check_site(s: &State, site: u16) -> Result<(), Why> {
     }
 }
 
-/// A site that is empty or already `player`'s.
+/// A site that is empty or already `player`'s (K4.8).
 fn check_open(s: &State, player: Owner, site: u16) -> Result<(), Why> {
-    match s.holder(site) {
-        Some(holder) if holder != player => Err(Why::HeldByAnother { site, holder }),
-        _ => Ok(()),
+    if s.ledger.is_open_to(s.sites[usize::from(site)], player) {
+        return Ok(());
     }
+    let holder = s.holder_other_than(site, player);
+    Err(Why::HeldByAnother { site, holder })
 }
 
 /// One energy to pay (the kernel's read-only check of the spend `apply` makes).
-fn check_energy(s: &State, player: Owner) -> Result<(), Why> {
+pub(crate) fn check_energy(s: &State, player: Owner) -> Result<(), Why> {
     s.ledger
         .can_spend(s.energy[player.index()], 1)
         .map_err(|_| Why::NoEnergy)

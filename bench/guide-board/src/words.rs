@@ -19,7 +19,7 @@ pub fn vocabulary() -> Vocabulary {
             Term::new("reinforcements"),
             Term::new("site"),
             Term::new("energy"),
-            Term::new("harvest").states("has harvested this round", "may harvest"),
+            Term::new("harvest").states("is used up this round", "is ready"),
             Term::new("score"),
         ],
         phases: vec!["Actions".to_owned()],
