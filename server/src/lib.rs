@@ -67,6 +67,7 @@ mod store;
 pub mod web;
 
 pub use error::ApiError;
+pub use games::GameError;
 pub use games::Games;
 pub use limits::Limits;
 

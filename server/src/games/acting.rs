@@ -6,18 +6,18 @@ impl Games {
     /// Gives the free seat `seat` (or the first free one) a new token.
     ///
     /// # Errors
-    /// [`ApiError::NotFound`], [`ApiError::SeatTaken`] when that seat is taken or none is free.
+    /// [`GameError::NotFound`], [`GameError::SeatTaken`] when that seat is taken or none is free.
     pub async fn join(
         self: &Arc<Self>,
         id: u64,
         seat: Option<u32>,
-    ) -> Result<(u32, String), ApiError> {
+    ) -> Result<(u32, String), GameError> {
         let slot = self.find(id).await?;
         let players = slot.setup.players;
         if let Some(seat) = seat
             && seat >= players
         {
-            return Err(ApiError::NotFound(format!(
+            return Err(GameError::NotFound(format!(
                 "game {id} has no seat {seat}: its seats are 0 to {}",
                 players.saturating_sub(1)
             )));
@@ -25,7 +25,7 @@ impl Games {
         if let Some(seat) = seat
             && slot.is_bot(seat)
         {
-            return Err(ApiError::SeatTaken(format!(
+            return Err(GameError::SeatTaken(format!(
                 "seat {seat} of game {id} is played by the server's bot"
             )));
         }
@@ -44,14 +44,16 @@ impl Games {
                         .skip(tried as usize)
                         .find(|&(i, s)| s.is_none() && !slot.is_bot(i as u32))
                         .map(|(i, _)| i as u32)
-                        .ok_or_else(|| ApiError::SeatTaken(format!("game {id} has no free seat")))?
+                        .ok_or_else(|| {
+                            GameError::SeatTaken(format!("game {id} has no free seat"))
+                        })?
                 }
             };
             let store = Arc::clone(&self.store);
             let claimed =
                 tokio::task::spawn_blocking(move || store.claim_seat(GameId(id), candidate, hash))
                     .await
-                    .map_err(|_| ApiError::Internal("the store panicked".into()))?;
+                    .map_err(|_| GameError::Internal("the store panicked".into()))?;
             match claimed {
                 Ok(()) => {
                     slot.seats.lock().unwrap_or_else(PoisonError::into_inner)[candidate as usize] =
@@ -60,7 +62,7 @@ impl Games {
                 }
                 Err(StoreError::SeatTaken { .. }) if seat.is_none() => tried = candidate + 1,
                 Err(StoreError::SeatTaken { .. }) => {
-                    return Err(ApiError::SeatTaken(format!(
+                    return Err(GameError::SeatTaken(format!(
                         "seat {candidate} of game {id} is taken"
                     )));
                 }
@@ -73,15 +75,15 @@ impl Games {
     /// random bot plays it for the rest of the game otherwise.
     ///
     /// # Errors
-    /// [`ApiError::Finished`] when the game is over, [`ApiError::SeatTaken`] when a bot plays the seat
-    /// already, [`ApiError::Stopped`].
-    pub async fn resign(self: &Arc<Self>, slot: &Arc<Slot>, seat: u16) -> Result<Left, ApiError> {
+    /// [`GameError::Finished`] when the game is over, [`GameError::SeatTaken`] when a bot plays the seat
+    /// already, [`GameError::Stopped`].
+    pub async fn resign(self: &Arc<Self>, slot: &Arc<Slot>, seat: u16) -> Result<Left, GameError> {
         slot.check_running()?;
         if slot.finished.load(Ordering::Acquire) {
-            return Err(ApiError::Finished(slot.id.0));
+            return Err(GameError::Finished(slot.id.0));
         }
         if slot.is_bot(u32::from(seat)) {
-            return Err(ApiError::SeatTaken(format!(
+            return Err(GameError::SeatTaken(format!(
                 "seat {seat} of game {} is played by the server's bot already",
                 slot.id
             )));
@@ -89,7 +91,7 @@ impl Games {
         if let Some(left) = self.leave(slot, seat, "it resigned").await {
             Ok(left)
         } else {
-            Err(ApiError::SeatTaken(format!(
+            Err(GameError::SeatTaken(format!(
                 "seat {seat} of game {} is played by the server's bot already",
                 slot.id
             )))
@@ -100,8 +102,8 @@ impl Games {
     /// and `"clock"` when the game has one.
     ///
     /// # Errors
-    /// [`ApiError::Stopped`] and the plugin's failures.
-    pub async fn view(&self, slot: &Arc<Slot>, audience: Audience) -> Result<Value, ApiError> {
+    /// [`GameError::Stopped`] and the plugin's failures.
+    pub async fn view(&self, slot: &Arc<Slot>, audience: Audience) -> Result<Value, GameError> {
         let (mut view, _guard) = self
             .call(slot, move |live| {
                 let game = live
@@ -122,8 +124,8 @@ impl Games {
     /// The legal actions of `seat` now: `{"seq", "actions": [...]}`.
     ///
     /// # Errors
-    /// [`ApiError::Stopped`] and the plugin's failures.
-    pub async fn legal(&self, slot: &Arc<Slot>, seat: u16) -> Result<Legal, ApiError> {
+    /// [`GameError::Stopped`] and the plugin's failures.
+    pub async fn legal(&self, slot: &Arc<Slot>, seat: u16) -> Result<Legal, GameError> {
         let (legal, _guard) = self
             .call(slot, move |live| {
                 let game = live
@@ -143,17 +145,17 @@ impl Games {
     /// they may read it, after the commit.
     ///
     /// # Errors
-    /// [`ApiError::Finished`], [`ApiError::Stale`] (nothing applied), [`ApiError::Refused`] (the ruleset's
-    /// reason in words; nothing applied), [`ApiError::Stopped`], [`ApiError::Internal`] when the store
+    /// [`GameError::Finished`], [`GameError::Stale`] (nothing applied), [`GameError::Refused`] (the ruleset's
+    /// reason in words; nothing applied), [`GameError::Stopped`], [`GameError::Internal`] when the store
     /// failed (the game is stopped: what is in memory was not saved).
     pub async fn act(
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         submit: Submit,
         token: &str,
-    ) -> Result<Acted, ApiError> {
+    ) -> Result<Acted, GameError> {
         if slot.is_bot(u32::from(submit.seat)) {
-            return Err(ApiError::SeatTaken(format!(
+            return Err(GameError::SeatTaken(format!(
                 "seat {} of game {} was handed to the server's bot (resigned or abandoned): its \
                  token takes no more actions",
                 submit.seat, slot.id
@@ -171,7 +173,7 @@ impl Games {
             }
         })
         .await
-        .unwrap_or_else(|_| Err(ApiError::Internal("applying the action failed".into())))
+        .unwrap_or_else(|_| Err(GameError::Internal("applying the action failed".into())))
         .inspect(|acted| {
             if acted.first {
                 self.after_action(slot);
@@ -186,7 +188,7 @@ impl Games {
         slot: &Arc<Slot>,
         submit: Submit,
         fence: Option<u64>,
-    ) -> Result<Acted, ApiError> {
+    ) -> Result<Acted, GameError> {
         // A retry (same key) answers its first result whatever happened since: the key comes first.
         if let Some(key) = &submit.key
             && let Some((seq, answer)) = slot.remembered(submit.seat, key)
@@ -198,7 +200,7 @@ impl Games {
             });
         }
         if submit.key.is_none() && slot.finished.load(Ordering::Acquire) {
-            return Err(ApiError::Finished(slot.id.0));
+            return Err(GameError::Finished(slot.id.0));
         }
         let Submit {
             seat,
@@ -229,7 +231,7 @@ impl Games {
         let (seq, hash, answer, pushes, finished, snapshot, undo, to_act) = match applied {
             Applied::Refused(message) => {
                 self.metrics.refusals.inc();
-                return Err(ApiError::Refused { message });
+                return Err(GameError::Refused { message });
             }
             Applied::Duplicate(first) => {
                 drop(guard);
@@ -243,7 +245,7 @@ impl Games {
                         first: false,
                     })
                     .ok_or_else(|| {
-                        ApiError::Internal(format!("action {first} is not in the log"))
+                        GameError::Internal(format!("action {first} is not in the log"))
                     });
             }
             Applied::Remembered(seq, answer) => {
@@ -333,7 +335,7 @@ impl Games {
         slot: &Arc<Slot>,
         mut guard: OwnedMutexGuard<Live>,
         error: StoreError,
-    ) -> ApiError {
+    ) -> GameError {
         // What is in memory was not saved: nobody may see it. The game is recovered from the store
         // when the server restarts.
         // Freeing a game is a call into its ruleset: not on the executor's threads either.
@@ -346,10 +348,10 @@ impl Games {
             if let StoreError::Fenced { .. } = error {
                 self.metrics.fenced.inc();
                 self.lose_lease(slot);
-                return ApiError::Moved(slot.id.0);
+                return GameError::Moved(slot.id.0);
             }
             tracing::warn!(target: "coffer_server::games", game = %slot.id, "an action could not be saved: {error}");
-            return ApiError::Unavailable(
+            return GameError::Unavailable(
                 "the server could not save this action to its store, or cannot tell whether \
                  it did: submit it again with the same idempotency key"
                     .into(),

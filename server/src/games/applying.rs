@@ -312,12 +312,12 @@ impl Applying {
             }
         }
         if slot.finished.load(Ordering::Acquire) {
-            return Err(CallError::Api(ApiError::Finished(id.0)));
+            return Err(CallError::Api(GameError::Finished(id.0)));
         }
         if let Some(expected) = expected_seq
             && expected != live.seq
         {
-            return Err(CallError::Api(ApiError::Stale {
+            return Err(CallError::Api(GameError::Stale {
                 expected,
                 current: live.seq,
             }));
@@ -432,7 +432,7 @@ impl Applying {
 /// A failure inside a blocking call: the game must stop, or the request fails on its own.
 pub(super) enum CallError {
     Stop(String),
-    Api(ApiError),
+    Api(GameError),
     /// The call was withdrawn before it started (it waited past the deadline for a thread).
     Withdrawn,
 }

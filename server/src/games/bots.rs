@@ -24,22 +24,22 @@ pub(super) fn checked_bots(
     bots: &BTreeMap<u32, String>,
     players: u16,
     open_seats: &[u32],
-) -> Result<Bots, ApiError> {
+) -> Result<Bots, GameError> {
     let mut out = vec![None; usize::from(players)];
     for (&seat, name) in bots {
         if seat >= u32::from(players) {
-            return Err(ApiError::BadRequest(format!(
+            return Err(GameError::Invalid(format!(
                 "bot seat {seat} does not exist: a game of {players} players has seats 0 to {}",
                 players.saturating_sub(1)
             )));
         }
         if open_seats.binary_search(&seat).is_ok() {
-            return Err(ApiError::BadRequest(format!(
+            return Err(GameError::Invalid(format!(
                 "seat {seat} cannot be both left open and played by a bot"
             )));
         }
         let bot = Bot::named(name, Bot::DEFAULT_PLAYOUTS)
-            .map_err(|e| ApiError::BadRequest(format!("bot of seat {seat}: {e}")))?;
+            .map_err(|e| GameError::Invalid(format!("bot of seat {seat}: {e}")))?;
         out[seat as usize] = Some(bot);
     }
     Ok(out)
@@ -209,7 +209,7 @@ impl Games {
                             "a seat forfeited");
                         return Some(Left::Forfeited);
                     }
-                    Some(Err(ApiError::Stale { .. })) => continue,
+                    Some(Err(GameError::Stale { .. })) => continue,
                     _ => break,
                 }
             }
@@ -267,7 +267,7 @@ impl Games {
                     let per_second = self.limits.actions_per_second.max(1);
                     tokio::time::sleep(Duration::from_secs_f64(1.0 / f64::from(per_second))).await;
                 }
-                Some(Err(ApiError::Stale { .. })) if stale < STALE_RETRIES => stale += 1,
+                Some(Err(GameError::Stale { .. })) if stale < STALE_RETRIES => stale += 1,
                 Some(Err(error)) => {
                     tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
                         code = error.code(), "the bot's move was not applied; its bots wait for the next action");
@@ -288,7 +288,7 @@ impl Games {
         action: String,
         seq: u64,
         by: Chooser,
-    ) -> Option<Result<(), ApiError>> {
+    ) -> Option<Result<(), GameError>> {
         let Ok(action) = RawValue::from_string(action) else {
             tracing::warn!(target: "coffer_server::games", game = %slot.id, seat = seat.0,
                 "the ruleset listed a legal action that is not JSON; the server does not play it");

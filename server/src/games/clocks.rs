@@ -24,7 +24,7 @@ pub const MIN_CLOCK_MS: u64 = 50;
 pub const MAX_CLOCK_MS: u64 = 7 * 24 * 3600 * 1000;
 
 /// A creation's clock, checked: exactly one kind, each time within bounds.
-pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiError> {
+pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, GameError> {
     let Some(clock) = clock else {
         return Ok(None);
     };
@@ -32,7 +32,7 @@ pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiEr
         if (MIN_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms) {
             Ok(())
         } else {
-            Err(ApiError::BadRequest(format!(
+            Err(GameError::Invalid(format!(
                 "clock: {name} is {ms} ms: give {MIN_CLOCK_MS} ms to {MAX_CLOCK_MS} ms (7 days)"
             )))
         }
@@ -41,7 +41,7 @@ pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiEr
         (Some(per_action), None) => {
             within("per_action_ms", per_action)?;
             if clock.increment_ms != 0 {
-                return Err(ApiError::BadRequest(
+                return Err(GameError::Invalid(
                     "clock: increment_ms goes with bank_ms, not with per_action_ms".into(),
                 ));
             }
@@ -49,14 +49,14 @@ pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiEr
         (None, Some(bank)) => {
             within("bank_ms", bank)?;
             if clock.increment_ms > MAX_CLOCK_MS {
-                return Err(ApiError::BadRequest(format!(
+                return Err(GameError::Invalid(format!(
                     "clock: increment_ms is {} ms: give at most {MAX_CLOCK_MS} ms",
                     clock.increment_ms
                 )));
             }
         }
         _ => {
-            return Err(ApiError::BadRequest(
+            return Err(GameError::Invalid(
                 "clock: give either per_action_ms (a limit per decision) or bank_ms (a bank per \
                  seat, with increment_ms after each action)"
                     .into(),
@@ -67,7 +67,7 @@ pub(super) fn checked_clock(clock: Option<Clock>) -> Result<Option<Clock>, ApiEr
         within("disconnect_grace_ms", grace)?;
     }
     if clock.abandon_after.is_some_and(|n| n > 1_000) {
-        return Err(ApiError::BadRequest(
+        return Err(GameError::Invalid(
             "clock: abandon_after is at most 1000 timeouts in a row (0: never)".into(),
         ));
     }

@@ -22,7 +22,7 @@ pub const REPLAYED_HEADER: &str = "idempotent-replayed";
 /// What passing a submission on to its owner gave.
 pub(super) enum Passed {
     /// The owner's answer, applied or refused.
-    Answer(Result<Acted, ApiError>),
+    Answer(Result<Acted, GameError>),
     /// Nothing was applied there: look the owner up again.
     Retry,
 }
@@ -34,7 +34,7 @@ pub(super) fn relayed(
     status: reqwest::StatusCode,
     retry_after: Option<Duration>,
     body: &str,
-) -> ApiError {
+) -> GameError {
     #[derive(serde::Deserialize)]
     struct Body {
         error: String,
@@ -42,33 +42,33 @@ pub(super) fn relayed(
         current_seq: Option<u64>,
     }
     let Ok(body) = serde_json::from_str::<Body>(body) else {
-        return ApiError::Unavailable(format!(
+        return GameError::Unavailable(format!(
             "the server node owning game {id} answered {status} without an explanation"
         ));
     };
     match body.error.as_str() {
-        "bad_request" | "too_large" => ApiError::BadRequest(body.message),
-        "unauthorized" => ApiError::Unauthorized,
-        "forbidden" => ApiError::Forbidden(id),
-        "not_found" => ApiError::NotFound(body.message),
-        "stale" => ApiError::Stale {
+        "bad_request" | "too_large" => GameError::Invalid(body.message),
+        "unauthorized" => GameError::Unauthorized,
+        "forbidden" => GameError::Forbidden(id),
+        "not_found" => GameError::NotFound(body.message),
+        "stale" => GameError::Stale {
             expected: expected.unwrap_or_default(),
             current: body.current_seq.unwrap_or_default(),
         },
-        "finished" => ApiError::Finished(id),
-        "stopped" => ApiError::Stopped(body.message),
-        "refused" => ApiError::Refused {
+        "finished" => GameError::Finished(id),
+        "stopped" => GameError::Stopped(body.message),
+        "refused" => GameError::Refused {
             message: body.message,
         },
-        "rate_limited" => ApiError::RateLimited {
+        "rate_limited" => GameError::RateLimited {
             retry_after: retry_after.unwrap_or(Duration::from_secs(1)),
         },
-        "busy" => ApiError::Busy(id),
-        "saturated" => ApiError::Saturated(body.message),
-        "quota" => ApiError::Quota(body.message),
-        "moved" => ApiError::Moved(id),
-        "internal" => ApiError::Internal(body.message),
-        _ => ApiError::Unavailable(body.message),
+        "busy" => GameError::Busy(id),
+        "saturated" => GameError::Saturated(body.message),
+        "quota" => GameError::Quota(body.message),
+        "moved" => GameError::Moved(id),
+        "internal" => GameError::Internal(body.message),
+        _ => GameError::Unavailable(body.message),
     }
 }
 
@@ -84,8 +84,8 @@ impl Games {
     /// game another node created).
     ///
     /// # Errors
-    /// [`ApiError::NotFound`]; [`ApiError::Unavailable`] when the store cannot be read.
-    pub async fn find(self: &Arc<Self>, id: u64) -> Result<Arc<Slot>, ApiError> {
+    /// [`GameError::NotFound`]; [`GameError::Unavailable`] when the store cannot be read.
+    pub async fn find(self: &Arc<Self>, id: u64) -> Result<Arc<Slot>, GameError> {
         match self.slot(id) {
             Ok(slot) => Ok(slot),
             Err(missing) if self.node.is_none() => Err(missing),
@@ -119,8 +119,8 @@ impl Games {
     /// joined through another node) has the game's seats read again from the store.
     ///
     /// # Errors
-    /// [`ApiError::Forbidden`].
-    pub async fn seat_of(&self, slot: &Arc<Slot>, token: &str) -> Result<u16, ApiError> {
+    /// [`GameError::Forbidden`].
+    pub async fn seat_of(&self, slot: &Arc<Slot>, token: &str) -> Result<u16, GameError> {
         if let Some(seat) = slot.seat_of(token) {
             return Ok(seat);
         }
@@ -130,7 +130,7 @@ impl Games {
                 return Ok(seat);
             }
         }
-        Err(ApiError::Forbidden(slot.id.0))
+        Err(GameError::Forbidden(slot.id.0))
     }
 
     pub(super) async fn refresh_seats(&self, slot: &Arc<Slot>) {
@@ -143,14 +143,14 @@ impl Games {
 
     /// [`act`](Self::act) with several nodes: applied here while this node holds the lease; otherwise
     /// passed on to the owner (its address read from the lease), or the game taken over when its lease
-    /// has expired. Gives up after twice the lease's length with [`ApiError::Unavailable`].
+    /// has expired. Gives up after twice the lease's length with [`GameError::Unavailable`].
     pub(super) async fn act_in_cluster(
         self: &Arc<Self>,
         node: &Node,
         slot: &Arc<Slot>,
         submit: Submit,
         token: &str,
-    ) -> Result<Acted, ApiError> {
+    ) -> Result<Acted, GameError> {
         let id = slot.id;
         let give_up = Instant::now() + node.cluster.node().lease * 2 + Duration::from_secs(1);
         let mut submit = submit;
@@ -164,7 +164,7 @@ impl Games {
                 Role::Sole => return self.act_here(slot, submit, None).await,
                 Role::Owner(fence) => {
                     match self.act_here(slot, submit.clone(), Some(fence)).await {
-                        Err(ApiError::Moved(_)) => {}
+                        Err(GameError::Moved(_)) => {}
                         answer => return answer,
                     }
                 }
@@ -174,13 +174,13 @@ impl Games {
                         keyed_here = true;
                     }
                     match self.pass_on(node, &addr, slot, &submit, token).await {
-                        Passed::Answer(Err(ApiError::Stale { expected, current }))
+                        Passed::Answer(Err(GameError::Stale { expected, current }))
                             if slot.seq() < current =>
                         {
                             // This node's copy is behind the owner's: brought up to it, so that the
                             // client's next look at this node is not stale again.
                             let _ = self.catch_up(slot).await;
-                            return Err(ApiError::Stale { expected, current });
+                            return Err(GameError::Stale { expected, current });
                         }
                         Passed::Answer(mut answer) => {
                             if let Ok(acted) = &mut answer {
@@ -206,7 +206,7 @@ impl Games {
                     let cluster = Arc::clone(&node.cluster);
                     let lease = tokio::task::spawn_blocking(move || cluster.lease(id))
                         .await
-                        .map_err(|_| ApiError::Internal("the store panicked".into()))?;
+                        .map_err(|_| GameError::Internal("the store panicked".into()))?;
                     match lease {
                         Ok(Some(lease)) if lease.live && lease.node != self.node_id() => {
                             let again = failed.as_deref() == Some(lease.addr.as_str());
@@ -228,7 +228,7 @@ impl Games {
                                     tracing::warn!(target: "coffer_server::games", game = %id, "cannot claim the game: {error}");
                                 }
                                 Err(_) => {
-                                    return Err(ApiError::Internal("the store panicked".into()));
+                                    return Err(GameError::Internal("the store panicked".into()));
                                 }
                             }
                         }
@@ -246,7 +246,7 @@ impl Games {
                 } else {
                     "submit it again with the same idempotency key to learn whether it was applied"
                 };
-                return Err(ApiError::Unavailable(format!(
+                return Err(GameError::Unavailable(format!(
                     "the server node owning game {id} does not answer, and its lease has not expired \
                      yet: try again ({applied})"
                 )));
@@ -312,13 +312,13 @@ impl Games {
                     answer: Arc::from(text),
                     first: !replayed,
                 }),
-                Err(_) => Err(ApiError::Internal(format!(
+                Err(_) => Err(GameError::Internal(format!(
                     "the server node owning game {id} answered an action without its sequence number"
                 ))),
             });
         }
         match relayed(id, submit.expected_seq, status, retry_after, &text) {
-            ApiError::Moved(_) | ApiError::ShuttingDown => Passed::Retry,
+            GameError::Moved(_) | GameError::ShuttingDown => Passed::Retry,
             error => Passed::Answer(Err(error)),
         }
     }
@@ -333,7 +333,11 @@ impl Games {
     ///
     /// # Errors
     /// When the log cannot be read or does not replay.
-    pub async fn take_over(self: &Arc<Self>, slot: &Arc<Slot>, fence: u64) -> Result<(), ApiError> {
+    pub async fn take_over(
+        self: &Arc<Self>,
+        slot: &Arc<Slot>,
+        fence: u64,
+    ) -> Result<(), GameError> {
         if slot.role() == Role::Owner(fence) {
             return Ok(());
         }
@@ -364,12 +368,12 @@ impl Games {
     /// this node has, checks its stored hash, and shows it to this node's viewers as the owner would.
     ///
     /// # Errors
-    /// [`ApiError::Unavailable`] when the store cannot be read; [`ApiError::Stopped`] when the log does
+    /// [`GameError::Unavailable`] when the store cannot be read; [`GameError::Stopped`] when the log does
     /// not replay (the game is stopped).
     ///
     /// Every caller runs on a task of its own (an action's, a follow task, a sweep), so a client going
     /// away cannot cut it between applying actions and showing them.
-    pub async fn catch_up(&self, slot: &Arc<Slot>) -> Result<(), ApiError> {
+    pub async fn catch_up(&self, slot: &Arc<Slot>) -> Result<(), GameError> {
         let store = Arc::clone(&self.store);
         let task_slot = Arc::clone(slot);
         type Shown = Vec<(u64, Vec<(Audience, Arc<str>)>)>;
@@ -474,7 +478,7 @@ impl Games {
                     match games.catch_up(&slot).await {
                         Ok(()) => failures = 0,
                         // A stopped game is followed no more.
-                        Err(ApiError::Stopped(_)) => failures = 20,
+                        Err(GameError::Stopped(_)) => failures = 20,
                         Err(error) => {
                             failures += 1;
                             if failures < 20 {

@@ -14,21 +14,21 @@ impl Games {
     /// game: whatever goes wrong with it is its own error.
     ///
     /// # Errors
-    /// [`ApiError::Saturated`] when every replay stayed busy, or the replay ran past the plugin
-    /// deadline; [`ApiError::Internal`] when the log does not replay to its hashes; a storage failure.
+    /// [`GameError::Saturated`] when every replay stayed busy, or the replay ran past the plugin
+    /// deadline; [`GameError::Internal`] when the log does not replay to its hashes; a storage failure.
     pub async fn history(
         &self,
         slot: &Arc<Slot>,
         audience: Audience,
         since: u64,
         until: u64,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Result<Vec<String>, GameError> {
         let until = until.min(since.saturating_add(self.limits.history_page.max(1)));
         if since >= until {
             return Ok(Vec::new());
         }
         let Some(ruleset) = slot.ruleset.clone() else {
-            return Err(ApiError::Stopped(
+            return Err(GameError::Stopped(
                 "the ruleset of this game is not loaded".into(),
             ));
         };
@@ -41,7 +41,7 @@ impl Games {
             Ok(Ok(permit)) => permit,
             _ => {
                 self.metrics.saturated.inc();
-                return Err(ApiError::Saturated(format!(
+                return Err(GameError::Saturated(format!(
                     "the server is reading as many game histories as it may at once ({}): try again \
                      in a moment; no game is affected",
                     self.limits.history_replays
@@ -55,7 +55,7 @@ impl Games {
             CoreSetup::new(slot.players(), slot.setup.seed).config(slot.setup.config.clone());
         let calls = Arc::clone(&self.calls);
         let key = slot.key.clone();
-        let work = tokio::task::spawn_blocking(move || -> Result<Vec<String>, ApiError> {
+        let work = tokio::task::spawn_blocking(move || -> Result<Vec<String>, GameError> {
             // Held until the replay ends, even one the reader stopped waiting for: replays never pile up.
             let _permit = permit;
             let _running = calls.enter(id, &key, "a history read");
@@ -63,7 +63,7 @@ impl Games {
             let description = ruleset.description();
             let not_replayable = |why: String| {
                 tracing::warn!(target: "coffer_server::games", game = %id, "history cannot be rebuilt: {why}");
-                ApiError::Internal(format!(
+                GameError::Internal(format!(
                     "the history of game {id} cannot be rebuilt from the store ({why}); the game \
                      itself goes on"
                 ))
@@ -128,13 +128,13 @@ impl Games {
         });
         match tokio::time::timeout(self.limits.plugin_deadline, work).await {
             Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(ApiError::Internal(format!(
+            Ok(Err(_)) => Err(GameError::Internal(format!(
                 "the ruleset {} failed while rebuilding the history of game {id}; the game itself goes on",
                 slot.key
             ))),
             Err(_) => {
                 self.metrics.saturated.inc();
-                Err(ApiError::Saturated(format!(
+                Err(GameError::Saturated(format!(
                     "reading the history of game {id} took longer than {} s: try again later; the game \
                      itself goes on",
                     self.limits.plugin_deadline.as_secs_f64()

@@ -71,14 +71,14 @@ impl Games {
     /// The game `id`.
     ///
     /// # Errors
-    /// [`ApiError::NotFound`].
-    pub fn slot(&self, id: u64) -> Result<Arc<Slot>, ApiError> {
+    /// [`GameError::NotFound`].
+    pub fn slot(&self, id: u64) -> Result<Arc<Slot>, GameError> {
         self.slots
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&GameId(id))
             .cloned()
-            .ok_or_else(|| ApiError::NotFound(format!("no game {id} on this server")))
+            .ok_or_else(|| GameError::NotFound(format!("no game {id} on this server")))
     }
 
     /// The lobby: games in id order after `after`, at most `limit`, only those with a free seat when
@@ -114,7 +114,7 @@ impl Games {
         &self,
         slot: &Arc<Slot>,
         f: impl FnOnce(&mut Live) -> Result<T, CallError> + Send + 'static,
-    ) -> Result<(T, OwnedMutexGuard<Live>), ApiError> {
+    ) -> Result<(T, OwnedMutexGuard<Live>), GameError> {
         slot.check_running()?;
         let deadline = self.limits.plugin_deadline;
         let guard = match tokio::time::timeout(deadline, Arc::clone(&slot.live).lock_owned()).await
@@ -122,7 +122,7 @@ impl Games {
             Ok(guard) => guard,
             Err(_) => {
                 slot.check_running()?;
-                return Err(ApiError::Busy(slot.id.0));
+                return Err(GameError::Busy(slot.id.0));
             }
         };
         slot.check_running()?;
@@ -174,14 +174,14 @@ impl Games {
                 .is_ok()
         {
             self.metrics.saturated.inc();
-            return Err(ApiError::Saturated(format!(
+            return Err(GameError::Saturated(format!(
                 "the server had no thread free for game {} within {} s; nothing was applied: try again",
                 slot.id,
                 deadline.as_secs_f64()
             )));
         }
         match tokio::time::timeout(deadline, &mut handle).await {
-            Ok(Ok((Err(CallError::Withdrawn), _))) => Err(ApiError::Saturated(format!(
+            Ok(Ok((Err(CallError::Withdrawn), _))) => Err(GameError::Saturated(format!(
                 "the server had no thread free for game {}; nothing was applied: try again",
                 slot.id
             ))),
@@ -225,9 +225,9 @@ impl Games {
     /// What [`create`](Self::create) checks before any token, hash or allocation scales with the
     /// request: the ruleset's name and its player range, the open seats (sorted, each once, each a
     /// seat of the game). Returns the ruleset, its key and the open seats.
-    pub(super) fn checked_setup(&self, create: &Create) -> Result<CheckedSetup, ApiError> {
+    pub(super) fn checked_setup(&self, create: &Create) -> Result<CheckedSetup, GameError> {
         if create.ruleset.len() > MAX_RULESET_NAME {
-            return Err(ApiError::NotFound(format!(
+            return Err(GameError::NotFound(format!(
                 "no ruleset is named '{}' ({} bytes): see GET /api/rulesets for the names",
                 clip(&create.ruleset, 40),
                 create.ruleset.len()
@@ -236,13 +236,13 @@ impl Games {
         let entry = self
             .registry
             .get(&create.ruleset)
-            .map_err(|e| ApiError::NotFound(e.to_string()))?;
+            .map_err(|e| GameError::NotFound(e.to_string()))?;
         let ruleset = Arc::clone(&entry.ruleset);
         let description = ruleset.description();
         let key = description.key();
         let players = create.players;
         if !(description.min_players..=description.max_players).contains(&players) {
-            return Err(ApiError::BadRequest(format!(
+            return Err(GameError::Invalid(format!(
                 "cannot start a game of {key}: {players} players: this ruleset takes {} to {}",
                 description.min_players, description.max_players
             )));
@@ -251,7 +251,7 @@ impl Games {
         open_seats.sort_unstable();
         open_seats.dedup();
         if let Some(&seat) = open_seats.iter().find(|&&s| s >= u32::from(players)) {
-            return Err(ApiError::BadRequest(format!(
+            return Err(GameError::Invalid(format!(
                 "open seat {seat} does not exist: a game of {players} players has seats 0 to {}",
                 players.saturating_sub(1)
             )));
@@ -276,11 +276,11 @@ impl Games {
     /// new game's size before it is stored.
     ///
     /// # Errors
-    /// [`ApiError::NotFound`] for an unknown ruleset, [`ApiError::BadRequest`] when the ruleset refuses
-    /// the setup or a seat to leave open does not exist, [`ApiError::Full`] past `max_games` or the
-    /// memory budget, [`ApiError::Quota`] past the client's games, [`ApiError::GameTooLarge`] past
+    /// [`GameError::NotFound`] for an unknown ruleset, [`GameError::Invalid`] when the ruleset refuses
+    /// the setup or a seat to leave open does not exist, [`GameError::Full`] past `max_games` or the
+    /// memory budget, [`GameError::Quota`] past the client's games, [`GameError::GameTooLarge`] past
     /// `max_game_bytes`.
-    pub async fn create(self: &Arc<Self>, create: Create) -> Result<Created, ApiError> {
+    pub async fn create(self: &Arc<Self>, create: Create) -> Result<Created, GameError> {
         let CheckedSetup {
             ruleset,
             key,
@@ -310,7 +310,7 @@ impl Games {
         let store = Arc::clone(&self.store);
         let deadline = self.limits.plugin_deadline;
         let max_game_bytes = self.limits.max_game_bytes;
-        let ruleset_key = RulesetKey::new(&key).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let ruleset_key = RulesetKey::new(&key).map_err(|e| GameError::Internal(e.to_string()))?;
         let stored_setup = Setup {
             players: u32::from(players),
             seed,
@@ -326,20 +326,20 @@ impl Games {
                 let key = ruleset.description().key();
                 let _running = calls.enter("(a new game)", &key, "starting a game");
                 let mut game = ruleset.new_game(&setup).map_err(|e| {
-                    ApiError::BadRequest(clip(&format!("cannot start a game of {key}: {e}"), 500))
+                    GameError::Invalid(clip(&format!("cannot start a game of {key}: {e}"), 500))
                 })?;
-                plugin_failed(&*game).map_err(ApiError::Internal)?;
+                plugin_failed(&*game).map_err(GameError::Internal)?;
                 // The game's size, as its binary snapshot measures it, within the per-game budget.
                 let size = game
                     .snapshot(Format::Binary)
                     .map_err(|e| {
-                        ApiError::Internal(format!(
+                        GameError::Internal(format!(
                             "the ruleset {key} cannot snapshot a new game: {e}"
                         ))
                     })?
                     .len();
                 if size > max_game_bytes {
-                    return Err(ApiError::GameTooLarge(format!(
+                    return Err(GameError::GameTooLarge(format!(
                         "a game of {key} with this configuration holds {} KiB of state; this server \
                          hosts games of at most {} KiB (--max-game-kib): choose smaller options",
                         size.div_ceil(1024),
@@ -347,17 +347,17 @@ impl Games {
                     )));
                 }
                 let to_act = seats_to_act(&mut *game);
-                Ok::<_, ApiError>((game, to_act))
+                Ok::<_, GameError>((game, to_act))
             });
             match tokio::time::timeout(deadline, work).await {
                 Ok(Ok(result)) => result?,
                 Ok(Err(_)) => {
-                    return Err(ApiError::Internal(format!(
+                    return Err(GameError::Internal(format!(
                         "the ruleset {key} panicked while starting a game"
                     )));
                 }
                 Err(_) => {
-                    return Err(ApiError::Internal(format!(
+                    return Err(GameError::Internal(format!(
                         "the ruleset {key} did not start a game within {} s",
                         deadline.as_secs_f64()
                     )));
@@ -380,7 +380,7 @@ impl Games {
                 Ok(Ok(())) => break,
                 Ok(Err(StoreError::GameExists(_))) => id = GameId(random_u64()? >> 11),
                 Ok(Err(e)) => return Err(storage(&e)),
-                Err(_) => return Err(ApiError::Internal("the store panicked".into())),
+                Err(_) => return Err(GameError::Internal("the store panicked".into())),
             }
         }
         let slot = Arc::new(Slot::from(Hosting {

@@ -31,7 +31,6 @@ use tokio::sync::{OwnedMutexGuard, broadcast, oneshot};
 
 use crate::calls::Calls;
 use crate::cluster::{Cluster, Notice};
-use crate::error::ApiError;
 use crate::limits::Limits;
 use crate::metrics::Metrics;
 use crate::store::{
@@ -43,6 +42,7 @@ mod applying;
 mod bots;
 mod clocks;
 mod cluster;
+mod error;
 mod history;
 mod hosting;
 mod recovery;
@@ -56,6 +56,7 @@ use bots::*;
 use clocks::*;
 pub use clocks::{MAX_CLOCK_MS, MIN_CLOCK_MS};
 pub use cluster::{FORWARDED_HEADER, REPLAYED_HEADER};
+pub use error::GameError;
 use recovery::*;
 pub use sweeping::SWEEP_EVERY;
 use undo::*;
@@ -374,37 +375,37 @@ struct CheckedSetup {
 /// next sweep goes on.
 pub const PURGE_BATCH: usize = 1_000;
 
-fn storage(error: &StoreError) -> ApiError {
+fn storage(error: &StoreError) -> GameError {
     tracing::error!(error = %error, "store failure");
     match error {
         // The database restarts or the network to it is cut: the next call tries again.
         StoreError::Postgres(_) | StoreError::Unreachable(_) => {
-            ApiError::Unavailable("the server cannot reach its store now: try again".into())
+            GameError::Unavailable("the server cannot reach its store now: try again".into())
         }
-        _ => ApiError::Internal(format!("the server could not use its store: {error}")),
+        _ => GameError::Internal(format!("the server could not use its store: {error}")),
     }
 }
 
 /// A game whose log cannot be read now: logged with why, answered without the store's details.
-fn unreadable(id: GameId, error: &StoreError) -> ApiError {
+fn unreadable(id: GameId, error: &StoreError) -> GameError {
     tracing::warn!(game = %id, "cannot read the game from the store: {error}");
-    ApiError::Unavailable(format!(
+    GameError::Unavailable(format!(
         "game {id} cannot be read from the store now: try again"
     ))
 }
 
 /// A fresh secret: 32 random bytes, base64url without padding (43 characters).
-pub fn new_token() -> Result<String, ApiError> {
+pub fn new_token() -> Result<String, GameError> {
     use base64::Engine as _;
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)
-        .map_err(|e| ApiError::Internal(format!("no randomness for a token: {e}")))?;
+        .map_err(|e| GameError::Internal(format!("no randomness for a token: {e}")))?;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
-fn random_u64() -> Result<u64, ApiError> {
+fn random_u64() -> Result<u64, GameError> {
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("no randomness: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(|e| GameError::Internal(format!("no randomness: {e}")))?;
     Ok(u64::from_le_bytes(bytes))
 }
 
@@ -453,8 +454,8 @@ impl Slot {
         }
     }
 
-    fn stopped_error(&self) -> ApiError {
-        ApiError::Stopped(
+    fn stopped_error(&self) -> GameError {
+        GameError::Stopped(
             self.stopped
                 .get()
                 .cloned()
@@ -462,9 +463,9 @@ impl Slot {
         )
     }
 
-    fn check_running(&self) -> Result<(), ApiError> {
+    fn check_running(&self) -> Result<(), GameError> {
         match self.stopped.get() {
-            Some(reason) => Err(ApiError::Stopped(reason.clone())),
+            Some(reason) => Err(GameError::Stopped(reason.clone())),
             None => Ok(()),
         }
     }

@@ -5,10 +5,10 @@ use super::*;
 impl Games {
     /// Takes a place for a new game among the server's `max_games` and the client's
     /// `max_games_per_client`, within the memory budget.
-    pub(super) fn reserve(&self, client: Option<IpAddr>) -> Result<Reservation<'_>, ApiError> {
+    pub(super) fn reserve(&self, client: Option<IpAddr>) -> Result<Reservation<'_>, GameError> {
         if self.hosted.fetch_add(1, Ordering::AcqRel) >= self.limits.max_games {
             self.hosted.fetch_sub(1, Ordering::AcqRel);
-            return Err(ApiError::Full(format!(
+            return Err(GameError::Full(format!(
                 "this server hosts {} games, its limit: no more can be created",
                 self.limits.max_games
             )));
@@ -22,7 +22,7 @@ impl Games {
             && resident >= self.limits.max_memory_bytes
         {
             self.metrics.quota_refused.inc();
-            return Err(ApiError::Full(format!(
+            return Err(GameError::Full(format!(
                 "this server uses {} MiB of its {} MiB memory budget: no more games can be created now",
                 resident >> 20,
                 self.limits.max_memory_bytes >> 20
@@ -33,7 +33,7 @@ impl Games {
             let count = clients.entry(client).or_insert(0);
             if *count >= self.limits.max_games_per_client {
                 self.metrics.quota_refused.inc();
-                return Err(ApiError::Quota(format!(
+                return Err(GameError::Quota(format!(
                     "this address has {} unfinished games on this server, its limit: finish or leave one \
                      before creating another",
                     self.limits.max_games_per_client

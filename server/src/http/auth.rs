@@ -26,7 +26,7 @@ pub(super) fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 
 /// The seat of a token, or 403.
 pub(super) async fn seat_of(app: &App, slot: &Arc<Slot>, token: &str) -> Result<u16, ApiError> {
-    app.games.seat_of(slot, token).await
+    Ok(app.games.seat_of(slot, token).await?)
 }
 
 /// Game `id`, the request's bearer token and its seat (401 without a token, 403 for another game's).
@@ -36,7 +36,7 @@ pub(super) async fn seated<'h>(
     headers: &'h HeaderMap,
 ) -> Result<(Arc<Slot>, &'h str, u16), ApiError> {
     let slot = app.games.find(id).await?;
-    let token = bearer(headers)?.ok_or(ApiError::Unauthorized)?;
+    let token = bearer(headers)?.ok_or(GameError::Unauthorized)?;
     let seat = seat_of(app, &slot, token).await?;
     Ok((slot, token, seat))
 }

@@ -28,6 +28,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use utoipa::{OpenApi, ToSchema};
 
 use crate::error::ApiError;
+use crate::games::GameError;
 use crate::games::{
     Audience, Create, Created, FORWARDED_HEADER, Games, MAX_KEY_LEN, REPLAYED_HEADER, Slot, Submit,
     Summary,
@@ -141,9 +142,10 @@ impl App {
         let max = self.games.limits().max_sockets_per_token;
         if *count >= max {
             self.games.metrics().quota_refused.inc();
-            return Err(ApiError::Quota(format!(
+            return Err(GameError::Quota(format!(
                 "seat {seat} of game {game} has {max} WebSockets open, its limit: close one first"
-            )));
+            ))
+            .into());
         }
         *count += 1;
         Ok(SocketSlot {
@@ -155,9 +157,10 @@ impl App {
     fn admit(&self, game: u64, seat: u16) -> Result<(), ApiError> {
         self.limiter.check_key(&(game, seat)).map_err(|not_until| {
             self.games.metrics().rejected.inc();
-            ApiError::RateLimited {
+            GameError::RateLimited {
                 retry_after: not_until.wait_time_from(DefaultClock::default().now()),
             }
+            .into()
         })
     }
 }

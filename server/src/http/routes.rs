@@ -9,7 +9,7 @@ use super::*;
 ))]
 pub(super) async fn healthz(State(app): State<App>) -> Response {
     if *app.shutdown.borrow() {
-        return ApiError::ShuttingDown.into_response();
+        return ApiError::from(GameError::ShuttingDown).into_response();
     }
     Json(json!({"status": "ok", "games": app.games.len()})).into_response()
 }
@@ -221,7 +221,7 @@ pub(super) async fn resign(
 ) -> Result<Response, ApiError> {
     let (slot, _, seat) = seated(&app, id, &headers).await?;
     if !app.games.owns(&slot) {
-        return Err(ApiError::Moved(id));
+        return Err(GameError::Moved(id).into());
     }
     let body = match app.games.resign(&slot, seat).await? {
         crate::games::Left::Forfeited => json!({"game": id, "seat": seat, "forfeited": true}),
@@ -271,7 +271,7 @@ pub(super) async fn act(
     let key = check_key(body.key.or(header_key))?;
     // Passed on by another node that believed this one owns the game: never passed on again.
     if headers.contains_key(FORWARDED_HEADER) && !app.games.owns(&slot) {
-        return Err(ApiError::Moved(id));
+        return Err(GameError::Moved(id).into());
     }
     app.admit(id, seat)?;
     let acted = app

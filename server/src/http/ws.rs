@@ -39,14 +39,14 @@ pub(super) async fn websocket(
         ApiError::BadRequest("this route is a WebSocket: connect with a WebSocket client".into())
     })?;
     if *app.shutdown.borrow() {
-        return Err(ApiError::ShuttingDown);
+        return Err(GameError::ShuttingDown.into());
     }
     let permit = match &app.connections {
         Some(connections) => Some(Arc::clone(connections).try_acquire_owned().map_err(|_| {
             app.games.metrics().connections_refused.inc();
-            ApiError::Full(
+            ApiError::from(GameError::Full(
                 "the server has as many connections open as it may: try again later".into(),
-            )
+            ))
         })?),
         None => None,
     };
@@ -193,7 +193,7 @@ pub(super) async fn run_session(
     let view = match app.games.view(slot, audience).await {
         Ok(view) => view,
         Err(error) => {
-            send(sink, &ws_error(&error, None)).await?;
+            send(sink, &ws_error(&ApiError::from(error), None)).await?;
             return Ok(Some(close(1011, "game unavailable")));
         }
     };
@@ -220,7 +220,7 @@ pub(super) async fn run_session(
                     }
                 }
                 Err(error) => {
-                    send(sink, &ws_error(&error, None)).await?;
+                    send(sink, &ws_error(&ApiError::from(error), None)).await?;
                     return Ok(Some(close(
                         1011,
                         "history unavailable: reconnect with since",
@@ -329,15 +329,15 @@ pub(super) async fn client_message(
     match message {
         ClientRequest::View => match app.games.view(slot, audience).await {
             Ok(view) => view.to_string(),
-            Err(error) => ws_error(&error, None),
+            Err(error) => ws_error(&ApiError::from(error), None),
         },
         ClientRequest::Legal => {
             let Some(Owner(seat)) = audience else {
-                return ws_error(&ApiError::Unauthorized, None);
+                return ws_error(&GameError::Unauthorized.into(), None);
             };
             match app.games.legal(slot, seat).await {
                 Ok(legal) => legal.to_json(Some("legal")),
-                Err(error) => ws_error(&error, None),
+                Err(error) => ws_error(&ApiError::from(error), None),
             }
         }
         ClientRequest::Act {
@@ -346,7 +346,7 @@ pub(super) async fn client_message(
             key,
         } => {
             let (Some(Owner(seat)), Some(token)) = (audience, token) else {
-                return ws_error(&ApiError::Unauthorized, key.as_deref());
+                return ws_error(&GameError::Unauthorized.into(), key.as_deref());
             };
             let key = match check_key(key) {
                 Ok(key) => key,
@@ -366,7 +366,7 @@ pub(super) async fn client_message(
                     json!({"type": "acted", "seq": acted.seq, "key": key, "first": acted.first})
                         .to_string()
                 }
-                Err(error) => ws_error(&error, key.as_deref()),
+                Err(error) => ws_error(&ApiError::from(error), key.as_deref()),
             }
         }
     }
