@@ -1,6 +1,6 @@
 //! Coffer ruleset `guide-board`: "outposts", a small token-placement game on a ring of sites, written
 //! strictly the way docs/WRITING_A_RULESET.md and `template/` teach (one `validate` per action with the
-//! kernel's read-only checks, the legal list made of candidates that `validate` accepts, a new game per
+//! kernel's read-only checks, the legal list of many candidates in the guide's two parts, a new game per
 //! playout), next to the same game written by hand in plain Rust ([`plain`]), which
 //! `benches/playout.rs` times side by side, setup included.
 //!
