@@ -190,8 +190,8 @@ impl<'v> Names<'v> {
                 need,
                 have,
             } => {
-                // No verb to agree with the zone's name ("reinforcements", "hand"), and the owner named
-                // once: a zone of the owner's own names them already ("p0's reinforcements").
+                // No verb to agree with the zone's name, singular or plural, and the owner named once: a
+                // zone of the owner's own names them already ("p0's pool").
                 let whose = if zone.owner == *owner {
                     String::new()
                 } else {
