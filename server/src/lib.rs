@@ -56,7 +56,6 @@ pub mod follow;
 pub mod games;
 pub mod http;
 pub mod limits;
-pub mod loadtest;
 mod memory;
 pub mod metrics;
 mod postgres;

@@ -1,4 +1,5 @@
-//! `coffer-server`: the game server (`coffer serve` runs it) and its load generator (`coffer loadtest`).
+//! `coffer-server`: the game server (`coffer serve` runs it). Its load generator is the program
+//! `coffer-loadtest` (`coffer loadtest`).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -15,7 +16,6 @@ const AFTER_HELP: &str = "\
 Examples:
   coffer --plugin-dir target/release serve --create     (makes coffer.db if it is not there)
   coffer --plugin-dir target/release serve --listen 0.0.0.0:8080 --store games.db
-  coffer --plugin-dir target/release loadtest --games 100 --transport ws
   coffer --plugin-dir target/release export --store games.db --game 42 -o game42.json";
 
 /// The Coffer game server.
@@ -31,9 +31,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Host games of every loaded ruleset over HTTP and WebSocket, on a durable store.
-    Serve(ServeArgs),
-    /// Measure a server: acknowledged actions per second and latency, at several numbers of games.
-    Loadtest(coffer_server::loadtest::Args),
+    Serve(Box<ServeArgs>),
     /// Write one game of a store as a `coffer` save file (replayed and checked action by action), to
     /// keep a finished game past the retention policy or read it with `coffer show`.
     Export(coffer_server::export::Args),
@@ -175,8 +173,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs();
     match cli.command {
-        Command::Serve(args) => run_serve(&cli.global, args),
-        Command::Loadtest(args) => coffer_server::loadtest::run(&cli.global, args),
+        Command::Serve(args) => run_serve(&cli.global, *args),
         Command::Export(args) => coffer_server::export::run(&cli.global, args),
     }
 }

@@ -287,7 +287,7 @@ pub(crate) enum Command {
         )]
         args: Vec<std::ffi::OsString>,
     },
-    /// Measure a server's acknowledged actions per second and latency (runs `coffer-server loadtest`;
+    /// Measure a server's acknowledged actions per second and latency (runs `coffer-loadtest`;
     /// `coffer loadtest --help` lists its options).
     #[command(disable_help_flag = true)]
     Loadtest {

@@ -1,5 +1,5 @@
-//! The `coffer` process: parsing the command line, starting `coffer-server` for `serve` and `loadtest`,
-//! logging, and handing each subcommand to its function.
+//! The `coffer` process: parsing the command line, starting `coffer-server` for `serve` and
+//! `coffer-loadtest` for `loadtest`, logging, and handing each subcommand to its function.
 
 use crate::args::{Cli, Command, Global, OutputFormat, PluginsCommand};
 use crate::demo::demo;
@@ -33,8 +33,10 @@ pub fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     match &cli.command {
-        Command::Serve { args } => return server_program(&cli.global, "serve", args),
-        Command::Loadtest { args } => return server_program(&cli.global, "loadtest", args),
+        Command::Serve { args } => {
+            return companion(&cli.global, "coffer-server", Some("serve"), args);
+        }
+        Command::Loadtest { args } => return companion(&cli.global, "coffer-loadtest", None, args),
         _ => {}
     }
     init_tracing(cli.global.verbose);
@@ -54,15 +56,17 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `coffer serve` and `coffer loadtest`: the server program `coffer-server`, next to this one, given the
-/// same plugin options. On Unix it replaces this process, so signals (SIGTERM for a graceful stop) reach
-/// the server itself.
-pub(crate) fn server_program(
+/// `coffer serve` and `coffer loadtest`: the server program `coffer-server` (its `command`) or the load
+/// generator `coffer-loadtest`, next to this one, given the same plugin options. On Unix it replaces this
+/// process, so signals (SIGTERM for a graceful stop) reach the program itself.
+pub(crate) fn companion(
     global: &Global,
-    command: &str,
+    program: &str,
+    command: Option<&str>,
     args: &[std::ffi::OsString],
 ) -> ExitCode {
-    let name = format!("coffer-server{}", std::env::consts::EXE_SUFFIX);
+    let name = format!("{program}{}", std::env::consts::EXE_SUFFIX);
+    let named = command.unwrap_or("loadtest");
     let program = match std::env::current_exe() {
         Ok(exe) => exe.with_file_name(&name),
         Err(e) => {
@@ -72,7 +76,7 @@ pub(crate) fn server_program(
     };
     if !program.is_file() {
         eprintln!(
-            "error: `coffer {command}` runs the server program {}, which is not built: build it with \
+            "error: `coffer {named}` runs the program {}, which is not built: build it with \
              `cargo build --release --workspace`",
             program.display()
         );
@@ -93,7 +97,7 @@ pub(crate) fn server_program(
     if global.format == OutputFormat::Json {
         child.arg("--format").arg("json");
     }
-    child.arg(command).args(args);
+    child.args(command).args(args);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;
@@ -155,7 +159,7 @@ pub(crate) fn run(cli: &Cli) -> anyhow::Result<Status> {
         }
         Command::Serve { .. } | Command::Loadtest { .. } => {
             bail!(
-                "`coffer serve` and `coffer loadtest` run the program coffer-server, which only the `coffer` binary starts"
+                "`coffer serve` and `coffer loadtest` run the programs coffer-server and coffer-loadtest, which only the `coffer` binary starts"
             )
         }
         _ => {}

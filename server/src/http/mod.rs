@@ -41,7 +41,6 @@ mod extract;
 mod openapi;
 mod routes;
 mod ws;
-pub(crate) use ws::WS_READ_BUFFER;
 
 pub use extract::{Body, GameIdPath, Params, RawBody};
 pub use openapi::{CreateGame, JoinGame, Joined, ListQuery, SinceQuery, SubmitAction};

@@ -10,7 +10,6 @@ mod crash;
 mod crash_api;
 mod differential;
 mod hostile;
-mod loadtest;
 mod logs;
 mod play;
 mod retention;

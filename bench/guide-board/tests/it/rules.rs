@@ -372,7 +372,7 @@ fn the_legal_list_is_every_action_validate_accepts() {
                 assert_eq!(sorted, expected, "{players} players, {sites} sites, p{p}");
             }
             let listed = legal(&s, active.0);
-            let pick = listed[rng.below(listed.len() as u64) as usize].clone();
+            let pick = listed[rng.below(listed.len() as u64) as usize];
             applies(&Outposts, &mut s, active, &pick);
         }
     }

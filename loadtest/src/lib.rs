@@ -1,8 +1,8 @@
-//! `coffer loadtest`: measures a server's acknowledged durable actions per second and the latency of
+//! `coffer loadtest` (the program `coffer-loadtest`): measures a server's acknowledged durable actions per second and the latency of
 //! action submission, at several numbers of concurrent games, over WebSocket and over HTTP, and the
 //! server's memory per idle hosted game.
 //!
-//! By default it starts its own server (this program's `serve`, on a temporary SQLite file with the
+//! By default it starts its own server (`coffer-server serve`, the program beside this one, on a temporary SQLite file with the
 //! default durability, every commit synced) with its rate and size limits raised for the load, reads the
 //! address from the server's first line, and stops it with SIGTERM at the end. `--url` measures a running
 //! server instead (then without the memory figure, which reads the server's resident set size).
@@ -30,6 +30,10 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, watch};
 use tokio_tungstenite::tungstenite::Message;
+
+/// The read buffer of each WebSocket connection, in bytes: as small as the server's, since tungstenite
+/// zero-fills a buffer's free space before every read.
+const READ_BUFFER: usize = 4096;
 
 mod args;
 mod http_driver;

@@ -132,7 +132,7 @@ pub(super) async fn ws_seat(
     );
     // A small read buffer, as the server's: each read zero-fills the buffer's free space first.
     let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-        .read_buffer_size(crate::http::WS_READ_BUFFER);
+        .read_buffer_size(READ_BUFFER);
     let mut socket =
         match tokio_tungstenite::connect_async_with_config(url, Some(config), true).await {
             Ok((socket, _)) => socket,

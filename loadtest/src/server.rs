@@ -10,10 +10,26 @@ pub(super) struct Server {
     pub(super) store: PathBuf,
 }
 
+/// The server program, `coffer-server`, beside this one (the workspace's build puts them together).
+fn server_program() -> Result<PathBuf, String> {
+    let name = format!("coffer-server{}", std::env::consts::EXE_SUFFIX);
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program's path to find {name} beside it: {e}"))?;
+    let program = exe.with_file_name(&name);
+    if program.is_file() {
+        Ok(program)
+    } else {
+        Err(format!(
+            "the load generator starts the server program {}, which is not built: build it with \
+             `cargo build --release --workspace` (or pass --url to measure a running server)",
+            program.display()
+        ))
+    }
+}
+
 impl Server {
     pub(super) fn start(global: &Global) -> Result<Self, String> {
-        let exe = std::env::current_exe()
-            .map_err(|e| format!("cannot find this program's path to start a server: {e}"))?;
+        let exe = server_program()?;
         if coffer_cli::plugin_dirs(global).is_empty() {
             return Err(
                 "no plugin directory: pass --plugin-dir target/release (or set COFFER_PLUGIN_PATH)"

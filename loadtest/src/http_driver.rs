@@ -7,7 +7,7 @@ use super::*;
 pub(super) async fn exchange(
     request: reqwest::RequestBuilder,
     what: &str,
-) -> Result<(reqwest::StatusCode, axum::body::Bytes), String> {
+) -> Result<(reqwest::StatusCode, bytes::Bytes), String> {
     let response = request.send().await.map_err(|e| format!("{what}: {e}"))?;
     let status = response.status();
     let bytes = response.bytes().await.map_err(|e| format!("{what}: {e}"))?;
