@@ -20,13 +20,15 @@
 //! the targets are per core. Setting up a batch's games is not timed; playing them is, legal-action
 //! enumeration and random choice included.
 
+use coffer_bench_harness::{
+    Rounds, Side, criterion_sides, loaded_ruleset, print_lists, quantile, quick, static_ruleset,
+};
 use coffer_core::{DynGame, DynRuleset, GameRng, Owner, Setup};
-use coffer_host::{Origin, Registry, simulate};
+use coffer_host::simulate;
 use coffer_wide_board::{Action, Config, State, plain};
 use cpu_time::ThreadTime;
-use criterion::{Criterion, Throughput};
+use criterion::Criterion;
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,26 +36,6 @@ use std::time::Duration;
 const PLAYERS: u16 = 6;
 /// Playouts per timed batch (their games are set up before the clock starts).
 const BATCH: u64 = 32;
-
-/// The three sides.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Side {
-    Plain,
-    Static,
-    Loaded,
-}
-
-const SIDES: [Side; 3] = [Side::Plain, Side::Static, Side::Loaded];
-
-impl Side {
-    fn name(self) -> &'static str {
-        match self {
-            Side::Plain => "plain",
-            Side::Static => "kernel-static",
-            Side::Loaded => "kernel-loaded",
-        }
-    }
-}
 
 /// What each side plays with.
 struct Bench {
@@ -64,13 +46,9 @@ struct Bench {
 
 impl Bench {
     fn new() -> Bench {
-        let registry = Registry::with_static().expect("static rulesets");
-        let entry = registry.get("wide-board").expect("wide-board linked");
-        assert!(matches!(entry.origin, Origin::Static));
-        let statically = Arc::clone(&entry.ruleset);
         Bench {
-            statically,
-            loaded: loaded_ruleset(),
+            statically: static_ruleset("wide-board"),
+            loaded: loaded_ruleset("coffer_wide_board", "wide-board"),
             config: Config::default(),
         }
     }
@@ -131,117 +109,29 @@ fn kernel_batch(ruleset: &dyn DynRuleset, seeds: std::ops::Range<u64>) -> (Durat
     (t, actions)
 }
 
-/// The ruleset loaded from this crate's cdylib, which cargo builds beside the bench binary
-/// (`target/<profile>/deps`).
-fn loaded_ruleset() -> Arc<dyn DynRuleset> {
-    let exe = std::env::current_exe().expect("the bench binary's path");
-    let lib: PathBuf = exe.parent().expect("target/<profile>/deps").join(format!(
-        "{}coffer_wide_board{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    let mut registry = Registry::new();
-    let report = registry.load_file(&lib, None);
-    assert!(
-        report.errors.is_empty(),
-        "loading {}: {:?}",
-        lib.display(),
-        report.errors
-    );
-    let entry = registry.get("wide-board").expect("wide-board loaded");
-    assert!(matches!(entry.origin, Origin::Library(_)));
-    Arc::clone(&entry.ruleset)
-}
-
 fn criterion_benches(c: &mut Criterion, bench: &Bench) {
-    let mut group = c.benchmark_group("wide-board-6p-playout");
-    group.throughput(Throughput::Elements(1));
-    for side in SIDES {
-        let mut seed = 0;
-        group.bench_function(side.name(), |b| {
-            b.iter_custom(|iters| {
-                let (t, _) = bench.run(side, seed, iters);
-                seed += iters;
-                t
-            })
-        });
-    }
-    group.finish();
-}
-
-/// The `q` quantile (0 = minimum, 0.5 = median) of the samples.
-fn quantile(v: &[f64], q: f64) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * q) as usize]
+    criterion_sides(c, "wide-board-6p-playout", |side, seed, n| {
+        bench.run(side, seed, n)
+    });
 }
 
 /// Interleaved rounds: each round plays the same `playouts` seeds on every side, the side that goes first
-/// rotating; prints ns per playout and per action (minimum and median round) and the ratios.
-///
-/// On a shared machine a preempted round only ever gets slower, so the minimum is the best estimate of the
-/// work itself and the median shows how much the load moved it; the ratios are also given as the median
-/// of the per-round ratios, which compares sides measured moments apart.
+/// rotating; prints ns per playout and per action and the ratios.
 fn ratios(bench: &Bench, rounds: usize, playouts: u64) {
-    let mut per_playout: [Vec<f64>; 3] = Default::default();
-    let mut speed_ratio = Vec::new();
-    let mut load_ratio = Vec::new();
-    let mut actions_per_playout = 0.0;
-    for round in 0..rounds {
-        let seed = 1_000_000 + (round as u64) * playouts;
-        let mut t = [0.0; 3];
-        let mut actions = [0; 3];
-        for k in 0..3 {
-            let i = (round + k) % 3;
-            let (elapsed, a) = bench.run(SIDES[i], seed, playouts);
-            t[i] = elapsed.as_nanos() as f64 / playouts as f64;
-            actions[i] = a;
-        }
-        assert!(
-            actions[0] == actions[1] && actions[1] == actions[2],
-            "the sides played different games: {actions:?} actions"
-        );
-        actions_per_playout = actions[0] as f64 / playouts as f64;
-        for i in 0..3 {
-            per_playout[i].push(t[i]);
-        }
-        speed_ratio.push(t[0] / t[1]);
-        load_ratio.push(t[2] / t[1]);
-    }
-    println!(
-        "\nwide-board, {PLAYERS} players, 30 systems, 8 rounds: {rounds} interleaved rounds of {playouts} \
-         random playouts per side ({actions_per_playout:.1} actions per playout); CPU time"
-    );
-    for (i, side) in SIDES.iter().enumerate() {
-        let (min, med) = (
-            quantile(&per_playout[i], 0.0),
-            quantile(&per_playout[i], 0.5),
-        );
-        println!(
-            "  {:<14} {:>9.0} ns/playout (median {:>9.0}) = {:>6.1} ns/action = {:>7.0} playouts/s",
-            side.name(),
-            min,
-            med,
-            min / actions_per_playout,
-            1e9 / min
-        );
-    }
-    let (p, s, l) = (
-        quantile(&per_playout[0], 0.0),
-        quantile(&per_playout[1], 0.0),
-        quantile(&per_playout[2], 0.0),
-    );
-    let (speed, load) = (quantile(&speed_ratio, 0.5), quantile(&load_ratio, 0.5));
-    println!(
-        "  kernel-static speed / plain speed = {:.3}x (of minima; median of rounds {speed:.3}x); target >= 0.5x: {}",
-        p / s,
-        if speed >= 0.5 { "met" } else { "missed" }
+    let rounds = Rounds::interleave(
+        rounds,
+        playouts,
+        1_000_000,
+        |side, seed, n| bench.run(side, seed, n),
+        |_, _| {},
     );
     println!(
-        "  kernel-loaded time / kernel-static time = {:.3}x (of minima; median of rounds {load:.3}x); target <= 1.10x: {}",
-        l / s,
-        if load <= 1.10 { "met" } else { "missed" }
+        "\nwide-board, {PLAYERS} players, 30 systems, 8 rounds: {} interleaved rounds of {playouts} \
+         random playouts per side ({:.1} actions per playout); CPU time",
+        rounds.speed.len(),
+        rounds.actions_per_playout
     );
+    rounds.print(0.5);
 }
 
 /// The same positions of both versions: every 5th position of a few seeded playouts (from the ruleset's
@@ -307,16 +197,7 @@ fn list_ratios(config: &Config, rounds: usize) {
         k.push(a);
         h.push(b);
     }
-    println!(
-        "  legal-action list alone ({} positions, ruleset State without the adapter): kernel {:.1} ns \
-         (median {:.1}), plain {:.1} ns (median {:.1}): kernel time / plain time = {:.2}x",
-        kernel.len(),
-        quantile(&k, 0.0),
-        quantile(&k, 0.5),
-        quantile(&h, 0.0),
-        quantile(&h, 0.5),
-        quantile(&k, 0.0) / quantile(&h, 0.0)
-    );
+    print_lists(kernel.len(), &k, &h);
 }
 
 /// Interleaved rounds of a batch of new games (set up and dropped), of the same batch set up again on one
@@ -366,8 +247,7 @@ fn setup_share(bench: &Bench, rounds: usize, playouts: u64) {
 
 fn main() {
     // `cargo bench` passes `--bench`; without it (`cargo test --benches`, `--test`) only smoke-test.
-    let args: Vec<String> = std::env::args().collect();
-    let quick = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--test");
+    let quick = quick();
     let bench = Bench::new();
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
