@@ -110,3 +110,30 @@ fn a_refused_reset_answers_new_games_error_and_leaves_the_game_as_it_was() {
         }
     }
 }
+
+#[test]
+fn a_restored_or_copied_game_resets_like_a_new_one() {
+    for (id, crate_name) in BUILTIN {
+        for (form, ruleset) in forms(id, crate_name) {
+            let min = ruleset.description().min_players;
+            let mut played = ruleset.new_game(&Setup::new(min, 3)).expect("a game");
+            play(&mut *played, 3, 30);
+            let bytes = played.snapshot(Format::Binary).expect("a snapshot");
+            let restored = ruleset.restore(Format::Binary, &bytes).expect("restores");
+            let copied = played.clone_game();
+            let setup = Setup::new(min, 44);
+            let mut fresh = ruleset.new_game(&setup).expect("a game");
+            let expected = fingerprint(&mut *fresh);
+            for (how, mut game) in [("restored", restored), ("copied", copied)] {
+                game.reset(&setup)
+                    .unwrap_or_else(|e| panic!("{id} ({form}), {how}: {e}"));
+                assert_eq!(fingerprint(&mut *game), expected, "{id} ({form}), {how}");
+                assert_eq!(
+                    play(&mut *game, 5, 60),
+                    play(&mut *ruleset.new_game(&setup).expect("a game"), 5, 60),
+                    "{id} ({form}), {how}"
+                );
+            }
+        }
+    }
+}

@@ -272,6 +272,10 @@ impl PluginGame {
     /// and the log is emptied; on a refusal the game is unchanged. A panic unwinds out of here with the
     /// checkpoint and log as they were, so [`rebuild`](Self::rebuild) returns to the game before the call.
     pub(crate) fn reset(&mut self, setup: Setup) -> Result<(), SetupError> {
+        // As before an action: a restored or copied game keeps a copy to return to first.
+        if matches!(self.checkpoint, Checkpoint::Lazy) {
+            self.checkpoint = Checkpoint::Game(self.game.clone_game());
+        }
         self.game.reset(&setup)?;
         self.checkpoint = Checkpoint::Setup(self.ruleset, setup);
         self.log.clear();

@@ -587,13 +587,7 @@ impl<R: Ruleset> DynGame for Game<R> {
         let setup_events = ledger.events().len();
         ledger.forget_events(setup_events);
         self.players = setup.players;
-        self.legal.clear();
-        self.lists.clear();
-        self.shown = None;
-        self.acting.clear();
-        self.acting_fresh = false;
-        self.movers.clear();
-        self.movers_fresh = false;
+        self.changed();
         self.events_from = 0;
         self.undo.clear();
         Ok(())
