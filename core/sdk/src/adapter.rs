@@ -173,6 +173,14 @@ struct Game<R: Ruleset> {
     undo_seat: Owner,
 }
 
+impl<R: Ruleset> Drop for Game<R> {
+    /// The game's ledger goes back to the kernel ([`Ledger::recycle`]): the next game set up on this
+    /// thread (a new playout's, say) takes its tables instead of growing its own.
+    fn drop(&mut self) {
+        self.ruleset.ledger_mut(&mut self.state).recycle();
+    }
+}
+
 /// The action that takes back the acting seat's last action, as JSON: a string no ruleset's action
 /// reads as. Hosts apply it with [`DynGame::apply_json`] like any action and log it like any action, so
 /// every replay of a log takes the same actions back.
