@@ -3,18 +3,23 @@
 
 use crate::playout::Track;
 use crate::{
-    Acting, ActionError, ActionReport, Description, DynGame, DynRuleset, EventsFor, Format, Mover,
-    Outcome, Pending, PlayoutError, Progress, ResourceView, Ruleset, Setup, SetupError, Table,
-    Undo, random_playout,
+    Acting, ActionError, ActionReport, Description, DynGame, DynRuleset, EventsFor, Format,
+    Outcome, PlayoutError, Progress, ResourceView, Ruleset, Setup, SetupError, Table,
+    random_playout,
 };
+use coffer_kernel::Event;
 use coffer_kernel::GameRng;
-use coffer_kernel::{Change, Event};
-use coffer_kernel::{Key, Owner};
+use coffer_kernel::Owner;
+use coffer_kernel::Vocabulary;
 use coffer_kernel::{Ledger, Violation};
-use coffer_kernel::{Names, Vocabulary};
 use coffer_kernel::{StateHash, state_hash};
-use std::fmt;
 use std::sync::Arc;
+
+mod host_actions;
+mod views;
+
+pub use host_actions::{DEFAULT, FORFEIT, HostAction, UNDO, UNDO_DEPTH};
+use views::as_seen_by;
 
 /// Wraps a typed [`Ruleset`] as a [`DynRuleset`].
 pub struct Adapter<R: Ruleset> {
@@ -110,40 +115,6 @@ impl<R: Ruleset> DynRuleset for Adapter<R> {
     }
 }
 
-/// Bytes reserved up front for a binary snapshot (JSON reserves four times as many); a larger state grows
-/// the buffer (a six-player command-tokens binary snapshot, 4,140 bytes, does twice: reserving its size
-/// instead measured no difference).
-const SNAPSHOT_CAPACITY: usize = 2048;
-
-/// Where a JSON snapshot is written: a `Vec` that copies the few bytes of a number or a bracket in place,
-/// where `Vec`'s own `io::Write` calls `memcpy` for every one of them (7% of a JSON snapshot's time).
-struct JsonOut(Vec<u8>);
-
-impl std::io::Write for JsonOut {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.write_all(bytes)?;
-        Ok(bytes.len())
-    }
-
-    #[inline]
-    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        if bytes.len() <= 8 {
-            self.0.reserve(8);
-            for &b in bytes {
-                self.0.push(b);
-            }
-        } else {
-            self.0.extend_from_slice(bytes);
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 struct Game<R: Ruleset> {
     ruleset: Arc<R>,
     vocabulary: Arc<Vocabulary>,
@@ -180,79 +151,6 @@ impl<R: Ruleset> Drop for Game<R> {
         self.ruleset.ledger_mut(&mut self.state).recycle();
     }
 }
-
-/// The action that takes back the acting seat's last action, as JSON: a string no ruleset's action
-/// reads as. Hosts apply it with [`DynGame::apply_json`] like any action and log it like any action, so
-/// every replay of a log takes the same actions back.
-///
-/// A seat may take back its own last actions, one per `"~undo"`, while no other seat has acted since,
-/// none of them drew random numbers or revealed hidden state ([`Ruleset::reveals`]) and the game has
-/// not ended; [`Table::undo`] says who may and how many. Refused otherwise with
-/// [`ActionError::CannotUndo`], the game unchanged. Undo returns the whole state, random numbers
-/// included, so the state hash after it is the hash before the action it took back.
-///
-/// What undo keeps is part of the game but not of its snapshot: a game restored from a snapshot, or a
-/// [`DynGame::clone_game`], has nothing to take back. Hosts that take snapshots of a live game take
-/// them while [`Table::undo`] is `None`, so that a replay from a snapshot takes back what the live game
-/// did.
-pub const UNDO: &str = "\"~undo\"";
-
-/// The action that plays the seat's default move ([`Ruleset::default_action`]: pass, end the turn), as
-/// JSON; refused with [`ActionError::Illegal`] where the ruleset has none. Hosts play it for a seat whose
-/// time ran out.
-pub const DEFAULT: &str = "\"~default\"";
-
-/// The action that takes the seat out of the game ([`Ruleset::forfeit`]), as JSON; refused where the
-/// ruleset cannot.
-pub const FORFEIT: &str = "\"~forfeit\"";
-
-/// The refusal of an undo whose kept state does not read back (it cannot happen: the adapter wrote it).
-#[cold]
-fn refuse_reason(player: Owner, e: &dyn fmt::Display) -> ActionError {
-    ActionError::CannotUndo {
-        player,
-        reason: format!("the state before the action does not read back ({e})"),
-    }
-}
-
-/// The host's own actions, which the adapter reads before the ruleset's: [`UNDO`], [`DEFAULT`],
-/// [`FORFEIT`]. One place tells them from a ruleset's action, for the adapter and for every host that
-/// words or treats them apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HostAction {
-    /// `"~undo"`: take back the seat's last action.
-    Undo,
-    /// `"~default"`: the ruleset's default move for the seat.
-    Default,
-    /// `"~forfeit"`: take the seat out of the game.
-    Forfeit,
-}
-
-impl HostAction {
-    /// Its JSON: [`UNDO`], [`DEFAULT`] or [`FORFEIT`].
-    pub fn json(self) -> &'static str {
-        match self {
-            HostAction::Undo => UNDO,
-            HostAction::Default => DEFAULT,
-            HostAction::Forfeit => FORFEIT,
-        }
-    }
-
-    /// Which host action `json` is, if any (surrounding whitespace allowed).
-    pub fn of(json: &str) -> Option<HostAction> {
-        match json.trim() {
-            UNDO => Some(HostAction::Undo),
-            DEFAULT => Some(HostAction::Default),
-            FORFEIT => Some(HostAction::Forfeit),
-            _ => None,
-        }
-    }
-}
-
-/// How many of its last actions a seat may take back: each keeps a copy of the state before it. A seat's
-/// next action after as many in a row closes the window (nothing can be taken back until its next one),
-/// so a window never spans more than this many actions.
-pub const UNDO_DEPTH: usize = 8;
 
 /// Older events the ledger's log may keep before the adapter forgets them (moving the newest action's
 /// events to the front of the log): often enough that the log stays within
@@ -293,76 +191,6 @@ impl<R: Ruleset> Game<R> {
             undo: Vec::new(),
             undo_seat: Owner(0),
         }
-    }
-
-    /// Applies `action` as a person's action: keeps the state before it for `"~undo"` when it can be
-    /// taken back.
-    fn apply_undoable(&mut self, player: Owner, action: &R::Action) -> Result<(), ActionError> {
-        let before = self.state.clone();
-        self.apply_action(player, action)?;
-        let r = &*self.ruleset;
-        let closed = r.ledger(&self.state).drew_since(r.ledger(&before))
-            || r.outcome(&self.state) != Outcome::Ongoing
-            || r.reveals(&before, &self.state, player, action);
-        if closed || self.undo_seat != player {
-            self.undo.clear();
-        }
-        // A seat's run of actions longer than UNDO_DEPTH closes the window: it never stays open for
-        // long, so hosts that take snapshots outside windows are never kept waiting long.
-        if closed || self.undo.len() == UNDO_DEPTH {
-            self.undo.clear();
-        } else {
-            // A snapshot leaves out the events (an undone game answers none) and shared tables.
-            match postcard::to_extend(&before, Vec::with_capacity(SNAPSHOT_CAPACITY)) {
-                Ok(mut bytes) => {
-                    bytes.shrink_to_fit();
-                    self.undo.push(bytes);
-                    self.undo_seat = player;
-                }
-                // Serializing a state cannot fail (see `state_hash`); if it did, nothing is kept.
-                Err(_) => self.undo.clear(),
-            }
-        }
-        Ok(())
-    }
-
-    /// `"~forfeit"`: the ruleset takes `player` out of the game, atomically.
-    fn forfeit(&mut self, player: Owner) -> Result<(), ActionError> {
-        if self.ruleset.outcome(&self.state) != Outcome::Ongoing {
-            return Err(ActionError::GameOver);
-        }
-        let before = self.ruleset.ledger(&self.state).events().len();
-        let mark = self.ruleset.ledger_mut(&mut self.state).begin();
-        match self.ruleset.forfeit(&mut self.state, player) {
-            Ok(()) => self.ruleset.ledger_mut(&mut self.state).commit(mark),
-            Err(e) => {
-                self.ruleset.ledger_mut(&mut self.state).rollback(mark);
-                return Err(e);
-            }
-        }
-        self.undo.clear();
-        self.accepted(before);
-        Ok(())
-    }
-
-    /// `"~undo"`: returns to the state before `player`'s last action.
-    fn undo(&mut self, player: Owner) -> Result<(), ActionError> {
-        let refuse = |reason: String| Err(ActionError::CannotUndo { player, reason });
-        if self.undo.is_empty() {
-            return refuse("nothing can be taken back now".to_owned());
-        }
-        if self.undo_seat != player {
-            return refuse(format!("the last action was {}'s", self.undo_seat));
-        }
-        if let Some(bytes) = self.undo.pop() {
-            let mut before: R::State =
-                postcard::from_bytes(&bytes).map_err(|e| refuse_reason(player, &e))?;
-            self.ruleset.ledger_mut(&mut before).shrink_to_fit();
-            self.state = before;
-            self.events_from = self.ruleset.ledger(&self.state).events().len();
-            self.changed();
-        }
-        Ok(())
     }
 
     /// The last accepted action's events.
@@ -468,30 +296,6 @@ impl<R: Ruleset> Game<R> {
             }
         }
     }
-}
-
-/// `e` as `seat` (`None`: a spectator) sees it: unchanged, redacted (a secret note of another owner
-/// whose vocabulary gives redacted text), or not at all (a resource the ruleset hides from `seat`, a
-/// secret note without redacted text).
-fn as_seen_by<R: Ruleset>(
-    r: &R,
-    s: &R::State,
-    v: &Vocabulary,
-    e: &Event,
-    seat: Option<Owner>,
-) -> Option<Event> {
-    if let Change::Note { code, .. } = e.change {
-        match v.notes.get(usize::from(code)) {
-            Some(term) if term.secret && seat != Some(e.key.owner) => {
-                return (!term.redacted.is_empty()).then_some(Event {
-                    change: Change::Note { code, args: [0; 3] },
-                    ..*e
-                });
-            }
-            _ => {}
-        }
-    }
-    (e.key.kind == coffer_kernel::Kind::CLOCK || r.visible(s, e.key, seat)).then_some(*e)
 }
 
 impl<R: Ruleset> DynGame for Game<R> {
@@ -604,18 +408,8 @@ impl<R: Ruleset> DynGame for Game<R> {
     fn apply_json(&mut self, player: Owner, json: &str) -> Result<(), ActionError> {
         self.check_player(player)?;
         // The host's own actions: strings no ruleset's action reads as.
-        match HostAction::of(json) {
-            Some(HostAction::Undo) => return self.undo(player),
-            Some(HostAction::Default) => {
-                let Some(action) = self.ruleset.default_action(&self.state, player) else {
-                    return Err(ActionError::Illegal(format!(
-                        "{player} has no default action now"
-                    )));
-                };
-                return self.apply_undoable(player, &action);
-            }
-            Some(HostAction::Forfeit) => return self.forfeit(player),
-            None => {}
+        if let Some(host) = HostAction::of(json) {
+            return self.host_action(player, host);
         }
         let action: R::Action =
             serde_json::from_str(json).map_err(|e| ActionError::Malformed(e.to_string()))?;
@@ -650,20 +444,7 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn snapshot(&self, format: Format) -> Result<Vec<u8>, SetupError> {
-        let error = |e: &dyn fmt::Display| SetupError::Snapshot(e.to_string());
-        match format {
-            Format::Json => {
-                let mut out = JsonOut(Vec::with_capacity(SNAPSHOT_CAPACITY * 4));
-                serde_json::to_writer(&mut out, &self.state).map_err(|e| error(&e))?;
-                Ok(out.0)
-            }
-            // The `Extend` flavor writes bytes in place; the default `Vec` flavor copies each varint
-            // with a `memcpy` call (a third of the round-trip's time in a profile).
-            Format::Binary => {
-                postcard::to_extend(&self.state, Vec::with_capacity(SNAPSHOT_CAPACITY))
-                    .map_err(|e| error(&e))
-            }
-        }
+        views::snapshot(&self.state, format)
     }
 
     fn outcome(&self) -> Outcome {
@@ -671,124 +452,15 @@ impl<R: Ruleset> DynGame for Game<R> {
     }
 
     fn table(&self, seat: Option<Owner>) -> Table {
-        let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
-        let mut table = Table::new(seat);
-        r.table(s, seat, &mut table);
-        table.round_name = v.round().to_owned();
-        if let Some(phase) = &mut table.phase {
-            phase.name = v.phase(phase.number).into_owned();
-        }
-        if let Some(step) = &mut table.step {
-            step.name = v.step(step.number).into_owned();
-        }
-        table.outcome = r.outcome(s);
-        if let Some(actions) = std::num::NonZeroUsize::new(self.undo.len()) {
-            table.undo = Some(Undo {
-                seat: self.undo_seat,
-                actions: actions.get() as u32,
-            });
-        }
-        if table.acting.is_empty() && table.outcome == Outcome::Ongoing {
-            let mut acting = Vec::new();
-            r.to_act(s, &mut acting);
-            table.acting = acting
-                .into_iter()
-                .map(|seat| Mover {
-                    seat,
-                    why: String::new(),
-                })
-                .collect();
-        }
-        let pending = r.ledger(s).pending();
-        if !pending.is_empty() {
-            let mut names = Names::new(v);
-            for d in pending {
-                let label = r
-                    .label(s, d.key)
-                    .unwrap_or_else(|| names.label(d.key).into_owned());
-                names.label_key(d.key, label.clone());
-                table.pending.push(Pending {
-                    owner: d.key.owner,
-                    key: d.key,
-                    excess: d.excess,
-                    text: names.demand(d),
-                    label,
-                });
-            }
-        }
-        table
+        self.seat_table(seat)
     }
 
     fn resources(&self, seat: Option<Owner>) -> Vec<ResourceView> {
-        let r = &*self.ruleset;
-        let s = &self.state;
-        let l = r.ledger(s);
-        let names = Names::new(&self.vocabulary);
-        let label = |key: Key| {
-            r.label(s, key)
-                .unwrap_or_else(|| names.label(key).into_owned())
-        };
-        let seen = |key: Key| r.visible(s, key, seat);
-        let mut out = Vec::new();
-        for (i, a) in l.amounts().iter().enumerate() {
-            let key = a.key();
-            if seen(key) {
-                out.push(ResourceView::Amount {
-                    label: label(key),
-                    key,
-                    index: i as u32,
-                    value: a.value(),
-                    floor: a.floor(),
-                    cap: a.cap(),
-                    lifetime: a.lifetime(),
-                });
-            }
-        }
-        for (i, t) in l.tracks().iter().enumerate() {
-            let key = t.key();
-            if seen(key) {
-                out.push(ResourceView::Charges {
-                    label: label(key),
-                    key,
-                    index: i as u32,
-                    active: t.active(),
-                    limit: t.limit(),
-                    unrecoverable: t.unrecoverable(),
-                });
-            }
-        }
-        for (z, zone) in l.zone_entries() {
-            if seen(zone.key) {
-                out.push(ResourceView::Tokens {
-                    label: label(zone.key),
-                    key: zone.key,
-                    index: z.index() as u32,
-                    face: zone.face,
-                    counts: l.zone_tokens(z).to_vec(),
-                    game: l.tokens(z, Owner::GAME),
-                });
-            }
-        }
-        for (i, p) in l.permanents().iter().enumerate() {
-            let key = p.key();
-            if seen(key) {
-                out.push(ResourceView::Permanent {
-                    label: label(key),
-                    key,
-                    index: i as u32,
-                    exhausted: p.exhausted(),
-                });
-            }
-        }
-        out
+        self.seat_resources(seat)
     }
 
     fn events_for(&mut self, seat: Option<Owner>) -> Vec<Event> {
-        let (r, s, v) = (&*self.ruleset, &self.state, &*self.vocabulary);
-        let events = self.last_events();
-        let mut out = Vec::with_capacity(events.len());
-        out.extend(events.iter().filter_map(|e| as_seen_by(r, s, v, e, seat)));
-        out
+        self.seat_events(seat)
     }
 
     fn check_invariants(&self) -> Result<(), Violation> {
