@@ -308,16 +308,16 @@ impl Applying {
             match self.store.keyed_action(id, u32::from(seat), key) {
                 Ok(Some(first)) => return Ok(Applied::Duplicate(first)),
                 Ok(None) => {}
-                Err(e) => return Err(CallError::Api(storage(&e))),
+                Err(e) => return Err(CallError::Refused(storage(&e))),
             }
         }
         if slot.finished.load(Ordering::Acquire) {
-            return Err(CallError::Api(GameError::Finished(id.0)));
+            return Err(CallError::Refused(GameError::Finished(id.0)));
         }
         if let Some(expected) = expected_seq
             && expected != live.seq
         {
-            return Err(CallError::Api(GameError::Stale {
+            return Err(CallError::Refused(GameError::Stale {
                 expected,
                 current: live.seq,
             }));
@@ -432,7 +432,8 @@ impl Applying {
 /// A failure inside a blocking call: the game must stop, or the request fails on its own.
 pub(super) enum CallError {
     Stop(String),
-    Api(GameError),
+    /// The request was refused or failed in the games layer's own terms; the game goes on.
+    Refused(GameError),
     /// The call was withdrawn before it started (it waited past the deadline for a thread).
     Withdrawn,
 }

@@ -388,7 +388,7 @@ impl Games {
                 let description = ruleset.description();
                 let actions = store
                     .actions_after(slot.id, live.seq)
-                    .map_err(|e| CallError::Api(unreadable(slot.id, &e)))?;
+                    .map_err(|e| CallError::Refused(unreadable(slot.id, &e)))?;
                 let game = live
                     .game
                     .as_deref_mut()

@@ -186,7 +186,7 @@ impl Games {
                 slot.id
             ))),
             Ok(Ok((Ok(value), guard))) => Ok((value, guard)),
-            Ok(Ok((Err(CallError::Api(error)), _))) => Err(error),
+            Ok(Ok((Err(CallError::Refused(error)), _))) => Err(error),
             Ok(Ok((Err(CallError::Stop(reason)), _))) => {
                 slot.stop(reason, &self.metrics);
                 Err(slot.stopped_error())

@@ -579,7 +579,7 @@ impl Slot {
                 "the ruleset of this game is not loaded".into(),
             ));
         };
-        let unavailable = |e: StoreError| CallError::Api(unreadable(self.id, &e));
+        let unavailable = |e: StoreError| CallError::Refused(unreadable(self.id, &e));
         let target = self.seq();
         let recovery = store.recover(self.id).map_err(unavailable)?;
         let (snapshot, tail) = match recovery.snapshot {
