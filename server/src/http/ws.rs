@@ -179,18 +179,31 @@ enum Fed {
     Close(CloseFrame),
 }
 
+/// What the feed holds now, without waiting, as `recv` would answer it; `None` when it holds nothing.
+fn ready(
+    feed: &mut broadcast::Receiver<(u64, Arc<str>)>,
+) -> Option<Result<(u64, Arc<str>), broadcast::error::RecvError>> {
+    use broadcast::error::{RecvError, TryRecvError};
+    match feed.try_recv() {
+        Ok(next) => Some(Ok(next)),
+        Err(TryRecvError::Empty) => None,
+        Err(TryRecvError::Lagged(n)) => Some(Err(RecvError::Lagged(n))),
+        Err(TryRecvError::Closed) => Some(Err(RecvError::Closed)),
+    }
+}
+
 /// Queues the feed's `news` for the client if it is newer than `seen`, then whatever else the feed already
-/// holds, then flushes them in one write.
+/// holds, then flushes everything queued (an answer queued before included) in one write.
 async fn forward(
     sink: &mut Sink,
     feed: &mut broadcast::Receiver<(u64, Arc<str>)>,
     seen: &mut u64,
-    news: Result<(u64, Arc<str>), broadcast::error::RecvError>,
+    news: Option<Result<(u64, Arc<str>), broadcast::error::RecvError>>,
 ) -> Result<Fed, axum::Error> {
-    use broadcast::error::{RecvError, TryRecvError};
+    use broadcast::error::RecvError;
     let mut news = news;
-    loop {
-        match news {
+    while let Some(next) = news {
+        match next {
             Ok((seq, message)) => {
                 if seq == u64::MAX || seq > *seen {
                     if seq != u64::MAX {
@@ -211,12 +224,7 @@ async fn forward(
                 return Ok(Fed::Close(close(1011, "game closed")));
             }
         }
-        news = match feed.try_recv() {
-            Ok(next) => Ok(next),
-            Err(TryRecvError::Empty) => break,
-            Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
-            Err(TryRecvError::Closed) => Err(RecvError::Closed),
-        };
+        news = ready(feed);
     }
     sink.flush().await?;
     Ok(Fed::Sent)
@@ -297,7 +305,7 @@ pub(super) async fn run_session(
     loop {
         tokio::select! {
             news = feed.recv() => {
-                if let Fed::Close(frame) = forward(sink, &mut feed, &mut seen, news).await? {
+                if let Fed::Close(frame) = forward(sink, &mut feed, &mut seen, Some(news)).await? {
                     return Ok(Some(frame));
                 }
             },
@@ -318,19 +326,9 @@ pub(super) async fn run_session(
                         let answer = client_message(app, slot, (audience, token), text.as_bytes()).await;
                         queue(sink, &answer).await?;
                         // The action's broadcast is usually waiting already: written with the answer.
-                        match feed.try_recv() {
-                            Err(broadcast::error::TryRecvError::Empty) => sink.flush().await?,
-                            next => {
-                                let next = next.map_err(|e| match e {
-                                    broadcast::error::TryRecvError::Lagged(n) => {
-                                        broadcast::error::RecvError::Lagged(n)
-                                    }
-                                    _ => broadcast::error::RecvError::Closed,
-                                });
-                                if let Fed::Close(frame) = forward(sink, &mut feed, &mut seen, next).await? {
-                                    return Ok(Some(frame));
-                                }
-                            }
+                        let next = ready(&mut feed);
+                        if let Fed::Close(frame) = forward(sink, &mut feed, &mut seen, next).await? {
+                            return Ok(Some(frame));
                         }
                     }
                     Message::Binary(_) => {
