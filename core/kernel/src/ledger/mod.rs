@@ -397,7 +397,8 @@ impl Ledger {
     /// of the tables the one before grew. Which it takes changes nothing but where its tables live: the
     /// ledger is equal to a new one in every other way.
     pub fn new(owners: u16, seed: u64) -> Ledger {
-        match SPARE.take() {
+        // `try_with`: a ledger made while the thread's locals are being torn down gets new tables.
+        match SPARE.try_with(std::cell::Cell::take).ok().flatten() {
             Some(mut spare) => {
                 spare.empty(owners, seed);
                 spare
@@ -413,7 +414,9 @@ impl Ledger {
     /// [`Layout`]) stay theirs.
     pub fn recycle(&mut self) {
         let spare = std::mem::replace(self, Ledger::blank(0, 0));
-        SPARE.set(Some(spare));
+        // While the thread's locals are being torn down (a game dropped by another local's destructor)
+        // the tables are simply freed.
+        let _ = SPARE.try_with(|slot| slot.set(Some(spare)));
     }
 
     /// Makes this ledger equal to `Ledger::blank(owners, seed)`, keeping the capacity of its own tables.
