@@ -185,14 +185,6 @@ impl State {
         counts.iter().position(|&n| n > 0).map(|p| Owner(p as u16))
     }
 
-    /// Who other than `player` holds `site` (for a refusal's words; `player` if nobody else does).
-    pub fn holder_other_than(&self, site: u16, player: Owner) -> Owner {
-        let counts = self.ledger.zone_tokens(self.sites[usize::from(site)]);
-        (0..counts.len())
-            .find(|&p| p != player.index() && counts[p] > 0)
-            .map_or(player, |p| Owner(p as u16))
-    }
-
     /// How many tokens are on `site` (all its holder's).
     pub fn tokens_on(&self, site: u16) -> u32 {
         self.ledger

@@ -80,7 +80,8 @@ fn check_open(s: &State, player: Owner, site: u16) -> Result<(), Why> {
     if s.ledger.is_open_to(s.sites[usize::from(site)], player) {
         return Ok(());
     }
-    let holder = s.holder_other_than(site, player);
+    // Not open to `player`: another player holds it (a site only ever holds one player's tokens).
+    let holder = s.holder(site).unwrap_or(player);
     Err(Why::HeldByAnother { site, holder })
 }
 
