@@ -12,19 +12,11 @@ pub(super) struct Server {
 
 /// The server program, `coffer-server`, beside this one (the workspace's build puts them together).
 fn server_program() -> Result<PathBuf, String> {
-    let name = format!("coffer-server{}", std::env::consts::EXE_SUFFIX);
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot find this program's path to find {name} beside it: {e}"))?;
-    let program = exe.with_file_name(&name);
-    if program.is_file() {
-        Ok(program)
-    } else {
-        Err(format!(
-            "the load generator starts the server program {}, which is not built: build it with \
-             `cargo build --release --workspace` (or pass --url to measure a running server)",
-            program.display()
-        ))
-    }
+    coffer_cli::program_beside("coffer-server").map_err(|why| {
+        format!(
+            "the load generator starts a server: {why} (or pass --url to measure a running server)"
+        )
+    })
 }
 
 impl Server {

@@ -29,4 +29,4 @@ mod simulate;
 pub use args::{Global, OutputFormat};
 pub use output::Status;
 pub use plugins::{load_registry, plugin_dirs, wasm_options};
-pub use run::{main, run_args};
+pub use run::{main, program_beside, run_args};

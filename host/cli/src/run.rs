@@ -34,9 +34,9 @@ pub fn main() -> ExitCode {
     }
     match &cli.command {
         Command::Serve { args } => {
-            return companion(&cli.global, "coffer-server", Some("serve"), args);
+            return companion(&cli.global, Companion::Serve, args);
         }
-        Command::Loadtest { args } => return companion(&cli.global, "coffer-loadtest", None, args),
+        Command::Loadtest { args } => return companion(&cli.global, Companion::Loadtest, args),
         _ => {}
     }
     init_tracing(cli.global.verbose);
@@ -56,32 +56,71 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `coffer serve` and `coffer loadtest`: the server program `coffer-server` (its `command`) or the load
-/// generator `coffer-loadtest`, next to this one, given the same plugin options. On Unix it replaces this
-/// process, so signals (SIGTERM for a graceful stop) reach the program itself.
+/// The program `program` (its name without the platform's suffix) beside this one, where the workspace's
+/// build puts every program; the error says why not, in words.
+///
+/// # Errors
+/// This program's own path is unknown, or the program is not built.
+pub fn program_beside(program: &str) -> Result<std::path::PathBuf, String> {
+    let name = format!("{program}{}", std::env::consts::EXE_SUFFIX);
+    let exe = std::env::current_exe().map_err(|e| {
+        format!("cannot find this program's own path to find {name} beside it: {e}")
+    })?;
+    let path = exe.with_file_name(&name);
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "the program {} is not built: build it with `cargo build --release --workspace`",
+            path.display()
+        ))
+    }
+}
+
+/// A command `coffer` hands to a program beside it.
+#[derive(Clone, Copy)]
+pub(crate) enum Companion {
+    /// `coffer serve`: `coffer-server serve`.
+    Serve,
+    /// `coffer loadtest`: `coffer-loadtest`.
+    Loadtest,
+}
+
+impl Companion {
+    /// The command as the user types it after `coffer`.
+    fn command(self) -> &'static str {
+        match self {
+            Companion::Serve => "serve",
+            Companion::Loadtest => "loadtest",
+        }
+    }
+
+    /// The program that runs it, and the subcommand it is given there, if any.
+    fn program(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Companion::Serve => ("coffer-server", Some("serve")),
+            Companion::Loadtest => ("coffer-loadtest", None),
+        }
+    }
+}
+
+/// `coffer serve` and `coffer loadtest`: the server program `coffer-server` or the load generator
+/// `coffer-loadtest`, next to this one, given the same plugin options. On Unix it replaces this process,
+/// so signals (SIGTERM for a graceful stop) reach the program itself.
 pub(crate) fn companion(
     global: &Global,
-    program: &str,
-    command: Option<&str>,
+    which: Companion,
     args: &[std::ffi::OsString],
 ) -> ExitCode {
-    let name = format!("{program}{}", std::env::consts::EXE_SUFFIX);
-    let named = command.unwrap_or("loadtest");
-    let program = match std::env::current_exe() {
-        Ok(exe) => exe.with_file_name(&name),
-        Err(e) => {
-            eprintln!("error: cannot find this program's own path to find {name} beside it: {e}");
+    let (program, subcommand) = which.program();
+    let named = which.command();
+    let program = match program_beside(program) {
+        Ok(program) => program,
+        Err(why) => {
+            eprintln!("error: `coffer {named}`: {why}");
             return ExitCode::from(2);
         }
     };
-    if !program.is_file() {
-        eprintln!(
-            "error: `coffer {named}` runs the program {}, which is not built: build it with \
-             `cargo build --release --workspace`",
-            program.display()
-        );
-        return ExitCode::from(2);
-    }
     let mut child = std::process::Command::new(&program);
     for dir in &global.plugin_dirs {
         child.arg("--plugin-dir").arg(dir);
@@ -97,7 +136,7 @@ pub(crate) fn companion(
     if global.format == OutputFormat::Json {
         child.arg("--format").arg("json");
     }
-    child.args(command).args(args);
+    child.args(subcommand).args(args);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;
