@@ -4,7 +4,7 @@
 //! every stored hash is what the same actions give when replayed in this process, without any bot.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use coffer_core::Setup as CoreSetup;
 use coffer_host::Registry;
@@ -12,40 +12,8 @@ use coffer_server::{GameId, NewGame, RulesetKey, Setup, SqliteConfig, SqliteStor
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::play::{Api, FAST, GAME_WAIT, stored_actions};
-use crate::support::{Server, replay_stored};
-
-/// Waits until game `game` is finished; answers its summary.
-pub(crate) async fn until_finished(api: &Api, game: u64) -> Value {
-    let started = Instant::now();
-    loop {
-        let summary = api.summary(game).await;
-        if summary["finished"] == true {
-            return summary;
-        }
-        assert!(summary["stopped"].is_null(), "the game stopped: {summary}");
-        assert!(
-            started.elapsed() < GAME_WAIT,
-            "the bots did not finish the game within {GAME_WAIT:?}: {summary}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// Replays the stored log of `game` (ruleset `ruleset`, its `setup`) in this process with the statically
-/// linked ruleset: every action applies as the seat it names, every stored hash is the replay's, and the
-/// game ends. Answers the log.
-pub(crate) fn replay_log(
-    db: &Path,
-    game: u64,
-    ruleset: &str,
-    setup: CoreSetup,
-) -> Vec<coffer_server::Action> {
-    let stored = stored_actions(db, game);
-    assert!(!stored.is_empty(), "the log holds the moves");
-    replay_stored(ruleset, setup, &stored);
-    stored
-}
+use crate::client::{Api, FAST, play_first_legal, replay_log, until_finished};
+use crate::support::Server;
 
 /// [`replay_log`], answering how many actions each seat made.
 fn assert_replays(db: &Path, game: u64, ruleset: &str, setup: CoreSetup) -> Vec<usize> {
@@ -54,47 +22,6 @@ fn assert_replays(db: &Path, game: u64, ruleset: &str, setup: CoreSetup) -> Vec<
         per_seat[action.seat as usize] += 1;
     }
     per_seat
-}
-
-/// Seat `token` of `game` plays its first legal action whenever it has one, until the game ends or it
-/// made `most` actions; others (bots, timeouts) act meanwhile. Answers how many it made.
-pub(crate) async fn play_first_legal(api: &Api, game: u64, token: &str, most: usize) -> usize {
-    let started = Instant::now();
-    let mut mine = 0;
-    while mine < most {
-        let summary = api.summary(game).await;
-        if summary["finished"] == true {
-            break;
-        }
-        assert!(
-            started.elapsed() < GAME_WAIT,
-            "the game did not end: {summary}"
-        );
-        let legal = api
-            .get(&format!("/api/games/{game}/legal"), Some(token))
-            .await
-            .json();
-        let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-            continue;
-        };
-        let acted = api
-            .act(
-                game,
-                token,
-                &action.to_string(),
-                legal["seq"].as_u64(),
-                None,
-            )
-            .await;
-        match acted.status {
-            StatusCode::OK => mine += 1,
-            // Another seat acted between the two requests (several may act in some phases).
-            StatusCode::CONFLICT => {}
-            other => panic!("{other}: {}", acted.body),
-        }
-    }
-    mine
 }
 
 /// Creates a game from `body` on `api`'s server (201 or the test fails); answers the creation.

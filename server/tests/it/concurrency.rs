@@ -10,10 +10,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
-use crate::play::{
-    Api, FAST, GAME_WAIT, Script, Ws, act_message, assert_stored_script, play_lines, raw_elements,
-    stored_actions, ws_path,
-};
+use crate::client::{Api, FAST, GAME_WAIT, Ws, act_message, stored_actions, ws_path};
+use crate::play::{Script, assert_stored_script, play_lines, raw_elements};
 use crate::support::Server;
 
 /// How many clients race.

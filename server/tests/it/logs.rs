@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::play::{Api, FAST, Ws, create_watched};
+use crate::client::{Api, FAST, Ws, act_message};
+use crate::play::create_watched;
 use crate::secrecy::{story_acts_config, story_acts_seeds};
 use crate::support::Server;
 
@@ -73,7 +74,7 @@ impl Game {
             reply.body
         );
         let ws = &mut self.sockets[seat];
-        ws.send(crate::play::act_message(action, None, None)).await;
+        ws.send(act_message(action, None, None)).await;
         assert_eq!(ws.json().await["type"], "error");
     }
 }

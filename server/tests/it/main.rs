@@ -4,7 +4,7 @@
 mod bad_input;
 mod bots;
 mod browser;
-mod clocks;
+pub mod client;
 mod concurrency;
 mod crash;
 mod crash_api;

@@ -17,7 +17,8 @@ use coffer_host::Registry;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::play::{Api, FAST, Reply, Ws, act_message, create_watched, ws_path};
+use crate::client::{Api, FAST, Reply, Ws, act_message, submit_body, ws_path};
+use crate::play::create_watched;
 use crate::support::Server;
 
 /// What a test does, in both games at once.
@@ -155,7 +156,7 @@ impl Game {
             .post(
                 &format!("/api/games/{}/actions", self.id),
                 None,
-                crate::play::submit_body(action, None, None),
+                submit_body(action, None, None),
             )
             .await;
         self.record_reply(spectator, "spectator acts over HTTP", &reply);

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::play::Api;
+use crate::client::Api;
 use crate::support::{Server, fixture_library};
 
 /// The grace these servers are given.

@@ -10,7 +10,7 @@ use coffer_core::Setup as CoreSetup;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::play::{Api, FAST, GAME_WAIT, Ws, stored_actions, ws_path};
+use crate::client::{Api, FAST, GAME_WAIT, Reply, Ws, stored_actions, ws_path};
 use crate::support::Server;
 
 const UNDO: &str = "\"~undo\"";
@@ -54,12 +54,12 @@ async fn acting(api: &Api, game: u64, tokens: &[String]) -> (usize, String) {
     }
 }
 
-fn body(reply: &crate::play::Reply) -> Value {
+fn body(reply: &Reply) -> Value {
     reply.json()
 }
 
 /// `reply` is a refusal (422) whose words hold `words` and no kernel type's rendering.
-fn assert_refused(reply: &crate::play::Reply, words: &str) {
+fn assert_refused(reply: &Reply, words: &str) {
     assert_eq!(
         reply.status,
         StatusCode::UNPROCESSABLE_ENTITY,

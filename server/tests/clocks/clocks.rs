@@ -11,8 +11,9 @@ use coffer_core::Setup as CoreSetup;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::bots::{play_first_legal, replay_log, until_finished};
-use crate::play::{Api, FAST, GAME_WAIT, Ws, stored_actions, ws_path};
+use crate::client::{
+    Api, FAST, GAME_WAIT, Ws, play_first_legal, replay_log, stored_actions, until_finished, ws_path,
+};
 use crate::support::Server;
 
 /// How late after its deadline a timeout may fire in these tests (the server's timer wheel has 1 ms
