@@ -6,7 +6,8 @@ pub(super) const AFTER_HELP: &str = "\
 Examples:
   coffer --plugin-dir target/release loadtest
   coffer --plugin-dir target/release loadtest --games 100 --transport ws --seconds 10
-  coffer --plugin-dir target/release loadtest --url http://127.0.0.1:8080 --games 10,100 --format json";
+  coffer --plugin-dir target/release loadtest --url http://127.0.0.1:8080 --games 10,100 --format json
+  coffer --plugin-dir target/release loadtest --games 1000 --spectators 10000 --transport ws --idle-games 0";
 
 /// The load generator's options.
 #[derive(Debug, clap::Args)]
@@ -57,6 +58,11 @@ pub struct Args {
     /// With --clock-ms: seconds of timeouts measured after the idle games are made.
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub clock_seconds: f64,
+    /// Spectators watching each point's games (WebSockets without a token, spread over its newest
+    /// games, each moving to another game when its game ends): the server's memory per socket and the
+    /// time from an action's submission to its push to them. 0: none.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub spectators: usize,
     /// Seed of the load generator's choices (game seeds and actions).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,

@@ -173,6 +173,7 @@ pub(super) async fn next_game(
 ) -> Option<Game> {
     match create_game(ctx).await {
         Ok(game) => {
+            shared.created(&game);
             if !*ready {
                 *ready = true;
                 shared.set_ready();
@@ -222,7 +223,9 @@ pub(super) async fn http_driver(ctx: Arc<Ctx>, shared: Arc<Shared>, seed: u64) -
             empty = 0;
             let action = &list[rng.below(list.len())];
             let started = Instant::now();
-            match http_act(&ctx, &game, seat, action, legal.seq.unwrap_or(0)).await {
+            let seq = legal.seq.unwrap_or(0);
+            shared.sending(game.id, seq + 1, started);
+            match http_act(&ctx, &game, seat, action, seq).await {
                 Submitted::Acked => stats.ack(&shared, started.elapsed()),
                 Submitted::Stale => stats.stale += 1,
                 Submitted::Refused => stats.refused += 1,

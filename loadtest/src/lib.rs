@@ -14,6 +14,10 @@
 //! table's `acting` list in the latest view it was pushed, asks `legal` and submits `act`. The latency
 //! of a submission runs from sending it to its acknowledgement (`200` or `acted`), which the server gives
 //! only after the action is committed to the store; only acknowledged actions are counted.
+//!
+//! With `--spectators N`, each point also opens N WebSockets without a token on its newest games (see
+//! the `spectators` module): the server's resident memory per socket, and the time from an action's
+//! submission to its push to a spectator.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader};
@@ -39,6 +43,7 @@ mod args;
 mod http_driver;
 mod report;
 mod server;
+mod spectators;
 mod ws_driver;
 
 pub use args::{Args, Transport};
@@ -48,6 +53,7 @@ use args::*;
 use http_driver::*;
 use report::*;
 use server::*;
+use spectators::*;
 use ws_driver::*;
 
 /// Runs the load generator.
@@ -387,6 +393,9 @@ const STOPPING: u8 = 2;
 
 /// What the tasks of one point share.
 struct Shared {
+    /// Whether spectators watch the point's games (the drivers then note their games and submissions).
+    spectated: bool,
+    watched: Watched,
     phase: AtomicU8,
     stop: watch::Receiver<bool>,
     ready: AtomicUsize,
@@ -403,6 +412,20 @@ impl Shared {
         self.phase.load(Ordering::Relaxed) == STOPPING
     }
 
+    /// A driver created `game`.
+    fn created(&self, game: &Game) {
+        if self.spectated {
+            self.watched.created(game);
+        }
+    }
+
+    /// A driver sends the submission that would become action `seq` of `game`.
+    fn sending(&self, game: u64, seq: u64, at: Instant) {
+        if self.spectated {
+            self.watched.sending(game, seq, at);
+        }
+    }
+
     fn set_ready(&self) {
         self.ready.fetch_add(1, Ordering::Relaxed);
         self.ready_notify.notify_one();
@@ -412,6 +435,8 @@ impl Shared {
 async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usize) -> Point {
     let (stop_tx, stop_rx) = watch::channel(false);
     let shared = Arc::new(Shared {
+        spectated: args.spectators > 0,
+        watched: Watched::default(),
         phase: AtomicU8::new(WARMING),
         stop: stop_rx,
         ready: AtomicUsize::new(0),
@@ -445,6 +470,7 @@ async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usi
         let _ =
             tokio::time::timeout(Duration::from_millis(100), shared.ready_notify.notified()).await;
     }
+    let (watchers, watcher_rss) = open_spectators(ctx, args, &shared, games, &bar).await;
     bar.set_message(format!("{games} games {}: warming up", transport.name()));
     tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
     let measured_ms = (args.seconds * 1000.0) as u64;
@@ -480,6 +506,49 @@ async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usi
             }
         }
     }
+    let spectators = if watchers.is_empty() {
+        None
+    } else {
+        let mut pushes = 0;
+        let mut latencies = Vec::new();
+        let mut stats = Stats::default();
+        for task in watchers {
+            let abort = task.abort_handle();
+            match tokio::time::timeout(Duration::from_secs(30), task).await {
+                Ok(Ok(watching)) => {
+                    pushes += watching.pushes;
+                    latencies.extend(watching.latencies_us);
+                    stats.merge(watching.stats);
+                }
+                Ok(Err(_)) => stats.errors += 1,
+                Err(_) => {
+                    abort.abort();
+                    stats.errors += 1;
+                }
+            }
+        }
+        latencies.sort_unstable();
+        for e in std::mem::take(&mut stats.first_errors) {
+            if total.first_errors.len() < 8 {
+                total.first_errors.push(e);
+            }
+        }
+        let (rss_before, rss_after) = watcher_rss.unzip();
+        Some(Spectators {
+            sockets: args.spectators,
+            connected: shared.watched.connected.load(Ordering::Relaxed),
+            rss_before,
+            rss_after,
+            bytes_per_socket: watcher_rss
+                .map(|(before, after)| (after as f64 - before as f64) / args.spectators as f64),
+            pushes,
+            timed: latencies.len() as u64,
+            p50_ms: percentile_ms(&latencies, 50.0),
+            p99_ms: percentile_ms(&latencies, 99.0),
+            max_ms: latencies.last().map_or(0.0, |&us| f64::from(us) / 1000.0),
+            errors: stats.errors,
+        })
+    };
     let mut latencies = std::mem::take(&mut total.latencies_us);
     latencies.sort_unstable();
     let per_ack = |cpu: Option<f64>| {
@@ -504,8 +573,45 @@ async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usi
         errors: total.errors,
         games_ended: total.games_ended,
         legal_calls: total.legal_calls,
+        spectators,
         first_errors: total.first_errors,
     }
+}
+
+/// Opens the point's `--spectators` on its games, once they are made: answers their tasks and the
+/// server's resident set size before and after they connected (a server started here only).
+async fn open_spectators(
+    ctx: &Arc<Ctx>,
+    args: &Args,
+    shared: &Arc<Shared>,
+    games: usize,
+    bar: &indicatif::ProgressBar,
+) -> (Vec<tokio::task::JoinHandle<Watching>>, Option<(u64, u64)>) {
+    let n = args.spectators;
+    if n == 0 {
+        return (Vec::new(), None);
+    }
+    bar.set_length(n as u64);
+    bar.set_position(0);
+    bar.set_message(format!("{games} games: {n} spectators connecting"));
+    let before = ctx.server_pid.and_then(rss_bytes);
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let (ctx, shared) = (Arc::clone(ctx), Arc::clone(shared));
+            tokio::spawn(spectator(ctx, shared, i, games))
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let connected = shared.watched.connected.load(Ordering::Relaxed);
+        bar.set_position(connected as u64);
+        if connected >= n || Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = ctx.server_pid.and_then(rss_bytes);
+    (tasks, before.zip(after))
 }
 
 /// A game created for the load.

@@ -86,8 +86,33 @@ pub struct Point {
     pub(super) server_cores: Option<f64>,
     /// Cores the load generator kept busy on average while measured.
     pub(super) client_cores: Option<f64>,
+    /// The spectators watching the point's games (`--spectators`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) spectators: Option<Spectators>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(super) first_errors: Vec<String>,
+}
+
+/// What the spectators of a point saw: the server's memory per watching socket, and how long an action
+/// took from its submission to a spectator's screen.
+#[derive(Debug, Serialize)]
+pub struct Spectators {
+    pub(super) sockets: usize,
+    /// How many connected before the warm-up (within two minutes).
+    pub(super) connected: usize,
+    pub(super) rss_before: Option<u64>,
+    pub(super) rss_after: Option<u64>,
+    /// The server's resident set size grown by the spectators' sockets, per socket (a server started
+    /// here only).
+    pub(super) bytes_per_socket: Option<f64>,
+    /// Action messages the spectators read while measured.
+    pub(super) pushes: u64,
+    /// Of those, the ones timed (the game's latest submission when read).
+    pub(super) timed: u64,
+    pub(super) p50_ms: f64,
+    pub(super) p99_ms: f64,
+    pub(super) max_ms: f64,
+    pub(super) errors: u64,
 }
 
 /// The memory figure.
@@ -178,6 +203,31 @@ impl Report {
                 p.games_ended,
                 cpu(p.server_cpu_us_per_ack, p.server_cores),
                 cpu(p.client_cpu_us_per_ack, p.client_cores)
+            );
+        }
+        for p in &self.points {
+            let Some(w) = &p.spectators else { continue };
+            let memory = match (w.rss_before, w.rss_after, w.bytes_per_socket) {
+                (Some(before), Some(after), Some(per)) => {
+                    format!("server RSS {before} -> {after} bytes, {per:.0} bytes per socket")
+                }
+                _ => "memory not measured".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "spectators at {} games {}: {} of {} connected, {memory}; {} actions pushed to them while \
+                 measured ({} timed): submission to spectator p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; \
+                 {} errors",
+                p.games,
+                p.transport.name(),
+                w.connected,
+                w.sockets,
+                w.pushes,
+                w.timed,
+                w.p50_ms,
+                w.p99_ms,
+                w.max_ms,
+                w.errors
             );
         }
         let mut errors: BTreeMap<&str, usize> = BTreeMap::new();

@@ -57,6 +57,11 @@ impl Server {
                 "1000000000",
                 "--max-connections",
                 "100000",
+                // Every spectator's WebSocket opens as a read from this one address.
+                "--reads-per-second",
+                "1000000000",
+                "--read-burst",
+                "1000000000",
                 "--max-games",
                 "10000000",
                 // Every game of the load (and every idle game of the memory figure) comes from this one

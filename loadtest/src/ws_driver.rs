@@ -91,14 +91,16 @@ pub(super) async fn next_message(socket: &mut Socket) -> Result<Option<Incoming>
     }
 }
 
-/// The answer to a request (`legal`, `acted`, `error`, `view`), taking in the pushes before it.
+/// The answer to a request (`legal` or `act`: `legal`, `acted` or `error`), taking in the pushes before it.
 pub(super) async fn reply(socket: &mut Socket, view: &mut SeatView) -> Result<Incoming, String> {
     loop {
         let Some(mut message) = next_message(socket).await? else {
             return Err("the server closed the WebSocket".into());
         };
         match message.kind.as_str() {
-            "action" | "hello" => {
+            // A view is never the answer awaited here: it answers an earlier `view` request (sent when
+            // no push came for a while), arriving late on a loaded server.
+            "action" | "hello" | "view" => {
                 view.update(&mut message);
             }
             "stopped" | "lagged" => {
@@ -184,6 +186,7 @@ pub(super) async fn ws_seat(
                 action.get()
             );
             let started = Instant::now();
+            shared.sending(game.id, seq + 1, started);
             if let Err(e) = socket.send(Message::text(text)).await {
                 stats.error(shared, || format!("WebSocket send: {e}"));
                 break false;
