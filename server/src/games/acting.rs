@@ -99,25 +99,27 @@ impl Games {
     }
 
     /// What `audience` sees of game `slot` now: `{"type":"view","seq","seat","view":{table,resources}}`,
-    /// and `"clock"` when the game has one.
+    /// and `"clock"` when the game has one, as text (no JSON tree in between: every watcher that
+    /// connects asks for one).
     ///
     /// # Errors
     /// [`GameError::Stopped`] and the plugin's failures.
-    pub async fn view(&self, slot: &Arc<Slot>, audience: Audience) -> Result<Value, GameError> {
-        let (mut view, _guard) = self
+    pub async fn view(&self, slot: &Arc<Slot>, audience: Audience) -> Result<View, GameError> {
+        let clock = slot.clock_json();
+        let (view, _guard) = self
             .call(slot, move |live| {
                 let game = live
                     .game
                     .as_deref()
                     .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                let view = view_message(game, live.seq, audience);
+                let text = view_message(game, live.seq, audience, clock.as_ref());
                 plugin_failed(game).map_err(CallError::Stop)?;
-                Ok(view)
+                Ok(View {
+                    seq: live.seq,
+                    text,
+                })
             })
             .await?;
-        if let Some(clock) = slot.clock_json() {
-            view["clock"] = clock;
-        }
         Ok(view)
     }
 

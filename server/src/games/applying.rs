@@ -215,13 +215,34 @@ pub(super) fn action_message_of(
     (plain, with_view)
 }
 
-/// What `audience` sees of the game now.
-pub(super) fn view_message(game: &dyn DynGame, seq: u64, audience: Audience) -> Value {
-    json!({
-        "type": "view",
-        "seq": seq,
-        "seat": audience,
-        "view": {"table": game.table(audience), "resources": game.resources(audience)},
+/// A `view` message, serialized straight to text.
+#[derive(serde::Serialize)]
+struct ViewMessage<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    seq: u64,
+    seat: Audience,
+    view: ViewOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clock: Option<&'a Value>,
+}
+
+/// What `audience` sees of the game now, with the game's `clock` when it has one.
+pub(super) fn view_message(
+    game: &dyn DynGame,
+    seq: u64,
+    audience: Audience,
+    clock: Option<&Value>,
+) -> String {
+    to_text(&ViewMessage {
+        kind: "view",
+        seq,
+        seat: audience,
+        view: ViewOut {
+            table: &game.table(audience),
+            resources: &game.resources(audience),
+        },
+        clock,
     })
 }
 
@@ -230,6 +251,15 @@ pub(super) fn plugin_failed(game: &dyn DynGame) -> Result<(), String> {
         Some(message) => Err(message),
         None => Ok(()),
     }
+}
+
+/// What an audience sees of a game at one sequence number: the `view` message's text.
+#[derive(Debug, Clone)]
+pub struct View {
+    /// The sequence number of the last action it shows.
+    pub seq: u64,
+    /// `{"type":"view","seq","seat","view":{"table","resources"}}`, and `"clock"` when the game has one.
+    pub text: String,
 }
 
 /// A seat's legal actions at one sequence number.

@@ -49,8 +49,8 @@ mod recovery;
 mod sweeping;
 mod undo;
 
-pub use applying::Legal;
 use applying::*;
+pub use applying::{Legal, View};
 pub use bots::Left;
 use bots::*;
 use clocks::*;

@@ -173,10 +173,11 @@ pub(super) async fn view(
     State(app): State<App>,
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let slot = app.games.find(id).await?;
     let audience = audience(&app, &slot, bearer(&headers)?).await?;
-    Ok(Json(app.games.view(&slot, audience).await?))
+    let view = app.games.view(&slot, audience).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], view.text).into_response())
 }
 
 /// The legal actions of the caller's seat now: `{"seq", "actions": [...]}`.

@@ -264,7 +264,7 @@ pub(super) async fn run_session(
             return Ok(Some(close(1011, "game unavailable")));
         }
     };
-    let mut seen = view["seq"].as_u64().unwrap_or(0);
+    let mut seen = view.seq;
     let hello = json!({
         "type": "hello",
         "game": slot.id().0,
@@ -296,7 +296,7 @@ pub(super) async fn run_session(
             }
         }
     }
-    send(sink, &view.to_string()).await?;
+    send(sink, &view.text).await?;
 
     let period = app.games.limits().ws_ping;
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
@@ -388,7 +388,7 @@ pub(super) async fn client_message(
     };
     match message {
         ClientRequest::View => match app.games.view(slot, audience).await {
-            Ok(view) => view.to_string(),
+            Ok(view) => view.text,
             Err(error) => ws_error(&ApiError::from(error), None),
         },
         ClientRequest::Legal => {
