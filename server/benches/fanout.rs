@@ -170,7 +170,7 @@ fn notice_latency(admin: &str) {
         .listen({
             let heard = Arc::clone(&heard);
             move |notice| {
-                if let Notice::Action { game, seq } = notice {
+                if let Notice::Action { game, seq, .. } = notice {
                     heard.lock().unwrap().push((game.0, seq, Instant::now()));
                 }
             }

@@ -11,8 +11,10 @@
 //! # News
 //! A fenced append runs `pg_notify` in its transaction: PostgreSQL delivers `a:<game>:<seq>` on
 //! [`ACTIONS_CHANNEL`] to every listening node when, and only when, the append commits, in commit
-//! order. A node whose listening connection was cut has missed some: it is told to catch up from the
-//! store ([`Notice::Resync`]).
+//! order. Where it fits, the notice carries the action itself (its seat, hash, time, key and JSON:
+//! [`action_notice`]), so that a node following the game applies it without reading the store. A node
+//! whose listening connection was cut has missed some: it is told to catch up from the store
+//! ([`Notice::Resync`]).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -21,8 +23,10 @@ use std::time::Duration;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 
+use serde_json::value::RawValue;
+
 use crate::postgres::{ACTIONS_CHANNEL, NodeConfig};
-use crate::store::{GameId, StoreError};
+use crate::store::{Action, GameId, StateHash, StoreError};
 
 /// A lease as read from the database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +42,7 @@ pub struct Lease {
 }
 
 /// What the listening connection hears.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Notice {
     /// Action `seq` of `game` was committed.
     Action {
@@ -46,6 +50,8 @@ pub enum Notice {
         game: GameId,
         /// The action's sequence number.
         seq: u64,
+        /// The action itself, when it fitted in the notice.
+        carried: Option<Box<Action>>,
     },
     /// A game was created, or one of its seats claimed: its record or seats changed.
     Game(GameId),
@@ -322,13 +328,88 @@ impl Cluster {
     }
 }
 
+/// The longest notice that carries its action: longer ones name it only, and the nodes following the
+/// game read it from the store. A commit's notices share payloads of at most 8,000 bytes.
+const CARRIED_NOTICE_BYTES: usize = 2_000;
+
+/// The notice of action `action` of `game`, appended: `a:<game>:<seq>:<seat>:<hash>:<at>:<key>:<json>`
+/// (`<key>` empty for none, else `k` and the key), with `%`, spaces (which separate notices) and, in
+/// the key, `:` written `%XX`; or `a:<game>:<seq>` alone when that would be longer than
+/// [`CARRIED_NOTICE_BYTES`].
+pub(crate) fn action_notice(game: GameId, action: &Action) -> String {
+    let key = action
+        .key
+        .as_deref()
+        .map_or(String::new(), |key| format!("k{}", escape(key, true)));
+    let carried = format!(
+        "a:{}:{}:{}:{}:{}:{key}:{}",
+        game.0,
+        action.seq,
+        action.seat,
+        action.hash.0,
+        action.at_unix_ms,
+        escape(action.action.get(), false)
+    );
+    if carried.len() <= CARRIED_NOTICE_BYTES {
+        carried
+    } else {
+        format!("a:{}:{}", game.0, action.seq)
+    }
+}
+
+fn escape(text: &str, colons: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            ' ' => out.push_str("%20"),
+            ':' if colons => out.push_str("%3A"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn unescape(text: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut bytes = text.bytes();
+    while let Some(b) = bytes.next() {
+        if b == b'%' {
+            let hex = [bytes.next()?, bytes.next()?];
+            out.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
+        } else {
+            out.push(b);
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 fn parse_notice(payload: &str) -> Option<Notice> {
-    let mut parts = payload.split(':');
+    let mut parts = payload.splitn(8, ':');
     let notice = match (parts.next()?, parts.next()?, parts.next()) {
-        ("a", game, Some(seq)) => Notice::Action {
-            game: GameId(game.parse().ok()?),
-            seq: seq.parse().ok()?,
-        },
+        ("a", game, Some(seq)) => {
+            let (game, seq) = (GameId(game.parse().ok()?), seq.parse().ok()?);
+            let carried = match parts.next() {
+                None => None,
+                Some(seat) => {
+                    let (hash, at, key, json) =
+                        (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+                    let key = match key {
+                        "" => None,
+                        key => Some(unescape(key.strip_prefix('k')?)?),
+                    };
+                    Some(Box::new(Action {
+                        seq,
+                        seat: seat.parse().ok()?,
+                        action: RawValue::from_string(unescape(json)?).ok()?,
+                        hash: StateHash(hash.parse().ok()?),
+                        key,
+                        at_unix_ms: at.parse().ok()?,
+                    }))
+                }
+            };
+            Notice::Action { game, seq, carried }
+        }
         ("g", game, None) => Notice::Game(GameId(game.parse().ok()?)),
         _ => return None,
     };
@@ -339,18 +420,79 @@ fn parse_notice(payload: &str) -> Option<Notice> {
 mod tests {
     use super::*;
 
+    fn action(json: &str, key: Option<&str>) -> Action {
+        Action {
+            seq: 7,
+            seat: 1,
+            action: RawValue::from_string(json.to_owned()).unwrap(),
+            hash: StateHash(u64::MAX - 3),
+            key: key.map(str::to_owned),
+            at_unix_ms: 1_700_000_000_123,
+        }
+    }
+
     #[test]
     fn notices_read_as_written() {
         assert_eq!(
             parse_notice("a:12:7"),
             Some(Notice::Action {
                 game: GameId(12),
-                seq: 7
+                seq: 7,
+                carried: None
             })
         );
         assert_eq!(parse_notice("g:12"), Some(Notice::Game(GameId(12))));
-        for bad in ["", "a:12", "g:x", "a:1:2:3", "z:1", "g:1:2"] {
+        for bad in [
+            "",
+            "a:12",
+            "g:x",
+            "a:1:2:3",
+            "z:1",
+            "g:1:2",
+            "a:1:2:3:4:5",
+            "a:1:2:0:1:2:x:{}",
+            "a:1:2:0:1:2::%zz",
+            "a:1:2:0:1:2::not json",
+        ] {
             assert_eq!(parse_notice(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_carried_action_reads_back_exactly_whatever_its_json_and_key_hold() {
+        for (json, key) in [
+            (r#"{"Pass":null}"#, None),
+            (
+                r#"{ "say" : "a b:c %20 100%" }"#,
+                Some("key with spaces: and % signs"),
+            ),
+            ("[1,\n 2]", Some("k")),
+            (r#""é ü""#, Some("")),
+        ] {
+            let sent = action(json, key);
+            let notice = action_notice(GameId(12), &sent);
+            assert!(!notice.contains(' '), "a space separates notices: {notice}");
+            let Some(Notice::Action {
+                game,
+                seq,
+                carried: Some(got),
+            }) = parse_notice(&notice)
+            else {
+                panic!("{notice} does not read back");
+            };
+            assert_eq!((game, seq), (GameId(12), 7));
+            assert_eq!(got.action.get(), sent.action.get());
+            assert_eq!(
+                (got.seat, got.hash, got.key, got.at_unix_ms),
+                (sent.seat, sent.hash, sent.key, sent.at_unix_ms)
+            );
+        }
+    }
+
+    #[test]
+    fn an_action_too_long_for_a_notice_is_only_named() {
+        let long = format!("[{}1]", "1,".repeat(CARRIED_NOTICE_BYTES));
+        let notice = action_notice(GameId(3), &action(&long, None));
+        assert_eq!(notice, "a:3:7");
     }
 }

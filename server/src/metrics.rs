@@ -43,6 +43,11 @@ pub struct Metrics {
     pub fenced: Counter,
     /// With several nodes: games whose lease this node lost (taken over, or not renewed in time).
     pub leases_lost: Counter,
+    /// With several nodes: actions of games another node owns, applied here from the notice that
+    /// announced them (no store read).
+    pub followed_from_notices: Counter,
+    /// With several nodes: actions of games another node owns, read from the store to apply them here.
+    pub followed_from_store: Counter,
     /// Actions replayed to answer history reads (events, a WebSocket's `since`, an old keyed retry):
     /// at most a snapshot interval plus the actions returned per read, whatever a log's length.
     pub history_replayed: Counter,
@@ -74,6 +79,8 @@ impl Default for Metrics {
         let games = Gauge::default();
         let games_stopped = Counter::default();
         let forwarded = Counter::default();
+        let followed_from_notices = Counter::default();
+        let followed_from_store = Counter::default();
         let takeovers = Counter::default();
         let fenced = Counter::default();
         let leases_lost = Counter::default();
@@ -132,6 +139,16 @@ impl Default for Metrics {
             forwarded.clone(),
         );
         registry.register(
+            "followed_from_notices",
+            "Actions of other nodes' games applied from the notice that announced them",
+            followed_from_notices.clone(),
+        );
+        registry.register(
+            "followed_from_store",
+            "Actions of other nodes' games read from the store to apply them",
+            followed_from_store.clone(),
+        );
+        registry.register(
             "takeovers",
             "Games taken over from another node after its lease expired",
             takeovers.clone(),
@@ -176,6 +193,8 @@ impl Default for Metrics {
             games,
             games_stopped,
             forwarded,
+            followed_from_notices,
+            followed_from_store,
             takeovers,
             fenced,
             leases_lost,

@@ -72,6 +72,41 @@ pub(super) fn relayed(
     }
 }
 
+/// Actions kept per game from notices, waiting to be applied: past this, the follower reads the store.
+const CARRIED_KEPT: usize = 256;
+
+impl Slot {
+    /// Keeps an action a notice carried, to apply it without reading the store.
+    fn carry(&self, action: Action) {
+        if action.seq <= self.seq() {
+            return;
+        }
+        let mut carried = self.carried.lock().unwrap_or_else(PoisonError::into_inner);
+        if carried.len() >= CARRIED_KEPT {
+            // Far behind: the store serves the catch-up, from wherever this copy is.
+            carried.clear();
+        }
+        carried.insert(action.seq, action);
+    }
+
+    /// The carried actions that continue a copy at `seq` (`seq + 1`, `seq + 2`, ... without a gap), taken
+    /// out; `None` when the next one was not carried. Older ones are forgotten.
+    fn carried_after(&self, seq: u64) -> Option<Vec<Action>> {
+        let mut carried = self.carried.lock().unwrap_or_else(PoisonError::into_inner);
+        while carried.first_key_value().is_some_and(|(&s, _)| s <= seq) {
+            carried.pop_first();
+        }
+        let mut run = Vec::new();
+        while let Some(entry) = carried.first_entry() {
+            if *entry.key() != seq + 1 + run.len() as u64 {
+                break;
+            }
+            run.push(entry.remove());
+        }
+        (!run.is_empty()).then_some(run)
+    }
+}
+
 /// The cluster side of the hosted games: who owns each, following the others' logs, passing actions on.
 impl Games {
     pub(super) fn node_id(&self) -> &str {
@@ -374,11 +409,22 @@ impl Games {
     /// Every caller runs on a task of its own (an action's, a follow task, a sweep), so a client going
     /// away cannot cut it between applying actions and showing them.
     pub async fn catch_up(&self, slot: &Arc<Slot>) -> Result<(), GameError> {
+        self.catch_up_from(slot, false).await
+    }
+
+    /// [`catch_up`](Self::catch_up), applying first the actions notices carried that continue this copy;
+    /// with `carried_suffice`, those alone when there are any (a follow task, which comes back while
+    /// the game's `heard` is ahead), else the store's actions after them too.
+    async fn catch_up_from(
+        &self,
+        slot: &Arc<Slot>,
+        carried_suffice: bool,
+    ) -> Result<(), GameError> {
         let store = Arc::clone(&self.store);
         let task_slot = Arc::clone(slot);
         type Shown = Vec<(u64, Vec<(Audience, Arc<str>)>)>;
-        let ((shown, finished), guard) = self
-            .call(slot, move |live| -> Result<(Shown, bool), CallError> {
+        let ((shown, finished, carried), guard) = self
+            .call(slot, move |live| -> Result<(Shown, bool, usize), CallError> {
                 let slot = task_slot;
                 let Some(ruleset) = slot.ruleset.clone() else {
                     return Err(CallError::Stop(
@@ -386,9 +432,17 @@ impl Games {
                     ));
                 };
                 let description = ruleset.description();
-                let actions = store
-                    .actions_after(slot.id, live.seq)
-                    .map_err(|e| CallError::Refused(unreadable(slot.id, &e)))?;
+                // What the notices carried that continues this copy, then (or instead) the store.
+                let mut actions = slot.carried_after(live.seq).unwrap_or_default();
+                let carried = actions.len();
+                if actions.is_empty() || !carried_suffice {
+                    let after = actions.last().map_or(live.seq, |a| a.seq);
+                    actions.extend(
+                        store
+                            .actions_after(slot.id, after)
+                            .map_err(|e| CallError::Refused(unreadable(slot.id, &e)))?,
+                    );
+                }
                 let game = live
                     .game
                     .as_deref_mut()
@@ -428,9 +482,15 @@ impl Games {
                 }
                 let finished = matches!(game.outcome(), Outcome::Finished { .. });
                 plugin_failed(game).map_err(CallError::Stop)?;
-                Ok((shown, finished))
+                Ok((shown, finished, carried))
             })
             .await?;
+        if self.node.is_some() {
+            self.metrics.followed_from_notices.inc_by(carried as u64);
+            self.metrics
+                .followed_from_store
+                .inc_by((shown.len() - carried.min(shown.len())) as u64);
+        }
         slot.seq.store(guard.seq, Ordering::Release);
         for (seq, pushes) in shown {
             slot.publish(seq, pushes);
@@ -443,9 +503,9 @@ impl Games {
         Ok(())
     }
 
-    /// Another node announced action `seq` of game `id`: a task brings this node's copy up to it, one
-    /// task per game at a time however many announcements arrive.
-    pub(super) fn heard(self: &Arc<Self>, id: GameId, seq: u64) {
+    /// Another node announced action `seq` of game `id` (`carried` when the notice held it): a task
+    /// brings this node's copy up to it, one task per game at a time however many announcements arrive.
+    pub(super) fn heard(self: &Arc<Self>, id: GameId, seq: u64, carried: Option<Box<Action>>) {
         let slot = match self.slot(id.0) {
             Ok(slot) => slot,
             Err(_) => {
@@ -454,7 +514,8 @@ impl Games {
                 let games = Arc::clone(self);
                 tokio::spawn(async move {
                     match games.host_from_store(id).await {
-                        Ok(_) => games.heard(id, seq),
+                        // Hosted from the store, which holds the carried action too.
+                        Ok(_) => games.heard(id, seq, None),
                         Err(error) => {
                             tracing::warn!(target: "coffer_server::games", game = %id, "cannot follow the game: {error}")
                         }
@@ -466,6 +527,9 @@ impl Games {
         if self.owns(&slot) || slot.stopped().is_some() {
             return;
         }
+        if let Some(action) = carried {
+            slot.carry(*action);
+        }
         slot.heard.fetch_max(seq, Ordering::AcqRel);
         if slot.following.swap(true, Ordering::AcqRel) {
             return;
@@ -475,7 +539,7 @@ impl Games {
             let mut failures = 0;
             loop {
                 if slot.seq() < slot.heard.load(Ordering::Acquire) && !games.owns(&slot) {
-                    match games.catch_up(&slot).await {
+                    match games.catch_up_from(&slot, true).await {
                         Ok(()) => failures = 0,
                         // A stopped game is followed no more.
                         Err(GameError::Stopped(_)) => failures = 20,
@@ -504,7 +568,7 @@ impl Games {
     /// Acts on what the store's channel said.
     pub fn on_notice(self: &Arc<Self>, notice: Notice) {
         match notice {
-            Notice::Action { game, seq } => self.heard(game, seq),
+            Notice::Action { game, seq, carried } => self.heard(game, seq, carried),
             Notice::Game(id) => {
                 let games = Arc::clone(self);
                 tokio::spawn(async move {

@@ -182,6 +182,9 @@ pub struct Slot {
     heard: AtomicU64,
     /// Whether a task is bringing this game up to `heard`.
     following: AtomicBool,
+    /// Actions another node's notices carried, past `seq`, waiting to be applied here without reading
+    /// the store (see [`Slot::carried_after`]).
+    carried: Mutex<BTreeMap<u64, Action>>,
     /// The client address that created the game, while it counts against that client's games.
     creator: Mutex<Option<IpAddr>>,
     /// When the game finished, as this server saw it: it leaves memory [`Limits::finished_linger`]
@@ -241,6 +244,7 @@ impl From<Hosting> for Slot {
             role: Mutex::new(h.role),
             heard: AtomicU64::new(h.seq),
             following: AtomicBool::new(false),
+            carried: Mutex::new(BTreeMap::new()),
             creator: Mutex::new(h.creator),
             finished_at: if h.finished {
                 OnceLock::from(Instant::now())

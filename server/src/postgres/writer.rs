@@ -184,7 +184,9 @@ fn apply(
             }
             let appended = append(tx, group.prepared, *game, action)?;
             if appended.is_ok() {
-                group.notices.push(format!("a:{}:{}", game.0, action.seq));
+                group
+                    .notices
+                    .push(crate::cluster::action_notice(*game, action));
             }
             Ok(appended)
         }
