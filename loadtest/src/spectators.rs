@@ -97,19 +97,16 @@ pub(super) async fn spectator(
             "{}/api/games/{game}/ws",
             ctx.ws_bases[node % ctx.ws_bases.len()]
         );
-        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-            .read_buffer_size(READ_BUFFER);
-        let mut socket =
-            match tokio_tungstenite::connect_async_with_config(url, Some(config), true).await {
-                Ok((socket, _)) => socket,
-                Err(e) => {
-                    watching
-                        .stats
-                        .error(&shared, || format!("spectator's WebSocket connect: {e}"));
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            };
+        let mut socket = match connect(url).await {
+            Ok(socket) => socket,
+            Err(e) => {
+                watching
+                    .stats
+                    .error(&shared, || format!("spectator's WebSocket connect: {e}"));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
         if !counted {
             counted = true;
             shared.watched.connected.fetch_add(1, Ordering::Relaxed);

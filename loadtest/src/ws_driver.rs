@@ -74,6 +74,16 @@ impl SeatView {
     }
 }
 
+/// Opens the WebSocket at `url` with a small read buffer, as the server's: tungstenite zero-fills a read
+/// buffer's free space before every read.
+pub(super) async fn connect(url: String) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
+    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER);
+    tokio_tungstenite::connect_async_with_config(url, Some(config), true)
+        .await
+        .map(|(socket, _)| socket)
+}
+
 /// The next message of the socket, parsed; `None` when it closed.
 pub(super) async fn next_message(socket: &mut Socket) -> Result<Option<Incoming>, String> {
     loop {
@@ -132,17 +142,13 @@ pub(super) async fn ws_seat(
         game.id,
         game.tokens[seat]
     );
-    // A small read buffer, as the server's: each read zero-fills the buffer's free space first.
-    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-        .read_buffer_size(READ_BUFFER);
-    let mut socket =
-        match tokio_tungstenite::connect_async_with_config(url, Some(config), true).await {
-            Ok((socket, _)) => socket,
-            Err(e) => {
-                stats.error(shared, || format!("WebSocket connect: {e}"));
-                return (stats, false);
-            }
-        };
+    let mut socket = match connect(url).await {
+        Ok(socket) => socket,
+        Err(e) => {
+            stats.error(shared, || format!("WebSocket connect: {e}"));
+            return (stats, false);
+        }
+    };
     let mut stop = shared.stop.clone();
     let mut view = SeatView::default();
     let me = seat as u16;

@@ -17,7 +17,7 @@
 #[allow(dead_code)]
 mod support;
 
-mod notices;
+mod following;
 mod pg;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -908,88 +908,6 @@ async fn metric_sum(client: &Client, servers: &[Server], name: &str) -> u64 {
         sum += metric(client, server, name).await;
     }
     sum
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() {
-    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
-        return;
-    };
-    let (url, servers, _, client) = scenario.parts();
-    let created: Value = client
-        .post(format!("{}/api/games", servers[0].base))
-        .json(&json!({"ruleset": "charges", "players": 2, "seed": 9}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let game = created["game"].as_u64().unwrap();
-    let token = created["tokens"][0].as_str().unwrap().to_owned();
-    // Seat 0 on node 1, which did not create the game and does not own it.
-    let ws = servers[1].ws(&format!("/api/games/{game}/ws?token={token}"));
-    let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
-    for expected in ["hello", "view"] {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .expect("a message within 10 s")
-            .expect("the socket is open")
-            .unwrap();
-        let Message::Text(text) = message else {
-            panic!("a text message");
-        };
-        let message: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(message["type"], expected, "{message}");
-    }
-    let act = json!({"type": "act", "action": {"type": "plan", "ship": 0, "maneuver": "blue"},
-        "expected_seq": 0, "key": "over-the-socket"});
-    socket
-        .send(Message::Text(act.to_string().into()))
-        .await
-        .unwrap();
-    let mut acted = None;
-    let mut pushed = None;
-    while acted.is_none() || pushed.is_none() {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .expect("an answer within 10 s")
-            .unwrap()
-            .unwrap();
-        let Message::Text(text) = message else {
-            continue;
-        };
-        let message: Value = serde_json::from_str(&text).unwrap();
-        match message["type"].as_str() {
-            Some("acted") => acted = Some(message),
-            Some("action") => pushed = Some(message),
-            other => panic!("unexpected {other:?}: {message}"),
-        }
-    }
-    let acted = acted.unwrap();
-    assert_eq!(acted["seq"], 1, "{acted}");
-    assert_eq!(acted["key"], "over-the-socket");
-    assert_eq!(acted["first"], true);
-    // The seat's own feed on node 1 shows its action, as the owner committed it.
-    let pushed = pushed.unwrap();
-    assert_eq!(pushed["seq"], 1);
-    assert_eq!(pushed["actor"], 0);
-    assert_eq!(metric(client, &servers[1], "forwarded").await, 1);
-    assert_eq!(
-        metric(client, &servers[0], "actions").await,
-        1,
-        "the owner applied it"
-    );
-    let stored = tokio::task::block_in_place(|| {
-        PgStore::open(url)
-            .unwrap()
-            .actions_after(GameId(game), 0)
-            .unwrap()
-    });
-    assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].key.as_deref(), Some("over-the-socket"));
-    drop(socket);
-    stop_all(servers);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

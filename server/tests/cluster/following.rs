@@ -1,0 +1,167 @@
+//! A node that does not own a game: a seat acts through it (passed on to the owner), and it follows
+//! the game from the notices that announce its actions, without re-reading the store (server2).
+
+use super::*;
+
+/// Actions played in the followed game.
+const PLAYED: u64 = 12;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_applies_each_action_from_its_notice_without_reading_the_store() {
+    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
+        return;
+    };
+    let (_, servers, _, client) = scenario.parts();
+    let (game, tokens) = game_and_tokens(&create_charges(client, &servers[0], 5).await);
+    // A spectator on node 1 follows the game from its start.
+    let ws = servers[1].ws(&format!("/api/games/{game}/ws"));
+    let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
+    let mut seen = 0;
+    // Played on the owner, one commit after another: each announced by its own notice.
+    let (base, mut played) = (servers[0].base.clone(), 0);
+    while played < PLAYED {
+        let mut acted = false;
+        for token in &tokens {
+            let legal: Value = client
+                .get(format!("{base}/api/games/{game}/legal"))
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
+                continue;
+            };
+            let answer = client
+                .post(format!("{base}/api/games/{game}/actions"))
+                .bearer_auth(token)
+                .json(&json!({"action": action, "expected_seq": legal["seq"]}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(
+                answer.status(),
+                StatusCode::OK,
+                "{}",
+                answer.text().await.unwrap()
+            );
+            played += 1;
+            acted = true;
+            break;
+        }
+        assert!(acted, "someone may act in an unfinished game");
+    }
+    // The spectator on node 1 sees every action.
+    while seen < PLAYED {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("node 1 shows each action within 10 s")
+            .unwrap()
+            .unwrap();
+        let Message::Text(text) = message else {
+            continue;
+        };
+        let message: Value = serde_json::from_str(&text).unwrap();
+        if message["type"] == "action" {
+            seen = message["seq"].as_u64().unwrap();
+        }
+    }
+    let from_notices = metric(client, &servers[1], "followed_from_notices").await;
+    let from_store = metric(client, &servers[1], "followed_from_store").await;
+    assert_eq!(
+        (from_notices, from_store),
+        (PLAYED, 0),
+        "node 1 applied every action from its notice"
+    );
+    drop(socket);
+    stop_all(servers);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() {
+    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
+        return;
+    };
+    let (url, servers, _, client) = scenario.parts();
+    let created = create_charges(client, &servers[0], 9).await;
+    let game = created["game"].as_u64().unwrap();
+    let token = created["tokens"][0].as_str().unwrap().to_owned();
+    // Seat 0 on node 1, which did not create the game and does not own it.
+    let ws = servers[1].ws(&format!("/api/games/{game}/ws?token={token}"));
+    let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
+    for expected in ["hello", "view"] {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("the socket is open")
+            .unwrap();
+        let Message::Text(text) = message else {
+            panic!("a text message");
+        };
+        let message: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(message["type"], expected, "{message}");
+    }
+    let act = json!({"type": "act", "action": {"type": "plan", "ship": 0, "maneuver": "blue"},
+        "expected_seq": 0, "key": "over-the-socket"});
+    socket
+        .send(Message::Text(act.to_string().into()))
+        .await
+        .unwrap();
+    let mut acted = None;
+    let mut pushed = None;
+    while acted.is_none() || pushed.is_none() {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("an answer within 10 s")
+            .unwrap()
+            .unwrap();
+        let Message::Text(text) = message else {
+            continue;
+        };
+        let message: Value = serde_json::from_str(&text).unwrap();
+        match message["type"].as_str() {
+            Some("acted") => acted = Some(message),
+            Some("action") => pushed = Some(message),
+            other => panic!("unexpected {other:?}: {message}"),
+        }
+    }
+    let acted = acted.unwrap();
+    assert_eq!(acted["seq"], 1, "{acted}");
+    assert_eq!(acted["key"], "over-the-socket");
+    assert_eq!(acted["first"], true);
+    // The seat's own feed on node 1 shows its action, as the owner committed it.
+    let pushed = pushed.unwrap();
+    assert_eq!(pushed["seq"], 1);
+    assert_eq!(pushed["actor"], 0);
+    assert_eq!(metric(client, &servers[1], "forwarded").await, 1);
+    assert_eq!(
+        metric(client, &servers[0], "actions").await,
+        1,
+        "the owner applied it"
+    );
+    let stored = tokio::task::block_in_place(|| {
+        PgStore::open(url)
+            .unwrap()
+            .actions_after(GameId(game), 0)
+            .unwrap()
+    });
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].key.as_deref(), Some("over-the-socket"));
+    drop(socket);
+    stop_all(servers);
+}
+
+/// Creates a two-player game of charges on `server`; answers the creation.
+async fn create_charges(client: &Client, server: &Server, seed: u64) -> Value {
+    client
+        .post(format!("{}/api/games", server.base))
+        .json(&json!({"ruleset": "charges", "players": 2, "seed": seed}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
