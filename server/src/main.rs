@@ -184,6 +184,7 @@ fn main() -> ExitCode {
 /// and TRACE, and a log must never hold a seat's hidden state (docs/SECURITY.md, "Logs").
 fn init_logs() {
     use tracing_subscriber::Layer as _;
+    use tracing_subscriber::filter::FilterExt as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     let asked = tracing_subscriber::EnvFilter::try_from_env("COFFER_LOG")
@@ -191,11 +192,13 @@ fn init_logs() {
     let capped = tracing_subscriber::filter::filter_fn(|meta| {
         *meta.level() <= tracing::Level::INFO || is_coffers(meta.target())
     });
+    // One filter, both conditions: `asked`'s level then bounds what `tracing::enabled!` answers (a
+    // layer filtered twice answered yes to TRACE under `COFFER_LOG=warn`, and the server parsed every
+    // WebSocket message it sent for a log line nobody wrote).
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_filter(asked)
-        .with_filter(capped);
+        .with_filter(asked.and(capped));
     tracing_subscriber::registry().with(stderr).init();
 }
 
