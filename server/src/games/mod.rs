@@ -185,6 +185,8 @@ pub struct Slot {
     /// Actions another node's notices carried, past `seq`, waiting to be applied here without reading
     /// the store (see [`Slot::carried_after`]).
     carried: Mutex<BTreeMap<u64, Action>>,
+    /// Woken when a follower's copy moves on (see [`Slot::wait_for`]).
+    caught_up: tokio::sync::Notify,
     /// The client address that created the game, while it counts against that client's games.
     creator: Mutex<Option<IpAddr>>,
     /// When the game finished, as this server saw it: it leaves memory [`Limits::finished_linger`]
@@ -245,6 +247,7 @@ impl From<Hosting> for Slot {
             heard: AtomicU64::new(h.seq),
             following: AtomicBool::new(false),
             carried: Mutex::new(BTreeMap::new()),
+            caught_up: tokio::sync::Notify::new(),
             creator: Mutex::new(h.creator),
             finished_at: if h.finished {
                 OnceLock::from(Instant::now())
