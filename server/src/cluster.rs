@@ -23,6 +23,7 @@ use std::time::Duration;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 use serde_json::value::RawValue;
 
 use crate::postgres::{ACTIONS_CHANNEL, NodeConfig};
@@ -332,15 +333,19 @@ impl Cluster {
 /// game read it from the store. A commit's notices share payloads of at most 8,000 bytes.
 const CARRIED_NOTICE_BYTES: usize = 2_000;
 
+/// What a notice escapes in the JSON it carries: controls, `%` and spaces (which separate notices); and
+/// everything else outside ASCII.
+const IN_JSON: &AsciiSet = &CONTROLS.add(b'%').add(b' ');
+/// What it escapes in a key: the same, and `:` (which separates fields before the JSON).
+const IN_KEY: &AsciiSet = &IN_JSON.add(b':');
+
 /// The notice of action `action` of `game`, appended: `a:<game>:<seq>:<seat>:<hash>:<at>:<key>:<json>`
-/// (`<key>` empty for none, else `k` and the key), with `%`, spaces (which separate notices) and, in
-/// the key, `:` written `%XX`; or `a:<game>:<seq>` alone when that would be longer than
-/// [`CARRIED_NOTICE_BYTES`].
+/// (`<key>` empty for none, else `k` and the key), percent-encoded ([`IN_KEY`], [`IN_JSON`]); or
+/// `a:<game>:<seq>` alone when that would be longer than [`CARRIED_NOTICE_BYTES`].
 pub(crate) fn action_notice(game: GameId, action: &Action) -> String {
-    let key = action
-        .key
-        .as_deref()
-        .map_or(String::new(), |key| format!("k{}", escape(key, true)));
+    let key = action.key.as_deref().map_or(String::new(), |key| {
+        format!("k{}", utf8_percent_encode(key, IN_KEY))
+    });
     let carried = format!(
         "a:{}:{}:{}:{}:{}:{key}:{}",
         game.0,
@@ -348,7 +353,7 @@ pub(crate) fn action_notice(game: GameId, action: &Action) -> String {
         action.seat,
         action.hash.0,
         action.at_unix_ms,
-        escape(action.action.get(), false)
+        utf8_percent_encode(action.action.get(), IN_JSON)
     );
     if carried.len() <= CARRIED_NOTICE_BYTES {
         carried
@@ -357,31 +362,11 @@ pub(crate) fn action_notice(game: GameId, action: &Action) -> String {
     }
 }
 
-fn escape(text: &str, colons: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            ' ' => out.push_str("%20"),
-            ':' if colons => out.push_str("%3A"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn unescape(text: &str) -> Option<String> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut bytes = text.bytes();
-    while let Some(b) = bytes.next() {
-        if b == b'%' {
-            let hex = [bytes.next()?, bytes.next()?];
-            out.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
-        } else {
-            out.push(b);
-        }
-    }
-    String::from_utf8(out).ok()
+    percent_decode_str(text)
+        .decode_utf8()
+        .ok()
+        .map(|text| text.into_owned())
 }
 
 fn parse_notice(payload: &str) -> Option<Notice> {

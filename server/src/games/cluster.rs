@@ -510,7 +510,7 @@ impl Games {
             self.metrics.followed_from_notices.inc_by(carried as u64);
             self.metrics
                 .followed_from_store
-                .inc_by((shown.len() - carried.min(shown.len())) as u64);
+                .inc_by(shown.len().saturating_sub(carried) as u64);
         }
         slot.seq.store(guard.seq, Ordering::Release);
         slot.caught_up.notify_waiters();
