@@ -393,9 +393,9 @@ const STOPPING: u8 = 2;
 
 /// What the tasks of one point share.
 struct Shared {
-    /// Whether spectators watch the point's games (the drivers then note their games and submissions).
-    spectated: bool,
-    watched: Watched,
+    /// What the spectators watch, when the point has any (the drivers then note their games and
+    /// submissions there).
+    watched: Option<Watched>,
     phase: AtomicU8,
     stop: watch::Receiver<bool>,
     ready: AtomicUsize,
@@ -414,16 +414,23 @@ impl Shared {
 
     /// A driver created `game`.
     fn created(&self, game: &Game) {
-        if self.spectated {
-            self.watched.created(game);
+        if let Some(watched) = &self.watched {
+            watched.created(game);
         }
     }
 
     /// A driver sends the submission that would become action `seq` of `game`.
     fn sending(&self, game: u64, seq: u64, at: Instant) {
-        if self.spectated {
-            self.watched.sending(game, seq, at);
+        if let Some(watched) = &self.watched {
+            watched.sending(game, seq, at);
         }
+    }
+
+    /// How many spectators have connected.
+    fn spectators_connected(&self) -> usize {
+        self.watched
+            .as_ref()
+            .map_or(0, |w| w.connected.load(Ordering::Relaxed))
     }
 
     fn set_ready(&self) {
@@ -435,8 +442,7 @@ impl Shared {
 async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usize) -> Point {
     let (stop_tx, stop_rx) = watch::channel(false);
     let shared = Arc::new(Shared {
-        spectated: args.spectators > 0,
-        watched: Watched::default(),
+        watched: (args.spectators > 0).then(Watched::default),
         phase: AtomicU8::new(WARMING),
         stop: stop_rx,
         ready: AtomicUsize::new(0),
@@ -495,37 +501,21 @@ async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usi
     let _ = stop_tx.send(true);
     bar.finish_and_clear();
     let mut total = Stats::default();
-    for task in tasks {
-        let abort = task.abort_handle();
-        match tokio::time::timeout(Duration::from_secs(30), task).await {
-            Ok(Ok(stats)) => total.merge(stats),
-            Ok(Err(_)) => total.errors += 1,
-            Err(_) => {
-                abort.abort();
-                total.errors += 1;
-            }
-        }
+    let (drivers, failed) = joined(tasks).await;
+    total.errors += failed;
+    for stats in drivers {
+        total.merge(stats);
     }
     let spectators = if watchers.is_empty() {
         None
     } else {
-        let mut pushes = 0;
-        let mut latencies = Vec::new();
-        let mut stats = Stats::default();
-        for task in watchers {
-            let abort = task.abort_handle();
-            match tokio::time::timeout(Duration::from_secs(30), task).await {
-                Ok(Ok(watching)) => {
-                    pushes += watching.pushes;
-                    latencies.extend(watching.latencies_us);
-                    stats.merge(watching.stats);
-                }
-                Ok(Err(_)) => stats.errors += 1,
-                Err(_) => {
-                    abort.abort();
-                    stats.errors += 1;
-                }
-            }
+        let (mut pushes, mut latencies, mut stats) = (0, Vec::new(), Stats::default());
+        let (watching, failed) = joined(watchers).await;
+        stats.errors += failed;
+        for watching in watching {
+            pushes += watching.pushes;
+            latencies.extend(watching.latencies_us);
+            stats.merge(watching.stats);
         }
         latencies.sort_unstable();
         for e in std::mem::take(&mut stats.first_errors) {
@@ -536,7 +526,7 @@ async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usi
         let (rss_before, rss_after) = watcher_rss.unzip();
         Some(Spectators {
             sockets: args.spectators,
-            connected: shared.watched.connected.load(Ordering::Relaxed),
+            connected: shared.spectators_connected(),
             rss_before,
             rss_after,
             bytes_per_socket: watcher_rss
@@ -578,6 +568,24 @@ async fn run_point(ctx: &Arc<Ctx>, args: &Args, transport: Transport, games: usi
     }
 }
 
+/// What the point's tasks answered, once each has ended (given 30 s after the point stopped), and how
+/// many failed or did not end in time (those are aborted).
+async fn joined<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> (Vec<T>, u64) {
+    let (mut answers, mut failed) = (Vec::with_capacity(tasks.len()), 0);
+    for task in tasks {
+        let abort = task.abort_handle();
+        match tokio::time::timeout(Duration::from_secs(30), task).await {
+            Ok(Ok(answer)) => answers.push(answer),
+            Ok(Err(_)) => failed += 1,
+            Err(_) => {
+                abort.abort();
+                failed += 1;
+            }
+        }
+    }
+    (answers, failed)
+}
+
 /// Opens the point's `--spectators` on its games, once they are made: answers their tasks and the
 /// server's resident set size before and after they connected (a server started here only).
 async fn open_spectators(
@@ -603,7 +611,7 @@ async fn open_spectators(
         .collect();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        let connected = shared.watched.connected.load(Ordering::Relaxed);
+        let connected = shared.spectators_connected();
         bar.set_position(connected as u64);
         if connected >= n || Instant::now() > deadline {
             break;

@@ -86,10 +86,13 @@ pub(super) async fn spectator(
     games: usize,
 ) -> Watching {
     let mut watching = Watching::default();
+    let Some(watched) = &shared.watched else {
+        return watching;
+    };
     let mut stop = shared.stop.clone();
     let mut counted = false;
     while !shared.stopping() {
-        let Some((game, node)) = shared.watched.pick(i, games) else {
+        let Some((game, node)) = watched.pick(i, games) else {
             tokio::time::sleep(Duration::from_millis(20)).await;
             continue;
         };
@@ -109,7 +112,7 @@ pub(super) async fn spectator(
         };
         if !counted {
             counted = true;
-            shared.watched.connected.fetch_add(1, Ordering::Relaxed);
+            watched.connected.fetch_add(1, Ordering::Relaxed);
         }
         loop {
             let message = tokio::select! {
@@ -131,7 +134,7 @@ pub(super) async fn spectator(
                         && let Some(seq) = message.seq
                     {
                         watching.pushes += 1;
-                        if let Some(sent) = shared.watched.sent_at(game, seq) {
+                        if let Some(sent) = watched.sent_at(game, seq) {
                             let us = read.saturating_duration_since(sent).as_micros();
                             watching
                                 .latencies_us
