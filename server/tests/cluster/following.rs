@@ -12,7 +12,7 @@ async fn a_follower_applies_each_action_from_its_notice_without_reading_the_stor
         return;
     };
     let (_, servers, _, client) = scenario.parts();
-    let (game, tokens) = game_and_tokens(&create_charges(client, &servers[0], 5).await);
+    let (game, tokens) = game_and_tokens(&create_on(client, &servers[0], &charges(5)).await);
     // A spectator on node 1 follows the game from its start.
     let ws = servers[1].ws(&format!("/api/games/{game}/ws"));
     let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
@@ -22,22 +22,14 @@ async fn a_follower_applies_each_action_from_its_notice_without_reading_the_stor
     while played < PLAYED {
         let mut acted = false;
         for token in &tokens {
-            let legal: Value = client
-                .get(format!("{base}/api/games/{game}/legal"))
-                .bearer_auth(token)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            let Some(action) = legal["actions"].as_array().and_then(|a| a.first()) else {
+            let (seq, actions) = legal(client, &base, game, token).await;
+            let Some(action) = actions.first() else {
                 continue;
             };
             let answer = client
                 .post(format!("{base}/api/games/{game}/actions"))
                 .bearer_auth(token)
-                .json(&json!({"action": action, "expected_seq": legal["seq"]}))
+                .json(&json!({"action": action, "expected_seq": seq}))
                 .send()
                 .await
                 .unwrap();
@@ -55,15 +47,10 @@ async fn a_follower_applies_each_action_from_its_notice_without_reading_the_stor
     }
     // The spectator on node 1 sees every action.
     while seen < PLAYED {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .expect("node 1 shows each action within 10 s")
-            .unwrap()
-            .unwrap();
-        let Message::Text(text) = message else {
+        let Some(message) = next_json(&mut socket, "node 1 shows each action within 10 s").await
+        else {
             continue;
         };
-        let message: Value = serde_json::from_str(&text).unwrap();
         if message["type"] == "action" {
             seen = message["seq"].as_u64().unwrap();
         }
@@ -85,22 +72,16 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
         return;
     };
     let (url, servers, _, client) = scenario.parts();
-    let created = create_charges(client, &servers[0], 9).await;
+    let created = create_on(client, &servers[0], &charges(9)).await;
     let game = created["game"].as_u64().unwrap();
     let token = created["tokens"][0].as_str().unwrap().to_owned();
     // Seat 0 on node 1, which did not create the game and does not own it.
     let ws = servers[1].ws(&format!("/api/games/{game}/ws?token={token}"));
     let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
     for expected in ["hello", "view"] {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+        let message = next_json(&mut socket, "a message within 10 s")
             .await
-            .expect("a message within 10 s")
-            .expect("the socket is open")
-            .unwrap();
-        let Message::Text(text) = message else {
-            panic!("a text message");
-        };
-        let message: Value = serde_json::from_str(&text).unwrap();
+            .expect("a text message");
         assert_eq!(message["type"], expected, "{message}");
     }
     let act = json!({"type": "act", "action": {"type": "plan", "ship": 0, "maneuver": "blue"},
@@ -112,15 +93,9 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
     let mut acted = None;
     let mut pushed = None;
     while acted.is_none() || pushed.is_none() {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .expect("an answer within 10 s")
-            .unwrap()
-            .unwrap();
-        let Message::Text(text) = message else {
+        let Some(message) = next_json(&mut socket, "an answer within 10 s").await else {
             continue;
         };
-        let message: Value = serde_json::from_str(&text).unwrap();
         match message["type"].as_str() {
             Some("acted") => acted = Some(message),
             Some("action") => pushed = Some(message),
@@ -153,15 +128,21 @@ async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() 
     stop_all(servers);
 }
 
-/// Creates a two-player game of charges on `server`; answers the creation.
-async fn create_charges(client: &Client, server: &Server, seed: u64) -> Value {
-    client
-        .post(format!("{}/api/games", server.base))
-        .json(&json!({"ruleset": "charges", "players": 2, "seed": seed}))
-        .send()
+/// The next message of `socket` as JSON (`None` for a frame that is not text), within 10 s or the test
+/// fails saying `within`.
+async fn next_json(
+    socket: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    within: &str,
+) -> Option<Value> {
+    let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+        .expect(within)
+        .expect("the socket is open")
+        .unwrap();
+    let Message::Text(text) = message else {
+        return None;
+    };
+    Some(serde_json::from_str(&text).unwrap())
 }

@@ -34,7 +34,7 @@ use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use support::{Database, FAST_ARGS, Server, game_and_tokens, get_json, metrics_text};
+use support::{Database, FAST_ARGS, Server, game_and_tokens, get_json, legal, metrics_text};
 
 // Linked so that `Registry::with_static` finds them: every stored log is replayed in this process.
 use coffer_charges as _;
@@ -901,6 +901,24 @@ fn stop_all(servers: &mut [Server]) {
     }
 }
 
+/// Creates a game from `body` on `server`; answers the creation.
+async fn create_on(client: &Client, server: &Server, body: &Value) -> Value {
+    client
+        .post(format!("{}/api/games", server.base))
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// What creates a two-player game of charges with `seed`.
+fn charges(seed: u64) -> Value {
+    json!({"ruleset": "charges", "players": 2, "seed": seed})
+}
+
 /// The sum of a counter over the nodes.
 async fn metric_sum(client: &Client, servers: &[Server], name: &str) -> u64 {
     let mut sum = 0;
@@ -973,15 +991,7 @@ async fn a_clocked_game_times_out_on_its_owner_only_and_on_the_node_that_takes_i
     let (url, servers, _, client) = scenario.parts();
     let body = json!({"ruleset": "charges", "players": 2, "seed": 31, "config": {"max_rounds": 4},
                       "clock": {"per_action_ms": 300, "abandon_after": 0}});
-    let created: Value = client
-        .post(format!("{}/api/games", servers[0].base))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created = create_on(client, &servers[0], &body).await;
     let game = created["game"].as_u64().expect("created on node 0");
     let summary = |base: String| {
         let client = client.clone();

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::support::{Server, game_and_tokens, get_json};
+use crate::support::{Server, game_and_tokens, get_json, legal};
 
 /// Every wait on the server is bounded by this.
 const WAIT: Duration = Duration::from_secs(10);
@@ -106,23 +106,6 @@ async fn send(
 pub async fn seq_of(client: &Client, base: &str, game: u64) -> u64 {
     let summary: Value = get_json(client, format!("{base}/api/games/{game}")).await;
     summary["seq"].as_u64().expect("a sequence number")
-}
-
-/// The legal actions of a seat now: `(seq, actions)`.
-pub async fn legal(client: &Client, base: &str, game: u64, token: &str) -> (u64, Vec<Value>) {
-    let legal: Value = client
-        .get(format!("{base}/api/games/{game}/legal"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    (
-        legal["seq"].as_u64().unwrap(),
-        legal["actions"].as_array().unwrap().clone(),
-    )
 }
 
 fn store(dir: &Path) -> std::path::PathBuf {

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use coffer_server::{GameId, SqliteConfig, SqliteStore, Store};
 
-use crate::bad_input::{client as http_client, create, legal};
-use crate::support::{FAST_ARGS, Server, game_and_tokens, get_json};
+use crate::bad_input::{client as http_client, create};
+use crate::support::{FAST_ARGS, Server, game_and_tokens, get_json, legal};
 
 /// How long the clients play before the kill.
 const PLAY: Duration = Duration::from_millis(2500);

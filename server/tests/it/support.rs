@@ -435,3 +435,25 @@ pub fn replay_stored(
     );
     replay
 }
+
+/// The legal actions of a seat now: `(seq, actions)`.
+pub async fn legal(
+    client: &reqwest::Client,
+    base: &str,
+    game: u64,
+    token: &str,
+) -> (u64, Vec<serde_json::Value>) {
+    let legal: serde_json::Value = client
+        .get(format!("{base}/api/games/{game}/legal"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (
+        legal["seq"].as_u64().unwrap(),
+        legal["actions"].as_array().unwrap().clone(),
+    )
+}
