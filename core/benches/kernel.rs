@@ -6,7 +6,7 @@
 
 use coffer_core::{
     AmountId, AmountSpec, Cause, Change, ChargeOp, Clock, Event, Key, Kind, Ledger, Owner,
-    PermanentId, Refusal, Scope, TokenOp, TrackId, TrackSpec, Zone, ZoneId,
+    PermanentId, Refusal, Scope, TokenOp, TokenRoute, TrackId, TrackSpec, Zone, ZoneId,
 };
 use criterion::{Criterion, Throughput};
 use std::hint::black_box;
@@ -33,6 +33,8 @@ struct K {
     split: [AmountId; 2],
     track: TrackId,
     zones: [ZoneId; 2],
+    /// The move from the first zone to the second, checked once.
+    route: TokenRoute,
     permanent: PermanentId,
     sink: Vec<Event>,
 }
@@ -64,6 +66,7 @@ impl K {
             ledger.add_zone(Zone::new(key(8))).unwrap(),
         ];
         ledger.stock(Owner(0), zones[0], 8, Cause::Setup).unwrap();
+        let route = ledger.route(Owner(0), zones[0], zones[1]).unwrap();
         let permanent = ledger.add_permanent(key(9), None).unwrap();
         ledger.take_events();
         K {
@@ -74,6 +77,7 @@ impl K {
             split,
             track,
             zones,
+            route,
             permanent,
             sink: Vec::new(),
         }
@@ -593,7 +597,7 @@ impl B {
 // ----- the measured operations: the same sequence on each side -----
 
 /// Names and per-iteration operation counts of the measured operations.
-const OPS: [(&str, u32); 9] = [
+const OPS: [(&str, u32); 10] = [
     ("gain (capped)", 1),
     ("spend", 1),
     ("pay", 1),
@@ -605,10 +609,12 @@ const OPS: [(&str, u32); 9] = [
     // A read-only check against the plain count a ruleset would write instead (kernel3): the baseline
     // reads its own token count, the kernel answers everything `move_tokens` would refuse.
     ("can_move_tokens vs a plain count", 1),
+    // The same check along a route made once (what a ruleset keeps for a move it asks about every step).
+    ("can_move_along a route vs a plain count", 1),
 ];
 
-/// The read-only check's operation in [`OPS`].
-const CHECK: usize = 8;
+/// The read-only checks' operations in [`OPS`].
+const CHECKS: [usize; 2] = [8, 9];
 
 /// Runs `iters` iterations of operation `op` on the kernel; returns something to keep it alive.
 fn run_kernel(op: usize, k: &mut K, pool: &mut (Ledger, AmountId), iters: u32) -> u64 {
@@ -676,11 +682,18 @@ fn run_kernel(op: usize, k: &mut K, pool: &mut (Ledger, AmountId), iters: u32) -
                         .is_ok(),
                 );
             }
-            _ => {
+            8 => {
                 let [a, b] = k.zones;
                 acc += u64::from(
                     k.ledger
                         .can_move_tokens(Owner(0), black_box(a), b, black_box(1))
+                        .is_ok(),
+                );
+            }
+            _ => {
+                acc += u64::from(
+                    k.ledger
+                        .can_move_along(black_box(&k.route), black_box(1))
                         .is_ok(),
                 );
             }
@@ -777,7 +790,7 @@ fn check_equivalence() {
             (k.ledger.events().to_vec(), b.log.clone())
         };
         assert_eq!(ke, be, "{name}: the baseline does not do the kernel's work");
-        if op == CHECK {
+        if CHECKS.contains(&op) {
             let (mut k, mut kp) = (K::new(), pool_ledger());
             let (mut b, mut bp) = (B::new(), B::pool());
             assert_eq!(

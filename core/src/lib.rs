@@ -30,8 +30,8 @@ pub use coffer_kernel::{
     Amount, AmountId, AmountSpec, Bound, Cause, Change, ChargeOp, Clock, Contribution, Demand,
     Event, Gained, GameRng, Generic, Key, Kind, Labelled, LaidOut, Layout, Ledger, Mark, Measure,
     Names, NoteTerm, Owner, Paid, Part, Payout, Permanent, PermanentId, Placement, Recurrence,
-    Refusal, Scope, Seat, StateHash, Term, TokenOp, Track, TrackId, TrackSpec, Unlaid, Violation,
-    Vocabulary, Zone, ZoneId, ZoneSet, plural, state_hash, unreadable,
+    Refusal, Scope, Seat, StateHash, Term, TokenOp, TokenRoute, Track, TrackId, TrackSpec, Unlaid,
+    Violation, Vocabulary, Zone, ZoneId, ZoneSet, plural, state_hash, unreadable,
 };
 pub use coffer_sdk::{
     Acting, ActionError, ActionReport, Adapter, ContentError, ContentTable, DEFAULT, Description,

@@ -36,8 +36,8 @@ pub use event::{Bound, Cause, Change, ChargeOp, Demand, Event, Measure, TokenOp}
 pub use hash::{StateHash, state_hash};
 pub use id::{AmountId, Key, Kind, Owner, PermanentId, TrackId, ZoneId};
 pub use ledger::{
-    Gained, Generic, LaidOut, Layout, Ledger, Mark, Paid, Part, Payout, Placement, Unlaid,
-    Violation, ZoneSet,
+    Gained, Generic, LaidOut, Layout, Ledger, Mark, Paid, Part, Payout, Placement, TokenRoute,
+    Unlaid, Violation, ZoneSet,
 };
 pub use names::{Labelled, Names, Seat, plural, unreadable};
 pub use rng::GameRng;

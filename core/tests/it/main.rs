@@ -11,6 +11,7 @@ mod costs;
 mod events;
 mod inputs;
 mod props;
+mod routes;
 mod second;
 mod tokens;
 mod undo;

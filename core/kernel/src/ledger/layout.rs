@@ -317,6 +317,7 @@ impl Body {
             log: Vec::new(),
             depth: 0,
             measuring: false,
+            stamp: super::routes::Stamp::default(),
         };
         ledger.check_state()?;
         Ok(ledger)

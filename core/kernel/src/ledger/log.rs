@@ -127,6 +127,7 @@ impl Ledger {
         self.tracks.truncate(mark.tracks);
         self.contributions.truncate(mark.contributions);
         if mark.zones < self.zones.len() {
+            self.stamp.clear();
             Arc::make_mut(&mut self.zones).truncate(mark.zones);
             self.tokens.truncate(mark.zones * usize::from(self.owners));
             self.game_tokens.truncate(mark.zones);
@@ -135,10 +136,12 @@ impl Ledger {
         self.permanents.truncate(mark.permanents);
         // The layout's tables are copied only if a zone of a new supply is undone (setup).
         if mark.supplies < self.supply.len() {
+            self.stamp.clear();
             Arc::make_mut(&mut self.supply).truncate(mark.supplies);
             Arc::make_mut(&mut self.reserve).truncate(mark.supplies);
         }
         if mark.game_supplies < self.game_supply.len() {
+            self.stamp.clear();
             Arc::make_mut(&mut self.game_supply).truncate(mark.game_supplies);
             Arc::make_mut(&mut self.game_reserve).truncate(mark.game_supplies);
         }

@@ -12,6 +12,7 @@ mod layout;
 mod limits;
 mod log;
 mod permanents;
+mod routes;
 mod tokens;
 mod tracks;
 mod upkeep;
@@ -19,6 +20,7 @@ mod upkeep;
 pub use board::ZoneSet;
 pub use costs::Generic;
 pub use layout::{LaidOut, Layout, Unlaid};
+pub use routes::TokenRoute;
 pub use tokens::Payout;
 
 use crate::clock::{Clock, Scope};
@@ -169,6 +171,8 @@ pub struct Ledger {
     /// Set while bounded demands are being re-measured or replaced (K6.2), so their own events do not
     /// re-measure again.
     measuring: bool,
+    /// Which layout [`TokenRoute`]s see: dropped by every change of the layout (never written).
+    stamp: routes::Stamp,
 }
 
 /// A [`Ledger`] as it is written. Without game-owned tokens the tables have one column per player, as
@@ -333,6 +337,7 @@ impl TryFrom<LedgerData> for Ledger {
             log: Vec::new(),
             depth: 0,
             measuring: false,
+            stamp: routes::Stamp::default(),
         };
         ledger.check_invariants()?;
         Ok(ledger)
@@ -443,7 +448,9 @@ impl Ledger {
             log,
             depth,
             measuring,
+            stamp,
         } = self;
+        stamp.clear();
         *o = owners;
         amounts.clear();
         tracks.clear();
@@ -503,6 +510,7 @@ impl Ledger {
             log: Vec::new(),
             depth: 0,
             measuring: false,
+            stamp: routes::Stamp::default(),
         }
     }
 

@@ -24,6 +24,7 @@ impl Ledger {
     /// Only when the ledger is full.
     pub fn add_zone(&mut self, zone: Zone) -> Result<ZoneId, Refusal> {
         let id = ZoneId(index_u32(self.zones.len())?);
+        self.stamp.clear();
         let supplies = usize::from(zone.supply) + 1;
         let needed = supplies * usize::from(self.owners);
         if needed > self.supply.len() {
@@ -322,6 +323,7 @@ impl Ledger {
         reserve: Option<ZoneId>,
     ) {
         // The layout is shared once setup is over: changing it then copies it (see `Layout`).
+        self.stamp.clear();
         if owner == Owner::GAME {
             Arc::make_mut(&mut self.game_supply)[usize::from(supply)] = total;
             Arc::make_mut(&mut self.game_reserve)[usize::from(supply)] = reserve;
@@ -534,15 +536,8 @@ impl Ledger {
         n: u32,
         cause: Cause,
     ) -> Result<u32, Refusal> {
-        let (placed, bounced) = self.can_move_tokens(owner, from, to, n)?;
-        if placed > 0 {
-            self.shift(owner, TokenOp::Move, from, to, placed, cause);
-        }
-        if bounced > 0 {
-            let reserve = self.owner_reserve(self.zones[from.index()].supply, owner)?;
-            self.shift(owner, TokenOp::Bounce, from, reserve, bounced, cause);
-        }
-        Ok(bounced)
+        let split = self.can_move_tokens(owner, from, to, n)?;
+        self.make_move(owner, from, to, split, cause)
     }
 
     /// K4.2: gains up to `n` tokens from the owner's reserve into `to`; what the reserve lacks is
