@@ -91,17 +91,38 @@ pub(super) fn to_text(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// Which texts of an action message to write: each costs a serialization.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Forms {
+    /// The message alone (an answer, a history entry).
+    Plain,
+    /// The message with the table, the resources and the audience's legal actions after it (a push).
+    Viewed,
+    /// Both: the actor's answer and its push.
+    Both,
+}
+
+impl Forms {
+    fn plain(self) -> bool {
+        self != Forms::Viewed
+    }
+
+    fn viewed(self) -> bool {
+        self != Forms::Plain
+    }
+}
+
 /// One action as `audience` reads it: who acted, the action's heading and its events in the game's
-/// words; and, with `view`, the same message with the table and resources after it too.
+/// words; and (as `forms` asks) the same message with the table and resources after it.
 pub(super) fn action_message(
     game: &mut dyn DynGame,
     description: &Description,
     told: Told,
     audience: Audience,
-    view: bool,
-) -> (String, Option<String>) {
+    forms: Forms,
+) -> (Option<String>, Option<String>) {
     let events = game.events_for(audience);
-    let legal = if view {
+    let legal = if forms.viewed() {
         legal_now(game, audience, told.seq)
     } else {
         None
@@ -112,7 +133,7 @@ pub(super) fn action_message(
         told,
         audience,
         &events,
-        view,
+        forms,
         legal.as_ref(),
     )
 }
@@ -172,9 +193,9 @@ pub(super) fn action_message_of(
     }: Told,
     audience: Audience,
     events: &[Event],
-    view: bool,
+    forms: Forms,
     legal: Option<&Legal>,
-) -> (String, Option<String>) {
+) -> (Option<String>, Option<String>) {
     let table = game.table(audience);
     let resources = game.resources(audience);
     let names = names_for(description, &resources, &table);
@@ -203,8 +224,8 @@ pub(super) fn action_message_of(
         view: None,
         legal: None,
     };
-    let plain = to_text(&message);
-    let with_view = view.then(|| {
+    let plain = forms.plain().then(|| to_text(&message));
+    let with_view = forms.viewed().then(|| {
         message.view = Some(ViewOut {
             table: &table,
             resources: &resources,
@@ -407,28 +428,35 @@ impl Applying {
                 None => game.events_for(audience),
             };
             let legal = legal_now(game, audience, seq);
+            // The actor's answer is its own feed's message without the view; the other audiences
+            // are only pushed to.
+            let forms = if audience == actor {
+                Forms::Both
+            } else {
+                Forms::Viewed
+            };
             let (plain, with_view) = action_message_of(
                 game,
                 description,
                 told,
                 audience,
                 &events,
-                true,
+                forms,
                 legal.as_ref(),
             );
             pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
-            if audience == actor {
-                // The actor's answer is its own feed's message without the view.
-                answer = Some(plain);
+            if plain.is_some() {
+                answer = plain;
             }
         }
         let answer = match (answer, actor_events) {
-            (Some(answer), _) => answer,
+            (Some(answer), _) => Some(answer),
             (None, Some(events)) => {
-                action_message_of(game, description, told, actor, &events, false, None).0
+                action_message_of(game, description, told, actor, &events, Forms::Plain, None).0
             }
-            (None, None) => action_message(game, description, told, actor, false).0,
-        };
+            (None, None) => action_message(game, description, told, actor, Forms::Plain).0,
+        }
+        .unwrap_or_default();
         let finished = matches!(game.outcome(), Outcome::Finished { .. });
         // A snapshot falls outside every undo window (a replay from it must take back what this game
         // does): one due while a seat may take actions back waits for the window to close.

@@ -494,8 +494,13 @@ impl Games {
                                 action.key.as_deref(),
                                 action.action.get(),
                             );
-                            let (_, with_view) =
-                                action_message(game, description, told, audience, true);
+                            let (_, with_view) = action_message(
+                                game,
+                                description,
+                                told,
+                                audience,
+                                Forms::Viewed,
+                            );
                             (audience, Arc::<str>::from(with_view.unwrap_or_default()))
                         })
                         .collect();

@@ -117,9 +117,10 @@ impl Games {
                             description,
                             Told::of(action.seq, seat, action.key.as_deref(), action.action.get()),
                             audience,
-                            false,
+                            Forms::Plain,
                         )
-                        .0,
+                        .0
+                        .unwrap_or_default(),
                     );
                 }
             }
