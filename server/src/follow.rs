@@ -33,8 +33,9 @@ impl Running {
 
 /// Starts this node's part in the cluster for `games` (made [`with_cluster`](Games::with_cluster)):
 /// renews its leases every third of a lease (and, when no renewal has worked for a whole lease, takes
-/// itself for owner of nothing), takes over expired leases every quarter of a lease, and follows what
-/// the other nodes commit.
+/// itself for owner of nothing), takes over expired leases every quarter of a lease, follows what
+/// the other nodes commit, and catches up the games nobody watches here every
+/// [`DORMANT_CATCH_UP_EVERY`](crate::games::DORMANT_CATCH_UP_EVERY).
 ///
 /// # Errors
 /// When the listening thread cannot be started.
@@ -97,6 +98,16 @@ pub fn start(games: &Arc<Games>) -> std::io::Result<Running> {
                     Ok(Ok(_)) | Err(_) => {}
                     Ok(Err(error)) => tracing::warn!("expired leases not claimed: {error}"),
                 }
+            }
+        }
+    }));
+    tasks.push(tokio::spawn({
+        let games = Arc::clone(games);
+        async move {
+            let mut every = ticker(crate::games::DORMANT_CATCH_UP_EVERY);
+            loop {
+                every.tick().await;
+                games.catch_up_dormant().await;
             }
         }
     }));

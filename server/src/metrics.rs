@@ -48,6 +48,11 @@ pub struct Metrics {
     pub followed_from_notices: Counter,
     /// With several nodes: actions of games another node owns, read from the store to apply them here.
     pub followed_from_store: Counter,
+    /// With several nodes: announcements of actions of games nobody watched on this node, left
+    /// unapplied until a request or the sweep catches the game up.
+    pub notices_left: Counter,
+    /// With several nodes: games nobody watched here caught up with their logs by the sweep.
+    pub dormant_caught_up: Counter,
     /// Actions replayed to answer history reads (events, a WebSocket's `since`, an old keyed retry):
     /// at most a snapshot interval plus the actions returned per read, whatever a log's length.
     pub history_replayed: Counter,
@@ -81,6 +86,8 @@ impl Default for Metrics {
         let forwarded = Counter::default();
         let followed_from_notices = Counter::default();
         let followed_from_store = Counter::default();
+        let notices_left = Counter::default();
+        let dormant_caught_up = Counter::default();
         let takeovers = Counter::default();
         let fenced = Counter::default();
         let leases_lost = Counter::default();
@@ -149,6 +156,16 @@ impl Default for Metrics {
             followed_from_store.clone(),
         );
         registry.register(
+            "notices_left",
+            "Announced actions of other nodes' games nobody watched here, left for a later catch-up",
+            notices_left.clone(),
+        );
+        registry.register(
+            "dormant_caught_up",
+            "Games nobody watched here caught up with their logs by the periodic sweep",
+            dormant_caught_up.clone(),
+        );
+        registry.register(
             "takeovers",
             "Games taken over from another node after its lease expired",
             takeovers.clone(),
@@ -195,6 +212,8 @@ impl Default for Metrics {
             forwarded,
             followed_from_notices,
             followed_from_store,
+            notices_left,
+            dormant_caught_up,
             takeovers,
             fenced,
             leases_lost,

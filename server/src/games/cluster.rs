@@ -141,14 +141,40 @@ impl Games {
     /// # Errors
     /// [`GameError::NotFound`]; [`GameError::Unavailable`] when the store cannot be read.
     pub async fn find(self: &Arc<Self>, id: u64) -> Result<Arc<Slot>, GameError> {
-        match self.slot(id) {
-            Ok(slot) => Ok(slot),
-            Err(missing) if self.node.is_none() => Err(missing),
+        let slot = match self.slot(id) {
+            Ok(slot) => slot,
+            Err(missing) if self.node.is_none() => return Err(missing),
             Err(missing) => match self.host_from_store(GameId(id)).await {
-                Ok(slot) => Ok(slot),
-                Err(StoreError::NoSuchGame(_)) => Err(missing),
-                Err(error) => Err(unreadable(GameId(id), &error)),
+                Ok(slot) => slot,
+                Err(StoreError::NoSuchGame(_)) => return Err(missing),
+                Err(error) => return Err(unreadable(GameId(id), &error)),
             },
+        };
+        if self.node.is_some() && !self.owns(&slot) {
+            // Watched from now on; brought up to its log first if announcements were left unapplied.
+            slot.asked_ms.store(process_ms(), Ordering::Release);
+            if slot.dormant.swap(false, Ordering::AcqRel) && slot.stopped().is_none() {
+                let _ = self.catch_up(&slot).await;
+            }
+        }
+        Ok(slot)
+    }
+
+    /// Brings every game this node hosts but nobody watches here up to its log, one game at a time:
+    /// the announcements it left unapplied, read from the store in one go per game.
+    pub async fn catch_up_dormant(&self) {
+        for slot in self.all() {
+            if slot.dormant.load(Ordering::Acquire)
+                && !self.owns(&slot)
+                && slot.stopped().is_none()
+                && slot.dormant.swap(false, Ordering::AcqRel)
+            {
+                self.metrics.dormant_caught_up.inc();
+                if self.catch_up(&slot).await.is_err() {
+                    // Tried again at the next sweep, or by the next request.
+                    slot.dormant.store(true, Ordering::Release);
+                }
+            }
         }
     }
 
@@ -554,10 +580,16 @@ impl Games {
         if self.owns(&slot) || slot.stopped().is_some() {
             return;
         }
+        slot.heard.fetch_max(seq, Ordering::AcqRel);
+        if !slot.watched(process_ms()) {
+            // Nobody watches it here: applied later, in one catch-up (a request, or the sweep).
+            slot.dormant.store(true, Ordering::Release);
+            self.metrics.notices_left.inc();
+            return;
+        }
         if let Some(action) = carried {
             slot.carry(*action);
         }
-        slot.heard.fetch_max(seq, Ordering::AcqRel);
         if slot.following.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -629,9 +661,14 @@ impl Games {
                 }
             }
         }
+        let now = process_ms();
         for slot in self.all() {
             if !self.owns(&slot) && slot.stopped().is_none() {
-                let _ = self.catch_up(&slot).await;
+                if slot.watched(now) {
+                    let _ = self.catch_up(&slot).await;
+                } else {
+                    slot.dormant.store(true, Ordering::Release);
+                }
             }
         }
     }

@@ -68,6 +68,23 @@ const RECENT_KEYS: usize = 32;
 /// How many messages a slow WebSocket viewer may fall behind before it is told to reconnect.
 const FEED_CAPACITY: usize = 256;
 
+/// With several nodes, how long after a request for a game another node owns this node keeps following
+/// it (applying each announced action as it comes) when no feed of it is subscribed to here.
+pub const WATCHED_FOR: Duration = Duration::from_secs(10);
+
+/// With several nodes, how often the games nobody watches here are caught up with their logs in one
+/// read each (what keeps their lobby entries current and lets the finished ones leave memory).
+pub const DORMANT_CATCH_UP_EVERY: Duration = Duration::from_secs(5);
+
+/// Milliseconds since this process first asked, at least 1.
+fn process_ms() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    let start = *START.get_or_init(Instant::now);
+    u64::try_from(start.elapsed().as_millis())
+        .unwrap_or(u64::MAX)
+        .saturating_add(1)
+}
+
 /// Where a call into a game's ruleset is: waiting for a thread, running, or withdrawn before it ran.
 const CALL_WAITING: u8 = 0;
 const CALL_RUNNING: u8 = 1;
@@ -182,6 +199,13 @@ pub struct Slot {
     heard: AtomicU64,
     /// Whether a task is bringing this game up to `heard`.
     following: AtomicBool,
+    /// When a request last asked this node for the game ([`process_ms`]; 0: never): with several
+    /// nodes, a game another node owns is followed while someone watches it here (see
+    /// [`Slot::watched`]).
+    asked_ms: AtomicU64,
+    /// Announced actions were left unapplied because nobody watched the game here: the next request
+    /// for it, or the next sweep of such games, catches it up from the store first.
+    dormant: AtomicBool,
     /// Actions another node's notices carried, past `seq`, waiting to be applied here without reading
     /// the store (see [`Slot::carried_after`]).
     carried: Mutex<BTreeMap<u64, Action>>,
@@ -246,6 +270,8 @@ impl From<Hosting> for Slot {
             role: Mutex::new(h.role),
             heard: AtomicU64::new(h.seq),
             following: AtomicBool::new(false),
+            asked_ms: AtomicU64::new(0),
+            dormant: AtomicBool::new(false),
             carried: Mutex::new(BTreeMap::new()),
             caught_up: tokio::sync::Notify::new(),
             creator: Mutex::new(h.creator),
@@ -518,6 +544,14 @@ impl Slot {
         if feeds.iter().all(Option::is_none) {
             *feeds = Vec::new();
         }
+    }
+
+    /// Whether someone watches this game on this node: a feed someone subscribed to, or a request
+    /// for it within the last [`WATCHED_FOR`].
+    fn watched(&self, now_ms: u64) -> bool {
+        let asked = self.asked_ms.load(Ordering::Acquire);
+        (asked > 0 && now_ms.saturating_sub(asked) < WATCHED_FOR.as_millis() as u64)
+            || self.feeds().iter().any(Option::is_some)
     }
 
     /// The audiences someone listens to now.

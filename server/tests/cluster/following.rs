@@ -18,11 +18,102 @@ async fn a_follower_applies_each_action_from_its_notice_without_reading_the_stor
     let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
     let mut seen = 0;
     // Played on the owner, one commit after another: each announced by its own notice.
-    let (base, mut played) = (servers[0].base.clone(), 0);
-    while played < PLAYED {
+    play(client, &servers[0].base, game, &tokens, PLAYED).await;
+    // The spectator on node 1 sees every action.
+    while seen < PLAYED {
+        let Some(message) = next_json(&mut socket, "node 1 shows each action within 10 s").await
+        else {
+            continue;
+        };
+        if message["type"] == "action" {
+            seen = message["seq"].as_u64().unwrap();
+        }
+    }
+    let from_notices = metric(client, &servers[1], "followed_from_notices").await;
+    let from_store = metric(client, &servers[1], "followed_from_store").await;
+    assert_eq!(
+        (from_notices, from_store),
+        (PLAYED, 0),
+        "node 1 applied every action from its notice"
+    );
+    drop(socket);
+    stop_all(servers);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_where_nobody_watches_a_game_leaves_its_notices_and_catches_up_when_asked() {
+    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
+        return;
+    };
+    let (_, servers, _, client) = scenario.parts();
+    let (game, tokens) = game_and_tokens(&create_on(client, &servers[0], &charges(7)).await);
+    // Node 1 hosts the game (its lobby lists it) once the creation's notice reaches it.
+    let lobby = format!("{}/api/games", servers[1].base);
+    let hosted = async {
+        loop {
+            let games: Value = client
+                .get(&lobby)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            if games
+                .as_array()
+                .is_some_and(|g| g.iter().any(|g| g["game"] == game))
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), hosted)
+        .await
+        .expect("node 1 lists the game within 10 s");
+    // Played on the owner; nobody asks node 1 for the game meanwhile.
+    play(client, &servers[0].base, game, &tokens, PLAYED).await;
+    let left = metric(client, &servers[1], "notices_left").await;
+    assert!(
+        left > 0,
+        "node 1 left the announcements of a game nobody watches there"
+    );
+    assert_eq!(
+        metric(client, &servers[1], "followed_from_notices").await,
+        0,
+        "node 1 applied no action from its notice"
+    );
+    // Asked for it, node 1 answers the game as the owner has it.
+    let summary: Value = client
+        .get(format!("{}/api/games/{game}", servers[1].base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(summary["seq"], PLAYED, "{summary}");
+    // Watched from then on: the next actions are applied from their notices.
+    play(client, &servers[0].base, game, &tokens, 2).await;
+    let followed = async {
+        while metric(client, &servers[1], "followed_from_notices").await < 2 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), followed)
+        .await
+        .expect("node 1 follows the game it was asked for from the notices within 10 s");
+    stop_all(servers);
+}
+
+/// Plays `n` actions of `game` on the node at `base`, each the first legal action of the first seat
+/// with one, one commit after another.
+async fn play(client: &Client, base: &str, game: u64, tokens: &[String], n: u64) {
+    let mut played = 0;
+    while played < n {
         let mut acted = false;
-        for token in &tokens {
-            let (seq, actions) = legal(client, &base, game, token).await;
+        for token in tokens {
+            let (seq, actions) = legal(client, base, game, token).await;
             let Some(action) = actions.first() else {
                 continue;
             };
@@ -45,25 +136,6 @@ async fn a_follower_applies_each_action_from_its_notice_without_reading_the_stor
         }
         assert!(acted, "someone may act in an unfinished game");
     }
-    // The spectator on node 1 sees every action.
-    while seen < PLAYED {
-        let Some(message) = next_json(&mut socket, "node 1 shows each action within 10 s").await
-        else {
-            continue;
-        };
-        if message["type"] == "action" {
-            seen = message["seq"].as_u64().unwrap();
-        }
-    }
-    let from_notices = metric(client, &servers[1], "followed_from_notices").await;
-    let from_store = metric(client, &servers[1], "followed_from_store").await;
-    assert_eq!(
-        (from_notices, from_store),
-        (PLAYED, 0),
-        "node 1 applied every action from its notice"
-    );
-    drop(socket);
-    stop_all(servers);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
