@@ -51,14 +51,7 @@ async fn a_node_where_nobody_watches_a_game_leaves_its_notices_and_catches_up_wh
     let lobby = format!("{}/api/games", servers[1].base);
     let hosted = async {
         loop {
-            let games: Value = client
-                .get(&lobby)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let games: Value = get_json(client, &lobby).await;
             if games
                 .as_array()
                 .is_some_and(|g| g.iter().any(|g| g["game"] == game))
@@ -84,14 +77,7 @@ async fn a_node_where_nobody_watches_a_game_leaves_its_notices_and_catches_up_wh
         "node 1 applied no action from its notice"
     );
     // Asked for it, node 1 answers the game as the owner has it.
-    let summary: Value = client
-        .get(format!("{}/api/games/{game}", servers[1].base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let summary: Value = get_json(client, format!("{}/api/games/{game}", servers[1].base)).await;
     assert_eq!(summary["seq"], PLAYED, "{summary}");
     // Watched from then on: the next actions are applied from their notices.
     play(client, &servers[0].base, game, &tokens, 2).await;
