@@ -68,161 +68,137 @@ pub struct Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::with_prefix("coffer");
-        let actions = Counter::default();
-        let refusals = Counter::default();
-        let bot_actions = Counter::default();
-        let timeouts = Counter::default();
-        let timeout_late_seconds =
-            Histogram::new([0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0]);
-        let rejected = Counter::default();
-        let commit_seconds = Histogram::new([
-            0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0,
-        ]);
-        let connected_clients = Gauge::default();
-        let connections = Gauge::default();
-        let connections_refused = Counter::default();
-        let games = Gauge::default();
-        let games_stopped = Counter::default();
-        let forwarded = Counter::default();
-        let followed_from_notices = Counter::default();
-        let followed_from_store = Counter::default();
-        let notices_left = Counter::default();
-        let dormant_caught_up = Counter::default();
-        let takeovers = Counter::default();
-        let fenced = Counter::default();
-        let leases_lost = Counter::default();
-        let history_replayed = Counter::default();
-        let saturated = Counter::default();
-        let quota_refused = Counter::default();
-        let games_deleted = Counter::default();
-        registry.register(
-            "games_deleted",
-            "Finished games deleted from the store by the retention policy",
-            games_deleted.clone(),
-        );
-        registry.register("actions", "Actions applied and committed", actions.clone());
-        registry.register("refusals", "Actions the ruleset refused", refusals.clone());
-        registry.register(
-            "bot_actions",
-            "Actions the server played for a seat (bots, timeouts)",
-            bot_actions.clone(),
-        );
-        registry.register("timeouts", "Clocks that ran out", timeouts.clone());
-        registry.register(
-            "timeout_late_seconds",
-            "How late after its deadline each timeout fired",
-            timeout_late_seconds.clone(),
-        );
-        registry.register(
-            "rejected",
-            "Submissions refused before the ruleset saw them (stale, rate limited, stopped game)",
-            rejected.clone(),
-        );
-        registry.register(
-            "commit_seconds",
-            "Seconds from handing an action to the store to its commit",
-            commit_seconds.clone(),
-        );
-        registry.register(
-            "connected_clients",
-            "WebSocket clients connected now",
-            connected_clients.clone(),
-        );
-        registry.register("connections", "Connections open now", connections.clone());
-        registry.register(
-            "connections_refused",
-            "Connections closed at once because the connection limit was reached",
-            connections_refused.clone(),
-        );
-        registry.register("games", "Games hosted now", games.clone());
-        registry.register(
-            "games_stopped",
-            "Games stopped: plugin past its deadline, panic, poisoned library, storage failure",
-            games_stopped.clone(),
-        );
-        registry.register(
-            "forwarded",
-            "Actions passed on to the node owning their game",
-            forwarded.clone(),
-        );
-        registry.register(
-            "followed_from_notices",
-            "Actions of other nodes' games applied from the notice that announced them",
-            followed_from_notices.clone(),
-        );
-        registry.register(
-            "followed_from_store",
-            "Actions of other nodes' games read from the store to apply them",
-            followed_from_store.clone(),
-        );
-        registry.register(
-            "notices_left",
-            "Announced actions of other nodes' games nobody watched here, left for a later catch-up",
-            notices_left.clone(),
-        );
-        registry.register(
-            "dormant_caught_up",
-            "Games nobody watched here caught up with their logs by the periodic sweep",
-            dormant_caught_up.clone(),
-        );
-        registry.register(
-            "takeovers",
-            "Games taken over from another node after its lease expired",
-            takeovers.clone(),
-        );
-        registry.register(
-            "fenced",
-            "Appends refused because another node had taken the game's lease",
-            fenced.clone(),
-        );
-        registry.register(
-            "leases_lost",
-            "Games whose lease this node lost",
-            leases_lost.clone(),
-        );
-        registry.register(
-            "history_replayed_actions",
-            "Actions replayed to answer history reads",
-            history_replayed.clone(),
-        );
-        registry.register(
-            "saturated",
-            "Requests refused because the server was saturated (history replays or ruleset threads busy)",
-            saturated.clone(),
-        );
-        registry.register(
-            "quota_refused",
-            "Requests refused by a client quota (reads per second, games or connections per client)",
-            quota_refused.clone(),
-        );
+        let r = &mut registry;
+        let metrics = Self {
+            actions: counter(r, "actions", "Actions applied and committed"),
+            refusals: counter(r, "refusals", "Actions the ruleset refused"),
+            bot_actions: counter(
+                r,
+                "bot_actions",
+                "Actions the server played for a seat (bots, timeouts)",
+            ),
+            timeouts: counter(r, "timeouts", "Clocks that ran out"),
+            timeout_late_seconds: histogram(
+                r,
+                "timeout_late_seconds",
+                "How late after its deadline each timeout fired",
+                [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0],
+            ),
+            rejected: counter(
+                r,
+                "rejected",
+                "Submissions refused before the ruleset saw them (stale, rate limited, stopped game)",
+            ),
+            commit_seconds: histogram(
+                r,
+                "commit_seconds",
+                "Seconds from handing an action to the store to its commit",
+                [
+                    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0,
+                ],
+            ),
+            connected_clients: gauge(r, "connected_clients", "WebSocket clients connected now"),
+            connections: gauge(r, "connections", "Connections open now"),
+            connections_refused: counter(
+                r,
+                "connections_refused",
+                "Connections closed at once because the connection limit was reached",
+            ),
+            games: gauge(r, "games", "Games hosted now"),
+            games_stopped: counter(
+                r,
+                "games_stopped",
+                "Games stopped: plugin past its deadline, panic, poisoned library, storage failure",
+            ),
+            forwarded: counter(
+                r,
+                "forwarded",
+                "Actions passed on to the node owning their game",
+            ),
+            followed_from_notices: counter(
+                r,
+                "followed_from_notices",
+                "Actions of other nodes' games applied from the notice that announced them",
+            ),
+            followed_from_store: counter(
+                r,
+                "followed_from_store",
+                "Actions of other nodes' games read from the store to apply them",
+            ),
+            notices_left: counter(
+                r,
+                "notices_left",
+                "Announced actions of other nodes' games nobody watched here, left for a later catch-up",
+            ),
+            dormant_caught_up: counter(
+                r,
+                "dormant_caught_up",
+                "Games nobody watched here caught up with their logs by the periodic sweep",
+            ),
+            takeovers: counter(
+                r,
+                "takeovers",
+                "Games taken over from another node after its lease expired",
+            ),
+            fenced: counter(
+                r,
+                "fenced",
+                "Appends refused because another node had taken the game's lease",
+            ),
+            leases_lost: counter(r, "leases_lost", "Games whose lease this node lost"),
+            history_replayed: counter(
+                r,
+                "history_replayed_actions",
+                "Actions replayed to answer history reads",
+            ),
+            saturated: counter(
+                r,
+                "saturated",
+                "Requests refused because the server was saturated (history replays or ruleset threads busy)",
+            ),
+            quota_refused: counter(
+                r,
+                "quota_refused",
+                "Requests refused by a client quota (reads per second, games or connections per client)",
+            ),
+            games_deleted: counter(
+                r,
+                "games_deleted",
+                "Finished games deleted from the store by the retention policy",
+            ),
+            registry: Registry::default(),
+        };
         Self {
             registry,
-            actions,
-            refusals,
-            bot_actions,
-            timeouts,
-            timeout_late_seconds,
-            rejected,
-            commit_seconds,
-            connected_clients,
-            connections,
-            connections_refused,
-            games,
-            games_stopped,
-            forwarded,
-            followed_from_notices,
-            followed_from_store,
-            notices_left,
-            dormant_caught_up,
-            takeovers,
-            fenced,
-            leases_lost,
-            history_replayed,
-            saturated,
-            quota_refused,
-            games_deleted,
+            ..metrics
         }
     }
+}
+
+/// A new counter, registered as `coffer_<name>_total`.
+fn counter(registry: &mut Registry, name: &str, help: &str) -> Counter {
+    let counter = Counter::default();
+    registry.register(name, help, counter.clone());
+    counter
+}
+
+/// A new gauge, registered as `coffer_<name>`.
+fn gauge(registry: &mut Registry, name: &str, help: &str) -> Gauge {
+    let gauge = Gauge::default();
+    registry.register(name, help, gauge.clone());
+    gauge
+}
+
+/// A new histogram with these bucket bounds, registered as `coffer_<name>`.
+fn histogram<const N: usize>(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+    buckets: [f64; N],
+) -> Histogram {
+    let histogram = Histogram::new(buckets);
+    registry.register(name, help, histogram.clone());
+    histogram
 }
 
 impl Metrics {
