@@ -113,20 +113,24 @@ impl State {
         }
         config.check()?;
         let mut ledger = Ledger::new(players, seed);
-        // The board: one zone per site, the game's, in site order (the board index lists them so).
-        let mut sites = Vec::new();
-        for site in 0..config.sites {
-            sites.push(ledger.add_zone(Zone::new(Key::new(Owner::GAME, SITE, u32::from(site))))?);
-        }
-        let mut reinforcements = Vec::new();
+        // The board: one zone per site, the game's, in site order (the board index lists them so), then
+        // each player's reinforcements; all made in one call.
+        let mut sites = Vec::with_capacity(usize::from(config.sites));
+        ledger.add_zones(
+            (0..config.sites).map(|site| Zone::new(Key::new(Owner::GAME, SITE, u32::from(site)))),
+            &mut sites,
+        )?;
+        let mut reinforcements = Vec::with_capacity(usize::from(players));
+        ledger.add_zones(
+            (0..players).map(|p| Zone::new(Key::new(Owner(p), REINFORCEMENTS, 0))),
+            &mut reinforcements,
+        )?;
         let mut energy = Vec::new();
         let mut harvest = Vec::new();
         let mut score = Vec::new();
         for p in (0..players).map(Owner) {
             // Reinforcements are the player's reserve: every token starts there (K4).
-            let zone = ledger.add_zone(Zone::new(Key::new(p, REINFORCEMENTS, 0)))?;
-            ledger.stock(p, zone, TOKENS, Cause::Setup)?;
-            reinforcements.push(zone);
+            ledger.stock(p, reinforcements[p.index()], TOKENS, Cause::Setup)?;
             // Energy is a pool that empties when the round (an act of the clock) ends (K2).
             energy.push(
                 ledger.add_amount(

@@ -152,9 +152,12 @@ impl State {
             l.add_zone(Zone::new(Key::new(g, kind::FLEET, 0)))?,
             l.add_zone(Zone::new(Key::new(g, kind::STRATEGY, 0)))?,
         ];
-        let systems = (0..u32::from(config.systems))
-            .map(|s| l.add_zone(Zone::new(Key::new(g, kind::SYSTEM, s)).one_per_owner()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut systems = Vec::with_capacity(usize::from(config.systems));
+        l.add_zones(
+            (0..u32::from(config.systems))
+                .map(|s| Zone::new(Key::new(g, kind::SYSTEM, s)).one_per_owner()),
+            &mut systems,
+        )?;
         let mut scores = Vec::with_capacity(usize::from(players));
         let mut strategic = Vec::with_capacity(usize::from(players));
         for owner in (0..players).map(Owner) {

@@ -417,3 +417,60 @@ fn a_ledger_set_up_on_recycled_tables_equals_one_set_up_on_new_tables() {
         "the shared layout kept its tables"
     );
 }
+
+#[test]
+fn k4_zones_added_together_equal_zones_added_one_by_one() {
+    // Zones of several owners, kinds and supplies; on a new ledger (no board index yet) and after a first
+    // zone; then a stock and moves, and the board index asked the same questions.
+    let zones = |offset: u32| -> Vec<Zone> {
+        (0..40)
+            .map(|i| {
+                let zone = Zone::new(key((i % 3) as u16, 10 + (i % 4) as u16, offset + i))
+                    .supply((i % 5 / 3) as u16);
+                if i % 7 == 0 {
+                    zone.one_per_owner()
+                } else {
+                    zone
+                }
+            })
+            .collect()
+    };
+    for first in [None, Some(Zone::new(key(1, 9, 0)))] {
+        let (mut one, mut all) = (Ledger::new(3, 4), Ledger::new(3, 4));
+        let (mut one_ids, mut all_ids) = (Vec::new(), Vec::new());
+        if let Some(zone) = first {
+            one_ids.push(one.add_zone(zone).unwrap());
+            all_ids.push(all.add_zone(zone).unwrap());
+        }
+        for zone in zones(0) {
+            one_ids.push(one.add_zone(zone).unwrap());
+        }
+        all.add_zones(zones(0), &mut all_ids).unwrap();
+        all.add_zones([], &mut all_ids).unwrap();
+        assert_eq!(one_ids, all_ids);
+        assert_eq!(one, all);
+        // A reserve and another zone of its supply, not one per owner.
+        let of_supply_0: Vec<ZoneId> = all_ids
+            .iter()
+            .copied()
+            .filter(|&z| all.zone(z).is_ok_and(|z| z.supply == 0 && !z.one_per_owner))
+            .collect();
+        for l in [&mut one, &mut all] {
+            l.stock(Owner(2), of_supply_0[0], 6, Cause::Setup).unwrap();
+            l.move_tokens(Owner(2), of_supply_0[0], of_supply_0[1], 2, Cause::Setup)
+                .unwrap();
+        }
+        assert_eq!(crate::hash(&one), crate::hash(&all));
+        for owner in [Owner(0), Owner(2), Owner::GAME] {
+            let held = |l: &Ledger| l.zones_holding(owner).collect::<Vec<_>>();
+            assert_eq!(held(&one), held(&all));
+            for kind in 9..14 {
+                let open = |l: &Ledger| {
+                    l.zones_open_to(owner, coffer_core::Kind(kind))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(open(&one), open(&all), "kind {kind}");
+            }
+        }
+    }
+}
