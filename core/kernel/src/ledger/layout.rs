@@ -117,8 +117,9 @@ impl Eq for Layout {}
 
 impl Ledger {
     /// Creates token zones one after another, as [`add_zone`](Self::add_zone) would, and appends their
-    /// handles to `out`: a board's setup in one call, which makes the layout's zone table writable once
-    /// rather than once per zone (an atomic check each: a sixth of setting a 36-zone game up).
+    /// handles to `out`: a board's setup in one call, which checks that the layout's zone table is this
+    /// ledger's own (an atomic operation) twice in all rather than once per zone (a sixth of setting a
+    /// 36-zone game up).
     ///
     /// # Errors
     /// Only when the ledger is full; no zone is added then.
@@ -143,23 +144,15 @@ impl Ledger {
         }
         self.stamp.clear();
         let owners = self.owners;
-        let table = Arc::make_mut(&mut self.zones);
+        // Taken out of the shared table for the loop, and put back: two writable checks in all.
+        let mut table = std::mem::take(Arc::make_mut(&mut self.zones));
         let mut full = false;
         for zone in zones {
             let Ok(index) = u32::try_from(table.len()) else {
                 full = true;
                 break;
             };
-            let supplies = usize::from(zone.supply) + 1;
-            let needed = supplies * usize::from(owners);
-            if needed > self.supply.len() {
-                Arc::make_mut(&mut self.supply).resize(needed, 0);
-                Arc::make_mut(&mut self.reserve).resize(needed, None);
-            }
-            if supplies > self.game_supply.len() {
-                Arc::make_mut(&mut self.game_supply).resize(supplies, 0);
-                Arc::make_mut(&mut self.game_reserve).resize(supplies, None);
-            }
+            self.fit_supplies(zone.supply);
             table.push(zone);
             self.tokens
                 .extend(std::iter::repeat_n(0, usize::from(owners)));
@@ -169,20 +162,10 @@ impl Ledger {
             }
             out.push(ZoneId(index));
         }
+        *Arc::make_mut(&mut self.zones) = table;
         if full {
             let (zones, supplies, game_supplies, listed) = before;
-            Arc::make_mut(&mut self.zones).truncate(zones);
-            self.tokens.truncate(zones * usize::from(owners));
-            self.game_tokens.truncate(zones);
-            self.truncate_board(zones);
-            if supplies < self.supply.len() {
-                Arc::make_mut(&mut self.supply).truncate(supplies);
-                Arc::make_mut(&mut self.reserve).truncate(supplies);
-            }
-            if game_supplies < self.game_supply.len() {
-                Arc::make_mut(&mut self.game_supply).truncate(game_supplies);
-                Arc::make_mut(&mut self.game_reserve).truncate(game_supplies);
-            }
+            self.truncate_layout(zones, supplies, game_supplies);
             out.truncate(listed);
             return Err(Refusal::Invalid("ledger is full".into()));
         }

@@ -126,24 +126,30 @@ impl Ledger {
         self.amounts.truncate(mark.amounts);
         self.tracks.truncate(mark.tracks);
         self.contributions.truncate(mark.contributions);
-        if mark.zones < self.zones.len() {
-            self.stamp.clear();
-            Arc::make_mut(&mut self.zones).truncate(mark.zones);
-            self.tokens.truncate(mark.zones * usize::from(self.owners));
-            self.game_tokens.truncate(mark.zones);
-            self.truncate_board(mark.zones);
-        }
         self.permanents.truncate(mark.permanents);
-        // The layout's tables are copied only if a zone of a new supply is undone (setup).
-        if mark.supplies < self.supply.len() {
+        self.truncate_layout(mark.zones, mark.supplies, mark.game_supplies);
+    }
+
+    /// Removes the zones past the first `zones`, and the supply tables' rows past `supplies` (the
+    /// players') and `game_supplies` (the game's): what setup added since.
+    pub(super) fn truncate_layout(&mut self, zones: usize, supplies: usize, game_supplies: usize) {
+        if zones < self.zones.len() {
             self.stamp.clear();
-            Arc::make_mut(&mut self.supply).truncate(mark.supplies);
-            Arc::make_mut(&mut self.reserve).truncate(mark.supplies);
+            Arc::make_mut(&mut self.zones).truncate(zones);
+            self.tokens.truncate(zones * usize::from(self.owners));
+            self.game_tokens.truncate(zones);
+            self.truncate_board(zones);
         }
-        if mark.game_supplies < self.game_supply.len() {
+        // The layout's tables are copied only if a zone of a new supply is undone (setup).
+        if supplies < self.supply.len() {
             self.stamp.clear();
-            Arc::make_mut(&mut self.game_supply).truncate(mark.game_supplies);
-            Arc::make_mut(&mut self.game_reserve).truncate(mark.game_supplies);
+            Arc::make_mut(&mut self.supply).truncate(supplies);
+            Arc::make_mut(&mut self.reserve).truncate(supplies);
+        }
+        if game_supplies < self.game_supply.len() {
+            self.stamp.clear();
+            Arc::make_mut(&mut self.game_supply).truncate(game_supplies);
+            Arc::make_mut(&mut self.game_reserve).truncate(game_supplies);
         }
     }
 

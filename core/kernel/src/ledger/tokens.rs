@@ -25,16 +25,7 @@ impl Ledger {
     pub fn add_zone(&mut self, zone: Zone) -> Result<ZoneId, Refusal> {
         let id = ZoneId(index_u32(self.zones.len())?);
         self.stamp.clear();
-        let supplies = usize::from(zone.supply) + 1;
-        let needed = supplies * usize::from(self.owners);
-        if needed > self.supply.len() {
-            Arc::make_mut(&mut self.supply).resize(needed, 0);
-            Arc::make_mut(&mut self.reserve).resize(needed, None);
-        }
-        if supplies > self.game_supply.len() {
-            Arc::make_mut(&mut self.game_supply).resize(supplies, 0);
-            Arc::make_mut(&mut self.game_reserve).resize(supplies, None);
-        }
+        self.fit_supplies(zone.supply);
         Arc::make_mut(&mut self.zones).push(zone);
         self.tokens
             .extend(std::iter::repeat_n(0, usize::from(self.owners)));
@@ -50,6 +41,21 @@ impl Ledger {
             }
         }
         Ok(id)
+    }
+
+    /// Grows the supply tables (each owner's total and reserve, the game's) to hold `supply`.
+    #[inline]
+    pub(super) fn fit_supplies(&mut self, supply: u16) {
+        let supplies = usize::from(supply) + 1;
+        let needed = supplies * usize::from(self.owners);
+        if needed > self.supply.len() {
+            Arc::make_mut(&mut self.supply).resize(needed, 0);
+            Arc::make_mut(&mut self.reserve).resize(needed, None);
+        }
+        if supplies > self.game_supply.len() {
+            Arc::make_mut(&mut self.game_supply).resize(supplies, 0);
+            Arc::make_mut(&mut self.game_reserve).resize(supplies, None);
+        }
     }
 
     /// The zone behind a handle.
