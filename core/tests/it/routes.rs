@@ -123,6 +123,14 @@ fn k4_1_a_route_asked_of_a_changed_or_another_layout_answers_as_that_layout() {
     assert!(inside.len() > before.len(), "a new reserve opens routes");
     rolled.rollback(mark);
     agree(&rolled, &inside);
+    // A zone made inside a transaction that is rolled back: routes to it are refused after.
+    let mut undone = l.clone();
+    let mark = undone.begin();
+    undone.add_zone(Zone::new(key(1, 7, 0))).unwrap();
+    let to_new = routes(&undone);
+    assert!(to_new.len() > before.len(), "the new zone opens routes");
+    undone.rollback(mark);
+    agree(&undone, &to_new);
     let restored: Ledger = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
     agree(&restored, &before);
     // Another game on other tables: its cells mean other zones.
