@@ -140,10 +140,14 @@ fn k4_1_a_route_asked_of_a_changed_or_another_layout_answers_as_that_layout() {
         other.stock(Owner(o), z, 1, Cause::Setup).unwrap();
     }
     agree(&other, &before);
-    // A game set up again on this one's own tables (a reset).
+    // A game set up again on this one's own tables (a reset), with the same zones but no tokens yet:
+    // the routes' cells are in its table, and it refuses them all (no reserve).
     let mut reused = l.clone();
     reused.recycle();
-    let again = Ledger::new(2, 0);
+    let mut again = Ledger::new(2, 0);
+    for zone in l.zones() {
+        again.add_zone(*zone).unwrap();
+    }
     agree(&again, &before);
     agree(&l, &before);
 }

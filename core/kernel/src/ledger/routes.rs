@@ -151,13 +151,16 @@ impl Ledger {
     /// Exactly those of `can_move_tokens(route.owner(), route.from(), route.to(), n)`.
     #[inline]
     pub fn can_move_along(&self, route: &TokenRoute, n: u32) -> Result<(u32, u32), Refusal> {
-        // One branch for the common answer: with the route's layout, its cell is in the table.
-        let have = self
-            .tokens
-            .get(route.from_cell as usize)
-            .copied()
-            .unwrap_or(0);
-        if (route.stamp ^ self.stamp.get()) | u64::from(n > have) == 0 {
+        // A route of another layout looks past the table's end, so one bounds check answers both
+        // whether the layout is the route's and whether its cell is in the table.
+        let cell = if route.stamp == self.stamp.get() {
+            route.from_cell as usize
+        } else {
+            usize::MAX
+        };
+        if let Some(&have) = self.tokens.get(cell)
+            && n <= have
+        {
             if n == 0 || route.from == route.to {
                 return Ok((0, 0));
             }
