@@ -143,8 +143,8 @@ impl Ledger {
             }
         }
         self.stamp.clear();
-        let owners = self.owners;
-        // Taken out of the shared table for the loop, and put back: two writable checks in all.
+        // Taken out of the shared table for the loop, and put back: two writable checks in all. The board
+        // index exists, so adding a zone's entry does not read the table.
         let mut table = std::mem::take(Arc::make_mut(&mut self.zones));
         let mut full = false;
         for zone in zones {
@@ -154,12 +154,7 @@ impl Ledger {
             };
             self.fit_supplies(zone.supply);
             table.push(zone);
-            self.tokens
-                .extend(std::iter::repeat_n(0, usize::from(owners)));
-            self.game_tokens.push(0);
-            if let Some(board) = self.board.get_mut() {
-                board.add_zone(ZoneId(index), zone.key.kind, owners);
-            }
+            self.zone_added(ZoneId(index), zone.key.kind);
             out.push(ZoneId(index));
         }
         *Arc::make_mut(&mut self.zones) = table;

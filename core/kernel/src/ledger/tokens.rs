@@ -27,11 +27,19 @@ impl Ledger {
         self.stamp.clear();
         self.fit_supplies(zone.supply);
         Arc::make_mut(&mut self.zones).push(zone);
+        self.zone_added(id, zone.key.kind);
+        Ok(id)
+    }
+
+    /// The token cells and the board index's entry of zone `id`, just put in the zone table (or, with the
+    /// board index built already, about to be: [`add_zones`](Self::add_zones)).
+    #[inline]
+    pub(super) fn zone_added(&mut self, id: ZoneId, kind: Kind) {
         self.tokens
             .extend(std::iter::repeat_n(0, usize::from(self.owners)));
         self.game_tokens.push(0);
         match self.board.get_mut() {
-            Some(board) => board.add_zone(id, zone.key.kind, self.owners),
+            Some(board) => board.add_zone(id, kind, self.owners),
             // A new ledger's first zone (or a restored ledger's, never asked yet): the index is built now,
             // so that a game set up zone by zone has it before its first query (its first legal-action
             // list, inside the first action's time) instead of building it there.
@@ -40,7 +48,6 @@ impl Ledger {
                 let _ = self.board.set(board);
             }
         }
-        Ok(id)
     }
 
     /// Grows the supply tables (each owner's total and reserve, the game's) to hold `supply`.
