@@ -153,9 +153,7 @@ impl Games {
         if self.node.is_some() && !self.owns(&slot) {
             // Watched from now on; brought up to its log first if announcements were left unapplied.
             slot.asked_ms.store(process_ms(), Ordering::Release);
-            if slot.dormant.swap(false, Ordering::AcqRel) && slot.stopped().is_none() {
-                let _ = self.catch_up(&slot).await;
-            }
+            self.wake(&slot).await;
         }
         Ok(slot)
     }
@@ -164,18 +162,22 @@ impl Games {
     /// the announcements it left unapplied, read from the store in one go per game.
     pub async fn catch_up_dormant(&self) {
         for slot in self.all() {
-            if slot.dormant.load(Ordering::Acquire)
-                && !self.owns(&slot)
-                && slot.stopped().is_none()
-                && slot.dormant.swap(false, Ordering::AcqRel)
-            {
+            if !self.owns(&slot) && self.wake(&slot).await {
                 self.metrics.dormant_caught_up.inc();
-                if self.catch_up(&slot).await.is_err() {
-                    // Tried again at the next sweep, or by the next request.
-                    slot.dormant.store(true, Ordering::Release);
-                }
             }
         }
+    }
+
+    /// Catches `slot` up with its log if announcements of it were left unapplied; answers whether it
+    /// was. A catch-up that fails leaves the game marked, for the next request or sweep.
+    async fn wake(&self, slot: &Arc<Slot>) -> bool {
+        if slot.stopped().is_some() || !slot.dormant.swap(false, Ordering::AcqRel) {
+            return false;
+        }
+        if self.catch_up(slot).await.is_err() {
+            slot.dormant.store(true, Ordering::Release);
+        }
+        true
     }
 
     /// Hosts game `id` from the store (as a follower), unless it is hosted already.
