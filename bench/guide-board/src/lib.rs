@@ -51,7 +51,7 @@
 //! | Rule | Kernel primitive |
 //! |------|------------------|
 //! | 12 tokens per player, in reinforcements | K4 token supply: one reinforcements zone per player, its reserve |
-//! | Sites | one zone of the game's per site, of kind `site`; the board index lists a player's (K4.8) |
+//! | Sites | one zone of the game's per site, of kind `site`, made with one `add_zones`; the board index lists a player's (K4.8) |
 //! | Place, shift | K4.1 `move_tokens`, checked first with `can_move_tokens` (K8.2) |
 //! | Energy, 1 per place or shift, emptied at the round's end | K1 amount capped at 3 that lasts an act (K2), checked with `can_spend` |
 //! | Harvest once a round | K5 permanent per player, readied when the act ends, checked with `can_exhaust` |
