@@ -101,29 +101,34 @@ impl Store for PgStore {
     }
 
     fn seats(&self, game: GameId) -> Result<Vec<Option<TokenHash>>, StoreError> {
-        snapshot_read(&mut self.reader(), |tx| {
-            read_game(tx, game)?;
-            let rows = tx
-                .query(
-                    "SELECT token_sha256 FROM seats WHERE game = $1 ORDER BY seat",
-                    &[&(game.0 as i64)],
-                )
-                .map_err(pg)?;
-            rows.into_iter()
-                .map(|row| match row.get::<_, Option<Vec<u8>>>(0) {
-                    None => Ok(None),
-                    Some(bytes) => bytes
-                        .try_into()
-                        .map(|d| Some(TokenHash::from_digest(d)))
-                        .map_err(|bytes: Vec<u8>| {
-                            StoreError::Corrupt(format!(
-                                "a seat of game {game} has a {}-byte token hash, not 32",
-                                bytes.len()
-                            ))
-                        }),
-                })
-                .collect()
-        })
+        // One statement (one round trip, one snapshot): the game's row, joined with its seats in order;
+        // a game without seats gives one row whose seat is null.
+        let rows = self
+            .reader()
+            .query(
+                "SELECT s.seat, s.token_sha256 FROM games g LEFT JOIN seats s ON s.game = g.id
+                 WHERE g.id = $1 ORDER BY s.seat",
+                &[&(game.0 as i64)],
+            )
+            .map_err(pg)?;
+        if rows.is_empty() {
+            return Err(StoreError::NoSuchGame(game));
+        }
+        rows.into_iter()
+            .filter(|row| row.get::<_, Option<i32>>(0).is_some())
+            .map(|row| match row.get::<_, Option<Vec<u8>>>(1) {
+                None => Ok(None),
+                Some(bytes) => bytes
+                    .try_into()
+                    .map(|d| Some(TokenHash::from_digest(d)))
+                    .map_err(|bytes: Vec<u8>| {
+                        StoreError::Corrupt(format!(
+                            "a seat of game {game} has a {}-byte token hash, not 32",
+                            bytes.len()
+                        ))
+                    }),
+            })
+            .collect()
     }
 
     fn append(&self, game: GameId, action: Action) -> Result<(), StoreError> {
