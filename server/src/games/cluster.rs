@@ -161,9 +161,38 @@ impl Games {
     /// Brings every game this node hosts but nobody watches here up to its log, one game at a time:
     /// the announcements it left unapplied, read from the store in one go per game.
     pub async fn catch_up_dormant(&self) {
+        let now = process_ms();
         for slot in self.all() {
-            if !self.owns(&slot) && self.wake(&slot).await {
+            if self.owns(&slot) {
+                continue;
+            }
+            if !slot.built() && !slot.watched(now) {
+                // Never built here and nobody watches it: its record (how far it went, whether it
+                // ended) is all the lobby and the sweep need.
+                self.refresh_record(&slot).await;
+            } else if self.wake(&slot).await {
                 self.metrics.dormant_caught_up.inc();
+            }
+        }
+    }
+
+    /// Reads how far game `slot` went and whether it ended from its record in the store, without
+    /// building it.
+    async fn refresh_record(&self, slot: &Arc<Slot>) {
+        let store = Arc::clone(&self.store);
+        let id = slot.id;
+        if let Ok(Ok(record)) = tokio::task::spawn_blocking(move || store.game(id)).await {
+            // Under the game's lock, and only while it is still unbuilt: a copy built meanwhile says
+            // itself how far it went.
+            match slot.live.try_lock() {
+                Ok(live) if live.game.is_none() => {
+                    slot.seq.fetch_max(record.seq, Ordering::AcqRel);
+                }
+                _ => return,
+            }
+            if record.finished && !slot.finished.load(Ordering::Acquire) {
+                slot.finish();
+                self.release_creator(slot);
             }
         }
     }
@@ -185,10 +214,30 @@ impl Games {
         self: &Arc<Self>,
         id: GameId,
     ) -> Result<Arc<Slot>, StoreError> {
+        self.host_stored(id, false).await
+    }
+
+    /// Hosts game `id` from the store (as a follower) for the lobby, unless it is hosted already: its
+    /// state is built when someone asks for the game here (see `load_lazily`).
+    pub(super) async fn host_lazily(self: &Arc<Self>, id: GameId) -> Result<Arc<Slot>, StoreError> {
+        self.host_stored(id, true).await
+    }
+
+    async fn host_stored(
+        self: &Arc<Self>,
+        id: GameId,
+        lazily: bool,
+    ) -> Result<Arc<Slot>, StoreError> {
         let games = Arc::clone(self);
-        let slot = tokio::task::spawn_blocking(move || games.load_game(id))
-            .await
-            .map_err(|_| StoreError::WriterStopped)??;
+        let slot = tokio::task::spawn_blocking(move || {
+            if lazily {
+                games.load_lazily(id)
+            } else {
+                games.load_game(id)
+            }
+        })
+        .await
+        .map_err(|_| StoreError::WriterStopped)??;
         let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
         let slot = slots.entry(id).or_insert_with(|| {
             self.hosted.fetch_add(1, Ordering::AcqRel);
@@ -568,7 +617,7 @@ impl Games {
                 // before that action's commit.
                 let games = Arc::clone(self);
                 tokio::spawn(async move {
-                    match games.host_from_store(id).await {
+                    match games.host_lazily(id).await {
                         // Hosted from the store, which holds the carried action too.
                         Ok(_) => games.heard(id, seq, None),
                         Err(error) => {
@@ -636,7 +685,7 @@ impl Games {
                     match games.slot(id.0) {
                         Ok(slot) => games.refresh_seats(&slot).await,
                         Err(_) => {
-                            if let Err(error) = games.host_from_store(id).await {
+                            if let Err(error) = games.host_lazily(id).await {
                                 tracing::warn!(target: "coffer_server::games", game = %id, "cannot follow the game: {error}");
                             }
                         }
@@ -657,7 +706,7 @@ impl Games {
         if let Ok(Ok(ids)) = tokio::task::spawn_blocking(move || store.unfinished_games()).await {
             for id in ids {
                 if self.slot(id.0).is_err()
-                    && let Err(error) = self.host_from_store(id).await
+                    && let Err(error) = self.host_lazily(id).await
                 {
                     tracing::warn!(target: "coffer_server::games", game = %id, "cannot follow the game: {error}");
                 }

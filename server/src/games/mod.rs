@@ -468,6 +468,14 @@ impl Slot {
         self.stopped.get().map(String::as_str)
     }
 
+    /// Whether this node has built the game's state (a node of several hosts the games nobody asked
+    /// it for without it); a game in use counts as built.
+    fn built(&self) -> bool {
+        self.live
+            .try_lock()
+            .map_or(true, |live| live.game.is_some())
+    }
+
     /// Marks the game over: it takes no more actions, and leaves memory after the linger.
     fn finish(&self) {
         self.finished.store(true, Ordering::Release);

@@ -92,6 +92,43 @@ impl Games {
         }
         Ok(slot)
     }
+
+    /// Game `id` as a node of several that nobody asked for it hosts it: its record and seats only (what
+    /// the lobby lists), its state left unbuilt until a request or a viewer wants it (then rebuilt from
+    /// the store up to the record's sequence, and caught up from there).
+    pub(super) fn load_lazily(&self, id: GameId) -> Result<Slot, StoreError> {
+        let record = self.store.game(id)?;
+        let seats = self.store.seats(id)?;
+        let entry = self.registry.get(record.ruleset.as_str()).ok();
+        let exact = entry.filter(|e| e.key() == record.ruleset.as_str());
+        let slot = Slot::from(Hosting {
+            id,
+            ruleset: exact.map(|e| Arc::clone(&e.ruleset)),
+            key: record.ruleset.to_string(),
+            setup: record.setup.clone(),
+            created_unix_ms: record.created_unix_ms,
+            seats,
+            game: None,
+            seq: record.seq,
+            moves: Moves::default(),
+            finished: record.finished,
+            role: Role::Follower(None),
+            creator: None,
+            bots: stored_bots(id, &record.setup.bots, record.setup.players),
+        });
+        if exact.is_none() {
+            slot.stop(
+                format!(
+                    "game {id} is stopped: its ruleset {} is not loaded on this server",
+                    record.ruleset
+                ),
+                &self.metrics,
+            );
+        }
+        // Unbuilt: the first request or viewer builds it (`find` wakes a dormant game).
+        slot.dormant.store(true, Ordering::Release);
+        Ok(slot)
+    }
 }
 
 /// Whether a stored game's log runs without a hole from its snapshot (or its first action) to its

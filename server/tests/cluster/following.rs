@@ -92,6 +92,60 @@ async fn a_node_where_nobody_watches_a_game_leaves_its_notices_and_catches_up_wh
     stop_all(servers);
 }
 
+/// Node 1's lobby entry of `game`, once it lists the game with `seq` actions played (within 15 s: one
+/// sweep of the games nobody watches is at most `DORMANT_CATCH_UP_EVERY` away).
+async fn listed_at(client: &Client, server: &Server, game: u64, seq: u64) -> Value {
+    let lobby = format!("{}/api/games", server.base);
+    let listed = async {
+        loop {
+            let games: Value = get_json(client, &lobby).await;
+            if let Some(entry) = games
+                .as_array()
+                .and_then(|g| g.iter().find(|g| g["game"] == game && g["seq"] == seq))
+            {
+                return entry.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(15), listed)
+        .await
+        .unwrap_or_else(|_| panic!("the lobby lists game {game} at action {seq} within 15 s"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_nobody_asks_for_a_game_keeps_it_in_its_lobby_without_replaying_it() {
+    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
+        return;
+    };
+    let (_, servers, _, client) = scenario.parts();
+    let (game, tokens) = game_and_tokens(&create_on(client, &servers[0], &charges(11)).await);
+    listed_at(client, &servers[1], game, 0).await;
+    // Played on the owner while nobody asks node 1 for the game.
+    play(client, &servers[0].base, game, &tokens, PLAYED).await;
+    // Node 1's lobby follows the game's record (after its sweep), but node 1 applied none of its
+    // actions: it never built the game.
+    listed_at(client, &servers[1], game, PLAYED).await;
+    for name in [
+        "followed_from_notices",
+        "followed_from_store",
+        "dormant_caught_up",
+    ] {
+        assert_eq!(metric(client, &servers[1], name).await, 0, "{name}");
+    }
+    // Asked for it, node 1 builds it from the store as the owner has it.
+    let summary: Value = get_json(client, format!("{}/api/games/{game}", servers[1].base)).await;
+    assert_eq!(summary["seq"], PLAYED, "{summary}");
+    let (seq, actions) = legal(client, &servers[1].base, game, &tokens[0]).await;
+    let (owner_seq, owner_actions) = legal(client, &servers[0].base, game, &tokens[0]).await;
+    assert_eq!(
+        (seq, actions),
+        (owner_seq, owner_actions),
+        "node 1 built the owner's game"
+    );
+    stop_all(servers);
+}
+
 /// Plays `n` actions of `game` on the node at `base`, each the first legal action of the first seat
 /// with one, one commit after another.
 async fn play(client: &Client, base: &str, game: u64, tokens: &[String], n: u64) {
