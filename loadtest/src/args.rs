@@ -15,9 +15,15 @@ Examples:
 pub struct Args {
     /// Measure the server at this address (`http://HOST:PORT`) instead of starting one (no memory
     /// figure); several, comma-separated, measure nodes of one cluster (`serve --cluster`): games are
-    /// created on each in turn, and the seats of a game use different nodes.
+    /// created on each in turn, and the seats of a game use the nodes `--seats` says.
     #[arg(long, value_name = "URL,...", value_delimiter = ',')]
     pub url: Vec<String>,
+    /// With several `--url`s, which nodes a game's seats use: `apart`, each seat a different node
+    /// (every action of a seat on another node than the game's is passed on to it, and followed by the
+    /// node each seat watches from); `together`, every seat the node the game was created on, which
+    /// owns it (as clients sent to their game's node).
+    #[arg(long, value_enum, default_value = "apart", value_name = "HOW")]
+    pub seats: Seats,
     /// Numbers of concurrent games to measure, comma-separated.
     #[arg(
         long,
@@ -69,6 +75,15 @@ pub struct Args {
     /// Threads of the load generator's own runtime.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub client_threads: usize,
+}
+
+/// Which nodes of a cluster a game's seats use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Seats {
+    /// Each seat of a game a different node.
+    Apart,
+    /// Every seat of a game the node that created it.
+    Together,
 }
 
 /// How actions are submitted.

@@ -119,6 +119,11 @@ fn run_inner(global: &Global, args: &Args) -> Result<Report, String> {
         warmup: args.warmup,
         server: if args.url.is_empty() {
             "started by the load generator (temporary SQLite store, every commit synced)".into()
+        } else if args.url.len() > 1 && args.seats == Seats::Together {
+            format!(
+                "{} (each game's seats on the node that created it)",
+                args.url.join(", ")
+            )
         } else {
             args.url.join(", ")
         },
@@ -140,6 +145,8 @@ struct Ctx {
     ws_bases: Vec<String>,
     /// The node the next game is created on.
     next_node: AtomicUsize,
+    /// Which nodes a game's seats use.
+    seats: Seats,
     http: reqwest::Client,
     ruleset: String,
     players: u16,
@@ -150,13 +157,21 @@ struct Ctx {
 }
 
 impl Ctx {
-    /// The node a seat of `game` talks to: the seats of a game use different nodes.
+    /// The node a seat of `game` talks to: as `--seats` says, a different node for each seat, or the
+    /// node that created the game.
     fn base(&self, game: &Game, seat: usize) -> &str {
-        &self.bases[(game.node + seat) % self.bases.len()]
+        &self.bases[self.node_of(game, seat)]
     }
 
     fn ws_base(&self, game: &Game, seat: usize) -> &str {
-        &self.ws_bases[(game.node + seat) % self.ws_bases.len()]
+        &self.ws_bases[self.node_of(game, seat)]
+    }
+
+    fn node_of(&self, game: &Game, seat: usize) -> usize {
+        match self.seats {
+            Seats::Apart => (game.node + seat) % self.bases.len(),
+            Seats::Together => game.node % self.bases.len(),
+        }
     }
 
     fn next_seed(&self) -> u64 {
@@ -191,6 +206,7 @@ async fn measure(
         bases: bases.to_vec(),
         ws_bases,
         next_node: AtomicUsize::new(0),
+        seats: args.seats,
         http,
         ruleset: args.ruleset.clone(),
         players: args.players,
