@@ -1,6 +1,7 @@
 //! Recovering unfinished games from the store and rebuilding them from their logs.
 
 use super::*;
+use crate::store::GameRecord;
 
 impl Games {
     /// Brings back every unfinished game of the store: its latest snapshot (its hash checked) and the
@@ -37,26 +38,19 @@ impl Games {
         let recovery = self.store.recover(id)?;
         let record = recovery.game;
         let seats = self.store.seats(id)?;
-        let entry = self.registry.get(record.ruleset.as_str()).ok();
-        let exact = entry.filter(|e| e.key() == record.ruleset.as_str());
+        let exact = self.exact_ruleset(&record);
         let setup = CoreSetup::new(record.setup.players as u16, record.setup.seed)
             .config(record.setup.config.clone());
         let hole = contiguous(record.seq, recovery.snapshot.as_ref(), &recovery.tail);
-        let (game, problem) = match exact {
-            None => (
-                None,
-                Some(format!(
-                    "game {id} is stopped: its ruleset {} is not loaded on this server",
-                    record.ruleset
-                )),
-            ),
+        let (game, problem) = match &exact {
+            None => (None, Some(not_loaded(&record))),
             Some(_) if hole.is_err() => {
                 let hole = hole.unwrap_err();
                 tracing::error!(target: "coffer_server::games", game = %id, "recovery refused: {hole}");
                 (None, Some(format!("game {id} is stopped: {hole}")))
             }
-            Some(entry) => match rebuild(
-                &*entry.ruleset,
+            Some(ruleset) => match rebuild(
+                &**ruleset,
                 &setup,
                 recovery.snapshot.as_ref(),
                 &recovery.tail,
@@ -68,25 +62,8 @@ impl Games {
         let finished = game
             .as_ref()
             .is_some_and(|g| matches!(g.outcome(), Outcome::Finished { .. }));
-        let slot = Slot::from(Hosting {
-            id,
-            ruleset: exact.map(|e| Arc::clone(&e.ruleset)),
-            key: record.ruleset.to_string(),
-            setup: record.setup.clone(),
-            created_unix_ms: record.created_unix_ms,
-            seats,
-            game,
-            seq: record.seq,
-            moves: Moves::of(&recovery.tail),
-            finished,
-            role: if self.node.is_some() {
-                Role::Follower(None)
-            } else {
-                Role::Sole
-            },
-            creator: None,
-            bots: stored_bots(id, &record.setup.bots, record.setup.players),
-        });
+        let moves = Moves::of(&recovery.tail);
+        let slot = self.stored_slot(record, seats, exact, game, moves, finished);
         if let Some(reason) = problem {
             slot.stop(reason, &self.metrics);
         }
@@ -99,36 +76,62 @@ impl Games {
     pub(super) fn load_lazily(&self, id: GameId) -> Result<Slot, StoreError> {
         let record = self.store.game(id)?;
         let seats = self.store.seats(id)?;
-        let entry = self.registry.get(record.ruleset.as_str()).ok();
-        let exact = entry.filter(|e| e.key() == record.ruleset.as_str());
-        let slot = Slot::from(Hosting {
-            id,
-            ruleset: exact.map(|e| Arc::clone(&e.ruleset)),
-            key: record.ruleset.to_string(),
-            setup: record.setup.clone(),
-            created_unix_ms: record.created_unix_ms,
-            seats,
-            game: None,
-            seq: record.seq,
-            moves: Moves::default(),
-            finished: record.finished,
-            role: Role::Follower(None),
-            creator: None,
-            bots: stored_bots(id, &record.setup.bots, record.setup.players),
-        });
-        if exact.is_none() {
-            slot.stop(
-                format!(
-                    "game {id} is stopped: its ruleset {} is not loaded on this server",
-                    record.ruleset
-                ),
-                &self.metrics,
-            );
+        let exact = self.exact_ruleset(&record);
+        let problem = exact.is_none().then(|| not_loaded(&record));
+        let finished = record.finished;
+        let slot = self.stored_slot(record, seats, exact, None, Moves::default(), finished);
+        if let Some(reason) = problem {
+            slot.stop(reason, &self.metrics);
         }
         // Unbuilt: the first request or viewer builds it (`find` wakes a dormant game).
         slot.dormant.store(true, Ordering::Release);
         Ok(slot)
     }
+
+    /// The loaded ruleset of exactly the stored game's key, if any.
+    fn exact_ruleset(&self, record: &GameRecord) -> Option<Arc<dyn DynRuleset>> {
+        let entry = self.registry.get(record.ruleset.as_str()).ok()?;
+        (entry.key() == record.ruleset.as_str()).then(|| Arc::clone(&entry.ruleset))
+    }
+
+    /// A stored game hosted here, a follower with several nodes (the lease says who owns it).
+    fn stored_slot(
+        &self,
+        record: GameRecord,
+        seats: Vec<Option<TokenHash>>,
+        ruleset: Option<Arc<dyn DynRuleset>>,
+        game: Option<Box<dyn DynGame>>,
+        moves: Moves,
+        finished: bool,
+    ) -> Slot {
+        Slot::from(Hosting {
+            id: record.id,
+            ruleset,
+            key: record.ruleset.to_string(),
+            bots: stored_bots(record.id, &record.setup.bots, record.setup.players),
+            setup: record.setup,
+            created_unix_ms: record.created_unix_ms,
+            seats,
+            game,
+            seq: record.seq,
+            moves,
+            finished,
+            role: if self.node.is_some() {
+                Role::Follower(None)
+            } else {
+                Role::Sole
+            },
+            creator: None,
+        })
+    }
+}
+
+/// Why a stored game whose ruleset this server does not load is stopped.
+fn not_loaded(record: &GameRecord) -> String {
+    format!(
+        "game {} is stopped: its ruleset {} is not loaded on this server",
+        record.id, record.ruleset
+    )
 }
 
 /// Whether a stored game's log runs without a hole from its snapshot (or its first action) to its
