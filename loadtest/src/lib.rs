@@ -170,10 +170,7 @@ impl Ctx {
     }
 
     fn node_of(&self, game: &Game, seat: usize) -> usize {
-        match self.seats {
-            Seats::Apart => (game.node + seat) % self.bases.len(),
-            Seats::Together => game.node % self.bases.len(),
-        }
+        seat_node(self.seats, game.node, seat, self.bases.len())
     }
 
     fn next_seed(&self) -> u64 {
@@ -607,6 +604,14 @@ impl Rng {
     }
 }
 
+/// The node (of `nodes`) that seat `seat` of a game created on node `created` uses.
+fn seat_node(seats: Seats, created: usize, seat: usize, nodes: usize) -> usize {
+    match seats {
+        Seats::Apart => (created + seat) % nodes,
+        Seats::Together => created % nodes,
+    }
+}
+
 fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -653,6 +658,23 @@ mod tests {
         let cli = Cli::try_parse_from(["loadtest", "--seconds", "0"]).unwrap();
         assert!(check_args(&cli.args).is_err());
         assert!(Cli::try_parse_from(["loadtest", "--transport", "carrier-pigeon"]).is_err());
+    }
+
+    #[test]
+    fn a_games_seats_use_different_nodes_or_the_node_that_created_it() {
+        let cli = Cli::try_parse_from(["loadtest"]).unwrap();
+        assert_eq!(cli.args.seats, Seats::Apart);
+        // Three nodes, a game created on node 2: its seats 0 and 1 on nodes 2 and 0 when apart.
+        assert_eq!(seat_node(Seats::Apart, 2, 0, 3), 2);
+        assert_eq!(seat_node(Seats::Apart, 2, 1, 3), 0);
+        let cli = Cli::try_parse_from(["loadtest", "--seats", "together"]).unwrap();
+        assert_eq!(cli.args.seats, Seats::Together);
+        for seat in 0..4 {
+            assert_eq!(seat_node(Seats::Together, 2, seat, 3), 2);
+        }
+        // One node: every seat on it either way.
+        assert_eq!(seat_node(Seats::Apart, 0, 1, 1), 0);
+        assert!(Cli::try_parse_from(["loadtest", "--seats", "scattered"]).is_err());
     }
 
     #[test]
