@@ -162,15 +162,11 @@ impl Ctx {
     /// The node a seat of `game` talks to: as `--seats` says, a different node for each seat, or the
     /// node that created the game.
     fn base(&self, game: &Game, seat: usize) -> &str {
-        &self.bases[self.node_of(game, seat)]
+        &self.bases[seat_node(self.seats, game.node, seat, self.bases.len())]
     }
 
     fn ws_base(&self, game: &Game, seat: usize) -> &str {
-        &self.ws_bases[self.node_of(game, seat)]
-    }
-
-    fn node_of(&self, game: &Game, seat: usize) -> usize {
-        seat_node(self.seats, game.node, seat, self.bases.len())
+        &self.ws_bases[seat_node(self.seats, game.node, seat, self.ws_bases.len())]
     }
 
     fn next_seed(&self) -> u64 {

@@ -214,30 +214,25 @@ impl Games {
         self: &Arc<Self>,
         id: GameId,
     ) -> Result<Arc<Slot>, StoreError> {
-        self.host_stored(id, false).await
+        self.host_stored(id, Games::load_game).await
     }
 
     /// Hosts game `id` from the store (as a follower) for the lobby, unless it is hosted already: its
     /// state is built when someone asks for the game here (see `load_lazily`).
     pub(super) async fn host_lazily(self: &Arc<Self>, id: GameId) -> Result<Arc<Slot>, StoreError> {
-        self.host_stored(id, true).await
+        self.host_stored(id, Games::load_lazily).await
     }
 
+    /// Hosts the game `load` reads from the store, unless game `id` is hosted already.
     async fn host_stored(
         self: &Arc<Self>,
         id: GameId,
-        lazily: bool,
+        load: fn(&Games, GameId) -> Result<Slot, StoreError>,
     ) -> Result<Arc<Slot>, StoreError> {
         let games = Arc::clone(self);
-        let slot = tokio::task::spawn_blocking(move || {
-            if lazily {
-                games.load_lazily(id)
-            } else {
-                games.load_game(id)
-            }
-        })
-        .await
-        .map_err(|_| StoreError::WriterStopped)??;
+        let slot = tokio::task::spawn_blocking(move || load(&games, id))
+            .await
+            .map_err(|_| StoreError::WriterStopped)??;
         let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
         let slot = slots.entry(id).or_insert_with(|| {
             self.hosted.fetch_add(1, Ordering::AcqRel);

@@ -92,18 +92,18 @@ async fn a_node_where_nobody_watches_a_game_leaves_its_notices_and_catches_up_wh
     stop_all(servers);
 }
 
-/// Node 1's lobby entry of `game`, once it lists the game with `seq` actions played (within 15 s: one
-/// sweep of the games nobody watches is at most `DORMANT_CATCH_UP_EVERY` away).
-async fn listed_at(client: &Client, server: &Server, game: u64, seq: u64) -> Value {
+/// Waits until `server`'s lobby lists `game` with `seq` actions played (within 15 s: one sweep of the
+/// games nobody watches is at most `DORMANT_CATCH_UP_EVERY` away).
+async fn listed_at(client: &Client, server: &Server, game: u64, seq: u64) {
     let lobby = format!("{}/api/games", server.base);
     let listed = async {
         loop {
             let games: Value = get_json(client, &lobby).await;
-            if let Some(entry) = games
+            if games
                 .as_array()
-                .and_then(|g| g.iter().find(|g| g["game"] == game && g["seq"] == seq))
+                .is_some_and(|g| g.iter().any(|g| g["game"] == game && g["seq"] == seq))
             {
-                return entry.clone();
+                return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
