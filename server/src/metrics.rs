@@ -53,6 +53,9 @@ pub struct Metrics {
     pub notices_left: Counter,
     /// With several nodes: games nobody watched here caught up with their logs by the sweep.
     pub dormant_caught_up: Counter,
+    /// `legal` requests answered from every seat's legal actions kept at the game's last action, with
+    /// no call into the game.
+    pub legal_kept: Counter,
     /// Actions replayed to answer history reads (events, a WebSocket's `since`, an old keyed retry):
     /// at most a snapshot interval plus the actions returned per read, whatever a log's length.
     pub history_replayed: Counter,
@@ -134,6 +137,11 @@ impl Default for Metrics {
                 r,
                 "dormant_caught_up",
                 "Games nobody watched here caught up with their logs by the periodic sweep",
+            ),
+            legal_kept: counter(
+                r,
+                "legal_kept",
+                "Legal-action requests answered from the lists kept at the game's last action, without a call into the game",
             ),
             takeovers: counter(
                 r,

@@ -123,20 +123,37 @@ impl Games {
         Ok(view)
     }
 
-    /// The legal actions of `seat` now: `{"seq", "actions": [...]}`.
+    /// The legal actions of `seat` now: `{"seq", "actions": [...]}`. Those kept at the game's last
+    /// committed action answer without a call into the game; else one call computes every seat's.
     ///
     /// # Errors
     /// [`GameError::Stopped`] and the plugin's failures.
     pub async fn legal(&self, slot: &Arc<Slot>, seat: u16) -> Result<Legal, GameError> {
+        slot.check_running()?;
+        if let Some(legal) = slot.kept_legal(seat) {
+            self.metrics.legal_kept.inc();
+            return Ok(legal);
+        }
+        let call_slot = Arc::clone(slot);
         let (legal, _guard) = self
             .call(slot, move |live| {
                 let game = live
                     .game
                     .as_deref_mut()
                     .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                let legal = legal_list(game, Owner(seat), live.seq);
+                let every: Box<[Legal]> = every_legal_list(game, live.seq)
+                    .iter()
+                    .map(LegalList::answer)
+                    .collect();
                 plugin_failed(game).map_err(CallError::Stop)?;
-                Ok(legal)
+                let legal = every.get(usize::from(seat)).cloned();
+                call_slot.keep_legal(live.seq, every);
+                legal.ok_or_else(|| {
+                    CallError::Refused(GameError::NotFound(format!(
+                        "game {} has no seat {seat}",
+                        call_slot.id
+                    )))
+                })
             })
             .await?;
         Ok(legal)
@@ -230,7 +247,7 @@ impl Games {
                 tracing::debug!(target: "coffer_server::games", game = %id, code = e.code(), "rejected");
                 self.metrics.rejected.inc();
             })?;
-        let (seq, hash, answer, pushes, finished, snapshot, undo, to_act) = match applied {
+        let (seq, hash, answer, pushes, finished, snapshot, undo, to_act, legal) = match applied {
             Applied::Refused(message) => {
                 self.metrics.refusals.inc();
                 return Err(GameError::Refused { message });
@@ -266,6 +283,7 @@ impl Games {
                 done.snapshot,
                 done.undo,
                 done.to_act,
+                done.legal,
             ),
         };
         let (sender, committed) = oneshot::channel();
@@ -305,6 +323,7 @@ impl Games {
         if let Some(key) = key {
             slot.remember(seat, key, seq, Arc::clone(&answer));
         }
+        slot.keep_legal(seq, legal);
         slot.publish(seq, pushes);
         if finished {
             slot.finish();
@@ -342,6 +361,7 @@ impl Games {
         // when the server restarts.
         // Freeing a game is a call into its ruleset: not on the executor's threads either.
         let game = guard.game.take();
+        slot.forget_legal();
         drop(guard);
         tokio::task::spawn_blocking(move || drop(game));
         if self.node.is_some() {

@@ -39,7 +39,7 @@ pub(super) struct ActionOut<'a> {
     /// With the view, the audience seat's legal actions when it may act next: it needs no `legal`
     /// round trip.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) legal: Option<&'a Legal>,
+    pub(super) legal: Option<&'a LegalList>,
 }
 
 /// Who chose a move the server played for a seat. Its idempotency key says so in the log:
@@ -140,23 +140,34 @@ pub(super) fn action_message(
 
 /// `audience`'s legal actions at `seq` when it is a seat the game lists as acting with some: what an
 /// action message pushed to it carries, so that it needs no `legal` round trip.
-pub(super) fn legal_now(game: &mut dyn DynGame, audience: Audience, seq: u64) -> Option<Legal> {
+pub(super) fn legal_now(game: &mut dyn DynGame, audience: Audience, seq: u64) -> Option<LegalList> {
     let seat = audience?;
+    may_act(game, seat).then(|| legal_list(game, seat, seq))
+}
+
+/// Whether the game lists `seat` as acting, with legal actions.
+fn may_act(game: &mut dyn DynGame, seat: Owner) -> bool {
     game.acting()
         .iter()
         .any(|a| a.owner() == seat && a.legal > 0)
-        .then(|| legal_list(game, seat, seq))
 }
 
 /// `seat`'s legal actions at `seq`.
-pub(super) fn legal_list(game: &mut dyn DynGame, seat: Owner, seq: u64) -> Legal {
+pub(super) fn legal_list(game: &mut dyn DynGame, seat: Owner, seq: u64) -> LegalList {
     let count = game.legal_actions(seat);
     // The ruleset's JSON is passed on as written, checked to be JSON but not parsed into a tree.
     let actions = (0..count)
         .filter_map(|i| game.legal_action_json(i))
         .filter_map(|j| RawValue::from_string(j).ok())
         .collect();
-    Legal { seq, actions }
+    LegalList { seq, actions }
+}
+
+/// Every seat's legal actions at `seq`, the game being at `seq`.
+pub(super) fn every_legal_list(game: &mut dyn DynGame, seq: u64) -> Vec<LegalList> {
+    (0..game.players())
+        .map(|seat| legal_list(game, Owner(seat), seq))
+        .collect()
 }
 
 /// Which committed action a message tells of: its sequence number, its seat, who chose it when not the
@@ -194,7 +205,7 @@ pub(super) fn action_message_of(
     audience: Audience,
     events: &[Event],
     forms: Forms,
-    legal: Option<&Legal>,
+    legal: Option<&LegalList>,
 ) -> (Option<String>, Option<String>) {
     let table = game.table(audience);
     let resources = game.resources(audience);
@@ -283,30 +294,53 @@ pub struct View {
     pub text: String,
 }
 
-/// A seat's legal actions at one sequence number.
+/// A seat's legal actions at one sequence number, as a list (what a pushed action message carries).
 #[derive(Debug, serde::Serialize)]
+pub(super) struct LegalList {
+    /// The sequence number they are legal at.
+    pub(super) seq: u64,
+    /// Each legal action's JSON, as the ruleset wrote it.
+    pub(super) actions: Vec<Box<RawValue>>,
+}
+
+impl LegalList {
+    /// The same actions as the `legal` request answers them.
+    pub(super) fn answer(&self) -> Legal {
+        Legal {
+            seq: self.seq,
+            actions: (!self.actions.is_empty()).then(|| Arc::from(to_text(&self.actions))),
+        }
+    }
+}
+
+/// A seat's legal actions at one sequence number, as the `legal` request answers them. Kept by each
+/// hosted game for every seat at its last committed action, so that the request needs no call into the
+/// game (see [`Games::legal`](super::Games::legal)).
+#[derive(Debug, Clone)]
 pub struct Legal {
     /// The sequence number they are legal at.
     pub seq: u64,
-    /// Each legal action's JSON, as the ruleset wrote it.
-    pub actions: Vec<Box<RawValue>>,
+    /// The JSON array of the actions, each as the ruleset wrote it; `None` when there are none.
+    actions: Option<Arc<str>>,
 }
 
 impl Legal {
     /// `{"seq": N, "actions": [...]}`, or with `kind` `{"type": kind, "seq": N, "actions": [...]}`.
     pub fn to_json(&self, kind: Option<&str>) -> String {
-        #[derive(serde::Serialize)]
-        struct Out<'a> {
-            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-            kind: Option<&'a str>,
-            seq: u64,
-            actions: &'a [Box<RawValue>],
+        let actions = self.actions.as_deref().unwrap_or("[]");
+        match kind {
+            Some(kind) => format!(
+                r#"{{"type":{},"seq":{},"actions":{actions}}}"#,
+                to_text(&kind),
+                self.seq
+            ),
+            None => format!(r#"{{"seq":{},"actions":{actions}}}"#, self.seq),
         }
-        to_text(&Out {
-            kind,
-            seq: self.seq,
-            actions: &self.actions,
-        })
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_none()
     }
 }
 
@@ -330,6 +364,8 @@ pub(super) struct Done {
     pub(super) undo: bool,
     /// The seats to act after it, when the game has a clock.
     pub(super) to_act: Vec<u16>,
+    /// Every seat's legal actions after it.
+    pub(super) legal: Box<[Legal]>,
 }
 
 /// What applying one submitted action needs on the game's thread.
@@ -422,12 +458,16 @@ impl Applying {
         let mut actor_events = Some(actor_events);
         let mut answer = None;
         let mut pushes = Vec::new();
+        // Every seat's legal actions: pushed to the seats that may act, and kept for `legal` requests.
+        let legal = every_legal_list(game, seq);
         for audience in slot.listening() {
             let events = match actor_events.take_if(|_| audience == actor) {
                 Some(events) => events,
                 None => game.events_for(audience),
             };
-            let legal = legal_now(game, audience, seq);
+            let legal = audience
+                .filter(|&seat| may_act(game, seat))
+                .and_then(|Owner(seat)| legal.get(usize::from(seat)));
             // The actor's answer is its own feed's message without the view; the other audiences
             // are only pushed to.
             let forms = if audience == actor {
@@ -435,15 +475,8 @@ impl Applying {
             } else {
                 Forms::Viewed
             };
-            let (plain, with_view) = action_message_of(
-                game,
-                description,
-                told,
-                audience,
-                &events,
-                forms,
-                legal.as_ref(),
-            );
+            let (plain, with_view) =
+                action_message_of(game, description, told, audience, &events, forms, legal);
             pushes.push((audience, Arc::<str>::from(with_view.unwrap_or_default())));
             if plain.is_some() {
                 answer = plain;
@@ -483,6 +516,7 @@ impl Applying {
             snapshot,
             undo,
             to_act,
+            legal: legal.iter().map(LegalList::answer).collect(),
         }))
     }
 }

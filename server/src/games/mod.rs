@@ -226,6 +226,9 @@ pub struct Slot {
     /// Each seat's open WebSockets, and how often that count changed (a disconnection's grace ends
     /// only if it did not change since).
     connections: Mutex<Vec<(u32, u64)>>,
+    /// Every seat's legal actions at one committed action: a `legal` request at that action needs no
+    /// call into the game (see [`Slot::kept_legal`]).
+    legal: Mutex<Option<(u64, Box<[Legal]>)>>,
 }
 
 /// What a hosted game is made of.
@@ -283,6 +286,7 @@ impl From<Hosting> for Slot {
             bots: RwLock::new(h.bots),
             bots_running: AtomicBool::new(false),
             bots_wanted: AtomicBool::new(false),
+            legal: Mutex::new(None),
         }
     }
 }
@@ -655,6 +659,27 @@ impl Slot {
 
     fn set_role(&self, role: Role) {
         *self.role.lock().unwrap_or_else(PoisonError::into_inner) = role;
+    }
+
+    /// `seat`'s legal actions when they were kept at the game's last committed action.
+    fn kept_legal(&self, seat: u16) -> Option<Legal> {
+        let kept = self.legal.lock().unwrap_or_else(PoisonError::into_inner);
+        let (seq, seats) = kept.as_ref()?;
+        if *seq != self.seq() {
+            return None;
+        }
+        seats.get(usize::from(seat)).cloned()
+    }
+
+    /// Keeps every seat's legal actions at committed action `seq`, the game being there: called under
+    /// the game's lock, so that what is kept follows the committed actions in their order.
+    fn keep_legal(&self, seq: u64, legal: Box<[Legal]>) {
+        *self.legal.lock().unwrap_or_else(PoisonError::into_inner) = Some((seq, legal));
+    }
+
+    /// Forgets the legal actions kept: what is in memory may no longer be what the store holds.
+    fn forget_legal(&self) {
+        *self.legal.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     fn remembered(&self, seat: u16, key: &str) -> Option<(u64, Arc<str>)> {

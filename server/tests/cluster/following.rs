@@ -17,6 +17,9 @@ async fn a_follower_applies_each_action_from_its_notice_without_reading_the_stor
     let ws = servers[1].ws(&format!("/api/games/{game}/ws"));
     let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
     let mut seen = 0;
+    // Node 1 keeps every seat's legal actions at action 0 once asked for one.
+    let (seq, _) = legal(client, &servers[1].base, game, &tokens[1]).await;
+    assert_eq!(seq, 0);
     // Played on the owner, one commit after another: each announced by its own notice.
     play(client, &servers[0].base, game, &tokens, PLAYED).await;
     // The spectator on node 1 sees every action.
@@ -36,6 +39,14 @@ async fn a_follower_applies_each_action_from_its_notice_without_reading_the_stor
         (PLAYED, 0),
         "node 1 applied every action from its notice"
     );
+    // What node 1 kept at action 0 is not what it answers now: its legal actions are the owner's.
+    for token in &tokens {
+        assert_eq!(
+            legal(client, &servers[1].base, game, token).await,
+            legal(client, &servers[0].base, game, token).await,
+            "a follower's legal actions after the owner's"
+        );
+    }
     drop(socket);
     stop_all(servers);
 }

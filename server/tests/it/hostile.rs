@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::bad_input::{charges_game, client, create};
-use crate::support::{Server, game_and_tokens, get_json, metrics_text};
+use crate::support::{Server, game_and_tokens, get_json, metric};
 
 // Linked so that `Registry::with_static` finds them: the long game is played in process.
 use coffer_charges as _;
@@ -149,17 +149,6 @@ fn write_long_game(db: &Path, actions: u64, every: u64) -> u64 {
 }
 
 /// The value of the counter `name` in the server's metrics.
-async fn metric(client: &Client, base: &str, name: &str) -> f64 {
-    let text = metrics_text(client, base).await;
-    text.lines()
-        .find_map(|line| {
-            line.strip_prefix(name)
-                .and_then(|rest| rest.strip_prefix(' '))
-                .and_then(|value| value.trim().parse().ok())
-        })
-        .unwrap_or_else(|| panic!("no metric {name} in:\n{text}"))
-}
-
 /// Plays random legal actions on a two-seat game until `stop`, counting what was applied; panics on
 /// any answer but success, a stale sequence (the other seat's client acted first) or the game's end.
 pub(crate) async fn keep_acting(

@@ -10,6 +10,7 @@ mod crash;
 mod crash_api;
 mod differential;
 mod hostile;
+mod legal;
 mod logs;
 mod play;
 mod retention;

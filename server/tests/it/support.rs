@@ -388,6 +388,18 @@ pub async fn metrics_text(client: &reqwest::Client, base: &str) -> String {
         .expect("a text body")
 }
 
+/// The value of the metric `name` (a counter or gauge without labels) in `GET /metrics`.
+pub async fn metric(client: &reqwest::Client, base: &str, name: &str) -> f64 {
+    let text = metrics_text(client, base).await;
+    text.lines()
+        .find_map(|line| {
+            line.strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix(' '))
+                .and_then(|value| value.trim().parse().ok())
+        })
+        .unwrap_or_else(|| panic!("no metric {name} in:\n{text}"))
+}
+
 /// A created game's number and its seats' tokens, from the creation's answer.
 pub fn game_and_tokens(created: &serde_json::Value) -> (u64, Vec<String>) {
     let tokens = created["tokens"]
