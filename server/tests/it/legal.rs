@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::client::{Api, FAST};
-use crate::play::Script;
+use crate::play::{Script, play_lines};
 use crate::support::{Server, legal, metric};
 
 const KEPT: &str = "coffer_legal_kept_total";
@@ -43,21 +43,7 @@ async fn every_seat_legal_along_the_script(ruleset: &'static str) {
                 i + 1
             );
         }
-        let reply = api
-            .act(
-                game,
-                &tokens[usize::from(line.player)],
-                &line.action,
-                Some(i as u64),
-                None,
-            )
-            .await;
-        assert!(
-            reply.status.is_success(),
-            "{ruleset} line {}: {}",
-            i + 1,
-            reply.body
-        );
+        play_lines(&api, game, &tokens, &script, i..i + 1).await;
         reference
             .apply_json(line.player, &line.action)
             .expect("the script's line applies in process");
