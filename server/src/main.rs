@@ -183,23 +183,34 @@ fn main() -> ExitCode {
 /// request and frame payloads (a seat's view, an action's hidden choice, a query's parameters) at DEBUG
 /// and TRACE, and a log must never hold a seat's hidden state (docs/SECURITY.md, "Logs").
 fn init_logs() {
-    use tracing_subscriber::Layer as _;
-    use tracing_subscriber::filter::FilterExt as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     let asked = tracing_subscriber::EnvFilter::try_from_env("COFFER_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::registry().with(log_layer(asked)).init();
+}
+
+/// The stderr layer: `asked` and the cap on other crates' targets in one filter. `asked`'s level then
+/// bounds what `tracing::enabled!` answers (a layer filtered twice answered yes to TRACE under
+/// `COFFER_LOG=warn`, and the server parsed every WebSocket message it sent for a log line nobody
+/// wrote), and the level the runtime-loaded rulesets are told to forward (`LevelFilter::current`): the
+/// cap has a hint of its own, without which the pair had none and every ruleset formatted and sent
+/// its DEBUG and TRACE events across the boundary for nothing.
+fn log_layer<S>(asked: tracing_subscriber::EnvFilter) -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::filter::FilterExt as _;
     let capped = tracing_subscriber::filter::filter_fn(|meta| {
         *meta.level() <= tracing::Level::INFO || is_coffers(meta.target())
-    });
-    // One filter, both conditions: `asked`'s level then bounds what `tracing::enabled!` answers (a
-    // layer filtered twice answered yes to TRACE under `COFFER_LOG=warn`, and the server parsed every
-    // WebSocket message it sent for a log line nobody wrote).
-    let stderr = tracing_subscriber::fmt::layer()
+    })
+    // It lets every level through for Coffer's own targets.
+    .with_max_level_hint(tracing::level_filters::LevelFilter::TRACE);
+    tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_filter(asked.and(capped));
-    tracing_subscriber::registry().with(stderr).init();
+        .with_filter(asked.and(capped))
 }
 
 /// Whether a `tracing` target is one of Coffer's own (`coffer_server::...`, `coffer::event`, a
@@ -441,6 +452,29 @@ fn exit_of(result: Result<coffer_server::serve::Stopped, ServeError>) -> ExitCod
                 eprintln!("hint: to make a new store there, pass --create");
             }
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing::level_filters::LevelFilter;
+    use tracing_subscriber::{EnvFilter, Layer as _, Registry};
+
+    /// The level `COFFER_LOG` asks for is the layer's hint, hence `LevelFilter::current()` and what the
+    /// runtime-loaded rulesets are told to forward (without a hint they were told TRACE whatever was
+    /// asked).
+    #[test]
+    fn the_log_level_asked_is_the_level_rulesets_are_told_to_forward() {
+        for (asked, level) in [
+            ("off", LevelFilter::OFF),
+            ("warn", LevelFilter::WARN),
+            ("info", LevelFilter::INFO),
+            ("warn,coffer_server=debug", LevelFilter::DEBUG),
+            ("trace", LevelFilter::TRACE),
+        ] {
+            let layer = super::log_layer::<Registry>(EnvFilter::new(asked));
+            assert_eq!(layer.max_level_hint(), Some(level), "COFFER_LOG={asked}");
         }
     }
 }
