@@ -59,22 +59,7 @@ async fn a_node_where_nobody_watches_a_game_leaves_its_notices_and_catches_up_wh
     let (_, servers, _, client) = scenario.parts();
     let (game, tokens) = game_and_tokens(&create_on(client, &servers[0], &charges(7)).await);
     // Node 1 hosts the game (its lobby lists it) once the creation's notice reaches it.
-    let lobby = format!("{}/api/games", servers[1].base);
-    let hosted = async {
-        loop {
-            let games: Value = get_json(client, &lobby).await;
-            if games
-                .as_array()
-                .is_some_and(|g| g.iter().any(|g| g["game"] == game))
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), hosted)
-        .await
-        .expect("node 1 lists the game within 10 s");
+    listed_at(client, &servers[1], game, 0).await;
     // Played on the owner; nobody asks node 1 for the game meanwhile.
     play(client, &servers[0].base, game, &tokens, PLAYED).await;
     let left = metric(client, &servers[1], "notices_left").await;
