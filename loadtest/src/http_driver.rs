@@ -81,18 +81,20 @@ pub(super) enum Submitted {
     Failed(String),
 }
 
+/// Submits `action` at `seq`; an accepted one also answers the seat's legal actions after it (with their
+/// sequence number) when the server sent them: the seat may act again.
 pub(super) async fn http_act(
     ctx: &Ctx,
     game: &Game,
     seat: usize,
     action: &RawValue,
     seq: u64,
-) -> Submitted {
+) -> (Submitted, Option<LegalPart>) {
     let body = format!(r#"{{"action":{},"expected_seq":{seq}}}"#, action.get());
     let sent = ctx
         .http
         .post(format!(
-            "{}/api/games/{}/actions",
+            "{}/api/games/{}/actions?then=legal",
             ctx.base(game, seat),
             game.id
         ))
@@ -103,24 +105,25 @@ pub(super) async fn http_act(
         .await;
     let response = match sent {
         Ok(response) => response,
-        Err(e) => return Submitted::Failed(format!("POST actions: {e}")),
+        Err(e) => return (Submitted::Failed(format!("POST actions: {e}")), None),
     };
     let status = response.status();
     let bytes = match response.bytes().await {
         Ok(bytes) => bytes,
-        Err(e) => return Submitted::Failed(format!("POST actions: {e}")),
+        Err(e) => return (Submitted::Failed(format!("POST actions: {e}")), None),
     };
-    if status.is_success() {
-        return Submitted::Acked;
-    }
     let body: Incoming = serde_json::from_slice(&bytes).unwrap_or_default();
-    classify(
+    if status.is_success() {
+        return (Submitted::Acked, body.legal);
+    }
+    let submitted = classify(
         body.error.as_deref(),
         &format!(
             "POST actions: {status} {}",
             body.message.unwrap_or_default()
         ),
-    )
+    );
+    (submitted, None)
 }
 
 pub(super) fn classify(code: Option<&str>, what: &str) -> Submitted {
@@ -153,7 +156,10 @@ pub(super) async fn play_http(
         }
         empty = 0;
         let action = &list[rng.below(list.len())];
-        match http_act(ctx, game, seat, action, legal.seq.unwrap_or(0)).await {
+        match http_act(ctx, game, seat, action, legal.seq.unwrap_or(0))
+            .await
+            .0
+        {
             Submitted::Acked => played += 1,
             Submitted::Finished => return Ok(()),
             Submitted::Stale | Submitted::Refused => {}
@@ -200,16 +206,22 @@ pub(super) async fn http_driver(ctx: Arc<Ctx>, shared: Arc<Shared>, seed: u64) -
         };
         let mut seat = 0;
         let mut empty = 0;
+        // The seat's legal actions that came with its last accepted action, when it may act again.
+        let mut next: Option<LegalPart> = None;
         while !shared.stopping() {
-            stats.legal_calls += 1;
-            let legal = match http_legal(&ctx, &game, seat).await {
-                Ok(legal) => legal,
-                Err(e) => {
-                    stats.error(&shared, || e);
-                    continue 'games;
+            let (seq, list) = match next.take() {
+                Some(LegalPart { seq, actions }) => (seq, actions),
+                None => {
+                    stats.legal_calls += 1;
+                    match http_legal(&ctx, &game, seat).await {
+                        Ok(legal) => (legal.seq.unwrap_or(0), legal.actions.unwrap_or_default()),
+                        Err(e) => {
+                            stats.error(&shared, || e);
+                            continue 'games;
+                        }
+                    }
                 }
             };
-            let list = legal.actions.unwrap_or_default();
             if list.is_empty() {
                 empty += 1;
                 seat = (seat + 1) % players;
@@ -223,10 +235,17 @@ pub(super) async fn http_driver(ctx: Arc<Ctx>, shared: Arc<Shared>, seed: u64) -
             empty = 0;
             let action = &list[rng.below(list.len())];
             let started = Instant::now();
-            let seq = legal.seq.unwrap_or(0);
             shared.sending(game.id, seq + 1, started);
-            match http_act(&ctx, &game, seat, action, seq).await {
-                Submitted::Acked => stats.ack(&shared, started.elapsed()),
+            let (submitted, legal) = http_act(&ctx, &game, seat, action, seq).await;
+            match submitted {
+                Submitted::Acked => {
+                    stats.ack(&shared, started.elapsed());
+                    // Not sent: another seat acts next (the game goes round to it) or it is over.
+                    match legal {
+                        Some(legal) => next = Some(legal),
+                        None => seat = (seat + 1) % players,
+                    }
+                }
                 Submitted::Stale => stats.stale += 1,
                 Submitted::Refused => stats.refused += 1,
                 Submitted::Finished => {

@@ -216,6 +216,7 @@ impl Games {
                 seq,
                 answer,
                 first: false,
+                legal: None,
             });
         }
         if submit.key.is_none() && slot.finished.load(Ordering::Acquire) {
@@ -262,6 +263,7 @@ impl Games {
                         seq: first,
                         answer: Arc::from(answer),
                         first: false,
+                        legal: None,
                     })
                     .ok_or_else(|| {
                         GameError::Internal(format!("action {first} is not in the log"))
@@ -272,6 +274,7 @@ impl Games {
                     seq,
                     answer,
                     first: false,
+                    legal: None,
                 });
             }
             Applied::Done(done) => (
@@ -323,6 +326,11 @@ impl Games {
         if let Some(key) = key {
             slot.remember(seat, key, seq, Arc::clone(&answer));
         }
+        // The actor's own list goes with its answer when it may act again (a seat's list is its own).
+        let own = legal
+            .get(usize::from(seat))
+            .filter(|l| !l.is_empty())
+            .cloned();
         slot.keep_legal(seq, legal);
         slot.publish(seq, pushes);
         if finished {
@@ -341,6 +349,7 @@ impl Games {
             seq,
             answer,
             first: true,
+            legal: own,
         };
         if snapshot.is_some() || finished {
             self.store_after(slot.id, seq, hash, snapshot, finished);

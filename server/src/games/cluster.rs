@@ -439,6 +439,7 @@ impl Games {
                     seq,
                     answer: Arc::from(text),
                     first: !replayed,
+                    legal: None,
                 }),
                 Err(_) => Err(GameError::Internal(format!(
                     "the server node owning game {id} answered an action without its sequence number"

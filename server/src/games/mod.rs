@@ -317,6 +317,9 @@ pub struct Acted {
     pub answer: Arc<str>,
     /// Whether this submission applied it; `false`: a retry of an earlier one with the same key.
     pub first: bool,
+    /// The acting seat's own legal actions after it, when this submission applied it and the seat may act
+    /// again (`None` otherwise): a client plays its next action without asking for them.
+    pub legal: Option<Legal>,
 }
 
 /// A game as the lobby lists it.

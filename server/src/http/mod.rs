@@ -43,7 +43,9 @@ mod routes;
 mod ws;
 
 pub use extract::{Body, GameIdPath, Params, RawBody};
-pub use openapi::{CreateGame, JoinGame, Joined, ListQuery, SinceQuery, SubmitAction};
+pub use openapi::{
+    CreateGame, JoinGame, Joined, ListQuery, SinceQuery, SubmitAction, Then, ThenQuery,
+};
 
 use auth::*;
 use extract::*;

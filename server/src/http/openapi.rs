@@ -115,6 +115,24 @@ pub struct SinceQuery {
     pub token: Option<String>,
 }
 
+/// What an action's answer carries besides the action (`POST .../actions?then=legal`).
+#[derive(Default, Deserialize, utoipa::IntoParams)]
+#[serde(default, deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ThenQuery {
+    /// `legal`: a fresh answer also carries `"legal": {"seq", "actions"}`, the seat's own legal actions
+    /// after its action, when it may act again (a repeated answer, same key, never does).
+    pub then: Option<Then>,
+}
+
+/// What an action's answer may carry besides the action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Then {
+    /// The seat's own legal actions after its action.
+    Legal,
+}
+
 /// A message of a game: `view` (the table and resources an audience sees), `action` (one action as
 /// the audience reads it), `hello`, `acted`, `legal`, `stopped`, `lagged` or `error`. See
 /// docs/SERVER.md for each.
@@ -165,6 +183,7 @@ pub(super) struct RulesetInfo {
     ),
     components(schemas(
         ErrorBody,
+        Then,
         CreateGame,
         JoinGame,
         Joined,

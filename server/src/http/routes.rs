@@ -233,9 +233,10 @@ pub(super) async fn resign(
 
 /// Submits an action for the caller's seat. Answers it as the seat reads it: `{"type":"action", "seq",
 /// "actor", "action", "events"}`; a retry with the same idempotency key answers the same and applies
-/// nothing.
+/// nothing. With `then=legal`, a fresh answer also carries `"legal": {"seq", "actions"}` (the seat's own
+/// legal actions after it, as `GET legal` would answer them) when the seat may act again.
 #[utoipa::path(post, path = "/api/games/{id}/actions", params(
-        ("id" = u64, Path, description = "The game's id"),
+        ("id" = u64, Path, description = "The game's id"), ThenQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Same as the body's `key`")
     ),
     request_body = SubmitAction, security(("bearer" = [])), responses(
@@ -257,6 +258,7 @@ pub(super) async fn act(
     State(app): State<App>,
     GameIdPath(id): GameIdPath,
     headers: HeaderMap,
+    Params(then): Params<ThenQuery>,
     Body(body): Body<SubmitAction>,
 ) -> Result<Response, ApiError> {
     let (slot, token, seat) = seated(&app, id, &headers).await?;
@@ -294,9 +296,21 @@ pub(super) async fn act(
             (header::CONTENT_TYPE, "application/json"),
             (HeaderName::from_static(REPLAYED_HEADER), replayed),
         ],
-        acted.answer.to_string(),
+        match then.then {
+            Some(Then::Legal) => with_legal(&acted.answer, acted.legal.as_ref()),
+            None => acted.answer.to_string(),
+        },
     )
         .into_response())
+}
+
+/// The answer to an action with the seat's own legal actions after it, when it may act again:
+/// `{..., "legal": {"seq": N, "actions": [...]}}`, the shape a WebSocket push carries them in.
+fn with_legal(answer: &str, legal: Option<&crate::games::Legal>) -> String {
+    match (legal, answer.strip_suffix('}')) {
+        (Some(legal), Some(open)) => format!(r#"{open},"legal":{}}}"#, legal.to_json(None)),
+        _ => answer.to_owned(),
+    }
 }
 
 pub(super) fn check_key(key: Option<String>) -> Result<Option<String>, ApiError> {

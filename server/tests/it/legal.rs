@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::client::{Api, FAST};
+use crate::client::{Api, FAST, submit_body};
 use crate::play::{Script, play_lines};
 use crate::support::{Server, legal, metric};
 
@@ -69,4 +69,110 @@ async fn command_tokens_legal_of_every_seat_after_each_action_is_the_games_own_a
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn story_acts_legal_of_every_seat_after_each_action_is_the_games_own_and_needs_no_call() {
     every_seat_legal_along_the_script("story-acts").await;
+}
+
+/// Plays `ruleset`'s script over HTTP with an idempotency key per line, asking `then=legal`: each answer
+/// carries the actor's own legal actions after its action exactly when it may act again, equal to the
+/// in-process game's at the new sequence number; a retry of the same key answers the action as the
+/// first answer did, without them, asked or not.
+async fn each_answer_carries_the_actors_next_legal_actions(ruleset: &'static str) {
+    let script = Script::load(ruleset);
+    let (mut reference, _) = script.first(0).reference();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(&dir.path().join("games.db"), &FAST);
+    let api = Api::new(&server.base);
+    let (game, tokens) = api.create(&script.create_body()).await;
+    let (mut with, mut without) = (0, 0);
+    for (i, line) in script.lines.iter().enumerate() {
+        let token = &tokens[usize::from(line.player)];
+        let key = format!("line-{i}");
+        let reply = api
+            .post(
+                &format!("/api/games/{game}/actions?then=legal"),
+                Some(token),
+                submit_body(&line.action, Some(i as u64), Some(&key)),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            reqwest::StatusCode::OK,
+            "{ruleset} line {}: {}",
+            i + 1,
+            reply.body
+        );
+        reference
+            .apply_json(line.player, &line.action)
+            .expect("the script's line applies in process");
+        let expected: Vec<Value> = reference
+            .legal_actions(line.player)
+            .iter()
+            .map(|json| serde_json::from_str(json).expect("a legal action is JSON"))
+            .collect();
+        let answer = reply.json();
+        if expected.is_empty() {
+            without += 1;
+            assert!(
+                answer.get("legal").is_none(),
+                "{ruleset} line {}: p{} may not act again, yet its answer lists {}",
+                i + 1,
+                line.player,
+                answer["legal"]
+            );
+        } else {
+            with += 1;
+            assert_eq!(
+                answer["legal"]["seq"],
+                i as u64 + 1,
+                "{ruleset} line {}",
+                i + 1
+            );
+            assert_eq!(
+                answer["legal"]["actions"].as_array(),
+                Some(&expected),
+                "{ruleset} line {}: p{}'s legal actions after its action",
+                i + 1,
+                line.player
+            );
+        }
+        // Repeated, asked or not: the action as the first answer had it, nothing more.
+        let mut action = answer.clone();
+        if let Some(object) = action.as_object_mut() {
+            object.remove("legal");
+        }
+        for then in ["?then=legal", ""] {
+            let retry = api
+                .post(
+                    &format!("/api/games/{game}/actions{then}"),
+                    Some(token),
+                    submit_body(&line.action, Some(i as u64), Some(&key)),
+                )
+                .await;
+            assert_eq!(
+                retry.json(),
+                action,
+                "{ruleset} line {}: the repeated answer{then}",
+                i + 1
+            );
+        }
+    }
+    // The scripts have both kinds of answer (a seat acting twice in a row, and the turn passing on).
+    assert!(
+        with > 0 && without > 0,
+        "{ruleset}: {with} answers with legal actions, {without} without"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn charges_answer_to_an_action_lists_the_actors_next_legal_actions() {
+    each_answer_carries_the_actors_next_legal_actions("charges").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn command_tokens_answer_to_an_action_lists_the_actors_next_legal_actions() {
+    each_answer_carries_the_actors_next_legal_actions("command-tokens").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn story_acts_answer_to_an_action_lists_the_actors_next_legal_actions() {
+    each_answer_carries_the_actors_next_legal_actions("story-acts").await;
 }
