@@ -289,8 +289,6 @@ impl Games {
                 done.legal,
             ),
         };
-        let (sender, committed) = oneshot::channel();
-        let started = Instant::now();
         let stored = Action {
             seq,
             seat: u32::from(seat),
@@ -299,18 +297,7 @@ impl Games {
             key: key.clone(),
             at_unix_ms: now_unix_ms(),
         };
-        let done: crate::store::Done = Box::new(move |result| {
-            let _ = sender.send(result);
-        });
-        match fence {
-            Some(fence) => self.store.append_fenced_then(slot.id, stored, fence, done),
-            None => self.store.append_then(slot.id, stored, done),
-        }
-        let result = committed.await.unwrap_or(Err(StoreError::WriterStopped));
-        self.metrics
-            .commit_seconds
-            .observe(started.elapsed().as_secs_f64());
-        if let Err(error) = result {
+        if let Err(error) = self.commit(slot, stored, fence).await {
             return Err(self.commit_failed(slot, guard, error));
         }
         guard.seq = seq;
@@ -355,6 +342,30 @@ impl Games {
             self.store_after(slot.id, seq, hash, snapshot, finished);
         }
         Ok(acted)
+    }
+
+    /// Appends `action` to the game's log (fenced by the lease's `fence` when the node is one of several)
+    /// and waits for its group's commit.
+    async fn commit(
+        &self,
+        slot: &Slot,
+        action: Action,
+        fence: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let (sender, committed) = oneshot::channel();
+        let started = Instant::now();
+        let done: crate::store::Done = Box::new(move |result| {
+            let _ = sender.send(result);
+        });
+        match fence {
+            Some(fence) => self.store.append_fenced_then(slot.id, action, fence, done),
+            None => self.store.append_then(slot.id, action, done),
+        }
+        let result = committed.await.unwrap_or(Err(StoreError::WriterStopped));
+        self.metrics
+            .commit_seconds
+            .observe(started.elapsed().as_secs_f64());
+        result
     }
 
     /// An action applied in memory whose commit failed: nobody may see it. With several nodes the game
