@@ -10,17 +10,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use coffer_core::{Format, Setup as CoreSetup};
+use coffer_core::Setup as CoreSetup;
 use coffer_host::{HostedGame, Registry};
 use coffer_server::{
-    Action, Durability, GameId, NewGame, RulesetKey, Setup, Snapshot, SqliteConfig, SqliteStore,
-    StateHash, Store as _,
+    Action, GameId, NewGame, RulesetKey, Setup, SqliteConfig, SqliteStore, StateHash, Store as _,
 };
 use reqwest::{Client, StatusCode};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::bad_input::{charges_game, client, create};
+use crate::long_game::{Lcg, write_long_game};
 use crate::support::{Server, game_and_tokens, get_json, metric};
 
 // Linked so that `Registry::with_static` finds them: the long game is played in process.
@@ -58,94 +58,6 @@ pub(crate) fn start_lingering(db: &Path, extra: [&str; 2]) -> Server {
 async fn assert_healthy(http: &Client, base: &str) {
     let health = http.get(format!("{base}/healthz")).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK);
-}
-
-/// A small deterministic generator for the test's own choices.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
-
-/// Writes into the SQLite store at `db` a game of command-tokens `actions` actions long, played in
-/// this process on the statically linked ruleset (the same hashes as the runtime-loaded one), with a
-/// snapshot every `every` actions as the server stores them. Returns the game's id.
-fn write_long_game(db: &Path, actions: u64, every: u64) -> u64 {
-    let registry = Registry::with_static().expect("the static rulesets register");
-    let entry = registry
-        .get("command-tokens")
-        .expect("command-tokens is linked");
-    let rules = json!({"rounds": 1000});
-    let (players, seed) = (3u16, 11u64);
-    let setup = CoreSetup::new(players, seed).config(rules.clone());
-    let mut game = HostedGame::start(entry.ruleset.clone(), setup).expect("the game starts");
-    let mut config = SqliteConfig::default();
-    config.durability = Durability::ProcessCrash;
-    let store = SqliteStore::open(db, config).expect("the store opens");
-    let id = 4242u64;
-    store
-        .create_game(NewGame {
-            id: GameId(id),
-            ruleset: RulesetKey::new(&entry.key()).expect("a key"),
-            setup: Setup {
-                players: u32::from(players),
-                seed,
-                config: rules,
-                bots: Default::default(),
-                clock: None,
-            },
-            created_unix_ms: 1_800_000_000_000,
-            seats: vec![None; usize::from(players)],
-        })
-        .expect("the game is stored");
-    let mut rng = Lcg(7);
-    for seq in 1..=actions {
-        let (player, action) = (0..players)
-            .find_map(|p| {
-                let legal = game.legal_actions(p);
-                (!legal.is_empty()).then(|| {
-                    let i = rng.below(legal.len());
-                    (p, legal[i].clone())
-                })
-            })
-            .unwrap_or_else(|| panic!("nobody may act at action {seq}: the game ended too early"));
-        game.apply_json(player, &action)
-            .unwrap_or_else(|e| panic!("a legal action is refused at {seq}: {e}"));
-        let hash = game.state_hash().0;
-        store
-            .append(
-                GameId(id),
-                Action {
-                    seq,
-                    seat: u32::from(player),
-                    action: RawValue::from_string(action).expect("JSON"),
-                    hash: StateHash(hash),
-                    key: None,
-                    at_unix_ms: 0,
-                },
-            )
-            .expect("appended");
-        if seq % every == 0 {
-            let bytes = game.game().snapshot(Format::Binary).expect("a snapshot");
-            store
-                .put_snapshot(
-                    GameId(id),
-                    Snapshot {
-                        seq,
-                        bytes,
-                        hash: StateHash(hash),
-                    },
-                )
-                .expect("snapshot stored");
-        }
-    }
-    id
 }
 
 /// The value of the counter `name` in the server's metrics.
@@ -213,12 +125,12 @@ pub(crate) async fn keep_acting(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fifteen_hundred_history_readers_of_a_20000_action_game_stop_no_game_and_replay_a_bounded_stretch_each()
+async fn fifteen_hundred_history_readers_of_a_100000_action_game_stop_no_game_and_replay_a_bounded_stretch_each()
  {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("coffer.db");
     let every = 64u64;
-    let long = write_long_game(&db, 20_000, every);
+    let long = write_long_game(&db, 100_000, every);
     let server = Server::start(
         &db,
         &[
@@ -244,14 +156,14 @@ async fn fifteen_hundred_history_readers_of_a_20000_action_game_stop_no_game_and
         .unwrap();
     let summary: Value = get_json(&http, format!("{base}/api/games/{long}")).await;
     assert_eq!(
-        summary["seq"], 20_000,
+        summary["seq"], 100_000,
         "the long game is recovered: {summary}"
     );
     assert!(summary.get("stopped").is_none(), "{summary}");
 
     // The first 100 and the last 100 cost the same replay: a snapshot interval at most, plus the page.
     let replayed = "coffer_history_replayed_actions_total";
-    for since in [0u64, 19_900] {
+    for since in [0u64, 99_900] {
         let before = metric(&http, &base, replayed).await;
         let page: Vec<Value> = get_json(
             &http,
@@ -292,7 +204,7 @@ async fn fifteen_hundred_history_readers_of_a_20000_action_game_stop_no_game_and
         let http = http.clone();
         let url = format!(
             "{base}/api/games/{long}/events?since={}&limit=100",
-            (reader * 7919) % 19_900
+            (reader * 7919) % 99_900
         );
         let (served, saturated) = (Arc::clone(&served), Arc::clone(&saturated));
         tasks.push(tokio::spawn(async move {

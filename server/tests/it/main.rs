@@ -12,6 +12,8 @@ mod differential;
 mod hostile;
 mod legal;
 mod logs;
+#[path = "../shared/long_game.rs"]
+mod long_game;
 mod play;
 mod retention;
 mod schemathesis;
