@@ -9,7 +9,7 @@
 //! `cargo bench -p coffer-server --bench history` (`HISTORY_ACTIONS=N` for another length, `HISTORY_ROUNDS=N`
 //! for another number of rounds). Under `cargo test --benches`, a 2,000-action game and 3 rounds.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use coffer_command_tokens as _;
 
+#[path = "../tests/shared/listen.rs"]
+mod listen;
 #[path = "../tests/shared/long_game.rs"]
 mod long_game;
 
@@ -76,16 +78,7 @@ fn start(db: &Path, plugins: &Path) -> Server {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("coffer-server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("piped"))
-        .read_line(&mut line)
-        .expect("the server's first line");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|addr| addr.parse().ok())
-        .unwrap_or_else(|| panic!("the server did not say where it listens: {line:?}"));
+    let addr = listen::listening(&mut child).unwrap_or_else(|why| panic!("{why}"));
     Server { child, addr }
 }
 

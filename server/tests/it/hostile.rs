@@ -10,17 +10,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use coffer_core::Setup as CoreSetup;
-use coffer_host::{HostedGame, Registry};
-use coffer_server::{
-    Action, GameId, NewGame, RulesetKey, Setup, SqliteConfig, SqliteStore, StateHash, Store as _,
-};
+use coffer_server::{SqliteConfig, SqliteStore};
 use reqwest::{Client, StatusCode};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::bad_input::{charges_game, client, create};
-use crate::long_game::{Lcg, write_long_game};
+use crate::long_game::{Lcg, play_and_store, stored_game, write_long_game};
 use crate::support::{Server, game_and_tokens, get_json, metric};
 
 // Linked so that `Registry::with_static` finds them: the long game is played in process.
@@ -628,46 +623,14 @@ async fn history_reads_past_the_per_address_rate_are_refused_429_with_retry_afte
 
 /// A store holding a finished-in-part charges game of `n` actions, played in process.
 fn write_short_game(db: &Path, n: u64) -> u64 {
-    let registry = Registry::with_static().expect("the static rulesets register");
-    let entry = registry.get("charges").expect("charges is linked");
-    let config = json!({"max_rounds": 1000});
-    let setup = CoreSetup::new(2, 5).config(config.clone());
-    let mut game = HostedGame::start(entry.ruleset.clone(), setup).expect("the game starts");
     let store = SqliteStore::open(db, SqliteConfig::default()).expect("the store opens");
     let id = 77u64;
-    store
-        .create_game(NewGame {
-            id: GameId(id),
-            ruleset: RulesetKey::new(&entry.key()).expect("a key"),
-            setup: Setup {
-                players: 2,
-                seed: 5,
-                config,
-                bots: Default::default(),
-                clock: None,
-            },
-            created_unix_ms: 1_800_000_000_000,
-            seats: vec![None, None],
-        })
-        .expect("stored");
+    let mut game = stored_game(&store, id, "charges", (2, 5), json!({"max_rounds": 1000}));
     for seq in 1..=n {
-        let (player, action) = (0..2)
+        let chosen = (0..2)
             .find_map(|p| game.legal_actions(p).first().cloned().map(|a| (p, a)))
             .expect("someone may act");
-        game.apply_json(player, &action).expect("legal");
-        store
-            .append(
-                GameId(id),
-                Action {
-                    seq,
-                    seat: u32::from(player),
-                    action: RawValue::from_string(action).unwrap(),
-                    hash: StateHash(game.state_hash().0),
-                    key: None,
-                    at_unix_ms: 0,
-                },
-            )
-            .unwrap();
+        play_and_store(&store, id, &mut game, seq, chosen);
     }
     id
 }

@@ -86,13 +86,13 @@ async fn each_answer_carries_the_actors_next_legal_actions(ruleset: &'static str
     for (i, line) in script.lines.iter().enumerate() {
         let token = &tokens[usize::from(line.player)];
         let key = format!("line-{i}");
-        let reply = api
-            .post(
-                &format!("/api/games/{game}/actions?then=legal"),
-                Some(token),
-                submit_body(&line.action, Some(i as u64), Some(&key)),
-            )
-            .await;
+        let submit = |then: &'static str| {
+            let path = format!("/api/games/{game}/actions{then}");
+            let body = submit_body(&line.action, Some(i as u64), Some(&key));
+            let api = &api;
+            async move { api.post(&path, Some(token), body).await }
+        };
+        let reply = submit("?then=legal").await;
         assert_eq!(
             reply.status,
             reqwest::StatusCode::OK,
@@ -140,13 +140,7 @@ async fn each_answer_carries_the_actors_next_legal_actions(ruleset: &'static str
             object.remove("legal");
         }
         for then in ["?then=legal", ""] {
-            let retry = api
-                .post(
-                    &format!("/api/games/{game}/actions{then}"),
-                    Some(token),
-                    submit_body(&line.action, Some(i as u64), Some(&key)),
-                )
-                .await;
+            let retry = submit(then).await;
             assert_eq!(
                 retry.json(),
                 action,

@@ -1,12 +1,14 @@
 //! Real servers for the API tests: the `coffer-server` binary started on loopback with a real SQLite
 //! file and the three plugin libraries loaded at runtime.
 
-use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
+
+#[path = "../shared/listen.rs"]
+mod listen;
 
 /// The bundled rulesets and the library file each one is built into.
 pub const PLUGINS: [(&str, &str); 3] = [
@@ -192,23 +194,13 @@ impl Server {
             command.env(key, value);
         }
         let mut child = command.spawn().expect("coffer-server starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the server's first line");
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|addr| addr.parse().ok())
-            .unwrap_or_else(|| {
-                let _ = child.kill();
-                panic!(
-                    "the server did not say where it listens: {line:?}; its log:\n{}",
-                    std::fs::read_to_string(&log).unwrap_or_default()
-                )
-            });
+        let addr = listen::listening(&mut child).unwrap_or_else(|why| {
+            let _ = child.kill();
+            panic!(
+                "{why}; its log:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
+        });
         Server {
             child: Some(child),
             addr,
