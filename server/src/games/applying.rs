@@ -325,6 +325,41 @@ pub struct Legal {
 }
 
 impl Legal {
+    /// The actions legal at `seq`, given as the JSON array of them (`[]`: none).
+    pub(super) fn of_json(seq: u64, actions: &str) -> Legal {
+        Legal {
+            seq,
+            actions: (actions.trim() != "[]").then(|| Arc::from(actions)),
+        }
+    }
+
+    /// An answer to an action asked with `then=legal`, split into the action as it was logged and the
+    /// actor's legal actions after it (`None` when the answer has none): the route puts them last
+    /// (`..., "legal": {"seq": N, "actions": [...]}}`), and that key cannot occur unescaped inside a
+    /// string of the action's.
+    pub(super) fn split_from(answer: String) -> (String, Option<Legal>) {
+        const KEY: &str = r#","legal":{"seq":"#;
+        #[derive(serde::Deserialize)]
+        struct Part<'a> {
+            seq: u64,
+            #[serde(borrow)]
+            actions: &'a RawValue,
+        }
+        let Some(at) = answer.rfind(KEY) else {
+            return (answer, None);
+        };
+        let object = &answer[at + r#","legal":"#.len()..answer.len().saturating_sub(1)];
+        match serde_json::from_str::<Part<'_>>(object) {
+            Ok(part) => {
+                let legal = Legal::of_json(part.seq, part.actions.get());
+                let mut action = answer[..at].to_owned();
+                action.push('}');
+                (action, Some(legal))
+            }
+            Err(_) => (answer, None),
+        }
+    }
+
     /// `{"seq": N, "actions": [...]}`, or with `kind` `{"type": kind, "seq": N, "actions": [...]}`.
     pub fn to_json(&self, kind: Option<&str>) -> String {
         let actions = self.actions.as_deref().unwrap_or("[]");
@@ -532,7 +567,27 @@ pub(super) enum CallError {
 
 #[cfg(test)]
 mod tests {
-    use super::Chooser;
+    use super::{Chooser, Legal};
+
+    #[test]
+    fn an_answer_with_legal_actions_splits_into_the_logged_action_and_the_list() {
+        // An event's text may hold the key's words, escaped; only the list the route appends is split.
+        let action =
+            r#"{"type":"action","seq":3,"events":[{"text":"a \",\"legal\":{\"seq\": 1"}]}"#;
+        let answer = format!(
+            r#"{},"legal":{{"seq":3,"actions":[{{"type":"pass"}}]}}}}"#,
+            &action[..action.len() - 1]
+        );
+        let (logged, legal) = Legal::split_from(answer);
+        assert_eq!(logged, action);
+        let legal = legal.expect("the list");
+        assert_eq!(
+            legal.to_json(None),
+            r#"{"seq":3,"actions":[{"type":"pass"}]}"#
+        );
+        let (logged, legal) = Legal::split_from(action.to_owned());
+        assert_eq!((logged.as_str(), legal.is_none()), (action, true));
+    }
 
     #[test]
     fn a_move_the_server_chose_is_known_by_its_key_and_no_other_key_passes_for_one() {

@@ -398,9 +398,10 @@ impl Games {
             expected_seq: submit.expected_seq,
             key: submit.key.as_deref(),
         };
+        // Asked with the actor's next legal actions, which this node's own answer may carry.
         let sent = node
             .http
-            .post(format!("{addr}/api/games/{id}/actions"))
+            .post(format!("{addr}/api/games/{id}/actions?then=legal"))
             .bearer_auth(token)
             .header(FORWARDED_HEADER, self.node_id())
             .json(&body)
@@ -435,12 +436,15 @@ impl Games {
                 seq: u64,
             }
             return Passed::Answer(match serde_json::from_str::<Seq>(&text) {
-                Ok(Seq { seq }) => Ok(Acted {
-                    seq,
-                    answer: Arc::from(text),
-                    first: !replayed,
-                    legal: None,
-                }),
+                Ok(Seq { seq }) => {
+                    let (answer, legal) = Legal::split_from(text);
+                    Ok(Acted {
+                        seq,
+                        answer: Arc::from(answer),
+                        first: !replayed,
+                        legal,
+                    })
+                }
                 Err(_) => Err(GameError::Internal(format!(
                     "the server node owning game {id} answered an action without its sequence number"
                 ))),

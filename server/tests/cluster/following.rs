@@ -175,6 +175,74 @@ async fn play(client: &Client, base: &str, game: u64, tokens: &[String], n: u64)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_passed_on_to_its_owner_answers_the_actors_next_legal_actions_when_asked() {
+    let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
+        return;
+    };
+    let (_, servers, _, client) = scenario.parts();
+    let (game, tokens) = game_and_tokens(&create_on(client, &servers[0], &charges(11)).await);
+    let (owner, other) = (&servers[0].base, &servers[1].base);
+    let (mut with, mut without) = (0, 0);
+    for _ in 0..PLAYED {
+        // The first seat with a legal action acts through node 1, which passes it on to node 0.
+        let mut acting = None;
+        for token in &tokens {
+            let (seq, actions) = legal(client, owner, game, token).await;
+            if let Some(action) = actions.first() {
+                acting = Some((token, seq, action.clone()));
+                break;
+            }
+        }
+        let (token, seq, action) = acting.expect("someone may act in an unfinished game");
+        let answer: Value = client
+            .post(format!("{other}/api/games/{game}/actions?then=legal"))
+            .bearer_auth(token)
+            .json(&json!({"action": action, "expected_seq": seq}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(answer["seq"], seq + 1, "{answer}");
+        let (next, actions) = legal(client, owner, game, token).await;
+        match answer.get("legal") {
+            Some(legal) => {
+                with += 1;
+                assert_eq!(legal["seq"], next, "{answer}");
+                assert_eq!(
+                    legal["actions"],
+                    json!(actions),
+                    "the owner's list after the action"
+                );
+            }
+            None => {
+                without += 1;
+                assert!(
+                    actions.is_empty(),
+                    "no list, yet the seat may act: {answer}"
+                );
+            }
+        }
+        // The answer is otherwise the action as the owner logged it.
+        let logged: Vec<Value> = get_json(
+            client,
+            format!("{owner}/api/games/{game}/events?since={seq}&limit=1&token={token}"),
+        )
+        .await;
+        let mut action = answer.clone();
+        action.as_object_mut().unwrap().remove("legal");
+        assert_eq!(logged, [action]);
+    }
+    assert!(
+        with > 0 && without > 0,
+        "{with} answers with a list, {without} without"
+    );
+    assert_eq!(metric(client, &servers[1], "forwarded").await, PLAYED);
+    stop_all(servers);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_acts_through_a_websocket_on_a_node_that_does_not_own_its_game() {
     let Some(mut scenario) = Scenario::start(2, Duration::from_secs(3)).await else {
         return;
