@@ -194,16 +194,13 @@ async fn an_action_passed_on_to_its_owner_answers_the_actors_next_legal_actions_
             }
         }
         let (token, seq, action) = acting.expect("someone may act in an unfinished game");
-        let answer: Value = client
-            .post(format!("{other}/api/games/{game}/actions?then=legal"))
-            .bearer_auth(token)
-            .json(&json!({"action": action, "expected_seq": seq}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer = json_of(
+            client
+                .post(format!("{other}/api/games/{game}/actions?then=legal"))
+                .bearer_auth(token)
+                .json(&json!({"action": action, "expected_seq": seq})),
+        )
+        .await;
         assert_eq!(answer["seq"], seq + 1, "{answer}");
         let (next, actions) = legal(client, owner, game, token).await;
         match answer.get("legal") {

@@ -34,7 +34,9 @@ use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use support::{Database, FAST_ARGS, Server, game_and_tokens, get_json, legal, metrics_text};
+use support::{
+    Database, FAST_ARGS, Server, game_and_tokens, get_json, json_of, legal, metrics_text,
+};
 
 // Linked so that `Registry::with_static` finds them: every stored log is replayed in this process.
 use coffer_charges as _;

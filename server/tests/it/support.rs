@@ -440,6 +440,11 @@ pub fn replay_stored(
     replay
 }
 
+/// Sends `request` and reads its answer as JSON, whatever its status.
+pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 /// The legal actions of a seat now: `(seq, actions)`.
 pub async fn legal(
     client: &reqwest::Client,
@@ -447,15 +452,12 @@ pub async fn legal(
     game: u64,
     token: &str,
 ) -> (u64, Vec<serde_json::Value>) {
-    let legal: serde_json::Value = client
-        .get(format!("{base}/api/games/{game}/legal"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let legal = json_of(
+        client
+            .get(format!("{base}/api/games/{game}/legal"))
+            .bearer_auth(token),
+    )
+    .await;
     (
         legal["seq"].as_u64().unwrap(),
         legal["actions"].as_array().unwrap().clone(),
