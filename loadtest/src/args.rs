@@ -90,9 +90,11 @@ pub enum Seats {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
-    /// One WebSocket per seat: `legal` and `act` messages, views pushed by the server.
+    /// One WebSocket per seat: `act` messages on the legal actions and views the server pushes (`legal`
+    /// only for a game's first move).
     Ws,
-    /// `GET /api/games/{id}/legal` and `POST /api/games/{id}/actions` over pooled keep-alive connections.
+    /// `POST /api/games/{id}/actions?then=legal` over pooled keep-alive connections, on the legal
+    /// actions the last answer carried (`GET /api/games/{id}/legal` when it carried none).
     Http,
 }
 
