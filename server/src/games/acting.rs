@@ -141,10 +141,7 @@ impl Games {
                     .game
                     .as_deref_mut()
                     .ok_or_else(|| CallError::Stop("the game is not loaded".into()))?;
-                let every: Box<[Legal]> = every_legal_list(game, live.seq)
-                    .iter()
-                    .map(LegalList::answer)
-                    .collect();
+                let every = every_legal(game, live.seq);
                 plugin_failed(game).map_err(CallError::Stop)?;
                 let legal = every.get(usize::from(seat)).cloned();
                 call_slot.keep_legal(live.seq, every);

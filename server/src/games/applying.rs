@@ -39,7 +39,7 @@ pub(super) struct ActionOut<'a> {
     /// With the view, the audience seat's legal actions when it may act next: it needs no `legal`
     /// round trip.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) legal: Option<&'a LegalList>,
+    pub(super) legal: Option<&'a Legal>,
 }
 
 /// Who chose a move the server played for a seat. Its idempotency key says so in the log:
@@ -140,7 +140,7 @@ pub(super) fn action_message(
 
 /// `audience`'s legal actions at `seq` when it is a seat the game lists as acting with some: what an
 /// action message pushed to it carries, so that it needs no `legal` round trip.
-pub(super) fn legal_now(game: &mut dyn DynGame, audience: Audience, seq: u64) -> Option<LegalList> {
+pub(super) fn legal_now(game: &mut dyn DynGame, audience: Audience, seq: u64) -> Option<Legal> {
     let seat = audience?;
     may_act(game, seat).then(|| legal_list(game, seat, seq))
 }
@@ -152,19 +152,31 @@ fn may_act(game: &mut dyn DynGame, seat: Owner) -> bool {
         .any(|a| a.owner() == seat && a.legal > 0)
 }
 
-/// `seat`'s legal actions at `seq`.
-pub(super) fn legal_list(game: &mut dyn DynGame, seat: Owner, seq: u64) -> LegalList {
+/// `seat`'s legal actions at `seq`: one JSON array written once, which pushes, answers and `legal`
+/// requests all pass on as it is.
+pub(super) fn legal_list(game: &mut dyn DynGame, seat: Owner, seq: u64) -> Legal {
     let count = game.legal_actions(seat);
-    // The ruleset's JSON is passed on as written, checked to be JSON but not parsed into a tree.
-    let actions = (0..count)
-        .filter_map(|i| game.legal_action_json(i))
-        .filter_map(|j| RawValue::from_string(j).ok())
-        .collect();
-    LegalList { seq, actions }
+    // The ruleset's JSON is passed on as written, each action checked to be JSON but not parsed into a
+    // tree.
+    let mut array = String::from("[");
+    for json in (0..count).filter_map(|i| game.legal_action_json(i)) {
+        if serde_json::from_str::<&RawValue>(&json).is_ok() {
+            if array.len() > 1 {
+                array.push(',');
+            }
+            array.push_str(&json);
+        }
+    }
+    array.push(']');
+    let actions = (array.len() > 2)
+        .then(|| RawValue::from_string(array).ok())
+        .flatten()
+        .map(Arc::new);
+    Legal { seq, actions }
 }
 
 /// Every seat's legal actions at `seq`, the game being at `seq`.
-pub(super) fn every_legal_list(game: &mut dyn DynGame, seq: u64) -> Vec<LegalList> {
+pub(super) fn every_legal(game: &mut dyn DynGame, seq: u64) -> Box<[Legal]> {
     (0..game.players())
         .map(|seat| legal_list(game, Owner(seat), seq))
         .collect()
@@ -205,7 +217,7 @@ pub(super) fn action_message_of(
     audience: Audience,
     events: &[Event],
     forms: Forms,
-    legal: Option<&LegalList>,
+    legal: Option<&Legal>,
 ) -> (Option<String>, Option<String>) {
     let table = game.table(audience);
     let resources = game.resources(audience);
@@ -294,42 +306,37 @@ pub struct View {
     pub text: String,
 }
 
-/// A seat's legal actions at one sequence number, as a list (what a pushed action message carries).
-#[derive(Debug, serde::Serialize)]
-pub(super) struct LegalList {
-    /// The sequence number they are legal at.
-    pub(super) seq: u64,
-    /// Each legal action's JSON, as the ruleset wrote it.
-    pub(super) actions: Vec<Box<RawValue>>,
-}
-
-impl LegalList {
-    /// The same actions as the `legal` request answers them.
-    pub(super) fn answer(&self) -> Legal {
-        Legal {
-            seq: self.seq,
-            actions: (!self.actions.is_empty()).then(|| Arc::from(to_text(&self.actions))),
-        }
-    }
-}
-
-/// A seat's legal actions at one sequence number, as the `legal` request answers them. Kept by each
-/// hosted game for every seat at its last committed action, so that the request needs no call into the
-/// game (see [`Games::legal`](super::Games::legal)).
+/// A seat's legal actions at one sequence number: what a pushed action message carries, what the
+/// `legal` request answers, and what each hosted game keeps for every seat at its last committed action,
+/// so that the request needs no call into the game (see [`Games::legal`](super::Games::legal)). Written
+/// as `{"seq": N, "actions": [...]}`.
 #[derive(Debug, Clone)]
 pub struct Legal {
     /// The sequence number they are legal at.
     pub seq: u64,
     /// The JSON array of the actions, each as the ruleset wrote it; `None` when there are none.
-    actions: Option<Arc<str>>,
+    actions: Option<Arc<Box<RawValue>>>,
+}
+
+impl serde::Serialize for Legal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut out = serializer.serialize_struct("Legal", 2)?;
+        out.serialize_field("seq", &self.seq)?;
+        match &self.actions {
+            Some(actions) => out.serialize_field("actions", &***actions)?,
+            None => out.serialize_field("actions", &[(); 0])?,
+        }
+        out.end()
+    }
 }
 
 impl Legal {
     /// The actions legal at `seq`, given as the JSON array of them (`[]`: none).
-    pub(super) fn of_json(seq: u64, actions: &str) -> Legal {
+    pub(super) fn of_json(seq: u64, actions: &RawValue) -> Legal {
         Legal {
             seq,
-            actions: (actions.trim() != "[]").then(|| Arc::from(actions)),
+            actions: (actions.get().trim() != "[]").then(|| Arc::new(actions.to_owned())),
         }
     }
 
@@ -351,7 +358,7 @@ impl Legal {
         let object = &answer[at + r#","legal":"#.len()..answer.len().saturating_sub(1)];
         match serde_json::from_str::<Part<'_>>(object) {
             Ok(part) => {
-                let legal = Legal::of_json(part.seq, part.actions.get());
+                let legal = Legal::of_json(part.seq, part.actions);
                 let mut action = answer[..at].to_owned();
                 action.push('}');
                 (action, Some(legal))
@@ -362,7 +369,10 @@ impl Legal {
 
     /// `{"seq": N, "actions": [...]}`, or with `kind` `{"type": kind, "seq": N, "actions": [...]}`.
     pub fn to_json(&self, kind: Option<&str>) -> String {
-        let actions = self.actions.as_deref().unwrap_or("[]");
+        let actions = self
+            .actions
+            .as_deref()
+            .map_or("[]", |actions| actions.get());
         match kind {
             Some(kind) => format!(
                 r#"{{"type":{},"seq":{},"actions":{actions}}}"#,
@@ -494,7 +504,7 @@ impl Applying {
         let mut answer = None;
         let mut pushes = Vec::new();
         // Every seat's legal actions: pushed to the seats that may act, and kept for `legal` requests.
-        let legal = every_legal_list(game, seq);
+        let legal = every_legal(game, seq);
         for audience in slot.listening() {
             let events = match actor_events.take_if(|_| audience == actor) {
                 Some(events) => events,
@@ -551,7 +561,7 @@ impl Applying {
             snapshot,
             undo,
             to_act,
-            legal: legal.iter().map(LegalList::answer).collect(),
+            legal,
         }))
     }
 }
